@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CPU feature detection, once: CPUID for what the CPU has, XGETBV for what
+ * the OS saves (AVX needs XCR0 bits 1-2, AVX-512 bits 1-2 and 5-7: opmask,
+ * ZMM0-15 upper halves, ZMM16-31). aarch64: HWCAP from the auxiliary vector.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "cpu_internal.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+static uint64_t
+xgetbv0(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t
+detect(void)
+{
+	unsigned int a, b, c, d, max;
+	uint64_t f = 0, xcr0 = 0;
+
+	max = __get_cpuid_max(0, NULL);
+	if (max < 1)
+		return 0;
+	__cpuid(1, a, b, c, d);
+	if (c & bit_SSSE3)
+		f |= VECSEC_CPU_SSSE3;
+	if (c & bit_SSE4_1)
+		f |= VECSEC_CPU_SSE41;
+	if (c & bit_AES)
+		f |= VECSEC_CPU_AESNI;
+	if (c & bit_PCLMUL)
+		f |= VECSEC_CPU_PCLMUL;
+	bool osxsave = (c & bit_OSXSAVE) != 0;
+	if (osxsave)
+		xcr0 = xgetbv0();
+	bool os_avx = osxsave && (xcr0 & 0x6) == 0x6;
+	bool os_avx512 = osxsave && (xcr0 & 0xe6) == 0xe6;
+	if (os_avx && (c & bit_AVX))
+		f |= VECSEC_CPU_AVX;
+	if (max >= 7) {
+		__cpuid_count(7, 0, a, b, c, d);
+		if (b & bit_BMI2)
+			f |= VECSEC_CPU_BMI2;
+		if (b & bit_ADX)
+			f |= VECSEC_CPU_ADX;
+		if (b & bit_SHA)
+			f |= VECSEC_CPU_SHA;
+		if (c & bit_GFNI)
+			f |= VECSEC_CPU_GFNI;
+		if (os_avx && (b & bit_AVX2))
+			f |= VECSEC_CPU_AVX2;
+		if (os_avx && (c & bit_VAES))
+			f |= VECSEC_CPU_VAES;
+		if (os_avx && (c & bit_VPCLMULQDQ))
+			f |= VECSEC_CPU_VPCLMULQDQ;
+		if (os_avx512 && (b & bit_AVX512F)) {
+			f |= VECSEC_CPU_AVX512F;
+			if (b & bit_AVX512VL)
+				f |= VECSEC_CPU_AVX512VL;
+			if (b & bit_AVX512BW)
+				f |= VECSEC_CPU_AVX512BW;
+			if (b & bit_AVX512IFMA)
+				f |= VECSEC_CPU_AVX512IFMA;
+			if (c & bit_AVX512VBMI)
+				f |= VECSEC_CPU_AVX512VBMI;
+		}
+	}
+	/* GFNI/VAES in VEX or EVEX form need the AVX state as well. */
+	return f;
+}
+
+uint64_t
+vecsec_isa_features(enum vecsec_isa isa)
+{
+	switch (isa) {
+	case VECSEC_ISA_SCALAR:
+		return 0;
+	case VECSEC_ISA_SSSE3:
+		return VECSEC_CPU_SSSE3;
+	case VECSEC_ISA_AVX2:
+		return VECSEC_CPU_SSSE3 | VECSEC_CPU_AVX | VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2;
+	case VECSEC_ISA_AVX512:
+		return vecsec_isa_features(VECSEC_ISA_AVX2) | VECSEC_CPU_AVX512F |
+		       VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW;
+	default:
+		return UINT64_MAX;
+	}
+}
+
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1 << 1)
+#endif
+#ifndef HWCAP_AES
+#define HWCAP_AES (1 << 3)
+#endif
+#ifndef HWCAP_PMULL
+#define HWCAP_PMULL (1 << 4)
+#endif
+
+static uint64_t
+detect(void)
+{
+	unsigned long hw = getauxval(AT_HWCAP);
+	uint64_t f = 0;
+
+	if (hw & HWCAP_ASIMD)
+		f |= VECSEC_CPU_NEON;
+	if (hw & HWCAP_AES)
+		f |= VECSEC_CPU_ARM_AES;
+	if (hw & HWCAP_PMULL)
+		f |= VECSEC_CPU_ARM_PMULL;
+	return f;
+}
+
+uint64_t
+vecsec_isa_features(enum vecsec_isa isa)
+{
+	switch (isa) {
+	case VECSEC_ISA_SCALAR:
+		return 0;
+	case VECSEC_ISA_NEON:
+		return VECSEC_CPU_NEON;
+	default:
+		return UINT64_MAX;
+	}
+}
+
+#else
+static uint64_t
+detect(void)
+{
+	return 0;
+}
+
+uint64_t
+vecsec_isa_features(enum vecsec_isa isa)
+{
+	return isa == VECSEC_ISA_SCALAR ? 0 : UINT64_MAX;
+}
+#endif
+
+static _Atomic uint64_t cpu_feat;
+static atomic_bool cpu_done;
+
+VECSEC_API uint64_t
+vecsec_cpu_features(void)
+{
+	if (!atomic_load_explicit(&cpu_done, memory_order_acquire)) {
+		/* Idempotent: racing threads compute and store the same value. */
+		atomic_store_explicit(&cpu_feat, detect(), memory_order_relaxed);
+		atomic_store_explicit(&cpu_done, true, memory_order_release);
+	}
+	return atomic_load_explicit(&cpu_feat, memory_order_relaxed);
+}
+
+VECSEC_API enum vecsec_isa
+vecsec_cpu_max_isa(void)
+{
+	uint64_t f = vecsec_cpu_features();
+	enum vecsec_isa best = VECSEC_ISA_SCALAR;
+
+	for (int i = VECSEC_ISA_SCALAR; i <= VECSEC_ISA_AVX512; i++) {
+		uint64_t need = vecsec_isa_features((enum vecsec_isa)i);
+
+		if (need != UINT64_MAX && (f & need) == need)
+			best = (enum vecsec_isa)i;
+	}
+	return best;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The dispatch policy: the cap is the lowest of the CPU's level, VECSEC_ISA
+ * (unknown value: scalar, so a typo is slow, never wrong), the limit set by
+ * vecsec_isa_limit() and the level pinned by vecsec_force_isa(). Every
+ * selector of dispatch_list.h runs once on first use and again whenever the
+ * cap changes.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cpu_internal.h"
+
+static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
+static _Atomic int isa_cap = VECSEC_ISA_SCALAR;
+static int isa_limit = VECSEC_ISA_AVX512;
+
+static enum vecsec_isa
+env_cap(void)
+{
+	const char *s = getenv("VECSEC_ISA");
+	enum vecsec_isa isa;
+
+	if (s == NULL || *s == '\0')
+		return vecsec_cpu_max_isa();
+	if (vecsec_isa_parse(s, &isa) != 0)
+		return VECSEC_ISA_SCALAR;
+	return isa < vecsec_cpu_max_isa() ? isa : vecsec_cpu_max_isa();
+}
+
+static void
+run_selectors(enum vecsec_isa cap)
+{
+	uint64_t feat = vecsec_cpu_features();
+
+	/* A feature above the cap's level is never used, whatever `needs` says. */
+	if (cap < VECSEC_ISA_AVX512)
+		feat &= ~(VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+			  VECSEC_CPU_AVX512IFMA | VECSEC_CPU_AVX512VBMI);
+	if (cap < VECSEC_ISA_AVX2)
+		feat &= ~(VECSEC_CPU_AVX | VECSEC_CPU_AVX2 | VECSEC_CPU_VAES |
+			  VECSEC_CPU_VPCLMULQDQ);
+	if (cap < VECSEC_ISA_SSSE3)
+		feat = 0;
+	atomic_store_explicit(&isa_cap, cap, memory_order_relaxed);
+#define VECSEC_SELECTOR(prim) vecsec_##prim##_select(cap, feat);
+#include "dispatch_list.h"
+#undef VECSEC_SELECTOR
+}
+
+static void
+dispatch_first(void)
+{
+	run_selectors(env_cap());
+}
+
+void
+vecsec_dispatch_init(void)
+{
+	pthread_once(&dispatch_once, dispatch_first);
+}
+
+VECSEC_API enum vecsec_isa
+vecsec_isa_cap(void)
+{
+	vecsec_dispatch_init();
+	return (enum vecsec_isa)atomic_load_explicit(&isa_cap, memory_order_relaxed);
+}
+
+static bool
+is_level(int isa)
+{
+	return isa >= VECSEC_ISA_SCALAR && isa <= VECSEC_ISA_AVX512;
+}
+
+VECSEC_API int
+vecsec_force_isa(enum vecsec_isa isa)
+{
+	vecsec_dispatch_init();
+	if (isa == VECSEC_ISA_DEFAULT) {
+		isa_limit = VECSEC_ISA_AVX512;
+		run_selectors(env_cap());
+		return 0;
+	}
+	if (!is_level(isa))
+		return -EINVAL;
+	if (isa > vecsec_cpu_max_isa())
+		return -ENOTSUP;
+	run_selectors(isa);
+	return 0;
+}
+
+VECSEC_API int
+vecsec_isa_limit(enum vecsec_isa max)
+{
+	enum vecsec_isa cur;
+
+	if (!is_level(max))
+		return -EINVAL;
+	vecsec_dispatch_init();
+	if ((int)max < isa_limit)
+		isa_limit = max;
+	cur = vecsec_isa_cap();
+	if ((int)cur > isa_limit)
+		run_selectors((enum vecsec_isa)isa_limit);
+	return 0;
+}
+
+VECSEC_API const char *
+vecsec_isa_name(enum vecsec_isa isa)
+{
+	switch (isa) {
+	case VECSEC_ISA_SCALAR:
+		return "scalar";
+	case VECSEC_ISA_SSSE3:
+#if defined(__aarch64__)
+		return "neon";
+#else
+		return "ssse3";
+#endif
+	case VECSEC_ISA_AVX2:
+		return "avx2";
+	case VECSEC_ISA_AVX512:
+		return "avx512";
+	default:
+		return "unknown";
+	}
+}
+
+VECSEC_API int
+vecsec_isa_parse(const char *name, enum vecsec_isa *isa)
+{
+	static const struct {
+		const char *name;
+		enum vecsec_isa isa;
+	} names[] = {
+		{ "scalar", VECSEC_ISA_SCALAR }, { "ref", VECSEC_ISA_SCALAR },
+		{ "ssse3", VECSEC_ISA_SSSE3 }, { "neon", VECSEC_ISA_NEON },
+		{ "avx2", VECSEC_ISA_AVX2 }, { "avx512", VECSEC_ISA_AVX512 },
+	};
+
+	if (name == NULL || isa == NULL)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcasecmp(name, names[i].name) == 0) {
+			*isa = names[i].isa;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Every primitive that has a dispatch table, one VECSEC_SELECTOR(name) line
+ * each: name's selector is vecsec_<name>_select(). No include guard: this
+ * file is expanded with different definitions of VECSEC_SELECTOR.
+ */

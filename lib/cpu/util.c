@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Version, constant-time comparison and wiping: the helpers every path that
+ * touches secrets uses (STYLE.md 9).
+ */
+#include <string.h>
+
+#include "cpu_internal.h"
+
+VECSEC_API const char *
+vecsec_version(void)
+{
+	return VECSEC_VERSION;
+}
+
+VECSEC_API bool
+vecsec_ct_eq(const void *a, const void *b, size_t len)
+{
+	const volatile uint8_t *x = a, *y = b;
+	uint8_t d = 0;
+
+	for (size_t i = 0; i < len; i++)
+		d |= x[i] ^ y[i];
+	/* (d - 1) >> 8 is all ones only for d == 0: no data-dependent branch. */
+	return (((unsigned int)d - 1) >> 8) & 1;
+}
+
+VECSEC_API void
+vecsec_memzero(void *p, size_t len)
+{
+	if (len == 0)
+		return;
+	memset(p, 0, len);
+	/* The barrier tells the compiler the zeros are read: the store stays. */
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}

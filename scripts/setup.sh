@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Idempotent set-up for a fresh Debian 12 machine: installs every Debian
+# package that vecsec's build, tests and benchmarks need (only those missing),
+# then fetches DPDK's driver-SDK headers from the distribution's `dpdk` source
+# package of exactly the installed libdpdk-dev version into .deps/ (ignored).
+# A deb-src entry, if needed, is derived from the machine's own deb sources;
+# no host name is written anywhere.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+deps="$top/.deps"
+
+PKGS=(gcc g++ make meson ninja-build pkg-config python3 dpkg-dev
+      dpdk dpdk-dev libdpdk-dev dpdk-doc libpcap-dev libcunit1-dev
+      libssl-dev openssl libsodium-dev libgcrypt20-dev libipsec-mb-dev
+      python3-scapy python3-matplotlib gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+      qemu-user iproute2 libclang-rt-14-dev clang-14 xz-utils)
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || die "not root and no sudo: cannot install packages"
+	SUDO=sudo
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+updated=0
+apt_update() {
+	[ "$updated" = 1 ] && return 0
+	log "apt-get update"
+	$SUDO apt-get update -q >/dev/null || die "apt-get update failed"
+	updated=1
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_update
+	log "installing: ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >/dev/null || die "apt-get install failed for: ${missing[*]}"
+fi
+
+# ---- DPDK driver-SDK headers -------------------------------------------------
+ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null) || die "libdpdk-dev not installed"
+sdk="$deps/dpdk-sdk"
+stamp="$sdk/.version"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ] && [ -d "$deps/dpdk-src" ]; then
+	log "DPDK driver-SDK headers for $ver already present"
+	exit 0
+fi
+
+# Add deb-src twins of the configured deb sources, if apt has none.
+have_src() { apt-get source --print-uris -q "dpdk=$ver" >/dev/null 2>&1; }
+if ! have_src; then
+	apt_update
+	if ! have_src; then
+		srcfile=/etc/apt/sources.list.d/vecsec-deb-src.sources
+		log "adding deb-src entries derived from the configured sources ($srcfile)"
+		tmp=$(mktemp)
+		# deb822 files: copy each stanza whose Types include deb, as deb-src.
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] || continue
+			[ "$f" = "$srcfile" ] && continue
+			awk 'BEGIN{RS=""; ORS="\n\n"}
+			     /(^|\n)Types:[^\n]*deb([ \t\n]|$)/ && !/(^|\n)Enabled: *no/ {
+				sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f" >> "$tmp"
+		done
+		# one-line sources.list entries
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+			[ -f "$f" ] || continue
+			grep -E '^[[:space:]]*deb[[:space:]]' "$f" | sed -E 's/^[[:space:]]*deb[[:space:]]/deb-src /' \
+				> "$tmp.list" || true
+			if [ -s "$tmp.list" ]; then
+				cat "$tmp.list" | $SUDO tee -a /etc/apt/sources.list.d/vecsec-deb-src.list >/dev/null
+			fi
+			rm -f "$tmp.list"
+		done
+		[ -s "$tmp" ] && $SUDO cp "$tmp" "$srcfile"
+		rm -f "$tmp"
+		updated=0
+		apt_update
+		have_src || die "the dpdk source package of version $ver (= installed libdpdk-dev) is not available from the configured archives; cannot fetch the driver-SDK headers"
+	fi
+fi
+
+log "fetching dpdk source package $ver"
+rm -rf "$deps/dpdk-src" "$sdk"
+mkdir -p "$deps/dl" "$sdk/include"
+(cd "$deps/dl" && apt-get source --download-only -q "dpdk=$ver" >/dev/null) \
+	|| die "apt-get source dpdk=$ver failed"
+dsc=$(ls "$deps/dl"/dpdk_*.dsc | head -n 1)
+[ -n "$dsc" ] || die "no .dsc downloaded"
+upver=${ver%-*}
+orig=$(ls "$deps"/dl/dpdk_"${upver#*:}".orig.tar.* 2>/dev/null | head -n 1)
+[ -n "$orig" ] || die "no orig tarball for $ver"
+mkdir -p "$deps/dpdk-src"
+tar -xf "$orig" -C "$deps/dpdk-src" --strip-components=1 \
+	|| die "cannot unpack $orig"
+# Debian patches, if any, so the tree is exactly the packaged version.
+deb=$(ls "$deps"/dl/dpdk_*.debian.tar.* 2>/dev/null | head -n 1)
+if [ -n "$deb" ]; then
+	tar -xf "$deb" -C "$deps/dpdk-src"
+	if [ -f "$deps/dpdk-src/debian/patches/series" ]; then
+		while read -r p; do
+			case "$p" in ''|\#*) continue ;; esac
+			patch -d "$deps/dpdk-src" -p1 -s -N < "$deps/dpdk-src/debian/patches/$p" \
+				|| die "Debian patch $p does not apply"
+		done < "$deps/dpdk-src/debian/patches/series"
+	fi
+fi
+
+# The headers a PMD needs that libdpdk-dev does not install.
+for h in lib/cryptodev/cryptodev_pmd.h lib/eal/include/dev_driver.h \
+	 lib/eal/include/bus_driver.h drivers/bus/vdev/bus_vdev_driver.h \
+	 lib/security/rte_security_driver.h lib/ethdev/ethdev_driver.h \
+	 lib/ethdev/ethdev_pci.h lib/ethdev/ethdev_vdev.h; do
+	[ -f "$deps/dpdk-src/$h" ] && cp "$deps/dpdk-src/$h" "$sdk/include/"
+done
+for h in cryptodev_pmd.h dev_driver.h bus_driver.h bus_vdev_driver.h; do
+	[ -f "$sdk/include/$h" ] || die "driver-SDK header $h not found in dpdk $ver"
+done
+echo "$ver" > "$stamp"
+log "DPDK driver-SDK headers for $ver in $sdk/include"
