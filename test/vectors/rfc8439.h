@@ -10,10 +10,6 @@
 
 #include <stdint.h>
 
-/* RFC 8439, 2.1.1: quarter round on a, b, c, d */
-static const uint32_t rfc8439_qr_in[4] = { 0x11111111, 0x01020304, 0x9b8d6f43, 0x01234567 };
-static const uint32_t rfc8439_qr_out[4] = { 0xea2a92f4, 0xcb1cf8ce, 0x4581472e, 0x5881c4bb };
-
 /* ChaCha20 block/encryption vectors: key, nonce, counter, plaintext, output */
 struct rfc8439_chacha_vec {
 	const char *name;
