@@ -18,6 +18,7 @@
 #include "vt.h"
 #include "rfc5794.h"
 #include "vecsec/vecsec_aria.h"
+#include "vecsec/vecsec_aead.h"
 #include "aria/aria_internal.h"
 #include "gf256.h"
 
@@ -386,6 +387,43 @@ test_ctr32_esp(void)
 	vt_buf_free(&g);
 }
 
+/*
+ * The ctr32 kernel wraps modulo 2^32 without a carry into byte 11 (GCM's
+ * inc32: J0 from a long IV may sit anywhere); checked block by block with ECB.
+ */
+static void
+test_ctr32_kernel_wrap(void)
+{
+	const struct aria_impl *impl = vecsec_aria_impl();
+	uint8_t key[32], ctr[16], blocks[6][16], ks[96], src[90], got[90], want[90];
+	struct vecsec_aria_key k;
+
+	vt_rand(key, 32, vt_seed() + 71);
+	vt_rand(ctr, 12, vt_seed() + 72);
+	vt_rand(src, sizeof(src), vt_seed() + 73);
+	memset(ctr + 12, 0xff, 3);
+	ctr[15] = 0xfd;
+	vecsec_aria_key_init(&k, key, 32);
+	for (unsigned int i = 0; i < 6; i++) {
+		uint32_t c = 0xfffffffdu + i;
+
+		memcpy(blocks[i], ctr, 12);
+		blocks[i][12] = (uint8_t)(c >> 24);
+		blocks[i][13] = (uint8_t)(c >> 16);
+		blocks[i][14] = (uint8_t)(c >> 8);
+		blocks[i][15] = (uint8_t)c;
+	}
+	VT_EXPECT(vecsec_aria_ecb_encrypt(&k, ks, &blocks[0][0], sizeof(ks)) == 0, "ecb");
+	for (size_t i = 0; i < sizeof(src); i++)
+		want[i] = src[i] ^ ks[i];
+	impl->ctr32_xor(got, src, sizeof(src), (const struct aria_key *)(const void *)k.opaque,
+			ctr);
+	VT_EXPECT_MEM(got, want, sizeof(src), "%s ctr32 wrap", impl->name);
+	VT_EXPECT_MEM(ctr, blocks[5], 12, "no carry into the nonce");
+	VT_EXPECT(ctr[12] == 0 && ctr[13] == 0 && ctr[14] == 0 && ctr[15] == 3,
+		  "counter after 6 blocks");
+}
+
 /* Output (and input) ending at a PROT_NONE page: no byte read or written past the end. */
 static void
 test_page_end(void)
@@ -722,6 +760,360 @@ test_esp_gcm(void)
 	}
 }
 
+/* ---- through vecsec_aead ---- */
+
+/* Linear seal/open and CTR through the generic API against OpenSSL. */
+static void
+test_aead_aria(void)
+{
+	uint8_t key[32], nonce[60], aad[100], src[400], want[400], got[400], tag[16], wtag[16];
+	struct vecsec_aead_key k;
+
+	for (size_t i = 0; i < 60; i++) {
+		size_t kl = key_lens[i % 3], len = (i * 37) % 400, aad_len = (i * 11) % 100;
+		size_t nonce_len = iv_lens[i % 5], tag_len = 4 + i % 13;
+		int rc;
+
+		vt_rand(key, kl, vt_seed() + 500 + i);
+		vt_rand(nonce, 60, vt_seed() + 600 + i);
+		vt_rand(aad, aad_len, vt_seed() + 700 + i);
+		vt_rand(src, len, vt_seed() + 800 + i);
+		/* GCM */
+		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_ARIA_GCM, key, kl) == 0, "key");
+		VT_EXPECT(ossl_gcm_seal(key, kl, nonce, nonce_len, aad, aad_len, want, src, len,
+					wtag, tag_len), "openssl");
+		rc = vecsec_aead_seal(&k, got, tag, tag_len, src, len, nonce, nonce_len, aad,
+				      aad_len);
+		VT_EXPECT(rc == 0, "aead seal rc %d", rc);
+		VT_EXPECT_MEM(got, want, len, "aead gcm len %zu", len);
+		VT_EXPECT_MEM(tag, wtag, tag_len, "aead gcm tag len %zu", len);
+		rc = vecsec_aead_open(&k, got, got, len, tag, tag_len, nonce, nonce_len, aad,
+				      aad_len);
+		VT_EXPECT(rc == 0 && memcmp(got, src, len) == 0, "aead open len %zu rc %d", len, rc);
+		tag[i % tag_len] ^= 4;
+		memcpy(got, want, len);
+		VT_EXPECT(vecsec_aead_open(&k, got, got, len, tag, tag_len, nonce, nonce_len, aad,
+					   aad_len) == -EBADMSG, "aead forgery");
+		VT_EXPECT_ZERO(got, len, "aead forgery zeroes");
+		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 3, src, len, nonce, nonce_len, aad,
+					   aad_len) == -EINVAL, "tag 3");
+		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 16, src, len, nonce, 0, aad, aad_len) ==
+				  -EINVAL, "nonce 0");
+		/* CTR: the nonce is the counter block; seal and open are the same xor */
+		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_ARIA_CTR, key, kl) == 0, "ctr key");
+		nonce[12] = 0;  /* keep clear of the 32-bit end */
+		VT_EXPECT(ossl_crypt("ctr", true, key, kl, nonce, want, src, len), "openssl");
+		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, len, nonce, 16, NULL, 0) == 0,
+			  "ctr seal");
+		VT_EXPECT_MEM(got, want, len, "aead ctr len %zu", len);
+		VT_EXPECT(vecsec_aead_open(&k, got, got, len, NULL, 0, nonce, 16, NULL, 0) == 0,
+			  "ctr open");
+		VT_EXPECT_MEM(got, src, len, "aead ctr open len %zu", len);
+		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 16, src, len, nonce, 16, NULL, 0) ==
+				  -EINVAL, "ctr tag_len 16");
+		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, len, nonce, 12, NULL, 0) ==
+				  -EINVAL, "ctr nonce 12");
+		/* counter ending at ffffffff fits, one block more does not */
+		memset(nonce + 12, 0xff, 4);
+		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, 16, nonce, 16, NULL, 0) == 0,
+			  "ctr last block");
+		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, 17, nonce, 16, NULL, 0) ==
+				  -EINVAL, "ctr wrap");
+		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_ARIA_GCM, key, 20) == -EINVAL,
+			  "key 20");
+	}
+	VT_EXPECT(strcmp(vecsec_aead_alg_name(VECSEC_AEAD_ARIA_GCM), "aria-gcm") == 0, "name");
+	vecsec_aead_key_wipe(&k);
+}
+
+/* ESP keys (key || salt) and the helpers' layouts against OpenSSL. */
+static void
+test_aead_esp(void)
+{
+	uint8_t keymat[36], iv[8], nonce[12], block[16], aad[12], src[200], want[200], got[200];
+	uint8_t tag[16], wtag[16];
+	struct vecsec_aead_key k;
+
+	for (size_t i = 0; i < 12; i++) {
+		size_t kl = key_lens[i % 3], len = (i * 29) % 200, aad_len;
+		uint32_t spi = 0xc0de0000u + (uint32_t)i;
+		uint64_t seq = (UINT64_C(7) << 32) + 1000 * i;
+		bool esn = i % 2 == 0;
+
+		vt_rand(keymat, kl + 4, vt_seed() + 900 + i);
+		vt_rand(iv, 8, vt_seed() + 950 + i);
+		vt_rand(src, len, vt_seed() + 990 + i);
+		/* ARIA-GCM, RFC 4106 */
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_GCM, keymat, kl + 4) == 0, "esp");
+		vecsec_esp_nonce(nonce, &k, iv);
+		aad_len = vecsec_esp_aad(aad, spi, seq, esn);
+		{
+			uint8_t hn[12], ha[12];
+
+			memcpy(hn, keymat + kl, 4);
+			memcpy(hn + 4, iv, 8);
+			VT_EXPECT_MEM(nonce, hn, 12, "esp nonce = salt || iv");
+			ha[0] = 0xc0;
+			ha[1] = 0xde;
+			ha[2] = 0;
+			ha[3] = (uint8_t)i;
+			memcpy(ha + 4, esn ? "\x00\x00\x00\x07" : "", esn ? 4 : 0);
+			ha[esn ? 8 : 4] = (uint8_t)((1000 * i) >> 24);
+			ha[esn ? 9 : 5] = (uint8_t)((1000 * i) >> 16);
+			ha[esn ? 10 : 6] = (uint8_t)((1000 * i) >> 8);
+			ha[esn ? 11 : 7] = (uint8_t)(1000 * i);
+			VT_EXPECT(aad_len == (esn ? 12u : 8u), "aad len");
+			VT_EXPECT_MEM(aad, ha, aad_len, "esp aad");
+		}
+		VT_EXPECT(ossl_gcm_seal(keymat, kl, nonce, 12, aad, aad_len, want, src, len, wtag,
+					16), "openssl");
+		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 16, src, len, nonce, 12, aad, aad_len) == 0,
+			  "seal");
+		VT_EXPECT_MEM(got, want, len, "esp gcm via aead len %zu", len);
+		VT_EXPECT_MEM(tag, wtag, 16, "esp gcm tag via aead");
+		/* ARIA-CTR, RFC 3686 */
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_CTR, keymat, kl + 4) == 0, "esp");
+		vecsec_esp_ctr_block(block, &k, iv);
+		{
+			uint8_t hb[16] = { 0 };
+
+			memcpy(hb, keymat + kl, 4);
+			memcpy(hb + 4, iv, 8);
+			hb[15] = 1;
+			VT_EXPECT_MEM(block, hb, 16, "ctr block = nonce || iv || 1");
+			VT_EXPECT(ossl_crypt("ctr", true, keymat, kl, hb, want, src, len), "openssl");
+		}
+		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, len, block, 16, NULL, 0) == 0,
+			  "ctr seal");
+		VT_EXPECT_MEM(got, want, len, "esp ctr via aead len %zu", len);
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_GCM, keymat, 16) == -EINVAL,
+			  "keymat 16");
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_CTR, keymat, 21) == -EINVAL,
+			  "keymat 21");
+	}
+	vecsec_aead_key_wipe(&k);
+}
+
+/* Cut [0, len) of buf into up to 6 segments (empty ones too) placed apart in store. */
+static uint32_t
+make_segs(struct vecsec_seg *segs, uint8_t *store, const uint8_t *src, size_t len,
+	  uint64_t *rng)
+{
+	uint32_t nb = 0;
+	size_t done = 0, at = 0;
+
+	while (done < len || nb == 0) {
+		size_t n = nb == 5 ? len - done : vt_below(rng, (uint32_t)(len - done) + 1);
+
+		if (nb < 5 && vt_below(rng, 5) == 0)
+			n = 0;
+		segs[nb].data = store + at;
+		segs[nb].len = n;
+		if (src != NULL)
+			memcpy(store + at, src + done, n);
+		at += n + 3;  /* a gap between segments */
+		done += n;
+		nb++;
+	}
+	return nb;
+}
+
+static void
+gather(uint8_t *out, const struct vecsec_seg *segs, uint32_t nb)
+{
+	for (uint32_t i = 0; i < nb; i++) {
+		memcpy(out, segs[i].data, segs[i].len);
+		out += segs[i].len;
+	}
+}
+
+/* Scatter-gather == linear, for both algorithms, both directions, in place too. */
+static void
+test_aead_sgl(void)
+{
+	uint8_t key[32], nonce[16], aad[40], src[600], lin[600], tag[16], ltag[16];
+	uint8_t *sin = xmalloc(1000), *sout = xmalloc(1000), got[600];
+	struct vecsec_seg isegs[6], osegs[6];
+	uint64_t rng = vt_seed() + 31;
+	struct vecsec_aead_key k;
+	unsigned int rounds = slow ? 200 : 30;
+
+	for (unsigned int r = 0; r < rounds; r++) {
+		enum vecsec_aead_alg alg = r % 3 == 2 ? VECSEC_AEAD_ARIA_CTR : VECSEC_AEAD_ARIA_GCM;
+		size_t kl = key_lens[r % 3], len = vt_below(&rng, 600);
+		size_t tag_len = alg == VECSEC_AEAD_ARIA_GCM ? 16 : 0;
+		size_t nonce_len = alg == VECSEC_AEAD_ARIA_GCM ? 12 : 16;
+		bool inplace = r % 4 == 1;
+		struct vecsec_aead_job job = { 0 }, *jp = &job;
+
+		vt_rand(key, kl, rng + 1);
+		vt_rand(nonce, 16, rng + 2);
+		nonce[12] = 0;
+		vt_rand(aad, sizeof(aad), rng + 3);
+		vt_rand(src, len, rng + 4);
+		vecsec_aead_key_init(&k, alg, key, kl);
+		VT_EXPECT(vecsec_aead_seal(&k, lin, ltag, tag_len, src, len, nonce, nonce_len,
+					   alg == VECSEC_AEAD_ARIA_GCM ? aad : NULL,
+					   alg == VECSEC_AEAD_ARIA_GCM ? sizeof(aad) : 0) == 0,
+			  "linear");
+		job.key = &k;
+		job.dir = VECSEC_AEAD_SEAL;
+		job.nonce = nonce;
+		job.nonce_len = nonce_len;
+		job.aad = alg == VECSEC_AEAD_ARIA_GCM ? aad : NULL;
+		job.aad_len = alg == VECSEC_AEAD_ARIA_GCM ? sizeof(aad) : 0;
+		job.len = len;
+		job.tag = tag;
+		job.tag_len = tag_len;
+		job.in_segs = isegs;
+		job.nb_in_segs = make_segs(isegs, sin, src, len, &rng);
+		if (inplace) {
+			job.out_segs = isegs;
+			job.nb_out_segs = job.nb_in_segs;
+		} else {
+			job.out_segs = osegs;
+			job.nb_out_segs = make_segs(osegs, sout, NULL, len, &rng);
+		}
+		VT_EXPECT(vecsec_aead_burst(&jp, 1) == 1 && job.status == VECSEC_JOB_OK,
+			  "sgl seal status %u", job.status);
+		gather(got, job.out_segs, job.nb_out_segs);
+		VT_EXPECT_MEM(got, lin, len, "sgl %s len %zu round %u%s", vecsec_aead_alg_name(alg),
+			      len, r, inplace ? " in place" : "");
+		VT_EXPECT_MEM(tag, ltag, tag_len, "sgl tag round %u", r);
+		/* open from segments back to segments */
+		job.dir = VECSEC_AEAD_OPEN;
+		job.in_segs = job.out_segs;
+		job.nb_in_segs = job.nb_out_segs;
+		if (!inplace) {
+			job.out_segs = isegs;
+			job.nb_out_segs = make_segs(isegs, sin, NULL, len, &rng);
+		}
+		VT_EXPECT(vecsec_aead_burst(&jp, 1) == 1 && job.status == VECSEC_JOB_OK,
+			  "sgl open status %u", job.status);
+		gather(got, job.out_segs, job.nb_out_segs);
+		VT_EXPECT_MEM(got, src, len, "sgl open round %u", r);
+		if (alg == VECSEC_AEAD_ARIA_GCM && len > 0) {
+			/* forged: every output segment zeroed */
+			gather(got, job.in_segs, job.nb_in_segs);
+			tag[0] ^= 1;
+			VT_EXPECT(vecsec_aead_burst(&jp, 1) == 1 &&
+					  job.status == VECSEC_JOB_AUTH_FAILED, "sgl forgery");
+			gather(got, job.out_segs, job.nb_out_segs);
+			VT_EXPECT_ZERO(got, len, "sgl forgery zeroes round %u", r);
+		}
+	}
+	free(sin);
+	free(sout);
+}
+
+/* ARIA jobs in bursts mixed with ChaCha20-Poly1305 jobs == one shot per job. */
+static void
+test_aead_burst_mixed(void)
+{
+	static const unsigned int sizes[] = { 0, 1, 7, 17, 33, VECSEC_MAX_BURST };
+	struct vecsec_aead_key keys[6];
+	uint8_t *bufs = xmalloc(VECSEC_MAX_BURST * 2 * 80);
+	uint8_t nonces[VECSEC_MAX_BURST][16], aads[VECSEC_MAX_BURST][20];
+	uint8_t tags[VECSEC_MAX_BURST][16], wtags[VECSEC_MAX_BURST][16];
+	struct vecsec_aead_job jobs[VECSEC_MAX_BURST], *jp[VECSEC_MAX_BURST];
+	uint64_t rng = vt_seed() + 41;
+
+	for (int i = 0; i < 6; i++) {
+		uint8_t key[32];
+		enum vecsec_aead_alg alg = i < 3 ? VECSEC_AEAD_ARIA_GCM :
+					   i < 5 ? VECSEC_AEAD_ARIA_CTR :
+						   VECSEC_AEAD_CHACHA20_POLY1305;
+		size_t kl = alg == VECSEC_AEAD_CHACHA20_POLY1305 ? 32 : key_lens[i % 3];
+
+		vt_rand(key, kl, vt_seed() + 60 + (uint64_t)i);
+		VT_EXPECT(vecsec_aead_key_init(&keys[i], alg, key, kl) == 0, "key %d", i);
+	}
+	for (size_t si = 0; si < VT_ARRAY_SIZE(sizes); si++) {
+		unsigned int n = sizes[si];
+
+		for (unsigned int j = 0; j < n; j++) {
+			struct vecsec_aead_job *jb = &jobs[j];
+			const struct vecsec_aead_key *k = &keys[vt_below(&rng, 6)];
+			uint8_t *in = bufs + j * 160, *want = in + 80;
+			size_t len = vt_below(&rng, 65);
+			bool gcm = k->alg == VECSEC_AEAD_ARIA_GCM;
+			bool ctr = k->alg == VECSEC_AEAD_ARIA_CTR;
+			size_t tag_len = ctr ? 0 : gcm ? 4 + vt_below(&rng, 13) : 16;
+			size_t nonce_len = ctr ? 16 : 12;
+			size_t aad_len = ctr ? 0 : vt_below(&rng, 21);
+			uint8_t pt[80];
+
+			vt_rand(pt, len, rng + j);
+			vt_rand(nonces[j], 16, rng + 1000 + j);
+			nonces[j][12] = 0;
+			vt_rand(aads[j], aad_len, rng + 2000 + j);
+			memset(jb, 0, sizeof(*jb));
+			jb->key = k;
+			jb->nonce = nonces[j];
+			jb->nonce_len = nonce_len;
+			jb->aad = aads[j];
+			jb->aad_len = aad_len;
+			jb->len = len;
+			jb->in = in;
+			jb->out = in;  /* in place */
+			jb->tag = tags[j];
+			jb->tag_len = tag_len;
+			jb->status = VECSEC_JOB_PENDING;
+			/* the expected result, one shot */
+			VT_EXPECT(vecsec_aead_seal(k, want, wtags[j], tag_len, pt, len, nonces[j],
+						   nonce_len, aads[j], aad_len) == 0, "one shot");
+			switch (j % 4) {
+			case 0: /* seal */
+				jb->dir = VECSEC_AEAD_SEAL;
+				memcpy(in, pt, len);
+				break;
+			case 1: /* open: want becomes the plaintext */
+				jb->dir = VECSEC_AEAD_OPEN;
+				memcpy(in, want, len);
+				memcpy(tags[j], wtags[j], tag_len);
+				memcpy(want, pt, len);
+				break;
+			case 2: /* forged open (CTR has no tag: a plain open) */
+				jb->dir = VECSEC_AEAD_OPEN;
+				memcpy(in, want, len);
+				memcpy(tags[j], wtags[j], tag_len);
+				if (tag_len != 0)
+					tags[j][0] ^= 0x10;
+				if (tag_len != 0)
+					memset(want, 0, len);
+				else
+					memcpy(want, pt, len);
+				break;
+			default: /* invalid: bad tag length; nothing written */
+				jb->dir = VECSEC_AEAD_SEAL;
+				jb->tag_len = ctr ? 16 : 2;
+				memcpy(in, pt, len);
+				memcpy(want, pt, len);
+				break;
+			}
+			jp[j] = jb;
+		}
+		VT_EXPECT(vecsec_aead_burst(jp, n) == n, "burst %u taken", n);
+		for (unsigned int j = 0; j < n; j++) {
+			struct vecsec_aead_job *jb = &jobs[j];
+			uint32_t want_status = j % 4 == 3 ? VECSEC_JOB_INVALID :
+					       (j % 4 == 2 && jb->tag_len != 0) ?
+						       VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_OK;
+
+			VT_EXPECT(jb->status == want_status, "burst %u job %u (%s) status %u want %u",
+				  n, j, vecsec_aead_alg_name(jb->key->alg), jb->status, want_status);
+			VT_EXPECT_MEM(jb->out, bufs + j * 160 + 80, jb->len, "burst %u job %u %s", n,
+				      j, vecsec_aead_alg_name(jb->key->alg));
+			if (j % 4 == 0)
+				VT_EXPECT_MEM(jb->tag, wtags[j], jb->tag_len, "burst tag job %u", j);
+		}
+	}
+	VT_EXPECT(vecsec_aead_burst(NULL, 1) == 0, "NULL burst");
+	for (int i = 0; i < 6; i++)
+		vecsec_aead_key_wipe(&keys[i]);
+	free(bufs);
+}
+
 int
 main(void)
 {
@@ -732,12 +1124,17 @@ main(void)
 		VT_TEST(test_ctr_vs_openssl),
 		VT_TEST(test_ctr_carries),
 		VT_TEST(test_ctr32_esp),
+		VT_TEST(test_ctr32_kernel_wrap),
 		VT_TEST(test_page_end),
 		VT_TEST(test_gcm_vs_openssl),
 		VT_TEST(test_gcm_params),
 		VT_TEST(test_gcm_streaming),
 		VT_TEST(test_gcm_forgery),
 		VT_TEST(test_esp_gcm),
+		VT_TEST(test_aead_aria),
+		VT_TEST(test_aead_esp),
+		VT_TEST(test_aead_sgl),
+		VT_TEST(test_aead_burst_mixed),
 	};
 	const char *s = getenv("VT_SLOW");
 
