@@ -6,8 +6,9 @@
  * -ctr and -gcm, with offsets, in place and out of place, guard bytes and
  * outputs ending at a PROT_NONE page; run once per ISA (vt_main).
  * The portable reference is slow (about 25 us a block), so the `fast` run
- * spreads the key sizes over the lengths; VT_SLOW=1 runs every length
- * with every key size, in place and out of place.
+ * spreads the key sizes over the lengths (and an ISA that still selects
+ * the reference sweeps to 256 only); VT_SLOW=1 runs every length with
+ * every key size, in place and out of place, at every ISA.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 #define MAX_LEN (64 * 1024)
 
 static bool slow;
-static const size_t key_lens[3] = { 16, 24, 32 };
+static const size_t key_lens[3] = {16, 24, 32};
 
 /* ---- OpenSSL oracles ---- */
 
@@ -47,8 +48,7 @@ ossl_crypt(const char *mode, bool enc, const uint8_t *key, size_t key_len, const
 	int n = 0, m = 0;
 	bool ok;
 
-	ok = c != NULL && EVP_CipherInit_ex(c, ossl_cipher(mode, key_len), NULL, key, iv,
-					    enc) == 1;
+	ok = c != NULL && EVP_CipherInit_ex(c, ossl_cipher(mode, key_len), NULL, key, iv, enc) == 1;
 	ok = ok && EVP_CIPHER_CTX_set_padding(c, 0) == 1;
 	ok = ok && EVP_CipherUpdate(c, out, &n, in, (int)len) == 1;
 	ok = ok && EVP_CipherFinal_ex(c, out + n, &m) == 1 && (size_t)(n + m) == len;
@@ -65,8 +65,7 @@ ossl_gcm_seal(const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_l
 	int n = 0, m = 0;
 	bool ok;
 
-	ok = c != NULL && EVP_EncryptInit_ex(c, ossl_cipher("gcm", key_len), NULL, NULL,
-					     NULL) == 1;
+	ok = c != NULL && EVP_EncryptInit_ex(c, ossl_cipher("gcm", key_len), NULL, NULL, NULL) == 1;
 	ok = ok && EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, (int)iv_len, NULL) == 1;
 	ok = ok && EVP_EncryptInit_ex(c, NULL, NULL, key, iv) == 1;
 	if (ok && aad_len != 0)
@@ -113,6 +112,20 @@ sweep_init(struct sweep *s, size_t top, size_t extra, uint64_t seed)
 	s->extra = extra;
 	s->i = 0;
 	s->rng = seed;
+}
+
+/*
+ * Every length to 1024; in the fast run, an ISA that still selects the
+ * reference kernels (already swept at scalar) sweeps to 256 only.
+ */
+static size_t
+sweep_top(void)
+{
+	bool ref_again = vecsec_isa_cap() != VECSEC_ISA_SCALAR &&
+			 vecsec_aria_impl() == &vecsec_aria_impl_ref &&
+			 vecsec_ghash_impl() == &vecsec_ghash_impl_ref;
+
+	return !slow && ref_again ? 256 : 1024;
 }
 
 static bool
@@ -219,14 +232,16 @@ test_impls_vs_ref(void)
 
 				ref->encrypt_blocks(want, src, nb, &k->aria);
 				impl->encrypt_blocks(got, src, nb, &k->aria);
-				VT_EXPECT_MEM(got, want, nb * 16, "%s ecb enc nb %zu", impl->name, nb);
+				VT_EXPECT_MEM(got, want, nb * 16, "%s ecb enc nb %zu", impl->name,
+					      nb);
 				ref->decrypt_blocks(want, src, nb, &k->aria);
 				impl->decrypt_blocks(got, src, nb, &k->aria);
-				VT_EXPECT_MEM(got, want, nb * 16, "%s ecb dec nb %zu", impl->name, nb);
+				VT_EXPECT_MEM(got, want, nb * 16, "%s ecb dec nb %zu", impl->name,
+					      nb);
 				for (int w = 0; w < 2; w++) {
 					vt_rand(c1, 16, rng + nb + ki);
 					if (nb % 2 == 0)
-						memset(c1 + 8, 0xff, 7);  /* carries, wraps */
+						memset(c1 + 8, 0xff, 7); /* carries, wraps */
 					memcpy(c2, c1, 16);
 					if (w == 0) {
 						ref->ctr128_xor(want, src, len, &k->aria, c1);
@@ -235,8 +250,8 @@ test_impls_vs_ref(void)
 						ref->ctr32_xor(want, src, len, &k->aria, c1);
 						impl->ctr32_xor(got, src, len, &k->aria, c2);
 					}
-					VT_EXPECT_MEM(got, want, len, "%s ctr%s len %zu", impl->name,
-						      w == 0 ? "128" : "32", len);
+					VT_EXPECT_MEM(got, want, len, "%s ctr%s len %zu",
+						      impl->name, w == 0 ? "128" : "32", len);
 					VT_EXPECT_MEM(c2, c1, 16, "%s ctr%s counter after len %zu",
 						      impl->name, w == 0 ? "128" : "32", len);
 				}
@@ -276,7 +291,7 @@ test_ecb_vs_openssl(void)
 	uint64_t seed = vt_seed();
 
 	vt_buf_init(&g, MAX_LEN + 64);
-	sweep_init(&s, 1024, slow ? 32 : 4, seed);
+	sweep_init(&s, sweep_top(), slow ? 32 : 4, seed);
 	while (sweep_next(&s, 16)) {
 		size_t len = s.len, off = (len / 16 * 7) % 64;
 
@@ -298,8 +313,9 @@ test_ecb_vs_openssl(void)
 			VT_EXPECT(vecsec_aria_ecb_encrypt(&k, g.data + off,
 							  inplace ? g.data + off : src, len) == 0,
 				  "ecb rc");
-			VT_EXPECT_MEM(g.data + off, want, len, "ecb enc key %zu len %zu off %zu%s seed %llu",
-				      key_lens[ki], len, off, inplace ? " in place" : "",
+			VT_EXPECT_MEM(g.data + off, want, len,
+				      "ecb enc key %zu len %zu off %zu%s seed %llu", key_lens[ki],
+				      len, off, inplace ? " in place" : "",
 				      (unsigned long long)seed);
 			VT_EXPECT_GUARDS(&g, off, len);
 			VT_EXPECT(vecsec_aria_ecb_decrypt(&k, g.data + off, g.data + off, len) == 0,
@@ -312,7 +328,7 @@ test_ecb_vs_openssl(void)
 	/* lengths that are no multiple of 16: -EINVAL, nothing written */
 	{
 		struct vecsec_aria_key k;
-		uint8_t key[16] = { 0 };
+		uint8_t key[16] = {0};
 
 		vecsec_aria_key_init(&k, key, 16);
 		for (size_t len = 1; len < 48; len += (len % 16 == 15) ? 2 : 1) {
@@ -343,7 +359,7 @@ test_ctr_vs_openssl(void)
 	uint64_t seed = vt_seed() + 1;
 
 	vt_buf_init(&g, MAX_LEN + 64);
-	sweep_init(&s, 1024, slow ? 32 : 3, seed);
+	sweep_init(&s, sweep_top(), slow ? 32 : 3, seed);
 	while (sweep_next(&s, 1)) {
 		size_t len = s.len, off = (len * 7) % 64;
 
@@ -363,11 +379,12 @@ test_ctr_vs_openssl(void)
 			vt_buf_reset(&g);
 			if (inplace)
 				memcpy(g.data + off, src, len);
-			VT_EXPECT(vecsec_aria_ctr_xor(&k, g.data + off, inplace ? g.data + off : src,
-						      len, iv) == 0, "ctr rc");
-			VT_EXPECT_MEM(g.data + off, want, len, "ctr key %zu len %zu off %zu%s seed %llu",
-				      key_lens[ki], len, off, inplace ? " in place" : "",
-				      (unsigned long long)seed);
+			VT_EXPECT(vecsec_aria_ctr_xor(&k, g.data + off,
+						      inplace ? g.data + off : src, len, iv) == 0,
+				  "ctr rc");
+			VT_EXPECT_MEM(g.data + off, want, len,
+				      "ctr key %zu len %zu off %zu%s seed %llu", key_lens[ki], len,
+				      off, inplace ? " in place" : "", (unsigned long long)seed);
 			VT_EXPECT_GUARDS(&g, off, len);
 		}
 	}
@@ -438,7 +455,7 @@ test_ctr32_esp(void)
 
 		/* RFC 3686 layout: nonce || IV || 00000001 built by hand */
 		{
-			uint8_t nonce[4], iv[8], block[16] = { 0 };
+			uint8_t nonce[4], iv[8], block[16] = {0};
 
 			vt_rand(nonce, 4, vt_seed() + 5);
 			vt_rand(iv, 8, vt_seed() + 6);
@@ -447,9 +464,11 @@ test_ctr32_esp(void)
 			block[15] = 1;
 			for (size_t len = 0; len <= sizeof(src); len += 7) {
 				vt_buf_reset(&g);
-				VT_EXPECT(ossl_crypt("ctr", true, key, key_lens[ki], block, want, src,
-						     len), "openssl");
-				VT_EXPECT(vecsec_aria_esp_ctr_xor(&k, g.data, src, len, nonce, iv) == 0,
+				VT_EXPECT(ossl_crypt("ctr", true, key, key_lens[ki], block, want,
+						     src, len),
+					  "openssl");
+				VT_EXPECT(vecsec_aria_esp_ctr_xor(&k, g.data, src, len, nonce,
+								  iv) == 0,
 					  "esp ctr");
 				VT_EXPECT_MEM(g.data, want, len, "esp ctr len %zu", len);
 				VT_EXPECT_GUARDS(&g, 0, len);
@@ -457,8 +476,9 @@ test_ctr32_esp(void)
 			/* 2^32 - 1 blocks fit, one byte more does not (checked before any work) */
 #if SIZE_MAX > UINT32_MAX
 			VT_EXPECT(vecsec_aria_esp_ctr_xor(&k, g.data, src,
-							  ((size_t)1 << 36) - 16 + 1, nonce, iv) ==
-					  -EINVAL, "esp ctr too long");
+							  ((size_t)1 << 36) - 16 + 1, nonce,
+							  iv) == -EINVAL,
+				  "esp ctr too long");
 #endif
 		}
 	}
@@ -524,18 +544,21 @@ test_page_end(void)
 		VT_EXPECT(vecsec_aria_ctr_xor(&k, out.data, in.data, len, iv) == 0, "ctr");
 		VT_EXPECT_MEM(out.data, want, len, "ctr page end len %zu", len);
 		if (len % 16 == 0) {
-			VT_EXPECT(ossl_crypt("ecb", true, key, 32, NULL, want, in.data, len), "ossl");
+			VT_EXPECT(ossl_crypt("ecb", true, key, 32, NULL, want, in.data, len),
+				  "ossl");
 			VT_EXPECT(vecsec_aria_ecb_encrypt(&k, out.data, in.data, len) == 0, "ecb");
 			VT_EXPECT_MEM(out.data, want, len, "ecb page end len %zu", len);
 		}
 		VT_EXPECT(ossl_gcm_seal(key, 32, iv, 12, NULL, 0, want, in.data, len, wtag, 16),
 			  "ossl gcm");
 		VT_EXPECT(vecsec_aria_gcm_seal(&gk, out.data, tag, 16, in.data, len, iv, 12, NULL,
-					       0) == 0, "gcm seal");
+					       0) == 0,
+			  "gcm seal");
 		VT_EXPECT_MEM(out.data, want, len, "gcm page end len %zu", len);
 		VT_EXPECT_MEM(tag, wtag, 16, "gcm tag page end len %zu", len);
 		VT_EXPECT(vecsec_aria_gcm_open(&gk, in.data, out.data, len, tag, 16, iv, 12, NULL,
-					       0) == 0, "gcm open page end len %zu", len);
+					       0) == 0,
+			  "gcm open page end len %zu", len);
 		vt_page_end_free(&in);
 		vt_page_end_free(&out);
 	}
@@ -543,7 +566,7 @@ test_page_end(void)
 
 /* ---- GCM ---- */
 
-static const size_t iv_lens[] = { 12, 1, 8, 16, 60 };
+static const size_t iv_lens[] = {12, 1, 8, 16, 60};
 
 static void
 test_gcm_vs_openssl(void)
@@ -555,7 +578,7 @@ test_gcm_vs_openssl(void)
 
 	vt_buf_init(&g, MAX_LEN + 64);
 	vt_buf_init(&t, 16);
-	sweep_init(&s, 1024, slow ? 32 : 3, seed);
+	sweep_init(&s, sweep_top(), slow ? 32 : 3, seed);
 	while (sweep_next(&s, 1)) {
 		size_t len = s.len, off = (len * 7) % 64;
 
@@ -574,28 +597,30 @@ test_gcm_vs_openssl(void)
 			vt_rand(iv, iv_len, seed * 5 + len);
 			vt_rand(aad, aad_len, seed * 7 + len);
 			vt_rand(src, len, seed ^ len);
-			VT_EXPECT(ossl_gcm_seal(key, key_lens[ki], iv, iv_len, aad, aad_len, want, src,
-						len, wtag, tag_len), "openssl gcm");
+			VT_EXPECT(ossl_gcm_seal(key, key_lens[ki], iv, iv_len, aad, aad_len, want,
+						src, len, wtag, tag_len),
+				  "openssl gcm");
 			vecsec_aria_gcm_key_init(&k, key, key_lens[ki]);
 			vt_buf_reset(&g);
 			vt_buf_reset(&t);
 			if (inplace)
 				memcpy(g.data + off, src, len);
 			rc = vecsec_aria_gcm_seal(&k, g.data + off, t.data, tag_len,
-						  inplace ? g.data + off : src, len, iv, iv_len, aad,
-						  aad_len);
+						  inplace ? g.data + off : src, len, iv, iv_len,
+						  aad, aad_len);
 			VT_EXPECT(rc == 0, "seal rc %d", rc);
 			VT_EXPECT_MEM(g.data + off, want, len,
 				      "gcm key %zu len %zu iv %zu aad %zu off %zu%s seed %llu",
 				      key_lens[ki], len, iv_len, aad_len, off,
 				      inplace ? " in place" : "", (unsigned long long)seed);
-			VT_EXPECT_MEM(t.data, wtag, tag_len, "gcm tag key %zu len %zu iv %zu aad %zu tag %zu",
+			VT_EXPECT_MEM(t.data, wtag, tag_len,
+				      "gcm tag key %zu len %zu iv %zu aad %zu tag %zu",
 				      key_lens[ki], len, iv_len, aad_len, tag_len);
 			VT_EXPECT_GUARDS(&g, off, len);
 			VT_EXPECT_GUARDS(&t, 0, tag_len);
 			/* open, in place */
-			rc = vecsec_aria_gcm_open(&k, g.data + off, g.data + off, len, wtag, tag_len,
-						  iv, iv_len, aad, aad_len);
+			rc = vecsec_aria_gcm_open(&k, g.data + off, g.data + off, len, wtag,
+						  tag_len, iv, iv_len, aad, aad_len);
 			VT_EXPECT(rc == 0, "open rc %d len %zu", rc, len);
 			VT_EXPECT_MEM(g.data + off, src, len, "gcm open len %zu", len);
 			VT_EXPECT_GUARDS(&g, off, len);
@@ -623,10 +648,12 @@ test_gcm_params(void)
 		vt_rand(aad, aad_len, vt_seed() + 200 + i);
 		vt_rand(src, len, vt_seed() + 300 + i);
 		VT_EXPECT(ossl_gcm_seal(key, kl, iv, iv_len, aad, aad_len, want, src, len, wtag,
-					tag_len), "openssl");
+					tag_len),
+			  "openssl");
 		vecsec_aria_gcm_key_init(&k, key, kl);
 		VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, tag, tag_len, src, len, iv, iv_len, aad,
-					       aad_len) == 0, "seal");
+					       aad_len) == 0,
+			  "seal");
 		VT_EXPECT_MEM(ct, want, len, "iv %zu aad %zu", iv_len, aad_len);
 		VT_EXPECT_MEM(tag, wtag, tag_len, "tag iv %zu aad %zu tag %zu", iv_len, aad_len,
 			      tag_len);
@@ -639,7 +666,8 @@ test_gcm_params(void)
 	}
 	/* bad arguments: -EINVAL, nothing written */
 	memset(ct, 0x5a, sizeof(ct));
-	VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, tag, 3, src, 8, iv, 12, NULL, 0) == -EINVAL, "tag 3");
+	VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, tag, 3, src, 8, iv, 12, NULL, 0) == -EINVAL,
+		  "tag 3");
 	VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, tag, 17, src, 8, iv, 12, NULL, 0) == -EINVAL, "17");
 	VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, tag, 16, src, 8, iv, 0, NULL, 0) == -EINVAL, "iv 0");
 	VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, tag, 16, src, 8, iv, 12, NULL, 4) == -EINVAL, "aad");
@@ -653,7 +681,7 @@ static void
 test_gcm_streaming(void)
 {
 	uint8_t key[32], iv[60], aad[300], *src = xmalloc(4096), *want = xmalloc(4096),
-		*got = xmalloc(4096), wtag[16], tag[16];
+					   *got = xmalloc(4096), wtag[16], tag[16];
 	uint64_t rng = vt_seed() + 9;
 	struct vecsec_aria_gcm_key k;
 	unsigned int rounds = slow ? 200 : 24;
@@ -673,7 +701,8 @@ test_gcm_streaming(void)
 		vt_rand(src, len, rng + 4);
 		vecsec_aria_gcm_key_init(&k, key, kl);
 		VT_EXPECT(vecsec_aria_gcm_seal(&k, want, wtag, tag_len, src, len, iv, iv_len, aad,
-					       aad_len) == 0, "one shot");
+					       aad_len) == 0,
+			  "one shot");
 		VT_EXPECT(vecsec_aria_gcm_init(&c, &k, iv, iv_len) == 0, "init");
 		for (done = 0; done < aad_len;) {
 			size_t n = vt_below(&rng, (uint32_t)(aad_len - done) + 1);
@@ -682,8 +711,9 @@ test_gcm_streaming(void)
 			done += n;
 		}
 		for (done = 0; done < len;) {
-			size_t n = vt_below(&rng, 4) == 0 ? vt_below(&rng, 17) :
-				   vt_below(&rng, (uint32_t)(len - done) + 1);
+			size_t n = vt_below(&rng, 4) == 0
+					   ? vt_below(&rng, 17)
+					   : vt_below(&rng, (uint32_t)(len - done) + 1);
 
 			n = n > len - done ? len - done : n;
 			if (dec)
@@ -695,12 +725,13 @@ test_gcm_streaming(void)
 		}
 		if (dec) {
 			VT_EXPECT_MEM(got, src, len, "stream decrypt len %zu round %u", len, r);
-			VT_EXPECT(vecsec_aria_gcm_check(&c, wtag, tag_len) == 0, "check round %u", r);
+			VT_EXPECT(vecsec_aria_gcm_check(&c, wtag, tag_len) == 0, "check round %u",
+				  r);
 		} else {
 			VT_EXPECT_MEM(got, want, len, "stream encrypt len %zu round %u", len, r);
 			VT_EXPECT(vecsec_aria_gcm_final(&c, tag, tag_len) == 0, "final");
-			VT_EXPECT_MEM(tag, wtag, tag_len, "stream tag len %zu aad %zu round %u", len,
-				      aad_len, r);
+			VT_EXPECT_MEM(tag, wtag, tag_len, "stream tag len %zu aad %zu round %u",
+				      len, aad_len, r);
 		}
 		VT_EXPECT_ZERO(&c, sizeof(c), "context wiped after final");
 	}
@@ -741,7 +772,8 @@ test_gcm_forgery(void)
 	vt_rand(src, sizeof(src), vt_seed() + 24);
 	vecsec_aria_gcm_key_init(&k, key, 24);
 	VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, tag, tag_len, src, sizeof(src), iv, sizeof(iv), aad,
-				       sizeof(aad)) == 0, "seal");
+				       sizeof(aad)) == 0,
+		  "seal");
 	for (int part = 0; part < 3; part++) {
 		uint8_t *p = part == 0 ? tag : part == 1 ? aad : ct;
 		size_t n = part == 0 ? tag_len : part == 1 ? sizeof(aad) : sizeof(ct);
@@ -765,12 +797,15 @@ test_gcm_forgery(void)
 		uint8_t t[16];
 
 		VT_EXPECT(vecsec_aria_gcm_seal(&k, ct, t, tl, src, sizeof(src), iv, sizeof(iv), aad,
-					       sizeof(aad)) == 0, "seal");
+					       sizeof(aad)) == 0,
+			  "seal");
 		VT_EXPECT(vecsec_aria_gcm_open(&k, g.data, ct, sizeof(ct), t, tl, iv, sizeof(iv),
-					       aad, sizeof(aad)) == 0, "open tag %zu", tl);
+					       aad, sizeof(aad)) == 0,
+			  "open tag %zu", tl);
 		t[tl - 1] ^= 0x80;
 		VT_EXPECT(vecsec_aria_gcm_open(&k, g.data, ct, sizeof(ct), t, tl, iv, sizeof(iv),
-					       aad, sizeof(aad)) == -EBADMSG, "forged tag %zu", tl);
+					       aad, sizeof(aad)) == -EBADMSG,
+			  "forged tag %zu", tl);
 	}
 	/* streaming check says -EBADMSG too */
 	{
@@ -820,21 +855,26 @@ test_esp_gcm(void)
 			aad_len = 8;
 		}
 		VT_EXPECT(ossl_gcm_seal(key, kl, nonce, 12, aad, aad_len, want, src, len, wtag,
-					icv_len), "openssl");
+					icv_len),
+			  "openssl");
 		vecsec_aria_gcm_key_init(&k, key, kl);
 		VT_EXPECT(vecsec_aria_esp_gcm_seal(&k, got, tag, icv_len, src, len, salt, iv, spi,
-						   seq, esn) == 0, "esp seal");
+						   seq, esn) == 0,
+			  "esp seal");
 		VT_EXPECT_MEM(got, want, len, "esp gcm len %zu esn %d", len, esn);
 		VT_EXPECT_MEM(tag, wtag, icv_len, "esp icv len %zu esn %d", len, esn);
 		VT_EXPECT(vecsec_aria_esp_gcm_open(&k, got, got, len, tag, icv_len, salt, iv, spi,
-						   seq, esn) == 0, "esp open");
+						   seq, esn) == 0,
+			  "esp open");
 		VT_EXPECT_MEM(got, src, len, "esp open len %zu", len);
 		/* a different sequence number is a forgery */
 		VT_EXPECT(vecsec_aria_esp_gcm_open(&k, got, want, len, tag, icv_len, salt, iv, spi,
-						   seq + (esn ? UINT64_C(1) << 32 : 1), esn) ==
-				  -EBADMSG, "esp seq");
+						   seq + (esn ? UINT64_C(1) << 32 : 1),
+						   esn) == -EBADMSG,
+			  "esp seq");
 		VT_EXPECT(vecsec_aria_esp_gcm_seal(&k, got, tag, 4, src, len, salt, iv, spi, seq,
-						   esn) == -EINVAL, "icv 4");
+						   esn) == -EINVAL,
+			  "icv 4");
 	}
 }
 
@@ -859,7 +899,8 @@ test_aead_aria(void)
 		/* GCM */
 		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_ARIA_GCM, key, kl) == 0, "key");
 		VT_EXPECT(ossl_gcm_seal(key, kl, nonce, nonce_len, aad, aad_len, want, src, len,
-					wtag, tag_len), "openssl");
+					wtag, tag_len),
+			  "openssl");
 		rc = vecsec_aead_seal(&k, got, tag, tag_len, src, len, nonce, nonce_len, aad,
 				      aad_len);
 		VT_EXPECT(rc == 0, "aead seal rc %d", rc);
@@ -867,19 +908,23 @@ test_aead_aria(void)
 		VT_EXPECT_MEM(tag, wtag, tag_len, "aead gcm tag len %zu", len);
 		rc = vecsec_aead_open(&k, got, got, len, tag, tag_len, nonce, nonce_len, aad,
 				      aad_len);
-		VT_EXPECT(rc == 0 && memcmp(got, src, len) == 0, "aead open len %zu rc %d", len, rc);
+		VT_EXPECT(rc == 0 && memcmp(got, src, len) == 0, "aead open len %zu rc %d", len,
+			  rc);
 		tag[i % tag_len] ^= 4;
 		memcpy(got, want, len);
 		VT_EXPECT(vecsec_aead_open(&k, got, got, len, tag, tag_len, nonce, nonce_len, aad,
-					   aad_len) == -EBADMSG, "aead forgery");
+					   aad_len) == -EBADMSG,
+			  "aead forgery");
 		VT_EXPECT_ZERO(got, len, "aead forgery zeroes");
 		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 3, src, len, nonce, nonce_len, aad,
-					   aad_len) == -EINVAL, "tag 3");
+					   aad_len) == -EINVAL,
+			  "tag 3");
 		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 16, src, len, nonce, 0, aad, aad_len) ==
-				  -EINVAL, "nonce 0");
+				  -EINVAL,
+			  "nonce 0");
 		/* CTR: the nonce is the counter block; seal and open are the same xor */
 		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_ARIA_CTR, key, kl) == 0, "ctr key");
-		nonce[12] = 0;  /* keep clear of the 32-bit end */
+		nonce[12] = 0; /* keep clear of the 32-bit end */
 		VT_EXPECT(ossl_crypt("ctr", true, key, kl, nonce, want, src, len), "openssl");
 		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, len, nonce, 16, NULL, 0) == 0,
 			  "ctr seal");
@@ -888,15 +933,18 @@ test_aead_aria(void)
 			  "ctr open");
 		VT_EXPECT_MEM(got, src, len, "aead ctr open len %zu", len);
 		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 16, src, len, nonce, 16, NULL, 0) ==
-				  -EINVAL, "ctr tag_len 16");
+				  -EINVAL,
+			  "ctr tag_len 16");
 		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, len, nonce, 12, NULL, 0) ==
-				  -EINVAL, "ctr nonce 12");
+				  -EINVAL,
+			  "ctr nonce 12");
 		/* counter ending at ffffffff fits, one block more does not */
 		memset(nonce + 12, 0xff, 4);
 		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, 16, nonce, 16, NULL, 0) == 0,
 			  "ctr last block");
 		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, 17, nonce, 16, NULL, 0) ==
-				  -EINVAL, "ctr wrap");
+				  -EINVAL,
+			  "ctr wrap");
 		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_ARIA_GCM, key, 20) == -EINVAL,
 			  "key 20");
 	}
@@ -922,7 +970,8 @@ test_aead_esp(void)
 		vt_rand(iv, 8, vt_seed() + 950 + i);
 		vt_rand(src, len, vt_seed() + 990 + i);
 		/* ARIA-GCM, RFC 4106 */
-		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_GCM, keymat, kl + 4) == 0, "esp");
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_GCM, keymat, kl + 4) == 0,
+			  "esp");
 		vecsec_esp_nonce(nonce, &k, iv);
 		aad_len = vecsec_esp_aad(aad, spi, seq, esn);
 		{
@@ -944,22 +993,26 @@ test_aead_esp(void)
 			VT_EXPECT_MEM(aad, ha, aad_len, "esp aad");
 		}
 		VT_EXPECT(ossl_gcm_seal(keymat, kl, nonce, 12, aad, aad_len, want, src, len, wtag,
-					16), "openssl");
-		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 16, src, len, nonce, 12, aad, aad_len) == 0,
+					16),
+			  "openssl");
+		VT_EXPECT(vecsec_aead_seal(&k, got, tag, 16, src, len, nonce, 12, aad, aad_len) ==
+				  0,
 			  "seal");
 		VT_EXPECT_MEM(got, want, len, "esp gcm via aead len %zu", len);
 		VT_EXPECT_MEM(tag, wtag, 16, "esp gcm tag via aead");
 		/* ARIA-CTR, RFC 3686 */
-		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_CTR, keymat, kl + 4) == 0, "esp");
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_CTR, keymat, kl + 4) == 0,
+			  "esp");
 		vecsec_esp_ctr_block(block, &k, iv);
 		{
-			uint8_t hb[16] = { 0 };
+			uint8_t hb[16] = {0};
 
 			memcpy(hb, keymat + kl, 4);
 			memcpy(hb + 4, iv, 8);
 			hb[15] = 1;
 			VT_EXPECT_MEM(block, hb, 16, "ctr block = nonce || iv || 1");
-			VT_EXPECT(ossl_crypt("ctr", true, keymat, kl, hb, want, src, len), "openssl");
+			VT_EXPECT(ossl_crypt("ctr", true, keymat, kl, hb, want, src, len),
+				  "openssl");
 		}
 		VT_EXPECT(vecsec_aead_seal(&k, got, NULL, 0, src, len, block, 16, NULL, 0) == 0,
 			  "ctr seal");
@@ -974,8 +1027,7 @@ test_aead_esp(void)
 
 /* Cut [0, len) of buf into up to 6 segments (empty ones too) placed apart in store. */
 static uint32_t
-make_segs(struct vecsec_seg *segs, uint8_t *store, const uint8_t *src, size_t len,
-	  uint64_t *rng)
+make_segs(struct vecsec_seg *segs, uint8_t *store, const uint8_t *src, size_t len, uint64_t *rng)
 {
 	uint32_t nb = 0;
 	size_t done = 0, at = 0;
@@ -989,7 +1041,7 @@ make_segs(struct vecsec_seg *segs, uint8_t *store, const uint8_t *src, size_t le
 		segs[nb].len = n;
 		if (src != NULL)
 			memcpy(store + at, src + done, n);
-		at += n + 3;  /* a gap between segments */
+		at += n + 3; /* a gap between segments */
 		done += n;
 		nb++;
 	}
@@ -1022,7 +1074,7 @@ test_aead_sgl(void)
 		size_t tag_len = alg == VECSEC_AEAD_ARIA_GCM ? 16 : 0;
 		size_t nonce_len = alg == VECSEC_AEAD_ARIA_GCM ? 12 : 16;
 		bool inplace = r % 4 == 1;
-		struct vecsec_aead_job job = { 0 }, *jp = &job;
+		struct vecsec_aead_job job = {0}, *jp = &job;
 
 		vt_rand(key, kl, rng + 1);
 		vt_rand(nonce, 16, rng + 2);
@@ -1075,7 +1127,8 @@ test_aead_sgl(void)
 			gather(got, job.in_segs, job.nb_in_segs);
 			tag[0] ^= 1;
 			VT_EXPECT(vecsec_aead_burst(&jp, 1) == 1 &&
-					  job.status == VECSEC_JOB_AUTH_FAILED, "sgl forgery");
+					  job.status == VECSEC_JOB_AUTH_FAILED,
+				  "sgl forgery");
 			gather(got, job.out_segs, job.nb_out_segs);
 			VT_EXPECT_ZERO(got, len, "sgl forgery zeroes round %u", r);
 		}
@@ -1088,7 +1141,7 @@ test_aead_sgl(void)
 static void
 test_aead_burst_mixed(void)
 {
-	static const unsigned int sizes[] = { 0, 1, 7, 17, 33, VECSEC_MAX_BURST };
+	static const unsigned int sizes[] = {0, 1, 7, 17, 33, VECSEC_MAX_BURST};
 	struct vecsec_aead_key keys[6];
 	uint8_t *bufs = xmalloc(VECSEC_MAX_BURST * 2 * 80);
 	uint8_t nonces[VECSEC_MAX_BURST][16], aads[VECSEC_MAX_BURST][20];
@@ -1098,9 +1151,9 @@ test_aead_burst_mixed(void)
 
 	for (int i = 0; i < 6; i++) {
 		uint8_t key[32];
-		enum vecsec_aead_alg alg = i < 3 ? VECSEC_AEAD_ARIA_GCM :
-					   i < 5 ? VECSEC_AEAD_ARIA_CTR :
-						   VECSEC_AEAD_CHACHA20_POLY1305;
+		enum vecsec_aead_alg alg = i < 3   ? VECSEC_AEAD_ARIA_GCM
+					   : i < 5 ? VECSEC_AEAD_ARIA_CTR
+						   : VECSEC_AEAD_CHACHA20_POLY1305;
 		size_t kl = alg == VECSEC_AEAD_CHACHA20_POLY1305 ? 32 : key_lens[i % 3];
 
 		vt_rand(key, kl, vt_seed() + 60 + (uint64_t)i);
@@ -1133,13 +1186,14 @@ test_aead_burst_mixed(void)
 			jb->aad_len = aad_len;
 			jb->len = len;
 			jb->in = in;
-			jb->out = in;  /* in place */
+			jb->out = in; /* in place */
 			jb->tag = tags[j];
 			jb->tag_len = tag_len;
 			jb->status = VECSEC_JOB_PENDING;
 			/* the expected result, one shot */
 			VT_EXPECT(vecsec_aead_seal(k, want, wtags[j], tag_len, pt, len, nonces[j],
-						   nonce_len, aads[j], aad_len) == 0, "one shot");
+						   nonce_len, aads[j], aad_len) == 0,
+				  "one shot");
 			switch (j % 4) {
 			case 0: /* seal */
 				jb->dir = VECSEC_AEAD_SEAL;
@@ -1174,16 +1228,19 @@ test_aead_burst_mixed(void)
 		VT_EXPECT(vecsec_aead_burst(jp, n) == n, "burst %u taken", n);
 		for (unsigned int j = 0; j < n; j++) {
 			struct vecsec_aead_job *jb = &jobs[j];
-			uint32_t want_status = j % 4 == 3 ? VECSEC_JOB_INVALID :
-					       (j % 4 == 2 && jb->tag_len != 0) ?
-						       VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_OK;
+			uint32_t want_status = j % 4 == 3 ? VECSEC_JOB_INVALID
+					       : (j % 4 == 2 && jb->tag_len != 0)
+						       ? VECSEC_JOB_AUTH_FAILED
+						       : VECSEC_JOB_OK;
 
-			VT_EXPECT(jb->status == want_status, "burst %u job %u (%s) status %u want %u",
-				  n, j, vecsec_aead_alg_name(jb->key->alg), jb->status, want_status);
-			VT_EXPECT_MEM(jb->out, bufs + j * 160 + 80, jb->len, "burst %u job %u %s", n,
-				      j, vecsec_aead_alg_name(jb->key->alg));
+			VT_EXPECT(jb->status == want_status,
+				  "burst %u job %u (%s) status %u want %u", n, j,
+				  vecsec_aead_alg_name(jb->key->alg), jb->status, want_status);
+			VT_EXPECT_MEM(jb->out, bufs + j * 160 + 80, jb->len, "burst %u job %u %s",
+				      n, j, vecsec_aead_alg_name(jb->key->alg));
 			if (j % 4 == 0)
-				VT_EXPECT_MEM(jb->tag, wtags[j], jb->tag_len, "burst tag job %u", j);
+				VT_EXPECT_MEM(jb->tag, wtags[j], jb->tag_len, "burst tag job %u",
+					      j);
 		}
 	}
 	VT_EXPECT(vecsec_aead_burst(NULL, 1) == 0, "NULL burst");
@@ -1196,24 +1253,15 @@ int
 main(void)
 {
 	static const struct vt_test tests[] = {
-		VT_TEST(test_rfc5794_kat),
-		VT_TEST(test_sboxes),
-		VT_TEST(test_impls_vs_ref),
-		VT_TEST(test_ecb_vs_openssl),
-		VT_TEST(test_ctr_vs_openssl),
-		VT_TEST(test_ctr_carries),
-		VT_TEST(test_ctr32_esp),
-		VT_TEST(test_ctr32_kernel_wrap),
-		VT_TEST(test_page_end),
-		VT_TEST(test_gcm_vs_openssl),
-		VT_TEST(test_gcm_params),
-		VT_TEST(test_gcm_streaming),
-		VT_TEST(test_gcm_forgery),
-		VT_TEST(test_esp_gcm),
-		VT_TEST(test_aead_aria),
-		VT_TEST(test_aead_esp),
-		VT_TEST(test_aead_sgl),
-		VT_TEST(test_aead_burst_mixed),
+		VT_TEST(test_rfc5794_kat),    VT_TEST(test_sboxes),
+		VT_TEST(test_impls_vs_ref),   VT_TEST(test_ecb_vs_openssl),
+		VT_TEST(test_ctr_vs_openssl), VT_TEST(test_ctr_carries),
+		VT_TEST(test_ctr32_esp),      VT_TEST(test_ctr32_kernel_wrap),
+		VT_TEST(test_page_end),	      VT_TEST(test_gcm_vs_openssl),
+		VT_TEST(test_gcm_params),     VT_TEST(test_gcm_streaming),
+		VT_TEST(test_gcm_forgery),    VT_TEST(test_esp_gcm),
+		VT_TEST(test_aead_aria),      VT_TEST(test_aead_esp),
+		VT_TEST(test_aead_sgl),	      VT_TEST(test_aead_burst_mixed),
 	};
 	const char *s = getenv("VT_SLOW");
 

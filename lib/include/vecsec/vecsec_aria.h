@@ -200,7 +200,7 @@ VECSEC_API int vecsec_aria_ctr32_xor(const struct vecsec_aria_key *k, uint8_t *o
  * @param in
  *   @p len bytes.
  * @param len
- *   at most 2^36 bytes.
+ *   at most 2^36 - 16 bytes (2^32 - 1 blocks from counter 1).
  * @param nonce
  *   the 4-byte nonce (the last 4 bytes of the ESP key material).
  * @param iv
