@@ -106,6 +106,40 @@ test_rfc7634_esp(void)
 	}
 }
 
+/* RFC 7634 Appendix B (ESP) and C (IKEv2) */
+static void
+test_rfc7634_appendix(void)
+{
+	for (size_t v = 0; v < VT_ARRAY_SIZE(rfc7634_appendix); v++) {
+		const struct rfc7634_vec *t = &rfc7634_appendix[v];
+		uint8_t keymat[36], iv[8], nonce[12], aad[64], pt[128], ct[128], out[128];
+		uint8_t tag[16], want[16];
+		struct vecsec_aead_key k;
+		size_t n, alen;
+
+		VT_EXPECT(vt_hex(keymat, sizeof(keymat), t->keymat) == 36, "%s keymat", t->name);
+		vt_hex(iv, sizeof(iv), t->iv);
+		n = vt_hex(pt, sizeof(pt), t->pt);
+		VT_EXPECT(vt_hex(ct, sizeof(ct), t->ct) == n, "%s lengths", t->name);
+		vt_hex(want, sizeof(want), t->tag);
+		if (t->aad_hex != NULL)
+			alen = vt_hex(aad, sizeof(aad), t->aad_hex);
+		else
+			alen = vecsec_esp_aad(aad, t->spi, t->seq, false);
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, keymat, 36) == 0,
+			  "%s key", t->name);
+		vecsec_esp_nonce(nonce, &k, iv);
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "%s",
+			  t->name);
+		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", t->name);
+		VT_EXPECT_MEM(tag, want, 16, "%s: tag", t->name);
+		VT_EXPECT(vecsec_aead_open(&k, out, ct, n, want, 16, nonce, 12, aad, alen) == 0,
+			  "%s: open", t->name);
+		VT_EXPECT_MEM(out, pt, n, "%s: decrypted", t->name);
+		vecsec_aead_key_wipe(&k);
+	}
+}
+
 static void
 test_xchacha_kat(void)
 {
@@ -462,6 +496,7 @@ main(void)
 	static const struct vt_test tests[] = {
 		VT_TEST(test_rfc8439_kat),
 		VT_TEST(test_rfc7634_esp),
+		VT_TEST(test_rfc7634_appendix),
 		VT_TEST(test_xchacha_kat),
 		VT_TEST(test_vs_oracles),
 		VT_TEST(test_forgery),
