@@ -205,9 +205,9 @@ bjob_check(struct bjob *b, unsigned int idx, unsigned int n)
 	uint8_t *got = malloc(len + 1);
 	const char *an = vecsec_aead_alg_name(b->alg);
 
-	VT_EXPECT(j->status == b->want_status, "burst %u job %u (%s %s kind %d how %d len %zu sg %d)"
-		  ": status %u want %u", n, idx, an, j->dir == VECSEC_AEAD_OPEN ? "open" : "seal",
-		  b->kind, b->invalid_how, len, b->sg, j->status, b->want_status);
+	VT_EXPECT(j->status == b->want_status,
+		  "burst %u job %u (%s %s kind %d how %d len %zu sg %d): status %u want %u", n,
+		  idx, an, b->open ? "open" : "seal", b->kind, b->invalid_how, len, b->sg, j->status, b->want_status);
 	VT_EXPECT(j->user == b, "user pointer untouched");
 	if (b->kind == K_INVALID) {
 		/* nothing written: input as it was, output untouched, no tag */
