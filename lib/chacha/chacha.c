@@ -13,8 +13,8 @@
 
 /*
  * Widest first, the reference last. VECSEC_HAVE_<ISA> says the flag set
- * builds; VECSEC_HAVE_CHACHA_<ISA> (set in lib/chacha/meson.build next to
- * the kernel file) says this primitive has a kernel in it, so another
+ * builds; VECSEC_HAVE_CHACHA_<ISA> (lib/chacha/meson.build sets it when
+ * chacha_<isa>.c exists) says this primitive has a kernel in it, so another
  * primitive's AVX2 file never makes this table name a missing symbol.
  */
 const struct chacha_impl *const vecsec_chacha_impls[] = {

@@ -14,7 +14,8 @@
 /*
  * Widest first, the reference last; each entry needs both the flag set
  * (VECSEC_HAVE_<SET>) and this primitive's kernel in it
- * (VECSEC_HAVE_POLY1305_<SET>, set in lib/poly1305/meson.build).
+ * (VECSEC_HAVE_POLY1305_<SET>, set by lib/poly1305/meson.build when
+ * poly1305_<set>.c exists).
  */
 const struct poly1305_impl *const vecsec_poly1305_impls[] = {
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_AVX512_IFMA)
