@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "cpu_internal.h"
+#include "poly1305/poly1305_internal.h"
 
 /* ---- NH (Adiantum paper 6.3; Linux include/crypto/nhpoly1305.h) ---- */
 #define NH_PAIR_STRIDE 2
@@ -55,6 +56,38 @@ void vecsec_nh_ref(const uint32_t *key, const uint8_t *msg, size_t len,
 		   uint64_t hash[NH_NUM_PASSES]);
 /* The impl selected now (runs dispatch on first use). */
 const struct nh_impl *vecsec_nh_impl(void);
+
+/* ---- NHPoly1305 (Adiantum paper 6.4; Linux crypto/nhpoly1305.c) ---- */
+#define NHPOLY1305_KEY_LEN (POLY1305_BLOCK_LEN + NH_KEY_BYTES)  /* 1088 */
+#define NHPOLY1305_DIGEST_LEN 16
+
+/* A parsed key: Poly1305 r as given (clamped at each use), NH words. */
+struct nhpoly1305_key {
+	uint32_t nh_key[NH_KEY_WORDS];
+	uint8_t r[POLY1305_BLOCK_LEN];
+};
+
+/*
+ * A message being hashed. NH runs on 1024-byte chunks; nh_remaining is
+ * how many bytes the open chunk can still take (0: none open), nh_hash its
+ * sums so far; buf holds a partial 16-byte unit. Impls are fixed at begin.
+ */
+struct nhpoly1305_state {
+	struct poly1305_state poly;
+	const struct poly1305_impl *poly_impl;
+	const struct nh_impl *nh_impl;
+	const struct nhpoly1305_key *key;
+	uint64_t nh_hash[NH_NUM_PASSES];
+	size_t nh_remaining;
+	size_t buf_len;
+	uint8_t buf[NH_MESSAGE_UNIT];
+};
+
+void vecsec_nhpoly1305_key_parse(struct nhpoly1305_key *k, const uint8_t key[NHPOLY1305_KEY_LEN]);
+void vecsec_nhpoly1305_begin(struct nhpoly1305_state *s, const struct nhpoly1305_key *k);
+void vecsec_nhpoly1305_absorb(struct nhpoly1305_state *s, const uint8_t *in, size_t len);
+/* Writes the digest and wipes the state. */
+void vecsec_nhpoly1305_finish(struct nhpoly1305_state *s, uint8_t out[NHPOLY1305_DIGEST_LEN]);
 
 /* ---- AES-256, one block (FIPS 197) ---- */
 #define AES_BLOCK_LEN 16

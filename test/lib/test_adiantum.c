@@ -16,6 +16,11 @@
 #include "vt.h"
 #include "adiantum.h"
 #include "adiantum/adiantum_internal.h"
+#include "vecsec/vecsec_adiantum.h"
+
+static const enum vecsec_adiantum_stream streams[] = {
+	VECSEC_ADIANTUM_XCHACHA12, VECSEC_ADIANTUM_XCHACHA20,
+};
 
 static bool
 impl_runs(enum vecsec_isa isa, uint64_t needs)
@@ -92,12 +97,84 @@ test_aes_openssl(void)
 	EVP_CIPHER_CTX_free(ctx);
 }
 
+/* ---- NHPoly1305 ---- */
+
+static void
+test_nhpoly1305_kat(void)
+{
+	struct vecsec_nhpoly1305_key k;
+	struct vecsec_nhpoly1305_ctx ctx;
+	uint8_t d[16], zero[16] = { 0 };
+
+	VT_EXPECT(vecsec_nhpoly1305_key_init(&k, (const uint8_t *)nhpoly1305_tv1_key,
+					     sizeof(nhpoly1305_tv1_key) - 1) == 0, "key init");
+	/* testmgr.h vector 0: the empty message hashes to 0 whatever the key */
+	VT_EXPECT(vecsec_nhpoly1305(d, NULL, 0, &k) == 0, "one-shot empty");
+	VT_EXPECT_MEM(d, zero, 16, "empty message");
+	VT_EXPECT(vecsec_nhpoly1305(d, (const uint8_t *)nhpoly1305_tv1_msg, 16, &k) == 0,
+		  "one-shot");
+	VT_EXPECT_MEM(d, nhpoly1305_tv1_digest, 16, "testmgr nhpoly1305 vector 1");
+	VT_EXPECT(vecsec_nhpoly1305_init(&ctx, &k) == 0, "init");
+	for (int i = 0; i < 16; i++)
+		VT_EXPECT(vecsec_nhpoly1305_update(&ctx, (const uint8_t *)nhpoly1305_tv1_msg + i,
+						   1) == 0, "update");
+	VT_EXPECT(vecsec_nhpoly1305_final(&ctx, d) == 0, "final");
+	VT_EXPECT_MEM(d, nhpoly1305_tv1_digest, 16, "vector 1 byte by byte");
+	vecsec_nhpoly1305_key_wipe(&k);
+}
+
+/* ---- Adiantum ---- */
+
+static void
+test_adiantum_kat(void)
+{
+	uint8_t buf[512];
+
+	for (size_t i = 0; i < VT_ARRAY_SIZE(adiantum_tvs); i++) {
+		const struct adiantum_tv *tv = &adiantum_tvs[i];
+
+		for (size_t s = 0; s < VT_ARRAY_SIZE(streams); s++) {
+			struct vecsec_adiantum_key k;
+			const char *ct = streams[s] == VECSEC_ADIANTUM_XCHACHA12 ? tv->ctext12 :
+										   tv->ctext20;
+
+			VT_EXPECT(vecsec_adiantum_key_init(&k, (const uint8_t *)tv->key, 32,
+							   streams[s]) == 0, "key init");
+			VT_EXPECT(vecsec_adiantum_encrypt(&k, buf, (const uint8_t *)tv->ptext,
+							  tv->len, (const uint8_t *)tv->tweak) == 0,
+				  "encrypt");
+			VT_EXPECT_MEM(buf, ct, tv->len, "xchacha%d vector %zu (len %zu) encrypt",
+				      (int)streams[s], i, tv->len);
+			VT_EXPECT(vecsec_adiantum_decrypt(&k, buf, buf, tv->len,
+							  (const uint8_t *)tv->tweak) == 0,
+				  "decrypt");
+			VT_EXPECT_MEM(buf, tv->ptext, tv->len,
+				      "xchacha%d vector %zu (len %zu) decrypt in place",
+				      (int)streams[s], i, tv->len);
+			VT_EXPECT(vecsec_adiantum_decrypt(&k, buf, (const uint8_t *)ct, tv->len,
+							  (const uint8_t *)tv->tweak) == 0,
+				  "decrypt");
+			VT_EXPECT_MEM(buf, tv->ptext, tv->len, "xchacha%d vector %zu decrypt",
+				      (int)streams[s], i);
+			memcpy(buf, tv->ptext, tv->len);
+			VT_EXPECT(vecsec_adiantum_encrypt(&k, buf, buf, tv->len,
+							  (const uint8_t *)tv->tweak) == 0,
+				  "encrypt");
+			VT_EXPECT_MEM(buf, ct, tv->len, "xchacha%d vector %zu encrypt in place",
+				      (int)streams[s], i);
+			vecsec_adiantum_key_wipe(&k);
+		}
+	}
+}
+
 int
 main(void)
 {
 	static const struct vt_test tests[] = {
 		VT_TEST(test_aes_fips197),
 		VT_TEST(test_aes_openssl),
+		VT_TEST(test_nhpoly1305_kat),
+		VT_TEST(test_adiantum_kat),
 	};
 
 	return vt_main("adiantum", tests, VT_ARRAY_SIZE(tests));
