@@ -134,7 +134,8 @@ le128_add(struct le128 a, struct le128 b)
 {
 	struct le128 r = { a.lo + b.lo, a.hi + b.hi };
 
-	r.hi += r.lo < a.lo;
+	/* carry out of the low half, by bit logic: no compare on secrets */
+	r.hi += ((a.lo & b.lo) | ((a.lo | b.lo) & ~r.lo)) >> 63;
 	return r;
 }
 
@@ -143,7 +144,8 @@ le128_sub(struct le128 a, struct le128 b)
 {
 	struct le128 r = { a.lo - b.lo, a.hi - b.hi };
 
-	r.hi -= a.lo < b.lo;
+	/* borrow out of the low half, by bit logic */
+	r.hi -= ((~a.lo & b.lo) | ((~a.lo | b.lo) & r.lo)) >> 63;
 	return r;
 }
 

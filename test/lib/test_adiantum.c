@@ -272,8 +272,12 @@ key_from(struct vecsec_adiantum_key *k, uint64_t seed, enum vecsec_adiantum_stre
 	VT_EXPECT(vecsec_adiantum_key_init(k, raw, sizeof(raw), stream) == 0, "key init");
 }
 
-/* Lengths 16..1024, then random ones to 64 KiB: index i of a test's loop. */
-#define NB_LENGTHS (1024 - 16 + 1 + 24)
+/* Lengths 16..1024, then random ones to 64 KiB (more with VT_SLOW=1). */
+static size_t
+nb_lengths(void)
+{
+	return 1024 - 16 + 1 + (getenv("VT_SLOW") != NULL ? 600 : 24);
+}
 
 static size_t
 length_at(size_t i, uint64_t *st)
@@ -296,7 +300,7 @@ test_adiantum_roundtrip(void)
 		struct vecsec_adiantum_key k;
 
 		key_from(&k, vt_next(&st), streams[s]);
-		for (size_t i = 0; i < NB_LENGTHS; i++) {
+		for (size_t i = 0; i < nb_lengths(); i++) {
 			size_t len = length_at(i, &st);
 			size_t in_off = (len * 13) % 64, out_off = (len * 7) % 64;
 			struct vt_buf src, ct, pt, ip;
@@ -350,6 +354,39 @@ test_adiantum_roundtrip(void)
 		}
 		vecsec_adiantum_key_wipe(&k);
 	}
+}
+
+/* Inputs and outputs that end where a PROT_NONE page starts: no overread. */
+static void
+test_adiantum_page_end(void)
+{
+	static const size_t big[] = { 1023, 1024, 1025, 1040, 1041, 4096, 4111, 65536 };
+	uint64_t st = vt_seed() ^ 0x9a9e;
+	struct vecsec_adiantum_key k;
+
+	key_from(&k, vt_next(&st), VECSEC_ADIANTUM_XCHACHA12);
+	for (size_t i = 0; i < 100 + VT_ARRAY_SIZE(big); i++) {
+		size_t len = i < 100 ? 16 + i : big[i - 100];
+		struct vt_page_end a, b;
+		uint8_t tweak[32];
+		uint8_t *x = malloc(len);
+
+		VT_EXPECT(x != NULL, "malloc");
+		if (x == NULL)
+			break;
+		vt_page_end_init(&a, len);
+		vt_page_end_init(&b, len);
+		vt_rand(tweak, sizeof(tweak), vt_next(&st));
+		vt_rand(a.data, len, vt_next(&st));
+		memcpy(x, a.data, len);
+		VT_EXPECT(vecsec_adiantum_encrypt(&k, b.data, a.data, len, tweak) == 0, "enc");
+		VT_EXPECT(vecsec_adiantum_decrypt(&k, b.data, b.data, len, tweak) == 0, "dec");
+		VT_EXPECT_MEM(b.data, x, len, "page end, len %zu", len);
+		vt_page_end_free(&a);
+		vt_page_end_free(&b);
+		free(x);
+	}
+	vecsec_adiantum_key_wipe(&k);
 }
 
 /*
@@ -521,6 +558,7 @@ main(void)
 		VT_TEST(test_nhpoly1305_incremental),
 		VT_TEST(test_adiantum_kat),
 		VT_TEST(test_adiantum_roundtrip),
+		VT_TEST(test_adiantum_page_end),
 		VT_TEST(test_adiantum_diffusion),
 		VT_TEST(test_adiantum_errors),
 	};
