@@ -188,7 +188,7 @@ args_ok(const struct vecsec_adiantum_key *k, const uint8_t *out, const uint8_t *
 }
 
 /*
- * Encryption (paper, Figure 1; Linux adiantum_crypt() then
+ * Encryption (the paper's procedure; Linux adiantum_crypt() then
  * adiantum_finish()), P = P_L || P_R with |P_R| = 16:
  *   P_M = P_R + H(T, P_L);  C_M = AES_{K_E}(P_M);
  *   C_L = P_L ^ XChaCha_{K_S}(C_M || 1 || 0^63);  C_R = C_M - H(T, C_L).
