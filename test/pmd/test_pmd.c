@@ -173,7 +173,11 @@ chain_write(struct rte_mbuf *m, size_t off, const uint8_t *p, size_t len)
 static void
 chain_read(const struct rte_mbuf *m, size_t off, uint8_t *p, size_t len)
 {
-	const void *q = rte_pktmbuf_read(m, (uint32_t)off, (uint32_t)len, p);
+	const void *q;
+
+	if (len == 0)
+		return;   /* rte_pktmbuf_read() walks off the chain for off == pkt_len */
+	q = rte_pktmbuf_read(m, (uint32_t)off, (uint32_t)len, p);
 
 	if (q != NULL && q != p)
 		memcpy(p, q, len);
@@ -471,7 +475,11 @@ test_info(void)
 		enum vecsec_isa lvl = vecsec_cpu_max_isa();
 		uint16_t bits = rte_vect_get_max_simd_bitwidth();
 		uint64_t wcpu = 0;
+		const char *devarg = getenv("VT_PMD_ISA");   /* the isa= devarg given */
+		enum vecsec_isa da;
 
+		if (devarg != NULL && vecsec_isa_parse(devarg, &da) == 0 && da < lvl)
+			lvl = da;
 		if (bits < RTE_VECT_SIMD_512 && lvl > VECSEC_ISA_AVX2)
 			lvl = VECSEC_ISA_AVX2;
 		if (bits < RTE_VECT_SIMD_256 && lvl > VECSEC_ISA_SSSE3)
@@ -924,18 +932,23 @@ test_session_churn(void)
 	}
 }
 
-static void
+/* (Re)configure the device with nb_qp queue pairs of nb_desc and start it. */
+static int
 dev_setup(uint16_t nb_qp, uint32_t nb_desc)
 {
 	struct rte_cryptodev_config conf = { .socket_id = g.socket, .nb_queue_pairs = nb_qp };
 	struct rte_cryptodev_qp_conf qc = { .nb_descriptors = nb_desc, .mp_session = g.sess_mp };
+	int rc;
 
 	rte_cryptodev_stop(g.dev_id);
-	VT_EXPECT(rte_cryptodev_configure(g.dev_id, &conf) == 0, "configure %u qps", nb_qp);
-	for (uint16_t q = 0; q < nb_qp; q++)
-		VT_EXPECT(rte_cryptodev_queue_pair_setup(g.dev_id, q, &qc, g.socket) == 0,
-			  "qp %u setup", q);
-	VT_EXPECT(rte_cryptodev_start(g.dev_id) == 0, "start");
+	rc = rte_cryptodev_configure(g.dev_id, &conf);
+	for (uint16_t q = 0; q < nb_qp && rc == 0; q++)
+		rc = rte_cryptodev_queue_pair_setup(g.dev_id, q, &qc, g.socket);
+	if (rc == 0)
+		rc = rte_cryptodev_start(g.dev_id);
+	if (rc != 0)
+		printf("dev_setup(%u qps, %u descriptors): %d\n", nb_qp, nb_desc, rc);
+	return rc;
 }
 
 /* Reconfigure qps, a full ring, stats. */
@@ -951,14 +964,14 @@ test_qp_and_stats(void)
 	if (!tsess_create(&s, g.seed + 50, 8, false))
 		return;
 	/* one qp, then four: each works */
-	dev_setup(1, 64);
+	VT_EXPECT(dev_setup(1, 64) == 0, "1 qp");
 	for (unsigned int i = 0; i < 4; i++) {
 		memset(&tcs[i], 0, sizeof(tcs[i]));
 		tcs[i].sess = &s;
 		tcs[i].len = 50 + i;
 	}
 	run_cases(tcs, 4, 0, "1 qp");
-	dev_setup(4, 64);
+	VT_EXPECT(dev_setup(4, 64) == 0, "4 qps");
 	for (uint16_t q = 0; q < 4; q++) {
 		for (unsigned int i = 0; i < 4; i++) {
 			memset(&tcs[i], 0, sizeof(tcs[i]));
@@ -976,7 +989,7 @@ test_qp_and_stats(void)
 		VT_EXPECT(rte_cryptodev_configure(g.dev_id, &conf) != 0, "9 qps refused");
 	}
 	/* a ring of 8: enqueue takes 8 of 40, never drops the rest */
-	dev_setup(1, 8);
+	VT_EXPECT(dev_setup(1, 8) == 0, "ring of 8");
 	rte_cryptodev_stats_reset(g.dev_id);
 	for (unsigned int i = 0; i < 40; i++) {
 		memset(&tcs[i], 0, sizeof(tcs[i]));
@@ -1018,7 +1031,7 @@ free:
 	for (unsigned int i = 0; i < 40; i++)
 		case_free(&tcs[i]);
 	tsess_free(&s);
-	dev_setup(NB_QP, NB_DESC);
+	VT_EXPECT(dev_setup(NB_QP, NB_DESC) == 0, "back to %u qps", NB_QP);
 	expect_pools_full("qp and stats");
 }
 
@@ -1345,8 +1358,7 @@ setup(void)
 		printf("mempools: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
-	dev_setup(NB_QP, NB_DESC);
-	return 0;
+	return dev_setup(NB_QP, NB_DESC);
 }
 
 static void
