@@ -247,6 +247,8 @@ struct tcase {
 	const struct tsess *sess;
 	uint32_t off, len;
 	bool oop, digest_in_chain, forge, sessionless;
+	bool zero_pkt_len;   /* as dpdk-test-crypto-perf's chains: only segments count */
+	uint32_t src_pkt_len, dst_pkt_len;
 	const uint16_t *src_segs, *dst_segs;
 	size_t nb_src_segs, nb_dst_segs;
 	/* built */
@@ -423,7 +425,24 @@ run_cases(struct tcase *tcs, unsigned int n, uint16_t qp, const char *what)
 		ops[built] = tcs[built].op;
 	}
 	if (built == n) {
+		for (unsigned int i = 0; i < n; i++) {
+			if (!tcs[i].zero_pkt_len)
+				continue;
+			tcs[i].src_pkt_len = tcs[i].src->pkt_len;
+			tcs[i].src->pkt_len = 0;
+			if (tcs[i].dst != NULL) {
+				tcs[i].dst_pkt_len = tcs[i].dst->pkt_len;
+				tcs[i].dst->pkt_len = 0;
+			}
+		}
 		run_ops(qp, ops, n);
+		for (unsigned int i = 0; i < n; i++) {
+			if (!tcs[i].zero_pkt_len)
+				continue;
+			tcs[i].src->pkt_len = tcs[i].src_pkt_len;
+			if (tcs[i].dst != NULL)
+				tcs[i].dst->pkt_len = tcs[i].dst_pkt_len;
+		}
 		for (unsigned int i = 0; i < n; i++)
 			case_check(&tcs[i], what);
 	}
@@ -722,6 +741,7 @@ test_bursts(void)
 			tc->off = vt_below(&st, 64);
 			tc->oop = vt_below(&st, 2);
 			tc->digest_in_chain = vt_below(&st, 2);
+			tc->zero_pkt_len = vt_below(&st, 4) == 0;
 			if (vt_below(&st, 2)) {
 				tc->src_segs = pmix;
 				tc->nb_src_segs = RTE_DIM(pmix);
