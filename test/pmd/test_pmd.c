@@ -611,7 +611,8 @@ test_info(void)
 	const struct rte_cryptodev_capabilities *c;
 	const struct rte_cryptodev_symmetric_capability *sc;
 	struct rte_cryptodev_sym_capability_idx idx;
-	uint64_t want = RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO | RTE_CRYPTODEV_FF_SYM_OPERATION_CHAINING |
+	uint64_t want = RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO |
+		RTE_CRYPTODEV_FF_SYM_OPERATION_CHAINING |
 		RTE_CRYPTODEV_FF_IN_PLACE_SGL | RTE_CRYPTODEV_FF_OOP_SGL_IN_SGL_OUT |
 		RTE_CRYPTODEV_FF_OOP_SGL_IN_LB_OUT | RTE_CRYPTODEV_FF_OOP_LB_IN_SGL_OUT |
 		RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT | RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO |
@@ -660,12 +661,17 @@ test_info(void)
 	sc = rte_cryptodev_sym_capability_get(g.dev_id, &idx);
 	VT_EXPECT(sc != NULL, "capability_get chacha");
 	if (sc != NULL) {
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 0, 12) == 0, "ok");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 1024, 12) == 0, "aad");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 1025, 12) != 0, "aad+");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 16, 16, 0, 12) != 0, "key16");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 12, 0, 12) != 0, "dig12");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 0, 8) != 0, "iv8");
+		static const struct {
+			uint16_t key, dig, aad, iv;
+			bool ok;
+		} chk[] = { { 32, 16, 0, 12, true }, { 32, 16, 1024, 12, true },
+			    { 32, 16, 1025, 12, false }, { 16, 16, 0, 12, false },
+			    { 32, 12, 0, 12, false }, { 32, 16, 0, 8, false } };
+
+		for (size_t i = 0; i < RTE_DIM(chk); i++)
+			VT_EXPECT((rte_cryptodev_sym_capability_check_aead(sc, chk[i].key,
+					chk[i].dig, chk[i].aad, chk[i].iv) == 0) == chk[i].ok,
+				  "capability check %zu", i);
 	}
 	idx.algo.aead = RTE_CRYPTO_AEAD_AES_GCM;
 	VT_EXPECT(rte_cryptodev_sym_capability_get(g.dev_id, &idx) == NULL, "no AES-GCM");
@@ -1377,7 +1383,8 @@ free:
 		uint8_t b[32] = { 0 }, d[16] = { 0 }, n12[12] = { 0 }, a[20] = { 0 };
 		struct rte_crypto_vec v1 = { .base = b, .len = 32, .tot_len = 32 };
 		struct rte_crypto_sgl s1 = { .vec = &v1, .num = 1 };
-		struct rte_crypto_va_iova_ptr piv = { .va = n12 }, pa = { .va = a }, pd = { .va = d };
+		struct rte_crypto_va_iova_ptr piv = { .va = n12 }, pa = { .va = a },
+			pd = { .va = d };
 		int32_t st1 = 0;
 
 		memset(&vec, 0, sizeof(vec));
