@@ -80,8 +80,9 @@ struct bench_impl {
 	int isa;               /* vecsec: enum vecsec_isa */
 	/* Once at start: false if the library cannot be used (reason in version). */
 	bool (*init)(struct bench_impl *im);
-	/* NULL if the case is supported, else why not (shown in the table). */
-	const char *(*lacks)(const struct bench_impl *im, const struct bench_case *c);
+	/* NULL if the case is supported (in bursts), else why not (for the table). */
+	const char *(*lacks)(const struct bench_impl *im, const struct bench_case *c,
+			     bool burst);
 	/* Before using the impl (vecsec: pin the ISA). May be NULL. */
 	void (*select)(const struct bench_impl *im);
 	/* Dispatched kernel name for a case (vecsec), or NULL. */

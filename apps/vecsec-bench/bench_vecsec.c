@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vecsec-bench: libvecsec itself, one impl per ISA level (pinned with
- * vecsec_force_isa() before each use). AEADs and ARIA-CTR go through the
- * public AEAD API (vecsec_aead_seal/open, vecsec_aead_burst). Primitives
- * that this build of libvecsec lacks are shown as n/a, never faked.
+ * vecsec_force_isa() before each use). AEADs go through the public AEAD API
+ * (vecsec_aead_seal/open, and vecsec_aead_burst in burst mode) when it has
+ * the algorithm, else through the primitive's own API (vecsec_aria.h);
+ * ChaCha20, Poly1305, ARIA-CTR/ECB, Adiantum and NHPoly1305 through theirs.
+ * A primitive whose public header this libvecsec lacks is n/a, never faked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +16,42 @@
 #include "vecsec/vecsec_aead.h"
 #include "bench.h"
 
+#if __has_include("vecsec/vecsec_chacha.h")
+#include "vecsec/vecsec_chacha.h"
+#define VS_HAVE_CHACHA 1
+#endif
+#if __has_include("vecsec/vecsec_poly1305.h")
+#include "vecsec/vecsec_poly1305.h"
+#define VS_HAVE_POLY1305 1
+#endif
+#if __has_include("vecsec/vecsec_aria.h")
+#include "vecsec/vecsec_aria.h"
+#define VS_HAVE_ARIA 1
+#endif
+#if __has_include("vecsec/vecsec_adiantum.h")
+#include "vecsec/vecsec_adiantum.h"
+#define VS_HAVE_ADIANTUM 1
+#endif
+
 struct vs_ctx {
-	struct vecsec_aead_key key; /* first: 64-byte aligned */
+	struct vecsec_aead_key aead;   /* first: 64-byte aligned */
+	bool use_aead;                 /* the AEAD API has this algorithm */
+#ifdef VS_HAVE_ARIA
+	struct vecsec_aria_key aria;
+	struct vecsec_aria_gcm_key gcm;
+#endif
+#ifdef VS_HAVE_ADIANTUM
+	struct vecsec_adiantum_key adiantum;
+	struct vecsec_nhpoly1305_key nh;
+#endif
+	uint8_t raw[32];               /* ChaCha20, Poly1305: the key itself */
 	const struct bench_case *c;
 };
 
-#ifdef BENCH_HAVE_VECSEC_AEAD
+/* Which algorithms vecsec_aead_key_init() accepts: probed once. */
+static bool aead_has[CASE_COUNT];
+static bool aead_probed;
+
 static enum vecsec_aead_alg
 vs_alg(const struct bench_case *c)
 {
@@ -30,31 +62,89 @@ vs_alg(const struct bench_case *c)
 		return VECSEC_AEAD_XCHACHA20_POLY1305;
 	case CASE_ARIA128_GCM:
 		return VECSEC_AEAD_ARIA_GCM;
-	case CASE_ARIA128_CTR:
-	case CASE_ARIA256_CTR:
-		return VECSEC_AEAD_ARIA_CTR;
 	default:
 		return VECSEC_AEAD_NONE;
 	}
 }
+
+static void
+probe_aead(void)
+{
+#ifdef BENCH_HAVE_VECSEC_AEAD
+	struct vecsec_aead_key *k = bench_alloc(sizeof(*k));
+	uint8_t key[32] = {0};
+
+	for (unsigned int i = 0; i < CASE_COUNT; i++) {
+		const struct bench_case *c = &bench_cases[i];
+
+		aead_has[i] = vs_alg(c) != VECSEC_AEAD_NONE &&
+			      vecsec_aead_key_init(k, vs_alg(c), key, c->key_len) == 0;
+	}
+	vecsec_aead_key_wipe(k);
+	free(k);
 #endif
+	aead_probed = true;
+}
+
+/* Has this libvecsec the case's primitive (single messages)? */
+static bool
+has_primitive(const struct bench_case *c)
+{
+	switch (c->id) {
+	case CASE_CHACHA20_POLY1305:
+	case CASE_XCHACHA20_POLY1305:
+		return aead_has[c->id];
+	case CASE_CHACHA20:
+#ifdef VS_HAVE_CHACHA
+		return true;
+#else
+		return false;
+#endif
+	case CASE_POLY1305:
+#ifdef VS_HAVE_POLY1305
+		return true;
+#else
+		return false;
+#endif
+	case CASE_ARIA128_CTR:
+	case CASE_ARIA256_CTR:
+	case CASE_ARIA128_GCM:
+	case CASE_ARIA128_ECB:
+#ifdef VS_HAVE_ARIA
+		return true;
+#else
+		return aead_has[c->id];
+#endif
+	case CASE_ADIANTUM_XCHACHA12:
+	case CASE_ADIANTUM_XCHACHA20:
+	case CASE_NHPOLY1305:
+#ifdef VS_HAVE_ADIANTUM
+		return true;
+#else
+		return false;
+#endif
+	default:
+		return false;
+	}
+}
 
 bool
 bench_vecsec_has(const struct bench_case *c)
 {
-#ifdef BENCH_HAVE_VECSEC_AEAD
-	return vs_alg(c) != VECSEC_AEAD_NONE;
-#else
-	(void)c;
-	return false;
-#endif
+	if (!aead_probed)
+		probe_aead();
+	return has_primitive(c);
 }
 
 static const char *
-vs_lacks(const struct bench_impl *im, const struct bench_case *c)
+vs_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 {
 	(void)im;
-	return bench_vecsec_has(c) ? NULL : "not in this libvecsec yet";
+	if (!aead_probed)
+		probe_aead();
+	if (burst && !aead_has[c->id])
+		return "vecsec_aead has no such algorithm yet";
+	return has_primitive(c) ? NULL : "not in this libvecsec yet";
 }
 
 static void
@@ -68,18 +158,53 @@ vs_select(const struct bench_impl *im)
 	}
 }
 
+/* The kernels dispatch picked now (call after select). */
 static const char *
 vs_detail(const struct bench_impl *im, const struct bench_case *c)
 {
-	(void)c;
-	/* libvecsec exposes no per-primitive impl name yet: show the cap */
-	return vecsec_isa_name((enum vecsec_isa)im->isa);
+	static char buf[96];
+	const char *cha = "?", *poly = "?";
+
+	(void)im;
+#ifdef VS_HAVE_CHACHA
+	cha = vecsec_chacha_impl_name();
+#endif
+#ifdef VS_HAVE_POLY1305
+	poly = vecsec_poly1305_impl_name();
+#endif
+	switch (c->id) {
+	case CASE_CHACHA20_POLY1305:
+	case CASE_XCHACHA20_POLY1305:
+		snprintf(buf, sizeof(buf), "chacha:%s poly1305:%s", cha, poly);
+		break;
+	case CASE_CHACHA20:
+		snprintf(buf, sizeof(buf), "chacha:%s", cha);
+		break;
+	case CASE_POLY1305:
+		snprintf(buf, sizeof(buf), "poly1305:%s", poly);
+		break;
+	case CASE_ADIANTUM_XCHACHA12:
+	case CASE_ADIANTUM_XCHACHA20:
+	case CASE_NHPOLY1305:
+		snprintf(buf, sizeof(buf), "chacha:%s poly1305:%s", cha, poly);
+		break;
+	default:
+#ifdef VS_HAVE_ARIA
+		snprintf(buf, sizeof(buf), "aria:%s", vecsec_aria_impl_name());
+#else
+		snprintf(buf, sizeof(buf), "%s", vecsec_isa_name(vecsec_isa_cap()));
+#endif
+		break;
+	}
+	return buf;
 }
 
 static bool
 vs_init(struct bench_impl *im)
 {
 	snprintf(im->version, sizeof(im->version), "libvecsec %s", vecsec_version());
+	if (!aead_probed)
+		probe_aead();
 	return true;
 }
 
@@ -90,9 +215,7 @@ vs_free(void *p)
 
 	if (x == NULL)
 		return;
-#ifdef BENCH_HAVE_VECSEC_AEAD
-	vecsec_aead_key_wipe(&x->key);
-#endif
+	vecsec_memzero(x, sizeof(*x));
 	free(x);
 }
 
@@ -100,15 +223,52 @@ static void *
 vs_new(const struct bench_impl *im, const struct bench_case *c, const uint8_t *key)
 {
 	struct vs_ctx *x = bench_alloc(sizeof(*x));
+	int rc = -ENOTSUP;
 
 	(void)im;
 	x->c = c;
+	if (c->key_len <= sizeof(x->raw))
+		memcpy(x->raw, key, c->key_len);
 #ifdef BENCH_HAVE_VECSEC_AEAD
-	if (vecsec_aead_key_init(&x->key, vs_alg(c), key, c->key_len) == 0)
-		return x;
-#else
-	(void)key;
+	if (aead_has[c->id]) {
+		rc = vecsec_aead_key_init(&x->aead, vs_alg(c), key, c->key_len);
+		x->use_aead = rc == 0;
+	}
 #endif
+	switch (c->id) {
+	case CASE_CHACHA20:
+	case CASE_POLY1305:
+		rc = 0;
+		break;
+#ifdef VS_HAVE_ARIA
+	case CASE_ARIA128_CTR:
+	case CASE_ARIA256_CTR:
+	case CASE_ARIA128_ECB:
+		rc = vecsec_aria_key_init(&x->aria, key, c->key_len);
+		break;
+	case CASE_ARIA128_GCM:
+		if (!x->use_aead)
+			rc = vecsec_aria_gcm_key_init(&x->gcm, key, c->key_len);
+		break;
+#endif
+#ifdef VS_HAVE_ADIANTUM
+	case CASE_ADIANTUM_XCHACHA12:
+		rc = vecsec_adiantum_key_init(&x->adiantum, key, c->key_len,
+					      VECSEC_ADIANTUM_XCHACHA12);
+		break;
+	case CASE_ADIANTUM_XCHACHA20:
+		rc = vecsec_adiantum_key_init(&x->adiantum, key, c->key_len,
+					      VECSEC_ADIANTUM_XCHACHA20);
+		break;
+	case CASE_NHPOLY1305:
+		rc = vecsec_nhpoly1305_key_init(&x->nh, key, c->key_len);
+		break;
+#endif
+	default:
+		break;
+	}
+	if (rc == 0)
+		return x;
 	vs_free(x);
 	return NULL;
 }
@@ -117,19 +277,51 @@ static int
 vs_run(void *p, enum bench_op op, uint8_t *out, uint8_t *tag, const uint8_t *in, size_t len,
        const uint8_t *nonce, const uint8_t *aad)
 {
-#ifdef BENCH_HAVE_VECSEC_AEAD
 	struct vs_ctx *x = p;
 	const struct bench_case *c = x->c;
 
-	if (op == BENCH_ENC)
-		return vecsec_aead_seal(&x->key, out, tag, c->tag_len, in, len, nonce,
+#ifdef BENCH_HAVE_VECSEC_AEAD
+	if (x->use_aead) {
+		if (op == BENCH_ENC)
+			return vecsec_aead_seal(&x->aead, out, tag, c->tag_len, in, len, nonce,
+						c->nonce_len, aad, c->aad_len);
+		return vecsec_aead_open(&x->aead, out, in, len, tag, c->tag_len, nonce,
 					c->nonce_len, aad, c->aad_len);
-	return vecsec_aead_open(&x->key, out, in, len, tag, c->tag_len, nonce, c->nonce_len,
-				aad, c->aad_len);
-#else
-	(void)p, (void)op, (void)out, (void)tag, (void)in, (void)len, (void)nonce, (void)aad;
-	return -ENOTSUP;
+	}
 #endif
+	(void)op, (void)out, (void)tag, (void)in, (void)len, (void)nonce, (void)aad;
+	switch (c->id) {
+#ifdef VS_HAVE_CHACHA
+	case CASE_CHACHA20:
+		return vecsec_chacha_xor(out, in, len, x->raw, nonce, 1, 20);
+#endif
+#ifdef VS_HAVE_POLY1305
+	case CASE_POLY1305:
+		return vecsec_poly1305(tag, in, len, x->raw);
+#endif
+#ifdef VS_HAVE_ARIA
+	case CASE_ARIA128_CTR:
+	case CASE_ARIA256_CTR:
+		return vecsec_aria_ctr32_xor(&x->aria, out, in, len, nonce);
+	case CASE_ARIA128_ECB:
+		return vecsec_aria_ecb_encrypt(&x->aria, out, in, len);
+	case CASE_ARIA128_GCM:
+		if (op == BENCH_ENC)
+			return vecsec_aria_gcm_seal(&x->gcm, out, tag, c->tag_len, in, len, nonce,
+						    c->nonce_len, aad, c->aad_len);
+		return vecsec_aria_gcm_open(&x->gcm, out, in, len, tag, c->tag_len, nonce,
+					    c->nonce_len, aad, c->aad_len);
+#endif
+#ifdef VS_HAVE_ADIANTUM
+	case CASE_ADIANTUM_XCHACHA12:
+	case CASE_ADIANTUM_XCHACHA20:
+		return vecsec_adiantum_encrypt(&x->adiantum, out, in, len, nonce);
+	case CASE_NHPOLY1305:
+		return vecsec_nhpoly1305(tag, in, len, &x->nh);
+#endif
+	default:
+		return -ENOTSUP;
+	}
 }
 
 static unsigned int
@@ -145,8 +337,10 @@ vs_burst(const struct bench_case *c, enum bench_op op, struct bench_msg *msgs, u
 	for (unsigned int i = 0; i < n; i++) {
 		struct vs_ctx *x = msgs[i].ctx;
 
+		if (!x->use_aead)
+			return n;
 		jobs[i] = (struct vecsec_aead_job){
-			.key = &x->key,
+			.key = &x->aead,
 			.dir = op == BENCH_ENC ? VECSEC_AEAD_SEAL : VECSEC_AEAD_OPEN,
 			.status = VECSEC_JOB_PENDING,
 			.nonce = msgs[i].nonce, .nonce_len = c->nonce_len,

@@ -253,9 +253,9 @@ isa_usable(int isa)
 }
 
 static const char *
-impl_lacks(const struct bench_impl *im, const struct bench_case *c, size_t size)
+impl_lacks(const struct bench_impl *im, const struct bench_case *c, size_t size, bool burst)
 {
-	const char *why = im->lacks(im, c);
+	const char *why = im->lacks(im, c, burst);
 
 	if (why != NULL)
 		return why;
@@ -295,7 +295,7 @@ run_single(const struct bench_case *c, size_t size, uint8_t *key, uint8_t *in, u
 	}
 	for (unsigned int i = 0; i < nimpls; i++) {
 		const struct bench_impl *im = impls[i];
-		const char *why = impl_lacks(im, c, size);
+		const char *why = impl_lacks(im, c, size, false);
 		struct work w = {
 			.im = im, .c = c, .in = in, .out = out, .tag = tag, .len = size,
 			.nonce = nonce, .aad = aad,
@@ -385,7 +385,7 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 	}
 	for (unsigned int i = 0; i < nimpls; i++) {
 		const struct bench_impl *im = impls[i];
-		const char *why = impl_lacks(im, c, size);
+		const char *why = impl_lacks(im, c, size, true);
 		struct work w = { .im = im, .c = c, .msgs = b->msgs, .n = BURST_N };
 
 		if (why != NULL) {
@@ -479,6 +479,43 @@ find(bool burst, enum bench_case_id cid, enum bench_op op, size_t size, unsigned
 	return NULL;
 }
 
+/* Which kernels vecsec's dispatch picked at each ISA level, for this case. */
+static void
+print_dispatch(bool burst, const struct bench_case *c)
+{
+	const char *first = NULL;
+	bool same = true;
+
+	for (size_t k = 0; k < nresults; k++) {
+		const struct result *r = &results[k];
+
+		if (r->burst != burst || r->cid != c->id || r->status != RES_OK ||
+		    !impls[r->impl]->is_vecsec)
+			continue;
+		if (first == NULL)
+			first = r->detail;
+		same &= strcmp(first, r->detail) == 0;
+	}
+	if (first == NULL)
+		return;
+	if (same) {
+		printf("   vecsec kernels at every ISA level: %s\n", first);
+		return;
+	}
+	printf("   vecsec kernels:");
+	for (unsigned int i = 0; i < nimpls; i++) {
+		const struct result *r = NULL;
+
+		for (size_t k = 0; k < nresults && r == NULL; k++)
+			if (results[k].burst == burst && results[k].cid == c->id &&
+			    results[k].impl == (int)i && results[k].status == RES_OK)
+				r = &results[k];
+		if (r != NULL && impls[i]->is_vecsec)
+			printf(" %s=[%s]", impls[i]->name + 7, r->detail);
+	}
+	putchar('\n');
+}
+
 static void
 print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigned int nsizes)
 {
@@ -549,6 +586,7 @@ print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigne
 				printf(" %s\n", bv == NULL ? "(no vecsec)" : "(no peer)");
 		}
 	}
+	print_dispatch(burst, c);
 	/* say once per case why a cell is n/a: each reason with its impls */
 	for (size_t k = 0; k < nresults; k++) {
 		const struct result *r = &results[k];

@@ -64,11 +64,11 @@ gc_algo_mode(const struct bench_case *c, int *mode)
 }
 
 static const char *
-gc_lacks(const struct bench_impl *im, const struct bench_case *c)
+gc_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 {
 	int mode;
 
-	(void)im;
+	(void)im, (void)burst;
 	if (c->id == CASE_POLY1305 || gc_algo_mode(c, &mode) != 0)
 		return NULL;
 	switch (c->id) {

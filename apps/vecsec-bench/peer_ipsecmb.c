@@ -65,9 +65,9 @@ mb_init(struct bench_impl *im)
 }
 
 static const char *
-mb_lacks(const struct bench_impl *im, const struct bench_case *c)
+mb_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 {
-	(void)im;
+	(void)im, (void)burst;
 	switch (c->id) {
 	case CASE_CHACHA20_POLY1305:
 	case CASE_CHACHA20:

@@ -55,9 +55,9 @@ ossl_init(struct bench_impl *im)
 }
 
 static const char *
-ossl_lacks(const struct bench_impl *im, const struct bench_case *c)
+ossl_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 {
-	(void)im;
+	(void)im, (void)burst;
 	if (c->id == CASE_POLY1305)
 		return poly_mac == NULL ? "no POLY1305 EVP_MAC" : NULL;
 	if (ossl_cipher(c) != NULL)

@@ -29,9 +29,9 @@ sodium_bench_init(struct bench_impl *im)
 }
 
 static const char *
-sodium_lacks(const struct bench_impl *im, const struct bench_case *c)
+sodium_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 {
-	(void)im;
+	(void)im, (void)burst;
 	switch (c->id) {
 	case CASE_CHACHA20_POLY1305:
 	case CASE_XCHACHA20_POLY1305:
