@@ -315,6 +315,8 @@ vs_run(void *p, enum bench_op op, uint8_t *out, uint8_t *tag, const uint8_t *in,
 #ifdef VS_HAVE_ADIANTUM
 	case CASE_ADIANTUM_XCHACHA12:
 	case CASE_ADIANTUM_XCHACHA20:
+		if (op == BENCH_DEC)
+			return vecsec_adiantum_decrypt(&x->adiantum, out, in, len, nonce);
 		return vecsec_adiantum_encrypt(&x->adiantum, out, in, len, nonce);
 	case CASE_NHPOLY1305:
 		return vecsec_nhpoly1305(tag, in, len, &x->nh);
