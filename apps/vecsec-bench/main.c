@@ -1124,5 +1124,24 @@ main(int argc, char **argv)
 		if (opt.csv == NULL)
 			unlink(tmp);
 	}
+	for (unsigned int j = 0; j < BURST_N; j++) {
+		free(bb->key[j]);
+		free(bb->in[j]);
+		free(bb->ct[j]);
+		free(bb->pt[j]);
+		free(brefs[j].out);
+		free(brefs[j].tag);
+	}
+	free(bb);
+	free(ref.out);
+	free(ref.tag);
+	free(aad);
+	free(nonce);
+	free(tag);
+	free(pt);
+	free(out);
+	free(in);
+	free(key);
+	free(results);
 	return rc;
 }
