@@ -730,7 +730,12 @@ plot(const char *csv, const char *png, const char *title)
 		execl(py, py, script, csv, png, "--title", title, (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	if (waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+		fprintf(stderr, "vecsec-bench: no PNG: matplotlib is missing for %s"
+			" (the CSV is complete)\n", py);
+		return -1;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "vecsec-bench: no PNG written (%s exited %d)\n", script,
 			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return -1;
@@ -1064,11 +1069,13 @@ main(int argc, char **argv)
 	ref.tag = bench_alloc(64);
 	bb = bench_alloc(sizeof(*bb));
 	for (unsigned int j = 0; j < BURST_N; j++) {
+		size_t blen = opt.burst ? maxlen : 64;
+
 		bb->key[j] = bench_alloc(2048);
-		bb->in[j] = bench_alloc(maxlen);
-		bb->ct[j] = bench_alloc(maxlen);
-		bb->pt[j] = bench_alloc(maxlen);
-		brefs[j].out = bench_alloc(maxlen);
+		bb->in[j] = bench_alloc(blen);
+		bb->ct[j] = bench_alloc(blen);
+		bb->pt[j] = bench_alloc(blen);
+		brefs[j].out = bench_alloc(blen);
 		brefs[j].tag = bench_alloc(64);
 	}
 
