@@ -730,14 +730,16 @@ plot(const char *csv, const char *png, const char *title)
 		execl(py, py, script, csv, png, "--title", title, (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+	if (waitpid(pid, &st, 0) < 0)
+		st = -1;
+	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 2) {
 		fprintf(stderr, "vecsec-bench: no PNG: matplotlib is missing for %s"
 			" (the CSV is complete)\n", py);
 		return -1;
 	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "vecsec-bench: no PNG written (%s exited %d)\n", script,
-			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return -1;
 	}
 	return 0;
