@@ -159,8 +159,8 @@ vecsec_aria_ctr_xor(const struct vecsec_aria_key *k, uint8_t *out, const uint8_t
 }
 
 /* True if len bytes from counter block ctr stay below 2^32 blocks (RFC 3686). */
-static bool
-ctr32_fits(const uint8_t ctr[16], size_t len)
+bool
+vecsec_aria_ctr32_fits(const uint8_t ctr[16], size_t len)
 {
 	uint64_t c = (uint64_t)ctr[12] << 24 | (uint64_t)ctr[13] << 16 |
 		     (uint64_t)ctr[14] << 8 | ctr[15];
@@ -175,7 +175,7 @@ vecsec_aria_ctr32_xor(const struct vecsec_aria_key *k, uint8_t *out, const uint8
 {
 	uint8_t c[16];
 
-	if (bad_buffers(k, out, in, len) || ctr == NULL || !ctr32_fits(ctr, len))
+	if (bad_buffers(k, out, in, len) || ctr == NULL || !vecsec_aria_ctr32_fits(ctr, len))
 		return -EINVAL;
 	memcpy(c, ctr, 16);
 	vecsec_aria_impl()->ctr32_xor(out, in, len, key_of(k), c);

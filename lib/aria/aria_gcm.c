@@ -105,34 +105,41 @@ vecsec_aria_gcm_hash_pad(struct aria_gcm *g)
 }
 
 void
-vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t len)
+vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
+			 uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len)
 {
 	const struct aria_impl *impl = vecsec_aria_impl();
 	size_t n;
 
-	if (g->ks_left != 0) {
-		const uint8_t *ks = g->ks + 16 - g->ks_left;
+	if (*ks_left != 0) {
+		const uint8_t *left = ks + 16 - *ks_left;
 
-		n = len < g->ks_left ? len : g->ks_left;
+		n = len < *ks_left ? len : *ks_left;
 		for (size_t i = 0; i < n; i++)
-			out[i] = in[i] ^ ks[i];
-		g->ks_left -= (uint32_t)n;
+			out[i] = in[i] ^ left[i];
+		*ks_left -= (uint32_t)n;
 		in += n;
 		out += n;
 		len -= n;
 	}
 	n = len & ~(size_t)15;
-	impl->ctr32_xor(out, in, n, &g->key->aria, g->ctr);
+	impl->ctr32_xor(out, in, n, k, ctr);
 	in += n;
 	out += n;
 	len -= n;
 	if (len != 0) {
-		impl->encrypt_blocks(g->ks, g->ctr, 1, &g->key->aria);
-		inc32(g->ctr);
+		impl->encrypt_blocks(ks, ctr, 1, k);
+		inc32(ctr);
 		for (size_t i = 0; i < len; i++)
-			out[i] = in[i] ^ g->ks[i];
-		g->ks_left = (uint32_t)(16 - len);
+			out[i] = in[i] ^ ks[i];
+		*ks_left = (uint32_t)(16 - len);
 	}
+}
+
+void
+vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t len)
+{
+	vecsec_aria_ctr32_stream(&g->key->aria, g->ctr, g->ks, &g->ks_left, out, in, len);
 }
 
 void
@@ -163,21 +170,25 @@ gkey_of(const struct vecsec_aria_gcm_key *k)
 	return (const struct aria_gcm_key *)(const void *)k->opaque;
 }
 
-VECSEC_API int
-vecsec_aria_gcm_key_init(struct vecsec_aria_gcm_key *k, const uint8_t *key, size_t key_len)
+void
+vecsec_aria_gcm_key_setup(struct aria_gcm_key *gk, const uint8_t *key, size_t key_len)
 {
-	struct aria_gcm_key *gk;
 	uint8_t h[16] = { 0 };
 
-	if (k == NULL || key == NULL || (key_len != 16 && key_len != 24 && key_len != 32))
-		return -EINVAL;
-	memset(k, 0, sizeof(*k));
-	gk = (struct aria_gcm_key *)(void *)k->opaque;
 	vecsec_aria_key_schedule_ref(&gk->aria, key, key_len);
 	/* 7.1 step 1: H = CIPH_K(0^128) */
 	vecsec_aria_impl()->encrypt_blocks(h, h, 1, &gk->aria);
 	vecsec_ghash_key_init_ref(&gk->ghash, h);
 	vecsec_memzero(h, sizeof(h));
+}
+
+VECSEC_API int
+vecsec_aria_gcm_key_init(struct vecsec_aria_gcm_key *k, const uint8_t *key, size_t key_len)
+{
+	if (k == NULL || key == NULL || (key_len != 16 && key_len != 24 && key_len != 32))
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	vecsec_aria_gcm_key_setup((struct aria_gcm_key *)(void *)k->opaque, key, key_len);
 	return 0;
 }
 

@@ -34,6 +34,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,6 +105,9 @@ struct ghash_impl {
 extern const struct aria_impl *const vecsec_aria_impls[];
 extern const struct ghash_impl *const vecsec_ghash_impls[];
 
+/* True if len bytes starting at counter block ctr keep the 32-bit counter from wrapping. */
+bool vecsec_aria_ctr32_fits(const uint8_t ctr[16], size_t len);
+
 /* The current impls (set by vecsec_aria_select / vecsec_ghash_select). */
 const struct aria_impl *vecsec_aria_impl(void);
 const struct ghash_impl *vecsec_ghash_impl(void);
@@ -140,6 +144,15 @@ struct aria_gcm {
 	uint32_t text;               /* 0: hashing AAD, 1: hashing text */
 };
 
+/* Fill a GCM key: schedule, H = E(0^128), powers of H (key_len checked by the caller). */
+void vecsec_aria_gcm_key_setup(struct aria_gcm_key *gk, const uint8_t *key, size_t key_len);
+/*
+ * CTR with the 32-bit counter, in chunks of any size: ks holds the unused
+ * last *ks_left bytes of the previous keystream block (start with 0). The
+ * caller makes sure the counter does not wrap where that matters.
+ */
+void vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
+			      uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len);
 /* SP 800-38D 7.1 steps 1-3: J0 and the first counter block (iv_len >= 1). */
 void vecsec_aria_gcm_start(struct aria_gcm *g, const struct aria_gcm_key *k,
 			   const uint8_t *iv, size_t iv_len);
