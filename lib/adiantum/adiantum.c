@@ -134,7 +134,8 @@ le128_add(struct le128 a, struct le128 b)
 {
 	struct le128 r = { a.lo + b.lo, a.hi + b.hi };
 
-	r.hi += r.lo < a.lo;
+	/* carry out of the low half, by bit logic: no compare on secrets */
+	r.hi += ((a.lo & b.lo) | ((a.lo | b.lo) & ~r.lo)) >> 63;
 	return r;
 }
 
@@ -143,7 +144,8 @@ le128_sub(struct le128 a, struct le128 b)
 {
 	struct le128 r = { a.lo - b.lo, a.hi - b.hi };
 
-	r.hi -= a.lo < b.lo;
+	/* borrow out of the low half, by bit logic */
+	r.hi -= ((~a.lo & b.lo) | ((~a.lo | b.lo) & r.lo)) >> 63;
 	return r;
 }
 
@@ -186,7 +188,7 @@ args_ok(const struct vecsec_adiantum_key *k, const uint8_t *out, const uint8_t *
 }
 
 /*
- * Encryption (paper, Figure 1; Linux adiantum_crypt() then
+ * Encryption (the paper's procedure; Linux adiantum_crypt() then
  * adiantum_finish()), P = P_L || P_R with |P_R| = 16:
  *   P_M = P_R + H(T, P_L);  C_M = AES_{K_E}(P_M);
  *   C_L = P_L ^ XChaCha_{K_S}(C_M || 1 || 0^63);  C_R = C_M - H(T, C_L).

@@ -208,6 +208,7 @@ vecsec_nhpoly1305_final(struct vecsec_nhpoly1305_ctx *ctx,
 	if (ctx == NULL || out == NULL)
 		return -EINVAL;
 	vecsec_nhpoly1305_finish((struct nhpoly1305_state *)ctx, out);
+	vecsec_memzero(ctx, sizeof(*ctx));
 	return 0;
 }
 
