@@ -589,7 +589,8 @@ print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigne
 				       bv->ticks / bench_tick_hz() / bv->bytes * 1e9, mib_s(bv),
 				       bench_tick_hz() / bv->ticks);
 			if (bv != NULL && bp != NULL)
-				printf(" %5.2fx %s\n", bp->ticks / bv->ticks, impls[bp->impl]->name);
+				printf(bp->ticks / bv->ticks < 0.1 ? " %5.3fx %s\n" : " %5.2fx %s\n",
+				       bp->ticks / bv->ticks, impls[bp->impl]->name);
 			else
 				printf(" %s\n", bv == NULL ? "(no vecsec)" : "(no peer)");
 		}
