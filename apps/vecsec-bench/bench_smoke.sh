@@ -30,7 +30,7 @@ fi
 cat "$tmp/out.txt"
 csv=$tmp/s.csv
 
-want='mode,case,op,size,bytes,impl,detail,status,note,reps,cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s'
+want='mode,case,op,size,bytes,impl,detail,status,note,reps,cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct'
 [ "$(head -n 1 "$csv")" = "$want" ] || err "CSV header is '$(head -n 1 "$csv")'"
 
 # implementations the run measured, and the cases --help lists
@@ -54,7 +54,7 @@ done
 
 awk -F, 'NR > 1 {
 	if ($8 == "ok") {
-		if (!($10 == 3 && $11 > 0 && $12 > 0 && $13 > 0 && $14 > 0 && $15 > 0))
+		if (!($10 == 3 && $11 > 0 && $12 > 0 && $13 > 0 && $14 > 0 && $15 > 0 && $16 >= 0))
 			print "bad numbers: " $0
 	} else if ($8 == "n/a") {
 		if ($9 == "") print "n/a without a reason: " $0

@@ -48,6 +48,7 @@ struct result {
 	const char *why;       /* n/a reason */
 	char detail[100];       /* dispatched impl, or library version */
 	double ticks;          /* median ticks per message */
+	double iqr;            /* interquartile range / median: the noise */
 	unsigned int reps;
 };
 
@@ -168,12 +169,13 @@ cmp_double(const void *a, const void *b)
  * per-iteration tick counts.
  */
 static double
-measure(const struct work *w, unsigned int reps)
+measure(const struct work *w, unsigned int reps, double *iqr)
 {
 	double hz = bench_tick_hz();
 	uint64_t warm = (uint64_t)(opt.warm_s * hz), want = (uint64_t)(opt.sample_s * hz);
 	uint64_t t0 = bench_ticks(), t1;
 	unsigned long iters = 1;
+	double med;
 
 	do {
 		if (work_once(w) != 0)
@@ -199,7 +201,9 @@ measure(const struct work *w, unsigned int reps)
 		samples[r] = (double)(t1 - t0) / (double)iters;
 	}
 	qsort(samples, reps, sizeof(samples[0]), cmp_double);
-	return reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+	med = reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+	*iqr = (samples[(3 * reps) / 4 < reps ? (3 * reps) / 4 : reps - 1] - samples[reps / 4]) / med;
+	return med;
 }
 
 static void
@@ -359,7 +363,7 @@ run_single(const struct bench_case *c, size_t size, uint8_t *key, uint8_t *in, u
 				.bytes = (double)size, .impl = (int)i, .status = RES_OK,
 				.reps = reps };
 			set_detail(r, im, c);
-			r->ticks = measure(&w, reps);
+			r->ticks = measure(&w, reps, &r->iqr);
 		}
 		im->ctx_free(w.ctx);
 	}
@@ -431,7 +435,7 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_ENC, .size = size,
 			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps };
 		set_detail(r, im, c);
-		r->ticks = measure(&w, reps) / BURST_N;
+		r->ticks = measure(&w, reps, &r->iqr) / BURST_N;
 
 		/* open the burst just sealed */
 		for (unsigned int j = 0; j < BURST_N; j++) {
@@ -451,7 +455,7 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_DEC, .size = size,
 			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps };
 		set_detail(r, im, c);
-		r->ticks = measure(&w, reps) / BURST_N;
+		r->ticks = measure(&w, reps, &r->iqr) / BURST_N;
 		for (unsigned int j = 0; j < BURST_N; j++)
 			im->ctx_free(b->ctx[j]);
 	}
@@ -666,7 +670,7 @@ csv_field(FILE *f, const char *s)
 }
 
 static const char csv_header[] = "mode,case,op,size,bytes,impl,detail,status,note,reps,"
-				 "cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s";
+				 "cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct";
 
 static int
 write_csv(const char *path)
@@ -691,11 +695,11 @@ write_csv(const char *path)
 		fprintf(f, ",%s,", r->status == RES_OK ? "ok" : "n/a");
 		csv_field(f, r->why != NULL ? r->why : "");
 		if (r->status == RES_OK)
-			fprintf(f, ",%u,%.1f,%.4f,%.4f,%.1f,%.0f\n", r->reps, r->ticks,
+			fprintf(f, ",%u,%.1f,%.4f,%.4f,%.1f,%.0f,%.1f\n", r->reps, r->ticks,
 				r->ticks / r->bytes, r->ticks / hz / r->bytes * 1e9, mib_s(r),
-				hz / r->ticks);
+				hz / r->ticks, 100 * r->iqr);
 		else
-			fprintf(f, ",,,,,,\n");
+			fprintf(f, ",,,,,,,\n");
 	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "vecsec-bench: writing %s failed\n", path);
@@ -756,11 +760,11 @@ usage(FILE *f)
 "Times libvecsec (once per ISA level) against OpenSSL, libsodium, libgcrypt and\n"
 "ipsec-mb in the same run; checks first that all give identical bytes.\n"
 "\n"
-"  --quick          short run (sizes 64,1420,8192; 5 samples; quick bursts)\n"
+"  --quick          short run (sizes 64,1420,8192; 7 samples; bursts 64,1420,imix)\n"
 "  --case LIST      cases to run (comma list, repeatable; default all)\n"
 "  --sizes LIST     message sizes in bytes (comma list; 'imix' for bursts)\n"
 "  --isa LIST       vecsec ISA levels (scalar,ssse3,avx2,avx512; default all the CPU has)\n"
-"  --reps N         samples per point, the median is reported (default 21, quick 5)\n"
+"  --reps N         samples per point, the median is reported (default 31, quick 7)\n"
 "  --burst          also run bursts of %d jobs with %d keys (vecsec_aead_burst vs peers)\n"
 "  --burst-only     run only the bursts\n"
 "  --no-peers       measure vecsec alone\n"
@@ -982,9 +986,13 @@ main(int argc, char **argv)
 		for (unsigned int k = 0; k < CASE_COUNT; k++)
 			opt.want_case[k] = true;
 	if (opt.reps == 0)
-		opt.reps = opt.quick ? 5 : 21;
-	opt.sample_s = opt.quick ? 0.0003 : 0.002;
-	opt.warm_s = opt.quick ? 0.002 : 0.02;
+		opt.reps = opt.quick ? 7 : 31;
+	/*
+	 * Short samples, many of them: on a shared machine a preempted sample
+	 * is an outlier the median drops, where a long sample would absorb it.
+	 */
+	opt.sample_s = opt.quick ? 0.0001 : 0.00025;
+	opt.warm_s = opt.quick ? 0.002 : 0.01;
 	if (opt.nsizes == 0) {
 		const size_t *s = opt.quick ? quick_sizes : default_sizes;
 		unsigned int n = opt.quick ? BENCH_ARRAY_SIZE(quick_sizes) :
@@ -1055,7 +1063,7 @@ main(int argc, char **argv)
 	printf("measured:");
 	for (unsigned int i = 0; i < nimpls; i++)
 		printf("%s %s (%s)", i ? "," : "", impls[i]->name, impls[i]->version);
-	printf("\ntiming:   median of %u samples of >= %.1f ms after %.0f ms warm-up per point;"
+	printf("\ntiming:   median of %u samples of >= %.2f ms after %.0f ms warm-up per point;"
 	       " out-of-place; outputs cross-checked before timing\n", opt.reps,
 	       opt.sample_s * 1e3, opt.warm_s * 1e3);
 	if (nimpls == 0)
