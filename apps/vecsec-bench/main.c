@@ -1062,7 +1062,13 @@ main(int argc, char **argv)
 	}
 	printf("measured:");
 	for (unsigned int i = 0; i < nimpls; i++)
-		printf("%s %s (%s)", i ? "," : "", impls[i]->name, impls[i]->version);
+		printf("%s %s", i ? "," : "", impls[i]->name);
+	printf("\nversions:");
+	for (unsigned int i = 0, n = 0; i < nimpls; i++) {
+		if (impls[i]->is_vecsec && n > 0)
+			continue;       /* one libvecsec */
+		printf("%s %s", n++ ? ";" : "", impls[i]->version);
+	}
 	printf("\ntiming:   median of %u samples of >= %.2f ms after %.0f ms warm-up per point;"
 	       " out-of-place; outputs cross-checked before timing\n", opt.reps,
 	       opt.sample_s * 1e3, opt.warm_s * 1e3);
