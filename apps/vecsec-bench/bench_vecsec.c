@@ -52,6 +52,7 @@ struct vs_ctx {
 static bool aead_has[CASE_COUNT];
 static bool aead_probed;
 
+#ifdef BENCH_HAVE_VECSEC_AEAD
 static enum vecsec_aead_alg
 vs_alg(const struct bench_case *c)
 {
@@ -66,6 +67,7 @@ vs_alg(const struct bench_case *c)
 		return VECSEC_AEAD_NONE;
 	}
 }
+#endif
 
 static void
 probe_aead(void)
