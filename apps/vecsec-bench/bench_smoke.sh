@@ -30,7 +30,8 @@ fi
 cat "$tmp/out.txt"
 csv=$tmp/s.csv
 
-want='mode,case,op,size,bytes,impl,detail,status,note,reps,cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct'
+want=mode,case,op,size,bytes,impl,detail,status,note,reps
+want=$want,cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct
 [ "$(head -n 1 "$csv")" = "$want" ] || err "CSV header is '$(head -n 1 "$csv")'"
 
 # implementations the run measured, and the cases --help lists
@@ -67,9 +68,8 @@ awk -F, 'NR > 1 {
 for im in $impls; do
 	for mode in single burst; do
 		for op in seal open; do
-			st=$(awk -F, -v m="$mode" -v i="$im" -v o="$op" \
-				'$1 == m && $2 == "chacha20-poly1305" && $3 == o && $6 == i {print $8}' \
-				"$csv")
+			st=$(awk -F, -v m="$mode" -v i="$im" -v o="$op" '$1 == m &&
+				$2 == "chacha20-poly1305" && $3 == o && $6 == i {print $8}' "$csv")
 			case "$im" in
 			vecsec-*) [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ] || continue ;;
 			esac

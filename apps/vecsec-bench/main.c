@@ -202,7 +202,8 @@ measure(const struct work *w, unsigned int reps, double *iqr)
 	}
 	qsort(samples, reps, sizeof(samples[0]), cmp_double);
 	med = reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
-	*iqr = (samples[(3 * reps) / 4 < reps ? (3 * reps) / 4 : reps - 1] - samples[reps / 4]) / med;
+	/* (3 * reps) / 4 < reps for every reps >= 1 */
+	*iqr = (samples[(3 * reps) / 4] - samples[reps / 4]) / med;
 	return med;
 }
 
@@ -592,11 +593,14 @@ print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigne
 				printf("  | %-12s %7.3f %9.1f %11.0f |", impls[bv->impl]->name + 7,
 				       bv->ticks / bench_tick_hz() / bv->bytes * 1e9, mib_s(bv),
 				       bench_tick_hz() / bv->ticks);
-			if (bv != NULL && bp != NULL)
-				printf(bp->ticks / bv->ticks < 0.1 ? " %5.3fx %s\n" : " %5.2fx %s\n",
-				       bp->ticks / bv->ticks, impls[bp->impl]->name);
-			else
+			if (bv != NULL && bp != NULL) {
+				double x = bp->ticks / bv->ticks;
+
+				printf(x < 0.1 ? " %5.3fx %s\n" : " %5.2fx %s\n", x,
+				       impls[bp->impl]->name);
+			} else {
 				printf(" %s\n", bv == NULL ? "(no vecsec)" : "(no peer)");
+			}
 		}
 	}
 	print_dispatch(burst, c);
@@ -669,8 +673,9 @@ csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const char csv_header[] = "mode,case,op,size,bytes,impl,detail,status,note,reps,"
-				 "cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct";
+static const char csv_header[] =
+	"mode,case,op,size,bytes,impl,detail,status,note,reps,"
+	"cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct";
 
 static int
 write_csv(const char *path)
