@@ -242,8 +242,8 @@ check_same(struct ref_out *ref, const struct bench_impl *im, const struct bench_
 	}
 	for (size_t i = 0; i < len; i++)
 		if (out[i] != ref->out[i])
-			die("MISMATCH: %s %s len %zu msg %u: %s differs from %s at output byte %zu"
-			    " (%02x vs %02x)", c->name, size == IMIX_SIZE ? "imix" : "size", len,
+			die("MISMATCH: %s len %zu%s msg %u: %s differs from %s at output byte %zu"
+			    " (%02x vs %02x)", c->name, len, size == IMIX_SIZE ? " (imix)" : "",
 			    msg, im->name, ref->impl, i, out[i], ref->out[i]);
 	for (size_t i = 0; i < tl; i++)
 		if (tag[i] != ref->tag[i])
