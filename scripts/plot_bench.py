@@ -25,12 +25,21 @@ def load(path):
 	return rows
 
 
+def human(v, _pos=None):
+	# 0.5, 20, 5000, 20k, 1M: short labels at any scale
+	if v >= 1e6:
+		return "%gM" % (v / 1e6)
+	if v >= 1e4:
+		return "%gk" % (v / 1e3)
+	return "%g" % v
+
+
 def minor_label(v, _pos):
 	# label only the 2s and 5s between decades: enough to read, no clutter
 	if v <= 0:
 		return ""
 	lead = v / 10 ** math.floor(math.log10(v) + 1e-9)
-	return "%g" % v if round(lead, 6) in (2.0, 5.0) else ""
+	return human(v) if round(lead, 6) in (2.0, 5.0) else ""
 
 
 def impl_colors(names):
@@ -117,7 +126,7 @@ def main():
 			ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%d" % round(v)))
 			ax.xaxis.set_minor_formatter(NullFormatter())
 			ax.tick_params(axis="x", labelsize=7, labelrotation=45)
-		ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+		ax.yaxis.set_major_formatter(FuncFormatter(human))
 		ax.yaxis.set_minor_formatter(FuncFormatter(minor_label))
 		ax.tick_params(axis="y", which="both", labelsize=7)
 		ax.grid(True, which="both", alpha=0.25)
