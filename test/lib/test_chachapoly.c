@@ -57,9 +57,10 @@ test_rfc8439_kat(void)
 		VT_EXPECT(n == t->len, "%s: plaintext length %zu", t->name, n);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
-		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "%s",
-			  t->name);
+		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0,
+			  "key");
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "%s", t->name);
 		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", t->name);
 		VT_EXPECT_MEM(tag, want, 16, "%s: tag", t->name);
 		memset(out, 0, sizeof(out));
@@ -90,13 +91,15 @@ test_rfc7634_esp(void)
 		vt_hex(want_nonce, sizeof(want_nonce), t->nonce);
 		VT_EXPECT_MEM(nonce, want_nonce, 12, "%s: salt || IV", e->name);
 		alen = vecsec_esp_aad(aad, e->spi, e->seq, e->esn);
-		VT_EXPECT(alen == vt_hex(want_aad, sizeof(want_aad), t->aad), "%s: aad len", e->name);
+		VT_EXPECT(alen == vt_hex(want_aad, sizeof(want_aad), t->aad), "%s: aad len",
+			  e->name);
 		VT_EXPECT_MEM(aad, want_aad, alen, "%s: SPI || seq-hi || seq-lo", e->name);
 
 		n = aead_pt(t, pt, sizeof(pt));
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "seal");
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "seal");
 		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", e->name);
 		VT_EXPECT_MEM(tag, want, 16, "%s: tag", e->name);
 		VT_EXPECT(vecsec_aead_open(&k, out, out, n, tag, 16, nonce, 12, aad, alen) == 0,
@@ -129,8 +132,8 @@ test_rfc7634_appendix(void)
 		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, keymat, 36) == 0,
 			  "%s key", t->name);
 		vecsec_esp_nonce(nonce, &k, iv);
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "%s",
-			  t->name);
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "%s", t->name);
 		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", t->name);
 		VT_EXPECT_MEM(tag, want, 16, "%s: tag", t->name);
 		VT_EXPECT(vecsec_aead_open(&k, out, ct, n, want, 16, nonce, 12, aad, alen) == 0,
@@ -220,8 +223,8 @@ test_vs_oracles(void)
 				    seed + len + 5000 * a);
 		}
 		for (unsigned int i = 0; i < nrand; i++)
-			oracle_case(algs[a], &big, src, vt_below(&st, MAXLEN + 1), vt_below(&st, 65),
-				    vt_below(&st, 64), seed + 77 * i);
+			oracle_case(algs[a], &big, src, vt_below(&st, MAXLEN + 1),
+				    vt_below(&st, 65), vt_below(&st, 64), seed + 77 * i);
 	}
 	vt_buf_free(&small);
 	vt_buf_free(&big);
@@ -398,12 +401,12 @@ test_page_end(void)
 			vt_page_end_init(&pt, 16);
 			memcpy(pi.data, src, len);
 			vt_oracle_seal(algs[a], want, wtag, src, len, key, nonce, aad, len % 17);
-			VT_EXPECT(vecsec_aead_seal(&k, po.data, pt.data, 16, pi.data, len, nonce, nl,
-						   aad, len % 17) == 0, "seal");
+			VT_EXPECT(vecsec_aead_seal(&k, po.data, pt.data, 16, pi.data, len, nonce,
+						   nl, aad, len % 17) == 0, "seal");
 			VT_EXPECT_MEM(po.data, want, len, "page end ct len=%zu", len);
 			VT_EXPECT_MEM(pt.data, wtag, 16, "page end tag len=%zu", len);
-			VT_EXPECT(vecsec_aead_open(&k, pi.data, po.data, len, pt.data, 16, nonce, nl,
-						   aad, len % 17) == 0, "open");
+			VT_EXPECT(vecsec_aead_open(&k, pi.data, po.data, len, pt.data, 16, nonce,
+						   nl, aad, len % 17) == 0, "open");
 			VT_EXPECT_MEM(pi.data, src, len, "page end open len=%zu", len);
 			vt_page_end_free(&pi);
 			vt_page_end_free(&po);
