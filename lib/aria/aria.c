@@ -17,11 +17,16 @@ _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(struct vecsec_aria_gcm_key)
 
 /* ---- dispatch ---- */
 
+/*
+ * SIMD entries go first, widest first, each under its VECSEC_HAVE_<set>
+ * (e.g. avx512_gfni 64 blocks, avx2_gfni 32, avx2_aesni 32, avx_aesni 16).
+ */
 const struct aria_impl *const vecsec_aria_impls[] = {
 	&vecsec_aria_impl_ref,
 	NULL,
 };
 
+/* Likewise: avx512_vpclmul, pclmul, then the reference. */
 const struct ghash_impl *const vecsec_ghash_impls[] = {
 	&vecsec_ghash_impl_ref,
 	NULL,

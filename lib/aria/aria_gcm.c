@@ -19,13 +19,21 @@ ghash_blocks(struct aria_gcm *g, const uint8_t *p, size_t nblocks)
 	vecsec_ghash_impl()->update(g->x, &g->key->ghash, p, nblocks);
 }
 
-/* SP 800-38D 6.2: add one to the last 32 bits, modulo 2^32. */
+/*
+ * SP 800-38D 6.2: add one to the last 32 bits, modulo 2^32. Without
+ * branches: for a long IV, J0 = GHASH_H(IV) and its timing would tell
+ * about H.
+ */
 static inline void
 inc32(uint8_t ctr[16])
 {
-	for (int i = 15; i >= 12; i--)
-		if (++ctr[i] != 0)
-			break;
+	unsigned int carry = 1;
+
+	for (int i = 15; i >= 12; i--) {
+		carry += ctr[i];
+		ctr[i] = (uint8_t)carry;
+		carry >>= 8;
+	}
 }
 
 void

@@ -86,7 +86,7 @@ VECSEC_API int vecsec_aria_key_init(struct vecsec_aria_key *k, const uint8_t *ke
 VECSEC_API void vecsec_aria_key_wipe(struct vecsec_aria_key *k);
 
 /**
- * Encrypt one block (RFC 5794 2.3).
+ * Encrypt one block (RFC 5794 2.3.1).
  *
  * @param k
  *   expanded key.
@@ -100,7 +100,7 @@ VECSEC_API void vecsec_aria_encrypt_block(const struct vecsec_aria_key *k,
 					  const uint8_t in[VECSEC_ARIA_BLOCK_LEN]);
 
 /**
- * Decrypt one block (RFC 5794 2.4: the same rounds with decryption keys).
+ * Decrypt one block (RFC 5794 2.3.2: the same rounds with the decryption keys).
  *
  * @param k
  *   expanded key.
