@@ -22,6 +22,14 @@ trap 'rm -rf "$work"; pt_cleanup_runtime' EXIT
 
 ops=1000
 checks=0
+failures=()
+
+# fail WHAT: record a failed run and go on, so one run lists every failure.
+fail()
+{
+	echo "FAIL $1"
+	failures+=("$1")
+}
 read -r -a eal <<<"$(pt_eal 256)"
 perf=(timeout -k 5 120 dpdk-test-crypto-perf -l 0,1 "${eal[@]}" "${PT_EAL_DEV[@]}" --
 	--devtype "$PT_DEVTYPE" --optype aead --aead-algo chacha20-poly1305
@@ -44,22 +52,30 @@ run_verify()
 			echo "skip $what: beyond $PT_DEVTYPE's capabilities"
 			return 0
 		fi
-		echo "$out" | tail -n 20
-		pt_die "$what: dpdk-test-crypto-perf exited non-zero"
+		echo "$out" | grep -v '^#' | tail -n 8
+		fail "$what: dpdk-test-crypto-perf exited non-zero"
+		return 0
 	fi
 	# The row after the "Failed Ops" header: lcore, size, burst, enqueued,
 	# dequeued, failed enq, failed deq, failed ops.
 	row=$(echo "$out" | awk '/Failed Ops/ {h = 1; next} h && NF == 8 {print; exit}')
-	[ -n "$row" ] || { echo "$out" | tail -n 20; pt_die "$what: no result row"; }
+	if [ -z "$row" ]; then
+		echo "$out" | grep -v '^#' | tail -n 8
+		fail "$what: no result row"
+		return 0
+	fi
 	read -r _ _ _ enq deq _ _ failed <<<"$row"
 	if [ "$enq" != "$ops" ] || [ "$deq" != "$ops" ]; then
-		pt_die "$what: enqueued $enq dequeued $deq of $ops"
+		fail "$what: enqueued $enq dequeued $deq of $ops"
+		return 0
 	fi
 	if [ "$expect" = pass ] && [ "$failed" != 0 ]; then
-		pt_die "$what: $failed of $ops ops failed"
+		fail "$what: $failed of $ops ops failed"
+		return 0
 	fi
 	if [ "$expect" = fail ] && [ "$failed" != "$ops" ]; then
-		pt_die "$what: tampered vector, only $failed of $ops ops failed"
+		fail "$what: tampered vector, only $failed of $ops ops failed"
+		return 0
 	fi
 	echo "ok   $what: $ops ops, $failed failed (expected $expect)"
 	checks=$((checks + 1))
@@ -72,8 +88,9 @@ run_load()
 	shift
 	local what="$test $*"
 	if ! out=$("${perf[@]}" --ptest "$test" "$@" 2>&1); then
-		echo "$out" | tail -n 20
-		pt_die "$what: dpdk-test-crypto-perf exited non-zero"
+		echo "$out" | grep -v '^#' | tail -n 8
+		fail "$what: dpdk-test-crypto-perf exited non-zero"
+		return 0
 	fi
 	if [ "$test" = throughput ]; then
 		# Rows under the "MOps" header: lcore, size, burst, enqueued,
@@ -89,7 +106,7 @@ run_load()
 				if (rows == 0) { print "FAIL no throughput rows"; exit 1 }
 				if (bad != "") { print "FAIL enqueued/dequeued != " n ":" bad; exit 1 }
 				print "ok   " what ":" info
-			}' || pt_die "$what"
+			}' || { failures+=("$what"); return 0; }
 	else
 		# "# total operations: N" then "#  enqueued  TOTAL ..." per size.
 		echo "$out" | awk -v n="$total" -v what="$what" '
@@ -106,7 +123,7 @@ run_load()
 				}
 				if (bad != "") { print "FAIL enqueued/dequeued != " n ":" bad; exit 1 }
 				print "ok   " what ": mean" info
-			}' || pt_die "$what"
+			}' || { failures+=("$what"); return 0; }
 	fi
 	checks=$((checks + 1))
 }
@@ -146,4 +163,9 @@ total=2000
 run_load latency --aead-op encrypt --aead-aad-sz 8 --burst-sz 32 \
 	--buffer-sz 64,1420 --total-ops "$total"
 
-echo "PASS crypto-perf ($PT_DEVTYPE): $checks runs of dpdk-test-crypto-perf"
+if [ ${#failures[@]} -ne 0 ]; then
+	echo "FAIL crypto-perf ($PT_DEVTYPE): ${#failures[@]} of $((checks + ${#failures[@]})) runs failed:"
+	printf '     %s\n' "${failures[@]}"
+	exit 1
+fi
+echo "PASS crypto-perf ($PT_DEVTYPE): $checks runs of dpdk-test-crypto-perf, 0 failed ops"
