@@ -90,8 +90,11 @@ ip netns exec "$ns" timeout -k 5 120 /usr/bin/python3 "$here/secgw_interop.py" \
 
 echo "traffic phase: $(( $(date +%s) - t0 )) s"
 if ! kill -0 "$gw_pid" 2>/dev/null; then
-	tail -n 40 "$work/secgw.log"
-	pt_die "ipsec-secgw died during the test"
+	gw_rc=0
+	wait "$gw_pid" || gw_rc=$?
+	gw_pid=
+	tail -n 20 "$work/secgw.log"
+	pt_die "ipsec-secgw died during the test (exit status $gw_rc$([ "$gw_rc" -gt 128 ] && echo ": signal $((gw_rc - 128))"))"
 fi
 kill -TERM "$gw_pid"
 gw_rc=0
