@@ -58,31 +58,68 @@ static struct {
 
 /* ---------------- oracles ---------------- */
 
-/* OpenSSL, the independent oracle: seal linear buffers. */
+/* Algorithms a test session can use. */
+enum talg {
+	T_CHACHA = 0,      /* RTE_CRYPTO_AEAD_CHACHA20_POLY1305 */
+	T_ARIA_GCM = 1,    /* RTE_PMD_VECSEC_AEAD_ARIA_GCM */
+	T_ARIA_CTR = 2,    /* RTE_PMD_VECSEC_CIPHER_ARIA_CTR */
+};
+
+static const EVP_CIPHER *
+ossl_cipher(enum talg alg, size_t key_len)
+{
+	switch (alg) {
+	case T_CHACHA:
+		return EVP_chacha20_poly1305();
+	case T_ARIA_GCM:
+		return key_len == 16 ? EVP_aria_128_gcm() :
+		       key_len == 24 ? EVP_aria_192_gcm() : EVP_aria_256_gcm();
+	default:
+		return key_len == 16 ? EVP_aria_128_ctr() :
+		       key_len == 24 ? EVP_aria_192_ctr() : EVP_aria_256_ctr();
+	}
+}
+
+/*
+ * OpenSSL, the independent oracle: seal linear buffers. ARIA-CTR: the
+ * nonce is the 16-byte counter block (OpenSSL counts on all 128 bits, the
+ * same as RFC 3686's 32-bit counter while it does not wrap).
+ */
 static void
-ossl_seal(const uint8_t *key, const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
-	  const uint8_t *pt, size_t len, uint8_t *ct, uint8_t *tag)
+ossl_seal(enum talg alg, const uint8_t *key, size_t key_len, const uint8_t *nonce,
+	  size_t nonce_len, const uint8_t *aad, size_t aad_len, const uint8_t *pt, size_t len,
+	  uint8_t *ct, uint8_t *tag, size_t tag_len)
 {
 	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
 	int outl = 0, ok;
 
-	ok = c != NULL && EVP_EncryptInit_ex(c, EVP_chacha20_poly1305(), NULL, NULL, NULL) == 1 &&
-	     EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, IV_LEN, NULL) == 1 &&
-	     EVP_EncryptInit_ex(c, NULL, NULL, key, nonce) == 1;
+	ok = c != NULL && EVP_EncryptInit_ex(c, ossl_cipher(alg, key_len), NULL, NULL, NULL) == 1;
+	if (ok && alg != T_ARIA_CTR)
+		ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, (int)nonce_len, NULL) == 1;
+	ok = ok && EVP_EncryptInit_ex(c, NULL, NULL, key, nonce) == 1;
 	if (ok && aad_len != 0)
 		ok = EVP_EncryptUpdate(c, NULL, &outl, aad, (int)aad_len) == 1;
 	if (ok && len != 0)
 		ok = EVP_EncryptUpdate(c, ct, &outl, pt, (int)len) == 1;
-	ok = ok && EVP_EncryptFinal_ex(c, ct + len, &outl) == 1 &&
-	     EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, tag) == 1;
-	VT_EXPECT(ok, "openssl chacha20-poly1305 failed");
+	ok = ok && EVP_EncryptFinal_ex(c, ct + len, &outl) == 1;
+	if (ok && tag_len != 0)
+		ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, (int)tag_len, tag) == 1;
+	VT_EXPECT(ok, "openssl alg %d failed", alg);
 	EVP_CIPHER_CTX_free(c);
+}
+
+static enum vecsec_aead_alg
+lib_alg(enum talg alg)
+{
+	return alg == T_CHACHA ? VECSEC_AEAD_CHACHA20_POLY1305 :
+	       alg == T_ARIA_GCM ? VECSEC_AEAD_ARIA_GCM : VECSEC_AEAD_ARIA_CTR;
 }
 
 /* libvecsec's one-shot API on the same data must agree with OpenSSL. */
 static void
-lib_check(const uint8_t *key, const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
-	  const uint8_t *pt, size_t len, const uint8_t *ct, const uint8_t *tag)
+lib_check(enum talg alg, const uint8_t *key, size_t key_len, const uint8_t *nonce,
+	  size_t nonce_len, const uint8_t *aad, size_t aad_len, const uint8_t *pt, size_t len,
+	  const uint8_t *ct, const uint8_t *tag, size_t tag_len)
 {
 	struct vecsec_aead_key *k = aligned_alloc(64, sizeof(*k));
 	uint8_t *out = malloc(len + 1), t[TAG_LEN];
@@ -91,16 +128,29 @@ lib_check(const uint8_t *key, const uint8_t *nonce, const uint8_t *aad, size_t a
 	VT_EXPECT(k != NULL && out != NULL, "malloc");
 	if (k == NULL || out == NULL)
 		goto end;
-	rc = vecsec_aead_key_init(k, VECSEC_AEAD_CHACHA20_POLY1305, key, KEY_LEN);
+	rc = vecsec_aead_key_init(k, lib_alg(alg), key, key_len);
 	VT_EXPECT(rc == 0, "key init %d", rc);
-	rc = vecsec_aead_seal(k, out, t, TAG_LEN, pt, len, nonce, IV_LEN, aad, aad_len);
+	rc = vecsec_aead_seal(k, out, t, tag_len, pt, len, nonce, nonce_len, aad, aad_len);
 	VT_EXPECT(rc == 0, "vecsec_aead_seal %d len %zu", rc, len);
-	VT_EXPECT_MEM(out, ct, len, "lib vs openssl ct len=%zu aad=%zu", len, aad_len);
-	VT_EXPECT_MEM(t, tag, TAG_LEN, "lib vs openssl tag len=%zu aad=%zu", len, aad_len);
+	VT_EXPECT_MEM(out, ct, len, "lib vs openssl ct alg %d len=%zu aad=%zu", alg, len, aad_len);
+	VT_EXPECT_MEM(t, tag, tag_len, "lib vs openssl tag alg %d len=%zu aad=%zu", alg, len,
+		      aad_len);
 	vecsec_aead_key_wipe(k);
 end:
 	free(k);
 	free(out);
+}
+
+/* Does the libvecsec linked here implement ARIA? */
+static bool
+lib_has_aria(void)
+{
+	struct vecsec_aead_key *k = aligned_alloc(64, sizeof(*k));
+	static const uint8_t zk[16];
+	bool aria = k != NULL && vecsec_aead_key_init(k, VECSEC_AEAD_ARIA_GCM, zk, 16) == 0;
+
+	free(k);
+	return aria;
 }
 
 /* ---------------- mbuf chains ---------------- */
@@ -193,7 +243,9 @@ chain_last(struct rte_mbuf *m)
 /* ---------------- sessions ---------------- */
 
 struct tsess {
+	enum talg alg;
 	uint8_t key[KEY_LEN];
+	uint16_t key_len, iv_len, tag_len;
 	uint16_t aad_len;
 	bool decrypt;
 	void *s;
@@ -218,18 +270,53 @@ aead_xform(const uint8_t *key, uint16_t key_len, uint16_t iv_len, uint16_t diges
 	return x;
 }
 
+/* The xform of a test session (also what a sessionless op carries). */
+static struct rte_crypto_sym_xform
+tsess_xform(const struct tsess *t)
+{
+	struct rte_crypto_sym_xform x;
+
+	if (t->alg == T_ARIA_CTR) {
+		memset(&x, 0, sizeof(x));
+		x.type = RTE_CRYPTO_SYM_XFORM_CIPHER;
+		x.cipher.op = t->decrypt ? RTE_CRYPTO_CIPHER_OP_DECRYPT :
+			RTE_CRYPTO_CIPHER_OP_ENCRYPT;
+		x.cipher.algo = RTE_PMD_VECSEC_CIPHER_ARIA_CTR;
+		x.cipher.key.data = t->key;
+		x.cipher.key.length = t->key_len;
+		x.cipher.iv.offset = IV_OFFSET;
+		x.cipher.iv.length = t->iv_len;
+		return x;
+	}
+	x = aead_xform(t->key, t->key_len, t->iv_len, t->tag_len, t->aad_len, t->decrypt);
+	if (t->alg == T_ARIA_GCM)
+		x.aead.algo = RTE_PMD_VECSEC_AEAD_ARIA_GCM;
+	return x;
+}
+
 static bool
-tsess_create(struct tsess *t, uint64_t seed, uint16_t aad_len, bool decrypt)
+tsess_create_alg(struct tsess *t, uint64_t seed, enum talg alg, uint16_t key_len,
+		 uint16_t tag_len, uint16_t aad_len, bool decrypt)
 {
 	struct rte_crypto_sym_xform x;
 
 	vt_rand(t->key, sizeof(t->key), seed);
+	t->alg = alg;
+	t->key_len = key_len;
+	t->iv_len = alg == T_ARIA_CTR ? 16 : IV_LEN;
+	t->tag_len = tag_len;
 	t->aad_len = aad_len;
 	t->decrypt = decrypt;
-	x = aead_xform(t->key, KEY_LEN, IV_LEN, TAG_LEN, aad_len, decrypt);
+	x = tsess_xform(t);
 	t->s = rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp);
-	VT_EXPECT(t->s != NULL, "session create: %s", rte_strerror(rte_errno));
+	VT_EXPECT(t->s != NULL, "session create alg %d: %s", alg, rte_strerror(rte_errno));
 	return t->s != NULL;
+}
+
+static bool
+tsess_create(struct tsess *t, uint64_t seed, uint16_t aad_len, bool decrypt)
+{
+	return tsess_create_alg(t, seed, T_CHACHA, KEY_LEN, TAG_LEN, aad_len, decrypt);
 }
 
 static void
@@ -247,13 +334,15 @@ struct tcase {
 	const struct tsess *sess;
 	uint32_t off, len;
 	bool oop, digest_in_chain, forge, sessionless;
+	bool zero_pkt_len;   /* as dpdk-test-crypto-perf's chains: only segments count */
+	uint32_t src_pkt_len, dst_pkt_len;
 	const uint16_t *src_segs, *dst_segs;
 	size_t nb_src_segs, nb_dst_segs;
 	/* built */
 	struct rte_crypto_op *op;
 	struct rte_mbuf *src, *dst;
 	struct rte_crypto_sym_xform xform;   /* sessionless */
-	uint8_t nonce[IV_LEN];
+	uint8_t nonce[16];
 	uint8_t aad[MAX_AAD];
 	uint8_t *pt, *ct;
 	uint8_t tag[TAG_LEN];
@@ -276,9 +365,14 @@ case_build(struct tcase *tc, uint64_t seed)
 	if (tc->pt == NULL || tc->ct == NULL)
 		return false;
 	vt_rand(tc->pt, tc->len, seed);
-	vt_rand(tc->nonce, IV_LEN, seed + 1);
+	vt_rand(tc->nonce, s->iv_len, seed + 1);
+	if (s->alg == T_ARIA_CTR)
+		memset(tc->nonce + 12, 0, 3);   /* 32-bit block counter far from wrapping */
 	vt_rand(tc->aad, s->aad_len, seed + 2);
-	ossl_seal(s->key, tc->nonce, tc->aad, s->aad_len, tc->pt, tc->len, tc->ct, tc->tag);
+	ossl_seal(s->alg, s->key, s->key_len, tc->nonce, s->iv_len, tc->aad, s->aad_len, tc->pt,
+		  tc->len, tc->ct, tc->tag, s->tag_len);
+	if (s->tag_len == 0)
+		tc->digest_in_chain = tc->forge = false;
 
 	/* the digest lives in the chain that holds the output (encrypt) or input */
 	tc->src = chain_new(tc->off + tc->len, tc->src_segs, tc->nb_src_segs,
@@ -291,17 +385,17 @@ case_build(struct tcase *tc, uint64_t seed)
 		if (tc->dst == NULL)
 			return false;
 	}
+	/* CTR decrypts what it encrypts: the input is the ciphertext either way */
 	chain_write(tc->src, tc->off, dec ? tc->ct : tc->pt, tc->len);
 	if (tc->digest_in_chain)
 		tc->digest = chain_last(dec || !tc->oop ? tc->src : tc->dst);
 	else
 		tc->digest = tc->ext_digest;
+	memset(tc->digest, 0, TAG_LEN);
 	if (dec) {
-		memcpy(tc->digest, tc->tag, TAG_LEN);
+		memcpy(tc->digest, tc->tag, s->tag_len);
 		if (tc->forge)
-			tc->digest[seed % TAG_LEN] ^= (uint8_t)(1u << (seed % 8));
-	} else {
-		memset(tc->digest, 0, TAG_LEN);
+			tc->digest[seed % s->tag_len] ^= (uint8_t)(1u << (seed % 8));
 	}
 	in_chain = tc->src;
 	(void)in_chain;
@@ -310,7 +404,7 @@ case_build(struct tcase *tc, uint64_t seed)
 	if (tc->op == NULL)
 		return false;
 	if (tc->sessionless) {
-		tc->xform = aead_xform(s->key, KEY_LEN, IV_LEN, TAG_LEN, s->aad_len, dec);
+		tc->xform = tsess_xform(s);
 		tc->op->sess_type = RTE_CRYPTO_OP_SESSIONLESS;
 		tc->op->sym->xform = &tc->xform;
 	} else {
@@ -318,11 +412,16 @@ case_build(struct tcase *tc, uint64_t seed)
 	}
 	tc->op->sym->m_src = tc->src;
 	tc->op->sym->m_dst = tc->oop ? tc->dst : NULL;
-	tc->op->sym->aead.data.offset = tc->off;
-	tc->op->sym->aead.data.length = tc->len;
-	tc->op->sym->aead.digest.data = tc->digest;
-	tc->op->sym->aead.aad.data = tc->aad;
-	memcpy(rte_crypto_op_ctod_offset(tc->op, uint8_t *, IV_OFFSET), tc->nonce, IV_LEN);
+	if (s->alg == T_ARIA_CTR) {
+		tc->op->sym->cipher.data.offset = tc->off;
+		tc->op->sym->cipher.data.length = tc->len;
+	} else {
+		tc->op->sym->aead.data.offset = tc->off;
+		tc->op->sym->aead.data.length = tc->len;
+		tc->op->sym->aead.digest.data = tc->digest;
+		tc->op->sym->aead.aad.data = tc->aad;
+	}
+	memcpy(rte_crypto_op_ctod_offset(tc->op, uint8_t *, IV_OFFSET), tc->nonce, s->iv_len);
 	return true;
 }
 
@@ -341,14 +440,16 @@ case_check(const struct tcase *tc, const char *what)
 		VT_EXPECT(false, "malloc");
 		goto end;
 	}
-	VT_EXPECT(tc->op->status == want_status, "%s: status %u want %u (len %u off %u %s %s)",
-		  what, tc->op->status, want_status, tc->len, tc->off,
+	VT_EXPECT(tc->op->status == want_status,
+		  "%s: status %u want %u (alg %d len %u off %u %s %s)", what, tc->op->status,
+		  want_status, s->alg, tc->len, tc->off,
 		  s->decrypt ? "dec" : "enc", tc->oop ? "oop" : "inplace");
 	chain_read(out, tc->off, got, tc->len);
 	if (!s->decrypt) {
 		VT_EXPECT_MEM(got, tc->ct, tc->len, "%s: ct len %u off %u %s", what, tc->len,
 			      tc->off, tc->oop ? "oop" : "inplace");
-		VT_EXPECT_MEM(tc->digest, tc->tag, TAG_LEN, "%s: tag len %u", what, tc->len);
+		VT_EXPECT_MEM(tc->digest, tc->tag, s->tag_len, "%s: tag alg %d len %u", what,
+			      s->alg, tc->len);
 	} else if (!tc->forge) {
 		VT_EXPECT_MEM(got, tc->pt, tc->len, "%s: pt len %u off %u %s", what, tc->len,
 			      tc->off, tc->oop ? "oop" : "inplace");
@@ -366,7 +467,8 @@ case_check(const struct tcase *tc, const char *what)
 		VT_EXPECT_MEM(got, s->decrypt ? tc->ct : tc->pt, tc->len, "%s: oop source changed",
 			      what);
 	}
-	lib_check(s->key, tc->nonce, tc->aad, s->aad_len, tc->pt, tc->len, tc->ct, tc->tag);
+	lib_check(s->alg, s->key, s->key_len, tc->nonce, s->iv_len, tc->aad, s->aad_len, tc->pt,
+		  tc->len, tc->ct, tc->tag, s->tag_len);
 end:
 	free(got);
 	free(pre);
@@ -423,7 +525,24 @@ run_cases(struct tcase *tcs, unsigned int n, uint16_t qp, const char *what)
 		ops[built] = tcs[built].op;
 	}
 	if (built == n) {
+		for (unsigned int i = 0; i < n; i++) {
+			if (!tcs[i].zero_pkt_len)
+				continue;
+			tcs[i].src_pkt_len = tcs[i].src->pkt_len;
+			tcs[i].src->pkt_len = 0;
+			if (tcs[i].dst != NULL) {
+				tcs[i].dst_pkt_len = tcs[i].dst->pkt_len;
+				tcs[i].dst->pkt_len = 0;
+			}
+		}
 		run_ops(qp, ops, n);
+		for (unsigned int i = 0; i < n; i++) {
+			if (!tcs[i].zero_pkt_len)
+				continue;
+			tcs[i].src->pkt_len = tcs[i].src_pkt_len;
+			if (tcs[i].dst != NULL)
+				tcs[i].dst->pkt_len = tcs[i].dst_pkt_len;
+		}
 		for (unsigned int i = 0; i < n; i++)
 			case_check(&tcs[i], what);
 	}
@@ -443,6 +562,48 @@ expect_pools_full(const char *what)
 
 /* ---------------- tests ---------------- */
 
+/*
+ * The level the PMD's libvecsec runs at. Linked statically it is ours
+ * (the ISA loop forces it); loaded with -d the .so has its own copy, whose
+ * level the probe chose: the CPU's, capped by EAL's SIMD bitwidth and by
+ * the isa= devarg (VT_PMD_ISA tells the test which one was given).
+ */
+static enum vecsec_isa
+pmd_level(void)
+{
+#ifdef VT_PMD_DL
+	enum vecsec_isa lvl = vecsec_cpu_max_isa(), da;
+	uint16_t bits = rte_vect_get_max_simd_bitwidth();
+	const char *devarg = getenv("VT_PMD_ISA");
+
+	if (devarg != NULL && vecsec_isa_parse(devarg, &da) == 0 && da < lvl)
+		lvl = da;
+	if (bits < RTE_VECT_SIMD_512 && lvl > VECSEC_ISA_AVX2)
+		lvl = VECSEC_ISA_AVX2;
+	if (bits < RTE_VECT_SIMD_256 && lvl > VECSEC_ISA_SSSE3)
+		lvl = VECSEC_ISA_SSSE3;
+	if (bits < RTE_VECT_SIMD_128)
+		lvl = VECSEC_ISA_SCALAR;
+	return lvl;
+#else
+	return vecsec_isa_cap();
+#endif
+}
+
+static uint64_t
+cpu_flags_of(enum vecsec_isa lvl)
+{
+	uint64_t f = 0;
+
+	if (lvl >= VECSEC_ISA_SSSE3)
+		f |= RTE_CRYPTODEV_FF_CPU_SSE;
+	if (lvl >= VECSEC_ISA_AVX2)
+		f |= RTE_CRYPTODEV_FF_CPU_AVX | RTE_CRYPTODEV_FF_CPU_AVX2;
+	if (lvl >= VECSEC_ISA_AVX512)
+		f |= RTE_CRYPTODEV_FF_CPU_AVX512;
+	return f;
+}
+
 static void
 test_info(void)
 {
@@ -450,7 +611,8 @@ test_info(void)
 	const struct rte_cryptodev_capabilities *c;
 	const struct rte_cryptodev_symmetric_capability *sc;
 	struct rte_cryptodev_sym_capability_idx idx;
-	uint64_t want = RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO | RTE_CRYPTODEV_FF_SYM_OPERATION_CHAINING |
+	uint64_t want = RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO |
+		RTE_CRYPTODEV_FF_SYM_OPERATION_CHAINING |
 		RTE_CRYPTODEV_FF_IN_PLACE_SGL | RTE_CRYPTODEV_FF_OOP_SGL_IN_SGL_OUT |
 		RTE_CRYPTODEV_FF_OOP_SGL_IN_LB_OUT | RTE_CRYPTODEV_FF_OOP_LB_IN_SGL_OUT |
 		RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT | RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO |
@@ -470,32 +632,10 @@ test_info(void)
 		  (unsigned long long)(info.feature_flags & ~cpu), (unsigned long long)want);
 	VT_EXPECT(!(info.feature_flags & RTE_CRYPTODEV_FF_SYM_RAW_DP), "raw dp not claimed");
 #if defined(__x86_64__)
-	{
-		/* the level the probe chose: CPU, capped by EAL's SIMD bitwidth */
-		enum vecsec_isa lvl = vecsec_cpu_max_isa();
-		uint16_t bits = rte_vect_get_max_simd_bitwidth();
-		uint64_t wcpu = 0;
-		const char *devarg = getenv("VT_PMD_ISA");   /* the isa= devarg given */
-		enum vecsec_isa da;
-
-		if (devarg != NULL && vecsec_isa_parse(devarg, &da) == 0 && da < lvl)
-			lvl = da;
-		if (bits < RTE_VECT_SIMD_512 && lvl > VECSEC_ISA_AVX2)
-			lvl = VECSEC_ISA_AVX2;
-		if (bits < RTE_VECT_SIMD_256 && lvl > VECSEC_ISA_SSSE3)
-			lvl = VECSEC_ISA_SSSE3;
-		if (bits < RTE_VECT_SIMD_128)
-			lvl = VECSEC_ISA_SCALAR;
-		if (lvl >= VECSEC_ISA_SSSE3)
-			wcpu |= RTE_CRYPTODEV_FF_CPU_SSE;
-		if (lvl >= VECSEC_ISA_AVX2)
-			wcpu |= RTE_CRYPTODEV_FF_CPU_AVX | RTE_CRYPTODEV_FF_CPU_AVX2;
-		if (lvl >= VECSEC_ISA_AVX512)
-			wcpu |= RTE_CRYPTODEV_FF_CPU_AVX512;
-		VT_EXPECT((info.feature_flags & cpu) == wcpu, "cpu flags 0x%llx want 0x%llx",
-			  (unsigned long long)(info.feature_flags & cpu),
-			  (unsigned long long)wcpu);
-	}
+	VT_EXPECT((info.feature_flags & cpu) == cpu_flags_of(pmd_level()),
+		  "cpu flags 0x%llx want 0x%llx (level %s)",
+		  (unsigned long long)(info.feature_flags & cpu),
+		  (unsigned long long)cpu_flags_of(pmd_level()), vecsec_isa_name(pmd_level()));
 #endif
 	for (c = info.capabilities; c->op != RTE_CRYPTO_OP_TYPE_UNDEFINED; c++, n++) {
 		VT_EXPECT(c->op == RTE_CRYPTO_OP_TYPE_SYMMETRIC, "cap %u op", n);
@@ -515,26 +655,23 @@ test_info(void)
 	}
 	VT_EXPECT(chacha == 1, "one chacha20-poly1305 capability, got %u", chacha);
 	/* ARIA only where libvecsec has it (then 3 entries), else ChaCha alone */
-	{
-		struct vecsec_aead_key *k = aligned_alloc(64, sizeof(*k));
-		static const uint8_t zk[16];
-		bool aria = k != NULL &&
-			vecsec_aead_key_init(k, VECSEC_AEAD_ARIA_GCM, zk, sizeof(zk)) == 0;
-
-		free(k);
-		VT_EXPECT(n == (aria ? 3u : 1u), "%u capabilities, aria %d", n, aria);
-	}
+	VT_EXPECT(n == (lib_has_aria() ? 3u : 1u), "%u capabilities, aria %d", n, lib_has_aria());
 	idx.type = RTE_CRYPTO_SYM_XFORM_AEAD;
 	idx.algo.aead = RTE_CRYPTO_AEAD_CHACHA20_POLY1305;
 	sc = rte_cryptodev_sym_capability_get(g.dev_id, &idx);
 	VT_EXPECT(sc != NULL, "capability_get chacha");
 	if (sc != NULL) {
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 0, 12) == 0, "ok");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 1024, 12) == 0, "aad");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 1025, 12) != 0, "aad+");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 16, 16, 0, 12) != 0, "key16");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 12, 0, 12) != 0, "dig12");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 0, 8) != 0, "iv8");
+		static const struct {
+			uint16_t key, dig, aad, iv;
+			bool ok;
+		} chk[] = { { 32, 16, 0, 12, true }, { 32, 16, 1024, 12, true },
+			    { 32, 16, 1025, 12, false }, { 16, 16, 0, 12, false },
+			    { 32, 12, 0, 12, false }, { 32, 16, 0, 8, false } };
+
+		for (size_t i = 0; i < RTE_DIM(chk); i++)
+			VT_EXPECT((rte_cryptodev_sym_capability_check_aead(sc, chk[i].key,
+					chk[i].dig, chk[i].aad, chk[i].iv) == 0) == chk[i].ok,
+				  "capability check %zu", i);
 	}
 	idx.algo.aead = RTE_CRYPTO_AEAD_AES_GCM;
 	VT_EXPECT(rte_cryptodev_sym_capability_get(g.dev_id, &idx) == NULL, "no AES-GCM");
@@ -722,6 +859,7 @@ test_bursts(void)
 			tc->off = vt_below(&st, 64);
 			tc->oop = vt_below(&st, 2);
 			tc->digest_in_chain = vt_below(&st, 2);
+			tc->zero_pkt_len = vt_below(&st, 4) == 0;
 			if (vt_below(&st, 2)) {
 				tc->src_segs = pmix;
 				tc->nb_src_segs = RTE_DIM(pmix);
@@ -890,18 +1028,35 @@ test_invalid_xforms(void)
 	x = aead_xform(NULL, 32, 12, 16, 0, false);
 	VT_EXPECT(rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp) == NULL,
 		  "NULL key");
-	{
-		struct vecsec_aead_key *k = aligned_alloc(64, sizeof(*k));
-		bool aria = k != NULL &&
-			vecsec_aead_key_init(k, VECSEC_AEAD_ARIA_GCM, key, 16) == 0;
+	x = aead_xform(key, 16, 12, 16, 0, false);
+	x.aead.algo = RTE_PMD_VECSEC_AEAD_ARIA_GCM;
+	sess = rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp);
+	VT_EXPECT((sess != NULL) == lib_has_aria(), "ARIA-GCM session %p, lib aria %d", sess,
+		  lib_has_aria());
+	if (sess != NULL)
+		rte_cryptodev_sym_session_free(g.dev_id, sess);
+	if (lib_has_aria()) {
+		/* ARIA outside its capabilities */
+		static const struct {
+			uint16_t key, iv, dig, aad;
+		} abad[] = { { 20, 12, 16, 0 }, { 16, 16, 16, 0 }, { 16, 12, 6, 0 },
+			     { 16, 12, 0, 0 }, { 32, 12, 16, 1025 }, { 64, 12, 16, 0 } };
 
-		free(k);
-		x = aead_xform(key, 16, 12, 16, 0, false);
-		x.aead.algo = RTE_PMD_VECSEC_AEAD_ARIA_GCM;
-		sess = rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp);
-		VT_EXPECT((sess != NULL) == aria, "ARIA-GCM session %p, lib aria %d", sess, aria);
-		if (sess != NULL)
-			rte_cryptodev_sym_session_free(g.dev_id, sess);
+		for (size_t i = 0; i < RTE_DIM(abad); i++) {
+			x = aead_xform(key, abad[i].key, abad[i].iv, abad[i].dig, abad[i].aad, 0);
+			x.aead.algo = RTE_PMD_VECSEC_AEAD_ARIA_GCM;
+			VT_EXPECT(rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp) ==
+				  NULL && rte_errno == ENOTSUP, "ARIA-GCM xform %zu accepted", i);
+		}
+		memset(&x, 0, sizeof(x));
+		x.type = RTE_CRYPTO_SYM_XFORM_CIPHER;
+		x.cipher.algo = RTE_PMD_VECSEC_CIPHER_ARIA_CTR;
+		x.cipher.key.data = key;
+		x.cipher.key.length = 16;
+		x.cipher.iv.offset = IV_OFFSET;
+		x.cipher.iv.length = 12;
+		VT_EXPECT(rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp) == NULL &&
+			  rte_errno == ENOTSUP, "ARIA-CTR with a 12-byte IV");
 	}
 	expect_pools_full("invalid xforms");
 }
@@ -1157,7 +1312,8 @@ test_cpu_crypto(void)
 			vt_rand(c->pt, c->len, g.seed + i);
 			vt_rand(c->nonce, IV_LEN, g.seed + i + 1000);
 			vt_rand(c->aad, 20, g.seed + i + 2000);
-			ossl_seal(ss[dec].key, c->nonce, c->aad, 20, c->pt, c->len, c->ct, c->tag);
+			ossl_seal(T_CHACHA, ss[dec].key, KEY_LEN, c->nonce, IV_LEN, c->aad, 20,
+				  c->pt, c->len, c->ct, c->tag, TAG_LEN);
 			memset(c->buf, FILL_SRC, total);
 			memset(c->obuf, FILL_DST, total);
 			memcpy(c->buf + head, dec ? c->ct : c->pt, c->len);
@@ -1227,7 +1383,8 @@ free:
 		uint8_t b[32] = { 0 }, d[16] = { 0 }, n12[12] = { 0 }, a[20] = { 0 };
 		struct rte_crypto_vec v1 = { .base = b, .len = 32, .tot_len = 32 };
 		struct rte_crypto_sgl s1 = { .vec = &v1, .num = 1 };
-		struct rte_crypto_va_iova_ptr piv = { .va = n12 }, pa = { .va = a }, pd = { .va = d };
+		struct rte_crypto_va_iova_ptr piv = { .va = n12 }, pa = { .va = a },
+			pd = { .va = d };
 		int32_t st1 = 0;
 
 		memset(&vec, 0, sizeof(vec));
@@ -1247,6 +1404,70 @@ out:
 	tsess_free(&ss[0]);
 	tsess_free(&ss[1]);
 	expect_pools_full("cpu crypto");
+}
+
+/*
+ * ARIA-GCM (every key and tag length) and ARIA-CTR through the PMD-private
+ * algorithm ids, in bursts shared with ChaCha20-Poly1305 ops; OpenSSL's
+ * EVP_aria_*_gcm/ctr and libvecsec's one-shot API are the oracles. Only
+ * where libvecsec implements ARIA (else the PMD must not offer it, which
+ * test_info and test_invalid_xforms check).
+ */
+static void
+test_aria(void)
+{
+	static const uint16_t pat[] = { 1, 16, 3, 200, 17 };
+	static struct tcase tcs[MAX_CASES];
+	struct tsess ss[32];
+	unsigned int nb_ss = 0;
+	uint64_t st = g.seed ^ 0xa1a;
+
+	if (!lib_has_aria()) {
+		printf("\n    SKIP pmd aria: libvecsec without ARIA\n");
+		return;
+	}
+	for (uint16_t kl = 16; kl <= 32; kl += 8) {
+		for (uint16_t tl = 4; tl <= 16; tl += 4)
+			for (int d = 0; d <= 1; d++)
+				if (!tsess_create_alg(&ss[nb_ss++], g.seed + kl + tl, T_ARIA_GCM,
+						      kl, tl, (uint16_t)(tl * 3), d))
+					goto out;
+		for (int d = 0; d <= 1; d++)
+			if (!tsess_create_alg(&ss[nb_ss++], g.seed + kl, T_ARIA_CTR, kl, 0, 0, d))
+				goto out;
+	}
+	if (!tsess_create(&ss[nb_ss++], g.seed + 99, 12, false) ||
+	    !tsess_create(&ss[nb_ss++], g.seed + 99, 12, true))
+		goto out;
+	for (unsigned int round = 0; round < 6; round++) {
+		unsigned int n = round == 0 ? nb_ss : 1 + vt_below(&st, MAX_CASES);
+
+		for (unsigned int i = 0; i < n; i++) {
+			struct tcase *tc = &tcs[i];
+
+			memset(tc, 0, sizeof(*tc));
+			tc->sess = &ss[round == 0 ? i : vt_below(&st, nb_ss)];
+			tc->len = vt_below(&st, 1100);
+			tc->off = vt_below(&st, 50);
+			tc->oop = vt_below(&st, 2);
+			tc->digest_in_chain = vt_below(&st, 2);
+			tc->forge = tc->sess->decrypt && vt_below(&st, 4) == 0;
+			tc->sessionless = vt_below(&st, 8) == 0;
+			if (vt_below(&st, 2)) {
+				tc->src_segs = pat;
+				tc->nb_src_segs = RTE_DIM(pat);
+			}
+			if (tc->oop && vt_below(&st, 2)) {
+				tc->dst_segs = pat + 1;
+				tc->nb_dst_segs = RTE_DIM(pat) - 1;
+			}
+		}
+		run_cases(tcs, n, (uint16_t)(round % NB_QP), "aria");
+	}
+out:
+	for (unsigned int i = 0; i < nb_ss; i++)
+		tsess_free(&ss[i]);
+	expect_pools_full("aria");
 }
 
 /* Devargs: isa=scalar and max_nb_queue_pairs work; bad values fail probe. */
@@ -1288,6 +1509,10 @@ test_devargs(void)
 		VT_EXPECT(vecsec_isa_cap() == VECSEC_ISA_SCALAR, "cap after isa=scalar: %s",
 			  vecsec_isa_name(vecsec_isa_cap()));
 #endif
+		/* the cap is process-wide: crypto_vecsec0 now says scalar too */
+		rte_cryptodev_info_get(g.dev_id, &info);
+		VT_EXPECT((info.feature_flags & cpu) == 0, "%s still claims 0x%llx", DEV_NAME,
+			  (unsigned long long)(info.feature_flags & cpu));
 		/* and it computes: 5 ops in engine calls of max_burst=3 */
 		g.dev_id = (uint8_t)id;
 		VT_EXPECT(rte_cryptodev_configure(g.dev_id, &conf) == 0, "configure");
@@ -1330,6 +1555,7 @@ static const struct vt_test tests[] = {
 	VT_TEST(test_err_stats),
 	VT_TEST(test_sessionless),
 	VT_TEST(test_cpu_crypto),
+	VT_TEST(test_aria),
 	VT_TEST(test_devargs),
 };
 

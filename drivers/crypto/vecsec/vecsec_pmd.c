@@ -168,8 +168,8 @@ eal_isa_cap(void)
 	return VECSEC_ISA_SCALAR;
 }
 
-static uint64_t
-isa_feature_flags(enum vecsec_isa isa)
+uint64_t
+vecsec_pmd_isa_flags(enum vecsec_isa isa)
 {
 	uint64_t ff = 0;
 
@@ -264,7 +264,7 @@ vecsec_pmd_probe(struct rte_vdev_device *vdev)
 		RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT |
 		RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO |
 		RTE_CRYPTODEV_FF_SYM_SESSIONLESS |
-		isa_feature_flags(priv->isa);
+		vecsec_pmd_isa_flags(priv->isa);
 
 	rte_cryptodev_pmd_probing_finish(dev);
 	VECSEC_PMD_LOG(INFO, "%s: libvecsec %s, isa %s (cpu %s, devarg %s, simd bitwidth %u), "

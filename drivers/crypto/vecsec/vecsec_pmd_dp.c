@@ -37,9 +37,9 @@ scratch_reset(struct vecsec_pmd_scratch *sc)
 }
 
 /*
- * Describe bytes [off, off + len) of an mbuf chain (the caller checked
- * they exist): one linear run if a single segment holds them, else a list
- * in the scratch starting at the data offset.
+ * Describe bytes [off, off + len) of an mbuf chain: one linear run if a
+ * single segment holds them, else a list in the scratch starting at the
+ * data offset. A chain that ends before off + len is PREP_BAD_ARGS.
  */
 static inline int
 mbuf_span(struct vecsec_pmd_scratch *sc, struct rte_mbuf *m, uint32_t off, uint32_t len,
@@ -74,7 +74,7 @@ mbuf_span(struct vecsec_pmd_scratch *sc, struct rte_mbuf *m, uint32_t off, uint3
 		len -= take;
 	}
 	if (len != 0)
-		return PREP_BAD_ARGS;   /* pkt_len lied about the chain */
+		return PREP_BAD_ARGS;   /* the chain is shorter than off + len */
 	sc->nb_segs += n;
 	*lin = NULL;
 	*segs = first;
@@ -212,10 +212,14 @@ op_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 			     (s->aad_len != 0 && sym->aead.aad.data == NULL)))
 			goto bad_args;
 	}
+	/*
+	 * The segments themselves say where the data are: pkt_len is not
+	 * trusted (dpdk-test-crypto-perf leaves it 0 on the chains it builds,
+	 * and other PMDs walk the chain too).
+	 */
 	src = sym->m_src;
 	dst = sym->m_dst != NULL ? sym->m_dst : src;
-	if (unlikely(src == NULL || (uint64_t)off + len > rte_pktmbuf_pkt_len(src) ||
-		     (uint64_t)off + len > rte_pktmbuf_pkt_len(dst)))
+	if (unlikely(src == NULL))
 		goto bad_args;
 
 	rc = mbuf_span(sc, src, off, len, &in_lin, &in_segs, &nb_in);

@@ -99,6 +99,13 @@ vecsec_pmd_info_get(struct rte_cryptodev *dev, struct rte_cryptodev_info *info)
 
 	if (info == NULL)
 		return;
+	/*
+	 * The vecsec cap is process-wide: a later device's isa= (or
+	 * vecsec_isa_limit() by the application) lowers it for all. Say what
+	 * runs now.
+	 */
+	dev->feature_flags = (dev->feature_flags & ~VECSEC_PMD_FF_CPU) |
+		vecsec_pmd_isa_flags(vecsec_isa_cap());
 	info->driver_id = dev->driver_id;
 	info->feature_flags = dev->feature_flags;
 	info->capabilities = vecsec_pmd_capabilities(priv->aria);

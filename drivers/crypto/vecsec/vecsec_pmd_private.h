@@ -86,6 +86,13 @@ struct vecsec_pmd_qp {
 	struct vecsec_pmd_session sl[VECSEC_MAX_BURST];
 } __rte_cache_aligned;
 
+/* vecsec_pmd.c */
+#define VECSEC_PMD_FF_CPU (RTE_CRYPTODEV_FF_CPU_SSE | RTE_CRYPTODEV_FF_CPU_AVX | \
+			   RTE_CRYPTODEV_FF_CPU_AVX2 | RTE_CRYPTODEV_FF_CPU_AVX512 | \
+			   RTE_CRYPTODEV_FF_CPU_NEON)
+/* The RTE_CRYPTODEV_FF_CPU_* flags true of a vecsec ISA level. */
+uint64_t vecsec_pmd_isa_flags(enum vecsec_isa isa);
+
 /* vecsec_pmd_caps.c */
 const struct rte_cryptodev_capabilities *vecsec_pmd_capabilities(bool aria);
 
