@@ -9,7 +9,9 @@
 #    (proof that a wrong result is seen, not assumed);
 #  - short throughput and latency runs: every op enqueued is dequeued.
 # crypto-perf's throughput and latency modes never look at op status, so the
-# verify runs are what proves the results right.
+# verify runs are what proves the results right. For crypto_vecsec the
+# vector runs go first to Debian's crypto_chacha20_poly1305 (ipsec-mb), a
+# sanity check of the vector files (PT_VECTORS_ONLY=1: only those runs).
 #
 # usage: crypto-perf.sh BUILD_DIR [DEVTYPE]   (DEVTYPE: see lib.sh)
 set -euo pipefail
@@ -128,6 +130,17 @@ run_load()
 	checks=$((checks + 1))
 }
 
+# The vector files are first checked on an independent implementation:
+# Intel ipsec-mb's crypto_chacha20_poly1305, through the same tool.
+if [ "$PT_DEVTYPE" = crypto_vecsec ] && [ -z "${PT_VECTORS_ONLY:-}" ]; then
+	echo "== the test vectors against crypto_chacha20_poly1305 (reference) =="
+	if ! PT_VECTORS_ONLY=1 "$here/crypto-perf.sh" "${1:-}" crypto_chacha20_poly1305 |
+			sed 's/^/   /'; then
+		pt_die "the test vectors fail on the reference PMD: fix the vectors first"
+	fi
+	echo "== $PT_DEVTYPE =="
+fi
+
 rfc=$here/rfc8439-2.8.2.data
 # The tampered copy: the first ciphertext byte 0xd3 becomes 0xd2.
 sed '0,/^0xd3, 0x1a/s//0xd2, 0x1a/' "$rfc" >"$work/rfc-bad.data"
@@ -153,6 +166,12 @@ while read -r name len aad; do
 done <"$work/cases"
 run_verify pass "$work/oracle.data" len9000_aad8 9000 8 encrypt --segment-sz 1000
 run_verify pass "$work/oracle.data" len9000_aad8 9000 8 decrypt --segment-sz 1000
+
+if [ -n "${PT_VECTORS_ONLY:-}" ]; then
+	[ ${#failures[@]} -eq 0 ] || exit 1
+	echo "PASS test vectors on $PT_DEVTYPE: $checks runs"
+	exit 0
+fi
 
 total=20000
 for op in encrypt decrypt; do
