@@ -18,6 +18,8 @@
  * --groups bursts, --ops ops per run after a warm-up, TSC cycles around
  * the whole loop; the median of --reps runs. Every dequeued op's status is
  * checked; failures are counted and reported (and make the exit status 1).
+ * cpu% is the thread's CPU time over the loop's wall time: on a shared
+ * machine, below 100 says the TSC numbers include time spent preempted.
  *
  * usage: vecsec-pmd-bench EAL-ARGS -- --devtype NAME [--op encrypt|decrypt|both]
  *        [--sizes 64,...,imix] [--sessions N] [--ops N] [--reps N]
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/evp.h>
 
@@ -544,7 +547,17 @@ verify(uint32_t size)
 struct loop_result {
 	uint64_t cycles;
 	uint64_t failed;
+	double cpu_share;       /* thread CPU time / wall time: < 1 when preempted */
 };
+
+static double
+thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 /*
  * nops ops (a multiple of BURST) through the queue pair. The pool is
@@ -560,6 +573,7 @@ timed_loop(uint64_t nops)
 	int cur = -1;
 	unsigned int off = 0;
 	uint64_t enq_left = nops, deq_left = nops, failed = 0, t0, t1;
+	double cpu0 = thread_cpu_s(), cpu1;
 
 	for (unsigned int i = 0; i < opt.groups; i++)
 		fifo[i] = i;
@@ -603,7 +617,12 @@ timed_loop(uint64_t nops)
 		deq_left -= n;
 	}
 	t1 = rte_rdtsc_precise();
-	return (struct loop_result){ .cycles = t1 - t0, .failed = failed };
+	cpu1 = thread_cpu_s();
+	return (struct loop_result){
+		.cycles = t1 - t0,
+		.failed = failed,
+		.cpu_share = (cpu1 - cpu0) * rte_get_tsc_hz() / (double)(t1 - t0),
+	};
 }
 
 static int
@@ -634,11 +653,11 @@ size_name(char *buf, size_t n, uint32_t size)
 static uint64_t
 measure(enum dir d, uint32_t size, uint64_t pool_bytes)
 {
-	uint64_t cyc[1000];
+	uint64_t cyc[1000], share[1000];
 	uint64_t failed = 0, med;
 	/* bytes per op: the mean over the pool (IMIX: 354.33) */
 	double avg = (double)pool_bytes / g.pool;
-	double cpo, mops, gbps;
+	double cpo, mops, gbps, cpu;
 	char sname[16];
 
 	ops_setup(d);
@@ -647,23 +666,25 @@ measure(enum dir d, uint32_t size, uint64_t pool_bytes)
 		struct loop_result lr = timed_loop(opt.ops);
 
 		cyc[r] = lr.cycles;
+		share[r] = (uint64_t)(lr.cpu_share * 1000 + 0.5);
 		failed += lr.failed;
 	}
 	med = median(cyc, opt.reps);
+	cpu = median(share, opt.reps) / 10.0;
 	cpo = (double)med / opt.ops;
 	mops = rte_get_tsc_hz() / cpo / 1e6;
 	gbps = mops * avg * 8 / 1e3;
 	size_name(sname, sizeof(sname), size);
-	printf("%-24s %-7s %6s %8u %10.1f %8.3f %8.3f %8.3f %8" PRIu64 "\n",
+	printf("%-24s %-7s %6s %8u %10.1f %8.3f %8.3f %8.3f %8" PRIu64 " %5.1f\n",
 	       opt.devtype, dir_name[d], sname, opt.sessions, cpo, cpo / avg, mops, gbps,
-	       failed);
-	printf("CSV,%s,%s,%s,%u,%.1f,%.4f,%.4f,%.4f,%" PRIu64 ",%u,%" PRIu64 "\n",
+	       failed, cpu);
+	printf("CSV,%s,%s,%s,%u,%.1f,%.4f,%.4f,%.4f,%" PRIu64 ",%u,%" PRIu64 ",%.1f\n",
 	       opt.devtype, dir_name[d], sname, opt.sessions, cpo, cpo / avg, mops, gbps,
-	       failed, opt.reps, opt.ops);
+	       failed, opt.reps, opt.ops, cpu);
 	if (g.csv != NULL)
-		fprintf(g.csv, "%s,%s,%s,%u,%.1f,%.4f,%.4f,%.4f,%" PRIu64 ",%u,%" PRIu64 "\n",
-			opt.devtype, dir_name[d], sname, opt.sessions, cpo, cpo / avg, mops,
-			gbps, failed, opt.reps, opt.ops);
+		fprintf(g.csv, "%s,%s,%s,%u,%.1f,%.4f,%.4f,%.4f,%" PRIu64 ",%u,%" PRIu64
+			",%.1f\n", opt.devtype, dir_name[d], sname, opt.sessions, cpo,
+			cpo / avg, mops, gbps, failed, opt.reps, opt.ops, cpu);
 	fflush(stdout);
 	return failed;
 }
@@ -688,13 +709,13 @@ main(int argc, char **argv)
 		if (g.csv == NULL)
 			die("cannot write %s: %s", opt.csv, strerror(errno));
 		fprintf(g.csv, "devtype,op,size,sessions,cycles_per_op,cycles_per_byte,"
-			"mops,gbps,failed_ops,reps,ops_per_rep\n");
+			"mops,gbps,failed_ops,reps,ops_per_rep,cpu_pct\n");
 	}
 	dev_setup();
 	printf("ops per run %" PRIu64 ", warm-up %" PRIu64 ", median of %u runs\n",
 	       opt.ops, opt.warmup, opt.reps);
-	printf("%-24s %-7s %6s %8s %10s %8s %8s %8s %8s\n", "devtype", "op", "size",
-	       "sessions", "cycles/op", "c/B", "Mops", "Gbps", "failed");
+	printf("%-24s %-7s %6s %8s %10s %8s %8s %8s %8s %5s\n", "devtype", "op", "size",
+	       "sessions", "cycles/op", "c/B", "Mops", "Gbps", "failed", "cpu%");
 	for (unsigned int s = 0; s < opt.nb_sizes; s++) {
 		uint64_t bytes = data_setup(opt.sizes[s]);
 
