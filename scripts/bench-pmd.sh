@@ -22,7 +22,9 @@
 # --sessions 1 for comparison. Out of place, valid tags (decrypt really
 # authenticates), every op's status checked, outputs verified against
 # OpenSSL first; sizes as above plus IMIX. Runs interleave with crypto-perf's.
-# Writes out/bench-pmd-sessions.csv and the lower panels of the PNG.
+# The machine is shared: vecsec-pmd-bench also reports cpu% (its CPU time
+# over wall time) and on-CPU cycles/op (TSC cycles/op x cpu%), which the
+# lower PNG panels plot. Writes out/bench-pmd-sessions.csv.
 #
 # usage: scripts/bench-pmd.sh [BUILD_DIR]          (default: build)
 # env:   BENCH_OPS=N       ops per buffer size and run (default 100000)

@@ -124,7 +124,8 @@ def write_csv(med, path, pmds):
                                 '%.4f' % v['mops_min'], '%.4f' % v['mops_max'], ratio])
 
 
-SESS_METRICS = ('cycles_per_op', 'cycles_per_byte', 'mops', 'gbps', 'cpu_pct')
+SESS_METRICS = ('cycles_per_op', 'cycles_per_byte', 'mops', 'gbps', 'cpu_pct',
+                'oncpu_cycles_per_op')
 
 
 def size_key(size):
@@ -174,26 +175,30 @@ def sessions_table(smed, op, pmds, many, one):
     sizes = sorted({s for k in smed if k[1] == op for s in smed[k]}, key=size_key)
     print('\n== 32 sessions per burst (vecsec-pmd-bench), %s: median of runs; per PMD '
           'Mops, cycles/op, c/B at %d sessions, Mops at %d, cpu%% (CPU time / wall time '
-          'at %d); x = vecsec Mops / that PMD\'s at %d sessions ==' % (op, many, one, many, many))
+          'at %d), on-CPU cycles/op (cycles/op x cpu%%);\n   x = vecsec Mops / that PMD\'s at '
+          '%d sessions, xc = the same from on-CPU cycles ==' % (op, many, one, many, many))
     head = '%6s' % 'bytes'
     for p in pmds:
-        head += ' | %-37s' % p[:37]
+        head += ' | %-46s' % p[:46]
     for p in others:
-        head += ' | %8s' % ('x ' + short(p))[:8]
+        head += ' | %12s' % ('x xc ' + short(p))[:12]
     print(head)
     for size in sizes:
         line = '%6s' % size
         for p in pmds:
             a = smed.get((p, op, many), {}).get(size)
             b = smed.get((p, op, one), {}).get(size)
-            line += ' | %7s %8s %6s %7s %4s' % (
+            line += ' | %7s %8s %6s %7s %4s %8s' % (
                 '%.3f' % a['mops'] if a else '-', '%.0f' % a['cycles_per_op'] if a else '-',
                 '%.2f' % a['cycles_per_byte'] if a else '-', '%.3f' % b['mops'] if b else '-',
-                '%.0f' % a['cpu_pct'] if a else '-')
+                '%.0f' % a['cpu_pct'] if a else '-',
+                '%.0f' % a['oncpu_cycles_per_op'] if a else '-')
         for p in others:
             a = smed.get((REF, op, many), {}).get(size)
             b = smed.get((p, op, many), {}).get(size)
-            line += ' | %8s' % ('%.2f' % (a['mops'] / b['mops']) if a and b else '-')
+            line += ' | %12s' % ('%5.2f %5.2f' % (
+                a['mops'] / b['mops'], b['oncpu_cycles_per_op'] / a['oncpu_cycles_per_op'])
+                if a and b else '-')
         print(line)
 
 
@@ -202,7 +207,7 @@ def write_sessions_csv(smed, path, pmds):
         w = csv.writer(f)
         w.writerow(['pmd', 'op', 'size', 'sessions', 'runs', 'cycles_per_op',
                     'cycles_per_byte', 'mops', 'gbps', 'mops_min', 'mops_max',
-                    'cpu_pct', 'vecsec_speedup'])
+                    'cpu_pct', 'oncpu_cycles_per_op', 'vecsec_speedup'])
         for (p, op, ns) in sorted(smed, key=lambda k: (k[1] != 'encrypt', -k[2],
                                                        order(pmds).index(k[0]))):
             for size in sorted(smed[(p, op, ns)], key=size_key):
@@ -212,7 +217,8 @@ def write_sessions_csv(smed, path, pmds):
                 w.writerow([p, op, size, ns, v['runs'], '%.1f' % v['cycles_per_op'],
                             '%.4f' % v['cycles_per_byte'], '%.4f' % v['mops'],
                             '%.4f' % v['gbps'], '%.4f' % v['mops_min'],
-                            '%.4f' % v['mops_max'], '%.1f' % v['cpu_pct'], ratio])
+                            '%.4f' % v['mops_max'], '%.1f' % v['cpu_pct'],
+                            '%.1f' % v['oncpu_cycles_per_op'], ratio])
 
 
 def plot(med, path, pmds, smed=None, spmds=(), many=32, one=1):
@@ -247,8 +253,9 @@ def plot(med, path, pmds, smed=None, spmds=(), many=32, one=1):
                                  if s != 'imix')
                     if not pts:
                         continue
-                    ax.plot([s for s, _ in pts], [v['cycles_per_byte'] for _, v in pts],
-                            style, color=color, marker='o' if ns == many else None,
+                    ax.plot([s for s, _ in pts],
+                            [v['cycles_per_byte'] * v['oncpu_cycles_per_op'] / v['cycles_per_op']
+                             for _, v in pts], style, color=color, marker='o' if ns == many else None,
                             linewidth=2 if p == REF else 1.2,
                             label='%s, %d session%s' % (p, ns, 's' if ns != 1 else ''))
             ax.set_xscale('log', base=2)
@@ -258,7 +265,7 @@ def plot(med, path, pmds, smed=None, spmds=(), many=32, one=1):
                          'out of place, burst 32, op j on session j (dashed: %d session)'
                          % (many, op, one), fontsize=9)
             ax.grid(True, which='both', alpha=0.3)
-        grid[1][0].set_ylabel('TSC cycles per byte (median), lower is better')
+        grid[1][0].set_ylabel('on-CPU cycles per byte (TSC x cpu share; median)')
         grid[1][0].legend(fontsize=7)
     fig.suptitle('ChaCha20-Poly1305 through the cryptodev API')
     fig.tight_layout()

@@ -19,7 +19,8 @@
  * the whole loop; the median of --reps runs. Every dequeued op's status is
  * checked; failures are counted and reported (and make the exit status 1).
  * cpu% is the thread's CPU time over the loop's wall time: on a shared
- * machine, below 100 says the TSC numbers include time spent preempted.
+ * machine, below 100 says the TSC numbers include time spent preempted;
+ * "cpu c/op" (TSC cycles/op times that share) estimates the cost on CPU.
  *
  * usage: vecsec-pmd-bench EAL-ARGS -- --devtype NAME [--op encrypt|decrypt|both]
  *        [--sizes 64,...,imix] [--sessions N] [--ops N] [--reps N]
@@ -653,11 +654,11 @@ size_name(char *buf, size_t n, uint32_t size)
 static uint64_t
 measure(enum dir d, uint32_t size, uint64_t pool_bytes)
 {
-	uint64_t cyc[1000], share[1000];
+	uint64_t cyc[1000], share[1000], oncpu[1000];
 	uint64_t failed = 0, med;
 	/* bytes per op: the mean over the pool (IMIX: 354.33) */
 	double avg = (double)pool_bytes / g.pool;
-	double cpo, mops, gbps, cpu;
+	double cpo, mops, gbps, cpu, cpu_cpo;
 	char sname[16];
 
 	ops_setup(d);
@@ -667,24 +668,26 @@ measure(enum dir d, uint32_t size, uint64_t pool_bytes)
 
 		cyc[r] = lr.cycles;
 		share[r] = (uint64_t)(lr.cpu_share * 1000 + 0.5);
+		oncpu[r] = (uint64_t)(lr.cycles * RTE_MIN(lr.cpu_share, 1.0));
 		failed += lr.failed;
 	}
 	med = median(cyc, opt.reps);
 	cpu = median(share, opt.reps) / 10.0;
+	cpu_cpo = (double)median(oncpu, opt.reps) / opt.ops;
 	cpo = (double)med / opt.ops;
 	mops = rte_get_tsc_hz() / cpo / 1e6;
 	gbps = mops * avg * 8 / 1e3;
 	size_name(sname, sizeof(sname), size);
-	printf("%-24s %-7s %6s %8u %10.1f %8.3f %8.3f %8.3f %8" PRIu64 " %5.1f\n",
+	printf("%-24s %-7s %6s %8u %10.1f %8.3f %8.3f %8.3f %8" PRIu64 " %5.1f %10.1f\n",
 	       opt.devtype, dir_name[d], sname, opt.sessions, cpo, cpo / avg, mops, gbps,
-	       failed, cpu);
-	printf("CSV,%s,%s,%s,%u,%.1f,%.4f,%.4f,%.4f,%" PRIu64 ",%u,%" PRIu64 ",%.1f\n",
+	       failed, cpu, cpu_cpo);
+	printf("CSV,%s,%s,%s,%u,%.1f,%.4f,%.4f,%.4f,%" PRIu64 ",%u,%" PRIu64 ",%.1f,%.1f\n",
 	       opt.devtype, dir_name[d], sname, opt.sessions, cpo, cpo / avg, mops, gbps,
-	       failed, opt.reps, opt.ops, cpu);
+	       failed, opt.reps, opt.ops, cpu, cpu_cpo);
 	if (g.csv != NULL)
 		fprintf(g.csv, "%s,%s,%s,%u,%.1f,%.4f,%.4f,%.4f,%" PRIu64 ",%u,%" PRIu64
-			",%.1f\n", opt.devtype, dir_name[d], sname, opt.sessions, cpo,
-			cpo / avg, mops, gbps, failed, opt.reps, opt.ops, cpu);
+			",%.1f,%.1f\n", opt.devtype, dir_name[d], sname, opt.sessions, cpo,
+			cpo / avg, mops, gbps, failed, opt.reps, opt.ops, cpu, cpu_cpo);
 	fflush(stdout);
 	return failed;
 }
@@ -709,13 +712,13 @@ main(int argc, char **argv)
 		if (g.csv == NULL)
 			die("cannot write %s: %s", opt.csv, strerror(errno));
 		fprintf(g.csv, "devtype,op,size,sessions,cycles_per_op,cycles_per_byte,"
-			"mops,gbps,failed_ops,reps,ops_per_rep,cpu_pct\n");
+			"mops,gbps,failed_ops,reps,ops_per_rep,cpu_pct,oncpu_cycles_per_op\n");
 	}
 	dev_setup();
 	printf("ops per run %" PRIu64 ", warm-up %" PRIu64 ", median of %u runs\n",
 	       opt.ops, opt.warmup, opt.reps);
-	printf("%-24s %-7s %6s %8s %10s %8s %8s %8s %8s %5s\n", "devtype", "op", "size",
-	       "sessions", "cycles/op", "c/B", "Mops", "Gbps", "failed", "cpu%");
+	printf("%-24s %-7s %6s %8s %10s %8s %8s %8s %8s %5s %10s\n", "devtype", "op", "size",
+	       "sessions", "cycles/op", "c/B", "Mops", "Gbps", "failed", "cpu%", "cpu c/op");
 	for (unsigned int s = 0; s < opt.nb_sizes; s++) {
 		uint64_t bytes = data_setup(opt.sizes[s]);
 
