@@ -14,6 +14,7 @@
 
 #include "vecsec/vecsec_aead.h"
 #include "aead_internal.h"
+#include "lanes/lanes_internal.h"
 
 /*
  * Indexed by enum vecsec_aead_alg; NULL (or past the end): not built,
@@ -195,21 +196,37 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 	return job_run(&job);
 }
 
+/*
+ * Jobs the lanes engine takes (lib/lanes: (X)ChaCha20-Poly1305 up to its
+ * crossover length) run there together after the loop; the others one by
+ * one here.
+ */
 VECSEC_API unsigned int
 vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
+	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST];
+	unsigned int nl = 0;
+
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
+		const struct aead_ops *ops = NULL;
 		int rc;
 
 		if (job == NULL)
 			continue;
-		rc = job_run(job);
+		rc = job_check(job, &ops);
+		if (rc == 0 && vecsec_lanes_accepts(job)) {
+			lane_jobs[nl++] = job;
+			continue;
+		}
+		if (rc == 0)
+			rc = ops->run(job);
 		job->status = rc == 0 ? VECSEC_JOB_OK :
 			      rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
 	}
+	vecsec_lanes_run(lane_jobs, nl);
 	return n;
 }
 

@@ -1,0 +1,663 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The lanes engine: a burst of independent ChaCha20-Poly1305 (RFC 8439 2.8)
+ * and XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha 2.3) jobs run through
+ * 4/8/16-lane ChaCha and 4/8-lane Poly1305 kernels. Portable C: the lane
+ * kernels do the arithmetic, this file only schedules.
+ *
+ * A burst goes through four passes, each a lane scheduler that fills free
+ * lanes with jobs, runs the kernel for as many blocks as the shortest active
+ * lane needs, then retires or refills the lanes that ran out:
+ *   1. block 0 of every job's ChaCha20 -> the one-time Poly1305 key (2.6);
+ *   2. seal jobs: ChaCha20 from counter 1, input to output;
+ *   3. Poly1305 of every job: pad16(AAD) || pad16(ciphertext) || lengths,
+ *      all whole blocks (the ciphertext is the output for seal jobs and the
+ *      input for open jobs);
+ *   4. open jobs whose tag matched (vecsec_ct_eq): ChaCha20 from counter 1.
+ * So open verifies before it decrypts anything: a forged job's output is
+ * only zeroed (as the one-shot path does), never written with plaintext.
+ *
+ * Scatter-gather and ragged lengths: a lane's kernel pointers cover the
+ * longest run of whole blocks contiguous in both source and destination;
+ * a block that straddles segments, or the short last block, goes through
+ * the lane's 64-byte (16 for Poly1305) stage buffer: gathered, run as one
+ * block, scattered back. AAD and lengths blocks are staged the same way.
+ *
+ * No allocation: the per-job context (VECSEC_MAX_BURST entries) and the
+ * per-lane state (VECSEC_MAX_LANES) live on the stack (~34 KiB) and are
+ * wiped before return.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "lanes_internal.h"
+#include "aead/aead_internal.h"
+#include "chacha/chacha_internal.h"
+#include "poly1305/poly1305_internal.h"
+
+/* ---- lane kernels and the choice of width ---- */
+
+static void poly_blocks_scalar(struct poly1305_lanes *l, uint32_t nblocks);
+
+/* Runs the (constant-time) reference per lane: for CPUs without lane kernels. */
+static const struct poly1305_lanes_impl poly_lanes_scalar = {
+	.name = "scalar",
+	.isa = VECSEC_ISA_SCALAR,
+	.needs = 0,
+	.lanes = 8,
+	.blocks_lanes = poly_blocks_scalar,
+};
+
+/* Widest first; an entry needs its flag set and its kernel file. */
+static const struct chacha_lanes_impl *const chacha_tab[] = {
+#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_LANES_AVX512)
+	&vecsec_chacha_lanes_x16_avx512,
+#endif
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_LANES_AVX2)
+	&vecsec_chacha_lanes_x8_avx2,
+#endif
+#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_LANES_SSSE3)
+	&vecsec_chacha_lanes_x4_ssse3,
+#endif
+	NULL,
+};
+
+static const struct poly1305_lanes_impl *const poly_tab[] = {
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_LANES_AVX512_IFMA)
+	&vecsec_poly1305_lanes_x8_avx512ifma,
+#endif
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_LANES_AVX2)
+	&vecsec_poly1305_lanes_x4_avx2,
+#endif
+	&poly_lanes_scalar,
+	NULL,
+};
+
+#define NB_CHACHA (sizeof(chacha_tab) / sizeof(chacha_tab[0]) - 1)
+#define NB_POLY (sizeof(poly_tab) / sizeof(poly_tab[0]) - 1)
+#define SELECTED (UINT32_C(1) << 31)
+
+/* bit i: chacha_tab[i] usable under the cap; bit 8 + i: poly_tab[i]; SELECTED */
+static _Atomic uint32_t lanes_avail;
+static _Atomic int force_chacha = -1, force_poly = -1;
+/*
+ * Above this many bytes a job goes to the single-message path (its wide
+ * kernels run many blocks of one message per register).
+ */
+static _Atomic size_t crossover = 4096;
+
+void
+vecsec_lanes_select(enum vecsec_isa cap, uint64_t feat)
+{
+	uint32_t m = SELECTED;
+
+	for (size_t i = 0; i < NB_CHACHA; i++)
+		if (vecsec_impl_usable(chacha_tab[i]->isa, chacha_tab[i]->needs, cap, feat))
+			m |= UINT32_C(1) << i;
+	for (size_t i = 0; i < NB_POLY; i++)
+		if (vecsec_impl_usable(poly_tab[i]->isa, poly_tab[i]->needs, cap, feat))
+			m |= UINT32_C(1) << (8 + i);
+	atomic_store_explicit(&lanes_avail, m, memory_order_release);
+}
+
+static uint32_t
+avail(void)
+{
+	uint32_t m = atomic_load_explicit(&lanes_avail, memory_order_acquire);
+
+	if (__builtin_expect(m == 0, 0)) {
+		vecsec_dispatch_init();
+		m = atomic_load_explicit(&lanes_avail, memory_order_acquire);
+	}
+	return m;
+}
+
+/*
+ * The narrowest usable kernel with at least n lanes, else the widest: a
+ * burst of 3 runs on 4 lanes, not 16; a width given by force wins.
+ */
+static const struct chacha_lanes_impl *
+pick_chacha(unsigned int n, uint32_t m)
+{
+	const struct chacha_lanes_impl *pick = NULL;
+	int f = atomic_load_explicit(&force_chacha, memory_order_relaxed);
+
+	for (size_t i = 0; i < NB_CHACHA; i++) {
+		if (!(m & (UINT32_C(1) << i)))
+			continue;
+		if (f >= 0) {
+			if (chacha_tab[i]->lanes == (unsigned int)f)
+				return chacha_tab[i];
+			continue;
+		}
+		if (pick == NULL || chacha_tab[i]->lanes >= n)
+			pick = chacha_tab[i];
+	}
+	if (f == 0 || (f < 0 && n <= 1))
+		return NULL;
+	return pick;
+}
+
+static const struct poly1305_lanes_impl *
+pick_poly(unsigned int n, uint32_t m)
+{
+	const struct poly1305_lanes_impl *pick = &poly_lanes_scalar;
+	int f = atomic_load_explicit(&force_poly, memory_order_relaxed);
+	bool first = true;
+
+	for (size_t i = 0; i < NB_POLY; i++) {
+		if (!(m & (UINT32_C(1) << (8 + i))))
+			continue;
+		if (f > 0) {
+			if ((f == 1 && poly_tab[i] == &poly_lanes_scalar) ||
+			    (f > 1 && poly_tab[i]->lanes == (unsigned int)f &&
+			     poly_tab[i] != &poly_lanes_scalar))
+				return poly_tab[i];
+			continue;
+		}
+		if (poly_tab[i] == &poly_lanes_scalar)
+			continue;
+		if (first || poly_tab[i]->lanes >= n)
+			pick = poly_tab[i];
+		first = false;
+	}
+	return pick;
+}
+
+void
+vecsec_lanes_choose(unsigned int n, struct lanes_choice *c)
+{
+	uint32_t m = avail();
+	const struct chacha_lanes_impl *ci = pick_chacha(n, m);
+	const struct poly1305_lanes_impl *pi = pick_poly(n, m);
+
+	c->chacha_lanes = ci != NULL ? ci->lanes : 0;
+	c->chacha_name = ci != NULL ? ci->name : "per-job";
+	c->poly_lanes = ci != NULL ? pi->lanes : 0;
+	c->poly_name = ci != NULL ? pi->name : "per-job";
+}
+
+int
+vecsec_lanes_force(int chacha_w, int poly_w)
+{
+	uint32_t m = avail();
+	bool ok_c = chacha_w <= 0, ok_p = poly_w < 0 || poly_w == 1;
+
+	for (size_t i = 0; i < NB_CHACHA; i++)
+		if ((m & (UINT32_C(1) << i)) && chacha_w > 0 &&
+		    chacha_tab[i]->lanes == (unsigned int)chacha_w)
+			ok_c = true;
+	for (size_t i = 0; i < NB_POLY; i++)
+		if ((m & (UINT32_C(1) << (8 + i))) && poly_w > 1 &&
+		    poly_tab[i] != &poly_lanes_scalar && poly_tab[i]->lanes == (unsigned int)poly_w)
+			ok_p = true;
+	if (!ok_c || !ok_p)
+		return -ENOTSUP;
+	atomic_store_explicit(&force_chacha, chacha_w < 0 ? -1 : chacha_w, memory_order_relaxed);
+	atomic_store_explicit(&force_poly, poly_w < 0 ? -1 : poly_w, memory_order_relaxed);
+	return 0;
+}
+
+size_t
+vecsec_lanes_crossover(void)
+{
+	return atomic_load_explicit(&crossover, memory_order_relaxed);
+}
+
+void
+vecsec_lanes_set_crossover(size_t len)
+{
+	atomic_store_explicit(&crossover, len, memory_order_relaxed);
+}
+
+bool
+vecsec_lanes_accepts(const struct vecsec_aead_job *job)
+{
+	uint32_t alg = job->key->alg;
+
+	if (alg == VECSEC_AEAD_CHACHA20_POLY1305) {
+		if (job->nonce_len != VECSEC_CHACHAPOLY_NONCE_LEN)
+			return false;
+	} else if (alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		if (job->nonce_len != VECSEC_XCHACHAPOLY_NONCE_LEN)
+			return false;
+	} else {
+		return false;
+	}
+	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= vecsec_lanes_crossover();
+}
+
+/* ---- the burst ---- */
+
+struct job_ctx {
+	uint32_t key[8];        /* ChaCha20 key words (XChaCha: the HChaCha subkey) */
+	uint32_t nonce[3];      /* state words 13..15 */
+	uint8_t s[16];          /* Poly1305 s */
+	uint64_t h[3];          /* Poly1305 accumulator, radix 2^44 */
+	uint64_t r[3];          /* clamped r, radix 2^44 */
+};
+
+struct chacha_lane {
+	struct aead_cursor ci, co;
+	uint32_t staged;        /* bytes to scatter from the stage after the block */
+};
+
+enum { PH_AAD, PH_TEXT, PH_LENS, PH_DONE };
+
+struct poly_lane {
+	struct aead_cursor c;   /* the ciphertext */
+	size_t aad_off;
+	uint32_t phase;
+};
+
+struct burst {
+	struct vecsec_aead_job *const *jobs;
+	struct job_ctx *ctx;
+	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
+	struct chacha_lanes cl;
+	struct poly1305_lanes pl;
+	struct chacha_lane cs[VECSEC_MAX_LANES];
+	struct poly_lane ps[VECSEC_MAX_LANES];
+	alignas(64) uint8_t stage[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+};
+
+static const uint8_t zero_block[CHACHA_BLOCK_LEN];
+
+/* The reference per lane (poly_lanes_scalar). */
+static void
+poly_blocks_scalar(struct poly1305_lanes *l, uint32_t nblocks)
+{
+	struct poly1305_state st;
+
+	for (int i = 0; i < VECSEC_MAX_LANES; i++) {
+		if (!(l->active & (UINT32_C(1) << i)))
+			continue;
+		memset(&st, 0, sizeof(st));
+		for (int k = 0; k < 3; k++) {
+			st.h[k] = l->h[k][i];
+			st.r[k] = l->r[k][i];
+		}
+		vecsec_poly1305_blocks_ref(&st, l->in[i], nblocks, 1);
+		for (int k = 0; k < 3; k++)
+			l->h[k][i] = st.h[k];
+		l->in[i] += (size_t)nblocks * POLY1305_BLOCK_LEN;
+		l->blocks_left[i] -= nblocks;
+	}
+	vecsec_memzero(&st, sizeof(st));
+}
+
+static void
+lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
+{
+	for (int w = 0; w < 8; w++)
+		b->cl.key[w][lane] = b->ctx[j].key[w];
+	for (int w = 0; w < 3; w++)
+		b->cl.nonce[w][lane] = b->ctx[j].nonce[w];
+	b->cl.ctr[lane] = ctr;
+	b->job[lane] = (uint16_t)j;
+}
+
+/* Pass 1: block 0 of every job's keystream gives its r and s (RFC 8439 2.6). */
+static void
+pass_otk(struct burst *b, const struct chacha_lanes_impl *im, unsigned int n)
+{
+	struct poly1305_state ps;
+
+	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
+		unsigned int k = n - j0 < im->lanes ? n - j0 : im->lanes;
+
+		b->cl.active = 0;
+		for (unsigned int i = 0; i < k; i++) {
+			lane_key(b, i, j0 + i, 0);
+			b->cl.in[i] = zero_block;
+			b->cl.out[i] = b->stage[i];
+			b->cl.blocks_left[i] = 1;
+			b->cl.active |= UINT32_C(1) << i;
+		}
+		im->xor_lanes(&b->cl, 1);
+		for (unsigned int i = 0; i < k; i++) {
+			struct job_ctx *c = &b->ctx[j0 + i];
+
+			vecsec_poly1305_core_init(&ps, b->stage[i]);
+			memcpy(c->r, ps.r, sizeof(c->r));
+			memcpy(c->s, b->stage[i] + 16, 16);
+		}
+	}
+	vecsec_memzero(&ps, sizeof(ps));
+}
+
+/*
+ * The next piece of a lane's job: whole blocks in place, or one staged
+ * block. False when the job has no bytes left.
+ */
+static bool
+chacha_chunk(struct burst *b, unsigned int i)
+{
+	struct chacha_lane *s = &b->cs[i];
+	struct aead_cursor pi = s->ci, po = s->co;
+	size_t ni, no, n, k = 0;
+	uint8_t *in, *out, *p;
+
+	in = vecsec_aead_cursor_next(&pi, 0, &ni);
+	if (in == NULL)
+		return false;
+	out = vecsec_aead_cursor_next(&po, 0, &no);
+	n = ni < no ? ni : no;
+	if (n >= CHACHA_BLOCK_LEN) {
+		n -= n % CHACHA_BLOCK_LEN;
+		vecsec_aead_cursor_next(&s->ci, n, &ni);
+		vecsec_aead_cursor_next(&s->co, n, &no);
+		b->cl.in[i] = in;
+		b->cl.out[i] = out;
+		b->cl.blocks_left[i] = (uint32_t)(n / CHACHA_BLOCK_LEN);
+		s->staged = 0;
+		return true;
+	}
+	while (k < CHACHA_BLOCK_LEN &&
+	       (p = vecsec_aead_cursor_next(&s->ci, CHACHA_BLOCK_LEN - k, &n)) != NULL) {
+		memcpy(b->stage[i] + k, p, n);
+		k += n;
+	}
+	b->cl.in[i] = b->stage[i];
+	b->cl.out[i] = b->stage[i];
+	b->cl.blocks_left[i] = 1;
+	s->staged = (uint32_t)k;
+	return true;
+}
+
+static void
+chacha_unstage(struct burst *b, unsigned int i)
+{
+	struct chacha_lane *s = &b->cs[i];
+	size_t k = 0, n;
+	uint8_t *p;
+
+	while (k < s->staged && (p = vecsec_aead_cursor_next(&s->co, s->staged - k, &n)) != NULL) {
+		memcpy(p, b->stage[i] + k, n);
+		k += n;
+	}
+	s->staged = 0;
+}
+
+/* Give lane i its next job from list[*next..n); clears its bit when none. */
+static void
+chacha_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned int n,
+	      unsigned int *next)
+{
+	while (*next < n) {
+		unsigned int j = list[(*next)++];
+		const struct vecsec_aead_job *job = b->jobs[j];
+
+		vecsec_aead_cursor_in(&b->cs[i].ci, job);
+		vecsec_aead_cursor_out(&b->cs[i].co, job);
+		if (chacha_chunk(b, i)) {
+			lane_key(b, i, j, 1);
+			b->cl.active |= UINT32_C(1) << i;
+			return;
+		}
+	}
+	b->cl.active &= ~(UINT32_C(1) << i);
+}
+
+/* Passes 2 and 4: ChaCha20 from counter 1 over the listed jobs' data. */
+static void
+pass_chacha(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+	    unsigned int n)
+{
+	unsigned int next = 0;
+
+	b->cl.active = 0;
+	for (unsigned int i = 0; i < im->lanes; i++)
+		chacha_refill(b, i, list, n, &next);
+	while (b->cl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->cl.active & (UINT32_C(1) << i)) && b->cl.blocks_left[i] < nb)
+				nb = b->cl.blocks_left[i];
+		im->xor_lanes(&b->cl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++) {
+			if (!(b->cl.active & (UINT32_C(1) << i)) || b->cl.blocks_left[i] != 0)
+				continue;
+			if (b->cs[i].staged != 0)
+				chacha_unstage(b, i);
+			if (!chacha_chunk(b, i))
+				chacha_refill(b, i, list, n, &next);
+		}
+	}
+}
+
+/*
+ * The next Poly1305 piece of lane i's job (RFC 8439 2.8): AAD, zeros to a
+ * multiple of 16, ciphertext, zeros likewise, le64(aad_len) || le64(len).
+ * Whole blocks in place; short pieces padded in the stage (padding a short
+ * piece with zeros to 16 bytes is exactly pad16). False when done.
+ */
+static bool
+poly_chunk(struct burst *b, unsigned int i)
+{
+	struct poly_lane *s = &b->ps[i];
+	const struct vecsec_aead_job *job = b->jobs[b->job[i]];
+	uint8_t *st = b->stage[i];
+	size_t n, k = 0;
+	uint8_t *p;
+
+	switch (s->phase) {
+	case PH_AAD:
+		n = job->aad_len - s->aad_off;
+		if (n >= POLY1305_BLOCK_LEN) {
+			n -= n % POLY1305_BLOCK_LEN;
+			b->pl.in[i] = job->aad + s->aad_off;
+			b->pl.blocks_left[i] = (uint32_t)(n / POLY1305_BLOCK_LEN);
+			s->aad_off += n;
+			return true;
+		}
+		s->phase = PH_TEXT;
+		if (n > 0) {
+			memcpy(st, job->aad + s->aad_off, n);
+			memset(st + n, 0, POLY1305_BLOCK_LEN - n);
+			b->pl.in[i] = st;
+			b->pl.blocks_left[i] = 1;
+			return true;
+		}
+		/* fall through */
+	case PH_TEXT: {
+		struct aead_cursor pc = s->c;
+
+		p = vecsec_aead_cursor_next(&pc, 0, &n);
+		if (p != NULL && n >= POLY1305_BLOCK_LEN) {
+			n -= n % POLY1305_BLOCK_LEN;
+			vecsec_aead_cursor_next(&s->c, n, &n);
+			b->pl.in[i] = p;
+			b->pl.blocks_left[i] = (uint32_t)(n / POLY1305_BLOCK_LEN);
+			return true;
+		}
+		while (k < POLY1305_BLOCK_LEN &&
+		       (p = vecsec_aead_cursor_next(&s->c, POLY1305_BLOCK_LEN - k, &n)) != NULL) {
+			memcpy(st + k, p, n);
+			k += n;
+		}
+		if (k > 0) {
+			memset(st + k, 0, POLY1305_BLOCK_LEN - k);
+			b->pl.in[i] = st;
+			b->pl.blocks_left[i] = 1;
+			return true;
+		}
+		s->phase = PH_LENS;
+	}
+		/* fall through */
+	case PH_LENS: {
+		uint64_t a = job->aad_len, c = job->len;
+
+		for (int x = 0; x < 8; x++) {
+			st[x] = (uint8_t)(a >> (8 * x));
+			st[8 + x] = (uint8_t)(c >> (8 * x));
+		}
+		b->pl.in[i] = st;
+		b->pl.blocks_left[i] = 1;
+		s->phase = PH_DONE;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+static void
+poly_refill(struct burst *b, unsigned int i, unsigned int n, unsigned int *next)
+{
+	if (*next < n) {
+		unsigned int j = (*next)++;
+		const struct vecsec_aead_job *job = b->jobs[j];
+
+		b->job[i] = (uint16_t)j;
+		b->ps[i].phase = PH_AAD;
+		b->ps[i].aad_off = 0;
+		/* the ciphertext: what seal wrote, what open received */
+		if (job->dir == VECSEC_AEAD_SEAL)
+			vecsec_aead_cursor_out(&b->ps[i].c, job);
+		else
+			vecsec_aead_cursor_in(&b->ps[i].c, job);
+		for (int k = 0; k < 3; k++) {
+			b->pl.h[k][i] = 0;
+			b->pl.r[k][i] = b->ctx[j].r[k];
+		}
+		poly_chunk(b, i);          /* always has the lengths block */
+		b->pl.active |= UINT32_C(1) << i;
+		return;
+	}
+	b->pl.active &= ~(UINT32_C(1) << i);
+}
+
+/* Pass 3: every job's Poly1305 accumulator into ctx[].h. */
+static void
+pass_poly(struct burst *b, const struct poly1305_lanes_impl *im, unsigned int n)
+{
+	unsigned int next = 0;
+
+	b->pl.active = 0;
+	for (unsigned int i = 0; i < im->lanes; i++)
+		poly_refill(b, i, n, &next);
+	while (b->pl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->pl.active & (UINT32_C(1) << i)) && b->pl.blocks_left[i] < nb)
+				nb = b->pl.blocks_left[i];
+		im->blocks_lanes(&b->pl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++) {
+			if (!(b->pl.active & (UINT32_C(1) << i)) || b->pl.blocks_left[i] != 0)
+				continue;
+			if (poly_chunk(b, i))
+				continue;
+			for (int k = 0; k < 3; k++)
+				b->ctx[b->job[i]].h[k] = b->pl.h[k][i];
+			poly_refill(b, i, n, &next);
+		}
+	}
+}
+
+/* Key words and nonce words of each job (XChaCha: HChaCha20 first). */
+static void
+setup_job(struct job_ctx *c, const struct vecsec_aead_job *job)
+{
+	const uint8_t *key = (const uint8_t *)job->key->opaque;
+
+	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		uint8_t sub[CHACHA_KEY_LEN];
+
+		/*
+		 * draft-irtf-cfrg-xchacha 2.3: subkey from the first 16 nonce
+		 * bytes; state words 13..15 = 0 (the counter's high word, as
+		 * aead_chachapoly.c) || nonce[16..24]. Lane jobs are far below
+		 * 2^32 blocks, so word 13 stays 0.
+		 */
+		vecsec_hchacha_ref(sub, key, job->nonce, 20);
+		for (int w = 0; w < 8; w++)
+			c->key[w] = chacha_le32(sub + 4 * w);
+		c->nonce[0] = 0;
+		c->nonce[1] = chacha_le32(job->nonce + 16);
+		c->nonce[2] = chacha_le32(job->nonce + 20);
+		vecsec_memzero(sub, sizeof(sub));
+	} else {
+		for (int w = 0; w < 8; w++)
+			c->key[w] = chacha_le32(key + 4 * w);
+		for (int w = 0; w < 3; w++)
+			c->nonce[w] = chacha_le32(job->nonce + 4 * w);
+	}
+}
+
+static void
+run_one_by_one(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct aead_ops *ops = jobs[i]->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ?
+			&vecsec_aead_ops_chacha20_poly1305 : &vecsec_aead_ops_xchacha20_poly1305;
+		int rc = ops->run(jobs[i]);
+
+		jobs[i]->status = rc == 0 ? VECSEC_JOB_OK :
+				  rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
+	}
+}
+
+void
+vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	uint32_t m;
+	const struct chacha_lanes_impl *ci;
+	const struct poly1305_lanes_impl *pi;
+	struct job_ctx ctx[VECSEC_MAX_BURST];
+	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST];
+	unsigned int ns = 0, no = 0;
+	struct burst b;
+
+	if (n == 0)
+		return;
+	m = avail();
+	ci = pick_chacha(n, m);
+	if (ci == NULL) {
+		run_one_by_one(jobs, n);
+		return;
+	}
+	pi = pick_poly(n, m);
+
+	b.jobs = jobs;
+	b.ctx = ctx;
+	b.cl.rounds = 20;
+	for (unsigned int j = 0; j < n; j++) {
+		setup_job(&ctx[j], jobs[j]);
+		if (jobs[j]->dir == VECSEC_AEAD_SEAL)
+			seal[ns++] = (uint16_t)j;
+	}
+	pass_otk(&b, ci, n);
+	pass_chacha(&b, ci, seal, ns);
+	pass_poly(&b, pi, n);
+
+	for (unsigned int j = 0; j < n; j++) {
+		struct vecsec_aead_job *job = jobs[j];
+		struct poly1305_state ps;
+		uint8_t tag[POLY1305_TAG_LEN];
+
+		memset(&ps, 0, sizeof(ps));
+		memcpy(ps.h, ctx[j].h, sizeof(ps.h));
+		vecsec_poly1305_core_emit(&ps, tag);
+		vecsec_poly1305_add_s(tag, tag, ctx[j].s);
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			memcpy(job->tag, tag, sizeof(tag));
+			job->status = VECSEC_JOB_OK;
+		} else if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+			open[no++] = (uint16_t)j;
+			job->status = VECSEC_JOB_OK;
+		} else {
+			vecsec_aead_wipe_out(job);
+			job->status = VECSEC_JOB_AUTH_FAILED;
+		}
+		vecsec_memzero(&ps, sizeof(ps));
+		vecsec_memzero(tag, sizeof(tag));
+	}
+	pass_chacha(&b, ci, open, no);
+
+	vecsec_memzero(ctx, n * sizeof(ctx[0]));
+	vecsec_memzero(&b, sizeof(b));
+}
