@@ -233,20 +233,29 @@ vecsec_lanes_accepts(const struct vecsec_aead_job *job)
 struct job_ctx {
 	uint32_t key[8];        /* ChaCha20 key words (XChaCha: the HChaCha subkey) */
 	uint32_t nonce[3];      /* state words 13..15 */
-	uint8_t s[16];          /* Poly1305 s */
+	uint64_t s[2];          /* Poly1305 s, little-endian words */
 	uint64_t h[3];          /* Poly1305 accumulator, radix 2^44 */
 	uint64_t r[3];          /* clamped r, radix 2^44 */
 };
 
+/*
+ * A linear job (no segment lists) walks by offset; a scatter-gather one
+ * through the segment cursors of aead.c.
+ */
 struct chacha_lane {
 	struct aead_cursor ci, co;
+	const uint8_t *lin_in;  /* linear job: its buffers; NULL: cursors */
+	uint8_t *lin_out;
+	size_t off, len;
 	uint32_t staged;        /* bytes to scatter from the stage after the block */
 };
 
 enum { PH_AAD, PH_TEXT, PH_LENS, PH_DONE };
 
 struct poly_lane {
-	struct aead_cursor c;   /* the ciphertext */
+	struct aead_cursor c;   /* the ciphertext (scatter-gather) */
+	const uint8_t *lin;     /* the ciphertext (linear); NULL: the cursor */
+	size_t off, len;        /* linear: bytes done, bytes in all */
 	size_t aad_off;
 	uint32_t phase;
 };
@@ -263,6 +272,77 @@ struct burst {
 };
 
 static const uint8_t zero_block[CHACHA_BLOCK_LEN];
+
+#define M44 ((UINT64_C(1) << 44) - 1)
+#define M42 ((UINT64_C(1) << 42) - 1)
+
+/* little-endian loads and stores as single moves (byte shuffles stall here) */
+static inline uint32_t
+le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline uint64_t
+le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void
+st64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * RFC 8439 2.5: the tag is (h mod p) + s mod 2^128. h in radix 2^44,
+ * partly reduced; constant time (a mask picks h or h - p).
+ */
+static void
+poly_tag(uint8_t tag[16], const uint64_t hin[3], const uint64_t s[2])
+{
+	uint64_t h0 = hin[0], h1 = hin[1], h2 = hin[2], g0, g1, g2, c, mask, lo, hi;
+
+	for (int i = 0; i < 2; i++) {
+		c = h0 >> 44; h0 &= M44; h1 += c;
+		c = h1 >> 44; h1 &= M44; h2 += c;
+		c = h2 >> 42; h2 &= M42; h0 += c * 5;
+	}
+	c = h0 >> 44; h0 &= M44; h1 += c;
+	c = h1 >> 44; h1 &= M44; h2 += c;
+	/* now h < 2^130 + 2^44: h - p = h + 5 - 2^130 */
+	g0 = h0 + 5;
+	c = g0 >> 44; g0 &= M44;
+	g1 = h1 + c;
+	c = g1 >> 44; g1 &= M44;
+	g2 = h2 + c - (UINT64_C(1) << 42);
+	mask = (g2 >> 63) - 1;          /* all ones when h >= p */
+	h0 = (h0 & ~mask) | (g0 & mask);
+	h1 = (h1 & ~mask) | (g1 & mask);
+	h2 = (h2 & ~mask) | (g2 & mask);
+	lo = h0 | h1 << 44;
+	hi = (h1 >> 20) | h2 << 24;
+	c = lo + s[0];
+	hi += s[1] + (c < lo);
+	st64(tag, c);
+	st64(tag + 8, hi);
+}
 
 /* The reference per lane (poly_lanes_scalar). */
 static void
@@ -302,8 +382,6 @@ lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
 static void
 pass_otk(struct burst *b, const struct chacha_lanes_impl *im, unsigned int n)
 {
-	struct poly1305_state ps;
-
 	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
 		unsigned int k = n - j0 < im->lanes ? n - j0 : im->lanes;
 
@@ -318,13 +396,17 @@ pass_otk(struct burst *b, const struct chacha_lanes_impl *im, unsigned int n)
 		im->xor_lanes(&b->cl, 1);
 		for (unsigned int i = 0; i < k; i++) {
 			struct job_ctx *c = &b->ctx[j0 + i];
+			/* RFC 8439 2.5: r clamped, radix 2^44 as poly1305_internal.h */
+			uint64_t t0 = le64(b->stage[i]) & UINT64_C(0x0ffffffc0fffffff);
+			uint64_t t1 = le64(b->stage[i] + 8) & UINT64_C(0x0ffffffc0ffffffc);
 
-			vecsec_poly1305_core_init(&ps, b->stage[i]);
-			memcpy(c->r, ps.r, sizeof(c->r));
-			memcpy(c->s, b->stage[i] + 16, 16);
+			c->r[0] = t0 & M44;
+			c->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
+			c->r[2] = t1 >> 24;
+			c->s[0] = le64(b->stage[i] + 16);
+			c->s[1] = le64(b->stage[i] + 24);
 		}
 	}
-	vecsec_memzero(&ps, sizeof(ps));
 }
 
 /*
@@ -335,10 +417,31 @@ static bool
 chacha_chunk(struct burst *b, unsigned int i)
 {
 	struct chacha_lane *s = &b->cs[i];
-	struct aead_cursor pi = s->ci, po = s->co;
+	struct aead_cursor pi, po;
 	size_t ni, no, n, k = 0;
 	uint8_t *in, *out, *p;
 
+	if (s->lin_in != NULL) {
+		n = s->len - s->off;
+		if (n == 0)
+			return false;
+		if (n >= CHACHA_BLOCK_LEN) {
+			n -= n % CHACHA_BLOCK_LEN;
+			b->cl.in[i] = s->lin_in + s->off;
+			b->cl.out[i] = s->lin_out + s->off;
+			b->cl.blocks_left[i] = (uint32_t)(n / CHACHA_BLOCK_LEN);
+			s->off += n;
+			return true;
+		}
+		memcpy(b->stage[i], s->lin_in + s->off, n);
+		b->cl.in[i] = b->stage[i];
+		b->cl.out[i] = b->stage[i];
+		b->cl.blocks_left[i] = 1;
+		s->staged = (uint32_t)n;
+		return true;
+	}
+	pi = s->ci;
+	po = s->co;
 	in = vecsec_aead_cursor_next(&pi, 0, &ni);
 	if (in == NULL)
 		return false;
@@ -373,6 +476,12 @@ chacha_unstage(struct burst *b, unsigned int i)
 	size_t k = 0, n;
 	uint8_t *p;
 
+	if (s->lin_in != NULL) {
+		memcpy(s->lin_out + s->off, b->stage[i], s->staged);
+		s->off += s->staged;
+		s->staged = 0;
+		return;
+	}
 	while (k < s->staged && (p = vecsec_aead_cursor_next(&s->co, s->staged - k, &n)) != NULL) {
 		memcpy(p, b->stage[i] + k, n);
 		k += n;
@@ -389,8 +498,19 @@ chacha_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned in
 		unsigned int j = list[(*next)++];
 		const struct vecsec_aead_job *job = b->jobs[j];
 
-		vecsec_aead_cursor_in(&b->cs[i].ci, job);
-		vecsec_aead_cursor_out(&b->cs[i].co, job);
+		struct chacha_lane *s = &b->cs[i];
+
+		s->staged = 0;
+		if (job->nb_in_segs == 0 && job->nb_out_segs == 0) {
+			s->lin_in = job->in;
+			s->lin_out = job->out;
+			s->off = 0;
+			s->len = job->len;
+		} else {
+			s->lin_in = NULL;
+			vecsec_aead_cursor_in(&s->ci, job);
+			vecsec_aead_cursor_out(&s->co, job);
+		}
 		if (chacha_chunk(b, i)) {
 			lane_key(b, i, j, 1);
 			b->cl.active |= UINT32_C(1) << i;
@@ -465,6 +585,26 @@ poly_chunk(struct burst *b, unsigned int i)
 	case PH_TEXT: {
 		struct aead_cursor pc = s->c;
 
+		if (s->lin != NULL) {
+			n = s->len - s->off;
+			if (n >= POLY1305_BLOCK_LEN) {
+				n -= n % POLY1305_BLOCK_LEN;
+				b->pl.in[i] = s->lin + s->off;
+				b->pl.blocks_left[i] = (uint32_t)(n / POLY1305_BLOCK_LEN);
+				s->off += n;
+				return true;
+			}
+			s->phase = PH_LENS;
+			if (n > 0) {
+				memcpy(st, s->lin + s->off, n);
+				memset(st + n, 0, POLY1305_BLOCK_LEN - n);
+				s->off += n;
+				b->pl.in[i] = st;
+				b->pl.blocks_left[i] = 1;
+				return true;
+			}
+			goto lens;
+		}
 		p = vecsec_aead_cursor_next(&pc, 0, &n);
 		if (p != NULL && n >= POLY1305_BLOCK_LEN) {
 			n -= n % POLY1305_BLOCK_LEN;
@@ -487,18 +627,14 @@ poly_chunk(struct burst *b, unsigned int i)
 		s->phase = PH_LENS;
 	}
 		/* fall through */
-	case PH_LENS: {
-		uint64_t a = job->aad_len, c = job->len;
-
-		for (int x = 0; x < 8; x++) {
-			st[x] = (uint8_t)(a >> (8 * x));
-			st[8 + x] = (uint8_t)(c >> (8 * x));
-		}
+	case PH_LENS:
+lens:
+		st64(st, job->aad_len);
+		st64(st + 8, job->len);
 		b->pl.in[i] = st;
 		b->pl.blocks_left[i] = 1;
 		s->phase = PH_DONE;
 		return true;
-	}
 	default:
 		return false;
 	}
@@ -515,10 +651,22 @@ poly_refill(struct burst *b, unsigned int i, unsigned int n, unsigned int *next)
 		b->ps[i].phase = PH_AAD;
 		b->ps[i].aad_off = 0;
 		/* the ciphertext: what seal wrote, what open received */
-		if (job->dir == VECSEC_AEAD_SEAL)
-			vecsec_aead_cursor_out(&b->ps[i].c, job);
-		else
-			vecsec_aead_cursor_in(&b->ps[i].c, job);
+		b->ps[i].lin = NULL;
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			if (job->nb_out_segs == 0)
+				b->ps[i].lin = job->out;
+			else
+				vecsec_aead_cursor_out(&b->ps[i].c, job);
+		} else {
+			if (job->nb_in_segs == 0)
+				b->ps[i].lin = job->in;
+			else
+				vecsec_aead_cursor_in(&b->ps[i].c, job);
+		}
+		b->ps[i].off = 0;
+		b->ps[i].len = job->len;
+		if (job->len == 0)
+			b->ps[i].lin = zero_block;     /* nothing to read either way */
 		for (int k = 0; k < 3; k++) {
 			b->pl.h[k][i] = 0;
 			b->pl.r[k][i] = b->ctx[j].r[k];
@@ -575,16 +723,16 @@ setup_job(struct job_ctx *c, const struct vecsec_aead_job *job)
 		 */
 		vecsec_hchacha_ref(sub, key, job->nonce, 20);
 		for (int w = 0; w < 8; w++)
-			c->key[w] = chacha_le32(sub + 4 * w);
+			c->key[w] = le32(sub + 4 * w);
 		c->nonce[0] = 0;
-		c->nonce[1] = chacha_le32(job->nonce + 16);
-		c->nonce[2] = chacha_le32(job->nonce + 20);
+		c->nonce[1] = le32(job->nonce + 16);
+		c->nonce[2] = le32(job->nonce + 20);
 		vecsec_memzero(sub, sizeof(sub));
 	} else {
 		for (int w = 0; w < 8; w++)
-			c->key[w] = chacha_le32(key + 4 * w);
+			c->key[w] = le32(key + 4 * w);
 		for (int w = 0; w < 3; w++)
-			c->nonce[w] = chacha_le32(job->nonce + 4 * w);
+			c->nonce[w] = le32(job->nonce + 4 * w);
 	}
 }
 
@@ -636,24 +784,21 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 
 	for (unsigned int j = 0; j < n; j++) {
 		struct vecsec_aead_job *job = jobs[j];
-		struct poly1305_state ps;
 		uint8_t tag[POLY1305_TAG_LEN];
 
-		memset(&ps, 0, sizeof(ps));
-		memcpy(ps.h, ctx[j].h, sizeof(ps.h));
-		vecsec_poly1305_core_emit(&ps, tag);
-		vecsec_poly1305_add_s(tag, tag, ctx[j].s);
 		if (job->dir == VECSEC_AEAD_SEAL) {
-			memcpy(job->tag, tag, sizeof(tag));
+			poly_tag(job->tag, ctx[j].h, ctx[j].s);
 			job->status = VECSEC_JOB_OK;
-		} else if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+			continue;
+		}
+		poly_tag(tag, ctx[j].h, ctx[j].s);
+		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
 			open[no++] = (uint16_t)j;
 			job->status = VECSEC_JOB_OK;
 		} else {
 			vecsec_aead_wipe_out(job);
 			job->status = VECSEC_JOB_AUTH_FAILED;
 		}
-		vecsec_memzero(&ps, sizeof(ps));
 		vecsec_memzero(tag, sizeof(tag));
 	}
 	pass_chacha(&b, ci, open, no);
