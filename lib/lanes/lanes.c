@@ -244,7 +244,8 @@ struct job_ctx {
  */
 struct chacha_lane {
 	struct aead_cursor ci, co;
-	const uint8_t *lin_in;  /* linear job: its buffers; NULL: cursors */
+	bool lin;               /* linear job: lin_in/lin_out from off to len */
+	const uint8_t *lin_in;
 	uint8_t *lin_out;
 	size_t off, len;
 	uint32_t staged;        /* bytes to scatter from the stage after the block */
@@ -260,8 +261,19 @@ struct poly_lane {
 	uint32_t phase;
 };
 
+/* A run of a job's ChaCha blocks for one lane (count 0: the whole job). */
+struct piece {
+	uint16_t job;
+	uint32_t first, count;
+	uint32_t key;           /* blocks, then the sort key */
+};
+
+#define NB_PIECES (VECSEC_MAX_BURST + VECSEC_MAX_LANES)
+
 struct burst {
 	struct vecsec_aead_job *const *jobs;
+	struct piece pieces[NB_PIECES];
+	unsigned int npieces;
 	struct job_ctx *ctx;
 	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
 	struct chacha_lanes cl;
@@ -421,7 +433,7 @@ chacha_chunk(struct burst *b, unsigned int i)
 	size_t ni, no, n, k = 0;
 	uint8_t *in, *out, *p;
 
-	if (s->lin_in != NULL) {
+	if (s->lin) {
 		n = s->len - s->off;
 		if (n == 0)
 			return false;
@@ -476,7 +488,7 @@ chacha_unstage(struct burst *b, unsigned int i)
 	size_t k = 0, n;
 	uint8_t *p;
 
-	if (s->lin_in != NULL) {
+	if (s->lin) {
 		memcpy(s->lin_out + s->off, b->stage[i], s->staged);
 		s->off += s->staged;
 		s->staged = 0;
@@ -489,35 +501,90 @@ chacha_unstage(struct burst *b, unsigned int i)
 	s->staged = 0;
 }
 
-/* Give lane i its next job from list[*next..n); clears its bit when none. */
+/* Give lane i the next piece; clears its bit when none is left. */
 static void
-chacha_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned int n,
-	      unsigned int *next)
+chacha_refill(struct burst *b, unsigned int i, unsigned int *next)
 {
-	while (*next < n) {
-		unsigned int j = list[(*next)++];
-		const struct vecsec_aead_job *job = b->jobs[j];
-
+	while (*next < b->npieces) {
+		const struct piece *pc = &b->pieces[(*next)++];
+		const struct vecsec_aead_job *job = b->jobs[pc->job];
 		struct chacha_lane *s = &b->cs[i];
 
 		s->staged = 0;
-		if (job->nb_in_segs == 0 && job->nb_out_segs == 0) {
+		s->lin = job->nb_in_segs == 0 && job->nb_out_segs == 0;
+		if (s->lin) {
+			size_t end = ((size_t)pc->first + pc->count) * CHACHA_BLOCK_LEN;
+
 			s->lin_in = job->in;
 			s->lin_out = job->out;
-			s->off = 0;
-			s->len = job->len;
+			s->off = (size_t)pc->first * CHACHA_BLOCK_LEN;
+			s->len = pc->count == 0 || end > job->len ? job->len : end;
 		} else {
-			s->lin_in = NULL;
 			vecsec_aead_cursor_in(&s->ci, job);
 			vecsec_aead_cursor_out(&s->co, job);
 		}
 		if (chacha_chunk(b, i)) {
-			lane_key(b, i, j, 1);
+			/* RFC 8439 2.8: the data starts at block counter 1 */
+			lane_key(b, i, pc->job, 1 + pc->first);
 			b->cl.active |= UINT32_C(1) << i;
 			return;
 		}
 	}
 	b->cl.active &= ~(UINT32_C(1) << i);
+}
+
+static uint32_t
+job_blocks(const struct vecsec_aead_job *job)
+{
+	return (uint32_t)((job->len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+}
+
+/*
+ * Cut the listed jobs into pieces for the lanes. Each lane has its own
+ * counter, so a long linear job can run as several pieces in several lanes
+ * at once (blocks first .. first + count - 1 of its data); pieces of at
+ * least total / lanes blocks keep every lane busy to the end instead of
+ * leaving one long job running alone. Scatter-gather jobs stay whole.
+ * At most n + lanes pieces; longest first (counting sort, capped key).
+ */
+static void
+make_pieces(struct burst *b, const uint16_t *list, unsigned int n, unsigned int lanes)
+{
+	uint64_t total = 0;
+	uint32_t size;
+	uint16_t cnt[65];
+	struct piece tmp[NB_PIECES];
+	unsigned int np = 0;
+
+	for (unsigned int k = 0; k < n; k++)
+		total += job_blocks(b->jobs[list[k]]);
+	size = (uint32_t)((total + lanes - 1) / lanes);
+	if (size < 8)
+		size = 8;
+	for (unsigned int k = 0; k < n; k++) {
+		const struct vecsec_aead_job *job = b->jobs[list[k]];
+		uint32_t nb = job_blocks(job), first = 0;
+
+		if (job->nb_in_segs != 0 || job->nb_out_segs != 0 || nb <= size) {
+			tmp[np++] = (struct piece){ .job = list[k], .first = 0, .count = 0,
+						    .key = nb };
+			continue;
+		}
+		for (; first < nb; first += size)
+			tmp[np++] = (struct piece){ .job = list[k], .first = first,
+						    .count = size,
+						    .key = nb - first < size ? nb - first : size };
+	}
+	memset(cnt, 0, sizeof(cnt));
+	for (unsigned int k = 0; k < np; k++) {
+		tmp[k].key = 63 - (tmp[k].key < 63 ? tmp[k].key : 63);
+		cnt[tmp[k].key + 1]++;
+	}
+	for (int k = 1; k < 65; k++)
+		cnt[k] += cnt[k - 1];
+	for (unsigned int k = 0; k < np; k++)
+		b->pieces[cnt[tmp[k].key]++] = tmp[k];
+	b->npieces = np;
 }
 
 /* Passes 2 and 4: ChaCha20 from counter 1 over the listed jobs' data. */
@@ -527,9 +594,10 @@ pass_chacha(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t 
 {
 	unsigned int next = 0;
 
+	make_pieces(b, list, n, im->lanes);
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < im->lanes; i++)
-		chacha_refill(b, i, list, n, &next);
+		chacha_refill(b, i, &next);
 	while (b->cl.active != 0) {
 		uint32_t nb = UINT32_MAX;
 
@@ -543,7 +611,7 @@ pass_chacha(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t 
 			if (b->cs[i].staged != 0)
 				chacha_unstage(b, i);
 			if (!chacha_chunk(b, i))
-				chacha_refill(b, i, list, n, &next);
+				chacha_refill(b, i, &next);
 		}
 	}
 }
@@ -641,10 +709,11 @@ lens:
 }
 
 static void
-poly_refill(struct burst *b, unsigned int i, unsigned int n, unsigned int *next)
+poly_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned int n,
+	    unsigned int *next)
 {
 	if (*next < n) {
-		unsigned int j = (*next)++;
+		unsigned int j = list[(*next)++];
 		const struct vecsec_aead_job *job = b->jobs[j];
 
 		b->job[i] = (uint16_t)j;
@@ -680,13 +749,14 @@ poly_refill(struct burst *b, unsigned int i, unsigned int n, unsigned int *next)
 
 /* Pass 3: every job's Poly1305 accumulator into ctx[].h. */
 static void
-pass_poly(struct burst *b, const struct poly1305_lanes_impl *im, unsigned int n)
+pass_poly(struct burst *b, const struct poly1305_lanes_impl *im, const uint16_t *list,
+	  unsigned int n)
 {
 	unsigned int next = 0;
 
 	b->pl.active = 0;
 	for (unsigned int i = 0; i < im->lanes; i++)
-		poly_refill(b, i, n, &next);
+		poly_refill(b, i, list, n, &next);
 	while (b->pl.active != 0) {
 		uint32_t nb = UINT32_MAX;
 
@@ -701,9 +771,33 @@ pass_poly(struct burst *b, const struct poly1305_lanes_impl *im, unsigned int n)
 				continue;
 			for (int k = 0; k < 3; k++)
 				b->ctx[b->job[i]].h[k] = b->pl.h[k][i];
-			poly_refill(b, i, n, &next);
+			poly_refill(b, i, list, n, &next);
 		}
 	}
+}
+
+/*
+ * Longest jobs first (a counting sort on whole blocks, capped): a long job
+ * left for last would run with most lanes idle. Lengths are public.
+ */
+static void
+longest_first(struct vecsec_aead_job *const *jobs, uint16_t *list, unsigned int n)
+{
+	uint16_t cnt[65], tmp[VECSEC_MAX_BURST];
+	unsigned int key[VECSEC_MAX_BURST];
+
+	memset(cnt, 0, sizeof(cnt));
+	for (unsigned int i = 0; i < n; i++) {
+		size_t blocks = jobs[list[i]]->len / CHACHA_BLOCK_LEN;
+
+		key[i] = 63 - (unsigned int)(blocks < 63 ? blocks : 63);
+		cnt[key[i] + 1]++;
+	}
+	for (int k = 1; k < 65; k++)
+		cnt[k] += cnt[k - 1];
+	for (unsigned int i = 0; i < n; i++)
+		tmp[cnt[key[i]]++] = list[i];
+	memcpy(list, tmp, n * sizeof(list[0]));
 }
 
 /* Key words and nonce words of each job (XChaCha: HChaCha20 first). */
@@ -756,7 +850,7 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	const struct chacha_lanes_impl *ci;
 	const struct poly1305_lanes_impl *pi;
 	struct job_ctx ctx[VECSEC_MAX_BURST];
-	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST];
+	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
 	unsigned int ns = 0, no = 0;
 	struct burst b;
 
@@ -775,12 +869,15 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	b.cl.rounds = 20;
 	for (unsigned int j = 0; j < n; j++) {
 		setup_job(&ctx[j], jobs[j]);
-		if (jobs[j]->dir == VECSEC_AEAD_SEAL)
-			seal[ns++] = (uint16_t)j;
+		all[j] = (uint16_t)j;
 	}
+	longest_first(jobs, all, n);
+	for (unsigned int j = 0; j < n; j++)
+		if (jobs[all[j]]->dir == VECSEC_AEAD_SEAL)
+			seal[ns++] = all[j];
 	pass_otk(&b, ci, n);
 	pass_chacha(&b, ci, seal, ns);
-	pass_poly(&b, pi, n);
+	pass_poly(&b, pi, all, n);
 
 	for (unsigned int j = 0; j < n; j++) {
 		struct vecsec_aead_job *job = jobs[j];
