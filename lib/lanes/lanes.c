@@ -236,6 +236,8 @@ struct job_ctx {
 	uint64_t s[2];          /* Poly1305 s, little-endian words */
 	uint64_t h[3];          /* Poly1305 accumulator, radix 2^44 */
 	uint64_t r[3];          /* clamped r, radix 2^44 */
+	const uint8_t *in;      /* staged path: the whole Poly1305 input */
+	uint32_t blocks;
 };
 
 /*
@@ -270,6 +272,14 @@ struct piece {
 
 #define NB_PIECES (VECSEC_MAX_BURST + VECSEC_MAX_LANES)
 
+/*
+ * Small linear jobs (at most FAST_MAX bytes, AAD at most 64) are staged
+ * whole: one block slot, then the data, then room for pad16 and lengths.
+ */
+#define FAST_MAX 512
+#define FAST_AAD 64
+#define FAST_BUF (CHACHA_BLOCK_LEN + FAST_MAX + 32)
+
 struct burst {
 	struct vecsec_aead_job *const *jobs;
 	struct piece pieces[NB_PIECES];
@@ -281,6 +291,11 @@ struct burst {
 	struct chacha_lane cs[VECSEC_MAX_LANES];
 	struct poly_lane ps[VECSEC_MAX_LANES];
 	alignas(64) uint8_t stage[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+	/* the staged path for small linear jobs (fast_group) */
+	alignas(64) uint8_t buf[VECSEC_MAX_LANES][FAST_BUF];
+	_Static_assert(CHACHA_BLOCK_LEN * (1 + FAST_MAX / CHACHA_BLOCK_LEN) + 32 <= FAST_BUF,
+		       "FAST_BUF holds every staged job");
+	alignas(64) uint8_t pbuf[VECSEC_MAX_LANES][FAST_BUF];
 };
 
 static const uint8_t zero_block[CHACHA_BLOCK_LEN];
@@ -392,14 +407,15 @@ lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
 
 /* Pass 1: block 0 of every job's keystream gives its r and s (RFC 8439 2.6). */
 static void
-pass_otk(struct burst *b, const struct chacha_lanes_impl *im, unsigned int n)
+pass_otk(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+	 unsigned int n)
 {
 	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
 		unsigned int k = n - j0 < im->lanes ? n - j0 : im->lanes;
 
 		b->cl.active = 0;
 		for (unsigned int i = 0; i < k; i++) {
-			lane_key(b, i, j0 + i, 0);
+			lane_key(b, i, list[j0 + i], 0);
 			b->cl.in[i] = zero_block;
 			b->cl.out[i] = b->stage[i];
 			b->cl.blocks_left[i] = 1;
@@ -407,7 +423,7 @@ pass_otk(struct burst *b, const struct chacha_lanes_impl *im, unsigned int n)
 		}
 		im->xor_lanes(&b->cl, 1);
 		for (unsigned int i = 0; i < k; i++) {
-			struct job_ctx *c = &b->ctx[j0 + i];
+			struct job_ctx *c = &b->ctx[list[j0 + i]];
 			/* RFC 8439 2.5: r clamped, radix 2^44 as poly1305_internal.h */
 			uint64_t t0 = le64(b->stage[i]) & UINT64_C(0x0ffffffc0fffffff);
 			uint64_t t1 = le64(b->stage[i] + 8) & UINT64_C(0x0ffffffc0ffffffc);
@@ -843,6 +859,175 @@ run_one_by_one(struct vecsec_aead_job *const *jobs, unsigned int n)
 	}
 }
 
+static bool
+fast_ok(const struct vecsec_aead_job *job)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 && job->len <= FAST_MAX &&
+	       job->aad_len <= FAST_AAD;
+}
+
+static size_t
+pad16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+/* Run the active lanes of the ChaCha or Poly1305 struct until all are done. */
+static void
+drain_chacha(struct burst *b, const struct chacha_lanes_impl *im)
+{
+	while (b->cl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->cl.active & (UINT32_C(1) << i)) && b->cl.blocks_left[i] < nb)
+				nb = b->cl.blocks_left[i];
+		im->xor_lanes(&b->cl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if (b->cl.blocks_left[i] == 0)
+				b->cl.active &= ~(UINT32_C(1) << i);
+	}
+}
+
+static void
+drain_poly(struct burst *b, const struct poly1305_lanes_impl *im)
+{
+	while (b->pl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->pl.active & (UINT32_C(1) << i)) && b->pl.blocks_left[i] < nb)
+				nb = b->pl.blocks_left[i];
+		im->blocks_lanes(&b->pl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if (b->pl.blocks_left[i] == 0)
+				b->pl.active &= ~(UINT32_C(1) << i);
+	}
+}
+
+/*
+ * The staged path: up to one ChaCha width of small linear jobs, each copied
+ * into its lane's buffer behind a zero block, so one kernel run gives block
+ * 0 (the Poly1305 key) and the data together (counter 0 .. ). The Poly1305
+ * input is then laid out contiguously around the ciphertext: padded AAD
+ * in the (used) block-0 slot just before it, zeros and the lengths after.
+ * Open stages the ciphertext a second time for the MAC (pbuf) and decrypts
+ * in the lane's own buffer: the caller's output gets plaintext only after
+ * the tag matched (vecsec_ct_eq), and is zeroed otherwise.
+ */
+static void
+fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
+	   const struct poly1305_lanes_impl *pi, const uint16_t *list, unsigned int k)
+{
+	b->cl.active = 0;
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+		uint8_t *buf = b->buf[i];
+
+		lane_key(b, i, list[i], 0);
+		memset(buf, 0, CHACHA_BLOCK_LEN);
+		if (job->len > 0)
+			memcpy(buf + CHACHA_BLOCK_LEN, job->in, job->len);
+		if (job->dir == VECSEC_AEAD_OPEN) {
+			uint8_t *p = b->pbuf[i];
+			size_t a16 = pad16(job->aad_len), l16 = pad16(job->len);
+
+			memset(p, 0, a16 + l16);
+			if (job->aad_len > 0)
+				memcpy(p, job->aad, job->aad_len);
+			if (job->len > 0)
+				memcpy(p + a16, job->in, job->len);
+			st64(p + a16 + l16, job->aad_len);
+			st64(p + a16 + l16 + 8, job->len);
+		}
+		b->cl.in[i] = buf;
+		b->cl.out[i] = buf;
+		b->cl.blocks_left[i] = 1 + job_blocks(job);
+		b->cl.active |= UINT32_C(1) << i;
+	}
+	drain_chacha(b, ci);
+
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+		struct job_ctx *c = &b->ctx[list[i]];
+		uint8_t *buf = b->buf[i];
+		size_t a16 = pad16(job->aad_len), l16 = pad16(job->len);
+		uint64_t t0 = le64(buf) & UINT64_C(0x0ffffffc0fffffff);
+		uint64_t t1 = le64(buf + 8) & UINT64_C(0x0ffffffc0ffffffc);
+
+		/* RFC 8439 2.6, 2.5: r (clamped) and s from block 0 */
+		c->r[0] = t0 & M44;
+		c->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
+		c->r[2] = t1 >> 24;
+		c->s[0] = le64(buf + 16);
+		c->s[1] = le64(buf + 24);
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			uint8_t *p = buf + CHACHA_BLOCK_LEN - a16;
+
+			if (job->len > 0)
+				memcpy(job->out, buf + CHACHA_BLOCK_LEN, job->len);
+			/* RFC 8439 2.8: AAD || pad16 || ciphertext || pad16 || lengths */
+			memset(p, 0, a16);
+			if (job->aad_len > 0)
+				memcpy(p, job->aad, job->aad_len);
+			memset(buf + CHACHA_BLOCK_LEN + job->len, 0, l16 - job->len);
+			st64(p + a16 + l16, job->aad_len);
+			st64(p + a16 + l16 + 8, job->len);
+			c->in = p;
+		} else {
+			c->in = b->pbuf[i];
+		}
+		c->blocks = (uint32_t)((a16 + l16) / POLY1305_BLOCK_LEN + 1);
+	}
+
+	for (unsigned int g = 0; g < k; g += pi->lanes) {
+		unsigned int kk = k - g < pi->lanes ? k - g : pi->lanes;
+
+		b->pl.active = 0;
+		for (unsigned int i = 0; i < kk; i++) {
+			const struct job_ctx *c = &b->ctx[list[g + i]];
+
+			for (int w = 0; w < 3; w++) {
+				b->pl.h[w][i] = 0;
+				b->pl.r[w][i] = c->r[w];
+			}
+			b->pl.in[i] = c->in;
+			b->pl.blocks_left[i] = c->blocks;
+			b->pl.active |= UINT32_C(1) << i;
+		}
+		drain_poly(b, pi);
+		for (unsigned int i = 0; i < kk; i++)
+			for (int w = 0; w < 3; w++)
+				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
+	}
+
+	for (unsigned int i = 0; i < k; i++) {
+		struct vecsec_aead_job *job = b->jobs[list[i]];
+		struct job_ctx *c = &b->ctx[list[i]];
+		uint8_t tag[POLY1305_TAG_LEN];
+		/* what the kernel and the layout wrote: whole blocks, pad, lengths */
+		size_t used = CHACHA_BLOCK_LEN * (1 + (size_t)job_blocks(job)) + 32;
+
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			poly_tag(job->tag, c->h, c->s);
+			job->status = VECSEC_JOB_OK;
+		} else {
+			poly_tag(tag, c->h, c->s);
+			if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+				if (job->len > 0)
+					memcpy(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
+				job->status = VECSEC_JOB_OK;
+			} else {
+				vecsec_aead_wipe_out(job);
+				job->status = VECSEC_JOB_AUTH_FAILED;
+			}
+			vecsec_memzero(tag, sizeof(tag));
+			vecsec_memzero(b->pbuf[i], used);
+		}
+		vecsec_memzero(b->buf[i], used);
+	}
+}
+
 void
 vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
@@ -851,7 +1036,8 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	const struct poly1305_lanes_impl *pi;
 	struct job_ctx ctx[VECSEC_MAX_BURST];
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
-	unsigned int ns = 0, no = 0;
+	uint16_t fast[VECSEC_MAX_BURST];
+	unsigned int ns = 0, no = 0, nf = 0, ng = 0;
 	struct burst b;
 
 	if (n == 0)
@@ -869,17 +1055,28 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	b.cl.rounds = 20;
 	for (unsigned int j = 0; j < n; j++) {
 		setup_job(&ctx[j], jobs[j]);
-		all[j] = (uint16_t)j;
+		if (fast_ok(jobs[j]))
+			fast[nf++] = (uint16_t)j;
+		else
+			all[ng++] = (uint16_t)j;
 	}
-	longest_first(jobs, all, n);
-	for (unsigned int j = 0; j < n; j++)
+
+	/* small linear jobs: staged, a ChaCha width at a time, similar lengths together */
+	longest_first(jobs, fast, nf);
+	for (unsigned int g = 0; g < nf; g += ci->lanes)
+		fast_group(&b, ci, pi, fast + g, nf - g < ci->lanes ? nf - g : ci->lanes);
+
+	/* the rest: the four passes */
+	longest_first(jobs, all, ng);
+	for (unsigned int j = 0; j < ng; j++)
 		if (jobs[all[j]]->dir == VECSEC_AEAD_SEAL)
 			seal[ns++] = all[j];
-	pass_otk(&b, ci, n);
+	pass_otk(&b, ci, all, ng);
 	pass_chacha(&b, ci, seal, ns);
-	pass_poly(&b, pi, all, n);
+	pass_poly(&b, pi, all, ng);
 
-	for (unsigned int j = 0; j < n; j++) {
+	for (unsigned int k = 0; k < ng; k++) {
+		unsigned int j = all[k];
 		struct vecsec_aead_job *job = jobs[j];
 		uint8_t tag[POLY1305_TAG_LEN];
 
@@ -901,5 +1098,7 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	pass_chacha(&b, ci, open, no);
 
 	vecsec_memzero(ctx, n * sizeof(ctx[0]));
-	vecsec_memzero(&b, sizeof(b));
+	vecsec_memzero(&b.cl, sizeof(b.cl));
+	vecsec_memzero(&b.pl, sizeof(b.pl));
+	vecsec_memzero(b.stage, sizeof(b.stage));
 }
