@@ -610,6 +610,8 @@ pass_chacha(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t 
 {
 	unsigned int next = 0;
 
+	if (n == 0)
+		return;
 	make_pieces(b, list, n, im->lanes);
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < im->lanes; i++)
@@ -801,9 +803,15 @@ longest_first(struct vecsec_aead_job *const *jobs, uint16_t *list, unsigned int 
 {
 	uint16_t cnt[65], tmp[VECSEC_MAX_BURST];
 	unsigned int key[VECSEC_MAX_BURST];
+	unsigned int i = 1;
 
+	/* already in order (a burst of equal lengths): nothing to do */
+	while (i < n && jobs[list[i]]->len <= jobs[list[i - 1]]->len)
+		i++;
+	if (i >= n)
+		return;
 	memset(cnt, 0, sizeof(cnt));
-	for (unsigned int i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		size_t blocks = jobs[list[i]]->len / CHACHA_BLOCK_LEN;
 
 		key[i] = 63 - (unsigned int)(blocks < 63 ? blocks : 63);
@@ -811,7 +819,7 @@ longest_first(struct vecsec_aead_job *const *jobs, uint16_t *list, unsigned int 
 	}
 	for (int k = 1; k < 65; k++)
 		cnt[k] += cnt[k - 1];
-	for (unsigned int i = 0; i < n; i++)
+	for (i = 0; i < n; i++)
 		tmp[cnt[key[i]]++] = list[i];
 	memcpy(list, tmp, n * sizeof(list[0]));
 }
@@ -1071,6 +1079,8 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	for (unsigned int j = 0; j < ng; j++)
 		if (jobs[all[j]]->dir == VECSEC_AEAD_SEAL)
 			seal[ns++] = all[j];
+	if (ng == 0)
+		goto out;
 	pass_otk(&b, ci, all, ng);
 	pass_chacha(&b, ci, seal, ns);
 	pass_poly(&b, pi, all, ng);
@@ -1096,7 +1106,7 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 		vecsec_memzero(tag, sizeof(tag));
 	}
 	pass_chacha(&b, ci, open, no);
-
+out:
 	vecsec_memzero(ctx, n * sizeof(ctx[0]));
 	vecsec_memzero(&b.cl, sizeof(b.cl));
 	vecsec_memzero(&b.pl, sizeof(b.pl));
