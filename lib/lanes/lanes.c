@@ -65,6 +65,7 @@ static const struct chacha_lanes_impl *const chacha_tab[] = {
 
 static const struct poly1305_lanes_impl *const poly_tab[] = {
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_LANES_AVX512_IFMA)
+	&vecsec_poly1305_lanes_x16_avx512ifma,
 	&vecsec_poly1305_lanes_x8_avx512ifma,
 #endif
 #if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_LANES_AVX2)

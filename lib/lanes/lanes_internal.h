@@ -38,7 +38,7 @@ void vecsec_lanes_choose(unsigned int n, struct lanes_choice *c);
 /*
  * Tests and the bench: pin the widths. chacha_w: -1 automatic, 0 lanes off
  * (every job through the one-shot path), or 4, 8, 16; poly_w: -1
- * automatic, 1 the scalar per-lane fallback, or 4, 8. Returns 0, or
+ * automatic, 1 the scalar per-lane fallback, or 4, 8, 16. Returns 0, or
  * -ENOTSUP if that width has no kernel usable under the current cap.
  * Not thread-safe against bursts running at the same time.
  */

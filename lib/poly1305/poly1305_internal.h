@@ -86,12 +86,13 @@ struct poly1305_lanes_impl {
 	const char *name;            /* "x8-avx512ifma" */
 	enum vecsec_isa isa;
 	uint64_t needs;
-	unsigned int lanes;          /* 4 or 8 */
+	unsigned int lanes;          /* 4, 8 or 16 */
 	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
 };
 
 extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x4_avx2;
 extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma;
+extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma;
 
 /* Widest first, NULL-terminated, the reference last (poly1305.c). */
 extern const struct poly1305_impl *const vecsec_poly1305_impls[];

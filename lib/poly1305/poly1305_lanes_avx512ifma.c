@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Poly1305 lanes, AVX-512 IFMA: 8 independent messages, one per 64-bit lane,
- * each with its own r; one 16-byte block of each per step (RFC 8439 2.5).
+ * Poly1305 lanes, AVX-512 IFMA: 8 or 16 independent messages, one per
+ * 64-bit lane (16: two zmm groups interleaved), each with its own r; one
+ * 16-byte block of each per step (RFC 8439 2.5).
  * Radix 2^44 as in the struct (three limbs), products by VPMADD52LUQ /
  * VPMADD52HUQ. Contract: struct poly1305_lanes_impl in poly1305_internal.h.
  */
@@ -24,87 +25,158 @@ times20(__m512i x)
 	return _mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 2));
 }
 
-static void
-blocks_lanes_x8(struct poly1305_lanes *l, uint32_t nblocks)
+/* Eight lanes' registers: h, r, 20 r, and where each lane reads next. */
+struct group {
+	__m512i h0, h1, h2, r0, r1, r2, s1, s2, ptr, step;
+};
+
+static inline void
+group_load(struct group *g, const struct poly1305_lanes *l, int first, __mmask8 act)
 {
-	const __mmask8 act = (__mmask8)l->active;
+	uint64_t p[8], st[8];
+
+	g->h0 = _mm512_loadu_si512((const void *)(l->h[0] + first));
+	g->h1 = _mm512_loadu_si512((const void *)(l->h[1] + first));
+	g->h2 = _mm512_loadu_si512((const void *)(l->h[2] + first));
+	g->r0 = _mm512_loadu_si512((const void *)(l->r[0] + first));
+	g->r1 = _mm512_loadu_si512((const void *)(l->r[1] + first));
+	g->r2 = _mm512_loadu_si512((const void *)(l->r[2] + first));
+	g->s1 = times20(g->r1);
+	g->s2 = times20(g->r2);
+	for (int i = 0; i < 8; i++) {
+		bool on = (act >> i) & 1;
+
+		p[i] = (uint64_t)(uintptr_t)(on ? l->in[first + i] : zero_block);
+		st[i] = on ? POLY1305_BLOCK_LEN : 0;
+	}
+	g->ptr = _mm512_loadu_si512((const void *)p);
+	g->step = _mm512_loadu_si512((const void *)st);
+}
+
+/* One block of each of the group's lanes: h = (h + block + 2^128) r mod p. */
+static inline void
+group_block(struct group *g)
+{
 	const __m512i m44 = _mm512_set1_epi64((long long)M44);
 	const __m512i m42 = _mm512_set1_epi64((long long)M42);
 	const __m512i pad = _mm512_set1_epi64((long long)(UINT64_C(1) << 40)); /* 2^128 */
 	const __m512i zero = _mm512_setzero_si512();
-	__m512i h0, h1, h2, r0, r1, r2, s1, s2, ptr, step;
-	uint64_t p[8], st[8];
+	/* each lane's block as two little-endian 64-bit words */
+	__m512i lo = _mm512_i64gather_epi64(g->ptr, (const void *)0, 1);
+	__m512i hi = _mm512_i64gather_epi64(g->ptr, (const void *)8, 1);
+	__m512i h0, h1, h2, d0, d1, d2, e0, e1, e2, c;
 
-	h0 = _mm512_loadu_si512((const void *)l->h[0]);
-	h1 = _mm512_loadu_si512((const void *)l->h[1]);
-	h2 = _mm512_loadu_si512((const void *)l->h[2]);
-	r0 = _mm512_loadu_si512((const void *)l->r[0]);
-	r1 = _mm512_loadu_si512((const void *)l->r[1]);
-	r2 = _mm512_loadu_si512((const void *)l->r[2]);
-	s1 = times20(r1);
-	s2 = times20(r2);
-	for (int i = 0; i < 8; i++) {
-		bool on = (act >> i) & 1;
+	g->ptr = _mm512_add_epi64(g->ptr, g->step);
+	/* h += block + 2^128, block split at bits 44 and 88 */
+	h0 = _mm512_add_epi64(g->h0, _mm512_and_si512(lo, m44));
+	h1 = _mm512_add_epi64(g->h1, _mm512_and_si512(
+		_mm512_or_si512(_mm512_srli_epi64(lo, 44), _mm512_slli_epi64(hi, 20)), m44));
+	h2 = _mm512_add_epi64(g->h2, _mm512_or_si512(_mm512_srli_epi64(hi, 24), pad));
 
-		p[i] = (uint64_t)(uintptr_t)(on ? l->in[i] : zero_block);
-		st[i] = on ? POLY1305_BLOCK_LEN : 0;
-	}
-	ptr = _mm512_loadu_si512((const void *)p);
-	step = _mm512_loadu_si512((const void *)st);
+	/*
+	 * h *= r: limb products at 2^0, 2^44, 2^88 (those at 2^132 and 2^176
+	 * folded with s = 20 r); each product's low 52 bits stay at its limb,
+	 * the high part lands 52 = 44 + 8 bits up.
+	 */
+	d0 = mlo(mlo(mlo(zero, h0, g->r0), h1, g->s2), h2, g->s1);
+	e0 = mhi(mhi(mhi(zero, h0, g->r0), h1, g->s2), h2, g->s1);
+	d1 = mlo(mlo(mlo(zero, h0, g->r1), h1, g->r0), h2, g->s2);
+	e1 = mhi(mhi(mhi(zero, h0, g->r1), h1, g->r0), h2, g->s2);
+	d2 = mlo(mlo(mlo(zero, h0, g->r2), h1, g->r1), h2, g->r0);
+	e2 = mhi(mhi(mhi(zero, h0, g->r2), h1, g->r1), h2, g->r0);
+	d1 = _mm512_add_epi64(d1, _mm512_slli_epi64(e0, 8));
+	d2 = _mm512_add_epi64(d2, _mm512_slli_epi64(e1, 8));
+	/* e2 sits at 2^140 = 2^10 * 2^130 */
 
-	for (uint32_t b = 0; b < nblocks; b++) {
-		/* each lane's block as two little-endian 64-bit words */
-		__m512i lo = _mm512_i64gather_epi64(ptr, (const void *)0, 1);
-		__m512i hi = _mm512_i64gather_epi64(ptr, (const void *)8, 1);
-		__m512i d0, d1, d2, e0, e1, e2, c;
+	c = _mm512_srli_epi64(d0, 44);
+	h0 = _mm512_and_si512(d0, m44);
+	d1 = _mm512_add_epi64(d1, c);
+	c = _mm512_srli_epi64(d1, 44);
+	h1 = _mm512_and_si512(d1, m44);
+	d2 = _mm512_add_epi64(d2, c);
+	c = _mm512_add_epi64(_mm512_srli_epi64(d2, 42), _mm512_slli_epi64(e2, 10));
+	h2 = _mm512_and_si512(d2, m42);
+	/* 2^130 == 5 mod p */
+	h0 = _mm512_add_epi64(h0, _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
+	c = _mm512_srli_epi64(h0, 44);
+	g->h0 = _mm512_and_si512(h0, m44);
+	g->h1 = _mm512_add_epi64(h1, c);
+	g->h2 = h2;
+}
 
-		ptr = _mm512_add_epi64(ptr, step);
-		/* h += block + 2^128, block split at bits 44 and 88 */
-		h0 = _mm512_add_epi64(h0, _mm512_and_si512(lo, m44));
-		h1 = _mm512_add_epi64(h1, _mm512_and_si512(
-			_mm512_or_si512(_mm512_srli_epi64(lo, 44), _mm512_slli_epi64(hi, 20)), m44));
-		h2 = _mm512_add_epi64(h2, _mm512_or_si512(_mm512_srli_epi64(hi, 24), pad));
+static inline void
+group_store(const struct group *g, struct poly1305_lanes *l, int first, __mmask8 act)
+{
+	_mm512_mask_storeu_epi64((void *)(l->h[0] + first), act, g->h0);
+	_mm512_mask_storeu_epi64((void *)(l->h[1] + first), act, g->h1);
+	_mm512_mask_storeu_epi64((void *)(l->h[2] + first), act, g->h2);
+}
 
-		/*
-		 * h *= r: limb products at 2^0, 2^44, 2^88 (those at 2^132 and
-		 * 2^176 folded with s = 20 r); each product's low 52 bits stay at
-		 * its limb, the high part lands 52 = 44 + 8 bits up.
-		 */
-		d0 = mlo(mlo(mlo(zero, h0, r0), h1, s2), h2, s1);
-		e0 = mhi(mhi(mhi(zero, h0, r0), h1, s2), h2, s1);
-		d1 = mlo(mlo(mlo(zero, h0, r1), h1, r0), h2, s2);
-		e1 = mhi(mhi(mhi(zero, h0, r1), h1, r0), h2, s2);
-		d2 = mlo(mlo(mlo(zero, h0, r2), h1, r1), h2, r0);
-		e2 = mhi(mhi(mhi(zero, h0, r2), h1, r1), h2, r0);
-		d1 = _mm512_add_epi64(d1, _mm512_slli_epi64(e0, 8));
-		d2 = _mm512_add_epi64(d2, _mm512_slli_epi64(e1, 8));
-		/* e2 sits at 2^140 = 2^10 * 2^130 */
-
-		c = _mm512_srli_epi64(d0, 44);
-		h0 = _mm512_and_si512(d0, m44);
-		d1 = _mm512_add_epi64(d1, c);
-		c = _mm512_srli_epi64(d1, 44);
-		h1 = _mm512_and_si512(d1, m44);
-		d2 = _mm512_add_epi64(d2, c);
-		c = _mm512_add_epi64(_mm512_srli_epi64(d2, 42), _mm512_slli_epi64(e2, 10));
-		h2 = _mm512_and_si512(d2, m42);
-		/* 2^130 == 5 mod p */
-		h0 = _mm512_add_epi64(h0, _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
-		c = _mm512_srli_epi64(h0, 44);
-		h0 = _mm512_and_si512(h0, m44);
-		h1 = _mm512_add_epi64(h1, c);
-	}
-
-	_mm512_mask_storeu_epi64((void *)l->h[0], act, h0);
-	_mm512_mask_storeu_epi64((void *)l->h[1], act, h1);
-	_mm512_mask_storeu_epi64((void *)l->h[2], act, h2);
-	for (int i = 0; i < 8; i++) {
-		if (!((act >> i) & 1))
+static void
+advance(struct poly1305_lanes *l, int lanes, uint32_t nblocks)
+{
+	for (int i = 0; i < lanes; i++) {
+		if (!((l->active >> i) & 1))
 			continue;
 		l->in[i] += (size_t)nblocks * POLY1305_BLOCK_LEN;
 		l->blocks_left[i] -= nblocks;
 	}
 }
+
+static void
+blocks_lanes_x8(struct poly1305_lanes *l, uint32_t nblocks)
+{
+	const __mmask8 act = (__mmask8)l->active;
+	struct group a;
+
+	group_load(&a, l, 0, act);
+	for (uint32_t b = 0; b < nblocks; b++)
+		group_block(&a);
+	group_store(&a, l, 0, act);
+	advance(l, 8, nblocks);
+}
+
+/*
+ * 16 lanes as two independent groups of 8, interleaved: the second hides
+ * the first's multiply and carry latency.
+ */
+static void
+blocks_lanes_x16(struct poly1305_lanes *l, uint32_t nblocks)
+{
+	const __mmask8 act0 = (__mmask8)l->active, act1 = (__mmask8)(l->active >> 8);
+	struct group a, b;
+
+	if (act1 == 0 || act0 == 0) {
+		/* one group idle (the end of a burst): run only the other */
+		int first = act0 == 0 ? 8 : 0;
+		__mmask8 act = act0 == 0 ? act1 : act0;
+
+		group_load(&a, l, first, act);
+		for (uint32_t k = 0; k < nblocks; k++)
+			group_block(&a);
+		group_store(&a, l, first, act);
+		advance(l, 16, nblocks);
+		return;
+	}
+	group_load(&a, l, 0, act0);
+	group_load(&b, l, 8, act1);
+	for (uint32_t k = 0; k < nblocks; k++) {
+		group_block(&a);
+		group_block(&b);
+	}
+	group_store(&a, l, 0, act0);
+	group_store(&b, l, 8, act1);
+	advance(l, 16, nblocks);
+}
+
+const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma = {
+	.name = "x16-avx512ifma",
+	.isa = VECSEC_ISA_AVX512,
+	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+		 VECSEC_CPU_AVX512IFMA,
+	.lanes = 16,
+	.blocks_lanes = blocks_lanes_x16,
+};
 
 const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma = {
 	.name = "x8-avx512ifma",

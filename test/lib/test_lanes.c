@@ -46,6 +46,7 @@ static const struct chacha_lanes_impl *const chacha_lane_impls[] = {
 
 static const struct poly1305_lanes_impl *const poly_lane_impls[] = {
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_LANES_AVX512_IFMA)
+	&vecsec_poly1305_lanes_x16_avx512ifma,
 	&vecsec_poly1305_lanes_x8_avx512ifma,
 #endif
 #if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_LANES_AVX2)
@@ -509,7 +510,7 @@ bursts_for(unsigned int L, struct keys *ks, uint64_t seed, const char *cfg)
 static void
 test_bursts_every_width(void)
 {
-	static const int cws[] = { 16, 8, 4 }, pws[] = { 8, 4, 1 };
+	static const int cws[] = { 16, 8, 4 }, pws[] = { 16, 8, 4, 1 };
 	struct keys *ks = malloc(sizeof(*ks));
 	uint64_t seed = vt_seed() ^ 0x1a4e5;
 	int configs = 0;
