@@ -1025,6 +1025,14 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		if (job->dir == VECSEC_AEAD_SEAL) {
 			poly_tag(job->tag, c->h, c->s);
 			job->status = VECSEC_JOB_OK;
+			/*
+			 * Secret here: block 0 (the Poly1305 key) and the keystream
+			 * past the data; the ciphertext between is public.
+			 */
+			vecsec_memzero(b->buf[i], CHACHA_BLOCK_LEN);
+			vecsec_memzero(b->buf[i] + CHACHA_BLOCK_LEN + job->len,
+				       used - CHACHA_BLOCK_LEN - job->len);
+			continue;
 		} else {
 			poly_tag(tag, c->h, c->s);
 			if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
@@ -1036,8 +1044,8 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 				job->status = VECSEC_JOB_AUTH_FAILED;
 			}
 			vecsec_memzero(tag, sizeof(tag));
-			vecsec_memzero(b->pbuf[i], used);
 		}
+		/* the plaintext (pbuf holds only AAD and ciphertext: public) */
 		vecsec_memzero(b->buf[i], used);
 	}
 }
