@@ -2,20 +2,28 @@
 /*
  * The lanes engine: a burst of independent ChaCha20-Poly1305 (RFC 8439 2.8)
  * and XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha 2.3) jobs run through
- * 4/8/16-lane ChaCha and 4/8-lane Poly1305 kernels. Portable C: the lane
- * kernels do the arithmetic, this file only schedules.
+ * 4/8/16-lane ChaCha and 4/8/16-lane Poly1305 kernels. Portable C: the
+ * lane kernels do the arithmetic, this file only schedules.
  *
- * A burst goes through four passes, each a lane scheduler that fills free
- * lanes with jobs, runs the kernel for as many blocks as the shortest active
+ * Small linear jobs (<= FAST_MAX bytes, AAD <= 64) take the staged path,
+ * a ChaCha width of them at a time (fast_group): each is copied into its
+ * lane's buffer behind a zero block, one kernel run gives block 0 (the
+ * one-time Poly1305 key, 2.6) and the data, and the MAC input is laid out
+ * contiguously around the ciphertext, so each lane needs one Poly1305 run.
+ *
+ * The other jobs go through four passes, each a lane scheduler that fills
+ * free lanes, runs the kernel for as many blocks as the shortest active
  * lane needs, then retires or refills the lanes that ran out:
- *   1. block 0 of every job's ChaCha20 -> the one-time Poly1305 key (2.6);
- *   2. seal jobs: ChaCha20 from counter 1, input to output;
+ *   1. block 0 of every job's ChaCha20 -> the one-time Poly1305 key;
+ *   2. seal jobs: ChaCha20 from counter 1, input to output (long linear
+ *      jobs cut into pieces over several lanes: each lane has its counter);
  *   3. Poly1305 of every job: pad16(AAD) || pad16(ciphertext) || lengths,
  *      all whole blocks (the ciphertext is the output for seal jobs and the
  *      input for open jobs);
  *   4. open jobs whose tag matched (vecsec_ct_eq): ChaCha20 from counter 1.
- * So open verifies before it decrypts anything: a forged job's output is
- * only zeroed (as the one-shot path does), never written with plaintext.
+ * Either way open verifies before any plaintext reaches the caller's
+ * buffer: a forged job's output is only zeroed (as the one-shot path
+ * does), never written with plaintext.
  *
  * Scatter-gather and ragged lengths: a lane's kernel pointers cover the
  * longest run of whole blocks contiguous in both source and destination;
@@ -24,8 +32,8 @@
  * block, scattered back. AAD and lengths blocks are staged the same way.
  *
  * No allocation: the per-job context (VECSEC_MAX_BURST entries) and the
- * per-lane state (VECSEC_MAX_LANES) live on the stack (~34 KiB) and are
- * wiped before return.
+ * per-lane buffers (VECSEC_MAX_LANES) live on the stack, about 70 KiB in
+ * all; keys, keystream and plaintext in them are wiped before return.
  */
 #include <errno.h>
 #include <stdatomic.h>

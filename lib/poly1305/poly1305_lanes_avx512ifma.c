@@ -16,8 +16,18 @@
 /* the block inactive lanes read instead of theirs (their h is not stored) */
 static const uint8_t zero_block[POLY1305_BLOCK_LEN];
 
-static inline __m512i mlo(__m512i acc, __m512i a, __m512i b) { return _mm512_madd52lo_epu64(acc, a, b); }
-static inline __m512i mhi(__m512i acc, __m512i a, __m512i b) { return _mm512_madd52hi_epu64(acc, a, b); }
+/* acc + the low / high 52 bits of the 104-bit product a * b (VPMADD52LUQ / HUQ) */
+static inline __m512i
+mlo(__m512i acc, __m512i a, __m512i b)
+{
+	return _mm512_madd52lo_epu64(acc, a, b);
+}
+
+static inline __m512i
+mhi(__m512i acc, __m512i a, __m512i b)
+{
+	return _mm512_madd52hi_epu64(acc, a, b);
+}
 /* x * 20 = x * 16 + x * 4: 2^132 = 4 * 2^130 == 20 mod p */
 static inline __m512i
 times20(__m512i x)
