@@ -7,7 +7,8 @@
  * loop (lanes off) and Intel ipsec-mb's job API (submit all, flush) in the
  * same run; medians of many samples. With --crossover it compares lanes
  * and the single-message path at 512 B .. 16 KiB (the crossover number in
- * lib/lanes/lanes.c comes from this).
+ * lib/lanes/lanes.c comes from this). A last argument --open times open
+ * (verify, then decrypt) of what seal gave instead.
  *
  * Build (after ninja -C build):
  *   cc -O2 -Ilib/include -Ilib/cpu -Ilib -Ibuild/lib test/perf/lanes_perf.c \
@@ -30,7 +31,8 @@
 
 static struct vecsec_aead_key keys[NJOBS];
 static uint8_t rawkey[NJOBS][32], nonce[NJOBS][12], aad[NJOBS][8], tag[NJOBS][16];
-static uint8_t *in[NJOBS], *out[NJOBS];
+static uint8_t *in[NJOBS], *out[NJOBS], *out2[NJOBS], calc[NJOBS][16];
+static bool open_mode;          /* --open: verify and decrypt what seal gave */
 static size_t lens[NJOBS];
 static struct vecsec_aead_job jobs[NJOBS], *jp[NJOBS];
 static IMB_MGR *mgr;
@@ -50,6 +52,26 @@ set_sizes(size_t size)
 		};
 		jp[i] = &jobs[i];
 	}
+	if (!open_mode)
+		return;
+	vecsec_lanes_force(-1, -1);
+	vecsec_aead_burst(jp, NJOBS);
+	for (int i = 0; i < NJOBS; i++) {
+		jobs[i].dir = VECSEC_AEAD_OPEN;
+		jobs[i].in = out[i];
+		jobs[i].out = out2[i];
+	}
+}
+
+/* what --open leaves in out2[] must be the plaintext */
+static void
+check_open(void)
+{
+	for (int i = 0; i < NJOBS; i++)
+		if (jobs[i].status != VECSEC_JOB_OK || memcmp(out2[i], in[i], lens[i]) != 0) {
+			fprintf(stderr, "open job %d failed\n", i);
+			exit(1);
+		}
 }
 
 static void
@@ -65,8 +87,8 @@ run_ipsecmb(void)
 
 	for (int i = 0; i < NJOBS; i++) {
 		job = IMB_GET_NEXT_JOB(mgr);
-		job->src = in[i];
-		job->dst = out[i];
+		job->src = open_mode ? out[i] : in[i];
+		job->dst = open_mode ? out2[i] : out[i];
 		job->cipher_start_src_offset_in_bytes = 0;
 		job->hash_start_src_offset_in_bytes = 0;
 		job->msg_len_to_cipher_in_bytes = lens[i];
@@ -76,10 +98,11 @@ run_ipsecmb(void)
 		job->key_len_in_bytes = 32;
 		job->iv = nonce[i];
 		job->iv_len_in_bytes = 12;
-		job->auth_tag_output = tag[i];
+		/* open: ipsec-mb computes the tag, the caller compares (below) */
+		job->auth_tag_output = open_mode ? calc[i] : tag[i];
 		job->auth_tag_output_len_in_bytes = 16;
-		job->cipher_direction = IMB_DIR_ENCRYPT;
-		job->chain_order = IMB_ORDER_CIPHER_HASH;
+		job->cipher_direction = open_mode ? IMB_DIR_DECRYPT : IMB_DIR_ENCRYPT;
+		job->chain_order = open_mode ? IMB_ORDER_HASH_CIPHER : IMB_ORDER_CIPHER_HASH;
 		job->cipher_mode = IMB_CIPHER_CHACHA20_POLY1305;
 		job->hash_alg = IMB_AUTH_CHACHA20_POLY1305;
 		job->u.CHACHA20_POLY1305.aad = aad[i];
@@ -90,6 +113,10 @@ run_ipsecmb(void)
 	}
 	while (IMB_FLUSH_JOB(mgr) != NULL)
 		;
+	if (open_mode)
+		for (int i = 0; i < NJOBS; i++)
+			if (!vecsec_ct_eq(calc[i], tag[i], 16))
+				exit(1);
 }
 
 static int
@@ -155,6 +182,8 @@ main(int argc, char **argv)
 	};
 	static const size_t sizes[] = { 64, 256, 1420, 0 };
 	bool cross = argc > 1 && strcmp(argv[1], "--crossover") == 0;
+
+	open_mode = argc > 1 && strcmp(argv[argc - 1], "--open") == 0;
 	IMB_ARCH arch;
 	double hz = tsc_hz();
 
@@ -168,10 +197,12 @@ main(int argc, char **argv)
 		vecsec_aead_key_init(&keys[i], VECSEC_AEAD_CHACHA20_POLY1305, rawkey[i], 32);
 		in[i] = aligned_alloc(64, MAXLEN);
 		out[i] = aligned_alloc(64, MAXLEN);
+		out2[i] = aligned_alloc(64, MAXLEN);
 		memset(in[i], i, MAXLEN);
 	}
-	printf("TSC %.2f GHz, ipsec-mb %s arch %d, %d jobs per burst, seal, medians of %d\n",
-	       hz / 1e9, imb_get_version_str(), (int)arch, NJOBS, SAMPLES);
+	printf("TSC %.2f GHz, ipsec-mb %s arch %d, %d jobs per burst, %s, medians of %d\n",
+	       hz / 1e9, imb_get_version_str(), (int)arch, NJOBS, open_mode ? "open" : "seal",
+	       SAMPLES);
 	if (argc > 2 && strcmp(argv[1], "--profile") == 0) {
 		/* lanes auto at one size, for perf record */
 		set_sizes((size_t)atol(argv[2]));
@@ -218,7 +249,11 @@ main(int argc, char **argv)
 		}
 		for (size_t s = 0; s < 4; s++) {
 			set_sizes(sizes[s]);
+			if (modes[m].cw != -2)
+				vecsec_lanes_force(modes[m].cw, modes[m].pw);
 			cyc[s] = measure(modes[m].cw == -2 ? run_ipsecmb : run_vecsec);
+			if (open_mode && modes[m].cw != -2)
+				check_open();
 		}
 		printf("%-14s %-22s", modes[m].name, w);
 		for (size_t s = 0; s < 4; s++)
