@@ -32,7 +32,7 @@
  * block, scattered back. AAD and lengths blocks are staged the same way.
  *
  * No allocation: the per-job context (VECSEC_MAX_BURST entries) and the
- * per-lane buffers (VECSEC_MAX_LANES) live on the stack, about 70 KiB in
+ * per-lane buffers (VECSEC_MAX_LANES) live on the stack, about 55 KiB in
  * all; keys, keystream and plaintext in them are wiped before return.
  */
 #include <errno.h>
@@ -309,7 +309,6 @@ struct burst {
 	alignas(64) uint8_t buf[VECSEC_MAX_LANES][FAST_BUF];
 	_Static_assert(CHACHA_BLOCK_LEN * (1 + FAST_MAX / CHACHA_BLOCK_LEN) + 32 <= FAST_BUF,
 		       "FAST_BUF holds every staged job");
-	alignas(64) uint8_t pbuf[VECSEC_MAX_LANES][FAST_BUF];
 };
 
 static const uint8_t zero_block[CHACHA_BLOCK_LEN];
@@ -881,10 +880,26 @@ run_one_by_one(struct vecsec_aead_job *const *jobs, unsigned int n)
 	}
 }
 
-static bool
-fast_ok(const struct vecsec_aead_job *job)
+/* Jobs up to this many bytes take the staged path (at most FAST_MAX). */
+static _Atomic size_t staged_max = FAST_MAX;
+
+size_t
+vecsec_lanes_staged_max(void)
 {
-	return job->nb_in_segs == 0 && job->nb_out_segs == 0 && job->len <= FAST_MAX &&
+	return atomic_load_explicit(&staged_max, memory_order_relaxed);
+}
+
+void
+vecsec_lanes_set_staged_max(size_t len)
+{
+	atomic_store_explicit(&staged_max, len < FAST_MAX ? len : FAST_MAX,
+			      memory_order_relaxed);
+}
+
+static bool
+fast_ok(const struct vecsec_aead_job *job, size_t max)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 && job->len <= max &&
 	       job->aad_len <= FAST_AAD;
 }
 
@@ -929,18 +944,21 @@ drain_poly(struct burst *b, const struct poly1305_lanes_impl *im)
 
 /*
  * The staged path: up to one ChaCha width of small linear jobs, each copied
- * into its lane's buffer behind a zero block, so one kernel run gives block
- * 0 (the Poly1305 key) and the data together (counter 0 .. ). The Poly1305
- * input is then laid out contiguously around the ciphertext: padded AAD
- * in the (used) block-0 slot just before it, zeros and the lengths after.
- * Open stages the ciphertext a second time for the MAC (pbuf) and decrypts
- * in the lane's own buffer: the caller's output gets plaintext only after
- * the tag matched (vecsec_ct_eq), and is zeroed otherwise.
+ * into its lane's buffer behind a zero block. Seal: one kernel run gives
+ * block 0 (the Poly1305 key) and the ciphertext together (counter 0 ..).
+ * Open: a run of block 0 alone first. Either way the Poly1305 input is then
+ * laid out contiguously around the ciphertext in the buffer (padded AAD in
+ * the block-0 slot just before it, once r and s are out; zeros and the
+ * lengths after), so each lane needs one Poly1305 run. Open decrypts in the
+ * lane's buffer only the jobs whose tag matched (vecsec_ct_eq), and copies
+ * plaintext out only then; a failed job's output is zeroed.
  */
 static void
 fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 	   const struct poly1305_lanes_impl *pi, const uint16_t *list, unsigned int k)
 {
+	uint32_t verified = 0;
+
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
@@ -950,21 +968,9 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		memset(buf, 0, CHACHA_BLOCK_LEN);
 		if (job->len > 0)
 			memcpy(buf + CHACHA_BLOCK_LEN, job->in, job->len);
-		if (job->dir == VECSEC_AEAD_OPEN) {
-			uint8_t *p = b->pbuf[i];
-			size_t a16 = pad16(job->aad_len), l16 = pad16(job->len);
-
-			memset(p, 0, a16 + l16);
-			if (job->aad_len > 0)
-				memcpy(p, job->aad, job->aad_len);
-			if (job->len > 0)
-				memcpy(p + a16, job->in, job->len);
-			st64(p + a16 + l16, job->aad_len);
-			st64(p + a16 + l16 + 8, job->len);
-		}
 		b->cl.in[i] = buf;
 		b->cl.out[i] = buf;
-		b->cl.blocks_left[i] = 1 + job_blocks(job);
+		b->cl.blocks_left[i] = 1 + (job->dir == VECSEC_AEAD_SEAL ? job_blocks(job) : 0);
 		b->cl.active |= UINT32_C(1) << i;
 	}
 	drain_chacha(b, ci);
@@ -976,6 +982,7 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		size_t a16 = pad16(job->aad_len), l16 = pad16(job->len);
 		uint64_t t0 = le64(buf) & UINT64_C(0x0ffffffc0fffffff);
 		uint64_t t1 = le64(buf + 8) & UINT64_C(0x0ffffffc0ffffffc);
+		uint8_t *p = buf + CHACHA_BLOCK_LEN - a16;
 
 		/* RFC 8439 2.6, 2.5: r (clamped) and s from block 0 */
 		c->r[0] = t0 & M44;
@@ -983,22 +990,16 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		c->r[2] = t1 >> 24;
 		c->s[0] = le64(buf + 16);
 		c->s[1] = le64(buf + 24);
-		if (job->dir == VECSEC_AEAD_SEAL) {
-			uint8_t *p = buf + CHACHA_BLOCK_LEN - a16;
-
-			if (job->len > 0)
-				memcpy(job->out, buf + CHACHA_BLOCK_LEN, job->len);
-			/* RFC 8439 2.8: AAD || pad16 || ciphertext || pad16 || lengths */
-			memset(p, 0, a16);
-			if (job->aad_len > 0)
-				memcpy(p, job->aad, job->aad_len);
-			memset(buf + CHACHA_BLOCK_LEN + job->len, 0, l16 - job->len);
-			st64(p + a16 + l16, job->aad_len);
-			st64(p + a16 + l16 + 8, job->len);
-			c->in = p;
-		} else {
-			c->in = b->pbuf[i];
-		}
+		if (job->dir == VECSEC_AEAD_SEAL && job->len > 0)
+			memcpy(job->out, buf + CHACHA_BLOCK_LEN, job->len);
+		/* RFC 8439 2.8: AAD || pad16 || ciphertext || pad16 || lengths */
+		memset(p, 0, a16);
+		if (job->aad_len > 0)
+			memcpy(p, job->aad, job->aad_len);
+		memset(buf + CHACHA_BLOCK_LEN + job->len, 0, l16 - job->len);
+		st64(p + a16 + l16, job->aad_len);
+		st64(p + a16 + l16 + 8, job->len);
+		c->in = p;
 		c->blocks = (uint32_t)((a16 + l16) / POLY1305_BLOCK_LEN + 1);
 	}
 
@@ -1023,16 +1024,42 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
 	}
 
+	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		struct vecsec_aead_job *job = b->jobs[list[i]];
 		struct job_ctx *c = &b->ctx[list[i]];
 		uint8_t tag[POLY1305_TAG_LEN];
-		/* what the kernel and the layout wrote: whole blocks, pad, lengths */
-		size_t used = CHACHA_BLOCK_LEN * (1 + (size_t)job_blocks(job)) + 32;
 
 		if (job->dir == VECSEC_AEAD_SEAL) {
 			poly_tag(job->tag, c->h, c->s);
 			job->status = VECSEC_JOB_OK;
+			continue;
+		}
+		poly_tag(tag, c->h, c->s);
+		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+			/* decrypt in place in the buffer, counter 1 on; the lane's key is still loaded */
+			b->cl.ctr[i] = 1;
+			b->cl.in[i] = b->buf[i] + CHACHA_BLOCK_LEN;
+			b->cl.out[i] = b->buf[i] + CHACHA_BLOCK_LEN;
+			b->cl.blocks_left[i] = job_blocks(job);
+			if (b->cl.blocks_left[i] > 0)
+				b->cl.active |= UINT32_C(1) << i;
+			verified |= UINT32_C(1) << i;
+			job->status = VECSEC_JOB_OK;
+		} else {
+			vecsec_aead_wipe_out(job);
+			job->status = VECSEC_JOB_AUTH_FAILED;
+		}
+		vecsec_memzero(tag, sizeof(tag));
+	}
+	drain_chacha(b, ci);
+
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+		/* what the kernel and the layout wrote: whole blocks, pad, lengths */
+		size_t used = CHACHA_BLOCK_LEN * (1 + (size_t)job_blocks(job)) + 32;
+
+		if (job->dir == VECSEC_AEAD_SEAL) {
 			/*
 			 * Secret here: block 0 (the Poly1305 key) and the keystream
 			 * past the data; the ciphertext between is public.
@@ -1041,20 +1068,10 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 			vecsec_memzero(b->buf[i] + CHACHA_BLOCK_LEN + job->len,
 				       used - CHACHA_BLOCK_LEN - job->len);
 			continue;
-		} else {
-			poly_tag(tag, c->h, c->s);
-			if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
-				if (job->len > 0)
-					memcpy(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
-				job->status = VECSEC_JOB_OK;
-			} else {
-				vecsec_aead_wipe_out(job);
-				job->status = VECSEC_JOB_AUTH_FAILED;
-			}
-			vecsec_memzero(tag, sizeof(tag));
 		}
-		/* the plaintext (pbuf holds only AAD and ciphertext: public) */
-		vecsec_memzero(b->buf[i], used);
+		if (((verified >> i) & 1) && job->len > 0)
+			memcpy(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
+		vecsec_memzero(b->buf[i], used);        /* plaintext, block 0 */
 	}
 }
 
@@ -1068,6 +1085,7 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
 	uint16_t fast[VECSEC_MAX_BURST];
 	unsigned int ns = 0, no = 0, nf = 0, ng = 0;
+	size_t smax;
 	struct burst b;
 
 	if (n == 0)
@@ -1083,9 +1101,10 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	b.jobs = jobs;
 	b.ctx = ctx;
 	b.cl.rounds = 20;
+	smax = vecsec_lanes_staged_max();
 	for (unsigned int j = 0; j < n; j++) {
 		setup_job(&ctx[j], jobs[j]);
-		if (fast_ok(jobs[j]))
+		if (fast_ok(jobs[j], smax))
 			fast[nf++] = (uint16_t)j;
 		else
 			all[ng++] = (uint16_t)j;

@@ -5,7 +5,7 @@
  * it runs them side by side in SIMD lanes (DESIGN.md "The lanes engine",
  * STYLE.md 6). Each job ends exactly as the one-shot API leaves it.
  *
- * Stack: about 70 KiB (no allocation on the data path).
+ * Stack: about 55 KiB (no allocation on the data path).
  *
  * The jobs are interleaved, so a job's output (data or tag) must not
  * overlap another job's input, AAD, tag or output: the burst contract says
@@ -46,6 +46,14 @@ void vecsec_lanes_choose(unsigned int n, struct lanes_choice *c);
  * Not thread-safe against bursts running at the same time.
  */
 int vecsec_lanes_force(int chacha_w, int poly_w);
+
+/*
+ * Linear jobs up to this many bytes (and AAD up to 64) take the staged
+ * path: copied whole into a lane buffer (the setter caps it at the buffer
+ * size; 0 sends every job through the general passes: tests, bench).
+ */
+size_t vecsec_lanes_staged_max(void);
+void vecsec_lanes_set_staged_max(size_t len);
 
 /* Jobs longer than this go through the single-message path. */
 size_t vecsec_lanes_crossover(void);

@@ -13,7 +13,8 @@
  *     open, in place and out of place, linear and scatter-gather (1-byte
  *     segments too): every job == the one-shot API == OpenSSL / libsodium;
  *     forged jobs (tag, AAD or ciphertext bit) fail alone with zeroed
- *     output; invalid jobs are VECSEC_JOB_INVALID and write nothing;
+ *     output; invalid jobs are VECSEC_JOB_INVALID and write nothing; with
+ *     the staged path for small linear jobs on and off;
  *   - the width chosen per burst; under the scalar ISA (no lanes) bursts
  *     still pass through the per-job fallback.
  */
@@ -504,13 +505,17 @@ bursts_for(unsigned int L, struct keys *ks, uint64_t seed, const char *cfg)
 	const unsigned int sizes[] = { 0, 1, L > 1 ? L - 1 : 2, L, L + 1, 2 * L + 1, 64, 128, 256 };
 
 	unsigned int reps = slow ? 10 : 2;
+	size_t staged = vecsec_lanes_staged_max();
 
+	/* round 0 with the staged path off: every job through the general passes */
 	for (unsigned int r = 0; r < reps; r++) {
+		vecsec_lanes_set_staged_max(r == 0 ? 0 : staged);
 		for (size_t i = 0; i < VT_ARRAY_SIZE(sizes); i++) {
 			one_burst(sizes[i], ks, seed + 7919 * i + 104729 * r, false, cfg);
 			one_burst(sizes[i], ks, seed + 7919 * i + 104729 * r + 1, true, cfg);
 		}
 	}
+	vecsec_lanes_set_staged_max(staged);
 }
 
 static void
@@ -591,6 +596,7 @@ test_width_choice(void)
 				  "32 jobs take the widest (%u)", c.chacha_lanes);
 			break;
 		}
+	VT_EXPECT(vecsec_lanes_staged_max() > 0, "the staged path is on by default");
 	VT_EXPECT(vecsec_lanes_force(5, -1) == -ENOTSUP, "no 5-lane kernel");
 	VT_EXPECT(vecsec_lanes_force(-1, 3) == -ENOTSUP, "no 3-lane poly kernel");
 }

@@ -210,6 +210,29 @@ main(int argc, char **argv)
 			run_vecsec();
 		return 0;
 	}
+	if (argc > 1 && strcmp(argv[1], "--staged") == 0) {
+		/* the staged path against the general passes, size by size */
+		size_t def = vecsec_lanes_staged_max();
+
+		printf("%8s %14s %14s\n", "bytes", "staged", "general");
+		for (size_t sz = 64; sz <= 2048; sz += sz < 512 ? 64 : 256) {
+			double a, b;
+
+			set_sizes(sz);
+			vecsec_lanes_set_staged_max(SIZE_MAX);
+			a = measure(run_vecsec);
+			vecsec_lanes_set_staged_max(0);
+			b = measure(run_vecsec);
+			printf("%8zu %14.0f %14.0f\n", sz, a, b);
+		}
+		set_sizes(0);
+		vecsec_lanes_set_staged_max(SIZE_MAX);
+		printf("%8s %14.0f", "imix", measure(run_vecsec));
+		vecsec_lanes_set_staged_max(0);
+		printf(" %14.0f\n", measure(run_vecsec));
+		vecsec_lanes_set_staged_max(def);
+		return 0;
+	}
 	if (cross) {
 		vecsec_lanes_set_crossover(SIZE_MAX);
 		printf("%8s %14s %14s %14s\n", "bytes", "lanes cyc/msg", "single cyc/msg",
