@@ -5,9 +5,9 @@
  * before an algorithm sees it, the scatter-gather cursor, the burst, and
  * the ESP helpers of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4.
  *
- * vecsec_aead_burst() runs ops->run() job by job; lib/lanes replaces its
- * inside later (jobs packed into SIMD lanes), never its contract: each job
- * ends exactly as vecsec_aead_seal()/vecsec_aead_open() would leave it.
+ * vecsec_aead_burst() hands (X)ChaCha20-Poly1305 jobs to lib/lanes (jobs
+ * packed into SIMD lanes) and runs the others job by job; either way each
+ * job ends exactly as vecsec_aead_seal()/vecsec_aead_open() would leave it.
  */
 #include <errno.h>
 #include <string.h>

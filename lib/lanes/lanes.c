@@ -239,7 +239,13 @@ vecsec_lanes_accepts(const struct vecsec_aead_job *job)
 	} else {
 		return false;
 	}
-	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= vecsec_lanes_crossover();
+	/*
+	 * The lanes keep block counters in 32 bits and never carry into word
+	 * 13: longer jobs (only possible with the crossover raised) go through
+	 * the single-message path, which checks or carries itself.
+	 */
+	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= vecsec_lanes_crossover() &&
+	       (uint64_t)job->len <= ((UINT64_C(1) << 32) - 2) * CHACHA_BLOCK_LEN;
 }
 
 /* ---- the burst ---- */
@@ -407,6 +413,20 @@ poly_blocks_scalar(struct poly1305_lanes *l, uint32_t nblocks)
 	vecsec_memzero(&st, sizeof(st));
 }
 
+/* RFC 8439 2.6, 2.5: r (clamped, radix 2^44) and s from keystream block 0 */
+static void
+take_otk(struct job_ctx *c, const uint8_t *block0)
+{
+	uint64_t t0 = le64(block0) & UINT64_C(0x0ffffffc0fffffff);
+	uint64_t t1 = le64(block0 + 8) & UINT64_C(0x0ffffffc0ffffffc);
+
+	c->r[0] = t0 & M44;
+	c->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
+	c->r[2] = t1 >> 24;
+	c->s[0] = le64(block0 + 16);
+	c->s[1] = le64(block0 + 24);
+}
+
 static void
 lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
 {
@@ -435,18 +455,8 @@ pass_otk(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *li
 			b->cl.active |= UINT32_C(1) << i;
 		}
 		im->xor_lanes(&b->cl, 1);
-		for (unsigned int i = 0; i < k; i++) {
-			struct job_ctx *c = &b->ctx[list[j0 + i]];
-			/* RFC 8439 2.5: r clamped, radix 2^44 as poly1305_internal.h */
-			uint64_t t0 = le64(b->stage[i]) & UINT64_C(0x0ffffffc0fffffff);
-			uint64_t t1 = le64(b->stage[i] + 8) & UINT64_C(0x0ffffffc0ffffffc);
-
-			c->r[0] = t0 & M44;
-			c->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
-			c->r[2] = t1 >> 24;
-			c->s[0] = le64(b->stage[i] + 16);
-			c->s[1] = le64(b->stage[i] + 24);
-		}
+		for (unsigned int i = 0; i < k; i++)
+			take_otk(&b->ctx[list[j0 + i]], b->stage[i]);
 	}
 }
 
@@ -980,16 +990,9 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		struct job_ctx *c = &b->ctx[list[i]];
 		uint8_t *buf = b->buf[i];
 		size_t a16 = pad16(job->aad_len), l16 = pad16(job->len);
-		uint64_t t0 = le64(buf) & UINT64_C(0x0ffffffc0fffffff);
-		uint64_t t1 = le64(buf + 8) & UINT64_C(0x0ffffffc0ffffffc);
 		uint8_t *p = buf + CHACHA_BLOCK_LEN - a16;
 
-		/* RFC 8439 2.6, 2.5: r (clamped) and s from block 0 */
-		c->r[0] = t0 & M44;
-		c->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
-		c->r[2] = t1 >> 24;
-		c->s[0] = le64(buf + 16);
-		c->s[1] = le64(buf + 24);
+		take_otk(c, buf);
 		if (job->dir == VECSEC_AEAD_SEAL && job->len > 0)
 			memcpy(job->out, buf + CHACHA_BLOCK_LEN, job->len);
 		/* RFC 8439 2.8: AAD || pad16 || ciphertext || pad16 || lengths */

@@ -381,9 +381,12 @@ tjob_make(struct tjob *t, struct keys *ks, uint64_t *st, bool allow_bad)
 			j->aad_len = 1 + aad_len;
 			break;
 		default:
-			j->len = len + 100;     /* more than the input covers */
-			if (!t->sg)
-				j->in = NULL;
+			/*
+			 * more than the input covers (a list of no segments, as
+			 * for len 0, means the linear pointer: make that NULL)
+			 */
+			j->len = len + 100;
+			j->in = NULL;
 			break;
 		}
 		memcpy(t->want_tag, t->tag, 16);
