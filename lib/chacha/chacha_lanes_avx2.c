@@ -147,7 +147,7 @@ xor_lanes_x8(struct chacha_lanes *l, uint32_t nblocks)
 const struct chacha_lanes_impl vecsec_chacha_lanes_x8_avx2 = {
 	.name = "x8-avx2",
 	.isa = VECSEC_ISA_AVX2,
-	.needs = VECSEC_CPU_AVX2,
+	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
 	.lanes = 8,
 	.xor_lanes = xor_lanes_x8,
 };

@@ -145,7 +145,7 @@ blocks_lanes_x4(struct poly1305_lanes *l, uint32_t nblocks)
 const struct poly1305_lanes_impl vecsec_poly1305_lanes_x4_avx2 = {
 	.name = "x4-avx2",
 	.isa = VECSEC_ISA_AVX2,
-	.needs = VECSEC_CPU_AVX2,
+	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
 	.lanes = 4,
 	.blocks_lanes = blocks_lanes_x4,
 };
