@@ -847,33 +847,69 @@ longest_first(struct vecsec_aead_job *const *jobs, uint16_t *list, unsigned int 
 	memcpy(list, tmp, n * sizeof(list[0]));
 }
 
-/* Key words and nonce words of each job (XChaCha: HChaCha20 first). */
-static void
+/*
+ * Key words and nonce words of each job. XChaCha (draft-irtf-cfrg-xchacha
+ * 2.3): the key words are set by xchacha_subkeys(); state words 13..15 are
+ * 0 (the counter's high word, as aead_chachapoly.c) || nonce[16..24]. Lane
+ * jobs are far below 2^32 blocks, so word 13 stays 0. Returns true for an
+ * XChaCha job.
+ */
+static bool
 setup_job(struct job_ctx *c, const struct vecsec_aead_job *job)
 {
 	const uint8_t *key = (const uint8_t *)job->key->opaque;
 
+	for (int w = 0; w < 8; w++)
+		c->key[w] = le32(key + 4 * w);
 	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
-		uint8_t sub[CHACHA_KEY_LEN];
-
-		/*
-		 * draft-irtf-cfrg-xchacha 2.3: subkey from the first 16 nonce
-		 * bytes; state words 13..15 = 0 (the counter's high word, as
-		 * aead_chachapoly.c) || nonce[16..24]. Lane jobs are far below
-		 * 2^32 blocks, so word 13 stays 0.
-		 */
-		vecsec_hchacha_ref(sub, key, job->nonce, 20);
-		for (int w = 0; w < 8; w++)
-			c->key[w] = le32(sub + 4 * w);
 		c->nonce[0] = 0;
 		c->nonce[1] = le32(job->nonce + 16);
 		c->nonce[2] = le32(job->nonce + 20);
-		vecsec_memzero(sub, sizeof(sub));
-	} else {
-		for (int w = 0; w < 8; w++)
-			c->key[w] = le32(key + 4 * w);
-		for (int w = 0; w < 3; w++)
-			c->nonce[w] = le32(job->nonce + 4 * w);
+		return true;
+	}
+	for (int w = 0; w < 3; w++)
+		c->nonce[w] = le32(job->nonce + 4 * w);
+	return false;
+}
+
+/*
+ * HChaCha20 (draft-irtf-cfrg-xchacha 2.2) of the listed XChaCha jobs in the
+ * lanes: a ChaCha20 block whose words 12..15 are the first 16 nonce bytes
+ * is the permuted state plus that input, so taking the constants from
+ * words 0..3 and the nonce words from 12..15 again leaves HChaCha's output,
+ * the subkey, which replaces the job's key words.
+ */
+static void
+xchacha_subkeys(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+		unsigned int n)
+{
+	static const uint32_t sigma[4] = { CHACHA_C0, CHACHA_C1, CHACHA_C2, CHACHA_C3 };
+
+	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
+		unsigned int k = n - j0 < im->lanes ? n - j0 : im->lanes;
+
+		b->cl.active = 0;
+		for (unsigned int i = 0; i < k; i++) {
+			const uint8_t *nonce = b->jobs[list[j0 + i]]->nonce;
+
+			lane_key(b, i, list[j0 + i], le32(nonce));
+			for (int w = 0; w < 3; w++)
+				b->cl.nonce[w][i] = le32(nonce + 4 + 4 * w);
+			b->cl.in[i] = zero_block;
+			b->cl.out[i] = b->stage[i];
+			b->cl.blocks_left[i] = 1;
+			b->cl.active |= UINT32_C(1) << i;
+		}
+		im->xor_lanes(&b->cl, 1);
+		for (unsigned int i = 0; i < k; i++) {
+			struct job_ctx *c = &b->ctx[list[j0 + i]];
+			const uint8_t *nonce = b->jobs[list[j0 + i]]->nonce;
+
+			for (int w = 0; w < 4; w++) {
+				c->key[w] = le32(b->stage[i] + 4 * w) - sigma[w];
+				c->key[4 + w] = le32(b->stage[i] + 48 + 4 * w) - le32(nonce + 4 * w);
+			}
+		}
 	}
 }
 
@@ -1086,8 +1122,8 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	const struct poly1305_lanes_impl *pi;
 	struct job_ctx ctx[VECSEC_MAX_BURST];
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
-	uint16_t fast[VECSEC_MAX_BURST];
-	unsigned int ns = 0, no = 0, nf = 0, ng = 0;
+	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST];
+	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0;
 	size_t smax;
 	struct burst b;
 
@@ -1106,12 +1142,16 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
 	for (unsigned int j = 0; j < n; j++) {
-		setup_job(&ctx[j], jobs[j]);
+		if (setup_job(&ctx[j], jobs[j]))
+			xjobs[nx++] = (uint16_t)j;
 		if (fast_ok(jobs[j], smax))
 			fast[nf++] = (uint16_t)j;
 		else
 			all[ng++] = (uint16_t)j;
 	}
+
+	if (nx > 0)
+		xchacha_subkeys(&b, ci, xjobs, nx);
 
 	/* small linear jobs: staged, a ChaCha width at a time, similar lengths together */
 	longest_first(jobs, fast, nf);

@@ -8,7 +8,8 @@
  * same run; medians of many samples. With --crossover it compares lanes
  * and the single-message path at 512 B .. 16 KiB (the crossover number in
  * lib/lanes/lanes.c comes from this). A last argument --open times open
- * (verify, then decrypt) of what seal gave instead.
+ * (verify, then decrypt) of what seal gave instead; --xchacha runs
+ * XChaCha20-Poly1305 (ipsec-mb has none).
  *
  * Build (after ninja -C build):
  *   cc -O2 -Ilib/include -Ilib/cpu -Ilib -Ibuild/lib test/perf/lanes_perf.c \
@@ -30,9 +31,10 @@
 #define MAXLEN 16384
 
 static struct vecsec_aead_key keys[NJOBS];
-static uint8_t rawkey[NJOBS][32], nonce[NJOBS][12], aad[NJOBS][8], tag[NJOBS][16];
+static uint8_t rawkey[NJOBS][32], nonce[NJOBS][24], aad[NJOBS][8], tag[NJOBS][16];
 static uint8_t *in[NJOBS], *out[NJOBS], *out2[NJOBS], calc[NJOBS][16];
 static bool open_mode;          /* --open: verify and decrypt what seal gave */
+static bool xchacha;            /* --xchacha: XChaCha20-Poly1305 (no ipsec-mb peer) */
 static size_t lens[NJOBS];
 static struct vecsec_aead_job jobs[NJOBS], *jp[NJOBS];
 static IMB_MGR *mgr;
@@ -47,7 +49,7 @@ set_sizes(size_t size)
 		lens[i] = size == 0 ? imix[i % 12] : size;
 		jobs[i] = (struct vecsec_aead_job){
 			.key = &keys[i], .dir = VECSEC_AEAD_SEAL, .nonce = nonce[i],
-			.nonce_len = 12, .aad = aad[i], .aad_len = 8, .len = lens[i],
+			.nonce_len = xchacha ? 24 : 12, .aad = aad[i], .aad_len = 8, .len = lens[i],
 			.in = in[i], .out = out[i], .tag = tag[i], .tag_len = 16,
 		};
 		jp[i] = &jobs[i];
@@ -183,7 +185,10 @@ main(int argc, char **argv)
 	static const size_t sizes[] = { 64, 256, 1420, 0 };
 	bool cross = argc > 1 && strcmp(argv[1], "--crossover") == 0;
 
-	open_mode = argc > 1 && strcmp(argv[argc - 1], "--open") == 0;
+	for (int a = 1; a < argc; a++) {
+		open_mode |= strcmp(argv[a], "--open") == 0;
+		xchacha |= strcmp(argv[a], "--xchacha") == 0;
+	}
 	IMB_ARCH arch;
 	double hz = tsc_hz();
 
@@ -192,17 +197,18 @@ main(int argc, char **argv)
 	for (int i = 0; i < NJOBS; i++) {
 		for (int k = 0; k < 32; k++)
 			rawkey[i][k] = (uint8_t)(i * 31 + k * 7);
-		memset(nonce[i], i, 12);
+		memset(nonce[i], i, sizeof(nonce[i]));
 		memset(aad[i], 0xa0 + i, 8);
-		vecsec_aead_key_init(&keys[i], VECSEC_AEAD_CHACHA20_POLY1305, rawkey[i], 32);
+		vecsec_aead_key_init(&keys[i], xchacha ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+				     VECSEC_AEAD_CHACHA20_POLY1305, rawkey[i], 32);
 		in[i] = aligned_alloc(64, MAXLEN);
 		out[i] = aligned_alloc(64, MAXLEN);
 		out2[i] = aligned_alloc(64, MAXLEN);
 		memset(in[i], i, MAXLEN);
 	}
-	printf("TSC %.2f GHz, ipsec-mb %s arch %d, %d jobs per burst, %s, medians of %d\n",
-	       hz / 1e9, imb_get_version_str(), (int)arch, NJOBS, open_mode ? "open" : "seal",
-	       SAMPLES);
+	printf("TSC %.2f GHz, ipsec-mb %s arch %d, %d jobs per burst, %s%s, medians of %d\n",
+	       hz / 1e9, imb_get_version_str(), (int)arch, NJOBS, xchacha ? "xchacha " : "",
+	       open_mode ? "open" : "seal", SAMPLES);
 	if (argc > 2 && strcmp(argv[1], "--profile") == 0) {
 		/* lanes auto at one size, for perf record */
 		set_sizes((size_t)atol(argv[2]));
@@ -268,6 +274,8 @@ main(int argc, char **argv)
 			vecsec_lanes_choose(NJOBS, &c);
 			snprintf(w, sizeof(w), "%s/%s", c.chacha_name, c.poly_name);
 		} else {
+			if (xchacha)
+				continue;
 			snprintf(w, sizeof(w), "job API");
 		}
 		for (size_t s = 0; s < 4; s++) {
