@@ -11,6 +11,9 @@
  * (verify, then decrypt) of what seal gave instead; --xchacha runs
  * XChaCha20-Poly1305 (ipsec-mb has none).
  *
+ * The machine is noisy: run it several times and take the median of each
+ * cell (the commit that added this note lists such medians).
+ *
  * Build (after ninja -C build):
  *   cc -O2 -Ilib/include -Ilib/cpu -Ilib -Ibuild/lib test/perf/lanes_perf.c \
  *      build/lib/libvecsec_int.a -lIPSec_MB -lpthread -o build/lanes_perf
