@@ -51,7 +51,7 @@ struct poly1305_state {
 };
 
 /*
- * Lanes layout for later (lib/lanes, STYLE.md 6): lane i absorbs
+ * Lanes layout (lib/lanes, STYLE.md 6): lane i absorbs
  * blocks_left[i] full blocks (pad 1) from in[i] into h[.][i] with r[.][i].
  */
 struct poly1305_lanes {
