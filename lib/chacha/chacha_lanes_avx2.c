@@ -82,6 +82,7 @@ xor_lanes_x8(struct chacha_lanes *l, uint32_t nblocks)
 	__m256i k[8], n0, n1, n2, ctr;
 	const uint8_t *in[8];
 	uint8_t *out[8];
+	size_t off = 0;                 /* every lane moves one block per step */
 
 	for (int w = 0; w < 8; w++)
 		k[w] = _mm256_loadu_si256((const __m256i *)l->key[w]);
@@ -124,22 +125,21 @@ xor_lanes_x8(struct chacha_lanes *l, uint32_t nblocks)
 
 			if (!(act & (1u << i)))
 				continue;
-			a = _mm256_loadu_si256((const __m256i *)in[i]);
-			b = _mm256_loadu_si256((const __m256i *)(in[i] + 32));
-			_mm256_storeu_si256((__m256i *)out[i], vxor(a, lo[i]));
-			_mm256_storeu_si256((__m256i *)(out[i] + 32), vxor(b, hi[i]));
-			in[i] += CHACHA_BLOCK_LEN;
-			out[i] += CHACHA_BLOCK_LEN;
+			a = _mm256_loadu_si256((const __m256i *)(in[i] + off));
+			b = _mm256_loadu_si256((const __m256i *)(in[i] + off + 32));
+			_mm256_storeu_si256((__m256i *)(out[i] + off), vxor(a, lo[i]));
+			_mm256_storeu_si256((__m256i *)(out[i] + off + 32), vxor(b, hi[i]));
 		}
 		ctr = vadd(ctr, _mm256_set1_epi32(1));
+		off += CHACHA_BLOCK_LEN;
 	}
 
 	for (int i = 0; i < 8; i++) {
 		if (!(act & (1u << i)))
 			continue;
 		l->ctr[i] += nblocks;
-		l->in[i] = in[i];
-		l->out[i] = out[i];
+		l->in[i] = in[i] + off;
+		l->out[i] = out[i] + off;
 		l->blocks_left[i] -= nblocks;
 	}
 }

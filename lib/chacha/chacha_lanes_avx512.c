@@ -66,6 +66,7 @@ xor_lanes_x16(struct chacha_lanes *l, uint32_t nblocks)
 	__m512i k[8], n0, n1, n2, ctr;
 	const uint8_t *in[16];
 	uint8_t *out[16];
+	size_t off = 0;                 /* every lane moves one block per step */
 
 	for (int w = 0; w < 8; w++)
 		k[w] = _mm512_load_si512((const void *)l->key[w]);
@@ -117,21 +118,20 @@ xor_lanes_x16(struct chacha_lanes *l, uint32_t nblocks)
 
 				if (!(act & (1u << lane)))
 					continue;
-				_mm512_storeu_si512((void *)out[lane],
-						    vxor(ks, _mm512_loadu_si512(in[lane])));
-				in[lane] += CHACHA_BLOCK_LEN;
-				out[lane] += CHACHA_BLOCK_LEN;
+				_mm512_storeu_si512((void *)(out[lane] + off),
+						    vxor(ks, _mm512_loadu_si512(in[lane] + off)));
 			}
 		}
 		ctr = vadd(ctr, _mm512_set1_epi32(1));
+		off += CHACHA_BLOCK_LEN;
 	}
 
 	_mm512_mask_storeu_epi32((void *)l->ctr, act, ctr);
 	for (int i = 0; i < 16; i++) {
 		if (!(act & (1u << i)))
 			continue;
-		l->in[i] = in[i];
-		l->out[i] = out[i];
+		l->in[i] = in[i] + off;
+		l->out[i] = out[i] + off;
 		l->blocks_left[i] -= nblocks;
 	}
 }

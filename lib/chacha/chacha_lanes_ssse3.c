@@ -64,6 +64,7 @@ xor_lanes_x4(struct chacha_lanes *l, uint32_t nblocks)
 	__m128i k[8], n0, n1, n2, ctr;
 	const uint8_t *in[4];
 	uint8_t *out[4];
+	size_t off = 0;                 /* every lane moves one block per step */
 
 	for (int w = 0; w < 8; w++)
 		k[w] = _mm_loadu_si128((const __m128i *)l->key[w]);
@@ -109,22 +110,22 @@ xor_lanes_x4(struct chacha_lanes *l, uint32_t nblocks)
 			if (!(act & (1u << i)))
 				continue;
 			for (int q = 0; q < 4; q++) {
-				__m128i m = _mm_loadu_si128((const __m128i *)(in[i] + 16 * q));
+				__m128i m = _mm_loadu_si128((const __m128i *)(in[i] + off + 16 * q));
 
-				_mm_storeu_si128((__m128i *)(out[i] + 16 * q), vxor(m, g[q][i]));
+				_mm_storeu_si128((__m128i *)(out[i] + off + 16 * q),
+						 vxor(m, g[q][i]));
 			}
-			in[i] += CHACHA_BLOCK_LEN;
-			out[i] += CHACHA_BLOCK_LEN;
 		}
 		ctr = vadd(ctr, _mm_set1_epi32(1));
+		off += CHACHA_BLOCK_LEN;
 	}
 
 	for (int i = 0; i < 4; i++) {
 		if (!(act & (1u << i)))
 			continue;
 		l->ctr[i] += nblocks;
-		l->in[i] = in[i];
-		l->out[i] = out[i];
+		l->in[i] = in[i] + off;
+		l->out[i] = out[i] + off;
 		l->blocks_left[i] -= nblocks;
 	}
 }
