@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ChaCha, AVX-512 (F+VL+BW) building blocks shared by the AVX-512 kernel
+ * files only (chacha_avx512.c and the stitched ChaCha20-Poly1305 in
+ * lib/aead): 16 blocks of one message, word-sliced (zmm i holds word i of
+ * blocks 0..15), rotations by VPROLD. Split into init / double round /
+ * finish so a caller can interleave other work (Poly1305) between double
+ * rounds. RFC 8439 2.1-2.4; the counter is word 12 only.
+ * Include only from files built with the avx512 flag sets.
+ */
+#ifndef VECSEC_CHACHA_AVX512_H
+#define VECSEC_CHACHA_AVX512_H
+
+#include <immintrin.h>
+
+#include "chacha_internal.h"
+
+#define CHACHA_X16_INLINE static inline __attribute__((always_inline))
+
+#define CHACHA_X16_QR(a, b, c, d) do { \
+	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 16); \
+	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 12); \
+	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 8); \
+	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7); \
+} while (0)
+
+/* v[i] = word i of the 16 blocks with counters x[12] + 0..15 */
+CHACHA_X16_INLINE void
+chacha_x16_init(__m512i v[16], const uint32_t x[16])
+{
+	for (int i = 0; i < 16; i++)
+		v[i] = _mm512_set1_epi32((int)x[i]);
+	v[12] = _mm512_add_epi32(v[12], _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8,
+							 7, 6, 5, 4, 3, 2, 1, 0));
+}
+
+/* RFC 8439 2.3 inner_block: a column round then a diagonal round */
+CHACHA_X16_INLINE void
+chacha_x16_dround(__m512i v[16])
+{
+	CHACHA_X16_QR(v[0], v[4], v[8], v[12]);
+	CHACHA_X16_QR(v[1], v[5], v[9], v[13]);
+	CHACHA_X16_QR(v[2], v[6], v[10], v[14]);
+	CHACHA_X16_QR(v[3], v[7], v[11], v[15]);
+	CHACHA_X16_QR(v[0], v[5], v[10], v[15]);
+	CHACHA_X16_QR(v[1], v[6], v[11], v[12]);
+	CHACHA_X16_QR(v[2], v[7], v[8], v[13]);
+	CHACHA_X16_QR(v[3], v[4], v[9], v[14]);
+}
+
+/* out = in ^ ks for one 64-byte block, n bytes of it (n >= 64: all) */
+CHACHA_X16_INLINE void
+chacha_x16_xor_block(uint8_t *out, const uint8_t *in, __m512i ks, size_t n)
+{
+	if (n >= CHACHA_BLOCK_LEN) {
+		_mm512_storeu_si512((void *)out,
+				    _mm512_xor_si512(_mm512_loadu_si512((const void *)in), ks));
+	} else {
+		__mmask64 m = _cvtu64_mask64((UINT64_C(1) << n) - 1);
+		__m512i t = _mm512_maskz_loadu_epi8(m, (const void *)in);
+
+		_mm512_mask_storeu_epi8((void *)out, m, _mm512_xor_si512(t, ks));
+	}
+}
+
+#define CHACHA_X16_T4(a, b, c, d) do { \
+	__m512i t0_ = _mm512_unpacklo_epi32(a, b), t1_ = _mm512_unpackhi_epi32(a, b); \
+	__m512i t2_ = _mm512_unpacklo_epi32(c, d), t3_ = _mm512_unpackhi_epi32(c, d); \
+	a = _mm512_unpacklo_epi64(t0_, t2_); \
+	b = _mm512_unpackhi_epi64(t0_, t2_); \
+	c = _mm512_unpacklo_epi64(t1_, t3_); \
+	d = _mm512_unpackhi_epi64(t1_, t3_); \
+} while (0)
+
+/*
+ * Feed-forward (RFC 8439 2.3: add the input state), transpose to 16
+ * blocks of 64 bytes and XOR min(len, 1024) bytes of in into out (masked
+ * for a partial last block, nothing beyond len touched).
+ */
+CHACHA_X16_INLINE void
+chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
+		  const uint32_t x[16])
+{
+	__m512i o[16];
+
+	chacha_x16_init(o, x);
+	for (int i = 0; i < 16; i++)
+		v[i] = _mm512_add_epi32(v[i], o[i]);
+	/* v[4g + k], 128-bit lane L: words 4g..4g+3 of block 4L + k */
+	CHACHA_X16_T4(v[0], v[1], v[2], v[3]);
+	CHACHA_X16_T4(v[4], v[5], v[6], v[7]);
+	CHACHA_X16_T4(v[8], v[9], v[10], v[11]);
+	CHACHA_X16_T4(v[12], v[13], v[14], v[15]);
+	for (int k = 0; k < 4; k++) {
+		__m512i a = _mm512_shuffle_i32x4(v[k], v[4 + k], 0x44);
+		__m512i b = _mm512_shuffle_i32x4(v[k], v[4 + k], 0xee);
+		__m512i c = _mm512_shuffle_i32x4(v[8 + k], v[12 + k], 0x44);
+		__m512i d = _mm512_shuffle_i32x4(v[8 + k], v[12 + k], 0xee);
+		__m512i blk[4];
+		size_t off;
+
+		blk[0] = _mm512_shuffle_i32x4(a, c, 0x88);     /* block k */
+		blk[1] = _mm512_shuffle_i32x4(a, c, 0xdd);     /* block 4 + k */
+		blk[2] = _mm512_shuffle_i32x4(b, d, 0x88);     /* block 8 + k */
+		blk[3] = _mm512_shuffle_i32x4(b, d, 0xdd);     /* block 12 + k */
+		for (int l = 0; l < 4; l++) {
+			off = (size_t)(4 * l + k) * CHACHA_BLOCK_LEN;
+			if (len > off)
+				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
+		}
+	}
+}
+
+#endif /* VECSEC_CHACHA_AVX512_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Poly1305, AVX-512 IFMA: radix 2^44 (the state's own form, no
+ * conversion), 8 blocks per zmm, two accumulators over alternate 128-byte
+ * chunks (16 blocks = 256 bytes per step, Horner with r^16), products by
+ * VPMADD52LUQ/HUQ (poly1305_avx512ifma.h). RFC 8439 2.5. r^1..r^16 are kept
+ * in the state's ext[]. Fewer than 8 blocks, and the n mod 8 last ones, go
+ * through the reference.
+ */
+#include <immintrin.h>
+
+#include "poly1305_internal.h"
+#include "poly1305_avx512ifma.h"
+
+void
+vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
+				  size_t nblocks, uint32_t pad)
+{
+	const __m512i hibit = _mm512_set1_epi64((long long)(pad & 1) << 40);
+	const size_t nv = nblocks & ~(size_t)7;
+	struct p44v a, b, m;
+	struct p44v_mulr r16, rl8, rl16;
+	uint64_t h[3];
+	size_t q = nv / 8;
+
+	if (nv == 0) {
+		vecsec_poly1305_blocks_ref(st, in, nblocks, pad);
+		return;
+	}
+	p44v_powers(st, &vecsec_poly1305_impl_avx512ifma);
+	h[0] = st->h[0];
+	h[1] = st->h[1];
+	h[2] = st->h[2];
+	p44v_mulr_last(&rl8, st->ext, 8);
+	if (q & 1) {
+		/* one chunk alone: h = (h + m_0) r^8 + m_1 r^7 + ... + m_7 r */
+		p44v_load_h(&a, in, hibit, h);
+		p44v_mul(&a, &rl8);
+		p44v_hsum(h, &a);
+		in += 128;
+		q--;
+	}
+	if (q > 0) {
+		p44v_mulr_bcast(&r16, st->ext, 16);
+		p44v_mulr_last(&rl16, st->ext, 16);
+		p44v_load_h(&a, in, hibit, h);
+		p44v_load(&b, in + 128, hibit);
+		in += 256;
+		for (q -= 2; q > 0; q -= 2, in += 256) {
+			p44v_mul(&a, &r16);
+			p44v_mul(&b, &r16);
+			p44v_load(&m, in, hibit);
+			p44v_add(&a, &m);
+			p44v_load(&m, in + 128, hibit);
+			p44v_add(&b, &m);
+		}
+		p44v_mul(&a, &rl16);
+		p44v_mul(&b, &rl8);
+		p44v_add(&a, &b);
+		p44v_hsum(h, &a);
+	}
+	st->h[0] = h[0];
+	st->h[1] = h[1];
+	st->h[2] = h[2];
+	vecsec_memzero(h, sizeof(h));
+	if (nblocks > nv)
+		vecsec_poly1305_blocks_ref(st, in, nblocks - nv, pad);
+}
+
+const struct poly1305_impl vecsec_poly1305_impl_avx512ifma = {
+	.name = "avx512ifma",
+	.isa = VECSEC_ISA_AVX512,
+	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+		 VECSEC_CPU_AVX512IFMA,
+	.lanes = 0,
+	.min_len = 0,
+	.blocks = vecsec_poly1305_blocks_avx512ifma,
+	.blocks_lanes = NULL,
+};

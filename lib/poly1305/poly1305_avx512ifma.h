@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Poly1305, AVX-512 IFMA building blocks shared by the IFMA kernel files
+ * only (poly1305_avx512ifma.c and the stitched ChaCha20-Poly1305 in
+ * lib/aead): radix 2^44 (limbs 44, 44, 42 bits, as poly1305_internal.h),
+ * 8 blocks per zmm (one per 64-bit lane), products by VPMADD52LUQ/HUQ.
+ * Two accumulators A and B take alternate 128-byte chunks, each by
+ * Horner's rule with r^16, so their multiplications overlap; the last
+ * chunk of B gets r^(8-j) on block j, the last of A r^(16-j) (RFC 8439
+ * 2.5 as sum m_i r^(n-i)). Include only from files built with the
+ * avx512_ifma flag set.
+ */
+#ifndef VECSEC_POLY1305_AVX512IFMA_H
+#define VECSEC_POLY1305_AVX512IFMA_H
+
+#include <immintrin.h>
+
+#include "poly1305_internal.h"
+#include "poly1305_pow.h"
+
+#define P44V_INLINE static inline __attribute__((always_inline))
+#define P44V_NPOW 16
+
+/* limb i of every lane in v[i]; s1, s2 = 20 r1, 20 r2 for a multiplier */
+struct p44v {
+	__m512i v[3];
+};
+
+struct p44v_mulr {
+	__m512i r0, r1, r2, s1, s2;
+};
+
+P44V_INLINE void
+p44v_mulr_fill(struct p44v_mulr *m)
+{
+	/* 20 r = 16 r + 4 r, exact (no 64-bit multiply in AVX-512F) */
+	m->s1 = _mm512_add_epi64(_mm512_slli_epi64(m->r1, 4), _mm512_slli_epi64(m->r1, 2));
+	m->s2 = _mm512_add_epi64(_mm512_slli_epi64(m->r2, 4), _mm512_slli_epi64(m->r2, 2));
+}
+
+/* every lane r^k */
+P44V_INLINE void
+p44v_mulr_bcast(struct p44v_mulr *m, const uint64_t *ext, int k)
+{
+	m->r0 = _mm512_set1_epi64((long long)ext[k - 1]);
+	m->r1 = _mm512_set1_epi64((long long)ext[P44V_NPOW + k - 1]);
+	m->r2 = _mm512_set1_epi64((long long)ext[2 * P44V_NPOW + k - 1]);
+	p44v_mulr_fill(m);
+}
+
+/*
+ * Lane l holds block j = {0, 4, 1, 5, 2, 6, 3, 7}[l] of its chunk (the
+ * VPUNPCKLQDQ order of p44v_load()): give it r^(top - j), top = 8 or 16.
+ */
+P44V_INLINE void
+p44v_mulr_last(struct p44v_mulr *m, const uint64_t *ext, int top)
+{
+	/* r^(top-7) .. r^top sit at ext[top - 8 .. top - 1]: index 7 - j */
+	const __m512i idx = _mm512_set_epi64(0, 4, 1, 5, 2, 6, 3, 7);
+
+	m->r0 = _mm512_permutexvar_epi64(idx, _mm512_loadu_si512((const void *)(ext + top - 8)));
+	m->r1 = _mm512_permutexvar_epi64(idx, _mm512_loadu_si512(
+		(const void *)(ext + P44V_NPOW + top - 8)));
+	m->r2 = _mm512_permutexvar_epi64(idx, _mm512_loadu_si512(
+		(const void *)(ext + 2 * P44V_NPOW + top - 8)));
+	p44v_mulr_fill(m);
+}
+
+/* 128 bytes = 8 blocks split into limbs; hibit = pad << 40 in every lane */
+P44V_INLINE void
+p44v_load(struct p44v *m, const uint8_t *in, __m512i hibit)
+{
+	const __m512i m44 = _mm512_set1_epi64((long long)P44_M44);
+	__m512i a = _mm512_loadu_si512((const void *)in);
+	__m512i b = _mm512_loadu_si512((const void *)(in + 64));
+	__m512i lo = _mm512_unpacklo_epi64(a, b), hi = _mm512_unpackhi_epi64(a, b);
+
+	m->v[0] = _mm512_and_si512(lo, m44);
+	m->v[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44),
+						   _mm512_slli_epi64(hi, 20)), m44);
+	m->v[2] = _mm512_or_si512(_mm512_srli_epi64(hi, 24), hibit);
+}
+
+P44V_INLINE void
+p44v_add(struct p44v *a, const struct p44v *b)
+{
+	a->v[0] = _mm512_add_epi64(a->v[0], b->v[0]);
+	a->v[1] = _mm512_add_epi64(a->v[1], b->v[1]);
+	a->v[2] = _mm512_add_epi64(a->v[2], b->v[2]);
+}
+
+/*
+ * a = a * r mod p, lane by lane, partly reduced: limbs 0, 2 below 2^44,
+ * 2^42, limb 1 below 2^44 + 2^8 (inputs to VPMADD52 must stay < 2^52:
+ * a + a message block stays < 2^46). A product's high half (bits 52 and
+ * up) weighs 2^8 in the next limb; the high half of limb 2 weighs 2^140 =
+ * 2^10 * 2^130 = 5 * 2^10 mod p.
+ */
+P44V_INLINE void
+p44v_mul(struct p44v *a, const struct p44v_mulr *r)
+{
+	const __m512i z = _mm512_setzero_si512();
+	const __m512i m44 = _mm512_set1_epi64((long long)P44_M44);
+	const __m512i m42 = _mm512_set1_epi64((long long)P44_M42);
+	const __m512i x0 = a->v[0], x1 = a->v[1], x2 = a->v[2];
+	__m512i lo0, lo1, lo2, hi0, hi1, hi2, c;
+
+	lo0 = _mm512_add_epi64(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, x0, r->r0),
+						     x1, r->s2),
+			       _mm512_madd52lo_epu64(z, x2, r->s1));
+	hi0 = _mm512_add_epi64(_mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, x0, r->r0),
+						     x1, r->s2),
+			       _mm512_madd52hi_epu64(z, x2, r->s1));
+	lo1 = _mm512_add_epi64(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, x0, r->r1),
+						     x1, r->r0),
+			       _mm512_madd52lo_epu64(z, x2, r->s2));
+	hi1 = _mm512_add_epi64(_mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, x0, r->r1),
+						     x1, r->r0),
+			       _mm512_madd52hi_epu64(z, x2, r->s2));
+	lo2 = _mm512_add_epi64(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, x0, r->r2),
+						     x1, r->r1),
+			       _mm512_madd52lo_epu64(z, x2, r->r0));
+	hi2 = _mm512_add_epi64(_mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, x0, r->r2),
+						     x1, r->r1),
+			       _mm512_madd52hi_epu64(z, x2, r->r0));
+
+	lo1 = _mm512_add_epi64(lo1, _mm512_slli_epi64(hi0, 8));
+	lo2 = _mm512_add_epi64(lo2, _mm512_slli_epi64(hi1, 8));
+	lo1 = _mm512_add_epi64(lo1, _mm512_srli_epi64(lo0, 44));
+	lo0 = _mm512_and_si512(lo0, m44);
+	lo2 = _mm512_add_epi64(lo2, _mm512_srli_epi64(lo1, 44));
+	lo1 = _mm512_and_si512(lo1, m44);
+	c = _mm512_add_epi64(_mm512_srli_epi64(lo2, 42), _mm512_slli_epi64(hi2, 10));
+	lo2 = _mm512_and_si512(lo2, m42);
+	lo0 = _mm512_add_epi64(lo0, _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
+	lo1 = _mm512_add_epi64(lo1, _mm512_srli_epi64(lo0, 44));
+	lo0 = _mm512_and_si512(lo0, m44);
+	a->v[0] = lo0;
+	a->v[1] = lo1;
+	a->v[2] = lo2;
+}
+
+/* every lane r^(k + 1) of the 8 lanes of a (lane k), as a multiplier */
+P44V_INLINE void
+p44v_mulr_lane(struct p44v_mulr *m, const struct p44v *a, int k)
+{
+	const __m512i idx = _mm512_set1_epi64(k);
+
+	m->r0 = _mm512_permutexvar_epi64(idx, a->v[0]);
+	m->r1 = _mm512_permutexvar_epi64(idx, a->v[1]);
+	m->r2 = _mm512_permutexvar_epi64(idx, a->v[2]);
+	p44v_mulr_fill(m);
+}
+
+/*
+ * ext[] of the state, limb-major: ext[16 i + k - 1] = limb i of r^k,
+ * k = 1..16, filled once per r (tagged by owner). r^2 in scalar, then
+ * r^3..r^4, r^5..r^8 and r^9..r^16 as one vector product each.
+ */
+P44V_INLINE void
+p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
+{
+	uint64_t r2[3];
+	struct p44v lo, hi;
+	struct p44v_mulr m;
+
+	if (st->ext_impl == owner)
+		return;
+	p44_mul(r2, st->r, st->r);
+	for (int i = 0; i < 3; i++)
+		lo.v[i] = _mm512_set_epi64(0, 0, 0, 0, (long long)r2[i], (long long)st->r[i],
+					   (long long)r2[i], (long long)st->r[i]);
+	/* lanes 0-1: r, r^2; lanes 2-3: (r, r^2) * r^2 */
+	p44v_mulr_lane(&m, &lo, 1);
+	hi = lo;
+	p44v_mul(&hi, &m);
+	for (int i = 0; i < 3; i++)
+		lo.v[i] = _mm512_mask_blend_epi64(0x0c, lo.v[i], hi.v[i]);
+	/* lanes 4-7: (r .. r^4) * r^4 */
+	p44v_mulr_lane(&m, &lo, 3);
+	for (int i = 0; i < 3; i++)
+		hi.v[i] = _mm512_shuffle_i64x2(lo.v[i], lo.v[i], 0x44);
+	p44v_mul(&hi, &m);
+	for (int i = 0; i < 3; i++)
+		lo.v[i] = _mm512_mask_blend_epi64(0xf0, lo.v[i], hi.v[i]);
+	/* r^9 .. r^16 = (r .. r^8) * r^8 */
+	p44v_mulr_lane(&m, &lo, 7);
+	hi = lo;
+	p44v_mul(&hi, &m);
+	for (int i = 0; i < 3; i++) {
+		_mm512_storeu_si512((void *)(st->ext + P44V_NPOW * i), lo.v[i]);
+		_mm512_storeu_si512((void *)(st->ext + P44V_NPOW * i + 8), hi.v[i]);
+	}
+	st->ext_impl = owner;
+	vecsec_memzero(r2, sizeof(r2));
+}
+
+/* h += the lanes of a (all limbs below 2^46, so sums fit) and carry */
+P44V_INLINE void
+p44v_hsum(uint64_t h[3], const struct p44v *a)
+{
+	h[0] = (uint64_t)_mm512_reduce_add_epi64(a->v[0]);
+	h[1] = (uint64_t)_mm512_reduce_add_epi64(a->v[1]);
+	h[2] = (uint64_t)_mm512_reduce_add_epi64(a->v[2]);
+	p44_carry(h);
+}
+
+/* a = blocks of in with h added to lane 0 (block 0) */
+P44V_INLINE void
+p44v_load_h(struct p44v *a, const uint8_t *in, __m512i hibit, const uint64_t h[3])
+{
+	p44v_load(a, in, hibit);
+	for (int i = 0; i < 3; i++)
+		a->v[i] = _mm512_mask_add_epi64(a->v[i], 1, a->v[i],
+						_mm512_set1_epi64((long long)h[i]));
+}
+
+#endif /* VECSEC_POLY1305_AVX512IFMA_H */
