@@ -7,6 +7,9 @@
  * and Poly1305 kernels, streaming over the segment cursors so scatter-gather
  * lists with segments of any size (one byte, empty) give the linear result.
  * Open MACs the ciphertext first and decrypts only after the tag matched.
+ * Linear jobs go through a stitched one-pass kernel when the dispatch has
+ * one (chachapoly_internal.h); its open decrypts while it MACs and wipes
+ * the output if the tag then fails.
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #include "vecsec/vecsec_poly1305.h"
 #include "aead_internal.h"
 #include "chacha/chacha_internal.h"
+#include "chachapoly_internal.h"
 
 /* RFC 8439 2.8: counter 1..2^32-1 for the data, block 0 gives the MAC key */
 #define CHACHAPOLY_MAX_LEN (((UINT64_C(1) << 32) - 1) * CHACHA_BLOCK_LEN)
@@ -154,9 +158,90 @@ run_crypt(struct chachapoly_run *r, const struct vecsec_aead_job *job, bool mac_
 	}
 }
 
+/* Absorb len bytes zero-padded to whole blocks (RFC 8439 2.8 pad16). */
+static void
+mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint8_t *p,
+	   size_t len)
+{
+	uint8_t blk[16] = { 0 };
+	size_t nb = len / 16;
+
+	if (nb > 0)
+		pi->blocks(ps, p, nb, 1);
+	if (len % 16 != 0) {
+		memcpy(blk, p + 16 * nb, len % 16);
+		pi->blocks(ps, blk, 1, 1);
+		vecsec_memzero(blk, sizeof(blk));
+	}
+}
+
+/*
+ * A linear job through a stitched kernel (sk): the same RFC 8439 2.8
+ * steps as run_start()/run_crypt()/run_finish(), on the Poly1305 core.
+ * Open: the kernel MACs each ciphertext chunk just before decrypting it,
+ * so plaintext reaches out before the tag is checked; out is wiped
+ * whenever the check fails, so nothing unauthenticated is released.
+ */
+static int
+chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_aead_job *job,
+			bool xchacha)
+{
+	const struct poly1305_impl *pi = vecsec_poly1305_impl();
+	struct chacha_state st;
+	struct poly1305_state ps;
+	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
+	uint64_t a = job->aad_len, c = job->len;
+	size_t done;
+	int rc = 0;
+
+	if (xchacha) {
+		uint8_t subkey[CHACHA_KEY_LEN];
+
+		/* as run_start(): draft-irtf-cfrg-xchacha 2.3 */
+		vecsec_hchacha_ref(subkey, (const uint8_t *)job->key->opaque, job->nonce, 20);
+		chacha_state_init_64(&st, subkey, job->nonce + HCHACHA_NONCE_LEN, 0, 20);
+		vecsec_memzero(subkey, sizeof(subkey));
+	} else {
+		chacha_state_init_ietf(&st, (const uint8_t *)job->key->opaque, job->nonce, 0, 20);
+	}
+	vecsec_chacha_xor_state(&st, otk, zeros, sizeof(otk));
+	vecsec_poly1305_core_init(&ps, otk);
+	if (job->aad_len > 0)
+		mac_padded(&ps, pi, job->aad, job->aad_len);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		done = sk->seal(&st, &ps, job->out, job->in, job->len);
+		vecsec_chacha_xor_state(&st, job->out + done, job->in + done, job->len - done);
+		mac_padded(&ps, pi, job->out + done, job->len - done);
+	} else {
+		done = sk->open(&st, &ps, job->out, job->in, job->len);
+		/* MAC before decrypting: in may be out */
+		mac_padded(&ps, pi, job->in + done, job->len - done);
+		vecsec_chacha_xor_state(&st, job->out + done, job->in + done, job->len - done);
+	}
+	for (int i = 0; i < 8; i++) {
+		lens[i] = (uint8_t)(a >> (8 * i));
+		lens[8 + i] = (uint8_t)(c >> (8 * i));
+	}
+	pi->blocks(&ps, lens, 1, 1);
+	vecsec_poly1305_core_emit(&ps, tag);
+	vecsec_poly1305_add_s(tag, tag, otk + 16);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
+	} else if (!vecsec_ct_eq(tag, job->tag, VECSEC_AEAD_TAG_LEN)) {
+		vecsec_memzero(job->out, job->len);
+		rc = -EBADMSG;
+	}
+	vecsec_memzero(&st, sizeof(st));
+	vecsec_memzero(&ps, sizeof(ps));
+	vecsec_memzero(otk, sizeof(otk));
+	vecsec_memzero(tag, sizeof(tag));
+	return rc;
+}
+
 static int
 chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 {
+	const struct chachapoly_impl *sk;
 	struct chachapoly_run r;
 	uint8_t tag[VECSEC_AEAD_TAG_LEN];
 	int rc = 0;
@@ -167,6 +252,11 @@ chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 		return -EINVAL;
 	if (!xchacha && (uint64_t)job->len > CHACHAPOLY_MAX_LEN)
 		return -EINVAL;
+	sk = vecsec_chachapoly_impl();
+	/* linear, long enough, and (XChaCha) the 32-bit word 12 cannot wrap */
+	if (sk != NULL && job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
+	    job->len >= sk->min_len && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
+		return chachapoly_run_stitched(sk, job, xchacha);
 
 	run_start(&r, job, xchacha);
 	if (job->dir == VECSEC_AEAD_SEAL) {

@@ -6,3 +6,4 @@
  */
 VECSEC_SELECTOR(chacha)
 VECSEC_SELECTOR(poly1305)
+VECSEC_SELECTOR(chachapoly)

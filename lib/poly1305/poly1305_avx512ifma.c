@@ -35,7 +35,7 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 	if (q & 1) {
 		/* one chunk alone: h = (h + m_0) r^8 + m_1 r^7 + ... + m_7 r */
 		p44v_load_h(&a, in, hibit, h);
-		p44v_mul(&a, &rl8);
+		p44v_mul(&a, &rl8, NULL);
 		p44v_hsum(h, &a);
 		in += 128;
 		q--;
@@ -47,15 +47,13 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 		p44v_load(&b, in + 128, hibit);
 		in += 256;
 		for (q -= 2; q > 0; q -= 2, in += 256) {
-			p44v_mul(&a, &r16);
-			p44v_mul(&b, &r16);
 			p44v_load(&m, in, hibit);
-			p44v_add(&a, &m);
+			p44v_mul(&a, &r16, &m);
 			p44v_load(&m, in + 128, hibit);
-			p44v_add(&b, &m);
+			p44v_mul(&b, &r16, &m);
 		}
-		p44v_mul(&a, &rl16);
-		p44v_mul(&b, &rl8);
+		p44v_mul(&a, &rl16, NULL);
+		p44v_mul(&b, &rl8, NULL);
 		p44v_add(&a, &b);
 		p44v_hsum(h, &a);
 	}

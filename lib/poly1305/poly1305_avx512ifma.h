@@ -76,8 +76,9 @@ p44v_load(struct p44v *m, const uint8_t *in, __m512i hibit)
 	__m512i lo = _mm512_unpacklo_epi64(a, b), hi = _mm512_unpackhi_epi64(a, b);
 
 	m->v[0] = _mm512_and_si512(lo, m44);
-	m->v[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44),
-						   _mm512_slli_epi64(hi, 20)), m44);
+	/* (lo >> 44 | hi << 20) & m44 in one VPTERNLOGQ */
+	m->v[1] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(lo, 44),
+					    _mm512_slli_epi64(hi, 20), m44, 0xa8);
 	m->v[2] = _mm512_or_si512(_mm512_srli_epi64(hi, 24), hibit);
 }
 
@@ -90,54 +91,58 @@ p44v_add(struct p44v *a, const struct p44v *b)
 }
 
 /*
- * a = a * r mod p, lane by lane, partly reduced: limbs 0, 2 below 2^44,
- * 2^42, limb 1 below 2^44 + 2^8 (inputs to VPMADD52 must stay < 2^52:
- * a + a message block stays < 2^46). A product's high half (bits 52 and
- * up) weighs 2^8 in the next limb; the high half of limb 2 weighs 2^140 =
- * 2^10 * 2^130 = 5 * 2^10 mod p.
+ * a = a * r + m mod p, lane by lane (Horner's step; m NULL: zero), partly
+ * reduced: limbs 0, 2 below 2^44, 2^42, limb 1 below 2^44 + 2^6. Inputs to
+ * VPMADD52 must stay below 2^52; m rides in as the low accumulators. A
+ * product's high half (bit 52 up) weighs 2^8 in the next limb (added as
+ * hi * 256 by VPMADD52LUQ, exact since hi < 2^42); limb 2's high half
+ * weighs 2^140 = 2^10 * 2^130 = 5 * 2^10 mod p, and its carry past 2^130
+ * 5: both go to limb 0 by VPMADD52LUQ too.
  */
 P44V_INLINE void
-p44v_mul(struct p44v *a, const struct p44v_mulr *r)
+p44v_mul(struct p44v *a, const struct p44v_mulr *r, const struct p44v *m)
 {
 	const __m512i z = _mm512_setzero_si512();
 	const __m512i m44 = _mm512_set1_epi64((long long)P44_M44);
 	const __m512i m42 = _mm512_set1_epi64((long long)P44_M42);
+	const __m512i k256 = _mm512_set1_epi64(256);
+	const __m512i k5 = _mm512_set1_epi64(5);
+	const __m512i k5120 = _mm512_set1_epi64(5 << 10);
 	const __m512i x0 = a->v[0], x1 = a->v[1], x2 = a->v[2];
-	__m512i lo0, lo1, lo2, hi0, hi1, hi2, c;
+	__m512i lo0, lo1, lo2, hi0, hi1, hi2;
 
-	lo0 = _mm512_add_epi64(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, x0, r->r0),
-						     x1, r->s2),
-			       _mm512_madd52lo_epu64(z, x2, r->s1));
-	hi0 = _mm512_add_epi64(_mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, x0, r->r0),
-						     x1, r->s2),
-			       _mm512_madd52hi_epu64(z, x2, r->s1));
-	lo1 = _mm512_add_epi64(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, x0, r->r1),
-						     x1, r->r0),
-			       _mm512_madd52lo_epu64(z, x2, r->s2));
-	hi1 = _mm512_add_epi64(_mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, x0, r->r1),
-						     x1, r->r0),
-			       _mm512_madd52hi_epu64(z, x2, r->s2));
-	lo2 = _mm512_add_epi64(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, x0, r->r2),
-						     x1, r->r1),
-			       _mm512_madd52lo_epu64(z, x2, r->r0));
-	hi2 = _mm512_add_epi64(_mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, x0, r->r2),
-						     x1, r->r1),
-			       _mm512_madd52hi_epu64(z, x2, r->r0));
+#define LO(acc, p, q) _mm512_madd52lo_epu64((acc), (p), (q))
+#define HI(acc, p, q) _mm512_madd52hi_epu64((acc), (p), (q))
+	hi0 = HI(HI(HI(z, x0, r->r0), x1, r->s2), x2, r->s1);
+	hi1 = HI(HI(HI(z, x0, r->r1), x1, r->r0), x2, r->s2);
+	hi2 = HI(HI(HI(z, x0, r->r2), x1, r->r1), x2, r->r0);
+	lo0 = LO(LO(LO(m != NULL ? m->v[0] : z, x0, r->r0), x1, r->s2), x2, r->s1);
+	lo1 = LO(LO(LO(LO(m != NULL ? m->v[1] : z, x0, r->r1), x1, r->r0), x2, r->s2),
+		 hi0, k256);
+	lo2 = LO(LO(LO(LO(m != NULL ? m->v[2] : z, x0, r->r2), x1, r->r1), x2, r->r0),
+		 hi1, k256);
 
-	lo1 = _mm512_add_epi64(lo1, _mm512_slli_epi64(hi0, 8));
-	lo2 = _mm512_add_epi64(lo2, _mm512_slli_epi64(hi1, 8));
 	lo1 = _mm512_add_epi64(lo1, _mm512_srli_epi64(lo0, 44));
 	lo0 = _mm512_and_si512(lo0, m44);
 	lo2 = _mm512_add_epi64(lo2, _mm512_srli_epi64(lo1, 44));
 	lo1 = _mm512_and_si512(lo1, m44);
-	c = _mm512_add_epi64(_mm512_srli_epi64(lo2, 42), _mm512_slli_epi64(hi2, 10));
+	lo0 = LO(LO(lo0, _mm512_srli_epi64(lo2, 42), k5), hi2, k5120);
 	lo2 = _mm512_and_si512(lo2, m42);
-	lo0 = _mm512_add_epi64(lo0, _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
 	lo1 = _mm512_add_epi64(lo1, _mm512_srli_epi64(lo0, 44));
 	lo0 = _mm512_and_si512(lo0, m44);
+#undef LO
+#undef HI
 	a->v[0] = lo0;
 	a->v[1] = lo1;
 	a->v[2] = lo2;
+}
+
+/* the multiplier 1 (a first Horner step that only adds) */
+P44V_INLINE void
+p44v_mulr_one(struct p44v_mulr *m)
+{
+	m->r0 = _mm512_set1_epi64(1);
+	m->r1 = m->r2 = m->s1 = m->s2 = _mm512_setzero_si512();
 }
 
 /* every lane r^(k + 1) of the 8 lanes of a (lane k), as a multiplier */
@@ -173,20 +178,20 @@ p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
 	/* lanes 0-1: r, r^2; lanes 2-3: (r, r^2) * r^2 */
 	p44v_mulr_lane(&m, &lo, 1);
 	hi = lo;
-	p44v_mul(&hi, &m);
+	p44v_mul(&hi, &m, NULL);
 	for (int i = 0; i < 3; i++)
 		lo.v[i] = _mm512_mask_blend_epi64(0x0c, lo.v[i], hi.v[i]);
 	/* lanes 4-7: (r .. r^4) * r^4 */
 	p44v_mulr_lane(&m, &lo, 3);
 	for (int i = 0; i < 3; i++)
 		hi.v[i] = _mm512_shuffle_i64x2(lo.v[i], lo.v[i], 0x44);
-	p44v_mul(&hi, &m);
+	p44v_mul(&hi, &m, NULL);
 	for (int i = 0; i < 3; i++)
 		lo.v[i] = _mm512_mask_blend_epi64(0xf0, lo.v[i], hi.v[i]);
 	/* r^9 .. r^16 = (r .. r^8) * r^8 */
 	p44v_mulr_lane(&m, &lo, 7);
 	hi = lo;
-	p44v_mul(&hi, &m);
+	p44v_mul(&hi, &m, NULL);
 	for (int i = 0; i < 3; i++) {
 		_mm512_storeu_si512((void *)(st->ext + P44V_NPOW * i), lo.v[i]);
 		_mm512_storeu_si512((void *)(st->ext + P44V_NPOW * i + 8), hi.v[i]);

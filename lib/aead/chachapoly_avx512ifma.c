@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stitched ChaCha20-Poly1305 (RFC 8439 2.8 data part), AVX-512 F+VL+BW +
+ * IFMA: 1 KiB per step. The 16 ChaCha20 blocks of a step are word-sliced
+ * in zmm (chacha_avx512.h); during their first four double rounds the
+ * Poly1305 of 1 KiB of ciphertext runs as four 256-byte steps of the
+ * two-accumulator IFMA code (poly1305_avx512ifma.h), so the integer
+ * multiplier and the vector ALUs work at the same time and the data is
+ * read while still in L1. Seal MACs the previous step's ciphertext (the
+ * last one after the loop); open MACs the step's own input before it is
+ * overwritten (in place allowed: every load of a step precedes its stores).
+ */
+#include <immintrin.h>
+
+#include "chachapoly_internal.h"
+#include "chacha/chacha_avx512.h"
+#include "poly1305/poly1305_avx512ifma.h"
+
+#define STEP 1024
+#define PAIR 256                /* bytes per two-accumulator Poly1305 step */
+
+struct mac16 {
+	struct p44v a, b;
+	struct p44v_mulr r16, one;
+	const struct p44v_mulr *ra;     /* a's next multiplier: 1 first, then r^16 */
+	__m512i hibit;
+};
+
+/*
+ * Absorb 256 bytes by Horner's rule: a = a ra + m (blocks 0-7), b = b r^16
+ * + m (blocks 8-15); a starts as h in lane 0 and b as 0, so the first
+ * step (ra = 1) just loads. The final powers come after the last pair.
+ */
+static inline __attribute__((always_inline)) void
+mac_pair(struct mac16 *m, const uint8_t *p)
+{
+	struct p44v t;
+
+	p44v_load(&t, p, m->hibit);
+	p44v_mul(&m->a, m->ra, &t);
+	p44v_load(&t, p + 128, m->hibit);
+	p44v_mul(&m->b, &m->r16, &t);
+	m->ra = &m->r16;
+}
+
+/*
+ * One ChaCha20 step on cs (16 blocks, counter += 16) XORing in to out,
+ * with four Poly1305 pairs from mac_src interleaved (mac_src NULL: none).
+ */
+static inline __attribute__((always_inline)) void
+step(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in,
+     const uint8_t *mac_src)
+{
+	__m512i v[16];
+
+	chacha_x16_init(v, cs->x);
+	for (int dr = 0; dr < 10; dr++) {
+		chacha_x16_dround(v);
+		if (mac_src != NULL && dr < 4)
+			mac_pair(m, mac_src + PAIR * dr);
+	}
+	chacha_x16_finish(out, in, STEP, v, cs->x);
+	cs->x[12] += 16;
+}
+
+static inline __attribute__((always_inline)) size_t
+stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const uint8_t *in,
+       size_t len, bool open)
+{
+	const size_t n = len / STEP;
+	struct mac16 m;
+	struct p44v_mulr rl16, rl8;
+	uint64_t h[3];
+
+	if (n == 0)
+		return 0;
+	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
+	p44v_mulr_bcast(&m.r16, ps->ext, 16);
+	p44v_mulr_one(&m.one);
+	m.ra = &m.one;
+	m.hibit = _mm512_set1_epi64((long long)1 << 40);
+	for (int i = 0; i < 3; i++) {
+		m.a.v[i] = _mm512_maskz_set1_epi64(1, (long long)ps->h[i]);
+		m.b.v[i] = _mm512_setzero_si512();
+	}
+	if (open) {
+		for (size_t k = 0; k < n; k++)
+			step(cs, &m, out + STEP * k, in + STEP * k, in + STEP * k);
+	} else {
+		step(cs, &m, out, in, NULL);
+		for (size_t k = 1; k < n; k++)
+			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1));
+		for (int i = 0; i < 4; i++)
+			mac_pair(&m, out + STEP * (n - 1) + PAIR * i);
+	}
+	/* block j of the last 256 bytes gets r^(16-j) */
+	p44v_mulr_last(&rl16, ps->ext, 16);
+	p44v_mulr_last(&rl8, ps->ext, 8);
+	p44v_mul(&m.a, &rl16, NULL);
+	p44v_mul(&m.b, &rl8, NULL);
+	p44v_add(&m.a, &m.b);
+	p44v_hsum(h, &m.a);
+	ps->h[0] = h[0];
+	ps->h[1] = h[1];
+	ps->h[2] = h[2];
+	vecsec_memzero(h, sizeof(h));
+	return n * STEP;
+}
+
+static size_t
+seal_avx512ifma(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
+		const uint8_t *in, size_t len)
+{
+	return stitch(cs, ps, out, in, len, false);
+}
+
+static size_t
+open_avx512ifma(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
+		const uint8_t *in, size_t len)
+{
+	return stitch(cs, ps, out, in, len, true);
+}
+
+const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
+	.name = "avx512ifma",
+	.isa = VECSEC_ISA_AVX512,
+	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+		 VECSEC_CPU_AVX512IFMA,
+	.min_len = STEP,
+	.seal = seal_avx512ifma,
+	.open = open_avx512ifma,
+};
