@@ -85,6 +85,8 @@ vecsec_poly1305_update(struct vecsec_poly1305_ctx *ctx, const uint8_t *in, size_
 
 	if (ctx == NULL || (in == NULL && len > 0))
 		return -EINVAL;
+	if (len == 0)
+		return 0;
 	if (c->buf_len > 0) {
 		size_t n = POLY1305_BLOCK_LEN - c->buf_len;
 
