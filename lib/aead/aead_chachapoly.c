@@ -252,10 +252,10 @@ chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 		return -EINVAL;
 	if (!xchacha && (uint64_t)job->len > CHACHAPOLY_MAX_LEN)
 		return -EINVAL;
-	sk = vecsec_chachapoly_impl();
-	/* linear, long enough, and (XChaCha) the 32-bit word 12 cannot wrap */
+	sk = vecsec_chachapoly_impl_for(job->len);
+	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
 	if (sk != NULL && job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
-	    job->len >= sk->min_len && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
+	    (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
 		return chachapoly_run_stitched(sk, job, xchacha);
 
 	run_start(&r, job, xchacha);

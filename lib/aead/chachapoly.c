@@ -2,9 +2,8 @@
 /*
  * Selection of the stitched (one-pass) ChaCha20-Poly1305 kernels: the
  * table widest first, the selector run by lib/cpu/dispatch.c, and the
- * switch back to the two-pass path (VECSEC_CHACHAPOLY=twopass, read when
- * the selectors run, or vecsec_chachapoly_set_twopass()) that tests and
- * benchmarks use to compare the two.
+ * modes of chachapoly_internal.h (two-pass forced by VECSEC_CHACHAPOLY=twopass
+ * or vecsec_chachapoly_set_mode()) that tests and benchmarks use.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -12,7 +11,7 @@
 
 #include "chachapoly_internal.h"
 
-static const struct chachapoly_impl *const chachapoly_impls[] = {
+const struct chachapoly_impl *const vecsec_chachapoly_impls[] = {
 #ifdef VECSEC_HAVE_AVX512_IFMA
 	&vecsec_chachapoly_impl_avx512ifma,
 #endif
@@ -22,7 +21,7 @@ static const struct chachapoly_impl *const chachapoly_impls[] = {
 static const struct chachapoly_impl *_Atomic chachapoly_cur;
 static _Atomic bool chachapoly_selected;
 static _Atomic bool env_twopass;
-static _Atomic bool forced_twopass;
+static _Atomic int chachapoly_mode = CHACHAPOLY_AUTO;
 
 void
 vecsec_chachapoly_select(enum vecsec_isa cap, uint64_t feat)
@@ -30,8 +29,8 @@ vecsec_chachapoly_select(enum vecsec_isa cap, uint64_t feat)
 	const struct chachapoly_impl *pick = NULL;
 	const char *env = getenv("VECSEC_CHACHAPOLY");
 
-	for (size_t i = 0; chachapoly_impls[i] != NULL; i++) {
-		const struct chachapoly_impl *im = chachapoly_impls[i];
+	for (size_t i = 0; vecsec_chachapoly_impls[i] != NULL; i++) {
+		const struct chachapoly_impl *im = vecsec_chachapoly_impls[i];
 
 		if (vecsec_impl_usable(im->isa, im->needs, cap, feat)) {
 			pick = im;
@@ -45,18 +44,23 @@ vecsec_chachapoly_select(enum vecsec_isa cap, uint64_t feat)
 }
 
 const struct chachapoly_impl *
-vecsec_chachapoly_impl(void)
+vecsec_chachapoly_impl_for(size_t len)
 {
+	const struct chachapoly_impl *im;
+	int mode = atomic_load_explicit(&chachapoly_mode, memory_order_relaxed);
+
 	if (!atomic_load_explicit(&chachapoly_selected, memory_order_acquire))
 		vecsec_dispatch_init();
-	if (atomic_load_explicit(&forced_twopass, memory_order_relaxed) ||
-	    atomic_load_explicit(&env_twopass, memory_order_relaxed))
+	if (mode == CHACHAPOLY_TWOPASS || atomic_load_explicit(&env_twopass, memory_order_relaxed))
 		return NULL;
-	return atomic_load_explicit(&chachapoly_cur, memory_order_acquire);
+	im = atomic_load_explicit(&chachapoly_cur, memory_order_acquire);
+	if (im != NULL && mode == CHACHAPOLY_AUTO && len < im->min_len)
+		return NULL;
+	return im;
 }
 
-bool
-vecsec_chachapoly_set_twopass(bool twopass)
+enum chachapoly_mode
+vecsec_chachapoly_set_mode(enum chachapoly_mode mode)
 {
-	return atomic_exchange(&forced_twopass, twopass);
+	return (enum chachapoly_mode)atomic_exchange(&chachapoly_mode, (int)mode);
 }

@@ -37,20 +37,32 @@ struct chachapoly_impl {
 		       const uint8_t *in, size_t len);
 };
 
+/* Widest first, NULL-terminated; no reference entry (two-pass is the reference). */
+extern const struct chachapoly_impl *const vecsec_chachapoly_impls[];
 extern const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma;
 extern const struct chachapoly_impl vecsec_chachapoly_impl_avx2;
 
 /*
- * The stitched impl selected now, or NULL: none for this ISA cap, or the
- * two-pass path forced (VECSEC_CHACHAPOLY=twopass in the environment when
- * the selectors run, or vecsec_chachapoly_set_twopass(true)).
+ * How ChaCha20-Poly1305 jobs are run: AUTO (the default) sends linear jobs
+ * of at least the impl's min_len to the stitched kernel; TWOPASS never
+ * uses it (also VECSEC_CHACHAPOLY=twopass in the environment when the
+ * selectors run); STITCH sends every linear job through the stitched
+ * wrapper (short ones then pass through its tail code only). The last two
+ * are for tests and benchmarks comparing the paths.
  */
-const struct chachapoly_impl *vecsec_chachapoly_impl(void);
+enum chachapoly_mode {
+	CHACHAPOLY_AUTO = 0,
+	CHACHAPOLY_TWOPASS = 1,
+	CHACHAPOLY_STITCH = 2,
+};
+
+/* Set the mode; returns the previous one. */
+enum chachapoly_mode vecsec_chachapoly_set_mode(enum chachapoly_mode mode);
 
 /*
- * Force the two-pass path (true) or allow the stitched one again (false);
- * for tests and benchmarks comparing the two. Returns the previous value.
+ * The stitched impl to use for a linear job of len bytes, or NULL (none
+ * for this ISA cap, two-pass mode, or len below min_len in AUTO mode).
  */
-bool vecsec_chachapoly_set_twopass(bool twopass);
+const struct chachapoly_impl *vecsec_chachapoly_impl_for(size_t len);
 
 #endif /* VECSEC_CHACHAPOLY_INTERNAL_H */
