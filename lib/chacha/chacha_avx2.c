@@ -130,7 +130,7 @@ const struct chacha_impl vecsec_chacha_impl_avx2 = {
 	.isa = VECSEC_ISA_AVX2,
 	.needs = VECSEC_CPU_AVX2,
 	.lanes = 0,
-	.min_len = 0,
+	.min_len = 0,       /* measured no slower than narrower impls at any length */
 	.xor_blocks = vecsec_chacha_xor_blocks_avx2,
 	.xor_lanes = NULL,
 };

@@ -168,7 +168,7 @@ const struct chacha_impl vecsec_chacha_impl_avx512 = {
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW,
 	.lanes = 0,
-	.min_len = 0,
+	.min_len = 0,       /* measured no slower than narrower impls at any length */
 	.xor_blocks = vecsec_chacha_xor_blocks_avx512,
 	.xor_lanes = NULL,
 };
