@@ -103,7 +103,11 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	ps->h[0] = h[0];
 	ps->h[1] = h[1];
 	ps->h[2] = h[2];
+	/* r powers and accumulators are secret (the keystream has no named buffer) */
 	vecsec_memzero(h, sizeof(h));
+	vecsec_memzero(&m, sizeof(m));
+	vecsec_memzero(&rl16, sizeof(rl16));
+	vecsec_memzero(&rl8, sizeof(rl8));
 	return n * STEP;
 }
 

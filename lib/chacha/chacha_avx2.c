@@ -14,22 +14,28 @@
 static inline __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
 static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
 
+/*
+ * PSHUFB masks for rotations by 16 and 8, read from memory at each use: 16
+ * ymm registers hold the 16 state words, and masks pinned in registers
+ * push state words out to the stack in the middle of the rounds' chains.
+ */
+static const uint8_t rot_masks[2][32] __attribute__((aligned(32))) = {
+	{ 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+	  2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13 },
+	{ 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+	  3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14 },
+};
+
 static inline __m256i
 vrol16(__m256i v)
 {
-	const __m256i m = _mm256_set_epi8(13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2,
-					  13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2);
-
-	return _mm256_shuffle_epi8(v, m);
+	return _mm256_shuffle_epi8(v, *(const volatile __m256i *)(const void *)rot_masks[0]);
 }
 
 static inline __m256i
 vrol8(__m256i v)
 {
-	const __m256i m = _mm256_set_epi8(14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3,
-					  14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3);
-
-	return _mm256_shuffle_epi8(v, m);
+	return _mm256_shuffle_epi8(v, *(const volatile __m256i *)(const void *)rot_masks[1]);
 }
 
 #define VROL(v, n) ((n) == 16 ? vrol16(v) : (n) == 8 ? vrol8(v) : \

@@ -172,8 +172,15 @@ vecsec_poly1305_blocks_avx2(struct poly1305_state *st, const uint8_t *in, size_t
 		h[i] = hsum(acc.v[i]);
 	p26_carry(h);
 	p26_to_44(st->h, h);
+	/* r powers and accumulators are secret: wipe the copies the compiler spilled */
 	vecsec_memzero(h, sizeof(h));
 	vecsec_memzero(h44, sizeof(h44));
+	vecsec_memzero(&acc, sizeof(acc));
+	vecsec_memzero(&m, sizeof(m));
+	vecsec_memzero(&r4, sizeof(r4));
+	vecsec_memzero(&rl, sizeof(rl));
+	vecsec_memzero(s4, sizeof(s4));
+	vecsec_memzero(sl, sizeof(sl));
 	if (nblocks > nv)
 		vecsec_poly1305_blocks_ref(st, in + 16 * nv, nblocks - nv, pad);
 }

@@ -63,7 +63,14 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 	st->h[0] = h[0];
 	st->h[1] = h[1];
 	st->h[2] = h[2];
+	/* r powers and accumulators are secret: wipe the copies the compiler spilled */
 	vecsec_memzero(h, sizeof(h));
+	vecsec_memzero(&a, sizeof(a));
+	vecsec_memzero(&b, sizeof(b));
+	vecsec_memzero(&m, sizeof(m));
+	vecsec_memzero(&r16, sizeof(r16));
+	vecsec_memzero(&rl8, sizeof(rl8));
+	vecsec_memzero(&rl16, sizeof(rl16));
 	if (nblocks > nv)
 		vecsec_poly1305_blocks_ref(st, in, nblocks - nv, pad);
 }
