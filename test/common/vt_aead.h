@@ -3,7 +3,8 @@
  * Test helpers for AEAD suites (header-only): scatter-gather lists laid out
  * with guard gaps between segments (so a write that ignores a segment
  * boundary is caught), and the library oracles for (X)ChaCha20-Poly1305:
- * OpenSSL EVP_chacha20_poly1305, libsodium crypto_aead_*_ietf.
+ * OpenSSL EVP_chacha20_poly1305 and EVP_aria_*_gcm/ctr, libsodium
+ * crypto_aead_xchacha20poly1305_ietf.
  */
 #ifndef VT_AEAD_H
 #define VT_AEAD_H
@@ -164,20 +165,78 @@ vt_ossl_chachapoly_seal(uint8_t *out, uint8_t tag[16], const uint8_t *in, size_t
 	EVP_CIPHER_CTX_free(c);
 }
 
-/* The oracle for a key's algorithm: OpenSSL (chacha) or libsodium (xchacha). */
+/* OpenSSL ARIA-GCM (SP 800-38D, tag truncated to tag_len) or ARIA-CTR */
+static inline void
+vt_ossl_aria_seal(enum vecsec_aead_alg alg, uint8_t *out, uint8_t *tag, size_t tag_len,
+		  const uint8_t *in, size_t len, const uint8_t *key, size_t key_len,
+		  const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	const EVP_CIPHER *cipher;
+	uint8_t full[16];
+	int outl = 0;
+	bool gcm = alg == VECSEC_AEAD_ARIA_GCM, ok;
+
+	if (gcm)
+		cipher = key_len == 16 ? EVP_aria_128_gcm() :
+			 key_len == 24 ? EVP_aria_192_gcm() : EVP_aria_256_gcm();
+	else
+		cipher = key_len == 16 ? EVP_aria_128_ctr() :
+			 key_len == 24 ? EVP_aria_192_ctr() : EVP_aria_256_ctr();
+	ok = c != NULL && EVP_EncryptInit_ex(c, cipher, NULL, NULL, NULL) == 1;
+	if (ok && gcm)
+		ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, (int)nonce_len, NULL) == 1;
+	ok = ok && EVP_EncryptInit_ex(c, NULL, NULL, key, nonce) == 1;
+	if (ok && gcm && aad_len > 0)
+		ok = EVP_EncryptUpdate(c, NULL, &outl, aad, (int)aad_len) == 1;
+	if (ok && len > 0)
+		ok = EVP_EncryptUpdate(c, out, &outl, in, (int)len) == 1;
+	ok = ok && EVP_EncryptFinal_ex(c, full, &outl) == 1;
+	if (ok && gcm) {
+		ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16, full) == 1;
+		memcpy(tag, full, tag_len);
+	}
+	if (!ok) {
+		fprintf(stderr, "OpenSSL ARIA failed\n");
+		exit(2);
+	}
+	EVP_CIPHER_CTX_free(c);
+}
+
+/*
+ * The oracle for any algorithm: OpenSSL (ChaCha20-Poly1305, ARIA) or
+ * libsodium (XChaCha20-Poly1305).
+ */
+static inline void
+vt_oracle_seal_ex(enum vecsec_aead_alg alg, uint8_t *out, uint8_t *tag, size_t tag_len,
+		  const uint8_t *in, size_t len, const uint8_t *key, size_t key_len,
+		  const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len)
+{
+	unsigned long long maclen = 0;
+
+	switch (alg) {
+	case VECSEC_AEAD_CHACHA20_POLY1305:
+		vt_ossl_chachapoly_seal(out, tag, in, len, key, nonce, aad, aad_len);
+		break;
+	case VECSEC_AEAD_XCHACHA20_POLY1305:
+		crypto_aead_xchacha20poly1305_ietf_encrypt_detached(out, tag, &maclen, in, len, aad,
+								    aad_len, NULL, nonce, key);
+		break;
+	default:
+		vt_ossl_aria_seal(alg, out, tag, tag_len, in, len, key, key_len, nonce, nonce_len,
+				  aad, aad_len);
+		break;
+	}
+}
+
+/* (X)ChaCha20-Poly1305: 32-byte key, 16-byte tag */
 static inline void
 vt_oracle_seal(enum vecsec_aead_alg alg, uint8_t *out, uint8_t tag[16], const uint8_t *in,
 	       size_t len, const uint8_t key[32], const uint8_t *nonce, const uint8_t *aad,
 	       size_t aad_len)
 {
-	unsigned long long maclen = 0;
-
-	if (alg == VECSEC_AEAD_CHACHA20_POLY1305) {
-		vt_ossl_chachapoly_seal(out, tag, in, len, key, nonce, aad, aad_len);
-	} else {
-		crypto_aead_xchacha20poly1305_ietf_encrypt_detached(out, tag, &maclen, in, len, aad,
-								    aad_len, NULL, nonce, key);
-	}
+	vt_oracle_seal_ex(alg, out, tag, 16, in, len, key, 32, nonce,
+			  alg == VECSEC_AEAD_XCHACHA20_POLY1305 ? 24 : 12, aad, aad_len);
 }
 
 static inline size_t

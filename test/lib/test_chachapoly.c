@@ -16,6 +16,7 @@
 #include "vt.h"
 #include "vt_aead.h"
 #include "vecsec/vecsec_aead.h"
+#include "aead/aead_internal.h"
 #include "rfc8439.h"
 #include "rfc7634.h"
 #include "xchacha.h"
@@ -57,9 +58,10 @@ test_rfc8439_kat(void)
 		VT_EXPECT(n == t->len, "%s: plaintext length %zu", t->name, n);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
-		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "%s",
-			  t->name);
+		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0,
+			  "key");
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "%s", t->name);
 		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", t->name);
 		VT_EXPECT_MEM(tag, want, 16, "%s: tag", t->name);
 		memset(out, 0, sizeof(out));
@@ -90,13 +92,15 @@ test_rfc7634_esp(void)
 		vt_hex(want_nonce, sizeof(want_nonce), t->nonce);
 		VT_EXPECT_MEM(nonce, want_nonce, 12, "%s: salt || IV", e->name);
 		alen = vecsec_esp_aad(aad, e->spi, e->seq, e->esn);
-		VT_EXPECT(alen == vt_hex(want_aad, sizeof(want_aad), t->aad), "%s: aad len", e->name);
+		VT_EXPECT(alen == vt_hex(want_aad, sizeof(want_aad), t->aad), "%s: aad len",
+			  e->name);
 		VT_EXPECT_MEM(aad, want_aad, alen, "%s: SPI || seq-hi || seq-lo", e->name);
 
 		n = aead_pt(t, pt, sizeof(pt));
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "seal");
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "seal");
 		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", e->name);
 		VT_EXPECT_MEM(tag, want, 16, "%s: tag", e->name);
 		VT_EXPECT(vecsec_aead_open(&k, out, out, n, tag, 16, nonce, 12, aad, alen) == 0,
@@ -129,8 +133,8 @@ test_rfc7634_appendix(void)
 		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, keymat, 36) == 0,
 			  "%s key", t->name);
 		vecsec_esp_nonce(nonce, &k, iv);
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "%s",
-			  t->name);
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "%s", t->name);
 		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", t->name);
 		VT_EXPECT_MEM(tag, want, 16, "%s: tag", t->name);
 		VT_EXPECT(vecsec_aead_open(&k, out, ct, n, want, 16, nonce, 12, aad, alen) == 0,
@@ -220,8 +224,8 @@ test_vs_oracles(void)
 				    seed + len + 5000 * a);
 		}
 		for (unsigned int i = 0; i < nrand; i++)
-			oracle_case(algs[a], &big, src, vt_below(&st, MAXLEN + 1), vt_below(&st, 65),
-				    vt_below(&st, 64), seed + 77 * i);
+			oracle_case(algs[a], &big, src, vt_below(&st, MAXLEN + 1),
+				    vt_below(&st, 65), vt_below(&st, 64), seed + 77 * i);
 	}
 	vt_buf_free(&small);
 	vt_buf_free(&big);
@@ -376,6 +380,61 @@ test_scatter_gather(void)
 	free(got);
 }
 
+/* The segment cursor (aead_internal.h) every algorithm walks jobs with */
+static void
+test_cursor(void)
+{
+	uint8_t mem[64];
+	struct vecsec_seg segs[6] = {
+		{ NULL, 0 }, { mem, 3 }, { mem + 10, 0 }, { mem + 20, 5 }, { NULL, 0 },
+		{ mem + 40, 9 },
+	};
+	struct vecsec_aead_job job;
+	struct aead_cursor c;
+	uint8_t *p;
+	size_t n;
+
+	memset(&job, 0, sizeof(job));
+	job.in_segs = segs;
+	job.nb_in_segs = 6;
+	job.len = 12;                   /* ends 4 bytes into the last segment */
+	vecsec_aead_cursor_in(&c, &job);
+	p = vecsec_aead_cursor_next(&c, 2, &n);
+	VT_EXPECT(p == mem && n == 2, "first run capped at max");
+	p = vecsec_aead_cursor_next(&c, 0, &n);
+	VT_EXPECT(p == mem + 2 && n == 1, "rest of segment 1");
+	p = vecsec_aead_cursor_next(&c, 0, &n);
+	VT_EXPECT(p == mem + 20 && n == 5, "empty segment skipped");
+	p = vecsec_aead_cursor_next(&c, 100, &n);
+	VT_EXPECT(p == mem + 40 && n == 4, "last run stops at len");
+	p = vecsec_aead_cursor_next(&c, 0, &n);
+	VT_EXPECT(p == NULL && n == 0, "end");
+
+	/* linear */
+	memset(&job, 0, sizeof(job));
+	job.out = mem;
+	job.len = 7;
+	vecsec_aead_cursor_out(&c, &job);
+	p = vecsec_aead_cursor_next(&c, 4, &n);
+	VT_EXPECT(p == mem && n == 4, "linear 4");
+	p = vecsec_aead_cursor_next(&c, 4, &n);
+	VT_EXPECT(p == mem + 4 && n == 3, "linear 3");
+	VT_EXPECT(vecsec_aead_cursor_next(&c, 4, &n) == NULL && n == 0, "linear end");
+
+	/* wipe_out zeroes exactly the covered output */
+	memset(mem, 0xa5, sizeof(mem));
+	memset(&job, 0, sizeof(job));
+	job.out_segs = segs;
+	job.nb_out_segs = 6;
+	job.len = 12;
+	vecsec_aead_wipe_out(&job);
+	for (size_t i = 0; i < sizeof(mem); i++) {
+		bool in = i < 3 || (i >= 20 && i < 25) || (i >= 40 && i < 44);
+
+		VT_EXPECT(mem[i] == (in ? 0 : 0xa5), "wipe_out byte %zu", i);
+	}
+}
+
 static void
 test_page_end(void)
 {
@@ -398,12 +457,12 @@ test_page_end(void)
 			vt_page_end_init(&pt, 16);
 			memcpy(pi.data, src, len);
 			vt_oracle_seal(algs[a], want, wtag, src, len, key, nonce, aad, len % 17);
-			VT_EXPECT(vecsec_aead_seal(&k, po.data, pt.data, 16, pi.data, len, nonce, nl,
-						   aad, len % 17) == 0, "seal");
+			VT_EXPECT(vecsec_aead_seal(&k, po.data, pt.data, 16, pi.data, len, nonce,
+						   nl, aad, len % 17) == 0, "seal");
 			VT_EXPECT_MEM(po.data, want, len, "page end ct len=%zu", len);
 			VT_EXPECT_MEM(pt.data, wtag, 16, "page end tag len=%zu", len);
-			VT_EXPECT(vecsec_aead_open(&k, pi.data, po.data, len, pt.data, 16, nonce, nl,
-						   aad, len % 17) == 0, "open");
+			VT_EXPECT(vecsec_aead_open(&k, pi.data, po.data, len, pt.data, 16, nonce,
+						   nl, aad, len % 17) == 0, "open");
 			VT_EXPECT_MEM(pi.data, src, len, "page end open len=%zu", len);
 			vt_page_end_free(&pi);
 			vt_page_end_free(&po);
@@ -501,6 +560,7 @@ main(void)
 		VT_TEST(test_vs_oracles),
 		VT_TEST(test_forgery),
 		VT_TEST(test_scatter_gather),
+		VT_TEST(test_cursor),
 		VT_TEST(test_page_end),
 		VT_TEST(test_args),
 	};
