@@ -15,6 +15,9 @@ const struct chachapoly_impl *const vecsec_chachapoly_impls[] = {
 #ifdef VECSEC_HAVE_AVX512_IFMA
 	&vecsec_chachapoly_impl_avx512ifma,
 #endif
+#ifdef VECSEC_HAVE_AVX2
+	&vecsec_chachapoly_impl_avx2,
+#endif
 	NULL,
 };
 
