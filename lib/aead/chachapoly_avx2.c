@@ -66,6 +66,13 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 
 	if (n == 0)
 		return 0;
+	/*
+	 * Seal: the first step has nothing to MAC yet; running it before the
+	 * powers of r lets it overlap the caller's one-time-key block, whose
+	 * latency the powers wait for.
+	 */
+	if (!open)
+		step(cs, &m, out, in, NULL);
 	p26v_powers(ps);
 	p26v_pow(&m.r4, m.s4, ps->ext, p4);
 	p26v_one(&m.one, m.sone);
@@ -83,7 +90,6 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 		for (size_t k = 0; k < n; k++)
 			step(cs, &m, out + STEP * k, in + STEP * k, in + STEP * k);
 	} else {
-		step(cs, &m, out, in, NULL);
 		for (size_t k = 1; k < n; k++)
 			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1));
 		for (int i = 0; i < 8; i++)

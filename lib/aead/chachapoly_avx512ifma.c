@@ -74,6 +74,13 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 
 	if (n == 0)
 		return 0;
+	/*
+	 * Seal: the first step has nothing to MAC yet; running it before the
+	 * powers of r lets it overlap the caller's one-time-key block, whose
+	 * latency the powers wait for.
+	 */
+	if (!open)
+		step(cs, &m, out, in, NULL);
 	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
 	p44v_mulr_bcast(&m.r16, ps->ext, 16);
 	p44v_mulr_one(&m.one);
@@ -87,7 +94,6 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 		for (size_t k = 0; k < n; k++)
 			step(cs, &m, out + STEP * k, in + STEP * k, in + STEP * k);
 	} else {
-		step(cs, &m, out, in, NULL);
 		for (size_t k = 1; k < n; k++)
 			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1));
 		for (int i = 0; i < 4; i++)

@@ -30,7 +30,7 @@ struct chachapoly_impl {
 	const char *name;            /* "avx512ifma" */
 	enum vecsec_isa isa;
 	uint64_t needs;
-	size_t min_len;              /* below this the two-pass path is as fast */
+	size_t min_len;              /* the step: the kernel only runs from here up */
 	size_t (*seal)(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
 		       const uint8_t *in, size_t len);
 	size_t (*open)(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
@@ -43,12 +43,12 @@ extern const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma;
 extern const struct chachapoly_impl vecsec_chachapoly_impl_avx2;
 
 /*
- * How ChaCha20-Poly1305 jobs are run: AUTO (the default) sends linear jobs
- * of at least the impl's min_len to the stitched kernel; TWOPASS never
- * uses it (also VECSEC_CHACHAPOLY=twopass in the environment when the
- * selectors run); STITCH sends every linear job through the stitched
- * wrapper (short ones then pass through its tail code only). The last two
- * are for tests and benchmarks comparing the paths.
+ * How ChaCha20-Poly1305 jobs are run: AUTO (the default) and STITCH send
+ * every linear job to the stitched wrapper in lib/aead (which calls the
+ * kernel for jobs of at least its min_len and runs shorter ones as two
+ * passes on the Poly1305 core); TWOPASS never uses it (also
+ * VECSEC_CHACHAPOLY=twopass in the environment when the selectors run):
+ * the generic streaming two-pass code, for tests and benchmarks.
  */
 enum chachapoly_mode {
 	CHACHAPOLY_AUTO = 0,
@@ -61,7 +61,7 @@ enum chachapoly_mode vecsec_chachapoly_set_mode(enum chachapoly_mode mode);
 
 /*
  * The stitched impl to use for a linear job of len bytes, or NULL (none
- * for this ISA cap, two-pass mode, or len below min_len in AUTO mode).
+ * for this ISA cap, or TWOPASS mode).
  */
 const struct chachapoly_impl *vecsec_chachapoly_impl_for(size_t len);
 
