@@ -115,7 +115,8 @@ chacha_case(const struct chacha_impl *im, struct chacha_bufs *b, const uint8_t *
 		  ctr);
 	if (rounds == 20) {
 		ossl_chacha20(b->ossl, src, len, key, nonce, ctr);
-		VT_EXPECT_MEM(out, b->ossl, len, "%s vs OpenSSL len=%zu ctr=%u", im->name, len, ctr);
+		VT_EXPECT_MEM(out, b->ossl, len, "%s vs OpenSSL len=%zu ctr=%u", im->name, len,
+			      ctr);
 	}
 }
 
@@ -140,17 +141,18 @@ test_chacha_kernels(void)
 		for (size_t len = 0; len <= 1024; len++) {
 			uint32_t nb = (uint32_t)((len + 63) / 64);
 			/* every fifth length ends exactly at counter 2^32 (word 12 back to 0) */
-			uint32_t ctr = len % 5 == 0 ? (uint32_t)(0 - nb) : (uint32_t)(len * 2654435761u);
+			uint32_t ctr = len % 5 == 0 ? (uint32_t)(0 - nb) :
+						      (uint32_t)(len * 2654435761u);
 
-			chacha_case(im, &b, src + len % 13, len, len % 64, (len * 7) % 64, len % 2 == 1,
-				    ctr, rounds[len % 3], seed + len);
+			chacha_case(im, &b, src + len % 13, len, len % 64, (len * 7) % 64,
+				    len % 2 == 1, ctr, rounds[len % 3], seed + len);
 		}
 		for (unsigned int k = 0; k < (slow ? 100u : 8u); k++) {
 			size_t len = vt_below(&st, MAXLEN + 1);
 			uint32_t ctr = k % 2 ? (uint32_t)(0 - (uint32_t)((len + 63) / 64)) : 1;
 
-			chacha_case(im, &b, src, len, vt_below(&st, 64), vt_below(&st, 64), k % 3 == 0,
-				    ctr, rounds[k % 3], seed + 999 * k);
+			chacha_case(im, &b, src, len, vt_below(&st, 64), vt_below(&st, 64),
+				    k % 3 == 0, ctr, rounds[k % 3], seed + 999 * k);
 		}
 		/* RFC 8439 2.3.2, 2.4.2, A.1, A.2 through the kernel itself */
 		for (size_t v = 0; v < VT_ARRAY_SIZE(rfc8439_chacha); v++) {
@@ -439,14 +441,17 @@ test_stitch_kernels(void)
 		if (!impl_here("chachapoly", im->name, im->isa, im->needs))
 			continue;
 		for (size_t len = 0; len <= 5 * 1024 + 100; len += slow ? 1 : 1 + len % 29) {
-			for (int open = 0; open < 2; open++)
-				stitch_case(im, open, &g, inbuf, want, src, len, len % 64,
-					    (len * 7 + 3 * (size_t)open) % 64, (len + open) % 3 == 0,
-					    seed + len);
+			for (int open = 0; open < 2; open++) {
+				size_t out_off = (len * 7 + 3 * (size_t)open) % 64;
+
+				stitch_case(im, open, &g, inbuf, want, src, len, len % 64, out_off,
+					    (len + open) % 3 == 0, seed + len);
+			}
 		}
 		for (unsigned int k = 0; k < (slow ? 60u : 6u); k++)
 			stitch_case(im, k % 2, &g, inbuf, want, src, vt_below(&st, MAXLEN + 1),
-				    vt_below(&st, 64), vt_below(&st, 64), k % 3 == 0, seed + 77 * k);
+				    vt_below(&st, 64), vt_below(&st, 64), k % 3 == 0,
+				    seed + 77 * k);
 	}
 	vt_buf_free(&g);
 	free(src);
@@ -554,7 +559,8 @@ test_stitch_rfc8439(void)
 		vt_hex(want, sizeof(want), t->tag);
 		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0,
 			  "key");
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0, "seal");
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "seal");
 		VT_EXPECT_MEM(out, ct, n, "RFC 8439 %s ct (stitched wrapper)", t->name);
 		VT_EXPECT_MEM(tag, want, 16, "RFC 8439 %s tag (stitched wrapper)", t->name);
 		VT_EXPECT(vecsec_aead_open(&k, out, ct, n, want, 16, nonce, 12, aad, alen) == 0,
@@ -571,6 +577,29 @@ test_stitch_rfc8439(void)
  * step, last step, tail) gives -EBADMSG and a zeroed output, in place and
  * out of place.
  */
+/* flip one bit of tag, AAD or ciphertext (what 0, 1, 2): open must fail and wipe */
+static void
+forge_case(const struct vecsec_aead_key *k, uint8_t *ct, uint8_t *out, size_t len,
+	   uint8_t tag[16], const uint8_t nonce[12], uint8_t aad[20], int what, size_t bit,
+	   bool inplace)
+{
+	uint8_t *p = what == 0 ? tag : what == 1 ? aad : ct;
+	const uint8_t *in = ct;
+	int rc;
+
+	p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	memset(out, 0x5a, len);
+	if (inplace) {
+		memcpy(out, ct, len);
+		in = out;
+	}
+	rc = vecsec_aead_open(k, out, in, len, tag, 16, nonce, 12, aad, 20);
+	VT_EXPECT(rc == -EBADMSG, "forgery %d bit %zu len %zu in place %d: rc %d", what, bit, len,
+		  inplace, rc);
+	VT_EXPECT_ZERO(out, len, "output not wiped: %d bit %zu len %zu", what, bit, len);
+	p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+}
+
 static void
 test_stitch_forgery(void)
 {
@@ -588,35 +617,20 @@ test_stitch_forgery(void)
 		size_t len = lens[l];
 		const size_t flips[] = { 0, 1023, len / 2, len - 1 };
 
-		VT_EXPECT(vecsec_aead_seal(&k, ct, tag, 16, pt, len, nonce, 12, aad, sizeof(aad)) == 0,
-			  "seal");
+		VT_EXPECT(vecsec_aead_seal(&k, ct, tag, 16, pt, len, nonce, 12, aad,
+					   sizeof(aad)) == 0, "seal");
 		for (int what = 0; what < 3; what++) {
-			for (size_t f = 0; f < VT_ARRAY_SIZE(flips); f++) {
-				for (int inplace = 0; inplace < 2; inplace++) {
-					size_t bit = (flips[f] * 8 + f) % (what == 0 ? 128 :
-									   what == 1 ? 160 : len * 8);
-					uint8_t *p = what == 0 ? tag : what == 1 ? aad : ct;
-					const uint8_t *in = ct;
-					int rc;
+			size_t nbits = what == 0 ? 128 : what == 1 ? 160 : len * 8;
 
-					p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-					memset(out, 0x5a, len);
-					if (inplace) {
-						memcpy(out, ct, len);
-						in = out;
-					}
-					rc = vecsec_aead_open(&k, out, in, len, tag, 16, nonce, 12, aad,
-							      sizeof(aad));
-					VT_EXPECT(rc == -EBADMSG, "forgery %d bit %zu len %zu rc %d", what,
-						  bit, len, rc);
-					VT_EXPECT_ZERO(out, len, "output not wiped: %d bit %zu len %zu",
-						       what, bit, len);
-					p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-				}
+			for (size_t f = 0; f < VT_ARRAY_SIZE(flips); f++) {
+				size_t bit = (flips[f] * 8 + f) % nbits;
+
+				forge_case(&k, ct, out, len, tag, nonce, aad, what, bit, false);
+				forge_case(&k, ct, out, len, tag, nonce, aad, what, bit, true);
 			}
 		}
-		VT_EXPECT(vecsec_aead_open(&k, out, ct, len, tag, 16, nonce, 12, aad, sizeof(aad)) == 0,
-			  "genuine opens");
+		VT_EXPECT(vecsec_aead_open(&k, out, ct, len, tag, 16, nonce, 12, aad,
+					   sizeof(aad)) == 0, "genuine opens");
 		VT_EXPECT_MEM(out, pt, len, "genuine open len=%zu", len);
 	}
 	vecsec_aead_key_wipe(&k);
