@@ -111,4 +111,70 @@ chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
 	}
 }
 
+/*
+ * Row form, for short tails: zmm a, b, c, d hold rows 0-3 of the state,
+ * 128-bit lane L for block 4 s + L of set s; the diagonal round turns rows
+ * 1-3 within each lane (RFC 8439 2.2) and back. nsets (1..3, a constant)
+ * independent sets of 4 blocks run interleaved, so their latency-bound
+ * chains overlap. XORs min(len, 256 nsets) bytes, masked at the end.
+ */
+CHACHA_X16_INLINE void
+chacha_rows_xor(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		unsigned int rounds, int nsets)
+{
+	__m512i a0, b0, c0, d0[3], a[3], b[3], c[3], d[3];
+
+	a0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[0]));
+	b0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[4]));
+	c0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[8]));
+	for (int s = 0; s < nsets; s++) {
+		d0[s] = _mm512_add_epi32(
+			_mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[12])),
+			_mm512_set_epi32(0, 0, 0, 4 * s + 3, 0, 0, 0, 4 * s + 2,
+					 0, 0, 0, 4 * s + 1, 0, 0, 0, 4 * s));
+		a[s] = a0;
+		b[s] = b0;
+		c[s] = c0;
+		d[s] = d0[s];
+	}
+	for (unsigned int r = 0; r < rounds; r += 2) {
+		for (int s = 0; s < nsets; s++)
+			CHACHA_X16_QR(a[s], b[s], c[s], d[s]);
+		for (int s = 0; s < nsets; s++) {
+			b[s] = _mm512_shuffle_epi32(b[s], 0x39);
+			c[s] = _mm512_shuffle_epi32(c[s], 0x4e);
+			d[s] = _mm512_shuffle_epi32(d[s], 0x93);
+		}
+		for (int s = 0; s < nsets; s++)
+			CHACHA_X16_QR(a[s], b[s], c[s], d[s]);
+		for (int s = 0; s < nsets; s++) {
+			b[s] = _mm512_shuffle_epi32(b[s], 0x93);
+			c[s] = _mm512_shuffle_epi32(c[s], 0x4e);
+			d[s] = _mm512_shuffle_epi32(d[s], 0x39);
+		}
+	}
+	for (int s = 0; s < nsets; s++) {
+		__m512i t0, t1, t2, t3, blk[4];
+
+		a[s] = _mm512_add_epi32(a[s], a0);
+		b[s] = _mm512_add_epi32(b[s], b0);
+		c[s] = _mm512_add_epi32(c[s], c0);
+		d[s] = _mm512_add_epi32(d[s], d0[s]);
+		t0 = _mm512_shuffle_i32x4(a[s], b[s], 0x44);  /* a0 a1 b0 b1 */
+		t1 = _mm512_shuffle_i32x4(a[s], b[s], 0xee);  /* a2 a3 b2 b3 */
+		t2 = _mm512_shuffle_i32x4(c[s], d[s], 0x44);
+		t3 = _mm512_shuffle_i32x4(c[s], d[s], 0xee);
+		blk[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
+		blk[1] = _mm512_shuffle_i32x4(t0, t2, 0xdd);
+		blk[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
+		blk[3] = _mm512_shuffle_i32x4(t1, t3, 0xdd);
+		for (size_t l = 0; l < 4; l++) {
+			size_t off = CHACHA_BLOCK_LEN * (4 * (size_t)s + l);
+
+			if (len > off)
+				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
+		}
+	}
+}
+
 #endif /* VECSEC_CHACHA_AVX512_H */
