@@ -4,8 +4,9 @@
  * conversion), 8 blocks per zmm, two accumulators over alternate 128-byte
  * chunks (16 blocks = 256 bytes per step, Horner with r^16), products by
  * VPMADD52LUQ/HUQ (poly1305_avx512ifma.h). RFC 8439 2.5. r^1..r^16 are kept
- * in the state's ext[]. Fewer than 16 blocks, and the n mod 8 last ones, go
- * through the reference.
+ * in the state's ext[]. A count not a multiple of 8 starts with a partial
+ * chunk (masked loads, front-padded with blocks that add nothing); fewer
+ * than 16 blocks go through the reference.
  */
 #include <immintrin.h>
 
@@ -20,11 +21,11 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 				  size_t nblocks, uint32_t pad)
 {
 	const __m512i hibit = _mm512_set1_epi64((long long)(pad & 1) << 40);
-	const size_t nv = nblocks & ~(size_t)7;
+	const size_t k = nblocks % 8;
 	struct p44v a, b, m;
 	struct p44v_mulr r16, rl8, rl16;
 	uint64_t h[3];
-	size_t q = nv / 8;
+	size_t rest;
 
 	if (nblocks < MIN_BLOCKS) {
 		vecsec_poly1305_blocks_ref(st, in, nblocks, pad);
@@ -34,32 +35,41 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 	h[0] = st->h[0];
 	h[1] = st->h[1];
 	h[2] = st->h[2];
+	p44v_mulr_bcast(&r16, st->ext, 16);
+	p44v_mulr_last(&rl16, st->ext, 16);
 	p44v_mulr_last(&rl8, st->ext, 8);
-	if (q & 1) {
-		/* one chunk alone: h = (h + m_0) r^8 + m_1 r^7 + ... + m_7 r */
+	/*
+	 * Chunks of 8 blocks, a partial one first (front-padded with blocks
+	 * that add nothing); a takes chunks 0, 2, 4..., b chunks 1, 3, 5...,
+	 * each by Horner with r^16. Whichever holds the last chunk gets
+	 * r^(8-j) on block j, the other r^(16-j).
+	 */
+	if (k != 0) {
+		p44v_load_first(&a, in, k, hibit, h);
+		in += 16 * k;
+	} else {
 		p44v_load_h(&a, in, hibit, h);
-		p44v_mul(&a, &rl8, NULL);
-		p44v_hsum(h, &a);
 		in += 128;
-		q--;
 	}
-	if (q > 0) {
-		p44v_mulr_bcast(&r16, st->ext, 16);
-		p44v_mulr_last(&rl16, st->ext, 16);
-		p44v_load_h(&a, in, hibit, h);
-		p44v_load(&b, in + 128, hibit);
-		in += 256;
-		for (q -= 2; q > 0; q -= 2, in += 256) {
-			p44v_load(&m, in, hibit);
-			p44v_mul(&a, &r16, &m);
-			p44v_load(&m, in + 128, hibit);
-			p44v_mul(&b, &r16, &m);
-		}
+	p44v_load(&b, in, hibit);
+	in += 128;
+	for (rest = (nblocks + 7) / 8 - 2; rest >= 2; rest -= 2, in += 256) {
+		p44v_load(&m, in, hibit);
+		p44v_mul(&a, &r16, &m);
+		p44v_load(&m, in + 128, hibit);
+		p44v_mul(&b, &r16, &m);
+	}
+	if (rest == 1) {
+		p44v_load(&m, in, hibit);
+		p44v_mul(&a, &r16, &m);
+		p44v_mul(&a, &rl8, NULL);
+		p44v_mul(&b, &rl16, NULL);
+	} else {
 		p44v_mul(&a, &rl16, NULL);
 		p44v_mul(&b, &rl8, NULL);
-		p44v_add(&a, &b);
-		p44v_hsum(h, &a);
 	}
+	p44v_add(&a, &b);
+	p44v_hsum(h, &a);
 	st->h[0] = h[0];
 	st->h[1] = h[1];
 	st->h[2] = h[2];
@@ -71,8 +81,6 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 	vecsec_memzero(&r16, sizeof(r16));
 	vecsec_memzero(&rl8, sizeof(rl8));
 	vecsec_memzero(&rl16, sizeof(rl16));
-	if (nblocks > nv)
-		vecsec_poly1305_blocks_ref(st, in, nblocks - nv, pad);
 }
 
 const struct poly1305_impl vecsec_poly1305_impl_avx512ifma = {

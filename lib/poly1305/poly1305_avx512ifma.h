@@ -82,6 +82,51 @@ p44v_load(struct p44v *m, const uint8_t *in, __m512i hibit)
 	m->v[2] = _mm512_or_si512(_mm512_srli_epi64(hi, 24), hibit);
 }
 
+/*
+ * The first chunk of a message of 8 (q - 1) + k blocks, k = 1..7: the k
+ * blocks at in placed in blocks 8 - k .. 7 of the chunk, blocks before
+ * them zero with no pad bit (they add nothing), h added to block 8 - k,
+ * so that every later chunk is whole. Masked loads: nothing past in +
+ * 16 k is read.
+ */
+P44V_INLINE void
+p44v_load_first(struct p44v *m, const uint8_t *in, size_t k, __m512i hibit, const uint64_t h[3])
+{
+	/* lane l of a chunk holds block {0, 4, 1, 5, 2, 6, 3, 7}[l] */
+	static const uint8_t lane_of_block[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+	const __m512i m44 = _mm512_set1_epi64((long long)P44_M44);
+	const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+	const long long sh = 2 * (8 - (long long)k);   /* qwords of zero padding */
+	const size_t bytes = 16 * k;
+	__mmask64 k0 = _cvtu64_mask64(bytes >= 64 ? UINT64_MAX : (UINT64_C(1) << bytes) - 1);
+	__mmask64 k1 = _cvtu64_mask64(bytes <= 64 ? 0 : (UINT64_C(1) << (bytes - 64)) - 1);
+	__m512i a = _mm512_maskz_loadu_epi8(k0, (const void *)in);
+	__m512i b = _mm512_maskz_loadu_epi8(k1, (const void *)(in + 64));
+	/* virtual qword w of the chunk is real qword w - sh (a: 0-7, b: 8-15) */
+	__m512i i0 = _mm512_and_si512(_mm512_sub_epi64(iota, _mm512_set1_epi64(sh)),
+				      _mm512_set1_epi64(15));
+	__m512i i1 = _mm512_and_si512(_mm512_add_epi64(i0, _mm512_set1_epi64(8)),
+				      _mm512_set1_epi64(15));
+	__mmask8 v0 = _mm512_cmpge_epi64_mask(iota, _mm512_set1_epi64(sh));
+	__mmask8 v1 = _mm512_cmpge_epi64_mask(_mm512_add_epi64(iota, _mm512_set1_epi64(8)),
+					      _mm512_set1_epi64(sh));
+	__m512i c0 = _mm512_maskz_permutex2var_epi64(v0, a, i0, b);
+	__m512i c1 = _mm512_maskz_permutex2var_epi64(v1, a, i1, b);
+	__m512i lo = _mm512_unpacklo_epi64(c0, c1), hi = _mm512_unpackhi_epi64(c0, c1);
+	__mmask8 real = 0;
+
+	for (size_t j = 8 - k; j < 8; j++)
+		real |= (__mmask8)(1u << lane_of_block[j]);
+	m->v[0] = _mm512_and_si512(lo, m44);
+	m->v[1] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(lo, 44),
+					    _mm512_slli_epi64(hi, 20), m44, 0xa8);
+	m->v[2] = _mm512_mask_or_epi64(_mm512_srli_epi64(hi, 24), real,
+				       _mm512_srli_epi64(hi, 24), hibit);
+	for (int i = 0; i < 3; i++)
+		m->v[i] = _mm512_mask_add_epi64(m->v[i], (__mmask8)(1u << lane_of_block[8 - k]),
+						m->v[i], _mm512_set1_epi64((long long)h[i]));
+}
+
 P44V_INLINE void
 p44v_add(struct p44v *a, const struct p44v *b)
 {
