@@ -232,8 +232,8 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 	if (job->aad_len > 0)
 		mac_padded(&ps, pi, job->aad, job->aad_len);
 	if (job->dir == VECSEC_AEAD_SEAL) {
+		/* the kernel encrypts all of it, and MACs done bytes */
 		done = sk->seal(&st, &ps, job->out, job->in, job->len);
-		vecsec_chacha_xor_state(&st, job->out + done, job->in + done, job->len - done);
 		mac_padded(&ps, pi, job->out + done, job->len - done);
 	} else {
 		done = sk->open(&st, &ps, job->out, job->in, job->len);

@@ -5,8 +5,9 @@
  * (chacha_avx2.h); after each of the first eight double rounds one 64-byte
  * Poly1305 step (4 lanes, radix 2^26, Horner with r^4: poly1305_avx2.h)
  * absorbs 512 bytes of ciphertext per ChaCha step. Seal MACs the previous
- * step's ciphertext (the last one after the loop); open MACs the step's own
- * input before it is overwritten (in place allowed).
+ * step's ciphertext (the last one after the loop) and encrypts the tail
+ * too; open MACs the step's own input before it is overwritten (in place
+ * allowed) and leaves the tail to the caller.
  */
 #include <immintrin.h>
 
@@ -92,6 +93,10 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	} else {
 		for (size_t k = 1; k < n; k++)
 			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1));
+		/* the tail too (seal contract), next to the last MAC steps */
+		if (len % STEP != 0)
+			vecsec_chacha_impl_avx2.xor_blocks(out + STEP * n, in + STEP * n, len % STEP,
+							   cs);
 		for (int i = 0; i < 8; i++)
 			mac_step(&m, out + STEP * (n - 1) + 64 * i);
 	}

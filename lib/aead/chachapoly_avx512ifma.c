@@ -7,8 +7,10 @@
  * two-accumulator IFMA code (poly1305_avx512ifma.h), so the integer
  * multiplier and the vector ALUs work at the same time and the data is
  * read while still in L1. Seal MACs the previous step's ciphertext (the
- * last one after the loop); open MACs the step's own input before it is
- * overwritten (in place allowed: every load of a step precedes its stores).
+ * last one during the tail's rounds, row form for a short tail, or after
+ * the loop) and encrypts the tail too; open MACs the step's own input
+ * before it is overwritten (in place allowed: every load of a step precedes
+ * its stores) and leaves the tail to the caller.
  */
 #include <immintrin.h>
 
@@ -44,11 +46,12 @@ mac_pair(struct mac16 *m, const uint8_t *p)
 }
 
 /*
- * One ChaCha20 step on cs (16 blocks, counter += 16) XORing in to out,
- * with four Poly1305 pairs from mac_src interleaved (mac_src NULL: none).
+ * One ChaCha20 step on cs (16 blocks, len <= 1024 bytes of them, counter
+ * += the blocks used) XORing in to out, with four Poly1305 pairs from
+ * mac_src interleaved (mac_src NULL: none).
  */
 static inline __attribute__((always_inline)) void
-step(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in,
+step(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in, size_t len,
      const uint8_t *mac_src)
 {
 	__m512i v[16];
@@ -59,8 +62,46 @@ step(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in,
 		if (mac_src != NULL && dr < 4)
 			mac_pair(m, mac_src + PAIR * dr);
 	}
-	chacha_x16_finish(out, in, STEP, v, cs->x);
-	cs->x[12] += 16;
+	chacha_x16_finish(out, in, len, v, cs->x);
+	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+}
+
+/* the last whole KiB's four pairs, run inside a short tail's double rounds */
+struct tail_mac {
+	struct mac16 *m;
+	const uint8_t *src;
+};
+
+static inline __attribute__((always_inline)) void
+tail_hook(void *ctx, unsigned int dr)
+{
+	struct tail_mac *t = ctx;
+
+	if (dr < 4)
+		mac_pair(t->m, t->src + PAIR * dr);
+}
+
+/*
+ * Seal's tail (0 < len < 1024 bytes) encrypted while the last whole KiB
+ * (mac_src) is MACed: row form for up to 12 blocks, else a masked step.
+ */
+static inline __attribute__((always_inline)) void
+seal_tail(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in,
+	  size_t len, const uint8_t *mac_src)
+{
+	struct tail_mac t = { m, mac_src };
+
+	if (len > 12 * CHACHA_BLOCK_LEN) {
+		step(cs, m, out, in, len, mac_src);
+		return;
+	}
+	if (len > 8 * CHACHA_BLOCK_LEN)
+		chacha_rows_xor_hook(out, in, len, cs->x, 20, 3, tail_hook, &t);
+	else if (len > 4 * CHACHA_BLOCK_LEN)
+		chacha_rows_xor_hook(out, in, len, cs->x, 20, 2, tail_hook, &t);
+	else
+		chacha_rows_xor_hook(out, in, len, cs->x, 20, 1, tail_hook, &t);
+	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
 }
 
 static inline __attribute__((always_inline)) size_t
@@ -80,7 +121,7 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	 * latency the powers wait for.
 	 */
 	if (!open)
-		step(cs, &m, out, in, NULL);
+		step(cs, &m, out, in, STEP, NULL);
 	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
 	p44v_mulr_bcast(&m.r16, ps->ext, 16);
 	p44v_mulr_one(&m.one);
@@ -92,12 +133,17 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	}
 	if (open) {
 		for (size_t k = 0; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, in + STEP * k);
+			step(cs, &m, out + STEP * k, in + STEP * k, STEP, in + STEP * k);
 	} else {
 		for (size_t k = 1; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1));
-		for (int i = 0; i < 4; i++)
-			mac_pair(&m, out + STEP * (n - 1) + PAIR * i);
+			step(cs, &m, out + STEP * k, in + STEP * k, STEP, out + STEP * (k - 1));
+		if (len % STEP != 0) {
+			seal_tail(cs, &m, out + STEP * n, in + STEP * n, len % STEP,
+				  out + STEP * (n - 1));
+		} else {
+			for (int i = 0; i < 4; i++)
+				mac_pair(&m, out + STEP * (n - 1) + PAIR * i);
+		}
 	}
 	/* block j of the last 256 bytes gets r^(16-j) */
 	p44v_mulr_last(&rl16, ps->ext, 16);

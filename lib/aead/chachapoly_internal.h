@@ -4,12 +4,14 @@
  * impl struct of their dispatch table and the kernel contract.
  *
  * Kernel contract (seal, open), for the data part of RFC 8439 2.8 only:
- *   - process the first len - len % step bytes (step: the impl's chunk,
- *     1 KiB for AVX-512) and return how many: seal writes out = in ^
- *     keystream and absorbs out (the ciphertext) into the Poly1305 state;
- *     open absorbs in (the ciphertext) and writes out = in ^ keystream.
- *     The caller does the rest (tail, padding, lengths, tag, and for open
- *     the check and the wipe of out on failure).
+ *   - nothing at all when len < step (the impl's chunk: 1 KiB for AVX-512,
+ *     512 bytes for AVX2); otherwise MAC the first len - len % step bytes
+ *     of ciphertext into the Poly1305 state and return that count. Seal
+ *     writes out = in ^ keystream for all len bytes (tail included) and
+ *     absorbs out; open absorbs in and writes out = in ^ keystream for the
+ *     returned count only. The caller does the rest (the tail's MAC, and
+ *     for open its decryption after the check, padding, lengths, tag, the
+ *     wipe of out on failure).
  *   - the ChaCha state's counter advances by the blocks used and never
  *     wraps inside the call (the caller checks, RFC 8439 limits); the
  *     Poly1305 state must be block-aligned (all AAD padding absorbed).

@@ -117,10 +117,13 @@ chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
  * 1-3 within each lane (RFC 8439 2.2) and back. nsets (1..3, a constant)
  * independent sets of 4 blocks run interleaved, so their latency-bound
  * chains overlap. XORs min(len, 256 nsets) bytes, masked at the end.
+ * hook (a constant, or NULL) runs after each double round dr, for
+ * interleaved work (the stitched ChaCha20-Poly1305).
  */
 CHACHA_X16_INLINE void
-chacha_rows_xor(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
-		unsigned int rounds, int nsets)
+chacha_rows_xor_hook(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		     unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
+		     void *ctx)
 {
 	__m512i a0, b0, c0, d0[3], a[3], b[3], c[3], d[3];
 
@@ -152,6 +155,8 @@ chacha_rows_xor(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16
 			c[s] = _mm512_shuffle_epi32(c[s], 0x4e);
 			d[s] = _mm512_shuffle_epi32(d[s], 0x39);
 		}
+		if (hook != NULL)
+			hook(ctx, r / 2);
 	}
 	for (int s = 0; s < nsets; s++) {
 		__m512i t0, t1, t2, t3, blk[4];
@@ -175,6 +180,13 @@ chacha_rows_xor(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
 	}
+}
+
+CHACHA_X16_INLINE void
+chacha_rows_xor(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		unsigned int rounds, int nsets)
+{
+	chacha_rows_xor_hook(out, in, len, x, rounds, nsets, NULL, NULL);
 }
 
 #endif /* VECSEC_CHACHA_AVX512_H */
