@@ -45,22 +45,43 @@ mac_pair(struct mac16 *m, const uint8_t *p)
 	m->ra = &m->r16;
 }
 
+/* powers of r (into ps->ext), multipliers, accumulators: a = h in lane 0 */
+static inline __attribute__((always_inline)) void
+mac_setup(struct mac16 *m, struct poly1305_state *ps)
+{
+	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
+	p44v_mulr_bcast(&m->r16, ps->ext, 16);
+	p44v_mulr_one(&m->one);
+	m->ra = &m->one;
+	m->hibit = _mm512_set1_epi64((long long)1 << 40);
+	for (int i = 0; i < 3; i++) {
+		m->a.v[i] = _mm512_maskz_set1_epi64(1, (long long)ps->h[i]);
+		m->b.v[i] = _mm512_setzero_si512();
+	}
+}
+
 /*
  * One ChaCha20 step on cs (16 blocks, len <= 1024 bytes of them, counter
  * += the blocks used) XORing in to out, with four Poly1305 pairs from
- * mac_src interleaved (mac_src NULL: none).
+ * mac_src interleaved (mac_src NULL: none), and with mac_setup() for ps
+ * after the first double round (setup_ps not NULL; the pairs then come
+ * later): its latency-bound chain runs in the shadow of the ChaCha rounds.
  */
 static inline __attribute__((always_inline)) void
 step(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in, size_t len,
-     const uint8_t *mac_src)
+     const uint8_t *mac_src, struct poly1305_state *setup_ps)
 {
+	const int first_pair = setup_ps != NULL ? 4 : 0;
 	__m512i v[16];
 
 	chacha_x16_init(v, cs->x);
 	for (int dr = 0; dr < 10; dr++) {
 		chacha_x16_dround(v);
-		if (mac_src != NULL && dr < 4)
-			mac_pair(m, mac_src + PAIR * dr);
+		if (setup_ps != NULL && dr == 0)
+			mac_setup(m, setup_ps);
+		/* after a setup the pairs wait for the powers: run them later */
+		if (mac_src != NULL && dr >= first_pair && dr < first_pair + 4)
+			mac_pair(m, mac_src + PAIR * (dr - first_pair));
 	}
 	chacha_x16_finish(out, in, len, v, cs->x);
 	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
@@ -92,7 +113,7 @@ seal_tail(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t 
 	struct tail_mac t = { m, mac_src };
 
 	if (len > 12 * CHACHA_BLOCK_LEN) {
-		step(cs, m, out, in, len, mac_src);
+		step(cs, m, out, in, len, mac_src, NULL);
 		return;
 	}
 	if (len > 8 * CHACHA_BLOCK_LEN)
@@ -116,27 +137,19 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	if (n == 0)
 		return 0;
 	/*
-	 * Seal: the first step has nothing to MAC yet; running it before the
-	 * powers of r lets it overlap the caller's one-time-key block, whose
-	 * latency the powers wait for.
+	 * Seal's first step has nothing to MAC yet: the powers of r are
+	 * computed inside its rounds, where their latency (and that of the
+	 * caller's one-time-key block they wait for) is hidden.
 	 */
-	if (!open)
-		step(cs, &m, out, in, STEP, NULL);
-	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
-	p44v_mulr_bcast(&m.r16, ps->ext, 16);
-	p44v_mulr_one(&m.one);
-	m.ra = &m.one;
-	m.hibit = _mm512_set1_epi64((long long)1 << 40);
-	for (int i = 0; i < 3; i++) {
-		m.a.v[i] = _mm512_maskz_set1_epi64(1, (long long)ps->h[i]);
-		m.b.v[i] = _mm512_setzero_si512();
-	}
 	if (open) {
+		mac_setup(&m, ps);
 		for (size_t k = 0; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, STEP, in + STEP * k);
+			step(cs, &m, out + STEP * k, in + STEP * k, STEP, in + STEP * k, NULL);
 	} else {
+		step(cs, &m, out, in, STEP, NULL, ps);
 		for (size_t k = 1; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, STEP, out + STEP * (k - 1));
+			step(cs, &m, out + STEP * k, in + STEP * k, STEP, out + STEP * (k - 1),
+			     NULL);
 		if (len % STEP != 0) {
 			seal_tail(cs, &m, out + STEP * n, in + STEP * n, len % STEP,
 				  out + STEP * (n - 1));
