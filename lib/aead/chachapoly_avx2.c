@@ -38,9 +38,38 @@ mac_step(struct mac4 *m, const uint8_t *p)
 	m->sa = m->s4;
 }
 
+/* r^1..r^4 (into ps->ext), the multipliers, acc = h in lane 0 */
+static inline __attribute__((always_inline)) void
+mac_setup(struct mac4 *m, struct poly1305_state *ps)
+{
+	static const int p4[4] = { 4, 4, 4, 4 };
+	uint64_t h44[3], h[5];
+
+	p26v_powers(ps);
+	p26v_pow(&m->r4, m->s4, ps->ext, p4);
+	p26v_one(&m->one, m->sone);
+	m->ra = &m->one;
+	m->sa = m->sone;
+	m->hibit = _mm256_set1_epi64x((long long)1 << 24);
+	h44[0] = ps->h[0];
+	h44[1] = ps->h[1];
+	h44[2] = ps->h[2];
+	p44_carry(h44);
+	p44_to_26(h, h44);
+	for (int i = 0; i < 5; i++)
+		m->acc.v[i] = _mm256_set_epi64x(0, 0, 0, (long long)h[i]);
+	vecsec_memzero(h44, sizeof(h44));
+	vecsec_memzero(h, sizeof(h));
+}
+
+/*
+ * One ChaCha20 step (8 blocks) with eight Poly1305 steps from mac_src
+ * interleaved (mac_src NULL: none), and with mac_setup() for ps after
+ * the second double round (setup_ps not NULL), in the rounds' shadow.
+ */
 static inline __attribute__((always_inline)) void
 step(struct chacha_state *cs, struct mac4 *m, uint8_t *out, const uint8_t *in,
-     const uint8_t *mac_src)
+     const uint8_t *mac_src, struct poly1305_state *setup_ps)
 {
 	__m256i v[16];
 
@@ -49,6 +78,8 @@ step(struct chacha_state *cs, struct mac4 *m, uint8_t *out, const uint8_t *in,
 		chacha_x8_dround(v);
 		if (mac_src != NULL && dr < 8)
 			mac_step(m, mac_src + 64 * dr);
+		if (setup_ps != NULL && dr == 1)
+			mac_setup(m, setup_ps);
 	}
 	chacha_x8_finish(out, in, v, cs->x);
 	cs->x[12] += 8;
@@ -58,41 +89,30 @@ static inline __attribute__((always_inline)) size_t
 stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const uint8_t *in,
        size_t len, bool open)
 {
-	static const int p4[4] = { 4, 4, 4, 4 }, plast[4] = { 4, 2, 3, 1 };
+	static const int plast[4] = { 4, 2, 3, 1 };
 	const size_t n = len / STEP;
 	struct mac4 m;
 	struct p26v rl;
 	__m256i sl[5];
-	uint64_t h44[3], h[5];
+	uint64_t h[5];
 
 	if (n == 0)
 		return 0;
 	/*
-	 * Seal: the first step has nothing to MAC yet; running it before the
-	 * powers of r lets it overlap the caller's one-time-key block, whose
-	 * latency the powers wait for.
+	 * Seal's first step has nothing to MAC yet: the powers of r are
+	 * computed inside its rounds, where their latency (and that of the
+	 * caller's one-time-key block they wait for) is hidden.
 	 */
-	if (!open)
-		step(cs, &m, out, in, NULL);
-	p26v_powers(ps);
-	p26v_pow(&m.r4, m.s4, ps->ext, p4);
-	p26v_one(&m.one, m.sone);
-	m.ra = &m.one;
-	m.sa = m.sone;
-	m.hibit = _mm256_set1_epi64x((long long)1 << 24);
-	h44[0] = ps->h[0];
-	h44[1] = ps->h[1];
-	h44[2] = ps->h[2];
-	p44_carry(h44);
-	p44_to_26(h, h44);
-	for (int i = 0; i < 5; i++)
-		m.acc.v[i] = _mm256_set_epi64x(0, 0, 0, (long long)h[i]);
+	if (open)
+		mac_setup(&m, ps);
+	else
+		step(cs, &m, out, in, NULL, ps);
 	if (open) {
 		for (size_t k = 0; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, in + STEP * k);
+			step(cs, &m, out + STEP * k, in + STEP * k, in + STEP * k, NULL);
 	} else {
 		for (size_t k = 1; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1));
+			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1), NULL);
 		/* the tail too (seal contract), next to the last MAC steps */
 		if (len % STEP != 0)
 			vecsec_chacha_impl_avx2.xor_blocks(out + STEP * n, in + STEP * n, len % STEP,
@@ -109,7 +129,6 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	p26_to_44(ps->h, h);
 	/* r powers and accumulators are secret (the keystream has no named buffer) */
 	vecsec_memzero(h, sizeof(h));
-	vecsec_memzero(h44, sizeof(h44));
 	vecsec_memzero(&m, sizeof(m));
 	vecsec_memzero(&rl, sizeof(rl));
 	vecsec_memzero(sl, sizeof(sl));
