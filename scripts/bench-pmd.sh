@@ -66,6 +66,7 @@ for rep in $(seq 1 "$reps"); do
 		[ "$devargs" != - ] && vdev="$PT_VDEV,$devargs"
 		dev=("${PT_EAL_DEV[@]}")
 		dev[${#dev[@]}-1]=$vdev
+		# pt_eal (lib.sh): --no-pci --no-huge -m 1024, own file prefix
 		read -r -a eal <<<"$(pt_eal 1024)"
 		for op in encrypt decrypt; do
 			n=$((n + 1))
