@@ -152,7 +152,7 @@ open_avx2(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, cons
 const struct chachapoly_impl vecsec_chachapoly_impl_avx2 = {
 	.name = "avx2",
 	.isa = VECSEC_ISA_AVX2,
-	.needs = VECSEC_CPU_AVX2,
+	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
 	.min_len = STEP,
 	.seal = seal_avx2,
 	.open = open_avx2,

@@ -66,7 +66,7 @@ vecsec_chacha_xor_blocks_avx2(uint8_t *out, const uint8_t *in, size_t len,
 const struct chacha_impl vecsec_chacha_impl_avx2 = {
 	.name = "avx2",
 	.isa = VECSEC_ISA_AVX2,
-	.needs = VECSEC_CPU_AVX2,
+	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
 	.lanes = 0,
 	.min_len = 0,       /* measured no slower than narrower impls at any length */
 	.xor_blocks = vecsec_chacha_xor_blocks_avx2,

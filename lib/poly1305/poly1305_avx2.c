@@ -69,7 +69,7 @@ vecsec_poly1305_blocks_avx2(struct poly1305_state *st, const uint8_t *in, size_t
 const struct poly1305_impl vecsec_poly1305_impl_avx2 = {
 	.name = "avx2",
 	.isa = VECSEC_ISA_AVX2,
-	.needs = VECSEC_CPU_AVX2,
+	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
 	.lanes = 0,
 	/*
 	 * 16 blocks: at 128 bytes the reference is faster (~205 TSC cycles
