@@ -158,6 +158,9 @@ run_crypt(struct chachapoly_run *r, const struct vecsec_aead_job *job, bool mac_
 	}
 }
 
+/* Jobs up to this long (below a stitched step) are done in one ChaCha call. */
+#define SHORT_MAX 1024
+
 /* Absorb len bytes zero-padded to whole blocks (RFC 8439 2.8 pad16). */
 static void
 mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint8_t *p,
@@ -179,13 +182,13 @@ mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint
  * A linear job through a stitched kernel (sk): the same RFC 8439 2.8
  * steps as run_start()/run_crypt()/run_finish(), on the Poly1305 core;
  * jobs shorter than the kernel's step are two passes here (one ChaCha
- * call for all the data, one Poly1305 pass), cheaper than the generic
- * streaming code.
+ * call for the one-time key and all the data, one Poly1305 pass),
+ * cheaper than the generic streaming code.
  * Open: the kernel MACs each 1 KiB (AVX2: 512 B) of ciphertext just
  * before decrypting it, so that part of the plaintext reaches out before
  * the tag is checked, and out is wiped whenever the check fails: nothing
- * unauthenticated is released by a failed call. The rest (all of a job
- * shorter than a step) is decrypted only after the tag matched.
+ * unauthenticated is released by a failed call. The rest, and all of a
+ * job shorter than a step, is released only after the tag matched.
  */
 static int
 chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_aead_job *job,
@@ -195,8 +198,10 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 	struct chacha_state st;
 	struct poly1305_state ps;
 	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
+	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
 	uint64_t a = job->aad_len, c = job->len;
-	size_t done = 0;
+	size_t done = 0, sbuf_len = 0;
+	bool short_job = false;
 	int rc = 0;
 
 	if (xchacha) {
@@ -209,22 +214,28 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 	} else {
 		chacha_state_init_ietf(&st, (const uint8_t *)job->key->opaque, job->nonce, 0, 20);
 	}
-	if (job->dir == VECSEC_AEAD_SEAL && job->len < sk->min_len) {
+	if (job->len < sk->min_len && job->len <= SHORT_MAX) {
 		/*
-		 * Short seal: encrypt first (counter 1 on), then the one-time key
-		 * (counter 0), so that the out-of-order core overlaps the
-		 * latency-bound single block with the data's blocks.
+		 * Short job: one ChaCha call makes the one-time key (block 0) and
+		 * the data's blocks together, on a copy of the input behind 64
+		 * zero bytes. Open MACs the ciphertext, and only a matching tag
+		 * copies the plaintext out.
 		 */
-		struct chacha_state st1 = st;
-
-		st1.x[12] = 1;
-		vecsec_chacha_xor_state(&st1, job->out, job->in, job->len);
-		vecsec_memzero(&st1, sizeof(st1));
-		vecsec_chacha_xor_state(&st, otk, zeros, sizeof(otk));
+		memset(sbuf, 0, CHACHA_BLOCK_LEN);
+		memcpy(sbuf + CHACHA_BLOCK_LEN, job->in, job->len);
+		sbuf_len = CHACHA_BLOCK_LEN + job->len;
+		vecsec_chacha_xor_state(&st, sbuf, sbuf, sbuf_len);
+		memcpy(otk, sbuf, sizeof(otk));
 		vecsec_poly1305_core_init(&ps, otk);
 		if (job->aad_len > 0)
 			mac_padded(&ps, pi, job->aad, job->aad_len);
-		mac_padded(&ps, pi, job->out, job->len);
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			mac_padded(&ps, pi, sbuf + CHACHA_BLOCK_LEN, job->len);
+			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+		} else {
+			mac_padded(&ps, pi, job->in, job->len);
+		}
+		short_job = true;
 		goto lengths;
 	}
 	vecsec_chacha_xor_state(&st, otk, zeros, sizeof(otk));
@@ -253,6 +264,8 @@ lengths:
 	} else if (!vecsec_ct_eq(tag, job->tag, VECSEC_AEAD_TAG_LEN)) {
 		vecsec_memzero(job->out, job->len);     /* the kernel's part too */
 		rc = -EBADMSG;
+	} else if (short_job) {
+		memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
 	} else {
 		vecsec_chacha_xor_state(&st, job->out + done, job->in + done, job->len - done);
 	}
@@ -260,6 +273,7 @@ lengths:
 	vecsec_memzero(&ps, sizeof(ps));
 	vecsec_memzero(otk, sizeof(otk));
 	vecsec_memzero(tag, sizeof(tag));
+	vecsec_memzero(sbuf, sbuf_len);
 	return rc;
 }
 
