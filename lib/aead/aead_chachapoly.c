@@ -222,7 +222,8 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 		 * copies the plaintext out.
 		 */
 		memset(sbuf, 0, CHACHA_BLOCK_LEN);
-		memcpy(sbuf + CHACHA_BLOCK_LEN, job->in, job->len);
+		if (job->len > 0)       /* in and out may be NULL then */
+			memcpy(sbuf + CHACHA_BLOCK_LEN, job->in, job->len);
 		sbuf_len = CHACHA_BLOCK_LEN + job->len;
 		vecsec_chacha_xor_state(&st, sbuf, sbuf, sbuf_len);
 		memcpy(otk, sbuf, sizeof(otk));
@@ -231,7 +232,8 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 			mac_padded(&ps, pi, job->aad, job->aad_len);
 		if (job->dir == VECSEC_AEAD_SEAL) {
 			mac_padded(&ps, pi, sbuf + CHACHA_BLOCK_LEN, job->len);
-			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+			if (job->len > 0)
+				memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
 		} else {
 			mac_padded(&ps, pi, job->in, job->len);
 		}
@@ -265,7 +267,8 @@ lengths:
 		vecsec_memzero(job->out, job->len);     /* the kernel's part too */
 		rc = -EBADMSG;
 	} else if (short_job) {
-		memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+		if (job->len > 0)
+			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
 	} else {
 		vecsec_chacha_xor_state(&st, job->out + done, job->in + done, job->len - done);
 	}
