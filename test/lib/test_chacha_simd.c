@@ -12,7 +12,8 @@
  * libsodium; the stitched ChaCha20-Poly1305 kernels == the two-pass
  * reference, and through the AEAD API stitched == two-pass == OpenSSL /
  * libsodium, RFC 8439 2.8.2/A.5 through the stitched wrapper, forgeries
- * on the stitched path give -EBADMSG and a zeroed output.
+ * on the stitched path give -EBADMSG and a zeroed output, and the
+ * two-pass switch (VECSEC_CHACHAPOLY=twopass, modes) works.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -643,6 +644,27 @@ test_stitch_forgery(void)
 	free(out);
 }
 
+/* VECSEC_CHACHAPOLY=twopass (read when the selectors run) and the modes */
+static void
+test_stitch_selection(void)
+{
+	enum vecsec_isa cap = vecsec_isa_cap();
+	const struct chachapoly_impl *now = vecsec_chachapoly_impl_for(SIZE_MAX);
+
+	VT_EXPECT((now != NULL) == (cap >= VECSEC_ISA_AVX2), "stitched impl at %s: %s",
+		  vecsec_isa_name(cap), now != NULL ? now->name : "none");
+	setenv("VECSEC_CHACHAPOLY", "twopass", 1);
+	VT_EXPECT(vecsec_force_isa(cap) == 0, "reselect");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == NULL, "env twopass ignored");
+	unsetenv("VECSEC_CHACHAPOLY");
+	VT_EXPECT(vecsec_force_isa(cap) == 0, "reselect");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == now, "env unset: back");
+	VT_EXPECT(vecsec_chachapoly_set_mode(CHACHAPOLY_TWOPASS) == CHACHAPOLY_AUTO, "mode");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == NULL, "TWOPASS mode");
+	VT_EXPECT(vecsec_chachapoly_set_mode(CHACHAPOLY_AUTO) == CHACHAPOLY_TWOPASS, "mode");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == now, "AUTO mode");
+}
+
 int
 main(void)
 {
@@ -655,10 +677,12 @@ main(void)
 		VT_TEST(test_stitch_api),
 		VT_TEST(test_stitch_rfc8439),
 		VT_TEST(test_stitch_forgery),
+		VT_TEST(test_stitch_selection),
 	};
 	const char *s = getenv("VT_SLOW");
 
 	slow = s != NULL && *s != '\0' && *s != '0';
+	unsetenv("VECSEC_CHACHAPOLY");  /* the tests pick the paths themselves */
 	if (sodium_init() < 0)
 		return 2;
 	return vt_main("chacha_simd", tests, VT_ARRAY_SIZE(tests));
