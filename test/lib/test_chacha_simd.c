@@ -46,10 +46,16 @@ impl_here(const char *prim, const char *name, enum vecsec_isa isa, uint64_t need
 	if (isa != vecsec_isa_cap())
 		return false;
 	if ((vecsec_cpu_features() & needs) != needs) {
+		const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+
 		printf("\n    SKIP chacha_simd/%s/%s: CPU lacks features 0x%llx\n", prim, name,
 		       (unsigned long long)(needs & ~vecsec_cpu_features()));
 		fprintf(stderr, "SKIP chacha_simd/%s/%s: CPU lacks features 0x%llx\n", prim, name,
 			(unsigned long long)(needs & ~vecsec_cpu_features()));
+		/* a required level must have all its kernels (comma list or "all") */
+		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 &&
+					  strstr(req, vecsec_isa_name(isa)) == NULL),
+			  "VECSEC_TEST_REQUIRE_ISA=%s but %s/%s cannot run", req, prim, name);
 		return false;
 	}
 	printf("\n    %s impl %s", prim, name);
