@@ -200,7 +200,7 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
 	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
 	uint64_t a = job->aad_len, c = job->len;
-	size_t done = 0, sbuf_len = 0;
+	size_t done = 0, sbuf_len = 0, tail, body;
 	bool short_job = false;
 	int rc = 0;
 
@@ -238,6 +238,19 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 			mac_padded(&ps, pi, job->in, job->len);
 		}
 		short_job = true;
+		goto lengths;
+	}
+	tail = job->len % sk->min_len;
+	body = job->len - tail;
+	if (job->dir == VECSEC_AEAD_SEAL && sk->otk_tail != NULL && tail != 0 &&
+	    tail <= sk->max_tail) {
+		/* one-time key and tail in one pass; the kernel does the body */
+		sk->otk_tail(&st, otk, job->out + body, job->in + body, tail, body);
+		vecsec_poly1305_core_init(&ps, otk);
+		if (job->aad_len > 0)
+			mac_padded(&ps, pi, job->aad, job->aad_len);
+		done = sk->seal(&st, &ps, job->out, job->in, body);
+		mac_padded(&ps, pi, job->out + done, job->len - done);
 		goto lengths;
 	}
 	vecsec_chacha_xor_state(&st, otk, zeros, sizeof(otk));

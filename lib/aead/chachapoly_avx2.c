@@ -115,8 +115,8 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 			step(cs, &m, out + STEP * k, in + STEP * k, out + STEP * (k - 1), NULL);
 		/* the tail too (seal contract), next to the last MAC steps */
 		if (len % STEP != 0)
-			vecsec_chacha_impl_avx2.xor_blocks(out + STEP * n, in + STEP * n, len % STEP,
-							   cs);
+			vecsec_chacha_impl_avx2.xor_blocks(out + STEP * n, in + STEP * n,
+							   len % STEP, cs);
 		for (int i = 0; i < 8; i++)
 			mac_step(&m, out + STEP * (n - 1) + 64 * i);
 	}
@@ -156,4 +156,6 @@ const struct chachapoly_impl vecsec_chachapoly_impl_avx2 = {
 	.min_len = STEP,
 	.seal = seal_avx2,
 	.open = open_avx2,
+	.max_tail = 0,
+	.otk_tail = NULL,
 };

@@ -191,6 +191,23 @@ open_avx512ifma(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out
 	return stitch(cs, ps, out, in, len, true);
 }
 
+/* 1 + ceil(tail / 64) <= 12 blocks: one to three sets of the row form */
+static void
+otk_tail_avx512ifma(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
+		    const uint8_t *in, size_t tail, size_t body)
+{
+	const uint32_t ctr = cs->x[12] + 1 + (uint32_t)(body / CHACHA_BLOCK_LEN);
+	const size_t nblk = 1 + (tail + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
+
+	if (nblk > 8)
+		chacha_rows_core(out, in, tail, cs->x, 20, 3, NULL, NULL, otk, ctr);
+	else if (nblk > 4)
+		chacha_rows_core(out, in, tail, cs->x, 20, 2, NULL, NULL, otk, ctr);
+	else
+		chacha_rows_core(out, in, tail, cs->x, 20, 1, NULL, NULL, otk, ctr);
+	cs->x[12]++;
+}
+
 const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
 	.name = "avx512ifma",
 	.isa = VECSEC_ISA_AVX512,
@@ -199,4 +216,6 @@ const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
 	.min_len = STEP,
 	.seal = seal_avx512ifma,
 	.open = open_avx512ifma,
+	.max_tail = 11 * CHACHA_BLOCK_LEN,
+	.otk_tail = otk_tail_avx512ifma,
 };

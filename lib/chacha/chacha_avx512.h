@@ -119,22 +119,35 @@ chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
  * chains overlap. XORs min(len, 256 nsets) bytes, masked at the end.
  * hook (a constant, or NULL) runs after each double round dr, for
  * interleaved work (the stitched ChaCha20-Poly1305).
+ *
+ * With first not NULL, block 0 keeps counter x[12] and goes whole to first
+ * (a one-time-key block), and the other blocks take counters ctr_rest,
+ * ctr_rest + 1, ... for the len bytes of in/out.
  */
 CHACHA_X16_INLINE void
-chacha_rows_xor_hook(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
-		     unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
-		     void *ctx)
+chacha_rows_core(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		 unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
+		 void *ctx, uint8_t *first, uint32_t ctr_rest)
 {
+	const __m512i lane_ctr = _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0);
 	__m512i a0, b0, c0, d0[3], a[3], b[3], c[3], d[3];
 
 	a0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[0]));
 	b0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[4]));
 	c0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[8]));
 	for (int s = 0; s < nsets; s++) {
-		d0[s] = _mm512_add_epi32(
-			_mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[12])),
-			_mm512_set_epi32(0, 0, 0, 4 * s + 3, 0, 0, 0, 4 * s + 2,
-					 0, 0, 0, 4 * s + 1, 0, 0, 0, 4 * s));
+		__m512i row3 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[12]));
+
+		if (first == NULL) {
+			d0[s] = _mm512_add_epi32(row3, _mm512_add_epi32(lane_ctr,
+					_mm512_maskz_set1_epi32(0x1111, 4 * s)));
+		} else {
+			/* block j = 4 s + L: counter ctr_rest + j - 1, block 0 x[12] */
+			__m512i c = _mm512_add_epi32(lane_ctr,
+					_mm512_set1_epi32((int)(ctr_rest + 4 * (uint32_t)s - 1)));
+
+			d0[s] = _mm512_mask_blend_epi32(s == 0 ? 0x1110 : 0x1111, row3, c);
+		}
 		a[s] = a0;
 		b[s] = b0;
 		c[s] = c0;
@@ -174,8 +187,13 @@ chacha_rows_xor_hook(uint8_t *out, const uint8_t *in, size_t len, const uint32_t
 		blk[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
 		blk[3] = _mm512_shuffle_i32x4(t1, t3, 0xdd);
 		for (size_t l = 0; l < 4; l++) {
-			size_t off = CHACHA_BLOCK_LEN * (4 * (size_t)s + l);
+			size_t j = 4 * (size_t)s + l, off;
 
+			if (first != NULL && j == 0) {
+				_mm512_storeu_si512((void *)first, blk[0]);
+				continue;
+			}
+			off = CHACHA_BLOCK_LEN * (first != NULL ? j - 1 : j);
 			if (len > off)
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
@@ -183,10 +201,18 @@ chacha_rows_xor_hook(uint8_t *out, const uint8_t *in, size_t len, const uint32_t
 }
 
 CHACHA_X16_INLINE void
+chacha_rows_xor_hook(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		     unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
+		     void *ctx)
+{
+	chacha_rows_core(out, in, len, x, rounds, nsets, hook, ctx, NULL, 0);
+}
+
+CHACHA_X16_INLINE void
 chacha_rows_xor(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 		unsigned int rounds, int nsets)
 {
-	chacha_rows_xor_hook(out, in, len, x, rounds, nsets, NULL, NULL);
+	chacha_rows_core(out, in, len, x, rounds, nsets, NULL, NULL, NULL, 0);
 }
 
 #endif /* VECSEC_CHACHA_AVX512_H */
