@@ -14,9 +14,8 @@
  * The machine is noisy: run it several times and take the median of each
  * cell (the commit that added this note lists such medians).
  *
- * Build (after ninja -C build):
- *   cc -O2 -Ilib/include -Ilib/cpu -Ilib -Ibuild/lib test/perf/lanes_perf.c \
- *      build/lib/libvecsec_int.a -lIPSec_MB -lpthread -o build/lanes_perf
+ * Built by meson (test/perf/meson.build) when ipsec-mb is installed:
+ *   build/test/perf/lanes_perf [--open] [--xchacha] | --crossover | --staged
  */
 #include <stdio.h>
 #include <stdlib.h>

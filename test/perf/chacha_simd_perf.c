@@ -5,11 +5,9 @@
  * figure is the minimum (or, with -m, the median) over many short timed
  * batches, so that other processes on a shared machine disturb it less.
  * Not a test (tests never time anything); used for min_len values and
- * reports. Build against an existing build tree:
+ * reports. Built by meson (test/perf/meson.build):
  *
- *   cc -O2 -Ibuild/lib -Ilib -Ilib/include -Ilib/cpu scripts/chacha_simd_perf.c \
- *      build/lib/libvecsec_int.a -lcrypto -lpthread -o build/chacha_simd_perf
- *   build/chacha_simd_perf [-m] [len ...]        (default 1420 8192 16384)
+ *   build/test/perf/chacha_simd_perf [-m] [len ...]   (default 1420 8192 16384)
  */
 #include <stdio.h>
 #include <stdlib.h>
