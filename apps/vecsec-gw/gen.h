@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw built-in traffic generator and checker (gen.c): UDP flows, one
+ * per outbound protect/bypass SP rule, numbered packets whose every byte is
+ * a function of (flow, number, size), so that each packet coming back is
+ * rebuilt and compared byte for byte, and counted exactly once.
+ */
+#ifndef VECSEC_GW_GEN_H
+#define VECSEC_GW_GEN_H
+
+#include "gw_dp.h"
+
+#include <rte_ring.h>
+
+/* The demo's configuration: ports 0 and 3 unprotected, 1 and 2 protected. */
+extern const char gw_demo_conf[];
+
+struct gw_gen_cfg {
+	struct rte_mempool *mp;
+	struct rte_ring *in;            /* clear packets into the gateway */
+	struct rte_ring *out;           /* what should come back, decrypted */
+	struct rte_ring *sink[4];       /* anything here was misrouted */
+	unsigned int nb_sink;
+	uint64_t count;
+	uint16_t frame_size;            /* Ethernet frame without FCS */
+	uint32_t max_inflight;
+};
+
+int gw_gen_init(const struct gw_conf *conf, const struct gw_gen_cfg *cfg);
+/* Inject up to one burst; returns how many. */
+unsigned int gw_gen_push(const struct gw_dp *dp);
+/* Take back and check what came out; returns how many. */
+unsigned int gw_gen_pull(void);
+/* True once every packet is back, or lost for good (counted drops). */
+bool gw_gen_done(const struct gw_dp *dp);
+/* Print the verdict and the rates; 0 only if every packet came back intact. */
+int gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles);
+void gw_gen_free(void);
+
+#endif /* VECSEC_GW_GEN_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw run-time state: SAs bound to rte_ipsec and a cryptodev, the SPD,
+ * the route tables, ports and workers. Built once from struct gw_conf by
+ * sa.c, sp.c and rt.c before the workers start; read-only afterwards except
+ * for the rte_ipsec SA's sequence and replay state, which only the worker
+ * owning the packet touches (SQN_ATOM when there is more than one worker).
+ */
+#ifndef VECSEC_GW_DP_H
+#define VECSEC_GW_DP_H
+
+#include "gw.h"
+
+#include <rte_cryptodev.h>
+#include <rte_ether.h>
+#include <rte_ipsec.h>
+#include <rte_ipsec_sad.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_mbuf.h>
+
+/* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
+#define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
+#define GW_COP_PRIV 32
+
+struct gw_sa {
+	uint32_t spi;
+	uint8_t dir;            /* enum gw_dir */
+	uint8_t mode;           /* enum gw_sa_mode */
+	uint8_t inner_v6;       /* family of the protected traffic */
+	uint8_t action;         /* enum gw_sa_action */
+	uint16_t idx;           /* index in gw_dp.sa[] and the stats arrays */
+	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
+	uint16_t pad_align;
+	uint16_t tail_need;     /* tailroom rte_ipsec needs for AAD/ESN */
+	uint8_t cdev_id;
+	void *cses;             /* cryptodev session */
+	struct rte_ipsec_sa *sa;
+	struct rte_ipsec_session ss;
+	struct gw_addr src, dst;
+	const char *algo_name;
+	int line;
+};
+
+struct gw_sp {
+	struct gw_sp_conf r;
+	struct gw_sa *sa;       /* PROTECT */
+};
+
+/* Ordered by priority (highest first), then by configuration order. */
+struct gw_spd {
+	struct gw_sp *rules;
+	unsigned int n;
+};
+
+struct gw_port {
+	bool used;
+	bool protected_;
+	struct rte_ether_addr mac;
+	struct rte_ether_addr peer;     /* neigh, or 02:00:00:00:00:<port> */
+};
+
+struct gw_cdev {
+	bool used;
+	uint8_t id;
+	bool cpu_crypto;        /* RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO */
+	char name[RTE_CRYPTODEV_NAME_MAX_LEN];
+	char driver[64];
+};
+
+struct gw_rxq {
+	uint16_t port, queue;
+};
+
+struct gw_txbuf {
+	uint16_t n;
+	struct rte_mbuf *m[GW_BURST * 4];
+};
+
+struct gw_worker {
+	unsigned int id;
+	unsigned int lcore;
+	uint16_t qp;                    /* cryptodev queue pair of this worker */
+	unsigned int nb_rxq;
+	struct gw_rxq rxq[GW_MAX_PORTS];
+	struct rte_mempool *cop_pool;
+	uint32_t inflight[GW_MAX_CDEV];
+	struct gw_txbuf tx[GW_MAX_PORTS];
+	struct gw_stats st;
+	struct gw_sa_stats *sa_st;      /* [nb_sa] */
+	uint64_t busy_cycles;           /* spent in iterations that moved packets */
+	uint64_t last_rx_tsc;
+};
+
+struct gw_dp {
+	struct gw_sa *sa;
+	unsigned int nb_sa;
+	struct gw_spd spd[2][2];        /* [v6][dir] */
+	struct rte_ipsec_sad *sad4, *sad6;
+	struct rte_lpm *lpm4[2];        /* [to protected port] */
+	struct rte_lpm6 *lpm6[2];
+	struct gw_port port[GW_MAX_PORTS];
+	uint16_t nb_ports;
+	struct gw_cdev cdev[GW_MAX_CDEV];
+	struct rte_mempool *sess_pool;
+	struct gw_worker worker[GW_MAX_WORKERS];
+	unsigned int nb_workers;
+	uint32_t window;                /* default replay window */
+	bool esn;                       /* ESN on every SA (-e) */
+	bool force_cpu_crypto;
+	const char *prefer_driver;      /* cryptodev driver tried first */
+};
+
+extern struct gw_dp gw;
+extern volatile bool gw_quit;
+
+/* sa.c */
+int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
+void gw_sa_teardown(struct gw_dp *dp);
+/* sp.c */
+int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
+void gw_sp_teardown(struct gw_dp *dp);
+const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
+		const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len);
+/* rt.c */
+int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
+void gw_rt_teardown(struct gw_dp *dp);
+int gw_rt_lookup(const struct gw_dp *dp, bool to_protected, const uint8_t *l3, bool v6);
+/* worker.c */
+int gw_worker_loop(void *arg);
+unsigned int gw_worker_poll(struct gw_worker *w);
+void gw_worker_drain(struct gw_worker *w);
+/* stats.c */
+void gw_stats_print(const struct gw_dp *dp, double seconds);
+void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);
+void gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out);
+int gw_stats_write_json(const struct gw_dp *dp, const char *path);
+int gw_telemetry_register(void);
+
+#endif /* VECSEC_GW_DP_H */
