@@ -38,16 +38,21 @@ struct pctx {
 	int line;               /* first line of the rule */
 };
 
+/* A token that holds key bytes is never echoed: errors show this instead. */
+#define HIDDEN_KEY "<hidden key>"
+
 static int
 perr(struct pctx *p, unsigned int ti, const char *fmt, ...)
 {
 	va_list ap;
 	int off;
 	int line = ti < p->n ? p->t[ti].line : p->line;
+	bool secret = ti > 0 && ti < p->n && (strcmp(p->t[ti - 1].s, "cipher_key") == 0 ||
+		strcmp(p->t[ti - 1].s, "auth_key") == 0 || strcmp(p->t[ti - 1].s, "aead_key") == 0);
 
 	if (ti < p->n)
 		off = snprintf(p->err, p->err_len, "%s:%d: token '%s': ", p->name, line,
-			p->t[ti].s);
+			secret ? HIDDEN_KEY : p->t[ti].s);
 	else
 		off = snprintf(p->err, p->err_len, "%s:%d: at end of rule: ", p->name, line);
 	if (off < 0 || (size_t)off >= p->err_len)
@@ -486,7 +491,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	if (sa->esn && sa->aad_len != 0)
 		sa->aad_len += 4;
 	if (sa->mode != GW_MODE_TRANS && (!src_p || !dst_p))
-		return perr(p, src_p ? dst_ti : src_ti ? src_ti : p->n,
+		return perr(p, src_p ? src_ti : dst_p ? dst_ti : p->n,
 			"tunnel SA %u needs both src and dst", sa->spi);
 	conf->nb_sa++;
 	return 0;
