@@ -4,3 +4,5 @@
  * each: name's selector is vecsec_<name>_select(). No include guard: this
  * file is expanded with different definitions of VECSEC_SELECTOR.
  */
+VECSEC_SELECTOR(chacha)
+VECSEC_SELECTOR(poly1305)

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * crypto_vecsec: the public face of the vecsec cryptodev PMD. Its name, the
+ * devargs it takes, and the algorithm ids it uses where DPDK 22.11 has no
+ * enum value (ARIA). Needs only DPDK's public rte_crypto_sym.h.
+ */
+#ifndef RTE_PMD_VECSEC_H
+#define RTE_PMD_VECSEC_H
+
+#include <rte_crypto_sym.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** vdev driver name: --vdev crypto_vecsec0[,devargs] */
+#define RTE_PMD_VECSEC_DRIVER_NAME "crypto_vecsec"
+
+/** Devarg: queue pairs the device offers (default 8). */
+#define RTE_PMD_VECSEC_ARG_MAX_NB_QP "max_nb_queue_pairs"
+/** Devarg: NUMA socket of the device's memory (default: the caller's). */
+#define RTE_PMD_VECSEC_ARG_SOCKET_ID "socket_id"
+/**
+ * Devarg: highest SIMD level vecsec may use: scalar, ssse3, avx2, avx512.
+ * Lowers the process-wide vecsec cap (vecsec_isa_limit()); EAL's
+ * --force-max-simd-bitwidth caps it too (DPDK's default is 256: AVX2).
+ */
+#define RTE_PMD_VECSEC_ARG_ISA "isa"
+/** Devarg: most operations handed to the lanes engine at once (1..256). */
+#define RTE_PMD_VECSEC_ARG_MAX_BURST "max_burst"
+
+/*
+ * DPDK 22.11 has no ARIA algorithm. crypto_vecsec accepts these values in
+ * the algo field of an AEAD or cipher xform, and lists them in its
+ * capabilities only when its build of libvecsec implements ARIA. The
+ * values lie far above DPDK's enums, so they never collide with a future
+ * upstream algorithm; other PMDs reject them with -ENOTSUP.
+ */
+
+/**
+ * ARIA-GCM (RFC 5794 cipher, NIST SP 800-38D mode), for an AEAD xform:
+ * key 16/24/32, IV 12, digest 16, AAD 0..1024.
+ */
+#define RTE_PMD_VECSEC_AEAD_ARIA_GCM ((enum rte_crypto_aead_algorithm)0x5601)
+
+/**
+ * ARIA-CTR, for a cipher xform: key 16/24/32, IV 16 (the initial counter
+ * block; RFC 3686 layout: nonce || IV || 32-bit counter starting at 1).
+ */
+#define RTE_PMD_VECSEC_CIPHER_ARIA_CTR ((enum rte_crypto_cipher_algorithm)0x5602)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_PMD_VECSEC_H */

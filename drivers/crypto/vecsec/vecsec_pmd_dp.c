@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * crypto_vecsec data path: a burst of crypto ops (or a CPU-crypto vector of
+ * SGLs) becomes one array of libvecsec jobs, mbuf chains becoming segment
+ * lists that start at the data offset; one vecsec_aead_burst() call runs
+ * them all, whatever their sessions and directions; each job's status goes
+ * back to its op. No allocation, no logs, nothing dropped: a full
+ * completion ring makes enqueue take fewer ops.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_crypto.h>
+#include <rte_cryptodev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <cryptodev_pmd.h>
+
+#include "vecsec/vecsec.h"
+#include "vecsec/vecsec_aead.h"
+
+#include "vecsec_pmd_private.h"
+
+/* What preparing one op or vector element can end in, besides success. */
+#define PREP_OK 0
+#define PREP_FULL 1      /* scratch segments used up: run the jobs, retry */
+#define PREP_BAD_ARGS 2
+#define PREP_BAD_SESSION 3
+
+static inline void
+scratch_reset(struct vecsec_pmd_scratch *sc)
+{
+	sc->nb_jobs = 0;
+	sc->nb_segs = 0;
+}
+
+/*
+ * Describe bytes [off, off + len) of an mbuf chain: one linear run if a
+ * single segment holds them, else a list in the scratch starting at the
+ * data offset. A chain that ends before off + len is PREP_BAD_ARGS.
+ */
+static inline int
+mbuf_span(struct vecsec_pmd_scratch *sc, struct rte_mbuf *m, uint32_t off, uint32_t len,
+	  uint8_t **lin, const struct vecsec_seg **segs, uint32_t *nb)
+{
+	struct vecsec_seg *first;
+	uint32_t n = 0;
+
+	while (m != NULL && off >= m->data_len && m->next != NULL) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	if (m == NULL || off > m->data_len)
+		return PREP_BAD_ARGS;
+	if (len <= (uint32_t)m->data_len - off) {
+		*lin = rte_pktmbuf_mtod_offset(m, uint8_t *, off);
+		*segs = NULL;
+		*nb = 0;
+		return PREP_OK;
+	}
+	first = &sc->segs[sc->nb_segs];
+	for (; m != NULL && len > 0; m = m->next, off = 0) {
+		uint32_t take = RTE_MIN((uint32_t)m->data_len - off, len);
+
+		if (take == 0)
+			continue;
+		if (sc->nb_segs + n == VECSEC_PMD_MAX_SEGS)
+			return PREP_FULL;
+		first[n].data = rte_pktmbuf_mtod_offset(m, uint8_t *, off);
+		first[n].len = take;
+		n++;
+		len -= take;
+	}
+	if (len != 0)
+		return PREP_BAD_ARGS;   /* the chain is shorter than off + len */
+	sc->nb_segs += n;
+	*lin = NULL;
+	*segs = first;
+	*nb = n;
+	return PREP_OK;
+}
+
+/* Same for a CPU-crypto SGL: skip head bytes, take len. */
+static inline int
+sgl_span(struct vecsec_pmd_scratch *sc, const struct rte_crypto_sgl *sgl, uint32_t head,
+	 uint32_t len, uint8_t **lin, const struct vecsec_seg **segs, uint32_t *nb)
+{
+	struct vecsec_seg *first;
+	uint32_t i = 0, n = 0;
+
+	if (sgl == NULL || (sgl->num != 0 && sgl->vec == NULL))
+		return PREP_BAD_ARGS;
+	while (i < sgl->num && head >= sgl->vec[i].len && i + 1 < sgl->num) {
+		head -= sgl->vec[i].len;
+		i++;
+	}
+	if (i == sgl->num) {
+		if (len != 0)
+			return PREP_BAD_ARGS;
+		*lin = (uint8_t *)(uintptr_t)"";   /* len 0: any readable pointer */
+		*segs = NULL;
+		*nb = 0;
+		return PREP_OK;
+	}
+	if (head > sgl->vec[i].len)
+		return PREP_BAD_ARGS;
+	if (len <= sgl->vec[i].len - head) {
+		*lin = (uint8_t *)sgl->vec[i].base + head;
+		*segs = NULL;
+		*nb = 0;
+		return PREP_OK;
+	}
+	first = &sc->segs[sc->nb_segs];
+	for (; i < sgl->num && len > 0; i++, head = 0) {
+		uint32_t take = RTE_MIN(sgl->vec[i].len - head, len);
+
+		if (take == 0)
+			continue;
+		if (sc->nb_segs + n == VECSEC_PMD_MAX_SEGS)
+			return PREP_FULL;
+		first[n].data = (uint8_t *)sgl->vec[i].base + head;
+		first[n].len = take;
+		n++;
+		len -= take;
+	}
+	if (len != 0)
+		return PREP_BAD_ARGS;
+	sc->nb_segs += n;
+	*lin = NULL;
+	*segs = first;
+	*nb = n;
+	return PREP_OK;
+}
+
+/*
+ * Give in/out of a job; when they are described by segment lists and in
+ * place, both use the same list, as libvecsec allows.
+ */
+static inline void
+job_io(struct vecsec_aead_job *job, uint8_t *in_lin, const struct vecsec_seg *in_segs,
+       uint32_t nb_in, uint8_t *out_lin, const struct vecsec_seg *out_segs, uint32_t nb_out)
+{
+	job->in = in_lin;
+	job->in_segs = in_segs;
+	job->nb_in_segs = nb_in;
+	job->out = out_lin;
+	job->out_segs = out_segs;
+	job->nb_out_segs = nb_out;
+}
+
+/* The session an op names, or NULL. */
+static inline const struct vecsec_pmd_session *
+op_session(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
+{
+	struct vecsec_pmd_session *s;
+
+	if (op->sess_type == RTE_CRYPTO_OP_WITH_SESSION) {
+		const struct rte_cryptodev_sym_session *sess = op->sym->session;
+
+		if (unlikely(sess == NULL || sess->driver_id != vecsec_pmd_driver_id))
+			return NULL;
+		s = CRYPTODEV_GET_SYM_SESS_PRIV(sess);
+		return likely(s->configured) ? s : NULL;
+	}
+	if (op->sess_type == RTE_CRYPTO_OP_SESSIONLESS) {
+		/* one slot per job of this lanes-engine call, wiped after it */
+		s = &qp->sl[qp->nb_sl];
+		if (vecsec_pmd_session_set(s, op->sym->xform, qp->aria) != 0)
+			return NULL;
+		qp->nb_sl++;
+		return s;
+	}
+	return NULL;
+}
+
+static inline void
+sessionless_wipe(struct vecsec_pmd_qp *qp)
+{
+	for (unsigned int i = 0; i < qp->nb_sl; i++)
+		vecsec_aead_key_wipe(&qp->sl[i].key);
+	qp->nb_sl = 0;
+}
+
+/* Turn one op into the next job of the scratch. */
+static inline int
+op_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
+{
+	struct vecsec_pmd_scratch *sc = &qp->scratch;
+	struct vecsec_aead_job *job = &sc->jobs[sc->nb_jobs];
+	const struct vecsec_pmd_session *s;
+	struct rte_crypto_sym_op *sym = op->sym;
+	struct rte_mbuf *src, *dst;
+	uint32_t off, len, nb_in, nb_out, segs_before = sc->nb_segs;
+	const struct vecsec_seg *in_segs, *out_segs;
+	uint8_t *in_lin, *out_lin;
+	int rc;
+
+	if (unlikely(op->type != RTE_CRYPTO_OP_TYPE_SYMMETRIC || sym == NULL))
+		return PREP_BAD_ARGS;
+	s = op_session(qp, op);
+	if (unlikely(s == NULL))
+		return PREP_BAD_SESSION;
+	if (s->cipher_only) {
+		off = sym->cipher.data.offset;
+		len = sym->cipher.data.length;
+	} else {
+		off = sym->aead.data.offset;
+		len = sym->aead.data.length;
+		if (unlikely(sym->aead.digest.data == NULL ||
+			     (s->aad_len != 0 && sym->aead.aad.data == NULL)))
+			goto bad_args;
+	}
+	/*
+	 * The segments themselves say where the data are: pkt_len is not
+	 * trusted (dpdk-test-crypto-perf leaves it 0 on the chains it builds,
+	 * and other PMDs walk the chain too).
+	 */
+	src = sym->m_src;
+	dst = sym->m_dst != NULL ? sym->m_dst : src;
+	if (unlikely(src == NULL))
+		goto bad_args;
+
+	rc = mbuf_span(sc, src, off, len, &in_lin, &in_segs, &nb_in);
+	if (rc != PREP_OK)
+		goto fail;
+	if (dst == src) {
+		out_lin = in_lin;
+		out_segs = in_segs;
+		nb_out = nb_in;
+	} else {
+		rc = mbuf_span(sc, dst, off, len, &out_lin, &out_segs, &nb_out);
+		if (rc != PREP_OK)
+			goto fail;
+	}
+	job->key = &s->key;
+	job->dir = s->dir;
+	job->status = VECSEC_JOB_PENDING;
+	job->nonce = rte_crypto_op_ctod_offset(op, const uint8_t *, s->iv_offset);
+	job->nonce_len = s->iv_len;
+	job->len = len;
+	job_io(job, in_lin, in_segs, nb_in, out_lin, out_segs, nb_out);
+	if (s->cipher_only) {
+		job->aad = NULL;
+		job->aad_len = 0;
+		job->tag = NULL;
+		job->tag_len = 0;
+	} else {
+		job->aad = sym->aead.aad.data;
+		job->aad_len = s->aad_len;
+		job->tag = sym->aead.digest.data;
+		job->tag_len = s->digest_len;
+	}
+	job->user = op;
+	sc->ptrs[sc->nb_jobs] = job;
+	sc->nb_jobs++;
+	return PREP_OK;
+
+bad_args:
+	rc = PREP_BAD_ARGS;
+fail:
+	sc->nb_segs = segs_before;
+	if (op->sess_type == RTE_CRYPTO_OP_SESSIONLESS) {
+		/* give the slot back; its key must not linger */
+		qp->nb_sl--;
+		vecsec_aead_key_wipe(&qp->sl[qp->nb_sl].key);
+	}
+	return rc;
+}
+
+static inline uint8_t
+op_status(uint32_t job_status)
+{
+	switch (job_status) {
+	case VECSEC_JOB_OK:
+		return RTE_CRYPTO_OP_STATUS_SUCCESS;
+	case VECSEC_JOB_AUTH_FAILED:
+		return RTE_CRYPTO_OP_STATUS_AUTH_FAILED;
+	case VECSEC_JOB_INVALID:
+		return RTE_CRYPTO_OP_STATUS_INVALID_ARGS;
+	default:
+		return RTE_CRYPTO_OP_STATUS_ERROR;
+	}
+}
+
+/* Run the jobs gathered so far and hand their statuses to their ops. */
+static inline void
+qp_run(struct vecsec_pmd_qp *qp)
+{
+	struct vecsec_pmd_scratch *sc = &qp->scratch;
+
+	if (sc->nb_jobs != 0) {
+		vecsec_aead_burst(sc->ptrs, sc->nb_jobs);
+		for (unsigned int i = 0; i < sc->nb_jobs; i++) {
+			struct rte_crypto_op *op = sc->jobs[i].user;
+
+			op->status = op_status(sc->jobs[i].status);
+		}
+	}
+	if (qp->nb_sl != 0)
+		sessionless_wipe(qp);
+	scratch_reset(sc);
+}
+
+static inline void
+op_reject(struct rte_crypto_op *op, int why)
+{
+	op->status = why == PREP_BAD_SESSION ? RTE_CRYPTO_OP_STATUS_INVALID_SESSION :
+		RTE_CRYPTO_OP_STATUS_INVALID_ARGS;
+}
+
+/*
+ * Process ops[0..n), n <= max_burst: every op ends with a final status.
+ * Returns how many were refused before the engine (bad args or session).
+ */
+static inline unsigned int
+qp_process(struct vecsec_pmd_qp *qp, struct rte_crypto_op **ops, unsigned int n)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int rc = op_prepare(qp, ops[i]);
+
+		if (unlikely(rc == PREP_FULL)) {
+			qp_run(qp);
+			rc = op_prepare(qp, ops[i]);
+			if (rc == PREP_FULL)
+				rc = PREP_BAD_ARGS;   /* one chain beyond the scratch */
+		}
+		if (unlikely(rc != PREP_OK)) {
+			op_reject(ops[i], rc);
+			bad++;
+		}
+	}
+	qp_run(qp);
+	return bad;
+}
+
+uint16_t
+vecsec_pmd_enqueue_burst(void *queue_pair, struct rte_crypto_op **ops, uint16_t nb_ops)
+{
+	struct vecsec_pmd_qp *qp = queue_pair;
+	unsigned int room, n, done, bad = 0;
+
+	/* SP ring: only this thread enqueues, so the room can only grow */
+	room = rte_ring_free_count(qp->ring);
+	n = RTE_MIN((unsigned int)nb_ops, room);
+	for (done = 0; done < n;) {
+		unsigned int k = RTE_MIN(n - done, qp->max_burst);
+
+		bad += qp_process(qp, ops + done, k);
+		done += k;
+	}
+	if (n != 0)
+		rte_ring_enqueue_burst(qp->ring, (void **)ops, n, NULL);
+	/*
+	 * Refused ops still complete (with their error status). A full ring
+	 * is back-pressure, not an error: the return value tells it.
+	 */
+	qp->stats.enqueued_count += n;
+	qp->stats.enqueue_err_count += bad;
+	return (uint16_t)n;
+}
+
+uint16_t
+vecsec_pmd_dequeue_burst(void *queue_pair, struct rte_crypto_op **ops, uint16_t nb_ops)
+{
+	struct vecsec_pmd_qp *qp = queue_pair;
+	unsigned int n, bad = 0;
+
+	n = rte_ring_dequeue_burst(qp->ring, (void **)ops, nb_ops, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		bad += ops[i]->status != RTE_CRYPTO_OP_STATUS_SUCCESS;
+	qp->stats.dequeued_count += n;
+	qp->stats.dequeue_err_count += bad;
+	return (uint16_t)n;
+}
+
+/* ---- synchronous CPU crypto ---- */
+
+static inline int32_t
+cpu_status(uint32_t job_status)
+{
+	switch (job_status) {
+	case VECSEC_JOB_OK:
+		return 0;
+	case VECSEC_JOB_AUTH_FAILED:
+		return EBADMSG;
+	default:
+		return EINVAL;
+	}
+}
+
+static inline uint32_t
+cpu_run(struct vecsec_pmd_scratch *sc, struct rte_crypto_sym_vec *vec)
+{
+	uint32_t ok = 0;
+
+	if (sc->nb_jobs != 0)
+		vecsec_aead_burst(sc->ptrs, sc->nb_jobs);
+	for (unsigned int i = 0; i < sc->nb_jobs; i++) {
+		uint32_t idx = (uint32_t)(uintptr_t)sc->jobs[i].user;
+		int32_t st = cpu_status(sc->jobs[i].status);
+
+		vec->status[idx] = st;
+		ok += st == 0;
+	}
+	scratch_reset(sc);
+	return ok;
+}
+
+/* Total bytes of an SGL, or UINT64_MAX if malformed. */
+static inline uint64_t
+sgl_len(const struct rte_crypto_sgl *sgl)
+{
+	uint64_t t = 0;
+
+	if (sgl == NULL || (sgl->num != 0 && sgl->vec == NULL))
+		return UINT64_MAX;
+	for (uint32_t i = 0; i < sgl->num; i++)
+		t += sgl->vec[i].len;
+	return t;
+}
+
+static inline int
+cpu_prepare(struct vecsec_pmd_scratch *sc, const struct vecsec_pmd_session *s,
+	    const struct rte_crypto_sym_vec *vec, uint32_t i, uint32_t head, uint32_t tail)
+{
+	struct vecsec_aead_job *job = &sc->jobs[sc->nb_jobs];
+	const struct vecsec_seg *in_segs, *out_segs;
+	uint32_t nb_in, nb_out, segs_before = sc->nb_segs;
+	uint8_t *in_lin, *out_lin;
+	uint64_t total, len;
+	int rc;
+
+	total = sgl_len(&vec->src_sgl[i]);
+	if (total == UINT64_MAX || total < (uint64_t)head + tail)
+		return PREP_BAD_ARGS;
+	len = total - head - tail;
+	if (len > UINT32_MAX || vec->iv == NULL || vec->iv[i].va == NULL)
+		return PREP_BAD_ARGS;
+	if (!s->cipher_only && (vec->digest == NULL || vec->digest[i].va == NULL ||
+				(s->aad_len != 0 && (vec->aad == NULL || vec->aad[i].va == NULL))))
+		return PREP_BAD_ARGS;
+	rc = sgl_span(sc, &vec->src_sgl[i], head, (uint32_t)len, &in_lin, &in_segs, &nb_in);
+	if (rc != PREP_OK)
+		goto fail;
+	if (vec->dest_sgl == NULL) {
+		out_lin = in_lin;
+		out_segs = in_segs;
+		nb_out = nb_in;
+	} else {
+		if (sgl_len(&vec->dest_sgl[i]) < (uint64_t)head + len) {
+			rc = PREP_BAD_ARGS;
+			goto fail;
+		}
+		rc = sgl_span(sc, &vec->dest_sgl[i], head, (uint32_t)len, &out_lin, &out_segs,
+			      &nb_out);
+		if (rc != PREP_OK)
+			goto fail;
+	}
+	job->key = &s->key;
+	job->dir = s->dir;
+	job->status = VECSEC_JOB_PENDING;
+	job->nonce = vec->iv[i].va;
+	job->nonce_len = s->iv_len;
+	job->len = len;
+	job_io(job, in_lin, in_segs, nb_in, out_lin, out_segs, nb_out);
+	if (s->cipher_only) {
+		job->aad = NULL;
+		job->aad_len = 0;
+		job->tag = NULL;
+		job->tag_len = 0;
+	} else {
+		job->aad = s->aad_len != 0 ? vec->aad[i].va : NULL;
+		job->aad_len = s->aad_len;
+		job->tag = vec->digest[i].va;
+		job->tag_len = s->digest_len;
+	}
+	job->user = (void *)(uintptr_t)i;
+	sc->ptrs[sc->nb_jobs] = job;
+	sc->nb_jobs++;
+	return PREP_OK;
+fail:
+	sc->nb_segs = segs_before;
+	return rc;
+}
+
+uint32_t
+vecsec_pmd_cpu_process(struct rte_cryptodev *dev, struct rte_cryptodev_sym_session *sess,
+		       union rte_crypto_sym_ofs ofs, struct rte_crypto_sym_vec *vec)
+{
+	const struct vecsec_pmd_private *priv = dev->data->dev_private;
+	const struct vecsec_pmd_session *s;
+	/* on the stack: CPU crypto may run on any thread at once (~50 KiB) */
+	struct vecsec_pmd_scratch sc;
+	uint32_t ok = 0, head, tail;
+
+	if (vec == NULL || vec->status == NULL)
+		return 0;
+	s = sess != NULL ? CRYPTODEV_GET_SYM_SESS_PRIV(sess) : NULL;
+	if (s == NULL || sess->driver_id != vecsec_pmd_driver_id || !s->configured ||
+	    vec->src_sgl == NULL) {
+		for (uint32_t i = 0; i < vec->num; i++)
+			vec->status[i] = EINVAL;
+		return 0;
+	}
+	/* AEAD: cipher and auth cover the same bytes; rte_ipsec sets cipher */
+	head = ofs.ofs.cipher.head;
+	tail = ofs.ofs.cipher.tail;
+	scratch_reset(&sc);
+	for (uint32_t i = 0; i < vec->num; i++) {
+		int rc;
+
+		if (sc.nb_jobs == priv->max_burst)
+			ok += cpu_run(&sc, vec);
+		rc = cpu_prepare(&sc, s, vec, i, head, tail);
+		if (unlikely(rc == PREP_FULL)) {
+			ok += cpu_run(&sc, vec);
+			rc = cpu_prepare(&sc, s, vec, i, head, tail);
+			if (rc == PREP_FULL)
+				rc = PREP_BAD_ARGS;
+		}
+		if (unlikely(rc != PREP_OK))
+			vec->status[i] = EINVAL;
+	}
+	ok += cpu_run(&sc, vec);
+	return ok;
+}

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * crypto_vecsec control path: device configure/start/stop/close, info,
+ * stats, queue pairs (an exact-size SP/SC completion ring and the burst
+ * scratch each) and sessions (an expanded libvecsec key, checked against
+ * the capability array, wiped on clear).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cryptodev.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+#include <cryptodev_pmd.h>
+
+#include "vecsec/vecsec.h"
+#include "vecsec/vecsec_aead.h"
+
+#include "vecsec_pmd_private.h"
+
+static int
+vecsec_pmd_config(struct rte_cryptodev *dev __rte_unused,
+		  struct rte_cryptodev_config *config __rte_unused)
+{
+	return 0;
+}
+
+static int
+vecsec_pmd_start(struct rte_cryptodev *dev __rte_unused)
+{
+	return 0;
+}
+
+static void
+vecsec_pmd_stop(struct rte_cryptodev *dev __rte_unused)
+{
+}
+
+static int
+vecsec_pmd_qp_release(struct rte_cryptodev *dev, uint16_t qp_id)
+{
+	const struct vecsec_pmd_private *priv = dev->data->dev_private;
+	struct vecsec_pmd_qp *qp;
+
+	if (dev->data->queue_pairs == NULL || qp_id >= priv->max_nb_qpairs)
+		return 0;
+	qp = dev->data->queue_pairs[qp_id];
+	if (qp == NULL)
+		return 0;
+	rte_ring_free(qp->ring);
+	/* the scratch held pointers to keys and data: leave nothing behind */
+	vecsec_memzero(qp, sizeof(*qp));
+	rte_free(qp);
+	dev->data->queue_pairs[qp_id] = NULL;
+	return 0;
+}
+
+static int
+vecsec_pmd_close(struct rte_cryptodev *dev)
+{
+	for (uint16_t i = 0; i < dev->data->nb_queue_pairs; i++)
+		vecsec_pmd_qp_release(dev, i);
+	return 0;
+}
+
+static void
+vecsec_pmd_stats_get(struct rte_cryptodev *dev, struct rte_cryptodev_stats *stats)
+{
+	for (uint16_t i = 0; i < dev->data->nb_queue_pairs; i++) {
+		const struct vecsec_pmd_qp *qp = dev->data->queue_pairs[i];
+
+		if (qp == NULL)
+			continue;
+		stats->enqueued_count += qp->stats.enqueued_count;
+		stats->dequeued_count += qp->stats.dequeued_count;
+		stats->enqueue_err_count += qp->stats.enqueue_err_count;
+		stats->dequeue_err_count += qp->stats.dequeue_err_count;
+	}
+}
+
+static void
+vecsec_pmd_stats_reset(struct rte_cryptodev *dev)
+{
+	for (uint16_t i = 0; i < dev->data->nb_queue_pairs; i++) {
+		struct vecsec_pmd_qp *qp = dev->data->queue_pairs[i];
+
+		if (qp != NULL)
+			memset(&qp->stats, 0, sizeof(qp->stats));
+	}
+}
+
+static void
+vecsec_pmd_info_get(struct rte_cryptodev *dev, struct rte_cryptodev_info *info)
+{
+	const struct vecsec_pmd_private *priv = dev->data->dev_private;
+
+	if (info == NULL)
+		return;
+	/*
+	 * The vecsec cap is process-wide: a later device's isa= (or
+	 * vecsec_isa_limit() by the application) lowers it for all. Say what
+	 * runs now.
+	 */
+	dev->feature_flags = (dev->feature_flags & ~VECSEC_PMD_FF_CPU) |
+		vecsec_pmd_isa_flags(vecsec_isa_cap());
+	info->driver_id = dev->driver_id;
+	info->feature_flags = dev->feature_flags;
+	info->capabilities = vecsec_pmd_capabilities(priv->aria);
+	info->max_nb_queue_pairs = priv->max_nb_qpairs;
+	info->sym.max_nb_sessions = 0;   /* no limit but the session mempool */
+	/* AAD and data may sit anywhere; nothing to reserve in front */
+	info->min_mbuf_headroom_req = 0;
+	info->min_mbuf_tailroom_req = 0;
+}
+
+static int
+vecsec_pmd_qp_setup(struct rte_cryptodev *dev, uint16_t qp_id,
+		    const struct rte_cryptodev_qp_conf *conf, int socket_id)
+{
+	const struct vecsec_pmd_private *priv = dev->data->dev_private;
+	struct vecsec_pmd_qp *qp;
+	int n;
+
+	if (qp_id >= priv->max_nb_qpairs) {
+		VECSEC_PMD_LOG(ERR, "qp %u: device has %u queue pairs", qp_id,
+			       priv->max_nb_qpairs);
+		return -EINVAL;
+	}
+	if (conf == NULL || conf->nb_descriptors == 0) {
+		VECSEC_PMD_LOG(ERR, "qp %u: need nb_descriptors > 0", qp_id);
+		return -EINVAL;
+	}
+	/* re-setup: the old ring may hold ops; they are the caller's to drain */
+	vecsec_pmd_qp_release(dev, qp_id);
+
+	qp = rte_zmalloc_socket("crypto_vecsec qp", sizeof(*qp), RTE_CACHE_LINE_SIZE,
+				socket_id);
+	if (qp == NULL) {
+		VECSEC_PMD_LOG(ERR, "qp %u: no memory", qp_id);
+		return -ENOMEM;
+	}
+	qp->id = qp_id;
+	qp->max_burst = priv->max_burst;
+	qp->aria = priv->aria;
+	n = snprintf(qp->name, sizeof(qp->name), "vecsec_%u_qp%u", dev->data->dev_id, qp_id);
+	if (n < 0 || (size_t)n >= sizeof(qp->name)) {
+		rte_free(qp);
+		return -EINVAL;
+	}
+	/* exact size: nb_descriptors ops fit, the next enqueue gets fewer */
+	qp->ring = rte_ring_create(qp->name, conf->nb_descriptors, socket_id,
+				   RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (qp->ring == NULL) {
+		VECSEC_PMD_LOG(ERR, "qp %u: ring of %u: %s", qp_id, conf->nb_descriptors,
+			       rte_strerror(rte_errno));
+		rte_free(qp);
+		return -rte_errno != 0 ? -rte_errno : -ENOMEM;
+	}
+	dev->data->queue_pairs[qp_id] = qp;
+	return 0;
+}
+
+static unsigned int
+vecsec_pmd_session_size(struct rte_cryptodev *dev __rte_unused)
+{
+	return sizeof(struct vecsec_pmd_session);
+}
+
+/* The capability entry for an xform's algorithm, or NULL. */
+static const struct rte_cryptodev_symmetric_capability *
+find_cap(const struct rte_crypto_sym_xform *x, bool aria)
+{
+	const struct rte_cryptodev_capabilities *c = vecsec_pmd_capabilities(aria);
+
+	for (; c->op != RTE_CRYPTO_OP_TYPE_UNDEFINED; c++) {
+		if (c->sym.xform_type != x->type)
+			continue;
+		if (x->type == RTE_CRYPTO_SYM_XFORM_AEAD && c->sym.aead.algo == x->aead.algo)
+			return &c->sym;
+		if (x->type == RTE_CRYPTO_SYM_XFORM_CIPHER &&
+		    c->sym.cipher.algo == x->cipher.algo)
+			return &c->sym;
+	}
+	return NULL;
+}
+
+int
+vecsec_pmd_session_set(struct vecsec_pmd_session *s, const struct rte_crypto_sym_xform *x,
+		       bool aria)
+{
+	const struct rte_cryptodev_symmetric_capability *cap;
+	enum vecsec_aead_alg alg;
+	const uint8_t *key;
+	size_t key_len;
+	int rc;
+
+	if (s == NULL || x == NULL)
+		return -EINVAL;
+	if (x->next != NULL)
+		return -ENOTSUP;   /* AEAD (or ARIA-CTR) alone: no chains */
+	cap = find_cap(x, aria);
+	if (cap == NULL)
+		return -ENOTSUP;
+	memset(s, 0, sizeof(*s));
+	if (x->type == RTE_CRYPTO_SYM_XFORM_AEAD) {
+		const struct rte_crypto_aead_xform *a = &x->aead;
+
+		if (rte_cryptodev_sym_capability_check_aead(cap, a->key.length,
+				a->digest_length, a->aad_length, a->iv.length) != 0)
+			return -ENOTSUP;
+		if (a->op == RTE_CRYPTO_AEAD_OP_ENCRYPT)
+			s->dir = VECSEC_AEAD_SEAL;
+		else if (a->op == RTE_CRYPTO_AEAD_OP_DECRYPT)
+			s->dir = VECSEC_AEAD_OPEN;
+		else
+			return -EINVAL;
+		alg = a->algo == RTE_CRYPTO_AEAD_CHACHA20_POLY1305 ?
+			VECSEC_AEAD_CHACHA20_POLY1305 : VECSEC_AEAD_ARIA_GCM;
+		key = a->key.data;
+		key_len = a->key.length;
+		s->iv_offset = a->iv.offset;
+		s->iv_len = a->iv.length;
+		s->aad_len = a->aad_length;
+		s->digest_len = a->digest_length;
+	} else {
+		const struct rte_crypto_cipher_xform *c = &x->cipher;
+
+		if (rte_cryptodev_sym_capability_check_cipher(cap, c->key.length,
+				c->iv.length) != 0)
+			return -ENOTSUP;
+		/* CTR: both directions are the same keystream xor */
+		if (c->op == RTE_CRYPTO_CIPHER_OP_ENCRYPT)
+			s->dir = VECSEC_AEAD_SEAL;
+		else if (c->op == RTE_CRYPTO_CIPHER_OP_DECRYPT)
+			s->dir = VECSEC_AEAD_OPEN;
+		else
+			return -EINVAL;
+		alg = VECSEC_AEAD_ARIA_CTR;
+		key = c->key.data;
+		key_len = c->key.length;
+		s->iv_offset = c->iv.offset;
+		s->iv_len = c->iv.length;
+		s->cipher_only = 1;
+	}
+	if (key == NULL)
+		return -EINVAL;
+	rc = vecsec_aead_key_init(&s->key, alg, key, key_len);
+	if (rc != 0) {
+		vecsec_memzero(s, sizeof(*s));
+		return rc;
+	}
+	s->configured = 1;
+	return 0;
+}
+
+static int
+vecsec_pmd_session_configure(struct rte_cryptodev *dev, struct rte_crypto_sym_xform *xform,
+			     struct rte_cryptodev_sym_session *sess)
+{
+	const struct vecsec_pmd_private *priv = dev->data->dev_private;
+	struct vecsec_pmd_session *s;
+	int rc;
+
+	if (sess == NULL || xform == NULL)
+		return -EINVAL;
+	s = CRYPTODEV_GET_SYM_SESS_PRIV(sess);
+	if (((uintptr_t)s & (_Alignof(struct vecsec_pmd_session) - 1)) != 0) {
+		VECSEC_PMD_LOG(ERR, "session data %p not %zu-byte aligned", (void *)s,
+			       _Alignof(struct vecsec_pmd_session));
+		return -EINVAL;
+	}
+	rc = vecsec_pmd_session_set(s, xform, priv->aria);
+	if (rc != 0)
+		VECSEC_PMD_LOG(DEBUG, "session rejected: %s", rte_strerror(-rc));
+	return rc;
+}
+
+static void
+vecsec_pmd_session_clear(struct rte_cryptodev *dev __rte_unused,
+			 struct rte_cryptodev_sym_session *sess)
+{
+	struct vecsec_pmd_session *s;
+
+	if (sess == NULL)
+		return;
+	s = CRYPTODEV_GET_SYM_SESS_PRIV(sess);
+	vecsec_aead_key_wipe(&s->key);
+	vecsec_memzero(s, sizeof(*s));
+}
+
+struct rte_cryptodev_ops vecsec_pmd_ops = {
+	.dev_configure = vecsec_pmd_config,
+	.dev_start = vecsec_pmd_start,
+	.dev_stop = vecsec_pmd_stop,
+	.dev_close = vecsec_pmd_close,
+
+	.stats_get = vecsec_pmd_stats_get,
+	.stats_reset = vecsec_pmd_stats_reset,
+
+	.dev_infos_get = vecsec_pmd_info_get,
+
+	.queue_pair_setup = vecsec_pmd_qp_setup,
+	.queue_pair_release = vecsec_pmd_qp_release,
+
+	.sym_session_get_size = vecsec_pmd_session_size,
+	.sym_session_configure = vecsec_pmd_session_configure,
+	.sym_session_clear = vecsec_pmd_session_clear,
+
+	.sym_cpu_process = vecsec_pmd_cpu_process,
+};

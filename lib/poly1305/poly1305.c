@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Poly1305 public API (vecsec_poly1305.h) and implementation selection:
+ * buffering of partial blocks, the final padded block (RFC 8439 2.5), the
+ * "+ s" step, and the table of impls widest first.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "vecsec/vecsec_poly1305.h"
+#include "poly1305_internal.h"
+
+const struct poly1305_impl *const vecsec_poly1305_impls[] = {
+#ifdef VECSEC_HAVE_AVX512_IFMA
+	&vecsec_poly1305_impl_avx512ifma,
+#endif
+#ifdef VECSEC_HAVE_AVX2
+	&vecsec_poly1305_impl_avx2,
+#endif
+#ifdef VECSEC_HAVE_NEON
+	&vecsec_poly1305_impl_neon,
+#endif
+	&vecsec_poly1305_impl_ref,
+	NULL,
+};
+
+static const struct poly1305_impl *_Atomic poly1305_cur;
+
+void
+vecsec_poly1305_select(enum vecsec_isa cap, uint64_t feat)
+{
+	const struct poly1305_impl *pick = &vecsec_poly1305_impl_ref;
+
+	for (size_t i = 0; vecsec_poly1305_impls[i] != NULL; i++) {
+		const struct poly1305_impl *im = vecsec_poly1305_impls[i];
+
+		if (vecsec_impl_usable(im->isa, im->needs, cap, feat)) {
+			pick = im;
+			break;
+		}
+	}
+	atomic_store_explicit(&poly1305_cur, pick, memory_order_release);
+}
+
+const struct poly1305_impl *
+vecsec_poly1305_impl(void)
+{
+	return VECSEC_IMPL_GET(poly1305_cur);
+}
+
+/* What the public opaque storage holds. */
+struct poly1305_ctx {
+	struct poly1305_state st;
+	const struct poly1305_impl *impl;
+	uint8_t s[16];
+	uint8_t buf[POLY1305_BLOCK_LEN];
+	size_t buf_len;
+};
+
+_Static_assert(sizeof(struct poly1305_ctx) <= sizeof(struct vecsec_poly1305_ctx),
+	       "vecsec_poly1305_ctx too small");
+_Static_assert(_Alignof(struct poly1305_ctx) <= _Alignof(struct vecsec_poly1305_ctx),
+	       "vecsec_poly1305_ctx under-aligned");
+
+VECSEC_API int
+vecsec_poly1305_init(struct vecsec_poly1305_ctx *ctx, const uint8_t key[VECSEC_POLY1305_KEY_LEN])
+{
+	struct poly1305_ctx *c = (struct poly1305_ctx *)ctx;
+
+	if (ctx == NULL || key == NULL)
+		return -EINVAL;
+	vecsec_poly1305_core_init(&c->st, key);
+	memcpy(c->s, key + 16, 16);
+	c->impl = vecsec_poly1305_impl();
+	c->buf_len = 0;
+	return 0;
+}
+
+VECSEC_API int
+vecsec_poly1305_update(struct vecsec_poly1305_ctx *ctx, const uint8_t *in, size_t len)
+{
+	struct poly1305_ctx *c = (struct poly1305_ctx *)ctx;
+	size_t nb;
+
+	if (ctx == NULL || (in == NULL && len > 0))
+		return -EINVAL;
+	if (c->buf_len > 0) {
+		size_t n = POLY1305_BLOCK_LEN - c->buf_len;
+
+		if (n > len)
+			n = len;
+		memcpy(c->buf + c->buf_len, in, n);
+		c->buf_len += n;
+		in += n;
+		len -= n;
+		if (c->buf_len < POLY1305_BLOCK_LEN)
+			return 0;
+		c->impl->blocks(&c->st, c->buf, 1, 1);
+		c->buf_len = 0;
+	}
+	nb = len / POLY1305_BLOCK_LEN;
+	if (nb > 0) {
+		c->impl->blocks(&c->st, in, nb, 1);
+		in += nb * POLY1305_BLOCK_LEN;
+		len -= nb * POLY1305_BLOCK_LEN;
+	}
+	if (len > 0) {
+		memcpy(c->buf, in, len);
+		c->buf_len = len;
+	}
+	return 0;
+}
+
+VECSEC_API int
+vecsec_poly1305_final(struct vecsec_poly1305_ctx *ctx, uint8_t tag[VECSEC_POLY1305_TAG_LEN])
+{
+	struct poly1305_ctx *c = (struct poly1305_ctx *)ctx;
+	uint8_t h[16];
+
+	if (ctx == NULL || tag == NULL)
+		return -EINVAL;
+	if (c->buf_len > 0) {
+		/* RFC 8439 2.5: the last short block gets its 0x01 byte in place */
+		c->buf[c->buf_len] = 1;
+		memset(c->buf + c->buf_len + 1, 0, POLY1305_BLOCK_LEN - c->buf_len - 1);
+		c->impl->blocks(&c->st, c->buf, 1, 0);
+	}
+	vecsec_poly1305_core_emit(&c->st, h);
+	vecsec_poly1305_add_s(tag, h, c->s);
+	vecsec_memzero(h, sizeof(h));
+	vecsec_memzero(ctx, sizeof(*ctx));
+	return 0;
+}
+
+VECSEC_API int
+vecsec_poly1305(uint8_t tag[VECSEC_POLY1305_TAG_LEN], const uint8_t *in, size_t len,
+		const uint8_t key[VECSEC_POLY1305_KEY_LEN])
+{
+	struct vecsec_poly1305_ctx ctx;
+	int rc;
+
+	if (tag == NULL || key == NULL || (in == NULL && len > 0))
+		return -EINVAL;
+	rc = vecsec_poly1305_init(&ctx, key);
+	if (rc == 0)
+		rc = vecsec_poly1305_update(&ctx, in, len);
+	if (rc == 0)
+		rc = vecsec_poly1305_final(&ctx, tag);
+	vecsec_memzero(&ctx, sizeof(ctx));
+	return rc;
+}
+
+VECSEC_API const char *
+vecsec_poly1305_impl_name(void)
+{
+	return vecsec_poly1305_impl()->name;
+}
