@@ -22,7 +22,7 @@
 
 /* Software cryptodevs tried, in this order, when no probed device can serve an SA. */
 static const char *const auto_vdevs[] = {
-	"crypto_aesni_mb", "crypto_chacha20_poly1305", "crypto_aesni_gcm", "crypto_null",
+	"crypto_vecsec", "crypto_aesni_mb", "crypto_chacha20_poly1305", "crypto_aesni_gcm", "crypto_null",
 	"crypto_openssl",
 };
 
