@@ -387,6 +387,8 @@ gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles)
 		struct gw_sa_stats s;
 		uint64_t want = 0;
 
+		if (!dp->sa[i].active)
+			continue;
 		for (unsigned int f = 0; f < g.nb_flow; f++)
 			if (g.flow[f].spi == dp->sa[i].spi)
 				want += g.flow[f].sent;

@@ -63,6 +63,8 @@ struct gw_sa_conf {
 	bool udp_encap;
 	bool telemetry;
 	int32_t window;         /* -1: the global default */
+	int8_t inner;           /* family it carries: -1 from the SPs, 0 IPv4, 1 IPv6 */
+	bool deleted;           /* removed at run time; the slot may be reused */
 	int line;               /* where it was defined */
 };
 
@@ -114,8 +116,10 @@ int gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *tex
 		char *err, size_t err_len);
 /* Same for a file; -errno with a message if it cannot be read. */
 int gw_conf_parse_file(struct gw_conf *conf, const char *path, char *err, size_t err_len);
-/* Zero the key material of every SA. */
+/* Zero every SA, keys included, and forget them. */
 void gw_conf_wipe(struct gw_conf *conf);
+/* Zero the key material of every SA, keep the rest. */
+void gw_conf_wipe_keys(struct gw_conf *conf);
 /* Find an SA by direction and SPI, NULL if none. */
 const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi);
 

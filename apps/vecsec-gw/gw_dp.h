@@ -11,6 +11,8 @@
 
 #include "gw.h"
 
+#include <stdio.h>
+
 #include <rte_cryptodev.h>
 #include <rte_ether.h>
 #include <rte_ipsec.h>
@@ -18,12 +20,14 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
 #define GW_COP_PRIV 32
 
 struct gw_sa {
+	bool active;
 	uint32_t spi;
 	uint8_t dir;            /* enum gw_dir */
 	uint8_t mode;           /* enum gw_sa_mode */
@@ -47,10 +51,14 @@ struct gw_sp {
 	struct gw_sa *sa;       /* PROTECT */
 };
 
-/* Ordered by priority (highest first), then by configuration order. */
+/*
+ * One SPD list, ordered by priority (highest first), then by configuration
+ * order. Immutable once published: the control socket builds a new one,
+ * swaps the pointer and frees the old one after an RCU grace period.
+ */
 struct gw_spd {
-	struct gw_sp *rules;
 	unsigned int n;
+	struct gw_sp rules[];
 };
 
 struct gw_port {
@@ -88,6 +96,8 @@ struct gw_worker {
 	struct gw_txbuf tx[GW_MAX_PORTS];
 	struct gw_stats st;
 	struct gw_sa_stats *sa_st;      /* [nb_sa] */
+	uint32_t inflight_total;
+	uint64_t drained;               /* polls that ended with nothing in a cryptodev */
 	uint64_t busy_cycles;           /* spent in iterations that moved packets */
 	uint64_t last_rx_tsc;
 };
@@ -95,7 +105,10 @@ struct gw_worker {
 struct gw_dp {
 	struct gw_sa *sa;
 	unsigned int nb_sa;
-	struct gw_spd spd[2][2];        /* [v6][dir] */
+	struct gw_spd *spd[2][2];       /* [v6][dir], read with __atomic_load_n */
+	struct gw_conf *conf;           /* live configuration, keys wiped */
+	struct rte_rcu_qsbr *rcu;       /* workers report quiescence each poll */
+	bool ctrl;                      /* run-time changes possible (--ctrl) */
 	struct rte_ipsec_sad *sad4, *sad6;
 	struct rte_lpm *lpm4[2];        /* [to protected port] */
 	struct rte_lpm6 *lpm6[2];
@@ -117,8 +130,19 @@ extern volatile bool gw_quit;
 /* sa.c */
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_sa_teardown(struct gw_dp *dp);
+/* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */
+int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+		size_t err_len);
+int gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s);
+void gw_sa_free(struct gw_sa *s);
+/* ctrl.c */
+int gw_ctrl_start(const char *path);
+void gw_ctrl_stop(void);
 /* sp.c */
 int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
+/* Build the four lists from conf; *out[v6][dir]; -errno. */
+int gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2]);
+void gw_sp_free(struct gw_spd *t[2][2]);
 void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
 		const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len);
@@ -131,7 +155,7 @@ int gw_worker_loop(void *arg);
 unsigned int gw_worker_poll(struct gw_worker *w);
 void gw_worker_drain(struct gw_worker *w);
 /* stats.c */
-void gw_stats_print(const struct gw_dp *dp, double seconds);
+void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);
 void gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out);
 int gw_stats_write_json(const struct gw_dp *dp, const char *path);

@@ -44,6 +44,7 @@ struct opts {
 	const char *cfg_file;
 	const char *check_file;
 	const char *stats_file;
+	const char *ctrl_path;
 	uint64_t unprot_mask;
 	bool unprot_given;
 	bool demo;
@@ -68,6 +69,8 @@ usage(const char *prog)
 		"  --duration S       stop after S seconds\n"
 		"  --idle-exit S      stop once no packet moved for S seconds\n"
 		"  --stats-file PATH  write the counters as JSON on exit\n"
+		"  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
+		"                     (vecsec-ctl); -f is then optional\n"
 		"  --demo             built-in config, ring ports and traffic; checks every packet\n"
 		"  --gen-pkts N       demo packets (default 100000)\n"
 		"  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
@@ -93,6 +96,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "duration", required_argument, NULL, 'D' },
 		{ "idle-exit", required_argument, NULL, 'I' },
 		{ "stats-file", required_argument, NULL, 'S' },
+		{ "ctrl", required_argument, NULL, 'T' },
 		{ "demo", no_argument, NULL, 'M' },
 		{ "gen-pkts", required_argument, NULL, 'N' },
 		{ "gen-size", required_argument, NULL, 'Z' },
@@ -157,6 +161,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'S':
 			o->stats_file = optarg;
+			break;
+		case 'T':
+			o->ctrl_path = optarg;
+			gw.ctrl = true;
 			break;
 		case 'M':
 			o->demo = true;
@@ -323,15 +331,18 @@ main(int argc, char **argv)
 		if (parse_args(argc - dd, argv + dd, &o) != 0)
 			return 2;
 	}
-	if (o.demo == (o.cfg_file != NULL)) {
+	if ((o.demo && o.cfg_file != NULL) || (!o.demo && o.cfg_file == NULL && !gw.ctrl)) {
 		fprintf(stderr, "vecsec-gw: give either -f FILE or --demo (after --)\n");
 		usage(argv[0]);
 		return 2;
 	}
 	if (o.demo)
 		rc = gw_conf_parse_string(&conf, "<demo>", gw_demo_conf, err, sizeof(err));
-	else
+	else if (o.cfg_file != NULL)
 		rc = gw_conf_parse_file(&conf, o.cfg_file, err, sizeof(err));
+	else
+		rc = 0;
+	gw.conf = &conf;
 	if (rc != 0) {
 		fprintf(stderr, "vecsec-gw: %s\n", err);
 		return 1;
@@ -398,7 +409,7 @@ main(int argc, char **argv)
 		snprintf(name, sizeof(name), "gw_cop%u", w);
 		wk->cop_pool = rte_crypto_op_pool_create(name, RTE_CRYPTO_OP_TYPE_SYMMETRIC, 8192,
 			128, GW_COP_PRIV, rte_socket_id());
-		wk->sa_st = calloc(gw.nb_sa + 1, sizeof(*wk->sa_st));
+		wk->sa_st = calloc(GW_MAX_SA, sizeof(*wk->sa_st));
 		if (wk->cop_pool == NULL || wk->sa_st == NULL) {
 			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
@@ -412,7 +423,22 @@ main(int argc, char **argv)
 				printf("vecsec-gw: cryptodev %u: %s (driver %s%s)\n", id, gw.cdev[id].name,
 					gw.cdev[id].driver, gw.cdev[id].cpu_crypto ? ", cpu-crypto" : "");
 	}
-	gw_conf_wipe(&conf);    /* the keys now live in the cryptodev sessions only */
+	gw_conf_wipe_keys(&conf);       /* the keys now live in the cryptodev sessions only */
+	if (gw.ctrl) {
+		size_t sz = rte_rcu_qsbr_get_memsize(gw.nb_workers);
+
+		gw.rcu = rte_zmalloc("gw_rcu", sz, RTE_CACHE_LINE_SIZE);
+		if (gw.rcu == NULL || rte_rcu_qsbr_init(gw.rcu, gw.nb_workers) != 0) {
+			fprintf(stderr, "vecsec-gw: cannot set up RCU\n");
+			goto out;
+		}
+		rte_rcu_qsbr_thread_register(gw.rcu, 0);
+		rte_rcu_qsbr_thread_online(gw.rcu, 0);
+		if (gw_ctrl_start(o.ctrl_path) != 0)
+			goto out;
+		if (!o.quiet)
+			printf("vecsec-gw: control socket %s\n", o.ctrl_path);
+	}
 	if (gw_telemetry_register() != 0 && !o.quiet)
 		printf("vecsec-gw: telemetry commands not registered\n");
 
@@ -486,10 +512,13 @@ main(int argc, char **argv)
 		if (print_now || (!o.quiet && !o.demo && t1 - last_print > 10 * hz)) {
 			print_now = false;
 			last_print = t1;
-			gw_stats_print(&gw, (double)(t1 - t_start) / (double)hz);
+			gw_stats_print(&gw, (double)(t1 - t_start) / (double)hz, stdout);
 		}
 	}
 	gw_worker_drain(&gw.worker[0]);
+	if (gw.rcu != NULL)
+		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
+	gw_ctrl_stop();
 	rte_eal_mp_wait_lcore();
 	if (o.demo) {
 		gw_gen_pull();
@@ -497,7 +526,7 @@ main(int argc, char **argv)
 	t_end = rte_get_tsc_cycles();
 	for (unsigned int w = 0; w < gw.nb_workers; w++)
 		busy += gw.worker[w].busy_cycles;
-	gw_stats_print(&gw, (double)(t_end - t_start) / (double)hz);
+	gw_stats_print(&gw, (double)(t_end - t_start) / (double)hz, stdout);
 	ret = 0;
 	if (o.demo && gw_gen_report(&gw, (double)(t_end - t_start) / (double)hz, busy) != 0)
 		ret = 1;
@@ -506,6 +535,9 @@ main(int argc, char **argv)
 		ret = 1;
 	}
 out:
+	if (gw.rcu != NULL)
+		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
+	gw_ctrl_stop();
 	gw_conf_wipe(&conf);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {
 		if (gw.port[p].used) {
@@ -523,6 +555,7 @@ out:
 		rte_mempool_free(gw.worker[w].cop_pool);
 		free(gw.worker[w].sa_st);
 	}
+	rte_free(gw.rcu);
 	rte_eal_cleanup();
 	return ret;
 }

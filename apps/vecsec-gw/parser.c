@@ -271,6 +271,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	memset(sa, 0, sizeof(*sa));
 	sa->line = p->line;
 	sa->window = -1;
+	sa->inner = -1;
 	if (ti >= p->n)
 		return perr(p, 0, "expects 'in' or 'out'");
 	if (strcmp(p->t[ti].s, "in") == 0)
@@ -445,6 +446,15 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				return perr(p, ti, "expects an unsigned 64-bit number");
 			sa->esn = true;
 			sa->esn_init = v;
+		} else if (strcmp(k, "inner") == 0) {
+			/* vecsec: the family an SA carries, when no SP rule says it yet */
+			NEXT(p, ti, "ipv4 or ipv6");
+			if (strcmp(p->t[ti].s, "ipv4") == 0)
+				sa->inner = 0;
+			else if (strcmp(p->t[ti].s, "ipv6") == 0)
+				sa->inner = 1;
+			else
+				return perr(p, ti, "expects ipv4 or ipv6");
 		} else if (strcmp(k, "replay_win") == 0) {
 			NEXT(p, ti, "a window size");
 			if (parse_u64(p->t[ti].s, 4096, &v) < 0)
@@ -865,11 +875,23 @@ gw_conf_wipe(struct gw_conf *conf)
 	conf->nb_sa = 0;
 }
 
+void
+gw_conf_wipe_keys(struct gw_conf *conf)
+{
+	for (unsigned int i = 0; i < conf->nb_sa; i++) {
+		struct gw_sa_conf *sa = &conf->sa[i];
+
+		explicit_bzero(sa->cipher_key, sizeof(sa->cipher_key));
+		explicit_bzero(sa->auth_key, sizeof(sa->auth_key));
+		explicit_bzero(&sa->salt, sizeof(sa->salt));
+	}
+}
+
 const struct gw_sa_conf *
 gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi)
 {
 	for (unsigned int i = 0; i < conf->nb_sa; i++)
-		if (conf->sa[i].dir == dir && conf->sa[i].spi == spi)
+		if (!conf->sa[i].deleted && conf->sa[i].dir == dir && conf->sa[i].spi == spi)
 			return &conf->sa[i];
 	return NULL;
 }

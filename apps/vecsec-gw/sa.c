@@ -114,14 +114,14 @@ cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
 }
 
 static int
-pick_cdev(struct gw_dp *dp, const struct rte_crypto_sym_xform *xf, bool cpu)
+pick_cdev(struct gw_dp *dp, const struct rte_crypto_sym_xform *xf, bool cpu, bool only_used)
 {
 	int best = -1;
 
 	for (uint8_t id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
 		struct rte_cryptodev_info info;
 
-		if (!cdev_supports(id, xf, cpu))
+		if ((only_used && !dp->cdev[id].used) || !cdev_supports(id, xf, cpu))
 			continue;
 		rte_cryptodev_info_get(id, &info);
 		/*
@@ -147,7 +147,7 @@ pick_cdev(struct gw_dp *dp, const struct rte_crypto_sym_xform *xf, bool cpu)
 static int
 inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
 {
-	int fam = -1;
+	int fam = c->inner;
 
 	for (unsigned int i = 0; i < conf->nb_sp; i++) {
 		const struct gw_sp_conf *sp = &conf->sp[i];
@@ -164,7 +164,8 @@ inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
 }
 
 static int
-sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet)
+sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
+		bool only_used)
 {
 	struct rte_crypto_sym_xform xf[2];
 	struct rte_ipsec_sa_prm prm;
@@ -244,7 +245,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
 	s->tail_need = 16 + 4;
 
-	rc = pick_cdev(dp, xf, s->action == GW_SA_CPU_CRYPTO);
+	rc = pick_cdev(dp, xf, s->action == GW_SA_CPU_CRYPTO, only_used);
 	if (rc < 0) {
 		if (quiet)
 			return -ENOTSUP;
@@ -334,16 +335,65 @@ cdev_start(struct gw_dp *dp, struct gw_cdev *cd)
 	return rc;
 }
 
+static void
+sad_key(const struct gw_sa *s, union rte_ipsec_sad_key *k, int *type, bool *v6)
+{
+	memset(k, 0, sizeof(*k));
+	if (s->mode == GW_MODE_TUN4) {
+		k->v4.spi = rte_cpu_to_be_32(s->spi);
+		memcpy(&k->v4.dip, s->dst.b, 4);
+		memcpy(&k->v4.sip, s->src.b, 4);
+		*type = RTE_IPSEC_SAD_SPI_DIP_SIP;
+		*v6 = false;
+	} else if (s->mode == GW_MODE_TUN6) {
+		k->v6.spi = rte_cpu_to_be_32(s->spi);
+		memcpy(k->v6.dip, s->dst.b, 16);
+		memcpy(k->v6.sip, s->src.b, 16);
+		*type = RTE_IPSEC_SAD_SPI_DIP_SIP;
+		*v6 = true;
+	} else {
+		k->v4.spi = rte_cpu_to_be_32(s->spi);
+		*type = RTE_IPSEC_SAD_SPI_ONLY;
+		*v6 = s->inner_v6;
+	}
+}
+
+static int
+sad_add(struct gw_dp *dp, struct gw_sa *s)
+{
+	union rte_ipsec_sad_key k;
+	int type;
+	bool v6;
+
+	sad_key(s, &k, &type, &v6);
+	return rte_ipsec_sad_add(v6 ? dp->sad6 : dp->sad4, &k, type, s);
+}
+
+int
+gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s)
+{
+	union rte_ipsec_sad_key k;
+	int type;
+	bool v6;
+
+	if (s->dir != GW_DIR_IN)
+		return 0;
+	sad_key(s, &k, &type, &v6);
+	return rte_ipsec_sad_del(v6 ? dp->sad6 : dp->sad4, &k, type);
+}
+
 static int
 sad_setup(struct gw_dp *dp)
 {
 	struct rte_ipsec_sad_conf sc = { .socket_id = SOCKET_ID_ANY };
-	unsigned int nb = dp->nb_sa + 1;
 
 	for (int i = 0; i < RTE_IPSEC_SAD_KEY_TYPE_MASK; i++)
-		sc.max_sa[i] = nb;
+		sc.max_sa[i] = GW_MAX_SA;
+	/* lookups while the control socket adds and deletes */
+	if (dp->ctrl)
+		sc.flags = RTE_IPSEC_SAD_FLAG_RW_CONCURRENCY;
 	dp->sad4 = rte_ipsec_sad_create("gw_sad4", &sc);
-	sc.flags = RTE_IPSEC_SAD_FLAG_IPV6;
+	sc.flags |= RTE_IPSEC_SAD_FLAG_IPV6;
 	dp->sad6 = rte_ipsec_sad_create("gw_sad6", &sc);
 	if (dp->sad4 == NULL || dp->sad6 == NULL) {
 		fprintf(stderr, "vecsec-gw: cannot create the SAD: %s\n", rte_strerror(rte_errno));
@@ -351,27 +401,11 @@ sad_setup(struct gw_dp *dp)
 	}
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		struct gw_sa *s = &dp->sa[i];
-		union rte_ipsec_sad_key k;
 		int rc;
 
-		if (s->dir != GW_DIR_IN)
+		if (!s->active || s->dir != GW_DIR_IN)
 			continue;
-		memset(&k, 0, sizeof(k));
-		if (s->mode == GW_MODE_TUN4) {
-			k.v4.spi = rte_cpu_to_be_32(s->spi);
-			memcpy(&k.v4.dip, s->dst.b, 4);
-			memcpy(&k.v4.sip, s->src.b, 4);
-			rc = rte_ipsec_sad_add(dp->sad4, &k, RTE_IPSEC_SAD_SPI_DIP_SIP, s);
-		} else if (s->mode == GW_MODE_TUN6) {
-			k.v6.spi = rte_cpu_to_be_32(s->spi);
-			memcpy(k.v6.dip, s->dst.b, 16);
-			memcpy(k.v6.sip, s->src.b, 16);
-			rc = rte_ipsec_sad_add(dp->sad6, &k, RTE_IPSEC_SAD_SPI_DIP_SIP, s);
-		} else {
-			k.v4.spi = rte_cpu_to_be_32(s->spi);
-			rc = rte_ipsec_sad_add(s->inner_v6 ? dp->sad6 : dp->sad4, &k,
-				RTE_IPSEC_SAD_SPI_ONLY, s);
-		}
+		rc = sad_add(dp, s);
 		if (rc != 0) {
 			fprintf(stderr, "vecsec-gw: SA in %u (line %d): cannot add to the SAD: %s\n",
 				s->spi, s->line, strerror(-rc));
@@ -381,13 +415,63 @@ sad_setup(struct gw_dp *dp)
 	return 0;
 }
 
+/* Run time (control socket): slot i of conf, on a device already started. */
+int
+gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+		size_t err_len)
+{
+	const struct gw_sa_conf *c = &conf->sa[i];
+	struct gw_sa *s = &dp->sa[i];
+	int fam = inner_family(conf, c);
+	int rc;
+
+	if (fam < 0) {
+		snprintf(err, err_len, "SA %u: SP rules send both IPv4 and IPv6 through it", c->spi);
+		return -EINVAL;
+	}
+	memset(s, 0, sizeof(*s));
+	s->idx = (uint16_t)i;
+	rc = sa_init_one(dp, s, c, fam, true, true);
+	if (rc == 0)
+		rc = sa_session(dp, s, c);
+	if (rc == 0 && s->dir == GW_DIR_IN)
+		rc = sad_add(dp, s);
+	if (rc != 0) {
+		snprintf(err, err_len, "SA %s %u: %s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
+			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc));
+		gw_sa_free(s);
+		return rc;
+	}
+	for (unsigned int w = 0; w < dp->nb_workers; w++)
+		memset(&dp->worker[w].sa_st[i], 0, sizeof(dp->worker[w].sa_st[i]));
+	if (i >= dp->nb_sa)
+		dp->nb_sa = i + 1;
+	__atomic_store_n(&s->active, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Free what slot s holds; no worker may reach it any more. */
+void
+gw_sa_free(struct gw_sa *s)
+{
+	s->active = false;
+	if (s->cses != NULL)
+		rte_cryptodev_sym_session_free(s->cdev_id, s->cses);   /* wipes the key */
+	if (s->sa != NULL) {
+		rte_ipsec_sa_fini(s->sa);
+		rte_free(s->sa);
+	}
+	s->cses = NULL;
+	s->sa = NULL;
+}
+
 int
 gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 {
 	unsigned int max_priv = 0, nb_used = 0;
 	int rc;
 
-	dp->sa = calloc(conf->nb_sa + 1, sizeof(*dp->sa));
+	dp->sa = calloc(GW_MAX_SA, sizeof(*dp->sa));
 	if (dp->sa == NULL)
 		return -ENOMEM;
 	for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
@@ -406,7 +490,7 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 			return -EINVAL;
 		}
 		s->idx = (uint16_t)i;
-		rc = sa_init_one(dp, s, c, fam, true);
+		rc = sa_init_one(dp, s, c, fam, true, false);
 		if (rc == -ENOTSUP && !c->udp_encap) {
 			/* Nothing probed can do it: add the software PMDs and retry. */
 			for (unsigned int v = 0; v < RTE_DIM(auto_vdevs); v++) {
@@ -425,11 +509,29 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 			}
 			rte_free(s->sa);
 			s->sa = NULL;
-			rc = sa_init_one(dp, s, c, fam, false);
+			rc = sa_init_one(dp, s, c, fam, false, false);
 		}
 		if (rc < 0)
 			return rc;
+		s->active = true;
 		dp->nb_sa = i + 1;
+	}
+	if (dp->ctrl) {
+		/* SAs may come later: start every cryptodev, or the software ones */
+		if (rte_cryptodev_count() == 0) {
+			for (unsigned int v = 0; v < 2; v++) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
+				rte_vdev_init(name, NULL);
+			}
+		}
+		for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+			dp->cdev[id].id = (uint8_t)id;
+			snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
+				rte_cryptodev_name_get((uint8_t)id));
+			dp->cdev[id].used = true;
+		}
 	}
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
 		struct gw_cdev *cd = &dp->cdev[id];
@@ -444,7 +546,7 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		nb_used++;
 	}
 	if (nb_used != 0) {
-		dp->sess_pool = rte_cryptodev_sym_session_pool_create("gw_sess", conf->nb_sa * 2 + 64,
+		dp->sess_pool = rte_cryptodev_sym_session_pool_create("gw_sess", GW_MAX_SA + 64,
 			max_priv, 0, 0, SOCKET_ID_ANY);
 		if (dp->sess_pool == NULL) {
 			fprintf(stderr, "vecsec-gw: cannot create the session pool: %s\n",
@@ -470,16 +572,8 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 void
 gw_sa_teardown(struct gw_dp *dp)
 {
-	for (unsigned int i = 0; i < dp->nb_sa; i++) {
-		struct gw_sa *s = &dp->sa[i];
-
-		if (s->cses != NULL)
-			rte_cryptodev_sym_session_free(s->cdev_id, s->cses);   /* wipes the key */
-		if (s->sa != NULL) {
-			rte_ipsec_sa_fini(s->sa);
-			rte_free(s->sa);
-		}
-	}
+	for (unsigned int i = 0; dp->sa != NULL && i < dp->nb_sa; i++)
+		gw_sa_free(&dp->sa[i]);
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 		if (dp->cdev[id].used)
 			rte_cryptodev_stop(dp->cdev[id].id);

@@ -3,7 +3,8 @@
  * vecsec-gw security policy database: four rule lists (IPv4/IPv6 x in/out)
  * sorted by priority, highest first (rte_acl's rule), first match wins among
  * equal priorities. Lookup is a linear scan over the 5-tuple: correct and
- * simple; rte_acl is the next step for large policy sets.
+ * simple; rte_acl is the next step for large policy sets. The lists are
+ * immutable; run-time changes publish new ones (ctrl.c).
  */
 #include "gw_dp.h"
 
@@ -26,16 +27,17 @@ cmp_pri(const void *a, const void *b)
 }
 
 int
-gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf)
+gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2])
 {
+	memset(out, 0, 4 * sizeof(out[0][0]));
 	for (int v6 = 0; v6 < 2; v6++) {
 		for (int dir = 0; dir < 2; dir++) {
-			struct gw_spd *spd = &dp->spd[v6][dir];
+			struct gw_spd *spd = calloc(1, sizeof(*spd) +
+				(conf->nb_sp + 1) * sizeof(spd->rules[0]));
 
-			spd->rules = calloc(conf->nb_sp + 1, sizeof(*spd->rules));
-			if (spd->rules == NULL)
-				return -ENOMEM;
-			spd->n = 0;
+			if (spd == NULL)
+				goto nomem;
+			out[v6][dir] = spd;
 			for (unsigned int i = 0; i < conf->nb_sp; i++) {
 				const struct gw_sp_conf *r = &conf->sp[i];
 				struct gw_sp *sp;
@@ -48,30 +50,46 @@ gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf)
 				if (r->action != GW_SP_PROTECT)
 					continue;
 				for (unsigned int j = 0; j < dp->nb_sa; j++)
-					if (dp->sa[j].dir == dir && dp->sa[j].spi == r->spi)
+					if (dp->sa[j].active && dp->sa[j].dir == dir &&
+							dp->sa[j].spi == r->spi)
 						sp->sa = &dp->sa[j];
 				if (sp->sa == NULL) {
-					fprintf(stderr, "vecsec-gw: line %d: SP names SA %u which is not set "
-						"up\n", r->line, r->spi);
+					fprintf(stderr, "vecsec-gw: line %d: SP names SA %u which is not "
+						"set up\n", r->line, r->spi);
+					gw_sp_free(out);
 					return -EINVAL;
 				}
 			}
-			/* stable: equal priorities keep their file order (line) */
-			qsort(spd->rules, spd->n, sizeof(*spd->rules), cmp_pri);
+			/* equal priorities keep their order in the configuration (line) */
+			qsort(spd->rules, spd->n, sizeof(spd->rules[0]), cmp_pri);
 		}
 	}
 	return 0;
+nomem:
+	gw_sp_free(out);
+	return -ENOMEM;
+}
+
+void
+gw_sp_free(struct gw_spd *t[2][2])
+{
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int dir = 0; dir < 2; dir++) {
+			free(t[v6][dir]);
+			t[v6][dir] = NULL;
+		}
+}
+
+int
+gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf)
+{
+	return gw_sp_build(dp, conf, dp->spd);
 }
 
 void
 gw_sp_teardown(struct gw_dp *dp)
 {
-	for (int v6 = 0; v6 < 2; v6++)
-		for (int dir = 0; dir < 2; dir++) {
-			free(dp->spd[v6][dir].rules);
-			dp->spd[v6][dir].rules = NULL;
-			dp->spd[v6][dir].n = 0;
-		}
+	gw_sp_free(dp->spd);
 }
 
 static inline bool
@@ -94,7 +112,7 @@ const struct gw_sp *
 gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *l3,
 		uint32_t l3_len, uint32_t pkt_len)
 {
-	const struct gw_spd *spd = &dp->spd[v6][dir];
+	const struct gw_spd *spd = __atomic_load_n(&dp->spd[v6][dir], __ATOMIC_ACQUIRE);
 	const uint8_t *src, *dst;
 	uint8_t proto;
 	uint16_t sport = 0, dport = 0;

@@ -54,42 +54,44 @@ gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out
 }
 
 void
-gw_stats_print(const struct gw_dp *dp, double seconds)
+gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 {
 	struct gw_stats t;
 
 	gw_stats_sum(dp, &t);
-	printf("vecsec-gw stats after %.3f s\n", seconds);
+	fprintf(f, "vecsec-gw stats after %.3f s\n", seconds);
 	for (uint16_t p = 0; p < dp->nb_ports; p++)
 		if (dp->port[p].used)
-			printf("  port %u (%s): rx %" PRIu64 " tx %" PRIu64 "\n", p,
+			fprintf(f, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64 "\n", p,
 				dp->port[p].protected_ ? "protected" : "unprotected", t.port[p].rx,
 				t.port[p].tx);
-	printf("  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
+	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
-	printf("  drops:");
+	fprintf(f, "  drops:");
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-		printf(" %s %" PRIu64, gw_drop_names[d], t.drops[d]);
-	printf("\n");
+		fprintf(f, " %s %" PRIu64, gw_drop_names[d], t.drops[d]);
+	fprintf(f, "\n");
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		const struct gw_sa *sa = &dp->sa[i];
 		struct gw_sa_stats s;
 		uint64_t dr = 0;
 
+		if (!sa->active)
+			continue;
 		gw_stats_sa_sum(dp, i, &s);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			dr += s.drops[d];
-		printf("  SA %-3s %-10u %-17s %-9s on %-24s pkts %" PRIu64 " bytes %" PRIu64
+		fprintf(f, "  SA %-3s %-10u %-17s %-9s on %-24s pkts %" PRIu64 " bytes %" PRIu64
 			" drops %" PRIu64, sa->dir == GW_DIR_IN ? "in" : "out", sa->spi,
 			sa->algo_name, sa->mode == GW_MODE_TRANS ? "transport" :
 			sa->mode == GW_MODE_TUN4 ? "tunnel4" : "tunnel6",
 			dp->cdev[sa->cdev_id].name, s.pkts, s.bytes, dr);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			if (s.drops[d] != 0)
-				printf(" %s=%" PRIu64, gw_drop_names[d], s.drops[d]);
-		printf("\n");
+				fprintf(f, " %s=%" PRIu64, gw_drop_names[d], s.drops[d]);
+		fprintf(f, "\n");
 	}
-	fflush(stdout);
+	fflush(f);
 }
 
 int
@@ -111,17 +113,20 @@ gw_stats_write_json(const struct gw_dp *dp, const char *path)
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 		fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], t.drops[d]);
 	fprintf(f, "},\n  \"sa\": [");
-	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+	for (unsigned int i = 0, first = 1; i < dp->nb_sa; i++) {
 		struct gw_sa_stats s;
 
+		if (!dp->sa[i].active)
+			continue;
 		gw_stats_sa_sum(dp, i, &s);
 		fprintf(f, "%s\n    {\"dir\": \"%s\", \"spi\": %u, \"cryptodev\": \"%s\", "
-			"\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"drops\": {", i ? "," : "",
+			"\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"drops\": {", first ? "" : ",",
 			dp->sa[i].dir == GW_DIR_IN ? "in" : "out", dp->sa[i].spi,
 			dp->cdev[dp->sa[i].cdev_id].name, s.pkts, s.bytes);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], s.drops[d]);
 		fprintf(f, "}}");
+		first = 0;
 	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f);
@@ -165,11 +170,12 @@ tel_sa(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (params == NULL || *params == '\0') {
 		rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
 		for (unsigned int k = 0; k < gw.nb_sa; k++)
-			rte_tel_data_add_array_int(d, (int)k);
+			if (gw.sa[k].active)
+				rte_tel_data_add_array_int(d, (int)k);
 		return 0;
 	}
 	i = strtoul(params, &end, 10);
-	if (*end != '\0' || i >= gw.nb_sa)
+	if (*end != '\0' || i >= gw.nb_sa || !gw.sa[i].active)
 		return -1;
 	gw_stats_sa_sum(&gw, (unsigned int)i, &s);
 	rte_tel_data_start_dict(d);

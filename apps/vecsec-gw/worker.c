@@ -231,6 +231,7 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	}
 	e = k ? rte_cryptodev_enqueue_burst(sa->cdev_id, w->qp, cop, k) : 0;
 	w->inflight[sa->cdev_id] += e;
+	w->inflight_total += e;
 	for (uint16_t i = e; i < k; i++) {
 		drop(w, sa, mb[i], GW_DROP_RING_FULL);
 		rte_crypto_op_free(cop[i]);
@@ -394,6 +395,7 @@ crypto_dequeue(struct gw_worker *w)
 		if (n == 0)
 			continue;
 		w->inflight[id] -= n;
+		w->inflight_total -= n;
 		total += n;
 		ng = rte_ipsec_pkt_crypto_group((const struct rte_crypto_op **)(uintptr_t)cop, mb,
 			grp, n);
@@ -430,9 +432,16 @@ gw_worker_poll(struct gw_worker *w)
 		moved += n;
 		rx_process(w, port, mb, n);
 	}
-	moved += crypto_dequeue(w);
+	if (w->inflight_total != 0)
+		moved += crypto_dequeue(w);
 	for (uint16_t p = 0; p < gw.nb_ports; p++)
 		tx_flush(w, p);
+	if (gw.rcu != NULL) {
+		/* no SA, SP list or crypto op of this poll is referenced past here */
+		if (w->inflight_total == 0)
+			__atomic_store_n(&w->drained, w->drained + 1, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_quiescent(gw.rcu, w->id);
+	}
 	return moved;
 }
 
@@ -445,8 +454,7 @@ gw_worker_drain(struct gw_worker *w)
 	for (;;) {
 		uint32_t left = 0;
 
-		for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
-			left += w->inflight[id];
+		left = w->inflight_total;
 		if (left == 0 || rte_get_tsc_cycles() > deadline)
 			break;
 		crypto_dequeue(w);
@@ -460,6 +468,10 @@ gw_worker_loop(void *arg)
 {
 	struct gw_worker *w = arg;
 
+	if (gw.rcu != NULL) {
+		rte_rcu_qsbr_thread_register(gw.rcu, w->id);
+		rte_rcu_qsbr_thread_online(gw.rcu, w->id);
+	}
 	while (!gw_quit) {
 		uint64_t t0 = rte_rdtsc();
 
@@ -471,5 +483,9 @@ gw_worker_loop(void *arg)
 		}
 	}
 	gw_worker_drain(w);
+	if (gw.rcu != NULL) {
+		rte_rcu_qsbr_thread_offline(gw.rcu, w->id);
+		rte_rcu_qsbr_thread_unregister(gw.rcu, w->id);
+	}
 	return 0;
 }
