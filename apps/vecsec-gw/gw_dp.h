@@ -25,6 +25,7 @@
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
 #define GW_COP_PRIV 32
+#define GW_NATT_PORT 4500
 
 struct gw_sa {
 	bool active;
@@ -33,6 +34,7 @@ struct gw_sa {
 	uint8_t mode;           /* enum gw_sa_mode */
 	uint8_t inner_v6;       /* family of the protected traffic */
 	uint8_t action;         /* enum gw_sa_action */
+	bool natt;              /* ESP in UDP (RFC 3948), port GW_NATT_PORT */
 	uint16_t idx;           /* index in gw_dp.sa[] and the stats arrays */
 	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
 	uint16_t pad_align;

@@ -217,9 +217,24 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		}
 	}
 	if (c->udp_encap) {
-		fprintf(stderr, "vecsec-gw: SA %u (line %d): udp-encap is not supported yet\n",
-			c->spi, c->line);
-		return -ENOTSUP;
+		/*
+		 * NAT-T (RFC 3948), tunnel mode: rte_ipsec 22.11 adds the UDP header
+		 * outbound (from the template) but cannot init an inbound SA with
+		 * it, so inbound the worker steps over the UDP header itself.
+		 */
+		if (c->mode == GW_MODE_TRANS) {
+			fprintf(stderr, "vecsec-gw: SA %u (line %d): udp-encap needs a tunnel SA\n",
+				c->spi, c->line);
+			return -EINVAL;
+		}
+		s->natt = true;
+		if (c->dir == GW_DIR_OUT) {
+			prm.ipsec_xform.options.udp_encap = 1;
+			prm.ipsec_xform.udp.sport = GW_NATT_PORT;
+			prm.ipsec_xform.udp.dport = GW_NATT_PORT;
+			h4.next_proto_id = IPPROTO_UDP;
+			h6.proto = IPPROTO_UDP;
+		}
 	}
 
 	s->spi = c->spi;
@@ -491,7 +506,7 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		}
 		s->idx = (uint16_t)i;
 		rc = sa_init_one(dp, s, c, fam, true, false);
-		if (rc == -ENOTSUP && !c->udp_encap) {
+		if (rc == -ENOTSUP) {
 			/* Nothing probed can do it: add the software PMDs and retry. */
 			for (unsigned int v = 0; v < RTE_DIM(auto_vdevs); v++) {
 				char name[64];

@@ -17,8 +17,9 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_ipsec_group.h>
+#include <rte_udp.h>
 
-#define GW_IDLE_POLLS 64
+#define ESP_NATT 2      /* flag in esp_inbound()'s v6[]: ESP came in UDP */
 
 static inline void
 drop(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m, enum gw_drop why)
@@ -276,7 +277,7 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		const struct rte_esp_hdr *esp = (const struct rte_esp_hdr *)(l3 + mb[i]->l3_len);
 
 		memset(&keys[i], 0, sizeof(keys[i]));
-		if (v6[i]) {
+		if (v6[i] & 1) {
 			const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
 
 			keys[i].v6.spi = esp->spi;
@@ -298,9 +299,12 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		rte_ipsec_sad_lookup(gw.sad6, kp6, res6, n6);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
-		struct gw_sa *sa = v6[i] ? res6[i6++] : res4[i4++];
+		struct gw_sa *sa = (v6[i] & 1) ? res6[i6++] : res4[i4++];
 		int32_t clen;
 
+		/* an SA takes ESP in UDP or plain ESP, not both */
+		if (sa != NULL && sa->natt != ((v6[i] & ESP_NATT) != 0))
+			sa = NULL;
 		if (sa == NULL) {
 			drop(w, NULL, m, GW_DROP_NO_SA);
 			continue;
@@ -316,6 +320,26 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 	}
 	if (nok != 0)
 		esp_group_submit(w, sas, ok, nok);
+}
+
+/*
+ * RFC 3948: UDP to port 4500 whose first four payload bytes are not zero
+ * (zero marks IKE) is ESP; not for IPv4 fragments (no reassembly).
+ */
+static inline bool
+is_natt(const struct rte_mbuf *m)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
+	const uint8_t *pl = (const uint8_t *)(u + 1);
+
+	if (m->pkt_len < m->l3_len + sizeof(*u) + sizeof(struct rte_esp_hdr))
+		return false;
+	if ((l3[0] >> 4) == 4 && (rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->fragment_offset) &
+			(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
+		return false;
+	return u->dst_port == rte_cpu_to_be_16(GW_NATT_PORT) &&
+		(pl[0] | pl[1] | pl[2] | pl[3]) != 0;
 }
 
 static void
@@ -335,6 +359,12 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 
 		if (strip_l2(m) < 0 || (v6 = parse_l3(m, &proto)) < 0) {
 			drop(w, NULL, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		if (prot && proto == IPPROTO_UDP && is_natt(m)) {
+			m->l3_len += sizeof(struct rte_udp_hdr);        /* ESP starts after UDP */
+			esp_v6[nesp] = (uint8_t)(v6 | ESP_NATT);
+			esp[nesp++] = m;
 			continue;
 		}
 		if (prot && proto == IPPROTO_ESP) {

@@ -38,21 +38,27 @@ def hexkey(b):
     return ":".join("%02x" % x for x in b)
 
 
-# name, spi, algo (gateway keyword), scapy algo, key bytes incl. salt, mode, outer, inner family, esn
+# name, spi, algo (gateway keyword), scapy algo, key bytes incl. salt, mode, inner family, esn,
+# NAT-T (ESP in UDP 4500)
 SAS = [
-    ("v4tun-chacha", 0x101, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4, False),
-    ("v6tun-chacha", 0x102, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv6-tunnel", 6, False),
-    ("v4trs-chacha", 0x103, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "transport", 4, False),
-    ("v6trs-chacha", 0x104, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "transport", 6, False),
-    ("v4tun-gcm128", 0x105, "aes-128-gcm", "AES-GCM", 20, "ipv4-tunnel", 4, False),
-    ("v6trs-gcm256", 0x106, "aes-256-gcm", "AES-GCM", 36, "transport", 6, False),
-    ("v4tun-chacha-esn", 0x107, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4, True),
+    ("v4tun-chacha", 0x101, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4, False, False),
+    ("v6tun-chacha", 0x102, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv6-tunnel", 6, False, False),
+    ("v4trs-chacha", 0x103, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "transport", 4, False, False),
+    ("v6trs-chacha", 0x104, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "transport", 6, False, False),
+    ("v4tun-gcm128", 0x105, "aes-128-gcm", "AES-GCM", 20, "ipv4-tunnel", 4, False, False),
+    ("v6trs-gcm256", 0x106, "aes-256-gcm", "AES-GCM", 36, "transport", 6, False, False),
+    ("v4tun-chacha-esn", 0x107, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4, True,
+     False),
+    ("v4tun-chacha-natt", 0x108, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4,
+     False, True),
+    ("v6tun-gcm-natt", 0x109, "aes-256-gcm", "AES-GCM", 36, "ipv6-tunnel", 6, False, True),
 ]
 
 
 class Sa:
     def __init__(self, idx, spec, inbound):
-        (self.name, spi, self.algo, self.salgo, klen, self.mode, self.fam, self.esn) = spec
+        (self.name, spi, self.algo, self.salgo, klen, self.mode, self.fam, self.esn,
+         self.natt) = spec
         self.idx = idx
         self.inbound = inbound
         self.spi = spi + (0x1000 if inbound else 0)
@@ -83,6 +89,8 @@ class Sa:
             sa += " src %s dst %s" % (s, t)
         if self.esn:
             sa += " esn %d" % ESN0
+        if self.natt:
+            sa += " udp-encap"
         self.conf = sp + sa + "\n"
         hdr = None
         if self.tunnel:
@@ -90,7 +98,9 @@ class Sa:
             hdr = IPv6(src=s, dst=t) if outer6 else IP(src=s, dst=t)
         self.sa = SecurityAssociation(ESP, spi=self.spi, crypt_algo=self.salgo,
                                       crypt_key=self.key, tunnel_header=hdr,
-                                      esn_en=self.esn, esn=0)
+                                      esn_en=self.esn, esn=0,
+                                      nat_t_header=UDP(sport=4500, dport=4500) if self.natt
+                                      else None)
 
     def clear(self, k, size=80):
         body = bytes(((k * 7 + i + self.spi) & 0xff) for i in range(size))
@@ -197,7 +207,15 @@ def main():
         esp_in.append(eth(IP(unk)))                        # -> no_sa
         v6unk = IPv6(src="fd00:aa::9", dst="fd00:bb::9") / ESP(spi=0xbeef, seq=1, data=b"x" * 40)
         esp_in.append(eth(v6unk))                          # -> no_sa
-        exp_drops = {"auth_failed": 1, "replay": 1, "malformed": 2, "no_sa": 2}
+        # NAT-T: plain ESP for a UDP-encapsulated SA -> no_sa; IKE on 4500 (zero marker) is
+        # clear traffic for the SPD -> policy
+        sn = [s for s in ins if s.natt][0]
+        plain = SecurityAssociation(ESP, spi=sn.spi, crypt_algo=sn.salgo, crypt_key=sn.key,
+                                    tunnel_header=IP(src=sn.peer, dst=sn.gw))
+        esp_in.append(eth(plain.encrypt(sn.clear(0, 30))))
+        esp_in.append(eth(IP(src=sn.peer, dst=sn.gw) / UDP(sport=4500, dport=4500) /
+                          Raw(b"\x00\x00\x00\x00ike")))
+        exp_drops = {"auth_failed": 1, "replay": 1, "malformed": 2, "no_sa": 3, "policy": 1}
 
         wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
         wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
@@ -230,6 +248,10 @@ def main():
             seen[e.spi] += 1
             if e.seq != (s.seq(k) & 0xffffffff):
                 print("FAIL: %s: packet %d has seq %d, want %d" % (s.name, k, e.seq, s.seq(k)))
+                ok = False
+            if s.natt != (UDP in p and p[UDP].dport == 4500 and p[UDP].sport == 4500):
+                print("FAIL: %s: packet %d: UDP encapsulation %s" % (s.name, k, "missing"
+                      if s.natt else "unexpected"))
                 ok = False
             if s.tunnel and (p.src != s.gw or p.dst != s.peer):
                 print("FAIL: %s: outer header %s -> %s" % (s.name, p.src, p.dst))
