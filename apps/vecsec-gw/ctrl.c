@@ -165,8 +165,9 @@ cmd_add(const char *line, char *err, size_t err_len)
 				goto out;
 			}
 			if (s->inner_v6 != sp->v6) {
-				snprintf(err, err_len, "SA %u carries %s (give the SA `inner ipv%c`)",
-					sp->spi, s->inner_v6 ? "IPv6" : "IPv4", sp->v6 ? '6' : '4');
+				snprintf(err, err_len,
+					 "SA %u carries %s (give the SA `inner ipv%c`)", sp->spi,
+					 s->inner_v6 ? "IPv6" : "IPv4", sp->v6 ? '6' : '4');
 				rc = -EINVAL;
 				goto out;
 			}
@@ -277,14 +278,17 @@ cmd_list(FILE *out)
 			continue;
 		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s\n",
 			s->dir == GW_DIR_IN ? "in" : "out", s->spi, s->algo_name,
-			s->mode == GW_MODE_TRANS ? "transport" : s->mode == GW_MODE_TUN4 ?
-			"ipv4-tunnel" : "ipv6-tunnel", s->inner_v6 ? '6' : '4',
-			gw.cdev[s->cdev_id].name, s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" : "");
+			s->mode == GW_MODE_TRANS  ? "transport"
+			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
+						  : "ipv6-tunnel",
+			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
+			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" : "");
 	}
 	for (unsigned int i = 0; i < gw.conf->nb_sp; i++) {
 		const struct gw_sp_conf *sp = &gw.conf->sp[i];
 
-		fprintf(out, "sp ipv%c %s esp ", sp->v6 ? '6' : '4', sp->dir == GW_DIR_IN ? "in" : "out");
+		fprintf(out, "sp ipv%c %s esp ", sp->v6 ? '6' : '4',
+			sp->dir == GW_DIR_IN ? "in" : "out");
 		if (sp->action == GW_SP_PROTECT)
 			fprintf(out, "protect %u", sp->spi);
 		else
@@ -295,7 +299,8 @@ cmd_list(FILE *out)
 			const struct gw_addr *ad = k ? &sp->dst : &sp->src;
 
 			inet_ntop(sp->v6 ? AF_INET6 : AF_INET, ad->b, a, sizeof(a));
-			fprintf(out, " %s %s/%u", k ? "dst" : "src", a, k ? sp->dst_len : sp->src_len);
+			fprintf(out, " %s %s/%u", k ? "dst" : "src", a,
+				k ? sp->dst_len : sp->src_len);
 		}
 		fprintf(out, " proto %u:%u sport %u:%u dport %u:%u\n", sp->proto_lo,
 			sp->proto_hi, sp->sport_lo, sp->sport_hi, sp->dport_lo, sp->dport_hi);
@@ -341,8 +346,8 @@ handle(char *line, FILE *out)
 	} else if (strcmp(w0, "stats") == 0) {
 		gw_stats_print(&gw, 0, out);
 	} else {
-		snprintf(err, sizeof(err), "unknown command '%s' (sa, sp, del sa, del sp, list, stats)",
-			w0);
+		snprintf(err, sizeof(err),
+			 "unknown command '%s' (sa, sp, del sa, del sp, list, stats)", w0);
 		rc = -EINVAL;
 	}
 	if (rc != 0)

@@ -51,17 +51,21 @@ const char gw_demo_conf[] =
 	"# IPv6 transport, AES-128-GCM\n"
 	"sp ipv6 out esp protect 13 pri 1 dst fd00:13::/32\n"
 	"sp ipv6 in esp protect 13 pri 1 dst fd00:13::/32\n"
-	"sa out 13 aead_algo aes-128-gcm aead_key 67:74:e9:7b:32:d4:7e:4e:84:80:19:c7:33:3d:0a:ec:\\\n"
+	"sa out 13 aead_algo aes-128-gcm aead_key "
+	"67:74:e9:7b:32:d4:7e:4e:84:80:19:c7:33:3d:0a:ec:\\\n"
 	"fb:1e:b4:6f mode transport\n"
-	"sa in 13 aead_algo aes-128-gcm aead_key 67:74:e9:7b:32:d4:7e:4e:84:80:19:c7:33:3d:0a:ec:\\\n"
+	"sa in 13 aead_algo aes-128-gcm aead_key "
+	"67:74:e9:7b:32:d4:7e:4e:84:80:19:c7:33:3d:0a:ec:\\\n"
 	"fb:1e:b4:6f mode transport\n"
 	"# IPv4 tunnel, AES-256-GCM, ESN starting just below 2^32 (crosses the boundary)\n"
 	"sp ipv4 out esp protect 14 pri 1 dst 10.14.0.0/16\n"
 	"sp ipv4 in esp protect 14 pri 1 dst 10.14.0.0/16\n"
-	"sa out 14 aead_algo aes-256-gcm aead_key 3a:8c:fe:81:d5:03:02:b0:31:cd:e3:06:03:c4:bb:fb:\\\n"
+	"sa out 14 aead_algo aes-256-gcm aead_key "
+	"3a:8c:fe:81:d5:03:02:b0:31:cd:e3:06:03:c4:bb:fb:\\\n"
 	"e2:af:5a:32:ff:fb:80:a0:34:f4:a9:da:9d:31:51:53:a6:60:5a:9b \\\n"
 	"  mode ipv4-tunnel src 172.16.1.14 dst 172.16.2.14 esn 4294967280\n"
-	"sa in 14 aead_algo aes-256-gcm aead_key 3a:8c:fe:81:d5:03:02:b0:31:cd:e3:06:03:c4:bb:fb:\\\n"
+	"sa in 14 aead_algo aes-256-gcm aead_key "
+	"3a:8c:fe:81:d5:03:02:b0:31:cd:e3:06:03:c4:bb:fb:\\\n"
 	"e2:af:5a:32:ff:fb:80:a0:34:f4:a9:da:9d:31:51:53:a6:60:5a:9b \\\n"
 	"  mode ipv4-tunnel src 172.16.1.14 dst 172.16.2.14 esn 4294967280\n"
 	"# IPv6 in IPv4 tunnel, ChaCha20-Poly1305\n"
@@ -142,7 +146,8 @@ gw_gen_init(const struct gw_conf *conf, const struct gw_gen_cfg *cfg)
 		f->spi = sp->action == GW_SP_PROTECT ? sp->spi : 0;
 	}
 	if (g.nb_flow == 0) {
-		fprintf(stderr, "vecsec-gw: generator: no outbound UDP SP rule to make flows from\n");
+		fprintf(stderr,
+			"vecsec-gw: generator: no outbound UDP SP rule to make flows from\n");
 		return -1;
 	}
 	g.seen = calloc(cfg->count / 64 + 1, sizeof(uint64_t));
@@ -394,8 +399,10 @@ gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles)
 				want += g.flow[f].sent;
 		gw_stats_sa_sum(dp, i, &s);
 		if (s.pkts != want) {
-			printf("checker: SA %s %u counted %" PRIu64 " packets, expected %" PRIu64 "\n",
-				dp->sa[i].dir == GW_DIR_IN ? "in" : "out", dp->sa[i].spi, s.pkts, want);
+			printf("checker: SA %s %u counted %" PRIu64 " packets, expected %" PRIu64
+			       "\n",
+			       dp->sa[i].dir == GW_DIR_IN ? "in" : "out", dp->sa[i].spi, s.pkts,
+			       want);
 			bad = 1;
 		}
 	}
@@ -408,9 +415,10 @@ gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles)
 	if (g.back != g.c.count || g.sent != g.c.count || drops != 0)
 		bad = 1;
 	printf("rate: %.3f Mpps end to end (generator + gateway + checker on one lcore), "
-		"%.3f Mpps gateway only (%.3f s busy); each packet is encrypted and decrypted once\n",
-		seconds > 0 ? (double)g.back / seconds / 1e6 : 0.0,
-		busy_s > 0 ? (double)g.back / busy_s / 1e6 : 0.0, busy_s);
+	       "%.3f Mpps gateway only (%.3f s busy); each packet is encrypted and decrypted "
+	       "once\n",
+	       seconds > 0 ? (double)g.back / seconds / 1e6 : 0.0,
+	       busy_s > 0 ? (double)g.back / busy_s / 1e6 : 0.0, busy_s);
 	printf("demo: %s\n", bad ? "FAIL" : "PASS: every packet came back intact, counters exact");
 	return bad ? -1 : 0;
 }

@@ -59,23 +59,23 @@ static void
 usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [options]\n"
-		"       %s --check FILE\n"
-		"  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
-		"  -u MASK            unprotected ports (hex mask); the others are protected\n"
-		"  -w N               anti-replay window (default %u, 0 disables)\n"
-		"  -e                 ESN on every SA\n"
-		"  --cpu-crypto       process every SA with synchronous CPU crypto\n"
-		"  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n"
-		"  --duration S       stop after S seconds\n"
-		"  --idle-exit S      stop once no packet moved for S seconds\n"
-		"  --stats-file PATH  write the counters as JSON on exit\n"
-		"  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
-		"                     (vecsec-ctl); -f is then optional\n"
-		"  --demo             built-in config, ring ports and traffic; checks every packet\n"
-		"  --gen-pkts N       demo packets (default 100000)\n"
-		"  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
-		"  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n",
-		prog, prog, GW_DEFAULT_WINDOW);
+	       "       %s --check FILE\n"
+	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
+	       "  -u MASK            unprotected ports (hex mask); the others are protected\n"
+	       "  -w N               anti-replay window (default %u, 0 disables)\n"
+	       "  -e                 ESN on every SA\n"
+	       "  --cpu-crypto       process every SA with synchronous CPU crypto\n"
+	       "  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n"
+	       "  --duration S       stop after S seconds\n"
+	       "  --idle-exit S      stop once no packet moved for S seconds\n"
+	       "  --stats-file PATH  write the counters as JSON on exit\n"
+	       "  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
+	       "                     (vecsec-ctl); -f is then optional\n"
+	       "  --demo             built-in config, ring ports and traffic; checks every packet\n"
+	       "  --gen-pkts N       demo packets (default 100000)\n"
+	       "  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
+	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n",
+	       prog, prog, GW_DEFAULT_WINDOW);
 }
 
 static void
@@ -129,7 +129,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			unsigned long w = strtoul(optarg, &end, 10);
 
 			if (*end != '\0' || errno != 0 || w > 4096) {
-				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..4096\n", optarg);
+				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..4096\n",
+					optarg);
 				return -1;
 			}
 			gw.window = (uint32_t)w;
@@ -147,14 +148,16 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'D':
 			o->duration = strtod(optarg, &end);
 			if (*end != '\0' || o->duration <= 0) {
-				fprintf(stderr, "vecsec-gw: --duration %s: not a positive number\n", optarg);
+				fprintf(stderr, "vecsec-gw: --duration %s: not a positive number\n",
+					optarg);
 				return -1;
 			}
 			break;
 		case 'I':
 			o->idle_exit = strtod(optarg, &end);
 			if (*end != '\0' || o->idle_exit <= 0) {
-				fprintf(stderr, "vecsec-gw: --idle-exit %s: not a positive number\n",
+				fprintf(stderr,
+					"vecsec-gw: --idle-exit %s: not a positive number\n",
 					optarg);
 				return -1;
 			}
@@ -286,7 +289,8 @@ demo_ports(struct rte_ring *r[6])
 	struct rte_ring *p3rx;
 
 	for (int i = 0; i < 6; i++) {
-		r[i] = rte_ring_create(names[i], 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		r[i] = rte_ring_create(names[i], 8192, SOCKET_ID_ANY,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (r[i] == NULL)
 			return -ENOMEM;
 	}
@@ -371,7 +375,8 @@ main(int argc, char **argv)
 	}
 	if (o.demo) {
 		if (rte_eth_dev_count_avail() != 0) {
-			fprintf(stderr, "vecsec-gw: --demo makes its own ports; give no net vdev\n");
+			fprintf(stderr,
+				"vecsec-gw: --demo makes its own ports; give no net vdev\n");
 			goto out;
 		}
 		if (demo_ports(rings) != 0)
@@ -420,8 +425,9 @@ main(int argc, char **argv)
 			conf.nb_sp, conf.nb_rt, gw.nb_ports, gw.nb_workers);
 		for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 			if (gw.cdev[id].used)
-				printf("vecsec-gw: cryptodev %u: %s (driver %s%s)\n", id, gw.cdev[id].name,
-					gw.cdev[id].driver, gw.cdev[id].cpu_crypto ? ", cpu-crypto" : "");
+				printf("vecsec-gw: cryptodev %u: %s (driver %s%s)\n", id,
+				       gw.cdev[id].name, gw.cdev[id].driver,
+				       gw.cdev[id].cpu_crypto ? ", cpu-crypto" : "");
 	}
 	gw_conf_wipe_keys(&conf);       /* the keys now live in the cryptodev sessions only */
 	if (gw.ctrl) {

@@ -308,8 +308,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				return perr(p, ti, "key must be hex bytes separated by ':'");
 			if (klen != cipher_algos[ci].key_len) {
 				explicit_bzero(key, sizeof(key));
-				return perr(p, ti, "%s needs %u key bytes, got %d", cipher_algos[ci].kw,
-					cipher_algos[ci].key_len, klen);
+				return perr(p, ti, "%s needs %u key bytes, got %d",
+					    cipher_algos[ci].kw, cipher_algos[ci].key_len, klen);
 			}
 			if (cipher_algos[ci].salt) {
 				klen -= 4;
@@ -335,8 +335,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				return perr(p, ti, "key must be hex bytes separated by ':'");
 			if (klen != auth_algos[ai].key_len) {
 				explicit_bzero(key, sizeof(key));
-				return perr(p, ti, "%s needs %u key bytes, got %d", auth_algos[ai].kw,
-					auth_algos[ai].key_len, klen);
+				return perr(p, ti, "%s needs %u key bytes, got %d",
+					    auth_algos[ai].kw, auth_algos[ai].key_len, klen);
 			}
 			if (auth_algos[ai].salt) {
 				klen -= 4;
@@ -362,8 +362,9 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				return perr(p, ti, "key must be hex bytes separated by ':'");
 			if (klen != aead_algos[ei].key_len) {
 				explicit_bzero(key, sizeof(key));
-				return perr(p, ti, "%s needs %u key bytes (key + 4-byte salt), got %d",
-					aead_algos[ei].kw, aead_algos[ei].key_len, klen);
+				return perr(p, ti,
+					    "%s needs %u key bytes (key + 4-byte salt), got %d",
+					    aead_algos[ei].kw, aead_algos[ei].key_len, klen);
 			}
 			klen -= 4;
 			memcpy(&sa->salt, key + klen, 4);
@@ -380,7 +381,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			else if (strcmp(p->t[ti].s, "transport") == 0)
 				sa->mode = GW_MODE_TRANS;
 			else
-				return perr(p, ti, "mode must be ipv4-tunnel, ipv6-tunnel or transport");
+				return perr(p, ti,
+					    "mode must be ipv4-tunnel, ipv6-tunnel or transport");
 		} else if (strcmp(k, "src") == 0 || strcmp(k, "dst") == 0) {
 			bool is_src = k[0] == 's';
 
@@ -469,7 +471,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 		return perr(p, p->n, "SA %u has no 'mode'", sa->spi);
 	if (ei >= 0) {
 		if (ci >= 0 || ai >= 0)
-			return perr(p, p->n, "SA %u: aead_algo excludes cipher_algo/auth_algo", sa->spi);
+			return perr(p, p->n, "SA %u: aead_algo excludes cipher_algo/auth_algo",
+				    sa->spi);
 		if (!ekey_p)
 			return perr(p, p->n, "SA %u: aead_algo needs aead_key", sa->spi);
 		sa->aead = true;
@@ -579,7 +582,8 @@ parse_sp(struct pctx *p, struct gw_conf *conf)
 			NEXT(p, ti, "an address/prefix");
 			if (parse_addr(p->t[ti].s, sp->v6, is_src ? &sp->src : &sp->dst,
 					is_src ? &sp->src_len : &sp->dst_len) < 0)
-				return perr(p, ti, "not an %s address/prefix", sp->v6 ? "IPv6" : "IPv4");
+				return perr(p, ti, "not an %s address/prefix",
+					    sp->v6 ? "IPv6" : "IPv4");
 		} else if (strcmp(k, "proto") == 0) {
 			ONCE(p, ti, proto_p);
 			NEXT(p, ti, "a range X:Y");
@@ -648,12 +652,14 @@ parse_rt(struct pctx *p, struct gw_conf *conf)
 			ONCE(p, ti, src_p);
 			NEXT(p, ti, "an address/prefix");
 			if (parse_addr(p->t[ti].s, rt->v6, &ignored, &ignored_len) < 0)
-				return perr(p, ti, "not an %s address/prefix", rt->v6 ? "IPv6" : "IPv4");
+				return perr(p, ti, "not an %s address/prefix",
+					    rt->v6 ? "IPv6" : "IPv4");
 		} else if (strcmp(k, "dst") == 0) {
 			ONCE(p, ti, dst_p);
 			NEXT(p, ti, "an address/prefix");
 			if (parse_addr(p->t[ti].s, rt->v6, &rt->dst, &rt->dst_len) < 0)
-				return perr(p, ti, "not an %s address/prefix", rt->v6 ? "IPv6" : "IPv4");
+				return perr(p, ti, "not an %s address/prefix",
+					    rt->v6 ? "IPv6" : "IPv4");
 		} else if (strcmp(k, "port") == 0) {
 			ONCE(p, ti, port_p);
 			NEXT(p, ti, "a port id");
@@ -731,9 +737,11 @@ check_refs(const char *name, const struct gw_conf *conf, char *err, size_t err_l
 	for (unsigned int i = 0; i < conf->nb_sp; i++) {
 		const struct gw_sp_conf *sp = &conf->sp[i];
 
-		if (sp->action == GW_SP_PROTECT && gw_conf_find_sa(conf, sp->dir, sp->spi) == NULL) {
-			snprintf(err, err_len, "%s:%d: token '%u': no SA %s %u for this SP rule", name,
-				sp->line, sp->spi, sp->dir == GW_DIR_IN ? "in" : "out", sp->spi);
+		if (sp->action == GW_SP_PROTECT &&
+		    gw_conf_find_sa(conf, sp->dir, sp->spi) == NULL) {
+			snprintf(err, err_len, "%s:%d: token '%u': no SA %s %u for this SP rule",
+				 name, sp->line, sp->spi, sp->dir == GW_DIR_IN ? "in" : "out",
+				 sp->spi);
 			return -EINVAL;
 		}
 	}
@@ -796,8 +804,8 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 			if (i == len)
 				break;
 			if (p.n == MAX_TOKENS) {
-				snprintf(err, err_len, "%s:%d: more than %d tokens in one rule", name,
-					lineof[i], MAX_TOKENS);
+				snprintf(err, err_len, "%s:%d: more than %d tokens in one rule",
+					 name, lineof[i], MAX_TOKENS);
 				rc = -EINVAL;
 				break;
 			}

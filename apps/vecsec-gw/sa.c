@@ -22,8 +22,8 @@
 
 /* Software cryptodevs tried, in this order, when no probed device can serve an SA. */
 static const char *const auto_vdevs[] = {
-	"crypto_vecsec", "crypto_aesni_mb", "crypto_chacha20_poly1305", "crypto_aesni_gcm", "crypto_null",
-	"crypto_openssl",
+	"crypto_vecsec",    "crypto_aesni_mb", "crypto_chacha20_poly1305",
+	"crypto_aesni_gcm", "crypto_null",     "crypto_openssl",
 };
 
 static void
@@ -102,8 +102,8 @@ cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
 					xf->aead.iv.length) != 0)
 			return false;
 		if (xf->type == RTE_CRYPTO_SYM_XFORM_CIPHER &&
-				rte_cryptodev_sym_capability_check_cipher(cap, xf->cipher.key.length,
-					xf->cipher.iv.length) != 0)
+		    rte_cryptodev_sym_capability_check_cipher(cap, xf->cipher.key.length,
+							      xf->cipher.iv.length) != 0)
 			return false;
 		if (xf->type == RTE_CRYPTO_SYM_XFORM_AUTH &&
 				rte_cryptodev_sym_capability_check_auth(cap, xf->auth.key.length,
@@ -131,8 +131,9 @@ pick_cdev(struct gw_dp *dp, const struct rte_crypto_sym_xform *xf, bool cpu, boo
 		 * Until crypto_vecsec treats CPU crypto as in place, keep it for
 		 * lookaside SAs.
 		 */
-		if (cpu && info.driver_name != NULL && strcmp(info.driver_name, "crypto_vecsec") == 0 &&
-				getenv("VECSEC_GW_CPU_CRYPTO_VECSEC") == NULL)
+		if (cpu && info.driver_name != NULL &&
+		    strcmp(info.driver_name, "crypto_vecsec") == 0 &&
+		    getenv("VECSEC_GW_CPU_CRYPTO_VECSEC") == NULL)
 			continue;
 		if (best < 0)
 			best = id;
@@ -264,9 +265,11 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	if (rc < 0) {
 		if (quiet)
 			return -ENOTSUP;
-		fprintf(stderr, "vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; "
-			"add one with --vdev\n", c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line,
-			c->algo_name, s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "");
+		fprintf(stderr,
+			"vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; "
+			"add one with --vdev\n",
+			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
+			s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "");
 		return -ENOTSUP;
 	}
 	s->cdev_id = (uint8_t)rc;
@@ -300,7 +303,8 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, xf, dp->sess_pool);
 	if (s->cses == NULL) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create a session on %s: %s\n",
-			c->spi, c->line, rte_cryptodev_name_get(s->cdev_id), rte_strerror(rte_errno));
+			c->spi, c->line, rte_cryptodev_name_get(s->cdev_id),
+			rte_strerror(rte_errno));
 		return -rte_errno ? -rte_errno : -EINVAL;
 	}
 	rte_cryptodev_sym_session_opaque_data_set(s->cses, (uint64_t)(uintptr_t)&s->ss);
@@ -422,7 +426,8 @@ sad_setup(struct gw_dp *dp)
 			continue;
 		rc = sad_add(dp, s);
 		if (rc != 0) {
-			fprintf(stderr, "vecsec-gw: SA in %u (line %d): cannot add to the SAD: %s\n",
+			fprintf(stderr,
+				"vecsec-gw: SA in %u (line %d): cannot add to the SAD: %s\n",
 				s->spi, s->line, strerror(-rc));
 			return rc;
 		}
@@ -441,7 +446,8 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *er
 	int rc;
 
 	if (fam < 0) {
-		snprintf(err, err_len, "SA %u: SP rules send both IPv4 and IPv6 through it", c->spi);
+		snprintf(err, err_len, "SA %u: SP rules send both IPv4 and IPv6 through it",
+			 c->spi);
 		return -EINVAL;
 	}
 	memset(s, 0, sizeof(*s));
@@ -500,8 +506,10 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		int fam = inner_family(conf, c);
 
 		if (fam < 0) {
-			fprintf(stderr, "vecsec-gw: SA %u (line %d): SP rules send both IPv4 and IPv6 "
-				"through it; one SA carries one family\n", c->spi, c->line);
+			fprintf(stderr,
+				"vecsec-gw: SA %u (line %d): SP rules send both IPv4 and IPv6 "
+				"through it; one SA carries one family\n",
+				c->spi, c->line);
 			return -EINVAL;
 		}
 		s->idx = (uint16_t)i;
@@ -512,13 +520,14 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 				char name[64];
 
 				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
-				if (rte_cryptodev_get_dev_id(name) < 0 && rte_vdev_init(name, NULL) == 0) {
+				if (rte_cryptodev_get_dev_id(name) < 0 &&
+				    rte_vdev_init(name, NULL) == 0) {
 					int id = rte_cryptodev_get_dev_id(name);
 
 					if (id >= 0 && id < GW_MAX_CDEV) {
 						dp->cdev[id].id = (uint8_t)id;
-						snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
-							name);
+						snprintf(dp->cdev[id].name,
+							 sizeof(dp->cdev[id].name), "%s", name);
 					}
 				}
 			}

@@ -54,8 +54,10 @@ gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *o
 							dp->sa[j].spi == r->spi)
 						sp->sa = &dp->sa[j];
 				if (sp->sa == NULL) {
-					fprintf(stderr, "vecsec-gw: line %d: SP names SA %u which is not "
-						"set up\n", r->line, r->spi);
+					fprintf(stderr,
+						"vecsec-gw: line %d: SP names SA %u which is not "
+						"set up\n",
+						r->line, r->spi);
 					gw_sp_free(out);
 					return -EINVAL;
 				}

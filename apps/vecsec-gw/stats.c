@@ -105,9 +105,11 @@ gw_stats_write_json(const struct gw_dp *dp, const char *path)
 	gw_stats_sum(dp, &t);
 	fprintf(f, "{\n  \"ports\": [");
 	for (uint16_t p = 0; p < dp->nb_ports; p++)
-		fprintf(f, "%s{\"port\": %u, \"protected\": %s, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
-			"}", p ? ", " : "", p, dp->port[p].protected_ ? "true" : "false",
-			t.port[p].rx, t.port[p].tx);
+		fprintf(f,
+			"%s{\"port\": %u, \"protected\": %s, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
+			"}",
+			p ? ", " : "", p, dp->port[p].protected_ ? "true" : "false", t.port[p].rx,
+			t.port[p].tx);
 	fprintf(f, "],\n  \"esp_out\": %" PRIu64 ", \"esp_in\": %" PRIu64 ", \"bypass\": %" PRIu64
 		",\n  \"drops\": {", t.esp_out, t.esp_in, t.bypass);
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
@@ -119,12 +121,14 @@ gw_stats_write_json(const struct gw_dp *dp, const char *path)
 		if (!dp->sa[i].active)
 			continue;
 		gw_stats_sa_sum(dp, i, &s);
-		fprintf(f, "%s\n    {\"dir\": \"%s\", \"spi\": %u, \"cryptodev\": \"%s\", "
-			"\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"drops\": {", first ? "" : ",",
-			dp->sa[i].dir == GW_DIR_IN ? "in" : "out", dp->sa[i].spi,
+		fprintf(f,
+			"%s\n    {\"dir\": \"%s\", \"spi\": %u, \"cryptodev\": \"%s\", "
+			"\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"drops\": {",
+			first ? "" : ",", dp->sa[i].dir == GW_DIR_IN ? "in" : "out", dp->sa[i].spi,
 			dp->cdev[dp->sa[i].cdev_id].name, s.pkts, s.bytes);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-			fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], s.drops[d]);
+			fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d],
+				s.drops[d]);
 		fprintf(f, "}}");
 		first = 0;
 	}

@@ -55,9 +55,10 @@ main(int argc, char **argv)
 	}
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		printf("usage: %s [-s SOCKET] [COMMAND ...]\n"
-			"  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats\n"
-			"  no COMMAND: one request per line of standard input\n"
-			"  default socket: $VECSEC_GW_SOCKET or %s\n", argv[0], CTL_DEFAULT_SOCKET);
+		       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats\n"
+		       "  no COMMAND: one request per line of standard input\n"
+		       "  default socket: $VECSEC_GW_SOCKET or %s\n",
+		       argv[0], CTL_DEFAULT_SOCKET);
 		return 0;
 	}
 	if (strlen(path) >= sizeof(sa.sun_path)) {

@@ -335,8 +335,9 @@ is_natt(const struct rte_mbuf *m)
 
 	if (m->pkt_len < m->l3_len + sizeof(*u) + sizeof(struct rte_esp_hdr))
 		return false;
-	if ((l3[0] >> 4) == 4 && (rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->fragment_offset) &
-			(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
+	if ((l3[0] >> 4) == 4 &&
+	    (rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->fragment_offset) &
+	     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
 		return false;
 	return u->dst_port == rte_cpu_to_be_16(GW_NATT_PORT) &&
 		(pl[0] | pl[1] | pl[2] | pl[3]) != 0;
@@ -374,7 +375,7 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 
 				/* no reassembly: an ESP fragment cannot be processed */
 				if ((rte_be_to_cpu_16(h->fragment_offset) &
-						(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0) {
+				     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0) {
 					drop(w, NULL, m, GW_DROP_MALFORMED);
 					continue;
 				}
