@@ -221,23 +221,26 @@ build_l3(uint8_t *p, unsigned int fi, uint64_t n, uint16_t len)
 unsigned int
 gw_gen_push(const struct gw_dp *dp)
 {
-	struct rte_mbuf *mb[GW_BURST];
-	unsigned int n = GW_BURST, q;
+	struct rte_mbuf *mb[GW_BURST], *grp[GW_BURST];
+	unsigned int n = GW_BURST;
 	uint64_t inflight = g.sent - g.back - g.corrupt - g.dup - g.misrouted - g.bad_size;
 	struct gw_stats t;
-
-	if (inflight + n > g.c.max_inflight) {  /* what the gateway dropped is not in flight */
-		gw_stats_sum(dp, &t);
-		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-			inflight -= t.drops[d];
-	}
 
 	if (g.sent >= g.c.count)
 		return 0;
 	if (g.c.count - g.sent < n)
 		n = (unsigned int)(g.c.count - g.sent);
-	if (inflight + n > g.c.max_inflight)
-		return 0;
+	if (inflight + n > g.c.max_inflight) {  /* what the gateway dropped is not in flight */
+		gw_stats_sum(dp, &t);
+		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
+			inflight -= t.drops[d];
+		if (inflight + n > g.c.max_inflight)
+			return 0;
+	}
+	/* we are the only producer: with room for a burst in every ring, nothing fails */
+	for (unsigned int r = 0; r < g.c.nb_in; r++)
+		if (rte_ring_free_count(g.c.in[r]) < n)
+			return 0;
 	if (rte_pktmbuf_alloc_bulk(g.c.mp, mb, n) != 0)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
@@ -262,13 +265,18 @@ gw_gen_push(const struct gw_dp *dp)
 		build_l3((uint8_t *)(eh + 1), fi, num, len);
 		g.flow[fi].sent++;
 	}
-	q = rte_ring_enqueue_burst(g.c.in, (void **)mb, n, NULL);
-	for (unsigned int i = q; i < n; i++) {
-		g.flow[(g.sent + i) % g.nb_flow].sent--;
-		rte_pktmbuf_free(mb[i]);
+	/* a flow always enters the same rx queue: one worker keeps its order */
+	for (unsigned int r = 0; r < g.c.nb_in; r++) {
+		unsigned int k = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			if ((g.sent + i) % g.nb_flow % g.c.nb_in == r)
+				grp[k++] = mb[i];
+		if (k != 0)
+			rte_ring_enqueue_bulk(g.c.in[r], (void **)grp, k, NULL);
 	}
-	g.sent += q;
-	return q;
+	g.sent += n;
+	return n;
 }
 
 static void
@@ -323,14 +331,16 @@ gw_gen_pull(void)
 	struct rte_mbuf *mb[GW_BURST * 2];
 	unsigned int n, total = 0;
 
-	do {
-		n = rte_ring_dequeue_burst(g.c.out, (void **)mb, RTE_DIM(mb), NULL);
-		for (unsigned int i = 0; i < n; i++) {
-			check_one(mb[i]);
-			rte_pktmbuf_free(mb[i]);
-		}
-		total += n;
-	} while (n == RTE_DIM(mb));
+	for (unsigned int r = 0; r < g.c.nb_out; r++) {
+		do {
+			n = rte_ring_dequeue_burst(g.c.out[r], (void **)mb, RTE_DIM(mb), NULL);
+			for (unsigned int i = 0; i < n; i++) {
+				check_one(mb[i]);
+				rte_pktmbuf_free(mb[i]);
+			}
+			total += n;
+		} while (n == RTE_DIM(mb));
+	}
 	for (unsigned int s = 0; s < g.c.nb_sink; s++) {
 		n = rte_ring_dequeue_burst(g.c.sink[s], (void **)mb, RTE_DIM(mb), NULL);
 		g.misrouted += n;

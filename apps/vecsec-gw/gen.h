@@ -17,9 +17,11 @@ extern const char gw_demo_conf[];
 
 struct gw_gen_cfg {
 	struct rte_mempool *mp;
-	struct rte_ring *in;            /* clear packets into the gateway */
-	struct rte_ring *out;           /* what should come back, decrypted */
-	struct rte_ring *sink[4];       /* anything here was misrouted */
+	struct rte_ring *in[GW_MAX_WORKERS];    /* clear packets in, one ring per rx queue */
+	unsigned int nb_in;
+	struct rte_ring *out[GW_MAX_WORKERS];   /* what should come back, decrypted */
+	unsigned int nb_out;
+	struct rte_ring *sink[2 * GW_MAX_WORKERS];      /* anything here was misrouted */
 	unsigned int nb_sink;
 	uint64_t count;
 	uint16_t frame_size;            /* Ethernet frame without FCS */

@@ -21,6 +21,7 @@
 #include <rte_lpm6.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
 
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
@@ -66,6 +67,9 @@ struct gw_spd {
 struct gw_port {
 	bool used;
 	bool protected_;
+	bool tx_shared;                 /* fewer tx queues than workers: take tx_lock */
+	uint16_t nb_txq;
+	rte_spinlock_t tx_lock[GW_MAX_WORKERS];
 	struct rte_ether_addr mac;
 	struct rte_ether_addr peer;     /* neigh, or 02:00:00:00:00:<port> */
 };

@@ -235,7 +235,7 @@ port_init(uint16_t port, struct rte_mempool *mp, bool protected_)
 {
 	struct rte_eth_conf pc;
 	struct rte_eth_dev_info info;
-	uint16_t nq = (uint16_t)gw.nb_workers, nrx;
+	uint16_t nq = (uint16_t)gw.nb_workers, nrx, ntx;
 	int rc;
 
 	memset(&pc, 0, sizeof(pc));
@@ -243,16 +243,17 @@ port_init(uint16_t port, struct rte_mempool *mp, bool protected_)
 	if (rc != 0)
 		return rc;
 	nrx = RTE_MIN(nq, info.max_rx_queues);
-	if (info.max_tx_queues < nq) {
-		fprintf(stderr, "vecsec-gw: port %u has %u tx queues, %u workers need one each\n",
-			port, info.max_tx_queues, nq);
+	/* fewer tx queues than workers (net_pcap: one per tx file): workers share them */
+	ntx = RTE_MIN(nq, info.max_tx_queues);
+	if (ntx == 0) {
+		fprintf(stderr, "vecsec-gw: port %u has no tx queue\n", port);
 		return -ENOTSUP;
 	}
-	rc = rte_eth_dev_configure(port, nrx, nq, &pc);
+	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
 	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
 		rc = rte_eth_rx_queue_setup(port, q, GW_RX_DESC, rte_eth_dev_socket_id(port), NULL,
 			mp);
-	for (uint16_t q = 0; rc == 0 && q < nq; q++)
+	for (uint16_t q = 0; rc == 0 && q < ntx; q++)
 		rc = rte_eth_tx_queue_setup(port, q, GW_TX_DESC, rte_eth_dev_socket_id(port), NULL);
 	if (rc == 0)
 		rc = rte_eth_dev_start(port);
@@ -263,6 +264,10 @@ port_init(uint16_t port, struct rte_mempool *mp, bool protected_)
 	rte_eth_promiscuous_enable(port);
 	gw.port[port].used = true;
 	gw.port[port].protected_ = protected_;
+	gw.port[port].nb_txq = ntx;
+	gw.port[port].tx_shared = ntx < nq;
+	for (uint16_t q = 0; q < ntx; q++)
+		rte_spinlock_init(&gw.port[port].tx_lock[q]);
 	rte_eth_macaddr_get(port, &gw.port[port].mac);
 	memset(&gw.port[port].peer, 0, sizeof(gw.port[port].peer));
 	gw.port[port].peer.addr_bytes[0] = 0x02;
@@ -279,33 +284,49 @@ port_init(uint16_t port, struct rte_mempool *mp, bool protected_)
 	return 0;
 }
 
-/* The demo's four ring ports; rings[] receive what the generator needs. */
+/*
+ * The demo's four ring ports, one ring per queue and worker: port 0 rx is
+ * fed by the generator, port 1 tx is port 2 rx (the loop), port 3 tx goes
+ * to the checker; port 0 and 2 tx must stay empty.
+ */
 static int
-demo_ports(struct rte_ring *r[6])
+demo_ports(struct gw_gen_cfg *gc)
 {
-	static const char *const names[6] = {
-		"gw_p0_rx", "gw_p0_tx", "gw_p1_rx", "gw_link", "gw_p2_tx", "gw_p3_tx",
+	unsigned int nq = gw.nb_workers;
+	struct rte_ring *r[7][GW_MAX_WORKERS];
+	static const char *const role[7] = {
+		"p0rx", "p0tx", "p1rx", "link", "p2tx", "p3tx", "p3rx",
 	};
-	struct rte_ring *p3rx;
 
-	for (int i = 0; i < 6; i++) {
-		r[i] = rte_ring_create(names[i], 8192, SOCKET_ID_ANY,
-				       RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (r[i] == NULL)
-			return -ENOMEM;
+	for (unsigned int k = 0; k < 7; k++) {
+		for (unsigned int q = 0; q < nq; q++) {
+			char name[RTE_RING_NAMESIZE];
+			/* the protected and port 3 rx rings get nothing: keep them small */
+			unsigned int size = k == 2 || k == 6 ? 64 : 8192;
+
+			snprintf(name, sizeof(name), "gw_%s_%u", role[k], q);
+			r[k][q] = rte_ring_create(name, size, SOCKET_ID_ANY,
+				RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (r[k][q] == NULL)
+				return -ENOMEM;
+		}
 	}
-	p3rx = rte_ring_create("gw_p3_rx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (p3rx == NULL)
-		return -ENOMEM;
-	/* port 0: gen -> gw; 1 -> link -> 2; port 3: gw -> checker */
-	if (rte_eth_from_rings("net_gw_p0", &r[0], 1, &r[1], 1, SOCKET_ID_ANY) != 0 ||
-			rte_eth_from_rings("net_gw_p1", &r[2], 1, &r[3], 1, SOCKET_ID_ANY) != 1 ||
-			rte_eth_from_rings("net_gw_p2", &r[3], 1, &r[4], 1, SOCKET_ID_ANY) != 2 ||
-			rte_eth_from_rings("net_gw_p3", &p3rx, 1, &r[5], 1, SOCKET_ID_ANY) != 3) {
+	if (rte_eth_from_rings("net_gw_p0", r[0], nq, r[1], nq, SOCKET_ID_ANY) != 0 ||
+			rte_eth_from_rings("net_gw_p1", r[2], nq, r[3], nq, SOCKET_ID_ANY) != 1 ||
+			rte_eth_from_rings("net_gw_p2", r[3], nq, r[4], nq, SOCKET_ID_ANY) != 2 ||
+			rte_eth_from_rings("net_gw_p3", r[6], nq, r[5], nq, SOCKET_ID_ANY) != 3) {
 		fprintf(stderr, "vecsec-gw: demo: cannot create ring ports (is another ethdev "
 			"given with --vdev?)\n");
 		return -EINVAL;
 	}
+	for (unsigned int q = 0; q < nq; q++) {
+		gc->in[q] = r[0][q];
+		gc->out[q] = r[5][q];
+		gc->sink[2 * q] = r[1][q];
+		gc->sink[2 * q + 1] = r[4][q];
+	}
+	gc->nb_in = gc->nb_out = nq;
+	gc->nb_sink = 2 * nq;
 	return 0;
 }
 
@@ -314,7 +335,7 @@ main(int argc, char **argv)
 {
 	struct opts o = { .gen_pkts = 100000, .gen_size = 64 };
 	struct rte_mempool *mp;
-	struct rte_ring *rings[6];
+	struct gw_gen_cfg gc = { .max_inflight = 2048 };
 	char err[512];
 	int dd = argc, rc, ret = 1, nargs;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
@@ -379,7 +400,7 @@ main(int argc, char **argv)
 				"vecsec-gw: --demo makes its own ports; give no net vdev\n");
 			goto out;
 		}
-		if (demo_ports(rings) != 0)
+		if (demo_ports(&gc) != 0)
 			goto out;
 		o.unprot_mask = 0x9;
 		o.unprot_given = true;
@@ -449,13 +470,12 @@ main(int argc, char **argv)
 		printf("vecsec-gw: telemetry commands not registered\n");
 
 	if (o.demo) {
-		struct gw_gen_cfg gc = {
-			.mp = mp, .in = rings[0], .out = rings[5],
-			.sink = { rings[1], rings[4] }, .nb_sink = 2,
-			.count = o.gen_pkts, .frame_size = o.gen_size, .max_inflight = 2048,
-		};
 		struct gw_conf *demo_conf = calloc(1, sizeof(*demo_conf));
 
+		gc.mp = mp;
+		gc.count = o.gen_pkts;
+		gc.frame_size = o.gen_size;
+		gc.max_inflight = 2048 * gw.nb_workers;
 		if (demo_conf == NULL ||
 				gw_conf_parse_string(demo_conf, "<demo>", gw_demo_conf, err,
 					sizeof(err)) != 0 ||

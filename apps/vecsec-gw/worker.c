@@ -104,7 +104,15 @@ tx_flush(struct gw_worker *w, uint16_t port)
 
 	if (tb->n == 0)
 		return;
-	sent = rte_eth_tx_burst(port, (uint16_t)w->id, tb->m, tb->n);
+	if (gw.port[port].tx_shared) {
+		uint16_t q = (uint16_t)(w->id % gw.port[port].nb_txq);
+
+		rte_spinlock_lock(&gw.port[port].tx_lock[q]);
+		sent = rte_eth_tx_burst(port, q, tb->m, tb->n);
+		rte_spinlock_unlock(&gw.port[port].tx_lock[q]);
+	} else {
+		sent = rte_eth_tx_burst(port, (uint16_t)w->id, tb->m, tb->n);
+	}
 	w->st.port[port].tx += sent;
 	for (uint16_t i = sent; i < tb->n; i++)
 		drop(w, NULL, tb->m[i], GW_DROP_RING_FULL);
@@ -420,6 +428,11 @@ crypto_dequeue(struct gw_worker *w)
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
 		uint16_t n, ng;
 
+		/*
+		 * Drain what is done, not just one burst: a poll may enqueue several
+		 * bursts (one per rx queue), and a queue pair left to fill up drops.
+		 */
+	again:
 		if (w->inflight[id] == 0)
 			continue;
 		n = rte_cryptodev_dequeue_burst((uint8_t)id, w->qp, cop, GW_BURST);
@@ -442,6 +455,8 @@ crypto_dequeue(struct gw_worker *w)
 			}
 			post_process(w, sa, grp[g].m, (uint16_t)grp[g].cnt);
 		}
+		if (n == GW_BURST)
+			goto again;
 	}
 	return total;
 }

@@ -220,7 +220,7 @@ def main():
         wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
         wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
         stats = os.path.join(tmp, "stats.json")
-        cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
+        cmd = [gwbin, "-l", os.environ.get("GW_LCORES", "0"), "--no-pci", "--no-huge", "-m", "512",
                "--file-prefix", "vecsec-gw-interop-%d" % os.getpid(), "--log-level", "*:warning",
                "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
