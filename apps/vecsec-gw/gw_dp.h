@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 
+#include <rte_acl.h>
 #include <rte_cryptodev.h>
 #include <rte_ether.h>
 #include <rte_ipsec.h>
@@ -60,6 +61,7 @@ struct gw_sp {
  * swaps the pointer and frees the old one after an RCU grace period.
  */
 struct gw_spd {
+	struct rte_acl_ctx *acl;        /* NULL when n == 0 */
 	unsigned int n;
 	struct gw_sp rules[];
 };
@@ -152,6 +154,10 @@ void gw_sp_free(struct gw_spd *t[2][2]);
 void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
 		const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len);
+/* The same answer as gw_sp_lookup() for n <= GW_BURST packets, through rte_acl. */
+void gw_sp_lookup_bulk(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *const l3[],
+		const uint32_t l3_len[], const uint32_t pkt_len[], uint16_t n,
+		const struct gw_sp *out[]);
 /* rt.c */
 int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_rt_teardown(struct gw_dp *dp);

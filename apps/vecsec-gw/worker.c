@@ -155,13 +155,28 @@ route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_protected)
 	tb->m[tb->n++] = m;
 }
 
+/* SPD answers for n packets of one family whose IP header starts the mbuf. */
+static inline void
+spd_lookup(int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n, const struct gw_sp *out[])
+{
+	const uint8_t *l3[GW_BURST];
+	uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
+
+	for (uint16_t i = 0; i < n; i++) {
+		l3[i] = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		l3_len[i] = m[i]->l3_len;
+		pkt_len[i] = m[i]->pkt_len;
+	}
+	gw_sp_lookup_bulk(&gw, v6, dir, l3, l3_len, pkt_len, n, out);
+}
+
 /* After rte_ipsec process: count, then inbound policy check, then route. */
 static void
 post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
 {
-	struct rte_mbuf *orig[GW_BURST];
+	struct rte_mbuf *orig[GW_BURST], *inner[2][GW_BURST];
 	uint32_t plen[GW_BURST];
-	uint16_t k;
+	uint16_t k, ninner[2] = { 0, 0 };
 
 	for (uint16_t i = 0; i < n; i++) {
 		orig[i] = mb[i];
@@ -189,7 +204,6 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		ss->pkts++;
 		ss->bytes += m->pkt_len;
 		if (sa->dir == GW_DIR_IN) {
-			const struct gw_sp *sp;
 			uint8_t proto;
 			int v6 = parse_l3(m, &proto);
 
@@ -197,17 +211,28 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 				drop(w, sa, m, GW_DROP_MALFORMED);
 				continue;
 			}
-			sp = gw_sp_lookup(&gw, v6, GW_DIR_IN, rte_pktmbuf_mtod(m, const uint8_t *),
-				m->l3_len, m->pkt_len);
-			if (sp == NULL || sp->r.action != GW_SP_PROTECT || sp->sa != sa) {
-				drop(w, sa, m, GW_DROP_POLICY);
-				continue;
-			}
-			w->st.esp_in++;
-			route_tx(w, m, false);
+			inner[v6][ninner[v6]++] = m;
 		} else {
 			w->st.esp_out++;
 			route_tx(w, m, true);
+		}
+	}
+	/* inbound: the policy for the inner packet must protect it with this SA */
+	for (int v6 = 0; v6 < 2; v6++) {
+		const struct gw_sp *sps[GW_BURST];
+
+		if (ninner[v6] == 0)
+			continue;
+		spd_lookup(v6, GW_DIR_IN, inner[v6], ninner[v6], sps);
+		for (uint16_t i = 0; i < ninner[v6]; i++) {
+			const struct gw_sp *sp = sps[i];
+
+			if (sp == NULL || sp->r.action != GW_SP_PROTECT || sp->sa != sa) {
+				drop(w, sa, inner[v6][i], GW_DROP_POLICY);
+				continue;
+			}
+			w->st.esp_in++;
+			route_tx(w, inner[v6][i], false);
 		}
 	}
 }
@@ -355,14 +380,14 @@ static void
 rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n)
 {
 	bool prot = gw.port[port].protected_;
-	struct rte_mbuf *esp[GW_BURST], *out[GW_BURST];
+	struct rte_mbuf *esp[GW_BURST], *out[GW_BURST], *clear[2][GW_BURST];
 	struct gw_sa *out_sa[GW_BURST];
+	uint16_t nclear[2] = { 0, 0 };
 	uint8_t esp_v6[GW_BURST];
 	uint16_t nesp = 0, nout = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
-		const struct gw_sp *sp;
 		uint8_t proto;
 		int v6;
 
@@ -396,20 +421,32 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			esp[nesp++] = m;
 			continue;
 		}
-		sp = gw_sp_lookup(&gw, v6, prot ? GW_DIR_IN : GW_DIR_OUT,
-			rte_pktmbuf_mtod(m, const uint8_t *), m->l3_len, m->pkt_len);
-		if (sp == NULL || sp->r.action == GW_SP_DISCARD ||
-				(prot && sp->r.action != GW_SP_BYPASS)) {
-			drop(w, NULL, m, GW_DROP_POLICY);
+		clear[v6][nclear[v6]++] = m;
+	}
+	/* the SPD, one rte_acl call per family */
+	for (int v6 = 0; v6 < 2; v6++) {
+		const struct gw_sp *sps[GW_BURST];
+
+		if (nclear[v6] == 0)
 			continue;
+		spd_lookup(v6, prot ? GW_DIR_IN : GW_DIR_OUT, clear[v6], nclear[v6], sps);
+		for (uint16_t i = 0; i < nclear[v6]; i++) {
+			struct rte_mbuf *m = clear[v6][i];
+			const struct gw_sp *sp = sps[i];
+
+			if (sp == NULL || sp->r.action == GW_SP_DISCARD ||
+					(prot && sp->r.action != GW_SP_BYPASS)) {
+				drop(w, NULL, m, GW_DROP_POLICY);
+				continue;
+			}
+			if (sp->r.action == GW_SP_BYPASS) {
+				w->st.bypass++;
+				route_tx(w, m, !prot);
+				continue;
+			}
+			out_sa[nout] = sp->sa;
+			out[nout++] = m;
 		}
-		if (sp->r.action == GW_SP_BYPASS) {
-			w->st.bypass++;
-			route_tx(w, m, !prot);
-			continue;
-		}
-		out_sa[nout] = sp->sa;
-		out[nout++] = m;
 	}
 	if (nesp != 0)
 		esp_inbound(w, esp, esp_v6, nesp);
