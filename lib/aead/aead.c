@@ -17,16 +17,14 @@
 
 /*
  * Indexed by enum vecsec_aead_alg; NULL (or past the end): not built,
- * -ENOTSUP at key init. ARIA entries go here when lib/aria lands:
- *   [VECSEC_AEAD_ARIA_GCM] = &vecsec_aead_ops_aria_gcm,
- *   [VECSEC_AEAD_ARIA_CTR] = &vecsec_aead_ops_aria_ctr,
+ * -ENOTSUP at key init.
  */
 static const struct aead_ops *const aead_ops_table[] = {
 	[VECSEC_AEAD_NONE] = NULL,
 	[VECSEC_AEAD_CHACHA20_POLY1305] = &vecsec_aead_ops_chacha20_poly1305,
 	[VECSEC_AEAD_XCHACHA20_POLY1305] = &vecsec_aead_ops_xchacha20_poly1305,
-	[VECSEC_AEAD_ARIA_GCM] = NULL,
-	[VECSEC_AEAD_ARIA_CTR] = NULL,
+	[VECSEC_AEAD_ARIA_GCM] = &vecsec_aead_ops_aria_gcm,
+	[VECSEC_AEAD_ARIA_CTR] = &vecsec_aead_ops_aria_ctr,
 };
 
 #define NB_ALGS (sizeof(aead_ops_table) / sizeof(aead_ops_table[0]))

@@ -11,17 +11,23 @@
 #include "vecsec/vecsec_chacha.h"
 #include "chacha_internal.h"
 
+/*
+ * Widest first, the reference last. VECSEC_HAVE_<ISA> says the flag set
+ * builds; VECSEC_HAVE_CHACHA_<ISA> (lib/chacha/meson.build sets it when
+ * chacha_<isa>.c exists) says this primitive has a kernel in it, so another
+ * primitive's AVX2 file never makes this table name a missing symbol.
+ */
 const struct chacha_impl *const vecsec_chacha_impls[] = {
-#ifdef VECSEC_HAVE_AVX512
+#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_AVX512)
 	&vecsec_chacha_impl_avx512,
 #endif
-#ifdef VECSEC_HAVE_AVX2
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_AVX2)
 	&vecsec_chacha_impl_avx2,
 #endif
-#ifdef VECSEC_HAVE_SSSE3
+#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_SSSE3)
 	&vecsec_chacha_impl_ssse3,
 #endif
-#ifdef VECSEC_HAVE_NEON
+#if defined(VECSEC_HAVE_NEON) && defined(VECSEC_HAVE_CHACHA_NEON)
 	&vecsec_chacha_impl_neon,
 #endif
 	&vecsec_chacha_impl_ref,

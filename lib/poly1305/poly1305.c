@@ -11,14 +11,20 @@
 #include "vecsec/vecsec_poly1305.h"
 #include "poly1305_internal.h"
 
+/*
+ * Widest first, the reference last; each entry needs both the flag set
+ * (VECSEC_HAVE_<SET>) and this primitive's kernel in it
+ * (VECSEC_HAVE_POLY1305_<SET>, set by lib/poly1305/meson.build when
+ * poly1305_<set>.c exists).
+ */
 const struct poly1305_impl *const vecsec_poly1305_impls[] = {
-#ifdef VECSEC_HAVE_AVX512_IFMA
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_AVX512_IFMA)
 	&vecsec_poly1305_impl_avx512ifma,
 #endif
-#ifdef VECSEC_HAVE_AVX2
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_AVX2)
 	&vecsec_poly1305_impl_avx2,
 #endif
-#ifdef VECSEC_HAVE_NEON
+#if defined(VECSEC_HAVE_NEON) && defined(VECSEC_HAVE_POLY1305_NEON)
 	&vecsec_poly1305_impl_neon,
 #endif
 	&vecsec_poly1305_impl_ref,
@@ -85,6 +91,8 @@ vecsec_poly1305_update(struct vecsec_poly1305_ctx *ctx, const uint8_t *in, size_
 
 	if (ctx == NULL || (in == NULL && len > 0))
 		return -EINVAL;
+	if (len == 0)
+		return 0;
 	if (c->buf_len > 0) {
 		size_t n = POLY1305_BLOCK_LEN - c->buf_len;
 

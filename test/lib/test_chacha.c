@@ -75,10 +75,12 @@ test_rfc8439_kat(void)
 		VT_EXPECT(n == t->len, "%s: plaintext length %zu", t->name, n);
 		VT_EXPECT(hex(ct, sizeof(ct), t->ct) == t->len, "%s: ciphertext length", t->name);
 
-		VT_EXPECT(vecsec_chacha_xor(out, pt, n, key, nonce, t->counter, 20) == 0, "%s", t->name);
+		VT_EXPECT(vecsec_chacha_xor(out, pt, n, key, nonce, t->counter, 20) == 0, "%s",
+			  t->name);
 		VT_EXPECT_MEM(out, ct, n, "%s: encrypt", t->name);
 		/* in place, decrypt */
-		VT_EXPECT(vecsec_chacha_xor(out, out, n, key, nonce, t->counter, 20) == 0, "%s", t->name);
+		VT_EXPECT(vecsec_chacha_xor(out, out, n, key, nonce, t->counter, 20) == 0, "%s",
+			  t->name);
 		VT_EXPECT_MEM(out, pt, n, "%s: decrypt in place", t->name);
 
 		/* the selected kernel directly, in two calls split at a block boundary */
@@ -87,8 +89,8 @@ test_rfc8439_kat(void)
 		if (n > 64)
 			impl->xor_blocks(out + 64, pt + 64, n - 64, &st);
 		VT_EXPECT_MEM(out, ct, n, "%s: %s kernel", t->name, impl->name);
-		VT_EXPECT(st.x[12] == t->counter + (uint32_t)((n + 63) / 64), "%s: counter advanced",
-			  t->name);
+		VT_EXPECT(st.x[12] == t->counter + (uint32_t)((n + 63) / 64),
+			  "%s: counter advanced", t->name);
 		/* the reference too (it is every other path's oracle) */
 		chacha_state_init_ietf(&st, key, nonce, t->counter, 20);
 		vecsec_chacha_xor_blocks_ref(out, pt, n, &st);
@@ -301,8 +303,9 @@ test_xchacha_vs_libsodium(void)
 		vt_buf_reset(&g);
 		VT_EXPECT(vecsec_xchacha_xor(g.data + off, src, len, key, nonce, ctr, 20) == 0,
 			  "len=%zu", len);
-		VT_EXPECT_MEM(g.data + off, want, len, "xchacha20 len=%zu ctr=%llx off=%zu seed=%llu",
-			      len, (unsigned long long)ctr, off, (unsigned long long)seed);
+		VT_EXPECT_MEM(g.data + off, want, len,
+			      "xchacha20 len=%zu ctr=%llx off=%zu seed=%llu", len,
+			      (unsigned long long)ctr, off, (unsigned long long)seed);
 		VT_EXPECT_GUARDS(&g, off, len);
 	}
 	vt_buf_free(&g);

@@ -611,7 +611,8 @@ test_info(void)
 	const struct rte_cryptodev_capabilities *c;
 	const struct rte_cryptodev_symmetric_capability *sc;
 	struct rte_cryptodev_sym_capability_idx idx;
-	uint64_t want = RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO | RTE_CRYPTODEV_FF_SYM_OPERATION_CHAINING |
+	uint64_t want = RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO |
+		RTE_CRYPTODEV_FF_SYM_OPERATION_CHAINING |
 		RTE_CRYPTODEV_FF_IN_PLACE_SGL | RTE_CRYPTODEV_FF_OOP_SGL_IN_SGL_OUT |
 		RTE_CRYPTODEV_FF_OOP_SGL_IN_LB_OUT | RTE_CRYPTODEV_FF_OOP_LB_IN_SGL_OUT |
 		RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT | RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO |
@@ -660,12 +661,17 @@ test_info(void)
 	sc = rte_cryptodev_sym_capability_get(g.dev_id, &idx);
 	VT_EXPECT(sc != NULL, "capability_get chacha");
 	if (sc != NULL) {
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 0, 12) == 0, "ok");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 1024, 12) == 0, "aad");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 1025, 12) != 0, "aad+");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 16, 16, 0, 12) != 0, "key16");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 12, 0, 12) != 0, "dig12");
-		VT_EXPECT(rte_cryptodev_sym_capability_check_aead(sc, 32, 16, 0, 8) != 0, "iv8");
+		static const struct {
+			uint16_t key, dig, aad, iv;
+			bool ok;
+		} chk[] = { { 32, 16, 0, 12, true }, { 32, 16, 1024, 12, true },
+			    { 32, 16, 1025, 12, false }, { 16, 16, 0, 12, false },
+			    { 32, 12, 0, 12, false }, { 32, 16, 0, 8, false } };
+
+		for (size_t i = 0; i < RTE_DIM(chk); i++)
+			VT_EXPECT((rte_cryptodev_sym_capability_check_aead(sc, chk[i].key,
+					chk[i].dig, chk[i].aad, chk[i].iv) == 0) == chk[i].ok,
+				  "capability check %zu", i);
 	}
 	idx.algo.aead = RTE_CRYPTO_AEAD_AES_GCM;
 	VT_EXPECT(rte_cryptodev_sym_capability_get(g.dev_id, &idx) == NULL, "no AES-GCM");
@@ -1237,7 +1243,7 @@ out:
 
 struct cpu_case {
 	uint8_t *buf, *obuf;            /* linear backing store: head | data | tail */
-	struct rte_crypto_vec v[40], ov[40];
+	struct rte_crypto_vec v[40];
 	uint8_t nonce[IV_LEN], aad[MAX_AAD], tag[TAG_LEN], digest[TAG_LEN];
 	uint8_t *pt, *ct;
 	uint32_t len;
@@ -1275,7 +1281,7 @@ test_cpu_crypto(void)
 	static const uint16_t pats[][4] = { { 4096, 4096, 4096, 4096 }, { 1, 3, 17, 64 },
 					    { 7, 7, 7, 7 }, { 100, 0, 1, 300 } };
 	static struct cpu_case cc[64];
-	struct rte_crypto_sgl sgl[64], dsgl[64];
+	struct rte_crypto_sgl sgl[64];
 	struct rte_crypto_va_iova_ptr iv[64], aad[64], dig[64];
 	int32_t status[64];
 	struct rte_crypto_sym_vec vec;
@@ -1287,6 +1293,7 @@ test_cpu_crypto(void)
 		if (!tsess_create(&ss[d], g.seed + 80, 20, d))
 			goto out;
 	for (int round = 0; round < 8; round++) {
+		/* garbage: dest_sgl as rte_ipsec leaves it; CPU crypto is in place */
 		bool dec = round & 1, oop = round & 2, heads = round & 4;
 		uint32_t num = 1 + vt_below(&st, 64), ok, want_ok = 0;
 		uint16_t head = heads ? 13 : 0, tail = heads ? 5 : 0;
@@ -1318,8 +1325,6 @@ test_cpu_crypto(void)
 				want_ok++;
 			sgl[i].vec = c->v;
 			sgl[i].num = split(c->v, c->buf, total, pats[i % 4], 4);
-			dsgl[i].vec = c->ov;
-			dsgl[i].num = split(c->ov, c->obuf, total, pats[(i + 1) % 4], 4);
 			iv[i].va = c->nonce;
 			aad[i].va = c->aad;
 			dig[i].va = c->digest;
@@ -1328,7 +1333,7 @@ test_cpu_crypto(void)
 		memset(&vec, 0, sizeof(vec));
 		vec.num = num;
 		vec.src_sgl = sgl;
-		vec.dest_sgl = oop ? dsgl : NULL;
+		vec.dest_sgl = oop ? (struct rte_crypto_sgl *)(uintptr_t)0x10 : NULL;
 		vec.iv = iv;
 		vec.aad = aad;
 		vec.digest = dig;
@@ -1342,7 +1347,7 @@ test_cpu_crypto(void)
 		VT_EXPECT(ok == want_ok, "cpu crypto round %d: %u ok, want %u", round, ok, want_ok);
 		for (uint32_t i = 0; i < num; i++) {
 			struct cpu_case *c = &cc[i];
-			const uint8_t *out = (oop ? c->obuf : c->buf) + head;
+			const uint8_t *out = c->buf + head;
 			bool forged = dec && i % 5 == 3;
 
 			VT_EXPECT(status[i] == (forged ? EBADMSG : 0), "cpu %u status %d", i,
@@ -1355,12 +1360,13 @@ test_cpu_crypto(void)
 			if (!dec)
 				VT_EXPECT_MEM(c->digest, c->tag, 16, "cpu tag %u", i);
 			if (oop)
-				VT_EXPECT_MEM(c->buf + head, dec ? c->ct : c->pt, c->len,
-					      "cpu oop source changed");
+				VT_EXPECT(c->obuf[head] == FILL_DST &&
+					  c->obuf[head + c->len / 2] == FILL_DST,
+					  "cpu crypto wrote outside the source");
 			/* head and tail bytes untouched */
-			VT_EXPECT(head == 0 || (out[-1] == (oop ? FILL_DST : FILL_SRC)),
+			VT_EXPECT(head == 0 || out[-1] == FILL_SRC,
 				  "cpu head byte changed");
-			VT_EXPECT(tail == 0 || out[c->len] == (oop ? FILL_DST : FILL_SRC),
+			VT_EXPECT(tail == 0 || out[c->len] == FILL_SRC,
 				  "cpu tail byte changed");
 		}
 free:
@@ -1377,7 +1383,8 @@ free:
 		uint8_t b[32] = { 0 }, d[16] = { 0 }, n12[12] = { 0 }, a[20] = { 0 };
 		struct rte_crypto_vec v1 = { .base = b, .len = 32, .tot_len = 32 };
 		struct rte_crypto_sgl s1 = { .vec = &v1, .num = 1 };
-		struct rte_crypto_va_iova_ptr piv = { .va = n12 }, pa = { .va = a }, pd = { .va = d };
+		struct rte_crypto_va_iova_ptr piv = { .va = n12 }, pa = { .va = a },
+			pd = { .va = d };
 		int32_t st1 = 0;
 
 		memset(&vec, 0, sizeof(vec));
@@ -1594,8 +1601,16 @@ int
 main(int argc, char **argv)
 {
 	const char *mode = getenv("VT_PMD_MODE");
+	bool no_pci = false;
 	int rc;
 
+	/* DPDK must never probe PCI here: it could take the host's NIC. */
+	for (int i = 1; i < argc; i++)
+		no_pci |= strcmp(argv[i], "--no-pci") == 0;
+	if (!no_pci) {
+		printf("refusing to start EAL without --no-pci\n");
+		return 2;
+	}
 	if (rte_eal_init(argc, argv) < 0) {
 		printf("EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;

@@ -446,20 +446,14 @@ cpu_prepare(struct vecsec_pmd_scratch *sc, const struct vecsec_pmd_session *s,
 	rc = sgl_span(sc, &vec->src_sgl[i], head, (uint32_t)len, &in_lin, &in_segs, &nb_in);
 	if (rc != PREP_OK)
 		goto fail;
-	if (vec->dest_sgl == NULL) {
-		out_lin = in_lin;
-		out_segs = in_segs;
-		nb_out = nb_in;
-	} else {
-		if (sgl_len(&vec->dest_sgl[i]) < (uint64_t)head + len) {
-			rc = PREP_BAD_ARGS;
-			goto fail;
-		}
-		rc = sgl_span(sc, &vec->dest_sgl[i], head, (uint32_t)len, &out_lin, &out_segs,
-			      &nb_out);
-		if (rc != PREP_OK)
-			goto fail;
-	}
+	/*
+	 * CPU crypto is in place only, as in every software PMD: vec->dest_sgl is
+	 * never read, because DPDK 22.11's rte_ipsec (lib/ipsec/misc.h,
+	 * cpu_crypto_bulk) leaves it uninitialised on the stack.
+	 */
+	out_lin = in_lin;
+	out_segs = in_segs;
+	nb_out = nb_in;
 	job->key = &s->key;
 	job->dir = s->dir;
 	job->status = VECSEC_JOB_PENDING;

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench-smoke: vecsec-bench on every case at 64 bytes with --reps 3, single
+# messages and bursts. The bench cross-checks every implementation's output
+# against the first one's before timing (a mismatch exits non-zero), so a
+# measured row means "gave the same bytes". Checks:
+#   - exit status 0; the CSV header; one row per case x implementation x op;
+#   - measured rows: 3 samples, positive cycles, cycles/byte, ns/B, MiB/s,
+#     ops/s; n/a rows carry a reason;
+#   - chacha20-poly1305 (single and burst, seal and open) is measured for
+#     every peer built in, and for every vecsec ISA level when libvecsec has
+#     the AEAD (meson sets BENCH_EXPECT_VECSEC=1 then): vecsec == peers;
+#   - a corrupted output is caught: --inject-fault makes the run fail with
+#     MISMATCH (single and burst).
+#   bench_smoke.sh <vecsec-bench>
+set -u
+bench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+err() { echo "bench-smoke: FAIL: $*" >&2; fail=1; }
+
+if ! "$bench" --quick --sizes 64 --reps 3 --burst --csv "$tmp/s.csv" \
+	> "$tmp/out.txt" 2> "$tmp/err.txt"; then
+	cat "$tmp/out.txt" "$tmp/err.txt" >&2
+	echo "bench-smoke: FAIL: vecsec-bench exited non-zero" >&2
+	exit 1
+fi
+cat "$tmp/out.txt"
+csv=$tmp/s.csv
+
+want=mode,case,op,size,bytes,impl,detail,status,note,reps
+want=$want,cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct
+[ "$(head -n 1 "$csv")" = "$want" ] || err "CSV header is '$(head -n 1 "$csv")'"
+
+# implementations the run measured, and the cases --help lists
+impls=$(sed -n 's/^measured: //p' "$tmp/out.txt" | tr ',' '\n' | sed 's/^ *//; s/ .*//')
+[ -n "$impls" ] || err "no 'measured:' line"
+nimpls=$(printf '%s\n' "$impls" | wc -l)
+"$bench" --help > "$tmp/help.txt" || err "--help failed"
+cases=$(sed -n '/^cases:/,/^$/p' "$tmp/help.txt" | awk 'NF > 1 {print $1}')
+nburst=$(grep -c '\[burst\]' "$tmp/help.txt")
+naead=$(grep -c '\[aead' "$tmp/help.txt")
+ncases=$(printf '%s\n' "$cases" | wc -l)
+[ "$ncases" -ge 11 ] || err "--help lists $ncases cases"
+
+# rows: single = (cases + AEAD cases) x impls, burst = 2 x burst cases x impls
+want_rows=$(( (ncases + naead + 2 * nburst) * nimpls ))
+rows=$(($(wc -l < "$csv") - 1))
+[ "$rows" = "$want_rows" ] || err "$rows CSV rows, want $want_rows"
+for c in $cases; do
+	grep -q "^single,$c,.*,64,64.0," "$csv" || err "no row for $c"
+done
+
+awk -F, 'NR > 1 {
+	if ($8 == "ok") {
+		if (!($10 == 3 && $11 > 0 && $12 > 0 && $13 > 0 && $14 > 0 && $15 > 0 && $16 >= 0))
+			print "bad numbers: " $0
+	} else if ($8 == "n/a") {
+		if ($9 == "") print "n/a without a reason: " $0
+	} else {
+		print "bad status: " $0
+	}
+}' "$csv" > "$tmp/bad.txt"
+[ -s "$tmp/bad.txt" ] && err "$(cat "$tmp/bad.txt")"
+
+for im in $impls; do
+	for mode in single burst; do
+		for op in seal open; do
+			st=$(awk -F, -v m="$mode" -v i="$im" -v o="$op" '$1 == m &&
+				$2 == "chacha20-poly1305" && $3 == o && $6 == i {print $8}' "$csv")
+			case "$im" in
+			vecsec-*) [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ] || continue ;;
+			esac
+			[ "$st" = ok ] || err "chacha20-poly1305 $mode $op $im: '$st', want ok"
+		done
+	done
+done
+
+# which (mode, case, op) had two or more implementations agree byte for byte
+awk -F, 'NR > 1 && $8 == "ok" {n[$1 " " $2 " " $3]++}
+	END {for (k in n) if (n[k] > 1) print k}' "$csv" | sort > "$tmp/checked.txt"
+grep -q '^single chacha20-poly1305 seal$' "$tmp/checked.txt" ||
+	err "chacha20-poly1305 was not cross-checked between two implementations"
+echo "bench-smoke: cross-checked (identical output from >= 2 implementations):" \
+	"$(wc -l < "$tmp/checked.txt") of $(awk -F, 'NR > 1 {print $1 $2 $3}' "$csv" | sort -u |
+	wc -l) points"
+vna=$(awk -F, 'NR > 1 && $6 ~ /^vecsec-/ && $8 == "n/a" {print $1 " " $2 ": " $9}' "$csv" | sort -u)
+[ -n "$vna" ] && printf 'bench-smoke: note: vecsec n/a: %s\n' "$vna"
+
+# The cross-check must catch a corrupted output (single and burst).
+victim=$(awk -F, '$2 == "chacha20-poly1305" && $8 == "ok" {print $6}' "$csv" | tail -n 1)
+for mode in "" --burst-only; do
+	if "$bench" --case chacha20-poly1305 --sizes 64 --reps 1 $mode --inject-fault "$victim" \
+		> "$tmp/f.txt" 2>&1; then
+		err "corrupted $victim output was not detected (${mode:-single})"
+	elif ! grep -q MISMATCH "$tmp/f.txt"; then
+		cat "$tmp/f.txt" >&2
+		err "fault run failed without a MISMATCH report (${mode:-single})"
+	fi
+done
+
+[ "$fail" = 0 ] && echo "bench-smoke: ok ($rows rows, fault injection caught)"
+exit "$fail"

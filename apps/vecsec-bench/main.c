@@ -1,0 +1,1176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-bench: times every vecsec primitive, once per ISA level the CPU
+ * has, against peer libraries (OpenSSL, libsodium, libgcrypt, ipsec-mb)
+ * measured in the same run, one message at a time and in bursts of 32
+ * independent jobs (the lanes scenario). Before timing a point, every
+ * implementation's output is checked against the first one's, byte for
+ * byte: a mismatch stops the run. Reports the median of N samples in TSC
+ * cycles, as an aligned table, a CSV file and a PNG plot.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vecsec/vecsec.h"
+#include "bench.h"
+
+#define MAX_IMPLS 12
+#define MAX_SIZES 32
+#define MAX_REPS 1001
+#define MAX_LEN (1u << 20)
+#define BURST_N 32
+#define IMIX_SIZE 0    /* the IMIX point in a size list */
+#define IMIX_LEN 1500  /* largest IMIX packet */
+
+static const size_t default_sizes[] = {16, 64, 256, 512, 1024, 1420, 2048, 4096, 8192, 16384};
+static const size_t quick_sizes[] = {64, 1420, 8192};
+static const size_t burst_sizes[] = {64, 128, 256, 512, 1024, 1420, IMIX_SIZE};
+static const size_t quick_burst_sizes[] = {64, 1420, IMIX_SIZE};
+/* IMIX 7:4:1 (64, 576, 1500 bytes), interleaved as a link would carry it */
+static const size_t imix_pattern[12] = {64, 576, 64, 64, 1500, 64, 576, 64, 576, 64, 64, 576};
+
+enum res_status { RES_OK, RES_NA };
+
+struct result {
+	bool burst;
+	enum bench_case_id cid;
+	enum bench_op op;
+	size_t size;           /* IMIX_SIZE for IMIX */
+	double bytes;          /* bytes per message (IMIX: mean) */
+	int impl;
+	enum res_status status;
+	const char *why;       /* n/a reason */
+	char detail[100];       /* dispatched impl, or library version */
+	double ticks;          /* median ticks per message */
+	double iqr;            /* interquartile range / median: the noise */
+	unsigned int reps;
+};
+
+static struct {
+	bool quick, burst, burst_only, no_peers;
+	unsigned int reps;
+	bool want_case[CASE_COUNT];
+	bool any_case;
+	size_t sizes[MAX_SIZES];
+	unsigned int nsizes;
+	bool want_isa[VECSEC_ISA_AVX512 + 1];
+	bool any_isa;
+	const char *csv, *png, *fault;
+	double sample_s, warm_s;
+} opt;
+
+static struct bench_impl *impls[MAX_IMPLS];
+static unsigned int nimpls;
+static struct result *results;
+static size_t nresults, capresults;
+static double samples[MAX_REPS];
+static unsigned int points_done, points_total;
+static bool progress_tty;
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (progress_tty)
+		fputc('\n', stderr);
+	fputs("vecsec-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(3);
+}
+
+static const char *
+op_name(const struct bench_case *c, enum bench_op op)
+{
+	switch (c->kind) {
+	case BENCH_AEAD:
+		return op == BENCH_ENC ? "seal" : "open";
+	case BENCH_MAC:
+		return "mac";
+	case BENCH_HASH:
+		return "hash";
+	default:
+		return op == BENCH_ENC ? "encrypt" : "decrypt";
+	}
+}
+
+static struct result *
+add_result(void)
+{
+	if (nresults == capresults) {
+		capresults = capresults ? 2 * capresults : 256;
+		results = realloc(results, capresults * sizeof(*results));
+		if (results == NULL)
+			die("out of memory");
+	}
+	memset(&results[nresults], 0, sizeof(results[0]));
+	return &results[nresults++];
+}
+
+/* ---- one unit of timed work: a message, or a burst of messages ---- */
+
+struct work {
+	const struct bench_impl *im;
+	const struct bench_case *c;
+	enum bench_op op;
+	void *ctx;
+	const uint8_t *in, *nonce, *aad;
+	uint8_t *out, *tag;
+	size_t len;
+	struct bench_msg *msgs;    /* burst mode when n > 0 */
+	unsigned int n;
+};
+
+static unsigned int
+run_burst(const struct work *w)
+{
+	unsigned int bad = 0;
+
+	if (w->im->burst != NULL)
+		return w->im->burst(w->c, w->op, w->msgs, w->n);
+	for (unsigned int i = 0; i < w->n; i++) {
+		struct bench_msg *m = &w->msgs[i];
+
+		m->status = w->im->run(m->ctx, w->op, m->out, m->tag, m->in, m->len, m->nonce,
+				       m->aad);
+		bad += m->status != 0;
+	}
+	return bad;
+}
+
+static int
+work_once(const struct work *w)
+{
+	if (w->n > 0)
+		return run_burst(w) != 0 ? -1 : 0;
+	return w->im->run(w->ctx, w->op, w->out, w->tag, w->in, w->len, w->nonce, w->aad);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Warm up for warm_s, find an iteration count whose run lasts sample_s,
+ * then take reps samples of that many iterations: the median of the
+ * per-iteration tick counts.
+ */
+static double
+measure(const struct work *w, unsigned int reps, double *iqr)
+{
+	double hz = bench_tick_hz();
+	uint64_t warm = (uint64_t)(opt.warm_s * hz), want = (uint64_t)(opt.sample_s * hz);
+	uint64_t t0 = bench_ticks(), t1;
+	unsigned long iters = 1;
+	double med;
+
+	do {
+		if (work_once(w) != 0)
+			die("%s %s %s len %zu failed while timing", w->im->name, w->c->name,
+			    op_name(w->c, w->op), w->len);
+	} while (bench_ticks() - t0 < warm);
+	for (;;) {
+		t0 = bench_ticks();
+		for (unsigned long i = 0; i < iters; i++)
+			work_once(w);
+		t1 = bench_ticks();
+		if (t1 - t0 >= want || iters >= (1ul << 30))
+			break;
+		/* aim a little above the target so the next try is enough */
+		iters = t1 - t0 < want / 64 ? iters * 64 :
+			(unsigned long)((double)iters * 1.2 * (double)want / (double)(t1 - t0)) + 1;
+	}
+	for (unsigned int r = 0; r < reps; r++) {
+		t0 = bench_ticks();
+		for (unsigned long i = 0; i < iters; i++)
+			work_once(w);
+		t1 = bench_ticks();
+		samples[r] = (double)(t1 - t0) / (double)iters;
+	}
+	qsort(samples, reps, sizeof(samples[0]), cmp_double);
+	med = reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+	/* (3 * reps) / 4 < reps for every reps >= 1 */
+	*iqr = (samples[(3 * reps) / 4] - samples[reps / 4]) / med;
+	return med;
+}
+
+static void
+progress(const struct bench_impl *im, const struct bench_case *c, const char *what, size_t size)
+{
+	points_done++;
+	if (!progress_tty)
+		return;
+	if (size == IMIX_SIZE)
+		fprintf(stderr, "\r\033[K[%u/%u] %s %s imix %s", points_done, points_total, c->name,
+			what, im->name);
+	else
+		fprintf(stderr, "\r\033[K[%u/%u] %s %s %zu %s", points_done, points_total, c->name,
+			what, size, im->name);
+}
+
+/* ---- cross-check: every impl must give the first impl's bytes ---- */
+
+struct ref_out {
+	const char *impl;      /* NULL until the first impl ran */
+	uint8_t *out, *tag;
+};
+
+static void
+check_same(struct ref_out *ref, const struct bench_impl *im, const struct bench_case *c,
+	   size_t size, unsigned int msg, const uint8_t *out, const uint8_t *tag, size_t len)
+{
+	size_t tl = c->tag_len;
+
+	if (ref->impl == NULL) {
+		memcpy(ref->out, out, len);
+		memcpy(ref->tag, tag, tl);
+		ref->impl = im->name;
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (out[i] != ref->out[i])
+			die("MISMATCH: %s len %zu%s msg %u: %s differs from %s at output byte %zu"
+			    " (%02x vs %02x)", c->name, len, size == IMIX_SIZE ? " (imix)" : "",
+			    msg, im->name, ref->impl, i, out[i], ref->out[i]);
+	for (size_t i = 0; i < tl; i++)
+		if (tag[i] != ref->tag[i])
+			die("MISMATCH: %s len %zu msg %u: %s differs from %s at tag byte %zu",
+			    c->name, len, msg, im->name, ref->impl, i);
+}
+
+static bool
+isa_usable(int isa)
+{
+	return isa <= (int)vecsec_cpu_max_isa();
+}
+
+static const char *
+impl_lacks(const struct bench_impl *im, const struct bench_case *c, size_t size, bool burst)
+{
+	const char *why = im->lacks(im, c, burst);
+
+	if (why != NULL)
+		return why;
+	if (size != IMIX_SIZE && c->block != 0 && size % c->block != 0)
+		return "ECB needs whole 16-byte blocks";
+	if (size != IMIX_SIZE && size < c->min_len)
+		return "Adiantum needs >= 16 bytes";
+	return NULL;
+}
+
+static void
+set_detail(struct result *r, const struct bench_impl *im, const struct bench_case *c)
+{
+	const char *d = im->detail != NULL ? im->detail(im, c) : im->version;
+
+	snprintf(r->detail, sizeof(r->detail), "%s", d != NULL ? d : "");
+}
+
+/* ---- single-message cases ---- */
+
+static void
+run_single(const struct bench_case *c, size_t size, uint8_t *key, uint8_t *in, uint8_t *out,
+	   uint8_t *pt, uint8_t *tag, uint8_t *nonce, uint8_t *aad, struct ref_out *ref)
+{
+	unsigned int nops = c->kind == BENCH_AEAD ? 2 : 1;
+	unsigned int reps = opt.reps;
+
+	ref->impl = NULL;
+	bench_fill(key, c->key_len, 0x6b6579 + c->id);
+	bench_fill(nonce, 32, 0x6e6f6e6365 + size);
+	bench_fill(aad, 8, 0x616164);
+	bench_fill(in, size, 0x706c61696e + size);
+	if (c->id == CASE_ARIA128_CTR || c->id == CASE_ARIA256_CTR) {
+		/* RFC 3686 layout: nonce || IV || 32-bit big-endian counter 1 */
+		nonce[12] = nonce[13] = nonce[14] = 0;
+		nonce[15] = 1;
+	}
+	for (unsigned int i = 0; i < nimpls; i++) {
+		const struct bench_impl *im = impls[i];
+		const char *why = impl_lacks(im, c, size, false);
+		struct work w = {
+			.im = im, .c = c, .in = in, .out = out, .tag = tag, .len = size,
+			.nonce = nonce, .aad = aad,
+		};
+
+		if (why != NULL) {
+			for (unsigned int op = 0; op < nops; op++) {
+				struct result *r = add_result();
+
+				*r = (struct result){ .cid = c->id, .op = op, .size = size,
+					.bytes = (double)size, .impl = (int)i, .status = RES_NA,
+					.why = why };
+				progress(im, c, op_name(c, op), size);
+			}
+			continue;
+		}
+		if (im->select != NULL)
+			im->select(im);
+		w.ctx = im->ctx_new(im, c, key);
+		if (w.ctx == NULL)
+			die("%s: cannot set up %s", im->name, c->name);
+		memset(out, 0, size);
+		memset(tag, 0, 16);
+		if (im->run(w.ctx, BENCH_ENC, out, tag, in, size, nonce, aad) != 0)
+			die("%s %s len %zu: %s failed", im->name, c->name, size,
+			    op_name(c, BENCH_ENC));
+		if (opt.fault != NULL && strcmp(opt.fault, im->name) == 0)
+			out[size / 2] ^= 0x01;  /* --inject-fault: the check must catch it */
+		check_same(ref, im, c, size, 0, out, tag, size);
+		if (c->kind == BENCH_AEAD) {
+			/* open must give the plaintext back, and refuse a forged tag */
+			memset(pt, 0, size);
+			if (im->run(w.ctx, BENCH_DEC, pt, tag, out, size, nonce, aad) != 0 ||
+			    memcmp(pt, in, size) != 0)
+				die("%s %s len %zu: open does not give the plaintext back",
+				    im->name, c->name, size);
+			tag[0] ^= 0x80;
+			if (im->run(w.ctx, BENCH_DEC, pt, tag, out, size, nonce, aad) == 0)
+				die("%s %s len %zu: open accepted a forged tag", im->name,
+				    c->name, size);
+			tag[0] ^= 0x80;
+		}
+		if (c->kind == BENCH_WIDEBLOCK) {
+			/* no peer has Adiantum: at least decryption must invert it */
+			memset(pt, 0, size);
+			if (im->run(w.ctx, BENCH_DEC, pt, tag, out, size, nonce, aad) != 0 ||
+			    memcmp(pt, in, size) != 0)
+				die("%s %s len %zu: decrypt does not give the plaintext back",
+				    im->name, c->name, size);
+		}
+		for (unsigned int op = 0; op < nops; op++) {
+			struct result *r = add_result();
+
+			w.op = op;
+			if (op == BENCH_DEC) {
+				w.in = out;      /* ciphertext and tag of this impl */
+				w.out = pt;
+			}
+			progress(im, c, op_name(c, op), size);
+			*r = (struct result){ .cid = c->id, .op = op, .size = size,
+				.bytes = (double)size, .impl = (int)i, .status = RES_OK,
+				.reps = reps };
+			set_detail(r, im, c);
+			r->ticks = measure(&w, reps, &r->iqr);
+		}
+		im->ctx_free(w.ctx);
+	}
+}
+
+/* ---- bursts: 32 jobs, 32 keys, 32 nonces ---- */
+
+struct burst_bufs {
+	uint8_t *key[BURST_N], *in[BURST_N], *ct[BURST_N], *pt[BURST_N];
+	uint8_t tag[BURST_N][16], nonce[BURST_N][32], aad[BURST_N][8];
+	size_t len[BURST_N];
+	struct bench_msg msgs[BURST_N];
+	void *ctx[BURST_N];
+};
+
+static void
+run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
+	       struct ref_out *refs)
+{
+	double mean = 0;
+	unsigned int reps = opt.reps;
+
+	for (unsigned int j = 0; j < BURST_N; j++) {
+		b->len[j] = size == IMIX_SIZE ? imix_pattern[j % 12] : size;
+		mean += (double)b->len[j] / BURST_N;
+		bench_fill(b->key[j], c->key_len, 0x4b4559 + 1000 * c->id + j);
+		bench_fill(b->nonce[j], 32, 0x4e4f4e + j);
+		bench_fill(b->aad[j], 8, 0x414144 + j);
+		bench_fill(b->in[j], b->len[j], 0x504c41 + j);
+		refs[j].impl = NULL;
+	}
+	for (unsigned int i = 0; i < nimpls; i++) {
+		const struct bench_impl *im = impls[i];
+		const char *why = impl_lacks(im, c, size, true);
+		struct work w = { .im = im, .c = c, .msgs = b->msgs, .n = BURST_N };
+
+		if (why != NULL) {
+			for (unsigned int op = 0; op < 2; op++) {
+				struct result *r = add_result();
+
+				*r = (struct result){ .burst = true, .cid = c->id, .op = op,
+					.size = size, .bytes = mean, .impl = (int)i,
+					.status = RES_NA, .why = why };
+				progress(im, c, op_name(c, op), size);
+			}
+			continue;
+		}
+		if (im->select != NULL)
+			im->select(im);
+		for (unsigned int j = 0; j < BURST_N; j++) {
+			b->ctx[j] = im->ctx_new(im, c, b->key[j]);
+			if (b->ctx[j] == NULL)
+				die("%s: cannot set up %s", im->name, c->name);
+			b->msgs[j] = (struct bench_msg){ .ctx = b->ctx[j], .in = b->in[j],
+				.out = b->ct[j], .tag = b->tag[j], .len = b->len[j],
+				.nonce = b->nonce[j], .aad = b->aad[j] };
+			memset(b->ct[j], 0, b->len[j]);
+		}
+		w.op = BENCH_ENC;
+		if (run_burst(&w) != 0)
+			die("%s %s burst seal failed", im->name, c->name);
+		if (opt.fault != NULL && strcmp(opt.fault, im->name) == 0)
+			b->ct[BURST_N - 1][0] ^= 0x01;
+		for (unsigned int j = 0; j < BURST_N; j++)
+			check_same(&refs[j], im, c, size, j, b->ct[j], b->tag[j], b->len[j]);
+		progress(im, c, "seal", size);
+		struct result *r = add_result();
+
+		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_ENC, .size = size,
+			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps };
+		set_detail(r, im, c);
+		r->ticks = measure(&w, reps, &r->iqr) / BURST_N;
+
+		/* open the burst just sealed */
+		for (unsigned int j = 0; j < BURST_N; j++) {
+			b->msgs[j].in = b->ct[j];
+			b->msgs[j].out = b->pt[j];
+			memset(b->pt[j], 0, b->len[j]);
+		}
+		w.op = BENCH_DEC;
+		if (run_burst(&w) != 0)
+			die("%s %s burst open failed", im->name, c->name);
+		for (unsigned int j = 0; j < BURST_N; j++)
+			if (memcmp(b->pt[j], b->in[j], b->len[j]) != 0)
+				die("%s %s burst open: message %u differs from the plaintext",
+				    im->name, c->name, j);
+		progress(im, c, "open", size);
+		r = add_result();
+		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_DEC, .size = size,
+			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps };
+		set_detail(r, im, c);
+		r->ticks = measure(&w, reps, &r->iqr) / BURST_N;
+		for (unsigned int j = 0; j < BURST_N; j++)
+			im->ctx_free(b->ctx[j]);
+	}
+}
+
+/* ---- report ---- */
+
+static double
+mib_s(const struct result *r)
+{
+	return r->bytes * bench_tick_hz() / r->ticks / (1024.0 * 1024.0);
+}
+
+static void
+fmt_size(char *buf, size_t len, size_t size)
+{
+	if (size == IMIX_SIZE)
+		snprintf(buf, len, "imix");
+	else
+		snprintf(buf, len, "%zu", size);
+}
+
+static const struct result *
+find(bool burst, enum bench_case_id cid, enum bench_op op, size_t size, unsigned int impl)
+{
+	for (size_t i = 0; i < nresults; i++) {
+		const struct result *r = &results[i];
+
+		if (r->burst == burst && r->cid == cid && r->op == op && r->size == size &&
+		    r->impl == (int)impl)
+			return r;
+	}
+	return NULL;
+}
+
+/* Which kernels vecsec's dispatch picked at each ISA level, for this case. */
+static void
+print_dispatch(bool burst, const struct bench_case *c)
+{
+	const char *first = NULL;
+	bool same = true;
+
+	for (size_t k = 0; k < nresults; k++) {
+		const struct result *r = &results[k];
+
+		if (r->burst != burst || r->cid != c->id || r->status != RES_OK ||
+		    !impls[r->impl]->is_vecsec)
+			continue;
+		if (first == NULL)
+			first = r->detail;
+		same &= strcmp(first, r->detail) == 0;
+	}
+	if (first == NULL)
+		return;
+	if (same) {
+		printf("   vecsec kernels at every ISA level: %s\n", first);
+		return;
+	}
+	printf("   vecsec kernels:");
+	for (unsigned int i = 0; i < nimpls; i++) {
+		const struct result *r = NULL;
+
+		for (size_t k = 0; k < nresults && r == NULL; k++)
+			if (results[k].burst == burst && results[k].cid == c->id &&
+			    results[k].impl == (int)i && results[k].status == RES_OK)
+				r = &results[k];
+		if (r != NULL && impls[i]->is_vecsec)
+			printf(" %s=[%s]", impls[i]->name + 7, r->detail);
+	}
+	putchar('\n');
+}
+
+static void
+print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigned int nsizes)
+{
+	unsigned int nops = burst || c->kind == BENCH_AEAD ? 2 : 1;
+	int width[MAX_IMPLS];
+	bool any = false;
+
+	for (size_t i = 0; i < nresults; i++)
+		if (results[i].burst == burst && results[i].cid == c->id)
+			any = true;
+	if (!any)
+		return;
+	printf("\n== %s%s: %s ==\n", burst ? "burst " : "", c->name, c->note);
+	if (burst)
+		printf("   %u jobs per burst, %u keys and nonces; TSC cycles per message "
+		       "(lower is better)\n", BURST_N, BURST_N);
+	else
+		printf("   TSC cycles per byte (lower is better)\n");
+	printf("%-8s %6s", "op", "size");
+	for (unsigned int i = 0; i < nimpls; i++) {
+		int n = (int)strlen(impls[i]->name);
+
+		width[i] = n < 9 ? 9 : n;
+		printf("  %*s", width[i], impls[i]->name);
+	}
+	if (burst)
+		printf("  | best vecsec: %9s %9s | vs best peer\n", "cyc/B", "msg/s");
+	else
+		printf("  | best vecsec: %7s %9s %11s | vs best peer\n", "ns/B", "MiB/s", "ops/s");
+	for (unsigned int op = 0; op < nops; op++) {
+		for (unsigned int s = 0; s < nsizes; s++) {
+			const struct result *bv = NULL, *bp = NULL;
+			char sz[24];
+			bool row = false;
+
+			for (unsigned int i = 0; i < nimpls; i++)
+				row |= find(burst, c->id, op, sizes[s], i) != NULL;
+			if (!row)
+				continue;
+			fmt_size(sz, sizeof(sz), sizes[s]);
+			printf("%-8s %6s", op_name(c, op), sz);
+			for (unsigned int i = 0; i < nimpls; i++) {
+				const struct result *r = find(burst, c->id, op, sizes[s], i);
+
+				if (r == NULL || r->status != RES_OK) {
+					printf("  %*s", width[i], r == NULL ? "-" : "n/a");
+					continue;
+				}
+				printf("  %*.*f", width[i], burst ? 0 : 2,
+				       burst ? r->ticks : r->ticks / r->bytes);
+				if (impls[i]->is_vecsec && (bv == NULL || r->ticks < bv->ticks))
+					bv = r;
+				if (!impls[i]->is_vecsec && (bp == NULL || r->ticks < bp->ticks))
+					bp = r;
+			}
+			if (bv == NULL)
+				printf("  | %-44s |", "");
+			else if (burst)
+				printf("  | %-12s %9.2f %9.0f |", impls[bv->impl]->name + 7,
+				       bv->ticks / bv->bytes, bench_tick_hz() / bv->ticks);
+			else
+				printf("  | %-12s %7.3f %9.1f %11.0f |", impls[bv->impl]->name + 7,
+				       bv->ticks / bench_tick_hz() / bv->bytes * 1e9, mib_s(bv),
+				       bench_tick_hz() / bv->ticks);
+			if (bv != NULL && bp != NULL) {
+				double x = bp->ticks / bv->ticks;
+
+				printf(x < 0.1 ? " %5.3fx %s\n" : " %5.2fx %s\n", x,
+				       impls[bp->impl]->name);
+			} else {
+				printf(" %s\n", bv == NULL ? "(no vecsec)" : "(no peer)");
+			}
+		}
+	}
+	print_dispatch(burst, c);
+	/* say once per case why a cell is n/a: each reason with its impls */
+	for (size_t k = 0; k < nresults; k++) {
+		const struct result *r = &results[k];
+		bool first = true, seen = false;
+
+		if (r->burst != burst || r->cid != c->id || r->status != RES_NA)
+			continue;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = results[j].burst == burst && results[j].cid == c->id &&
+			       results[j].status == RES_NA && strcmp(results[j].why, r->why) == 0;
+		if (seen)
+			continue;
+		printf("   n/a: %s:", r->why);
+		for (unsigned int i = 0; i < nimpls; i++) {
+			for (size_t j = k; j < nresults; j++) {
+				const struct result *q = &results[j];
+
+				if (q->burst == burst && q->cid == c->id && q->impl == (int)i &&
+				    q->status == RES_NA && strcmp(q->why, r->why) == 0) {
+					printf("%s %s", first ? "" : ",", impls[i]->name);
+					first = false;
+					break;
+				}
+			}
+		}
+		putchar('\n');
+	}
+}
+
+static void
+print_tables(void)
+{
+	size_t bsz[MAX_SIZES + 8];
+	unsigned int nb = 0;
+
+	for (unsigned int k = 0; k < CASE_COUNT; k++)
+		print_group(false, &bench_cases[k], opt.sizes, opt.nsizes);
+	/* burst sizes: those of the results, in order of appearance */
+	for (size_t i = 0; i < nresults; i++) {
+		bool seen = false;
+
+		if (!results[i].burst)
+			continue;
+		for (unsigned int j = 0; j < nb; j++)
+			seen |= bsz[j] == results[i].size;
+		if (!seen && nb < BENCH_ARRAY_SIZE(bsz))
+			bsz[nb++] = results[i].size;
+	}
+	for (unsigned int k = 0; k < CASE_COUNT; k++)
+		print_group(true, &bench_cases[k], bsz, nb);
+	printf("\nratio: best peer's time / best vecsec's time (above 1: vecsec is faster)\n");
+}
+
+static void
+csv_field(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\n") == NULL) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char csv_header[] =
+	"mode,case,op,size,bytes,impl,detail,status,note,reps,"
+	"cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct";
+
+static int
+write_csv(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	double hz = bench_tick_hz();
+
+	if (f == NULL) {
+		fprintf(stderr, "vecsec-bench: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%s\n", csv_header);
+	for (size_t i = 0; i < nresults; i++) {
+		const struct result *r = &results[i];
+		const struct bench_case *c = &bench_cases[r->cid];
+		char sz[24];
+
+		fmt_size(sz, sizeof(sz), r->size);
+		fprintf(f, "%s,%s,%s,%s,%.1f,%s,", r->burst ? "burst" : "single", c->name,
+			op_name(c, r->op), sz, r->bytes, impls[r->impl]->name);
+		csv_field(f, r->detail);
+		fprintf(f, ",%s,", r->status == RES_OK ? "ok" : "n/a");
+		csv_field(f, r->why != NULL ? r->why : "");
+		if (r->status == RES_OK)
+			fprintf(f, ",%u,%.1f,%.4f,%.4f,%.1f,%.0f,%.1f\n", r->reps, r->ticks,
+				r->ticks / r->bytes, r->ticks / hz / r->bytes * 1e9, mib_s(r),
+				hz / r->ticks, 100 * r->iqr);
+		else
+			fprintf(f, ",,,,,,,\n");
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "vecsec-bench: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+#ifndef BENCH_PLOT_SCRIPT
+#define BENCH_PLOT_SCRIPT "scripts/plot_bench.py"
+#endif
+
+/* Draw the PNG with scripts/plot_bench.py; 0, or -1 (reason printed). */
+static int
+plot(const char *csv, const char *png, const char *title)
+{
+	const char *script = getenv("VECSEC_BENCH_PLOT");
+	const char *py = "/usr/bin/python3";
+	pid_t pid;
+	int st;
+
+	if (script == NULL || *script == '\0')
+		script = BENCH_PLOT_SCRIPT;
+	if (access(py, X_OK) != 0 || access(script, R_OK) != 0) {
+		fprintf(stderr, "vecsec-bench: no PNG: %s or %s is missing\n", py, script);
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl(py, py, script, csv, png, "--title", title, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		st = -1;
+	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+		fprintf(stderr, "vecsec-bench: no PNG: matplotlib is missing for %s"
+			" (the CSV is complete)\n", py);
+		return -1;
+	}
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "vecsec-bench: no PNG written (%s exited %d)\n", script,
+			st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- options ---- */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: vecsec-bench [options]\n"
+"Times libvecsec (once per ISA level) against OpenSSL, libsodium, libgcrypt and\n"
+"ipsec-mb in the same run; checks first that all give identical bytes.\n"
+"\n"
+"  --quick          short run (sizes 64,1420,8192; 7 samples; bursts 64,1420,imix)\n"
+"  --case LIST      cases to run (comma list, repeatable; default all)\n"
+"  --sizes LIST     message sizes in bytes (comma list; 'imix' for bursts)\n"
+"  --isa LIST       vecsec ISA levels (scalar,ssse3,avx2,avx512; default all the CPU has)\n"
+"  --reps N         samples per point, the median is reported (default 31, quick 7)\n"
+"  --burst          also run bursts of %d jobs with %d keys (vecsec_aead_burst vs peers)\n"
+"  --burst-only     run only the bursts\n"
+"  --no-peers       measure vecsec alone\n"
+"  --csv FILE       write every point as CSV\n"
+"  --png FILE       plot cycles/byte vs size (scripts/plot_bench.py, matplotlib)\n"
+"  --inject-fault IMPL  corrupt IMPL's output before the cross-check (tests only)\n"
+"  --help           this text\n"
+"\ncases:\n", BURST_N, BURST_N);
+	for (unsigned int k = 0; k < CASE_COUNT; k++)
+		fprintf(f, "  %-20s %s%s%s\n", bench_cases[k].name, bench_cases[k].note,
+			bench_cases[k].kind == BENCH_AEAD ? " [aead: seal+open]" : "",
+			bench_cases[k].burst ? " [burst]" : "");
+	fprintf(f, "\nTimes are %s ticks (median of the samples); the table shows cycles/byte\n"
+		"per implementation, the best vecsec's ns/B, MiB/s and ops/s, and the best\n"
+		"peer's time over the best vecsec's time.\n", bench_tick_name());
+}
+
+static void
+parse_cases(const char *arg)
+{
+	char *dup = strdup(arg), *save = NULL;
+
+	for (char *t = strtok_r(dup, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (unsigned int k = 0; k < CASE_COUNT; k++) {
+			if (strcmp(t, "all") == 0 || strcmp(t, bench_cases[k].name) == 0) {
+				opt.want_case[k] = true;
+				found = true;
+			}
+		}
+		if (!found) {
+			fprintf(stderr, "vecsec-bench: unknown case '%s' (see --help)\n", t);
+			exit(1);
+		}
+		opt.any_case = true;
+	}
+	free(dup);
+}
+
+static void
+parse_sizes(const char *arg)
+{
+	char *dup = strdup(arg), *save = NULL;
+
+	opt.nsizes = 0;
+	for (char *t = strtok_r(dup, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v;
+
+		if (opt.nsizes == MAX_SIZES) {
+			fprintf(stderr, "vecsec-bench: at most %d sizes\n", MAX_SIZES);
+			exit(1);
+		}
+		if (strcmp(t, "imix") == 0) {
+			opt.sizes[opt.nsizes++] = IMIX_SIZE;
+			continue;
+		}
+		errno = 0;
+		v = strtoul(t, &end, 10);
+		if (errno != 0 || *end != '\0' || v == 0 || v > MAX_LEN) {
+			fprintf(stderr, "vecsec-bench: bad size '%s' (1..%u or imix)\n", t,
+				MAX_LEN);
+			exit(1);
+		}
+		opt.sizes[opt.nsizes++] = v;
+	}
+	free(dup);
+}
+
+static void
+parse_isas(const char *arg)
+{
+	char *dup = strdup(arg), *save = NULL;
+
+	for (char *t = strtok_r(dup, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		enum vecsec_isa isa;
+
+		if (vecsec_isa_parse(t, &isa) != 0) {
+			fprintf(stderr, "vecsec-bench: unknown ISA '%s'\n", t);
+			exit(1);
+		}
+		opt.want_isa[isa] = true;
+		opt.any_isa = true;
+	}
+	free(dup);
+}
+
+static void
+parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"quick", no_argument, NULL, 'q'}, {"case", required_argument, NULL, 'c'},
+		{"sizes", required_argument, NULL, 's'}, {"isa", required_argument, NULL, 'i'},
+		{"reps", required_argument, NULL, 'r'}, {"burst", no_argument, NULL, 'b'},
+		{"burst-only", no_argument, NULL, 'B'}, {"no-peers", no_argument, NULL, 'n'},
+		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
+		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'q':
+			opt.quick = true;
+			break;
+		case 'c':
+			parse_cases(optarg);
+			break;
+		case 's':
+			parse_sizes(optarg);
+			break;
+		case 'i':
+			parse_isas(optarg);
+			break;
+		case 'r': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || v == 0 || v > MAX_REPS) {
+				fprintf(stderr, "vecsec-bench: --reps 1..%d\n", MAX_REPS);
+				exit(1);
+			}
+			opt.reps = (unsigned int)v;
+			break;
+		}
+		case 'b':
+			opt.burst = true;
+			break;
+		case 'B':
+			opt.burst = opt.burst_only = true;
+			break;
+		case 'n':
+			opt.no_peers = true;
+			break;
+		case 'C':
+			opt.csv = optarg;
+			break;
+		case 'P':
+			opt.png = optarg;
+			break;
+		case 'F':
+			opt.fault = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(1);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vecsec-bench: unexpected argument '%s'\n", argv[optind]);
+		exit(1);
+	}
+}
+
+/* The command line, quoted for a POSIX shell, with VECSEC_ISA if set. */
+static void
+print_command(int argc, char **argv)
+{
+	const char *env = getenv("VECSEC_ISA");
+
+	printf("command:  ");
+	if (env != NULL)
+		printf("VECSEC_ISA=%s ", env);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (*a != '\0' && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789-_=,./:+") == strlen(a)) {
+			printf("%s%s", i ? " " : "", a);
+			continue;
+		}
+		printf("%s'", i ? " " : "");
+		for (; *a; a++)
+			if (*a == '\'')
+				printf("'\\''");
+			else
+				putchar(*a);
+		putchar('\'');
+	}
+	putchar('\n');
+}
+
+static void
+add_impl(struct bench_impl *im)
+{
+	if (im == NULL)
+		return;
+	if (nimpls == MAX_IMPLS)
+		die("too many implementations");
+	if (!im->init(im)) {
+		printf("peer:     %s unusable: %s\n", im->name, im->version);
+		return;
+	}
+	impls[nimpls++] = im;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint8_t *key, *in, *out, *pt, *tag, *nonce, *aad;
+	struct burst_bufs *bb;
+	struct ref_out ref, brefs[BURST_N];
+	size_t maxlen = IMIX_LEN;
+	const size_t *bsizes;
+	unsigned int nbsizes, nsingle_sizes;
+	size_t single_sizes[MAX_SIZES];
+	char model[128], title[256];
+	int cpu, rc = 0;
+
+	parse_args(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	progress_tty = isatty(STDERR_FILENO);
+	if (!opt.any_case)
+		for (unsigned int k = 0; k < CASE_COUNT; k++)
+			opt.want_case[k] = true;
+	if (opt.reps == 0)
+		opt.reps = opt.quick ? 7 : 31;
+	/*
+	 * Short samples, many of them: on a shared machine a preempted sample
+	 * is an outlier the median drops, where a long sample would absorb it.
+	 */
+	opt.sample_s = opt.quick ? 0.0001 : 0.00025;
+	opt.warm_s = opt.quick ? 0.002 : 0.01;
+	if (opt.nsizes == 0) {
+		const size_t *s = opt.quick ? quick_sizes : default_sizes;
+		unsigned int n = opt.quick ? BENCH_ARRAY_SIZE(quick_sizes) :
+					     BENCH_ARRAY_SIZE(default_sizes);
+
+		memcpy(opt.sizes, s, n * sizeof(*s));
+		opt.nsizes = n;
+		bsizes = opt.quick ? quick_burst_sizes : burst_sizes;
+		nbsizes = opt.quick ? BENCH_ARRAY_SIZE(quick_burst_sizes) :
+				      BENCH_ARRAY_SIZE(burst_sizes);
+	} else {
+		bsizes = opt.sizes;
+		nbsizes = opt.nsizes;
+	}
+	/* single-message sizes: the list without 'imix' */
+	nsingle_sizes = 0;
+	for (unsigned int s = 0; s < opt.nsizes; s++) {
+		if (opt.sizes[s] != IMIX_SIZE)
+			single_sizes[nsingle_sizes++] = opt.sizes[s];
+		if (opt.sizes[s] > maxlen)
+			maxlen = opt.sizes[s];
+	}
+	memcpy(opt.sizes, single_sizes, nsingle_sizes * sizeof(single_sizes[0]));
+	opt.nsizes = nsingle_sizes;
+
+	cpu = bench_pin_cpu();
+	bench_cpu_model(model, sizeof(model));
+	printf("vecsec-bench %s\n", vecsec_version());
+	print_command(argc, argv);
+	printf("cpu:      %s", model);
+	if (cpu >= 0)
+		printf(" (pinned to cpu %d)\n", cpu);
+	else
+		printf(" (not pinned)\n");
+	printf("%-9s %.2f MHz (calibrated against CLOCK_MONOTONIC_RAW over 50 ms)\n",
+	       strcmp(bench_tick_name(), "TSC") == 0 ? "TSC:" : "ticks:",
+	       bench_calibrate(50) / 1e6);
+	printf("ISA cap:  %s (CPU max %s)\n", vecsec_isa_name(vecsec_isa_cap()),
+	       vecsec_isa_name(vecsec_cpu_max_isa()));
+
+	for (int isa = VECSEC_ISA_SCALAR; isa <= VECSEC_ISA_AVX512; isa++) {
+		if (opt.any_isa && !opt.want_isa[isa])
+			continue;
+		if (!isa_usable(isa)) {
+			if (opt.any_isa)
+				printf("vecsec:   %s skipped: the CPU lacks it\n",
+				       vecsec_isa_name((enum vecsec_isa)isa));
+			continue;
+		}
+		if (isa > (int)vecsec_isa_cap() && !opt.any_isa)
+			continue;       /* VECSEC_ISA caps the default list */
+		add_impl(bench_vecsec_impl(isa));
+	}
+	if (!opt.no_peers) {
+#ifdef BENCH_HAVE_OPENSSL
+		add_impl(bench_peer_openssl());
+#endif
+#ifdef BENCH_HAVE_SODIUM
+		add_impl(bench_peer_sodium());
+#endif
+#ifdef BENCH_HAVE_GCRYPT
+		add_impl(bench_peer_gcrypt());
+#endif
+#ifdef BENCH_HAVE_IPSECMB
+		add_impl(bench_peer_ipsecmb());
+#endif
+	}
+	printf("measured:");
+	for (unsigned int i = 0; i < nimpls; i++)
+		printf("%s %s", i ? "," : "", impls[i]->name);
+	printf("\nversions:");
+	for (unsigned int i = 0, n = 0; i < nimpls; i++) {
+		if (impls[i]->is_vecsec && n > 0)
+			continue;       /* one libvecsec */
+		printf("%s %s", n++ ? ";" : "", impls[i]->version);
+	}
+	printf("\ntiming:   median of %u samples of >= %.2f ms after %.0f ms warm-up per point;"
+	       " out-of-place; outputs cross-checked before timing\n", opt.reps,
+	       opt.sample_s * 1e3, opt.warm_s * 1e3);
+	if (nimpls == 0)
+		die("nothing to measure");
+
+	key = bench_alloc(2048);
+	in = bench_alloc(maxlen);
+	out = bench_alloc(maxlen);
+	pt = bench_alloc(maxlen);
+	tag = bench_alloc(64);
+	nonce = bench_alloc(64);
+	aad = bench_alloc(64);
+	ref.out = bench_alloc(maxlen);
+	ref.tag = bench_alloc(64);
+	bb = bench_alloc(sizeof(*bb));
+	for (unsigned int j = 0; j < BURST_N; j++) {
+		size_t blen = opt.burst ? maxlen : 64;
+
+		bb->key[j] = bench_alloc(2048);
+		bb->in[j] = bench_alloc(blen);
+		bb->ct[j] = bench_alloc(blen);
+		bb->pt[j] = bench_alloc(blen);
+		brefs[j].out = bench_alloc(blen);
+		brefs[j].tag = bench_alloc(64);
+	}
+
+	points_total = 0;
+	for (unsigned int k = 0; k < CASE_COUNT; k++) {
+		if (!opt.want_case[k])
+			continue;
+		if (!opt.burst_only)
+			points_total += opt.nsizes * nimpls *
+					(bench_cases[k].kind == BENCH_AEAD ? 2 : 1);
+		if (opt.burst && bench_cases[k].burst)
+			points_total += nbsizes * nimpls * 2;
+	}
+	for (unsigned int k = 0; k < CASE_COUNT && !opt.burst_only; k++) {
+		if (!opt.want_case[k])
+			continue;
+		for (unsigned int s = 0; s < opt.nsizes; s++)
+			run_single(&bench_cases[k], opt.sizes[s], key, in, out, pt, tag, nonce,
+				   aad, &ref);
+	}
+	for (unsigned int k = 0; k < CASE_COUNT && opt.burst; k++) {
+		if (!opt.want_case[k] || !bench_cases[k].burst)
+			continue;
+		for (unsigned int s = 0; s < nbsizes; s++)
+			run_burst_case(&bench_cases[k], bsizes[s], bb, brefs);
+	}
+	if (progress_tty)
+		fprintf(stderr, "\r\033[K");
+	print_tables();
+
+	if (opt.csv != NULL || opt.png != NULL) {
+		char tmp[] = "/tmp/vecsec-bench-XXXXXX";
+		const char *csv = opt.csv;
+
+		if (csv == NULL) {
+			int fd = mkstemp(tmp);
+
+			if (fd < 0)
+				die("cannot create a temporary CSV");
+			close(fd);
+			csv = tmp;
+		}
+		if (write_csv(csv) != 0)
+			rc = 1;
+		else if (opt.csv != NULL)
+			printf("csv:      %s\n", opt.csv);
+		if (rc == 0 && opt.png != NULL) {
+			snprintf(title, sizeof(title), "vecsec-bench on %s (%s %.0f MHz)", model,
+				 bench_tick_name(), bench_tick_hz() / 1e6);
+			if (plot(csv, opt.png, title) == 0)
+				printf("png:      %s\n", opt.png);
+		}
+		if (opt.csv == NULL)
+			unlink(tmp);
+	}
+	for (unsigned int j = 0; j < BURST_N; j++) {
+		free(bb->key[j]);
+		free(bb->in[j]);
+		free(bb->ct[j]);
+		free(bb->pt[j]);
+		free(brefs[j].out);
+		free(brefs[j].tag);
+	}
+	free(bb);
+	free(ref.out);
+	free(ref.tag);
+	free(aad);
+	free(nonce);
+	free(tag);
+	free(pt);
+	free(out);
+	free(in);
+	free(key);
+	free(results);
+	return rc;
+}

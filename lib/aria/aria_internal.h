@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ARIA and GHASH internals (never installed): the key schedule layout, the
+ * two dispatch tables (ARIA kernels, GHASH kernels) and their contracts,
+ * and the GCM state that aria_gcm.c and lib/aead/aead_aria.c share.
+ *
+ * Contracts, for every kernel of both tables:
+ *  - in == out is allowed, partial overlap is not; no alignment is needed;
+ *  - a count or length of 0 is allowed and touches nothing;
+ *  - kernels never call the public API or the dispatcher, never allocate,
+ *    never branch on or index memory by key, data or counter values (ARIA
+ *    s-boxes go through AES-NI or GFNI in SIMD kernels), and wipe their
+ *    secret temporaries (round state, keystream) before returning;
+ *  - a kernel that handles `blocks` blocks per step finishes its own tail
+ *    (masked loads/stores or a narrower kernel called directly, STYLE.md 5).
+ * Counters:
+ *  - ctr128_xor: block i of the call uses E(ctr + i mod 2^128) (128-bit
+ *    big-endian add, as OpenSSL's CTR mode); on return ctr holds the
+ *    counter after the last block used.
+ *  - ctr32_xor: block i uses E(ctr[0..11] || (c + i mod 2^32)), c the
+ *    big-endian last word: SP 800-38D's inc32, never a carry into byte 11.
+ *    GCM relies on the wrap; the ESP/RFC 3686 callers (aria.c, aead_aria.c)
+ *    reject messages that would wrap before calling.
+ *  - both take any len: a final partial block uses the first bytes of its
+ *    keystream block and still advances the counter by one; the rest of
+ *    that keystream block is discarded (streaming callers buffer it
+ *    themselves by encrypting the counter with ecb_encrypt).
+ * GHASH (SP 800-38D 6.4): update folds nblocks whole 16-byte blocks into
+ * the 16-byte accumulator x (the spec's byte order), using the powers of H
+ * in struct ghash_key.
+ */
+#ifndef VECSEC_ARIA_INTERNAL_H
+#define VECSEC_ARIA_INTERNAL_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vecsec/vecsec_aria.h"
+#include "cpu_internal.h"
+
+#define ARIA_BLOCK_LEN 16
+#define ARIA_MAX_ROUNDS 16
+
+/*
+ * RFC 5794 2.2: ek[i] is the spec's ek(i+1) and dk[i] its dk(i+1), each a
+ * 16-byte string in the spec's byte order; rounds is 12, 14 or 16 and uses
+ * ek[0..rounds] / dk[0..rounds].
+ */
+struct aria_key {
+	alignas(16) uint8_t ek[ARIA_MAX_ROUNDS + 1][ARIA_BLOCK_LEN];
+	alignas(16) uint8_t dk[ARIA_MAX_ROUNDS + 1][ARIA_BLOCK_LEN];
+	uint32_t rounds;
+};
+
+/* Powers of H kept for wide GHASH kernels (16 blocks per step at most). */
+#define GHASH_POWERS 16
+
+/*
+ * h[i] = H^(i+1) in GF(2^128) (SP 800-38D 6.3 bit order), as 16 bytes in
+ * the spec's order. Kernels convert to their own layout (byte reflection,
+ * Karatsuba halves) on the fly, so a key stays usable whatever dispatch
+ * selects later.
+ */
+struct ghash_key {
+	alignas(16) uint8_t h[GHASH_POWERS][16];
+};
+
+struct aria_gcm_key {
+	struct aria_key aria;
+	struct ghash_key ghash;
+};
+
+struct aria_impl {
+	const char *name;            /* "ref", "avx2_gfni", ... */
+	enum vecsec_isa isa;         /* level needed */
+	uint64_t needs;              /* extra VECSEC_CPU_* bits (AESNI, GFNI) */
+	unsigned int blocks;         /* blocks per kernel step: 1, 16, 32, 64 */
+	size_t min_len;              /* below this a narrower impl is faster */
+	/* ECB: nblocks whole blocks with k->ek (encrypt) or k->dk (decrypt). */
+	void (*encrypt_blocks)(uint8_t *out, const uint8_t *in, size_t nblocks,
+			       const struct aria_key *k);
+	void (*decrypt_blocks)(uint8_t *out, const uint8_t *in, size_t nblocks,
+			       const struct aria_key *k);
+	/* CTR, see the contract above: ctr is read and advanced. */
+	void (*ctr128_xor)(uint8_t *out, const uint8_t *in, size_t len,
+			   const struct aria_key *k, uint8_t ctr[ARIA_BLOCK_LEN]);
+	void (*ctr32_xor)(uint8_t *out, const uint8_t *in, size_t len,
+			  const struct aria_key *k, uint8_t ctr[ARIA_BLOCK_LEN]);
+};
+
+struct ghash_impl {
+	const char *name;
+	enum vecsec_isa isa;
+	uint64_t needs;              /* PCLMUL, VPCLMULQDQ */
+	unsigned int blocks;         /* blocks per kernel step */
+	size_t min_len;
+	void (*update)(uint8_t x[16], const struct ghash_key *k, const uint8_t *in,
+		       size_t nblocks);
+};
+
+/* The tables, widest first, ref last; NULL-terminated. */
+extern const struct aria_impl *const vecsec_aria_impls[];
+extern const struct ghash_impl *const vecsec_ghash_impls[];
+
+/* True if len bytes starting at counter block ctr keep the 32-bit counter from wrapping. */
+bool vecsec_aria_ctr32_fits(const uint8_t ctr[16], size_t len);
+
+/* The current impls (set by vecsec_aria_select / vecsec_ghash_select). */
+const struct aria_impl *vecsec_aria_impl(void);
+const struct ghash_impl *vecsec_ghash_impl(void);
+
+/* aria_ref.c */
+extern const struct aria_impl vecsec_aria_impl_ref;
+/* RFC 5794 2.2: fill k from a 16/24/32-byte key (the caller checks the length). */
+void vecsec_aria_key_schedule_ref(struct aria_key *k, const uint8_t *key, size_t key_len);
+/* SB1..SB4 of RFC 5794 2.4.2 (box 1..4), constant time: tests and SIMD checks. */
+uint8_t vecsec_aria_sbox_ref(unsigned int box, uint8_t x);
+
+/* ghash_ref.c */
+extern const struct ghash_impl vecsec_ghash_impl_ref;
+/* SP 800-38D 6.3: z = x * y in GF(2^128), constant time. */
+void vecsec_gf128_mul_ref(uint8_t z[16], const uint8_t x[16], const uint8_t y[16]);
+/* Fill k with H^1..H^GHASH_POWERS. */
+void vecsec_ghash_key_init_ref(struct ghash_key *k, const uint8_t h[16]);
+
+/*
+ * GCM state (aria_gcm.c), shared with the AEAD layer, which drives the
+ * two halves separately so that open can verify before it decrypts.
+ */
+struct aria_gcm {
+	const struct aria_gcm_key *key;
+	uint8_t j0[16];              /* pre-counter block */
+	uint8_t ctr[16];             /* next counter block */
+	uint8_t x[16];               /* GHASH accumulator */
+	uint8_t buf[16];             /* GHASH input not yet a whole block */
+	uint8_t ks[16];              /* keystream of a partly used block */
+	uint64_t aad_len;            /* bytes */
+	uint64_t len;                /* bytes of text hashed */
+	uint32_t buf_len;            /* bytes in buf */
+	uint32_t ks_left;            /* unused bytes at the end of ks */
+	uint32_t text;               /* 0: hashing AAD, 1: hashing text */
+};
+
+/* Fill a GCM key: schedule, H = E(0^128), powers of H (key_len checked by the caller). */
+void vecsec_aria_gcm_key_setup(struct aria_gcm_key *gk, const uint8_t *key, size_t key_len);
+/*
+ * CTR with the 32-bit counter, in chunks of any size: ks holds the unused
+ * last *ks_left bytes of the previous keystream block (start with 0). The
+ * caller makes sure the counter does not wrap where that matters.
+ */
+void vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
+			      uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len);
+/* SP 800-38D 7.1 steps 1-3: J0 and the first counter block (iv_len >= 1). */
+void vecsec_aria_gcm_start(struct aria_gcm *g, const struct aria_gcm_key *k,
+			   const uint8_t *iv, size_t iv_len);
+/* Hash AAD, or text, in any chunks (call gcm_hash_pad between the two). */
+void vecsec_aria_gcm_hash(struct aria_gcm *g, const uint8_t *p, size_t len);
+/* End the AAD: zero-pad the partial block; later hash calls count as text. */
+void vecsec_aria_gcm_hash_pad(struct aria_gcm *g);
+/* Keystream xor from the current counter, in any chunks. */
+void vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t len);
+/* SP 800-38D 7.1 steps 5-6: the full 16-byte tag. */
+void vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16]);
+
+#endif /* VECSEC_ARIA_INTERNAL_H */

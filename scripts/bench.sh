@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The full library benchmark: every primitive at 16 .. 16384 bytes, once per
+# ISA level of this CPU, against OpenSSL, libsodium, libgcrypt and ipsec-mb,
+# and bursts of 32 packets (64 .. 1420 bytes and IMIX). Builds build/ if
+# needed (run ./scripts/setup.sh once on a fresh machine), writes out/bench.csv
+# and out/bench.png. Extra arguments go to vecsec-bench, e.g.
+#   ./scripts/bench.sh --case chacha20-poly1305,aria-128-gcm --reps 51
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+if [ ! -f build/build.ninja ]; then
+	rm -rf build
+	meson setup build -Dbuildtype=release >/dev/null
+fi
+ninja -C build
+
+mkdir -p out
+./build/apps/vecsec-bench/vecsec-bench --burst --csv out/bench.csv --png out/bench.png "$@"
+echo
+echo "bench: every point: $top/out/bench.csv"
+[ -f out/bench.png ] && echo "bench: plot: $top/out/bench.png"
+exit 0
