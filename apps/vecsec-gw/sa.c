@@ -124,17 +124,6 @@ pick_cdev(struct gw_dp *dp, const struct rte_crypto_sym_xform *xf, bool cpu, boo
 		if ((only_used && !dp->cdev[id].used) || !cdev_supports(id, xf, cpu))
 			continue;
 		rte_cryptodev_info_get(id, &info);
-		/*
-		 * DPDK 22.11's rte_ipsec (misc.h cpu_crypto_bulk) never sets
-		 * rte_crypto_sym_vec.dest_sgl, leaving stack garbage there; the PMDs
-		 * of 22.11 ignore the field, crypto_vecsec reads it (out-of-place).
-		 * Until crypto_vecsec treats CPU crypto as in place, keep it for
-		 * lookaside SAs.
-		 */
-		if (cpu && info.driver_name != NULL &&
-		    strcmp(info.driver_name, "crypto_vecsec") == 0 &&
-		    getenv("VECSEC_GW_CPU_CRYPTO_VECSEC") == NULL)
-			continue;
 		if (best < 0)
 			best = id;
 		if (dp->prefer_driver != NULL && info.driver_name != NULL &&
