@@ -361,6 +361,8 @@ handle(char *line, FILE *out)
 static void
 serve(int fd)
 {
+	/* our own stdio buffer for requests, so that the key bytes in it get wiped */
+	static char inbuf[CTRL_LINE_MAX];
 	FILE *in = fdopen(dup(fd), "r");
 	FILE *out = fdopen(fd, "w");
 	char *line;
@@ -374,6 +376,7 @@ serve(int fd)
 			close(fd);
 		return;
 	}
+	setvbuf(in, inbuf, _IOFBF, sizeof(inbuf));
 	line = malloc(CTRL_LINE_MAX);
 	while (line != NULL && !ctrl_stop && fgets(line, CTRL_LINE_MAX, in) != NULL) {
 		size_t len = strlen(line);
@@ -395,6 +398,7 @@ serve(int fd)
 	free(line);
 	fclose(in);
 	fclose(out);
+	explicit_bzero(inbuf, sizeof(inbuf));
 }
 
 static void *

@@ -20,6 +20,8 @@
 #define CTL_DEFAULT_SOCKET "/run/vecsec-gw.sock"
 #define CTL_LINE_MAX 4096
 
+static char tobuf[CTL_LINE_MAX], inbuf[CTL_LINE_MAX];
+
 /* Send one request, copy the answer to stdout; 0 OK, 1 ERR, -1 lost connection. */
 static int
 request(FILE *to, FILE *from, const char *req)
@@ -79,6 +81,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-ctl: out of memory\n");
 		return 2;
 	}
+	/* requests carry keys: stdio buffers of our own, wiped at the end */
+	setvbuf(to, tobuf, _IOFBF, sizeof(tobuf));
+	setvbuf(stdin, inbuf, _IOFBF, sizeof(inbuf));
 	if (i < argc) {
 		size_t len = 0;
 
@@ -116,5 +121,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-ctl: the gateway closed the connection\n");
 	fclose(to);
 	fclose(from);
+	explicit_bzero(tobuf, sizeof(tobuf));
+	explicit_bzero(inbuf, sizeof(inbuf));
 	return rc;
 }
