@@ -12,8 +12,11 @@
 
 #include <rte_ring.h>
 
-/* The demo's configuration: ports 0 and 3 unprotected, 1 and 2 protected. */
-extern const char gw_demo_conf[];
+/*
+ * The demo's configuration (ports 0 and 3 unprotected, 1 and 2 protected)
+ * into buf; aead, when not NULL, replaces every SA's algorithm. 0 or -1.
+ */
+int gw_demo_conf(char *buf, size_t cap, const char *aead);
 
 struct gw_gen_cfg {
 	struct rte_mempool *mp;
@@ -36,7 +39,8 @@ unsigned int gw_gen_pull(void);
 /* True once every packet is back, or lost for good (counted drops). */
 bool gw_gen_done(const struct gw_dp *dp);
 /* Print the verdict and the rates; 0 only if every packet came back intact. */
-int gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles);
+int gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles,
+		double cpu_seconds);
 void gw_gen_free(void);
 
 #endif /* VECSEC_GW_GEN_H */
