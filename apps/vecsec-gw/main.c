@@ -95,7 +95,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "cpu-crypto", no_argument, NULL, 'C' },
-		{ "prefer", required_argument, NULL, 'P' },
+		{ "prefer", required_argument, NULL, 'R' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "idle-exit", required_argument, NULL, 'I' },
 		{ "stats-file", required_argument, NULL, 'S' },
@@ -104,6 +104,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "gen-pkts", required_argument, NULL, 'N' },
 		{ "gen-size", required_argument, NULL, 'Z' },
 		{ "demo-aead", required_argument, NULL, 'A' },
+		{ "config", required_argument, NULL, 'G' },
 		{ "check", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -113,7 +114,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:u:w:p:eqh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:u:w:p:eqhPa", lo, NULL)) != -1) {
 		errno = 0;
 		switch (c) {
 		case 'f':
@@ -128,6 +129,12 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->unprot_given = true;
 			break;
 		case 'p':       /* ipsec-secgw's enabled-port mask: every port is used */
+		case 'P':       /* ipsec-secgw's promiscuous mode: always on */
+		case 'a':       /* ipsec-secgw's atomic SQN: on with more than one worker */
+			break;
+		case 'G':       /* ipsec-secgw's --config (port,queue,lcore): one queue per worker */
+			fprintf(stderr, "vecsec-gw: --config %s ignored: every worker polls its own "
+				"queue of every port\n", optarg);
 			break;
 		case 'w': {
 			unsigned long w = strtoul(optarg, &end, 10);
@@ -146,7 +153,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'C':
 			gw.force_cpu_crypto = true;
 			break;
-		case 'P':
+		case 'R':
 			gw.prefer_driver = optarg;
 			break;
 		case 'D':
@@ -367,6 +374,10 @@ main(int argc, char **argv)
 			dd = i;
 			break;
 		}
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage(argv[0]);
+		return 0;
+	}
 	/* --check needs no EAL: look for it anywhere */
 	for (int i = 1; i + 1 < argc; i++)
 		if (strcmp(argv[i], "--check") == 0)
