@@ -77,7 +77,9 @@ usage(const char *prog)
 	       "  --demo             built-in config, ring ports and traffic; checks every packet\n"
 	       "  --gen-pkts N       demo packets (default 100000)\n"
 	       "  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
-	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n",
+	       "  --demo-aead ALGO   every demo SA uses ALGO (chacha20-poly1305, aes-128-gcm, ...)\n"
+	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n"
+	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
 	       prog, prog, GW_DEFAULT_WINDOW);
 }
 
