@@ -13,6 +13,8 @@ usage: ctrl_check.py GATEWAY_BINARY CTL_BINARY
 import json
 import os
 import shutil
+import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -26,12 +28,37 @@ KEY = bytes(range(0x40, 0x40 + 36))
 HEXKEY = ":".join("%02x" % b for b in KEY)
 
 
+def telemetry(prefix, cmds):
+    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        path = os.path.join(run, prefix, "dpdk_telemetry.v2")
+        if not os.path.exists(path):
+            continue
+        out = []
+        for c in cmds:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            s.recv(4096)                                # greeting
+            s.send(c.encode())
+            out.append(json.loads(s.recv(65536).decode()))
+            s.close()
+        return out
+    return None
+
+
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one this test made."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
 def main():
     gw, ctl = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-ctrl-")
     sock = os.path.join(tmp, "gw.sock")
     ok = True
     proc = None
+    prefix = "vecsec-gw-ctrl-%d" % os.getpid()
 
     def fail(msg):
         nonlocal ok
@@ -66,8 +93,7 @@ def main():
             f.write("rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n")
         stats = os.path.join(tmp, "stats.json")
         cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", "vecsec-gw-ctrl-%d" % os.getpid(), "--log-level", "*:warning",
-               "--no-telemetry",
+               "--file-prefix", prefix, "--log-level", "*:warning",
                "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,infinite_rx=1,tx_pcap=%s/clear_out.pcap"
                % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
@@ -107,6 +133,24 @@ def main():
         st = req("stats")
         if "SA out 5" not in st:
             fail("stats do not show SA out 5")
+        # the same counters through DPDK telemetry
+        tel = telemetry(prefix, ["/vecsec_gw/stats", "/vecsec_gw/sa"])
+        if tel is None:
+            fail("no DPDK telemetry socket for %s" % prefix)
+        else:
+            stats_t, sa_list = tel
+            if stats_t["/vecsec_gw/stats"]["esp_out"] == 0 or not sa_list["/vecsec_gw/sa"]:
+                fail("telemetry: %s %s" % (stats_t, sa_list))
+            else:
+                idx = sa_list["/vecsec_gw/sa"][0]
+                one = telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+                if one["spi"] != 5 or one["pkts"] == 0:
+                    fail("telemetry SA: %s" % one)
+                else:
+                    print("ok   telemetry: esp_out %d, SA 5 pkts %d" %
+                          (stats_t["/vecsec_gw/stats"]["esp_out"], one["pkts"]))
+        proc.send_signal(signal.SIGUSR1)        # stats on stdout now
+        time.sleep(0.2)
         req("del", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst", "10.5.0.0/16")
         req("del", "sa", "out", "5")
         if req("list").strip() != "OK":
@@ -116,6 +160,8 @@ def main():
         req("del", "sa", "out", "7")
         out, _ = proc.communicate(timeout=60)
         print(out)
+        if out.count("vecsec-gw stats after") < 2:
+            fail("no stats on SIGUSR1")
         if proc.returncode != 0:
             fail("gateway exited with %d" % proc.returncode)
         if os.path.exists(sock):
@@ -173,6 +219,7 @@ def main():
             proc.kill()
             proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
+        eal_cleanup(prefix)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -119,12 +119,19 @@ def write_pcap(path, frames):
             f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
 
 
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one this test made."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
 def main():
     gw = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 4000
     extra = sys.argv[4:]
     rnd = random.Random(seed)
+    prefix = "vecsec-gw-%s-%d" % (os.path.basename(sys.argv[0])[:6], os.getpid())
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-fuzz-")
     ok = True
     try:
@@ -138,7 +145,7 @@ def main():
             f.write(CONF)
         stats = os.path.join(tmp, "stats.json")
         cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", "vecsec-gw-fuzz-%d" % os.getpid(), "--log-level", "*:warning",
+               "--file-prefix", prefix, "--log-level", "*:warning",
                "--no-telemetry",
                "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
@@ -165,6 +172,7 @@ def main():
             ok = False
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        eal_cleanup(prefix)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -146,6 +146,12 @@ def norm(p):
     return raw(p.__class__(raw(p)))
 
 
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one this test made."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
 def main():
     gwbin = sys.argv[1]
     extra_app, extra_eal = [], []
@@ -159,6 +165,7 @@ def main():
         else:
             sys.exit("unknown argument " + a)
 
+    prefix = "vecsec-gw-%s-%d" % (os.path.basename(sys.argv[0])[:6], os.getpid())
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-interop-")
     ok = True
     try:
@@ -221,7 +228,7 @@ def main():
         wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
         stats = os.path.join(tmp, "stats.json")
         cmd = [gwbin, "-l", os.environ.get("GW_LCORES", "0"), "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", "vecsec-gw-interop-%d" % os.getpid(), "--log-level", "*:warning",
+               "--file-prefix", prefix, "--log-level", "*:warning",
                "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
         cmd += extra_eal + ["--", "-f", cfg, "-u", "1", "--idle-exit", "0.5",
@@ -325,6 +332,7 @@ def main():
             print("ok   drops: %s" % ", ".join("%s %d" % kv for kv in sorted(exp_drops.items())))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        eal_cleanup(prefix)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
