@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from scapy.all import IP, IPv6, UDP, Ether, Raw, rdpcap, wrpcap, raw
+from scapy.all import IP, IPv6, UDP, Ether, Raw, IPOption, rdpcap, wrpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 N = 12          # valid packets per SA and direction
@@ -104,8 +104,13 @@ class Sa:
 
     def clear(self, k, size=80):
         body = bytes(((k * 7 + i + self.spi) & 0xff) for i in range(size))
-        l3 = IP if self.fam == 4 else IPv6
-        return l3(src=self.src, dst=self.dst) / UDP(sport=1000 + k, dport=2000) / Raw(body)
+        if self.fam == 4:
+            # every third IPv4 packet carries header options (NOP NOP NOP EOL)
+            ip = IP(src=self.src, dst=self.dst,
+                    options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
+        else:
+            ip = IPv6(src=self.src, dst=self.dst)
+        return ip / UDP(sport=1000 + k, dport=2000) / Raw(body)
 
     def seq(self, k):
         """
