@@ -369,6 +369,8 @@ main(int argc, char **argv)
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
 	double cpu_start;
 
+	/* line by line even into a file or pipe: tests and scripts wait for lines */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	gw.window = GW_DEFAULT_WINDOW;
 	gw.prefer_driver = "crypto_vecsec";
 	for (int i = 1; i < argc; i++)
