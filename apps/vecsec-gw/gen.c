@@ -48,7 +48,7 @@ static const char demo_tail[] =
 	"# clear traffic that bypasses IPsec both ways\n"
 	"sp ipv4 out esp bypass pri 1 dst 10.20.0.0/16\n"
 	"sp ipv4 in esp bypass pri 1 dst 10.20.0.0/16\n"
-	"# routes: towards protected port 1 (ESP, bypass) and unprotected port 3\n"
+	"# routes: towards ESP-side port 1 (ESP, bypass) and protected port 3\n"
 	"rt ipv4 dst 172.16.2.0/24 port 1\n"
 	"rt ipv6 dst fd00:ffff::/64 port 1\n"
 	"rt ipv4 dst 10.12.0.0/16 port 1\n"

@@ -13,7 +13,7 @@
 #include <rte_ring.h>
 
 /*
- * The demo's configuration (ports 0 and 3 unprotected, 1 and 2 protected)
+ * The demo's configuration (ports 0 and 3 protected, clear; 1 and 2 unprotected, ESP)
  * into buf; aead, when not NULL, replaces every SA's algorithm. 0 or -1.
  */
 int gw_demo_conf(char *buf, size_t cap, const char *aead);

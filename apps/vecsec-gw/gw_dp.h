@@ -68,7 +68,7 @@ struct gw_spd {
 
 struct gw_port {
 	bool used;
-	bool protected_;
+	bool esp_side;                  /* unprotected (RFC 4301, ipsec-secgw -u): ESP here */
 	bool tx_shared;                 /* fewer tx queues than workers: take tx_lock */
 	uint16_t nb_txq;
 	rte_spinlock_t tx_lock[GW_MAX_WORKERS];
@@ -118,7 +118,7 @@ struct gw_dp {
 	struct rte_rcu_qsbr *rcu;       /* workers report quiescence each poll */
 	bool ctrl;                      /* run-time changes possible (--ctrl) */
 	struct rte_ipsec_sad *sad4, *sad6;
-	struct rte_lpm *lpm4[2];        /* [to protected port] */
+	struct rte_lpm *lpm4[2];        /* [to an ESP-side port] */
 	struct rte_lpm6 *lpm6[2];
 	struct gw_port port[GW_MAX_PORTS];
 	uint16_t nb_ports;
@@ -161,7 +161,7 @@ void gw_sp_lookup_bulk(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8
 /* rt.c */
 int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_rt_teardown(struct gw_dp *dp);
-int gw_rt_lookup(const struct gw_dp *dp, bool to_protected, const uint8_t *l3, bool v6);
+int gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v6);
 /* worker.c */
 int gw_worker_loop(void *arg);
 unsigned int gw_worker_poll(struct gw_worker *w);

@@ -6,9 +6,10 @@
  *   vecsec-gw --check FILE          parse a configuration, no EAL
  *   vecsec-gw [EAL options] -- --demo [--gen-pkts N] [--gen-size B]
  *
- * Every ethdev is a port; -u names the unprotected ones (ipsec-secgw's
- * meaning), the others are protected. The main lcore is worker 0 and every
- * other lcore of -l runs one more worker, each with its own rx/tx queue per
+ * Every ethdev is a port; -u names the unprotected ones, where ESP flows
+ * (RFC 4301's and ipsec-secgw's meaning); the others are protected, clear.
+ * The main lcore is worker 0 and every other lcore of -l runs one more
+ * worker, each with its own rx/tx queue per
  * port and its own queue pair on each cryptodev.
  */
 #include "gen.h"
@@ -64,7 +65,8 @@ usage(const char *prog)
 	printf("usage: %s [EAL options] -- [options]\n"
 	       "       %s --check FILE\n"
 	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
-	       "  -u MASK            unprotected ports (hex mask); the others are protected\n"
+	       "  -u MASK            unprotected ports, the ESP side (hex mask, as ipsec-secgw);\n"
+	       "                     the others are protected (clear traffic)\n"
 	       "  -w N               anti-replay window (default %u, 0 disables)\n"
 	       "  -e                 ESN on every SA\n"
 	       "  --cpu-crypto       process every SA with synchronous CPU crypto\n"
@@ -259,7 +261,7 @@ check_only(const char *file)
 }
 
 static int
-port_init(uint16_t port, struct rte_mempool *mp, bool protected_)
+port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 {
 	struct rte_eth_conf pc;
 	struct rte_eth_dev_info info;
@@ -291,7 +293,7 @@ port_init(uint16_t port, struct rte_mempool *mp, bool protected_)
 	}
 	rte_eth_promiscuous_enable(port);
 	gw.port[port].used = true;
-	gw.port[port].protected_ = protected_;
+	gw.port[port].esp_side = esp_side;
 	gw.port[port].nb_txq = ntx;
 	gw.port[port].tx_shared = ntx < nq;
 	for (uint16_t q = 0; q < ntx; q++)
@@ -329,7 +331,7 @@ demo_ports(struct gw_gen_cfg *gc)
 	for (unsigned int k = 0; k < 7; k++) {
 		for (unsigned int q = 0; q < nq; q++) {
 			char name[RTE_RING_NAMESIZE];
-			/* the protected and port 3 rx rings get nothing: keep them small */
+			/* port 1 and port 3 rx rings get nothing: keep them small */
 			unsigned int size = k == 2 || k == 6 ? 64 : 8192;
 
 			snprintf(name, sizeof(name), "gw_%s_%u", role[k], q);
@@ -443,7 +445,7 @@ main(int argc, char **argv)
 		}
 		if (demo_ports(&gc) != 0)
 			goto out;
-		o.unprot_mask = 0x9;
+		o.unprot_mask = 0x6;    /* ESP on ports 1 and 2 */
 		o.unprot_given = true;
 	}
 	gw.nb_ports = (uint16_t)RTE_MIN(rte_eth_dev_count_avail(), GW_MAX_PORTS);
@@ -453,7 +455,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	for (uint16_t p = 0; p < gw.nb_ports; p++)
-		if (port_init(p, mp, !(o.unprot_mask >> p & 1)) != 0)
+		if (port_init(p, mp, (o.unprot_mask >> p & 1) != 0) != 0)
 			goto out;
 	for (unsigned int i = 0; i < conf.nb_neigh; i++)
 		if (conf.neigh[i].port < gw.nb_ports)

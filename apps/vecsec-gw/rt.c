@@ -2,9 +2,9 @@
 /*
  * vecsec-gw routing: rte_lpm (IPv4) and rte_lpm6 (IPv6) on the destination
  * address, next hop = output port. Routes are split by the kind of their
- * port: packets leaving towards the protected side (ESP after outbound
- * processing, bypass traffic from unprotected ports) look up the routes to
- * protected ports, decrypted and inbound-bypass packets those to unprotected
+ * port: packets leaving towards the ESP side (ESP after outbound processing,
+ * bypass traffic from protected ports) look up the routes to unprotected
+ * (ESP-side) ports, decrypted and inbound-bypass packets those to protected
  * ports. ipsec-secgw keeps one table; with its configs (protected and
  * unprotected networks apart) both give the same answer, and the split lets
  * one gateway carry traffic for transport-mode peers on both sides.
@@ -46,7 +46,7 @@ gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 				"(%u ports)\n", r->line, r->port, dp->nb_ports);
 			return -EINVAL;
 		}
-		prot = dp->port[r->port].protected_;
+		prot = dp->port[r->port].esp_side;
 		if (r->v6) {
 			rc = rte_lpm6_add(dp->lpm6[prot], r->dst.b, r->dst_len, r->port);
 		} else {
@@ -77,19 +77,19 @@ gw_rt_teardown(struct gw_dp *dp)
 
 /* Output port for the packet whose IP header is at l3, or -1. */
 int
-gw_rt_lookup(const struct gw_dp *dp, bool to_protected, const uint8_t *l3, bool v6)
+gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v6)
 {
 	uint32_t hop;
 
 	if (v6) {
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
 
-		if (rte_lpm6_lookup(dp->lpm6[to_protected], h->dst_addr, &hop) != 0)
+		if (rte_lpm6_lookup(dp->lpm6[to_esp_side], h->dst_addr, &hop) != 0)
 			return -1;
 	} else {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
 
-		if (rte_lpm_lookup(dp->lpm4[to_protected], rte_be_to_cpu_32(h->dst_addr),
+		if (rte_lpm_lookup(dp->lpm4[to_esp_side], rte_be_to_cpu_32(h->dst_addr),
 				&hop) != 0)
 			return -1;
 	}

@@ -63,7 +63,7 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 	for (uint16_t p = 0; p < dp->nb_ports; p++)
 		if (dp->port[p].used)
 			fprintf(f, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64 "\n", p,
-				dp->port[p].protected_ ? "protected" : "unprotected", t.port[p].rx,
+				dp->port[p].esp_side ? "unprotected, ESP" : "protected, clear", t.port[p].rx,
 				t.port[p].tx);
 	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
@@ -106,9 +106,9 @@ gw_stats_write_json(const struct gw_dp *dp, const char *path)
 	fprintf(f, "{\n  \"ports\": [");
 	for (uint16_t p = 0; p < dp->nb_ports; p++)
 		fprintf(f,
-			"%s{\"port\": %u, \"protected\": %s, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
+			"%s{\"port\": %u, \"esp_side\": %s, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 			"}",
-			p ? ", " : "", p, dp->port[p].protected_ ? "true" : "false", t.port[p].rx,
+			p ? ", " : "", p, dp->port[p].esp_side ? "true" : "false", t.port[p].rx,
 			t.port[p].tx);
 	fprintf(f, "],\n  \"esp_out\": %" PRIu64 ", \"esp_in\": %" PRIu64 ", \"bypass\": %" PRIu64
 		",\n  \"drops\": {", t.esp_out, t.esp_in, t.bypass);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vecsec-gw data path, one loop per worker lcore: rx burst -> strip L2 and
- * check the IP header -> protected port: ESP to the SAD, clear traffic to
- * the inbound SPD (bypass or drop); unprotected port: outbound SPD (protect,
+ * check the IP header -> unprotected (ESP-side) port: ESP to the SAD, clear
+ * traffic to the inbound SPD (bypass or drop); protected port: outbound SPD (protect,
  * bypass, discard) -> group by SA -> rte_ipsec prepare -> cryptodev
  * enqueue (lookaside-none) or rte_ipsec CPU crypto -> dequeue, group by
  * session -> rte_ipsec process -> inbound: the SP that protects the inner
@@ -121,13 +121,13 @@ tx_flush(struct gw_worker *w, uint16_t port)
 
 /* Route the IP packet at the start of m and queue it, with its L2 header, for tx. */
 static void
-route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_protected)
+route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
 	bool v6 = (l3[0] >> 4) == 6;
 	struct rte_ether_hdr *eh;
 	struct gw_txbuf *tb;
-	int port = gw_rt_lookup(&gw, to_protected, l3, v6);
+	int port = gw_rt_lookup(&gw, to_esp_side, l3, v6);
 
 	if (port < 0 || port >= gw.nb_ports || !gw.port[port].used) {
 		drop(w, NULL, m, GW_DROP_NO_ROUTE);
@@ -379,7 +379,7 @@ is_natt(const struct rte_mbuf *m)
 static void
 rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n)
 {
-	bool prot = gw.port[port].protected_;
+	bool prot = gw.port[port].esp_side;     /* ESP arrives here */
 	struct rte_mbuf *esp[GW_BURST], *out[GW_BURST], *clear[2][GW_BURST];
 	struct gw_sa *out_sa[GW_BURST];
 	uint16_t nclear[2] = { 0, 0 };

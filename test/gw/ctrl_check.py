@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-vecsec-gw control socket while traffic flows: the unprotected port replays
+vecsec-gw control socket while traffic flows: the protected port replays
 clear packets forever (net_pcap infinite_rx), the gateway starts with routes
 only, so everything is dropped by policy until vecsec-ctl adds an SA and an
 SP; then ESP comes out (checked with scapy: it decrypts to the originals, in
@@ -97,7 +97,7 @@ def main():
                "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,infinite_rx=1,tx_pcap=%s/clear_out.pcap"
                % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
-               "--", "-f", cfg, "-u", "1", "--ctrl", sock, "--duration", "4",
+               "--", "-f", cfg, "-u", "2", "--ctrl", sock, "--duration", "4",
                "--stats-file", stats, "--quiet"]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 universal_newlines=True)

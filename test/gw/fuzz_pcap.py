@@ -74,7 +74,7 @@ def esp(rnd, spi):
     return struct.pack("!II", spi, rnd.randint(0, 5)) + bytes(rnd.getrandbits(8) for _ in range(n))
 
 
-def frame(rnd, protected):
+def frame(rnd, esp_side):
     kind = rnd.random()
     lie = rnd.random() < 0.25
     v4 = lambda a, b, c, d: bytes([a, b, c, d])
@@ -85,7 +85,7 @@ def frame(rnd, protected):
         et = rnd.choice([0x0806, 0x8100, 0x88cc, 0x0800, 0x86dd])
         return b"\x02" * 12 + struct.pack("!H", et) + bytes(rnd.getrandbits(8)
                                                            for _ in range(rnd.randint(0, 30)))
-    if protected:
+    if esp_side:
         spi = rnd.choice([2, 4, 1, 3, 0, 99, 0xffffffff])
         if kind < 0.55:
             l3 = ipv4(rnd, v4(172, 31, 1, 1), v4(172, 31, 2, 1), 50, esp(rnd, spi), lie)
@@ -93,7 +93,7 @@ def frame(rnd, protected):
         elif kind < 0.8:
             l3 = ipv6(rnd, v6(9), v6(2), 50, esp(rnd, spi), lie)
             et = 0x86dd
-        else:                                         # clear traffic on the protected side
+        else:                                         # clear traffic on the ESP side
             l3 = ipv4(rnd, v4(192, 168, 0, 1), v4(10, rnd.choice([2, 9]), 0, 1),
                       rnd.choice([6, 17, 1]), bytes(rnd.getrandbits(8)
                                                     for _ in range(rnd.randint(0, 60))), lie)
@@ -149,7 +149,7 @@ def main():
                "--no-telemetry",
                "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
-               "--", "-f", cfg, "-u", "1", "--idle-exit", "0.5", "--stats-file", stats, "--quiet"] + extra
+               "--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats, "--quiet"] + extra
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
                            universal_newlines=True)
         print(r.stdout[-3000:])

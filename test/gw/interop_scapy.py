@@ -4,8 +4,8 @@
 vecsec-gw against scapy's ESP (scapy.layers.ipsec), no network needed: the
 gateway's two ports are net_pcap devices reading and writing pcap files.
 
-  port 0 unprotected: rx clear_in.pcap  -> tx clear_out.pcap
-  port 1 protected:   rx esp_in.pcap    -> tx esp_out.pcap
+  port 0 protected (clear):  rx clear_in.pcap  -> tx clear_out.pcap
+  port 1 unprotected (ESP): rx esp_in.pcap    -> tx esp_out.pcap
 
 Outbound: scapy's clear packets go through the gateway, scapy decrypts what
 comes out and compares with the originals. Inbound: scapy encrypts, the
@@ -236,7 +236,7 @@ def main():
                "--file-prefix", prefix, "--log-level", "*:warning",
                "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
-        cmd += extra_eal + ["--", "-f", cfg, "-u", "1", "--idle-exit", "0.5",
+        cmd += extra_eal + ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5",
                             "--stats-file", stats, "--quiet"] + extra_app
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
                            universal_newlines=True)
@@ -252,7 +252,7 @@ def main():
             p = f.payload
             e = p[ESP] if ESP in p else None
             if e is None or e.spi not in by_spi:
-                print("FAIL: unexpected packet on the protected port:", f.summary())
+                print("FAIL: unexpected packet on the ESP port:", f.summary())
                 ok = False
                 continue
             s = by_spi[e.spi]
@@ -293,7 +293,7 @@ def main():
         for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
             p = f.payload
             if p.dst not in by_dst:
-                print("FAIL: unexpected packet on the unprotected port:", f.summary())
+                print("FAIL: unexpected packet on the clear port:", f.summary())
                 ok = False
                 continue
             got[by_dst[p.dst].spi].append(raw(p))
