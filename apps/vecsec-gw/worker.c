@@ -237,13 +237,24 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 	}
 }
 
-/* Packets of one SA: prepare, then crypto (lookaside enqueue or CPU crypto). */
+/*
+ * Crypto ops of one rx burst, per cryptodev: every SA's ops go in one
+ * enqueue, so a PMD that packs ops of different sessions into SIMD lanes
+ * (crypto_vecsec) sees the whole burst.
+ */
+struct cop_batch {
+	uint16_t n[GW_MAX_CDEV];
+	struct rte_crypto_op *cop[GW_MAX_CDEV][GW_BURST];
+};
+
+/* Packets of one SA: prepare, then CPU crypto now or ops into the batch. */
 static void
-esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+	   struct cop_batch *b)
 {
-	struct rte_crypto_op *cop[GW_BURST];
+	struct rte_crypto_op **cop;
 	enum gw_drop prep_why = sa->dir == GW_DIR_IN ? GW_DROP_REPLAY : GW_DROP_MALFORMED;
-	uint16_t k, e;
+	uint16_t k;
 
 	if (sa->action == GW_SA_CPU_CRYPTO) {
 		k = rte_ipsec_pkt_cpu_prepare(&sa->ss, mb, n);
@@ -253,6 +264,8 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 			post_process(w, sa, mb, k);
 		return;
 	}
+	/* at most GW_BURST packets per rx burst in all, so the batch has room */
+	cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
 	if (rte_crypto_op_bulk_alloc(w->cop_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC, cop, n) == 0) {
 		for (uint16_t i = 0; i < n; i++)
 			drop(w, sa, mb[i], GW_DROP_NO_MBUF);
@@ -263,12 +276,28 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		drop(w, sa, mb[i], prep_why);
 		rte_crypto_op_free(cop[i]);
 	}
-	e = k ? rte_cryptodev_enqueue_burst(sa->cdev_id, w->qp, cop, k) : 0;
-	w->inflight[sa->cdev_id] += e;
-	w->inflight_total += e;
-	for (uint16_t i = e; i < k; i++) {
-		drop(w, sa, mb[i], GW_DROP_RING_FULL);
-		rte_crypto_op_free(cop[i]);
+	b->n[sa->cdev_id] += k;
+}
+
+static void
+batch_enqueue(struct gw_worker *w, struct cop_batch *b)
+{
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		uint16_t k = b->n[id], e;
+
+		if (k == 0)
+			continue;
+		e = rte_cryptodev_enqueue_burst((uint8_t)id, w->qp, b->cop[id], k);
+		w->inflight[id] += e;
+		w->inflight_total += e;
+		for (uint16_t i = e; i < k; i++) {
+			struct rte_crypto_op *op = b->cop[id][i];
+			struct rte_ipsec_session *ss = rte_ipsec_ses_from_crypto(op);
+
+			drop(w, ss != NULL ? container_of(ss, struct gw_sa, ss) : NULL,
+				op->sym->m_src, GW_DROP_RING_FULL);
+			rte_crypto_op_free(op);
+		}
 	}
 }
 
@@ -277,7 +306,9 @@ static void
 esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], uint16_t n)
 {
 	bool done[GW_BURST] = { false };
+	struct cop_batch b;
 
+	memset(b.n, 0, sizeof(b.n));
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *g[GW_BURST];
 		uint16_t k = 0;
@@ -290,8 +321,9 @@ esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[]
 				done[j] = true;
 			}
 		}
-		esp_submit(w, sas[i], g, k);
+		esp_submit(w, sas[i], g, k, &b);
 	}
+	batch_enqueue(w, &b);
 }
 
 /* Inbound ESP: SAD lookup, the length checks rte_ipsec would fail, then submit. */
