@@ -9,6 +9,7 @@ with "FILE:LINE: token 'TOKEN': ..." naming the right line and token.
 usage: config_check.py GATEWAY_BINARY
 """
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -160,6 +161,42 @@ def main():
             else:
                 print("ok   %s -> %s" % (rule.split("\n")[line - 1][:50],
                                          out.strip().replace(tmp + "/", "")[:110]))
+
+        # seeded random rules from the grammar's own words, numbers, addresses,
+        # keys and junk: every one must end in OK or a message, never a crash
+        rnd = random.Random(1)
+        words = ["sa", "sp", "rt", "neigh", "flow", "in", "out", "ipv4", "ipv6", "esp",
+                 "protect", "bypass", "discard", "pri", "src", "dst", "proto", "sport",
+                 "dport", "port", "cipher_algo", "cipher_key", "auth_algo", "auth_key",
+                 "aead_algo", "aead_key", "mode", "ipv4-tunnel", "ipv6-tunnel", "transport",
+                 "type", "no-offload", "cpu-crypto", "esn", "udp-encap", "inner", "replay_win",
+                 "flow-direction", "telemetry", "chacha20-poly1305", "aes-128-gcm",
+                 "aes-128-cbc", "sha1-hmac", "null", "5", "0", "4294967295", "99999999999",
+                 "-3", "0x10", "1:2", "65535:0", "10.0.0.0/8", "10.1.2.3", "::1", "fd00::/200",
+                 "1.2.3.4/33", K16, K20, K36, "zz:zz", ":", "", "\\", "#", "\x01",
+                 "02:00:00:00:00:01", "a" * 300]
+        crashes = 0
+        for i in range(300):
+            lines = []
+            for _ in range(rnd.randint(1, 6)):
+                lines.append(" ".join(rnd.choice(words) for _ in range(rnd.randint(0, 24))))
+            path = os.path.join(tmp, "fuzz.cfg")
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + ("\n" if rnd.random() < 0.8 else ""))
+            r = subprocess.run([gw, "--check", path], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=30, universal_newlines=True)
+            out = r.stdout + r.stderr
+            if r.returncode not in (0, 1) or "Sanitizer" in out or \
+                    (r.returncode == 1 and "token" not in out and "rule" not in out):
+                crashes += 1
+                if crashes < 4:
+                    print("FAIL: random config %d: rc %d: %s\n%s" % (i, r.returncode,
+                          out[-500:], "\n".join(lines)[:500]))
+        count += 1
+        if crashes:
+            fails += 1
+        else:
+            print("ok   300 random configurations: each accepted or refused with a message")
 
         # missing file and empty file
         count += 2

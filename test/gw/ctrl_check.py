@@ -11,6 +11,7 @@ with a reason and never echo key bytes; the gateway exits cleanly.
 usage: ctrl_check.py GATEWAY_BINARY CTL_BINARY
 """
 import json
+import random
 import os
 import shutil
 import signal
@@ -130,6 +131,25 @@ def main():
         req("del", "sa", "in", "5", want_ok=False)
         req("del", "sp", "ipv4", "out", "esp", "bypass", want_ok=False)
         req("frobnicate", want_ok=False)
+        # random requests on one connection: one answer each, the gateway lives on
+        rnd = random.Random(2)
+        words = ["sa", "sp", "del", "in", "out", "5", "6", "99", "ipv4", "ipv6", "esp",
+                 "protect", "bypass", "discard", "pri", "dst", "10.5.0.0/16", "mode",
+                 "transport", "ipv4-tunnel", "aead_algo", "chacha20-poly1305", "aead_key",
+                 "list", "stats", "inner", "src", "1.1.1.1", "x" * 200, "0x5", "-1", ""]
+        reqs = []
+        for _ in range(200):
+            line = " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 12))).strip()
+            if line and not line.startswith("#") and not line.startswith("del sa out 5") \
+                    and not line.startswith("del sp") and not line.startswith("sp ") \
+                    and not line.startswith("sa "):
+                reqs.append(line)
+        out = req(stdin="\n".join(reqs) + "\n", want_ok=False)
+        answers = [l for l in out.split("\n") if l.startswith("OK") or l.startswith("ERR")]
+        if len(answers) != len(reqs) or proc.poll() is not None:
+            fail("%d random requests, %d answers" % (len(reqs), len(answers)))
+        else:
+            print("ok   %d random requests, one answer each" % len(reqs))
         st = req("stats")
         if "SA out 5" not in st:
             fail("stats do not show SA out 5")
