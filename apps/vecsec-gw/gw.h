@@ -134,7 +134,8 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 	X(NO_ROUTE, "no_route") \
 	X(RING_FULL, "ring_full") \
 	X(CRYPTO, "crypto_error") \
-	X(NO_MBUF, "no_mbuf")
+	X(NO_MBUF, "no_mbuf") \
+	X(TOO_BIG, "too_big")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,

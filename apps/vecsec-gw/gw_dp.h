@@ -71,6 +71,7 @@ struct gw_port {
 	bool esp_side;                  /* unprotected (RFC 4301, ipsec-secgw -u): ESP here */
 	bool tx_shared;                 /* fewer tx queues than workers: take tx_lock */
 	uint16_t nb_txq;
+	uint16_t mtu;                   /* largest IP packet sent (no fragmentation) */
 	rte_spinlock_t tx_lock[GW_MAX_WORKERS];
 	struct rte_ether_addr mac;
 	struct rte_ether_addr peer;     /* neigh, or 02:00:00:00:00:<port> */

@@ -198,8 +198,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'Z': {
 			unsigned long z = strtoul(optarg, &end, 10);
 
-			if (*end != '\0' || errno != 0 || z < 60 || z > 1514) {
-				fprintf(stderr, "vecsec-gw: --gen-size %s: 60..1514\n", optarg);
+			if (*end != '\0' || errno != 0 || z < 60 || z > 1400) {
+				fprintf(stderr, "vecsec-gw: --gen-size %s: 60..1400 (room for ESP in a 1500 MTU)\n", optarg);
 				return -1;
 			}
 			o->gen_size = (uint16_t)z;
@@ -295,6 +295,8 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 	gw.port[port].used = true;
 	gw.port[port].esp_side = esp_side;
 	gw.port[port].nb_txq = ntx;
+	if (rte_eth_dev_get_mtu(port, &gw.port[port].mtu) != 0 || gw.port[port].mtu == 0)
+		gw.port[port].mtu = RTE_ETHER_MTU;
 	gw.port[port].tx_shared = ntx < nq;
 	for (uint16_t q = 0; q < ntx; q++)
 		rte_spinlock_init(&gw.port[port].tx_lock[q]);

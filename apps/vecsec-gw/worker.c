@@ -133,6 +133,11 @@ route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 		drop(w, NULL, m, GW_DROP_NO_ROUTE);
 		return;
 	}
+	/* no fragmentation (yet): what does not fit the port's MTU is dropped, counted */
+	if (m->pkt_len > gw.port[port].mtu) {
+		drop(w, NULL, m, GW_DROP_TOO_BIG);
+		return;
+	}
 	if (!v6) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)l3;
 

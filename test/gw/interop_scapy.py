@@ -194,6 +194,9 @@ def main():
                 p = s.clear(k, 40 + 13 * k)
                 out_orig[s.spi].append(p)
                 clear_in.append(eth(p))
+        # one outbound packet that fits the MTU in clear but not after ESP -> too_big
+        big = outs[0].clear(N, 1500 - 20 - 8 - 10)
+        clear_in.append(eth(big))
         # inbound traffic
         esp_in, in_orig = [], []
         for k in range(N):
@@ -227,7 +230,8 @@ def main():
         esp_in.append(eth(plain.encrypt(sn.clear(0, 30))))
         esp_in.append(eth(IP(src=sn.peer, dst=sn.gw) / UDP(sport=4500, dport=4500) /
                           Raw(b"\x00\x00\x00\x00ike")))
-        exp_drops = {"auth_failed": 1, "replay": 1, "malformed": 2, "no_sa": 3, "policy": 1}
+        exp_drops = {"auth_failed": 1, "replay": 1, "malformed": 2, "no_sa": 3, "policy": 1,
+                     "too_big": 1}
 
         wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
         wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
@@ -318,7 +322,7 @@ def main():
                 ok = False
         for e in st["sa"]:
             inbound = e["dir"] == "in"
-            want_pkts = N
+            want_pkts = N + (1 if not inbound and e["spi"] == outs[0].spi else 0)  # the big one
             if e["pkts"] != want_pkts:
                 print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], want_pkts))
                 ok = False
@@ -330,7 +334,7 @@ def main():
                 if e["drops"]["malformed"] != 1:
                     print("FAIL: SA in %#x: malformed %d, want 1" % (e["spi"], e["drops"]["malformed"]))
                     ok = False
-        if st["esp_out"] != N * len(SAS) or st["esp_in"] != N * len(SAS):
+        if st["esp_out"] != N * len(SAS) + 1 or st["esp_in"] != N * len(SAS):
             print("FAIL: esp_out %d esp_in %d, want %d" % (st["esp_out"], st["esp_in"], N * len(SAS)))
             ok = False
         if ok:
