@@ -80,12 +80,14 @@ gw_demo_conf(char *buf, size_t cap, const char *aead)
 				(d->spi * 37 + k * 11 + 1) & 0xff, k + 1 < klen ? ":" : "");
 		for (int dir = 0; dir < 2 && o < cap; dir++) {
 			if (dir == 0)
-				o += (size_t)snprintf(buf + o, cap - o, "# %s, %s\n", d->comment, alg);
+				o += (size_t)snprintf(buf + o, cap - o, "# %s, %s\n", d->comment,
+						      alg);
 			o += (size_t)snprintf(buf + o, cap - o,
-				"sp %s %s esp protect %u pri 1 dst %s\n"
-				"sa %s %u aead_algo %s aead_key %s mode %s%s\n",
-				d->fam, dir ? "in" : "out", d->spi, d->net, dir ? "in" : "out", d->spi,
-				alg, key, d->mode, d->extra);
+					      "sp %s %s esp protect %u pri 1 dst %s\n"
+					      "sa %s %u aead_algo %s aead_key %s mode %s%s\n",
+					      d->fam, dir ? "in" : "out", d->spi, d->net,
+					      dir ? "in" : "out", d->spi, alg, key, d->mode,
+					      d->extra);
 		}
 	}
 	if (o < cap)
@@ -427,9 +429,10 @@ gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles, doub
 	if (g.back != g.c.count || g.sent != g.c.count || drops != 0)
 		bad = 1;
 	printf("rate: %.3f Mpps end to end (generator + gateway + checker on one lcore), "
-		"%.3f Mpps gateway only (%.3f s busy); each packet is encrypted and decrypted once\n",
-		seconds > 0 ? (double)g.back / seconds / 1e6 : 0.0,
-		busy_s > 0 ? (double)g.back / busy_s / 1e6 : 0.0, busy_s);
+	       "%.3f Mpps gateway only (%.3f s busy); each packet is encrypted and decrypted "
+	       "once\n",
+	       seconds > 0 ? (double)g.back / seconds / 1e6 : 0.0,
+	       busy_s > 0 ? (double)g.back / busy_s / 1e6 : 0.0, busy_s);
 	/* wall clocks count the time other processes had the CPU; CPU time does not */
 	printf("rate: %.3f Mpps per CPU second of the whole process (%.3f s CPU for %.3f s wall)\n",
 		cpu_seconds > 0 ? (double)g.back / cpu_seconds / 1e6 : 0.0, cpu_seconds, seconds);

@@ -79,7 +79,8 @@ usage(const char *prog)
 	       "  --demo             built-in config, ring ports and traffic; checks every packet\n"
 	       "  --gen-pkts N       demo packets (default 100000)\n"
 	       "  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
-	       "  --demo-aead ALGO   every demo SA uses ALGO (chacha20-poly1305, aes-128-gcm, ...)\n"
+	       "  --demo-aead ALGO   every demo SA uses ALGO (chacha20-poly1305, aes-128-gcm, "
+	       "...)\n"
 	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
 	       prog, prog, GW_DEFAULT_WINDOW);
@@ -136,9 +137,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'P':       /* ipsec-secgw's promiscuous mode: always on */
 		case 'a':       /* ipsec-secgw's atomic SQN: on with more than one worker */
 			break;
-		case 'G':       /* ipsec-secgw's --config (port,queue,lcore): one queue per worker */
-			fprintf(stderr, "vecsec-gw: --config %s ignored: every worker polls its own "
-				"queue of every port\n", optarg);
+		case 'G': /* ipsec-secgw's --config (port,queue,lcore): one queue per worker */
+			fprintf(stderr,
+				"vecsec-gw: --config %s ignored: every worker polls its own "
+				"queue of every port\n",
+				optarg);
 			break;
 		case 'w': {
 			unsigned long w = strtoul(optarg, &end, 10);
@@ -199,7 +202,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			unsigned long z = strtoul(optarg, &end, 10);
 
 			if (*end != '\0' || errno != 0 || z < 60 || z > 1400) {
-				fprintf(stderr, "vecsec-gw: --gen-size %s: 60..1400 (room for ESP in a 1500 MTU)\n", optarg);
+				fprintf(stderr,
+					"vecsec-gw: --gen-size %s: 60..1400 (room for ESP in a "
+					"1500 MTU)\n",
+					optarg);
 				return -1;
 			}
 			o->gen_size = (uint16_t)z;

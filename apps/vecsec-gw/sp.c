@@ -57,11 +57,17 @@ acl_defs(bool v6, struct rte_acl_field_def *d, unsigned int *nf)
 		}
 	}
 	/* both ports in one 4-byte input word */
-	d[n] = (struct rte_acl_field_def){ .type = RTE_ACL_FIELD_TYPE_RANGE, .size = 2,
-		.field_index = (uint8_t)n, .input_index = (uint8_t)in, .offset = SP_KEY_OFF(sport) };
+	d[n] = (struct rte_acl_field_def){.type = RTE_ACL_FIELD_TYPE_RANGE,
+					  .size = 2,
+					  .field_index = (uint8_t)n,
+					  .input_index = (uint8_t)in,
+					  .offset = SP_KEY_OFF(sport)};
 	n++;
-	d[n] = (struct rte_acl_field_def){ .type = RTE_ACL_FIELD_TYPE_RANGE, .size = 2,
-		.field_index = (uint8_t)n, .input_index = (uint8_t)in, .offset = SP_KEY_OFF(dport) };
+	d[n] = (struct rte_acl_field_def){.type = RTE_ACL_FIELD_TYPE_RANGE,
+					  .size = 2,
+					  .field_index = (uint8_t)n,
+					  .input_index = (uint8_t)in,
+					  .offset = SP_KEY_OFF(dport)};
 	n++;
 	*nf = n;
 }

@@ -63,8 +63,8 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 	for (uint16_t p = 0; p < dp->nb_ports; p++)
 		if (dp->port[p].used)
 			fprintf(f, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64 "\n", p,
-				dp->port[p].esp_side ? "unprotected, ESP" : "protected, clear", t.port[p].rx,
-				t.port[p].tx);
+				dp->port[p].esp_side ? "unprotected, ESP" : "protected, clear",
+				t.port[p].rx, t.port[p].tx);
 	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
 	fprintf(f, "  drops:");
