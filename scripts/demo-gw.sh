@@ -57,6 +57,9 @@ run() {       # run NAME ARGS...: one demo, its rate line kept for the summary
 	echo
 }
 
+# EAL leaves its runtime folder behind: remove this run's
+trap 'rm -rf "/var/run/dpdk/vecsec-gw-demo-$$" "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk/vecsec-gw-demo-$$"' EXIT
+
 fail=0
 summary=()
 # every feature at once: IPv4/IPv6, tunnel/transport, ChaCha20-Poly1305 and
