@@ -46,7 +46,7 @@ run() {       # run NAME ARGS...: one demo, its rate line kept for the summary
 	log=$(mktemp)
 	echo "== vecsec-gw demo: $name =="
 	if ! timeout 120 "$gw" -l 0 --no-pci --no-huge -m 512 --file-prefix "vecsec-gw-demo-$$" \
-		--log-level '*:warning' --no-telemetry "${vdev[@]}" -- \
+		--log-level '*:warning' --no-telemetry --force-max-simd-bitwidth=512 "${vdev[@]}" -- \
 		--demo --gen-pkts "$pkts" "${extra[@]}" "$@" | tee "$log"; then
 		fail=1
 	fi
