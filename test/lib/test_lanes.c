@@ -604,6 +604,96 @@ test_width_choice(void)
 	VT_EXPECT(vecsec_lanes_force(-1, 3) == -ENOTSUP, "no 3-lane poly kernel");
 }
 
+/*
+ * Every length 0..2048 (the staged path up to its maximum, the general
+ * passes beyond), at odd offsets, in bursts of 32 with AAD of 0..64 bytes:
+ * each buffer is exactly as long as the job, so a copy past either end
+ * trips ASan. Seal must equal the one-shot seal, open must give the
+ * plaintext back, and one forged job per burst fails with its output
+ * zeroed and nothing else touched.
+ */
+#define SL_BURST 32
+
+static void
+test_staged_lengths_alignments(void)
+{
+	struct vecsec_aead_key key;
+	uint8_t rawkey[32], nonce[12], aad[SL_BURST][64], tag[SL_BURST][16], want_tag[16];
+	uint8_t *pt[SL_BURST], *ct[SL_BURST], *back[SL_BURST], *want;
+	struct vecsec_aead_job jobs[SL_BURST], *jp[SL_BURST];
+	size_t off[SL_BURST], len[SL_BURST];
+	uint64_t seed = vt_seed();
+
+	vt_rand(rawkey, sizeof(rawkey), seed);
+	vt_rand(nonce, sizeof(nonce), seed + 1);
+	VT_EXPECT(vecsec_aead_key_init(&key, VECSEC_AEAD_CHACHA20_POLY1305, rawkey, 32) == 0,
+		  "key init");
+	want = malloc(2048 + 1);
+	for (size_t first = 0; first <= 2048; first += SL_BURST) {
+		unsigned int forged = (unsigned int)(first / SL_BURST) % SL_BURST;
+
+		for (unsigned int i = 0; i < SL_BURST; i++) {
+			len[i] = first + i <= 2048 ? first + i : 2048 - i;
+			off[i] = (first + 3 * i) % 15 + 1;          /* never 16-aligned */
+			pt[i] = malloc(off[i] + len[i]);
+			ct[i] = malloc(off[i] + len[i] + 1);
+			back[i] = malloc(off[i] + len[i] + 2);
+			vt_rand(pt[i] + off[i], len[i], seed + first + i);
+			vt_rand(aad[i], sizeof(aad[i]), seed + 7 * i);
+			jobs[i] = (struct vecsec_aead_job){
+				.key = &key, .dir = VECSEC_AEAD_SEAL, .nonce = nonce,
+				.nonce_len = 12, .aad = aad[i], .aad_len = (first + i) % 65,
+				.len = len[i], .in = pt[i] + off[i], .out = ct[i] + off[i] + 1,
+				.tag = tag[i], .tag_len = 16,
+			};
+			jp[i] = &jobs[i];
+		}
+		VT_EXPECT(vecsec_aead_burst(jp, SL_BURST) == SL_BURST, "seal burst at %zu", first);
+		for (unsigned int i = 0; i < SL_BURST; i++) {
+			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "seal len %zu off %zu", len[i],
+				  off[i]);
+			VT_EXPECT(vecsec_aead_seal(&key, want, want_tag, 16, pt[i] + off[i], len[i],
+						   nonce, 12, aad[i], jobs[i].aad_len) == 0,
+				  "one-shot seal len %zu", len[i]);
+			VT_EXPECT_MEM(ct[i] + off[i] + 1, want, len[i], "ciphertext len %zu off %zu",
+				      len[i], off[i]);
+			VT_EXPECT_MEM(tag[i], want_tag, 16, "tag len %zu off %zu", len[i], off[i]);
+			/* open from an odd offset into another odd offset */
+			jobs[i].dir = VECSEC_AEAD_OPEN;
+			jobs[i].in = ct[i] + off[i] + 1;
+			jobs[i].out = back[i] + off[i] + 2;
+			memset(back[i], 0xa5, off[i] + len[i] + 2);
+		}
+		tag[forged][len[forged] % 16] ^= 0x10;
+		VT_EXPECT(vecsec_aead_burst(jp, SL_BURST) == SL_BURST, "open burst at %zu", first);
+		for (unsigned int i = 0; i < SL_BURST; i++) {
+			bool pad_ok = true;
+
+			for (size_t k = 0; k < off[i] + 2; k++)
+				pad_ok &= back[i][k] == 0xa5;
+			VT_EXPECT(pad_ok, "open len %zu wrote before its output", len[i]);
+			if (i == forged) {
+				bool zero = true;
+
+				for (size_t k = 0; k < len[i]; k++)
+					zero &= back[i][off[i] + 2 + k] == 0;
+				VT_EXPECT(jobs[i].status == VECSEC_JOB_AUTH_FAILED && zero,
+					  "forged len %zu: status %d, output zeroed %d", len[i],
+					  (int)jobs[i].status, (int)zero);
+			} else {
+				VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "open len %zu off %zu",
+					  len[i], off[i]);
+				VT_EXPECT_MEM(back[i] + off[i] + 2, pt[i] + off[i], len[i],
+					      "plaintext len %zu off %zu", len[i], off[i]);
+			}
+			free(pt[i]);
+			free(ct[i]);
+			free(back[i]);
+		}
+	}
+	free(want);
+}
+
 int
 main(void)
 {
@@ -613,6 +703,7 @@ main(void)
 		VT_TEST(test_width_choice),
 		VT_TEST(test_bursts_every_width),
 		VT_TEST(test_crossover),
+		VT_TEST(test_staged_lengths_alignments),
 	};
 	const char *s = getenv("VT_SLOW");
 
