@@ -52,6 +52,12 @@ struct bench_case {
 
 extern const struct bench_case bench_cases[CASE_COUNT];
 
+/*
+ * For a peer's lacks(): why a case it does not do is missing, by family:
+ * "no XChaCha20", "no Adiantum", else other (the ARIA cases).
+ */
+const char *bench_case_missing(const struct bench_case *c, const char *other);
+
 enum bench_op {
 	BENCH_ENC = 0, /* seal / encrypt / MAC / hash */
 	BENCH_DEC = 1, /* open (AEADs only) */

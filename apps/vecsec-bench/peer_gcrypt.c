@@ -71,16 +71,7 @@ gc_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 	(void)im, (void)burst;
 	if (c->id == CASE_POLY1305 || gc_algo_mode(c, &mode) != 0)
 		return NULL;
-	switch (c->id) {
-	case CASE_XCHACHA20_POLY1305:
-		return "no XChaCha20";
-	case CASE_ADIANTUM_XCHACHA12:
-	case CASE_ADIANTUM_XCHACHA20:
-	case CASE_NHPOLY1305:
-		return "no Adiantum";
-	default:
-		return "no ARIA before 1.11";
-	}
+	return bench_case_missing(c, "no ARIA before 1.11");
 }
 
 static void
