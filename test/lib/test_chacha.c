@@ -66,12 +66,7 @@ test_rfc8439_kat(void)
 
 		hex(key, sizeof(key), t->key);
 		hex(nonce, sizeof(nonce), t->nonce);
-		if (t->pt_hex != NULL) {
-			n = hex(pt, sizeof(pt), t->pt_hex);
-		} else {
-			n = strlen(t->pt_text);
-			memcpy(pt, t->pt_text, n);
-		}
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		VT_EXPECT(n == t->len, "%s: plaintext length %zu", t->name, n);
 		VT_EXPECT(hex(ct, sizeof(ct), t->ct) == t->len, "%s: ciphertext length", t->name);
 

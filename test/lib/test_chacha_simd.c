@@ -170,12 +170,7 @@ test_chacha_kernels(void)
 
 			vt_hex(key, sizeof(key), t->key);
 			vt_hex(nonce, sizeof(nonce), t->nonce);
-			if (t->pt_hex != NULL) {
-				n = vt_hex(pt, sizeof(pt), t->pt_hex);
-			} else {
-				n = strlen(t->pt_text);
-				memcpy(pt, t->pt_text, n);
-			}
+			n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 			vt_hex(ct, sizeof(ct), t->ct);
 			chacha_state_init_ietf(&s, key, nonce, t->counter, 20);
 			im->xor_blocks(out, pt, n, &s);
@@ -357,12 +352,7 @@ test_poly1305_kernels(void)
 			size_t n;
 
 			vt_hex(key, sizeof(key), t->key);
-			if (t->msg_hex != NULL) {
-				n = vt_hex(m, sizeof(m), t->msg_hex);
-			} else {
-				n = strlen(t->msg_text);
-				memcpy(m, t->msg_text, n);
-			}
+			n = vt_hex_or_text(m, sizeof(m), t->msg_hex, t->msg_text);
 			vt_hex(want, sizeof(want), t->tag);
 			poly_tag(im, tag, m, n, key);
 			VT_EXPECT_MEM(tag, want, 16, "%s RFC 8439 %s", im->name, t->name);
@@ -560,12 +550,7 @@ test_stitch_rfc8439(void)
 		vt_hex(key, sizeof(key), t->key);
 		vt_hex(nonce, sizeof(nonce), t->nonce);
 		alen = vt_hex(aad, sizeof(aad), t->aad);
-		if (t->pt_hex != NULL) {
-			n = vt_hex(pt, sizeof(pt), t->pt_hex);
-		} else {
-			n = strlen(t->pt_text);
-			memcpy(pt, t->pt_text, n);
-		}
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
 		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0,

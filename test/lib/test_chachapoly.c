@@ -30,18 +30,6 @@ static const enum vecsec_aead_alg algs[] = {
 	VECSEC_AEAD_XCHACHA20_POLY1305,
 };
 
-static size_t
-aead_pt(const struct rfc8439_aead_vec *t, uint8_t *pt, size_t cap)
-{
-	size_t n;
-
-	if (t->pt_hex != NULL)
-		return vt_hex(pt, cap, t->pt_hex);
-	n = strlen(t->pt_text);
-	memcpy(pt, t->pt_text, n);
-	return n;
-}
-
 static void
 test_rfc8439_kat(void)
 {
@@ -54,7 +42,7 @@ test_rfc8439_kat(void)
 		vt_hex(key, sizeof(key), t->key);
 		vt_hex(nonce, sizeof(nonce), t->nonce);
 		alen = vt_hex(aad, sizeof(aad), t->aad);
-		n = aead_pt(t, pt, sizeof(pt));
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		VT_EXPECT(n == t->len, "%s: plaintext length %zu", t->name, n);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
@@ -96,7 +84,7 @@ test_rfc7634_esp(void)
 			  e->name);
 		VT_EXPECT_MEM(aad, want_aad, alen, "%s: SPI || seq-hi || seq-lo", e->name);
 
-		n = aead_pt(t, pt, sizeof(pt));
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
 		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
