@@ -10,6 +10,7 @@
 
 #include <gcrypt.h>
 
+#include "vecsec/vecsec.h"
 #include "bench.h"
 
 #if GCRYPT_VERSION_NUMBER >= 0x010b00
@@ -85,7 +86,7 @@ gc_free(void *p)
 		gcry_cipher_close(x->h);
 	if (x->m != NULL)
 		gcry_mac_close(x->m);
-	memset(x->key, 0, sizeof(x->key));
+	vecsec_memzero(x->key, sizeof(x->key));   /* a memset before free may be dropped */
 	free(x);
 }
 
