@@ -97,9 +97,15 @@ static _Atomic int force_chacha = -1, force_poly = -1;
  * + IFMA Xeon, branch simd's single-message kernels merged; TSC cycles per
  * message, medians): 2048 B lanes 2106 / single 2490, 3072 B 3005 / 3368,
  * 4096 B 3966 / 3990, 6144 B 5808 / 5634, 8192 B 7872 / 7226. The lanes
- * win up to 4 KiB and lose from 6 KiB on; narrower ISAs only move it up.
+ * win up to 4 KiB and lose from 6 KiB on. With 8 ChaCha lanes (AVX2, same
+ * tool, VECSEC_ISA=avx2): 1024 B 1954 / 2217, 1536 B 2873 / 2980, 2048 B
+ * 3926 / 3881, 3072 B 5766 / 5230: the crossover falls to 1.5 KiB.
  */
-static _Atomic size_t crossover = 4096;
+#define CROSSOVER_WIDE 4096     /* 16 ChaCha lanes */
+#define CROSSOVER_NARROW 1536   /* 8 or 4 */
+static _Atomic size_t crossover_auto = CROSSOVER_WIDE;
+#define CROSSOVER_UNSET SIZE_MAX
+static _Atomic size_t crossover_forced = CROSSOVER_UNSET; /* tests, tools */
 
 void
 vecsec_lanes_select(enum vecsec_isa cap, uint64_t feat)
@@ -112,6 +118,9 @@ vecsec_lanes_select(enum vecsec_isa cap, uint64_t feat)
 	for (size_t i = 0; i < NB_POLY; i++)
 		if (vecsec_impl_usable(poly_tab[i]->isa, poly_tab[i]->needs, cap, feat))
 			m |= UINT32_C(1) << (8 + i);
+	atomic_store_explicit(&crossover_auto,
+			      (m & 1) != 0 && NB_CHACHA > 0 && chacha_tab[0]->lanes >= 16 ?
+			      CROSSOVER_WIDE : CROSSOVER_NARROW, memory_order_relaxed);
 	atomic_store_explicit(&lanes_avail, m, memory_order_release);
 }
 
@@ -216,13 +225,26 @@ vecsec_lanes_force(int chacha_w, int poly_w)
 size_t
 vecsec_lanes_crossover(void)
 {
-	return atomic_load_explicit(&crossover, memory_order_relaxed);
+	size_t c = atomic_load_explicit(&crossover_forced, memory_order_relaxed);
+
+	if (c != CROSSOVER_UNSET)
+		return c;
+	avail();
+	return atomic_load_explicit(&crossover_auto, memory_order_relaxed);
 }
 
 void
 vecsec_lanes_set_crossover(size_t len)
 {
-	atomic_store_explicit(&crossover, len, memory_order_relaxed);
+	/* SIZE_MAX - 1 is as good as "no limit": lanes_accepts caps lengths */
+	atomic_store_explicit(&crossover_forced, len == CROSSOVER_UNSET ? len - 1 : len,
+			      memory_order_relaxed);
+}
+
+void
+vecsec_lanes_reset_crossover(void)
+{
+	atomic_store_explicit(&crossover_forced, CROSSOVER_UNSET, memory_order_relaxed);
 }
 
 bool

@@ -55,8 +55,13 @@ int vecsec_lanes_force(int chacha_w, int poly_w);
 size_t vecsec_lanes_staged_max(void);
 void vecsec_lanes_set_staged_max(size_t len);
 
-/* Jobs longer than this go through the single-message path. */
+/*
+ * Jobs longer than this go through the single-message path: by default a
+ * length measured per lane width (lanes.c); set_crossover pins a value
+ * (tests, tools), reset_crossover returns to the default.
+ */
 size_t vecsec_lanes_crossover(void);
 void vecsec_lanes_set_crossover(size_t len);
+void vecsec_lanes_reset_crossover(void);
 
 #endif /* VECSEC_LANES_INTERNAL_H */

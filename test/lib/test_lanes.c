@@ -557,8 +557,6 @@ test_crossover(void)
 {
 	struct keys *ks = malloc(sizeof(*ks));
 	uint64_t seed = vt_seed() ^ 0xc205;
-	size_t old = vecsec_lanes_crossover();
-
 	keys_init(ks, seed);
 	vecsec_lanes_set_crossover(SIZE_MAX);
 	one_burst(40, ks, seed, true, "crossover max");
@@ -566,7 +564,9 @@ test_crossover(void)
 	one_burst(40, ks, seed + 1, true, "crossover 0");
 	vecsec_lanes_set_crossover(64);
 	one_burst(40, ks, seed + 2, true, "crossover 64");
-	vecsec_lanes_set_crossover(old);
+	vecsec_lanes_reset_crossover();
+	VT_EXPECT(vecsec_lanes_crossover() >= 1536, "default crossover %zu",
+		  vecsec_lanes_crossover());
 	free(ks);
 }
 
