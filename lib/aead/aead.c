@@ -139,25 +139,15 @@ job_check(const struct vecsec_aead_job *job, const struct aead_ops **ops)
 	return 0;
 }
 
+/* The one-shot API: one linear job, run at once. */
 static int
-job_run(const struct vecsec_aead_job *job)
-{
-	const struct aead_ops *ops = NULL;
-	int rc = job_check(job, &ops);
-
-	if (rc != 0)
-		return rc;
-	return ops->run(job);
-}
-
-VECSEC_API int
-vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, size_t tag_len,
-		 const uint8_t *in, size_t len, const uint8_t *nonce, size_t nonce_len,
-		 const uint8_t *aad, size_t aad_len)
+job_run(const struct vecsec_aead_key *k, enum vecsec_aead_dir dir, uint8_t *out,
+	const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len, const uint8_t *nonce,
+	size_t nonce_len, const uint8_t *aad, size_t aad_len)
 {
 	struct vecsec_aead_job job = {
 		.key = k,
-		.dir = VECSEC_AEAD_SEAL,
+		.dir = dir,
 		.nonce = nonce,
 		.nonce_len = nonce_len,
 		.aad = aad,
@@ -168,8 +158,21 @@ vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, si
 		.tag = tag,
 		.tag_len = tag_len,
 	};
+	const struct aead_ops *ops = NULL;
+	int rc = job_check(&job, &ops);
 
-	return job_run(&job);
+	if (rc != 0)
+		return rc;
+	return ops->run(&job);
+}
+
+VECSEC_API int
+vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, size_t tag_len,
+		 const uint8_t *in, size_t len, const uint8_t *nonce, size_t nonce_len,
+		 const uint8_t *aad, size_t aad_len)
+{
+	return job_run(k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len, nonce, nonce_len, aad,
+		       aad_len);
 }
 
 VECSEC_API int
@@ -177,21 +180,9 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 		 const uint8_t *tag, size_t tag_len, const uint8_t *nonce, size_t nonce_len,
 		 const uint8_t *aad, size_t aad_len)
 {
-	struct vecsec_aead_job job = {
-		.key = k,
-		.dir = VECSEC_AEAD_OPEN,
-		.nonce = nonce,
-		.nonce_len = nonce_len,
-		.aad = aad,
-		.aad_len = aad_len,
-		.len = len,
-		.in = in,
-		.out = out,
-		.tag = (uint8_t *)(uintptr_t)tag,   /* open only reads it */
-		.tag_len = tag_len,
-	};
-
-	return job_run(&job);
+	/* open only reads the tag */
+	return job_run(k, VECSEC_AEAD_OPEN, out, in, len, (uint8_t *)(uintptr_t)tag, tag_len,
+		       nonce, nonce_len, aad, aad_len);
 }
 
 /*
