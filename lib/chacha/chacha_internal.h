@@ -92,6 +92,16 @@ struct chacha_impl {
 	size_t min_len;              /* below this a narrower impl is faster */
 	void (*xor_blocks)(uint8_t *out, const uint8_t *in, size_t len, struct chacha_state *st);
 	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
+	/*
+	 * Optional (NULL: not there), byte-exact: on every active lane i,
+	 * first the raw keystream block at counter ctr[i] into ks0[i] (64
+	 * bytes: the Poly1305 key block), then bytes[i] bytes from in[i] XORed into
+	 * out[i] with the next counters, a partial last block by masked loads
+	 * and stores (nothing read or written past bytes[i]). l is not
+	 * changed (pointers, counters, blocks_left stay as they were).
+	 */
+	void (*xor_lanes_bytes)(const struct chacha_lanes *l, const uint32_t *bytes,
+				uint8_t *const *ks0);
 };
 
 /*
@@ -106,6 +116,16 @@ struct chacha_lanes_impl {
 	uint64_t needs;
 	unsigned int lanes;          /* 4, 8 or 16 */
 	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
+	/*
+	 * Optional (NULL: not there), byte-exact: on every active lane i,
+	 * first the raw keystream block at counter ctr[i] into ks0[i] (64
+	 * bytes: the Poly1305 key block), then bytes[i] bytes from in[i] XORed into
+	 * out[i] with the next counters, a partial last block by masked loads
+	 * and stores (nothing read or written past bytes[i]). l is not
+	 * changed (pointers, counters, blocks_left stay as they were).
+	 */
+	void (*xor_lanes_bytes)(const struct chacha_lanes *l, const uint32_t *bytes,
+				uint8_t *const *ks0);
 };
 
 extern const struct chacha_lanes_impl vecsec_chacha_lanes_x4_ssse3;

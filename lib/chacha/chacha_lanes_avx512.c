@@ -136,10 +136,104 @@ xor_lanes_x16(struct chacha_lanes *l, uint32_t nblocks)
 	}
 }
 
+/*
+ * One step of 16 lanes (counter ctr on each): the keystream rows, lane i's
+ * in t[i].
+ */
+static inline __attribute__((always_inline)) void
+block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
+	   unsigned int dr, __m512i t[16])
+{
+	const __m512i c0 = _mm512_set1_epi32((int)CHACHA_C0), c1 = _mm512_set1_epi32((int)CHACHA_C1);
+	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2), c3 = _mm512_set1_epi32((int)CHACHA_C3);
+	__m512i x0 = c0, x1 = c1, x2 = c2, x3 = c3;
+	__m512i x4 = k[0], x5 = k[1], x6 = k[2], x7 = k[3];
+	__m512i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
+	__m512i x12 = ctr, x13 = n0, x14 = n1, x15 = n2;
+
+	for (unsigned int r = 0; r < dr; r++) {
+		QR(x0, x4, x8, x12);
+		QR(x1, x5, x9, x13);
+		QR(x2, x6, x10, x14);
+		QR(x3, x7, x11, x15);
+		QR(x0, x5, x10, x15);
+		QR(x1, x6, x11, x12);
+		QR(x2, x7, x8, x13);
+		QR(x3, x4, x9, x14);
+	}
+	x0 = vadd(x0, c0); x1 = vadd(x1, c1); x2 = vadd(x2, c2); x3 = vadd(x3, c3);
+	x4 = vadd(x4, k[0]); x5 = vadd(x5, k[1]); x6 = vadd(x6, k[2]); x7 = vadd(x7, k[3]);
+	x8 = vadd(x8, k[4]); x9 = vadd(x9, k[5]); x10 = vadd(x10, k[6]); x11 = vadd(x11, k[7]);
+	x12 = vadd(x12, ctr); x13 = vadd(x13, n0); x14 = vadd(x14, n1); x15 = vadd(x15, n2);
+	transpose_words(t + 0, x0, x1, x2, x3);
+	transpose_words(t + 4, x4, x5, x6, x7);
+	transpose_words(t + 8, x8, x9, x10, x11);
+	transpose_words(t + 12, x12, x13, x14, x15);
+	for (int m = 0; m < 4; m++)
+		transpose_chunks(&t[m], &t[4 + m], &t[8 + m], &t[12 + m]);
+}
+
+/*
+ * The byte-exact variant (the contract in chacha_internal.h): lib/lanes
+ * reads and writes small linear jobs in place with it, no staging copies.
+ * Lengths are public, so the per-lane branches on them are fine.
+ */
+static void
+xor_lanes_bytes_x16(const struct chacha_lanes *l, const uint32_t *bytes, uint8_t *const *ks0)
+{
+	const __mmask16 act = (__mmask16)l->active;
+	const unsigned int dr = l->rounds / 2;
+	__m512i k[8], n0, n1, n2, ctr;
+	uint32_t left[16], most = 0;
+	size_t off = 0;
+
+	for (int w = 0; w < 8; w++)
+		k[w] = _mm512_load_si512((const void *)l->key[w]);
+	ctr = _mm512_loadu_si512((const void *)l->ctr);
+	n0 = _mm512_loadu_si512((const void *)l->nonce[0]);
+	n1 = _mm512_loadu_si512((const void *)l->nonce[1]);
+	n2 = _mm512_loadu_si512((const void *)l->nonce[2]);
+	for (int i = 0; i < 16; i++) {
+		left[i] = (act >> i) & 1 ? bytes[i] : 0;
+		most = left[i] > most ? left[i] : most;
+	}
+
+	{
+		__m512i t[16];
+
+		block_rows(k, ctr, n0, n1, n2, dr, t);
+		for (int i = 0; i < 16; i++)
+			if ((act >> i) & 1)
+				_mm512_storeu_si512((void *)ks0[i], t[i]);
+		ctr = vadd(ctr, _mm512_set1_epi32(1));
+	}
+	for (; off < most; off += CHACHA_BLOCK_LEN) {
+		__m512i t[16];
+
+		block_rows(k, ctr, n0, n1, n2, dr, t);
+		for (int i = 0; i < 16; i++) {
+			__m512i ks = t[i];      /* lane i's row */
+			uint32_t r = left[i] > off ? left[i] - (uint32_t)off : 0;
+
+			if (r >= CHACHA_BLOCK_LEN) {
+				_mm512_storeu_si512((void *)(l->out[i] + off),
+						    vxor(ks, _mm512_loadu_si512(l->in[i] + off)));
+			} else if (r > 0) {
+				__mmask64 m = (__mmask64)((UINT64_C(1) << r) - 1);
+
+				_mm512_mask_storeu_epi8((void *)(l->out[i] + off), m,
+					vxor(ks, _mm512_maskz_loadu_epi8(m, l->in[i] + off)));
+			}
+		}
+		ctr = vadd(ctr, _mm512_set1_epi32(1));
+	}
+}
+
 const struct chacha_lanes_impl vecsec_chacha_lanes_x16_avx512 = {
 	.name = "x16-avx512",
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW,
 	.lanes = 16,
 	.xor_lanes = xor_lanes_x16,
+	.xor_lanes_bytes = xor_lanes_bytes_x16,
 };

@@ -152,6 +152,96 @@ test_chacha_lane_kernels(void)
 	}
 }
 
+/*
+ * The byte-exact kernels (xor_lanes_bytes) vs the reference: random lengths
+ * 0..KBLOCKS*64 per lane, some lanes off, in place or not, rounds 20/12/8.
+ * Active lanes: block ctr's keystream in ks0, then exactly bytes[i] bytes
+ * XORed (the byte after them untouched); inactive lanes: nothing written;
+ * the struct unchanged.
+ */
+static void
+test_chacha_lane_bytes(void)
+{
+	uint64_t st = vt_seed() ^ 0xb17e5;
+	static const uint32_t rounds[] = { 20, 12, 8 };
+	const size_t cap = KBLOCKS * 64;
+
+	for (size_t k = 0; chacha_lane_impls[k] != NULL; k++) {
+		const struct chacha_lanes_impl *im = chacha_lane_impls[k];
+		unsigned int L = im->lanes;
+		int iters = slow ? 400 : 60;
+
+		if (im->xor_lanes_bytes == NULL || !usable(im->isa, im->needs))
+			continue;
+		for (int it = 0; it < iters; it++) {
+			struct chacha_lanes l, before;
+			struct chacha_state ref;
+			uint8_t in[VECSEC_MAX_LANES][KBLOCKS * 64 + 1];
+			uint8_t out[VECSEC_MAX_LANES][KBLOCKS * 64 + 1];
+			uint8_t want[KBLOCKS * 64 + 1], ks[VECSEC_MAX_LANES][64], wks[64];
+			uint8_t *ks0[VECSEC_MAX_LANES];
+			uint32_t bytes[VECSEC_MAX_LANES], r = rounds[it % 3];
+			bool inplace = it % 4 == 1;
+			uint8_t key[VECSEC_MAX_LANES][32], nonce[VECSEC_MAX_LANES][12];
+
+			memset(&l, 0x5c, sizeof(l));
+			l.rounds = r;
+			l.active = it % 5 == 0 ? (uint32_t)vt_next(&st) & ((1u << L) - 1) :
+				   (1u << L) - 1;
+			vt_rand(in, sizeof(in), vt_next(&st));
+			memset(out, 0x33, sizeof(out));
+			memset(ks, 0x77, sizeof(ks));
+			for (unsigned int i = 0; i < L; i++) {
+				vt_rand(key[i], 32, vt_next(&st));
+				vt_rand(nonce[i], 12, vt_next(&st));
+				chacha_state_init_ietf(&ref, key[i], nonce[i], 0, r);
+				l.ctr[i] = vt_below(&st, 1000);
+				for (int w = 0; w < 8; w++)
+					l.key[w][i] = ref.x[4 + w];
+				for (int w = 0; w < 3; w++)
+					l.nonce[w][i] = ref.x[13 + w];
+				l.in[i] = in[i];
+				l.out[i] = inplace ? in[i] : out[i];
+				bytes[i] = it % 9 == 4 ? (uint32_t)(i * 64 % (cap + 64)) :
+					   vt_below(&st, (uint32_t)cap + 1);
+				ks0[i] = ks[i];
+			}
+			before = l;
+			{
+				uint8_t orig[VECSEC_MAX_LANES][KBLOCKS * 64 + 1];
+
+				memcpy(orig, in, sizeof(orig));
+				im->xor_lanes_bytes(&l, bytes, ks0);
+				VT_EXPECT(memcmp(&l, &before, sizeof(l)) == 0, "%s: struct changed",
+					  im->name);
+				for (unsigned int i = 0; i < L; i++) {
+					bool on = (l.active >> i) & 1;
+					const uint8_t *got = inplace ? in[i] : out[i];
+
+					chacha_state_init_ietf(&ref, key[i], nonce[i], l.ctr[i], r);
+					memset(wks, 0, 64);
+					vecsec_chacha_xor_blocks_ref(wks, wks, 64, &ref);
+					memcpy(want, inplace ? orig[i] : out[i], sizeof(want));
+					if (!inplace)
+						memset(want, 0x33, sizeof(want));
+					if (on)
+						vecsec_chacha_xor_blocks_ref(want, orig[i], bytes[i],
+									     &ref);
+					VT_EXPECT_MEM(got, want, cap + 1,
+						      "%s lane %u bytes %u on %d it %d", im->name, i,
+						      bytes[i], on, it);
+					if (on)
+						VT_EXPECT_MEM(ks[i], wks, 64, "%s lane %u ks0 it %d",
+							      im->name, i, it);
+					else
+						VT_EXPECT(ks[i][0] == 0x77 && ks[i][63] == 0x77,
+							  "%s lane %u off wrote ks0", im->name, i);
+				}
+			}
+		}
+	}
+}
+
 /* ---- Poly1305 lane kernels vs the reference ---- */
 
 #define PBLOCKS 12
@@ -699,6 +789,7 @@ main(void)
 {
 	static const struct vt_test tests[] = {
 		VT_TEST(test_chacha_lane_kernels),
+		VT_TEST(test_chacha_lane_bytes),
 		VT_TEST(test_poly_lane_kernels),
 		VT_TEST(test_width_choice),
 		VT_TEST(test_bursts_every_width),
