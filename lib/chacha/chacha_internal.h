@@ -94,9 +94,10 @@ struct chacha_impl {
 	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
 	/*
 	 * Optional (NULL: not there), byte-exact: on every active lane i,
-	 * first the raw keystream block at counter ctr[i] into ks0[i] (64
-	 * bytes: the Poly1305 key block), then bytes[i] bytes from in[i] XORed into
-	 * out[i] with the next counters, a partial last block by masked loads
+	 * first (ks0 not NULL) the raw keystream block at counter ctr[i] into
+	 * ks0[i] (64 bytes: the Poly1305 key block), then bytes[i] bytes from
+	 * in[i] XORed into out[i] with the next counters (ks0 NULL: from
+	 * ctr[i] on), a partial last block by masked loads
 	 * and stores (nothing read or written past bytes[i]). l is not
 	 * changed (pointers, counters, blocks_left stay as they were).
 	 */
@@ -118,9 +119,10 @@ struct chacha_lanes_impl {
 	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
 	/*
 	 * Optional (NULL: not there), byte-exact: on every active lane i,
-	 * first the raw keystream block at counter ctr[i] into ks0[i] (64
-	 * bytes: the Poly1305 key block), then bytes[i] bytes from in[i] XORed into
-	 * out[i] with the next counters, a partial last block by masked loads
+	 * first (ks0 not NULL) the raw keystream block at counter ctr[i] into
+	 * ks0[i] (64 bytes: the Poly1305 key block), then bytes[i] bytes from
+	 * in[i] XORed into out[i] with the next counters (ks0 NULL: from
+	 * ctr[i] on), a partial last block by masked loads
 	 * and stores (nothing read or written past bytes[i]). l is not
 	 * changed (pointers, counters, blocks_left stay as they were).
 	 */

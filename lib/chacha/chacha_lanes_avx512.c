@@ -198,7 +198,7 @@ xor_lanes_bytes_x16(const struct chacha_lanes *l, const uint32_t *bytes, uint8_t
 		most = left[i] > most ? left[i] : most;
 	}
 
-	{
+	if (ks0 != NULL) {
 		__m512i t[16];
 
 		block_rows(k, ctr, n0, n1, n2, dr, t);

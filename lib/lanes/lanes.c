@@ -1080,7 +1080,7 @@ static void
 fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 	   const struct poly1305_lanes_impl *pi, const uint16_t *list, unsigned int k)
 {
-	uint32_t verified = 0;
+	uint32_t verified = 0, bytes[VECSEC_MAX_LANES];
 
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
@@ -1152,11 +1152,20 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		}
 		poly_tag(tag, c->h, c->s);
 		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
-			/* decrypt in place in the buffer, counter 1 on; the lane's key is still loaded */
+			/*
+			 * Counter 1 on, the lane's key still loaded: straight from
+			 * job->in to job->out with a byte-exact kernel (the tag
+			 * matched), else in place in the buffer and copied out below.
+			 */
 			b->cl.ctr[i] = 1;
 			b->cl.in[i] = b->buf[i] + CHACHA_BLOCK_LEN;
 			b->cl.out[i] = b->buf[i] + CHACHA_BLOCK_LEN;
 			b->cl.blocks_left[i] = job_blocks(job);
+			if (ci->xor_lanes_bytes != NULL) {
+				b->cl.in[i] = job->in;
+				b->cl.out[i] = job->out;
+				bytes[i] = (uint32_t)job->len;
+			}
 			if (b->cl.blocks_left[i] > 0)
 				b->cl.active |= UINT32_C(1) << i;
 			verified |= UINT32_C(1) << i;
@@ -1166,6 +1175,12 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 			job->status = VECSEC_JOB_AUTH_FAILED;
 		}
 		vecsec_memzero(tag, sizeof(tag));
+	}
+	if (ci->xor_lanes_bytes != NULL) {
+		if (b->cl.active != 0)
+			ci->xor_lanes_bytes(&b->cl, bytes, NULL);
+		verified = 0;           /* nothing left to copy out */
+		b->cl.active = 0;
 	}
 	drain_chacha(b, ci);
 
@@ -1177,8 +1192,12 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		/*
 		 * Secret: block 0 (the Poly1305 key), the keystream past the data
 		 * and (open) the plaintext; one wipe of all (a seal's ciphertext
-		 * between is public, but one call costs less than two).
+		 * between is public, but one call costs less than two). With a
+		 * byte-exact kernel only open jobs come here and never decrypt in
+		 * the buffer: block 0 is all there is to wipe.
 		 */
+		if (ci->xor_lanes_bytes != NULL)
+			used = CHACHA_BLOCK_LEN;
 		if (job->dir == VECSEC_AEAD_OPEN && ((verified >> i) & 1))
 			copy_small(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
 		vecsec_memzero(b->buf[i], used);
