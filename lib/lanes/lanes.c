@@ -1081,6 +1081,7 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 	   const struct poly1305_lanes_impl *pi, const uint16_t *list, unsigned int k)
 {
 	uint32_t verified = 0, bytes[VECSEC_MAX_LANES];
+	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];      /* open: computed tags */
 
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
@@ -1134,6 +1135,24 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 			b->pl.active |= UINT32_C(1) << i;
 		}
 		drain_poly(b, pi);
+		if (pi->tags_lanes != NULL) {
+			/* the group's tags in the lanes: seal's into job->tag */
+			uint64_t s[2][VECSEC_MAX_LANES];
+			uint8_t *tp[VECSEC_MAX_LANES];
+
+			for (unsigned int i = 0; i < kk; i++) {
+				struct vecsec_aead_job *job = b->jobs[list[g + i]];
+
+				s[0][i] = b->ctx[list[g + i]].s[0];
+				s[1][i] = b->ctx[list[g + i]].s[1];
+				tp[i] = job->dir == VECSEC_AEAD_SEAL ? job->tag : calc[g + i];
+			}
+			b->pl.active = (UINT32_C(1) << kk) - 1;
+			pi->tags_lanes(&b->pl, s, tp);
+			b->pl.active = 0;
+			vecsec_memzero(s, sizeof(s));
+			continue;
+		}
 		for (unsigned int i = 0; i < kk; i++)
 			for (int w = 0; w < 3; w++)
 				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
@@ -1146,11 +1165,15 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		uint8_t tag[POLY1305_TAG_LEN];
 
 		if (job->dir == VECSEC_AEAD_SEAL) {
-			poly_tag(job->tag, c->h, c->s);
+			if (pi->tags_lanes == NULL)
+				poly_tag(job->tag, c->h, c->s);
 			job->status = VECSEC_JOB_OK;
 			continue;
 		}
-		poly_tag(tag, c->h, c->s);
+		if (pi->tags_lanes == NULL)
+			poly_tag(tag, c->h, c->s);
+		else
+			memcpy(tag, calc[i], sizeof(tag));
 		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
 			/*
 			 * Counter 1 on, the lane's key still loaded: straight from
@@ -1202,6 +1225,7 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 			copy_small(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
 		vecsec_memzero(b->buf[i], used);
 	}
+	vecsec_memzero(calc, sizeof(calc));
 }
 
 /*
@@ -1270,6 +1294,22 @@ fast_seal_direct(struct burst *b, const struct chacha_lanes_impl *ci,
 			b->pl.active |= UINT32_C(1) << i;
 		}
 		drain_poly(b, pi);
+		if (pi->tags_lanes != NULL) {
+			/* the group's tags in the lanes, straight into job->tag */
+			uint64_t s[2][VECSEC_MAX_LANES];
+			uint8_t *tag[VECSEC_MAX_LANES];
+
+			for (unsigned int i = 0; i < kk; i++) {
+				s[0][i] = b->ctx[list[g + i]].s[0];
+				s[1][i] = b->ctx[list[g + i]].s[1];
+				tag[i] = b->jobs[list[g + i]]->tag;
+			}
+			b->pl.active = (UINT32_C(1) << kk) - 1;
+			pi->tags_lanes(&b->pl, s, tag);
+			b->pl.active = 0;
+			vecsec_memzero(s, sizeof(s));
+			continue;
+		}
 		for (unsigned int i = 0; i < kk; i++)
 			for (int w = 0; w < 3; w++)
 				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
@@ -1279,7 +1319,8 @@ fast_seal_direct(struct burst *b, const struct chacha_lanes_impl *ci,
 		struct vecsec_aead_job *job = b->jobs[list[i]];
 		struct job_ctx *c = &b->ctx[list[i]];
 
-		poly_tag(job->tag, c->h, c->s);
+		if (pi->tags_lanes == NULL)
+			poly_tag(job->tag, c->h, c->s);
 		job->status = VECSEC_JOB_OK;
 		/* the buffer's secret: what is left of block 0 (the Poly1305 key) */
 		vecsec_memzero(b->buf[i], CHACHA_BLOCK_LEN);

@@ -88,6 +88,14 @@ struct poly1305_lanes_impl {
 	uint64_t needs;
 	unsigned int lanes;          /* 4, 8 or 16 */
 	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
+	/*
+	 * Optional (NULL: not there): the tag (RFC 8439 2.5: (h mod p) + s
+	 * mod 2^128, 16 bytes little-endian) of every lane i set in `active`
+	 * (any of the first 16, whatever the kernel's width) into tag[i], from
+	 * h[.][i] and s[0..1][i]; constant time; l is not changed.
+	 */
+	void (*tags_lanes)(const struct poly1305_lanes *l, const uint64_t s[2][VECSEC_MAX_LANES],
+			   uint8_t *const *tag);
 };
 
 extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x4_avx2;

@@ -8,6 +8,7 @@
  * VPMADD52HUQ. Contract: struct poly1305_lanes_impl in poly1305_internal.h.
  */
 #include <immintrin.h>
+#include <string.h>
 
 #include "poly1305_internal.h"
 
@@ -249,6 +250,77 @@ blocks_lanes_x16(struct poly1305_lanes *l, uint32_t nblocks)
 	advance(l, 16, nblocks);
 }
 
+/*
+ * Tags of eight lanes (first .. first + 7): h fully reduced mod 2^130 - 5
+ * (carries, then h - p chosen by a mask where it does not go negative),
+ * plus s mod 2^128. Constant time: masks, no branch on h or s.
+ */
+static void
+tags8(const struct poly1305_lanes *l, const uint64_t s[2][VECSEC_MAX_LANES],
+      uint8_t *const *tag, int first, __mmask8 act)
+{
+	const __m512i m44 = _mm512_set1_epi64((long long)M44);
+	const __m512i m42 = _mm512_set1_epi64((long long)M42);
+	__m512i h0 = _mm512_loadu_si512((const void *)(l->h[0] + first));
+	__m512i h1 = _mm512_loadu_si512((const void *)(l->h[1] + first));
+	__m512i h2 = _mm512_loadu_si512((const void *)(l->h[2] + first));
+	__m512i c, g0, g1, g2, lo, hi, s0, s1;
+	__mmask8 ge, carry;
+	uint64_t out[2][8];
+
+	for (int i = 0; i < 2; i++) {
+		c = _mm512_srli_epi64(h0, 44); h0 = _mm512_and_si512(h0, m44);
+		h1 = _mm512_add_epi64(h1, c);
+		c = _mm512_srli_epi64(h1, 44); h1 = _mm512_and_si512(h1, m44);
+		h2 = _mm512_add_epi64(h2, c);
+		c = _mm512_srli_epi64(h2, 42); h2 = _mm512_and_si512(h2, m42);
+		h0 = _mm512_add_epi64(h0, _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
+	}
+	c = _mm512_srli_epi64(h0, 44); h0 = _mm512_and_si512(h0, m44);
+	h1 = _mm512_add_epi64(h1, c);
+	c = _mm512_srli_epi64(h1, 44); h1 = _mm512_and_si512(h1, m44);
+	h2 = _mm512_add_epi64(h2, c);
+	/* h < 2^130 + 2^44: h - p = h + 5 - 2^130, taken where not negative */
+	g0 = _mm512_add_epi64(h0, _mm512_set1_epi64(5));
+	c = _mm512_srli_epi64(g0, 44); g0 = _mm512_and_si512(g0, m44);
+	g1 = _mm512_add_epi64(h1, c);
+	c = _mm512_srli_epi64(g1, 44); g1 = _mm512_and_si512(g1, m44);
+	g2 = _mm512_sub_epi64(_mm512_add_epi64(h2, c),
+			      _mm512_set1_epi64((long long)(UINT64_C(1) << 42)));
+	ge = _mm512_cmpeq_epi64_mask(_mm512_srli_epi64(g2, 63), _mm512_setzero_si512());
+	h0 = _mm512_mask_mov_epi64(h0, ge, g0);
+	h1 = _mm512_mask_mov_epi64(h1, ge, g1);
+	h2 = _mm512_mask_mov_epi64(h2, ge, g2);
+	lo = _mm512_or_si512(h0, _mm512_slli_epi64(h1, 44));
+	hi = _mm512_or_si512(_mm512_srli_epi64(h1, 20), _mm512_slli_epi64(h2, 24));
+	s0 = _mm512_loadu_si512((const void *)(s[0] + first));
+	s1 = _mm512_loadu_si512((const void *)(s[1] + first));
+	c = _mm512_add_epi64(lo, s0);
+	carry = _mm512_cmplt_epu64_mask(c, lo);
+	hi = _mm512_add_epi64(hi, s1);
+	hi = _mm512_mask_add_epi64(hi, carry, hi, _mm512_set1_epi64(1));
+	_mm512_storeu_si512((void *)out[0], c);
+	_mm512_storeu_si512((void *)out[1], hi);
+	for (int i = 0; i < 8; i++) {
+		if (!((act >> i) & 1))
+			continue;
+		/* little-endian words (x86) */
+		memcpy(tag[first + i], &out[0][i], 8);
+		memcpy(tag[first + i] + 8, &out[1][i], 8);
+	}
+	vecsec_memzero(out, sizeof(out));
+}
+
+static void
+tags_lanes(const struct poly1305_lanes *l, const uint64_t s[2][VECSEC_MAX_LANES],
+	   uint8_t *const *tag)
+{
+	if ((__mmask8)l->active != 0)
+		tags8(l, s, tag, 0, (__mmask8)l->active);
+	if ((__mmask8)(l->active >> 8) != 0)
+		tags8(l, s, tag, 8, (__mmask8)(l->active >> 8));
+}
+
 const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma = {
 	.name = "x16-avx512ifma",
 	.isa = VECSEC_ISA_AVX512,
@@ -256,6 +328,7 @@ const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma = {
 		 VECSEC_CPU_AVX512IFMA,
 	.lanes = 16,
 	.blocks_lanes = blocks_lanes_x16,
+	.tags_lanes = tags_lanes,
 };
 
 const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma = {
@@ -265,4 +338,5 @@ const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma = {
 		 VECSEC_CPU_AVX512IFMA,
 	.lanes = 8,
 	.blocks_lanes = blocks_lanes_x8,
+	.tags_lanes = tags_lanes,
 };

@@ -695,6 +695,86 @@ test_width_choice(void)
 	VT_EXPECT(vecsec_lanes_force(-1, 3) == -ENOTSUP, "no 3-lane poly kernel");
 }
 
+#define M44_T ((UINT64_C(1) << 44) - 1)
+#define M42_T ((UINT64_C(1) << 42) - 1)
+
+/*
+ * tags_lanes vs the reference emit + add_s: random partly reduced h (limbs
+ * as the kernels leave them), and the edges of the final reduction: h = p,
+ * p - 1, p + 1, p + 4, 2^130 - 1 and the like, plus s near 2^128 (the
+ * carry out of the low word), some lanes off (their tag not written).
+ */
+static void
+test_poly_lane_tags(void)
+{
+	static const uint64_t edges[][3] = {
+		{ M44_T - 4, M44_T, M42_T },            /* p */
+		{ M44_T - 5, M44_T, M42_T },            /* p - 1 */
+		{ M44_T - 3, M44_T, M42_T },            /* p + 1 */
+		{ M44_T, M44_T, M42_T },                /* 2^130 - 1 = p + 4 */
+		{ 0, 0, M42_T + 1 },                    /* 2^130 == 5 */
+		{ M44_T + 6, M44_T, M42_T },            /* over 2^130 in limb 0 */
+		{ 0, M44_T + 1, M42_T },                /* limb 1 just over */
+		{ 0, 0, 0 },
+	};
+	uint64_t st = vt_seed() ^ 0x7a95;
+
+	for (size_t k = 0; poly_lane_impls[k] != NULL; k++) {
+		const struct poly1305_lanes_impl *im = poly_lane_impls[k];
+
+		if (im->tags_lanes == NULL || !usable(im->isa, im->needs))
+			continue;
+		for (int it = 0; it < (slow ? 400 : 60); it++) {
+			struct poly1305_lanes l;
+			uint64_t s[2][VECSEC_MAX_LANES];
+			uint8_t got[VECSEC_MAX_LANES][16], *tp[VECSEC_MAX_LANES];
+
+			memset(&l, 0, sizeof(l));
+			memset(got, 0x99, sizeof(got));
+			l.active = it % 3 == 0 ? (uint32_t)vt_next(&st) & 0xffff : 0xffff;
+			for (unsigned int i = 0; i < 16; i++) {
+				uint32_t e = vt_below(&st, 2 * VT_ARRAY_SIZE(edges));
+
+				if (e < VT_ARRAY_SIZE(edges)) {
+					for (int w = 0; w < 3; w++)
+						l.h[w][i] = edges[e][w];
+				} else {
+					l.h[0][i] = vt_next(&st) & M44_T;
+					l.h[1][i] = (vt_next(&st) & M44_T) + vt_below(&st, 1u << 20);
+					l.h[2][i] = vt_next(&st) & M42_T;
+				}
+				s[0][i] = it % 4 == 1 ? UINT64_MAX - vt_below(&st, 3) : vt_next(&st);
+				s[1][i] = vt_next(&st);
+				tp[i] = got[i];
+			}
+			im->tags_lanes(&l, s, tp);
+			for (unsigned int i = 0; i < 16; i++) {
+				struct poly1305_state ps;
+				uint8_t want[16], sb[16];
+
+				if (!((l.active >> i) & 1)) {
+					VT_EXPECT(got[i][0] == 0x99 && got[i][15] == 0x99,
+						  "%s lane %u off: tag written", im->name, i);
+					continue;
+				}
+				memset(&ps, 0, sizeof(ps));
+				for (int w = 0; w < 3; w++)
+					ps.h[w] = l.h[w][i];
+				vecsec_poly1305_core_emit(&ps, want);
+				for (int b = 0; b < 8; b++) {
+					sb[b] = (uint8_t)(s[0][i] >> (8 * b));
+					sb[8 + b] = (uint8_t)(s[1][i] >> (8 * b));
+				}
+				vecsec_poly1305_add_s(want, want, sb);
+				VT_EXPECT_MEM(got[i], want, 16, "%s lane %u tag (h %llx %llx %llx) it %d",
+					      im->name, i, (unsigned long long)l.h[0][i],
+					      (unsigned long long)l.h[1][i],
+					      (unsigned long long)l.h[2][i], it);
+			}
+		}
+	}
+}
+
 /*
  * Every length 0..2048 (the staged path up to its maximum, the general
  * passes beyond), at odd offsets, in bursts of 17..32 with AAD of 0..64:
@@ -795,6 +875,7 @@ main(void)
 		VT_TEST(test_chacha_lane_kernels),
 		VT_TEST(test_chacha_lane_bytes),
 		VT_TEST(test_poly_lane_kernels),
+		VT_TEST(test_poly_lane_tags),
 		VT_TEST(test_width_choice),
 		VT_TEST(test_bursts_every_width),
 		VT_TEST(test_crossover),
