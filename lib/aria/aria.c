@@ -30,6 +30,12 @@ const struct aria_impl *const vecsec_aria_impls[] = {
 
 /* Likewise (VECSEC_HAVE_GHASH_<SET>): avx512_vpclmul, pclmul, the reference. */
 const struct ghash_impl *const vecsec_ghash_impls[] = {
+#if defined(VECSEC_HAVE_AVX512_VPCLMUL) && defined(VECSEC_HAVE_GHASH_AVX512_VPCLMUL)
+	&vecsec_ghash_impl_avx512_vpclmul,
+#endif
+#if defined(VECSEC_HAVE_PCLMUL) && defined(VECSEC_HAVE_GHASH_PCLMUL)
+	&vecsec_ghash_impl_pclmul,
+#endif
 	&vecsec_ghash_impl_ref,
 	NULL,
 };

@@ -126,6 +126,13 @@ void vecsec_gf128_mul_ref(uint8_t z[16], const uint8_t x[16], const uint8_t y[16
 /* Fill k with H^1..H^GHASH_POWERS. */
 void vecsec_ghash_key_init_ref(struct ghash_key *k, const uint8_t h[16]);
 
+/* SIMD kernels (each built only with its flag set, listed under its guard) */
+extern const struct ghash_impl vecsec_ghash_impl_pclmul;
+extern const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul;
+extern const struct aria_impl vecsec_aria_impl_avx512_gfni;
+extern const struct aria_impl vecsec_aria_impl_avx2_gfni;
+extern const struct aria_impl vecsec_aria_impl_avx_aesni;
+
 /*
  * GCM state (aria_gcm.c), shared with the AEAD layer, which drives the
  * two halves separately so that open can verify before it decrypts.
