@@ -24,6 +24,15 @@ _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(struct vecsec_aria_gcm_key)
  * (avx512_gfni 64 blocks, avx2_gfni 32, avx2_aesni 32, avx_aesni 16).
  */
 const struct aria_impl *const vecsec_aria_impls[] = {
+#if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
+	&vecsec_aria_impl_avx512_gfni,
+#endif
+#if defined(VECSEC_HAVE_AVX2_GFNI) && defined(VECSEC_HAVE_ARIA_AVX2_GFNI)
+	&vecsec_aria_impl_avx2_gfni,
+#endif
+#if defined(VECSEC_HAVE_AVX_AESNI) && defined(VECSEC_HAVE_ARIA_AVX_AESNI)
+	&vecsec_aria_impl_avx_aesni,
+#endif
 	&vecsec_aria_impl_ref,
 	NULL,
 };
