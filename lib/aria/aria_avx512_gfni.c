@@ -40,27 +40,6 @@
 	_mm512_gf2p8affine_epi64_epi8((v), BS_MAT(BS_MAT_SB4_PRE), 0x2c), BS_MAT(BS_MAT_ID), 0)
 #define BS_BLOCK_INDEX bs_block_index_x4
 #include "aria_bs.h"
-#undef BS_V
-#undef BS_LANES
-#undef BS_FN
-#undef BS_LOAD
-#undef BS_STORE
-#undef BS_ZERO
-#undef BS_XOR
-#undef BS_XOR3
-#undef BS_AND
-#undef BS_BCAST
-#undef BS_UNPACKLO
-#undef BS_UNPACKHI
-#undef BS_ADD8
-#undef BS_SUB8
-#undef BS_GT_U8
-#undef BS_MAT
-#undef BS_SB1
-#undef BS_SB2
-#undef BS_SB3
-#undef BS_SB4
-#undef BS_BLOCK_INDEX
 
 /* ---- 32 blocks, ymm (EVEX: VL ternlog and compares) ---- */
 #define BS_V __m256i
@@ -87,27 +66,6 @@
 	_mm256_gf2p8affine_epi64_epi8((v), BS_MAT(BS_MAT_SB4_PRE), 0x2c), BS_MAT(BS_MAT_ID), 0)
 #define BS_BLOCK_INDEX bs_block_index_x2
 #include "aria_bs.h"
-#undef BS_V
-#undef BS_LANES
-#undef BS_FN
-#undef BS_LOAD
-#undef BS_STORE
-#undef BS_ZERO
-#undef BS_XOR
-#undef BS_XOR3
-#undef BS_AND
-#undef BS_BCAST
-#undef BS_UNPACKLO
-#undef BS_UNPACKHI
-#undef BS_ADD8
-#undef BS_SUB8
-#undef BS_GT_U8
-#undef BS_MAT
-#undef BS_SB1
-#undef BS_SB2
-#undef BS_SB3
-#undef BS_SB4
-#undef BS_BLOCK_INDEX
 
 /* ---- 16 blocks, xmm ---- */
 #define BS_V __m128i

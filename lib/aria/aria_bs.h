@@ -24,9 +24,10 @@
  *   BS_UNPACKLO(a, b), BS_UNPACKHI(a, b)   byte interleave within lanes
  *   BS_ADD8(a, b), BS_SUB8(a, b), BS_GT_U8(a, b) (0xff where a > b unsigned)
  *   BS_SB1(v) .. BS_SB4(v)                 the four s-boxes on every byte
+ *   BS_MAT(m)            (optional) a 64-bit matrix in every qword
  *   BS_BLOCK_INDEX       a const uint8_t[16 * BS_LANES] table name: entry
  *                        16 * l + i = BS_LANES * i + l (which block a byte is)
- * No table is indexed by data: the s-boxes are GFNI or AES-NI instructions.
+ * All of them are #undef'd at the end. No table is indexed by data: the s-boxes are GFNI or AES-NI instructions.
  */
 
 #ifndef VECSEC_ARIA_BS_ONCE
@@ -272,3 +273,26 @@ BS_FN(bs_tail)(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[
 #undef BS_COPY
 #undef BS_REP16
 #undef BS_BLOCKS
+
+/* the includer's parameters, so that the next width can define its own */
+#undef BS_V
+#undef BS_LANES
+#undef BS_FN
+#undef BS_LOAD
+#undef BS_STORE
+#undef BS_ZERO
+#undef BS_XOR
+#undef BS_XOR3
+#undef BS_AND
+#undef BS_BCAST
+#undef BS_UNPACKLO
+#undef BS_UNPACKHI
+#undef BS_ADD8
+#undef BS_SUB8
+#undef BS_GT_U8
+#undef BS_MAT
+#undef BS_SB1
+#undef BS_SB2
+#undef BS_SB3
+#undef BS_SB4
+#undef BS_BLOCK_INDEX
