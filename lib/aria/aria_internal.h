@@ -132,6 +132,7 @@ extern const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul;
 extern const struct aria_impl vecsec_aria_impl_avx512_gfni;
 extern const struct aria_impl vecsec_aria_impl_avx2_gfni;
 extern const struct aria_impl vecsec_aria_impl_avx_aesni;
+extern const struct aria_impl vecsec_aria_impl_aesni;
 
 /*
  * GCM state (aria_gcm.c), shared with the AEAD layer, which drives the
