@@ -112,13 +112,27 @@ vecsec_aria_gcm_hash_pad(struct aria_gcm *g)
 	g->text = 1;
 }
 
+/*
+ * A final partial block goes to the kernel with the whole blocks (one
+ * call); its keystream is only needed if more text follows, so ks keeps
+ * that block's counter and *ks_left says KS_PENDING until a later call
+ * encrypts it. One-shot callers never pay for it.
+ */
+#define KS_PENDING 0x100u
+
 void
 vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
 			 uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len)
 {
 	const struct aria_impl *impl = vecsec_aria_impl();
-	size_t n;
+	size_t n, tail;
 
+	if (len == 0)
+		return;
+	if ((*ks_left & KS_PENDING) != 0) {
+		impl->encrypt_blocks(ks, ks, 1, k);
+		*ks_left &= ~KS_PENDING;
+	}
 	if (*ks_left != 0) {
 		const uint8_t *left = ks + 16 - *ks_left;
 
@@ -130,18 +144,21 @@ vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[1
 		out += n;
 		len -= n;
 	}
-	n = len & ~(size_t)15;
-	impl->ctr32_xor(out, in, n, k, ctr);
-	in += n;
-	out += n;
-	len -= n;
-	if (len != 0) {
-		impl->encrypt_blocks(ks, ctr, 1, k);
-		inc32(ctr);
-		for (size_t i = 0; i < len; i++)
-			out[i] = in[i] ^ ks[i];
-		*ks_left = (uint32_t)(16 - len);
+	tail = len % 16;
+	if (tail != 0) {
+		/* the partial block's counter: ctr + len / 16, mod 2^32 (inc32) */
+		uint32_t c = (uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 |
+			     (uint32_t)ctr[14] << 8 | ctr[15];
+
+		c += (uint32_t)(len / 16);
+		memcpy(ks, ctr, 12);
+		ks[12] = (uint8_t)(c >> 24);
+		ks[13] = (uint8_t)(c >> 16);
+		ks[14] = (uint8_t)(c >> 8);
+		ks[15] = (uint8_t)c;
+		*ks_left = (uint32_t)(16 - tail) | KS_PENDING;
 	}
+	impl->ctr32_xor(out, in, len, k, ctr);
 }
 
 void
