@@ -4,8 +4,8 @@
  * flag set): 64 blocks per step byte-sliced in 16 zmm (aria_bs.h), the
  * s-boxes as GF2P8AFFINEINVQB / GF2P8AFFINEQB, the diffusion layer as
  * three-input VPTERNLOGQ XORs. Tails: 33..63 blocks one zmm step through
- * a buffer, 17..32 a ymm step, 1..16 an xmm step (the same code on
- * narrower registers). Counters are generated in registers. No table is
+ * a buffer, 17..32 a ymm step (the same code on narrower registers),
+ * 1..16 in block layout, one block per 128-bit lane, masked loads/stores. Counters are generated in registers. No table is
  * indexed by key, data or counter.
  */
 #include <stdalign.h>
@@ -67,31 +67,156 @@
 #define BS_BLOCK_INDEX bs_block_index_x2
 #include "aria_bs.h"
 
-/* ---- 16 blocks, xmm ---- */
-#define BS_V __m128i
-#define BS_LANES 1
-#define BS_FN(name) name##_x16
-#define BS_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-#define BS_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
-#define BS_ZERO() _mm_setzero_si128()
-#define BS_XOR(a, b) _mm_xor_si128((a), (b))
-#define BS_XOR3(a, b, c) _mm_ternarylogic_epi64((a), (b), (c), 0x96)
-#define BS_AND(a, b) _mm_and_si128((a), (b))
-#define BS_BCAST(b) _mm_set1_epi8((char)(b))
-#define BS_UNPACKLO(a, b) _mm_unpacklo_epi8((a), (b))
-#define BS_UNPACKHI(a, b) _mm_unpackhi_epi8((a), (b))
-#define BS_ADD8(a, b) _mm_add_epi8((a), (b))
-#define BS_SUB8(a, b) _mm_sub_epi8((a), (b))
-#define BS_GT_U8(a, b) _mm_movm_epi8(_mm_cmpgt_epu8_mask((a), (b)))
-#define BS_MAT(m) _mm_set1_epi64x((long long)(m))
-#define BS_SB1(v) _mm_gf2p8affineinv_epi64_epi8((v), BS_MAT(BS_MAT_AES), 0x63)
-#define BS_SB2(v) _mm_gf2p8affineinv_epi64_epi8((v), BS_MAT(BS_MAT_SB2), 0xe2)
-#define BS_SB3(v) _mm_gf2p8affineinv_epi64_epi8( \
-	_mm_gf2p8affine_epi64_epi8((v), BS_MAT(BS_MAT_AES_INV), 0x05), BS_MAT(BS_MAT_ID), 0)
-#define BS_SB4(v) _mm_gf2p8affineinv_epi64_epi8( \
-	_mm_gf2p8affine_epi64_epi8((v), BS_MAT(BS_MAT_SB4_PRE), 0x2c), BS_MAT(BS_MAT_ID), 0)
-#define BS_BLOCK_INDEX bs_block_index_x1
-#include "aria_bs.h"
+/*
+ * ---- 1..16 blocks in block layout ----
+ * Below 17 blocks a byte-sliced step wastes most of its work; here each
+ * 128-bit lane holds one block (up to 4 zmm). SL1/SL2 are masked GFNI
+ * operations on the byte positions j % 4, and A (2.4.3) is the XOR of
+ * seven byte permutations (A's 16x16 matrix has seven ones per row and
+ * column, so it splits into seven permutation matrices; bl_perm[k][i] is
+ * the input byte of output byte i in the k-th).
+ */
+static const uint8_t bl_perm[7][16] = {
+	{ 8, 7, 4, 11, 14, 10, 9, 13, 15, 6, 3, 2, 12, 0, 5, 1 },
+	{ 14, 12, 10, 7, 15, 1, 0, 11, 4, 5, 13, 9, 6, 8, 3, 2 },
+	{ 3, 5, 11, 10, 0, 15, 7, 1, 13, 14, 8, 12, 2, 6, 9, 4 },
+	{ 13, 9, 1, 0, 8, 14, 2, 6, 7, 12, 15, 3, 11, 10, 4, 5 },
+	{ 6, 2, 15, 13, 11, 9, 10, 12, 1, 0, 5, 4, 7, 3, 14, 8 },
+	{ 4, 15, 12, 5, 2, 3, 13, 8, 0, 1, 6, 14, 9, 7, 11, 10 },
+	{ 9, 8, 6, 14, 5, 4, 12, 3, 10, 11, 2, 7, 1, 13, 0, 15 },
+};
+
+#define BL_POS1 UINT64_C(0x2222222222222222)   /* bytes j % 4 == 1 */
+#define BL_POS2 UINT64_C(0x4444444444444444)
+#define BL_POS3 UINT64_C(0x8888888888888888)
+
+static inline __m512i
+bl_mat(uint64_t m)
+{
+	return _mm512_set1_epi64((long long)m);
+}
+
+/* SL1: SB1 SB2 SB3 SB4 on j % 4 = 0..3 */
+static inline __m512i
+bl_sl1(__m512i x)
+{
+	__m512i t = _mm512_gf2p8affineinv_epi64_epi8(x, bl_mat(BS_MAT_AES), 0x63);
+	__m512i u = _mm512_gf2p8affine_epi64_epi8(x, bl_mat(BS_MAT_AES_INV), 0x05);
+
+	t = _mm512_mask_gf2p8affineinv_epi64_epi8(t, BL_POS1, x, bl_mat(BS_MAT_SB2), 0xe2);
+	u = _mm512_mask_gf2p8affine_epi64_epi8(u, BL_POS3, x, bl_mat(BS_MAT_SB4_PRE), 0x2c);
+	return _mm512_mask_gf2p8affineinv_epi64_epi8(t, BL_POS2 | BL_POS3, u, bl_mat(BS_MAT_ID), 0);
+}
+
+/* SL2: SB3 SB4 SB1 SB2 on j % 4 = 0..3 */
+static inline __m512i
+bl_sl2(__m512i x)
+{
+	__m512i t = _mm512_gf2p8affineinv_epi64_epi8(x, bl_mat(BS_MAT_AES), 0x63);
+	__m512i u = _mm512_gf2p8affine_epi64_epi8(x, bl_mat(BS_MAT_AES_INV), 0x05);
+
+	t = _mm512_mask_gf2p8affineinv_epi64_epi8(t, BL_POS3, x, bl_mat(BS_MAT_SB2), 0xe2);
+	u = _mm512_mask_gf2p8affine_epi64_epi8(u, BL_POS1, x, bl_mat(BS_MAT_SB4_PRE), 0x2c);
+	return _mm512_mask_gf2p8affineinv_epi64_epi8(t, ~(BL_POS2 | BL_POS3), u,
+						     bl_mat(BS_MAT_ID), 0);
+}
+
+static inline __m512i
+bl_diffuse(__m512i x, const __m512i p[7])
+{
+	__m512i a = _mm512_ternarylogic_epi64(_mm512_shuffle_epi8(x, p[0]),
+					      _mm512_shuffle_epi8(x, p[1]),
+					      _mm512_shuffle_epi8(x, p[2]), 0x96);
+	__m512i b = _mm512_ternarylogic_epi64(_mm512_shuffle_epi8(x, p[3]),
+					      _mm512_shuffle_epi8(x, p[4]),
+					      _mm512_shuffle_epi8(x, p[5]), 0x96);
+
+	return _mm512_ternarylogic_epi64(a, b, _mm512_shuffle_epi8(x, p[6]), 0x96);
+}
+
+static inline __m512i
+bl_key(const uint8_t rk[16])
+{
+	return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)rk));
+}
+
+/* 2.3.1 on nz zmm of blocks (nz a constant after inlining) */
+static inline __attribute__((always_inline)) void
+bl_crypt(__m512i *x, int nz, const uint8_t (*rk)[16], unsigned int n)
+{
+	__m512i p[7];
+
+	for (int k = 0; k < 7; k++)
+		p[k] = _mm512_broadcast_i32x4(
+			_mm_loadu_si128((const __m128i *)(const void *)bl_perm[k]));
+	for (unsigned int r = 0; r + 1 < n; r += 2) {
+		__m512i key = bl_key(rk[r]);
+
+		for (int i = 0; i < nz; i++)
+			x[i] = bl_diffuse(bl_sl1(_mm512_xor_si512(x[i], key)), p);
+		if (r + 2 == n)
+			break;
+		key = bl_key(rk[r + 1]);
+		for (int i = 0; i < nz; i++)
+			x[i] = bl_diffuse(bl_sl2(_mm512_xor_si512(x[i], key)), p);
+	}
+	for (int i = 0; i < nz; i++)
+		x[i] = _mm512_xor_si512(bl_sl2(_mm512_xor_si512(x[i], bl_key(rk[n - 1]))),
+					bl_key(rk[n]));
+}
+
+static inline __mmask64
+bl_mask(size_t len, int i)
+{
+	size_t rem = len > 64 * (size_t)i ? len - 64 * (size_t)i : 0;
+
+	return rem >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << rem) - 1;
+}
+
+/*
+ * len bytes (1..256): ECB when ctr is NULL (len a multiple of 16), else
+ * CTR from ctr (not advanced here); masked loads and stores, no buffer.
+ */
+static inline __attribute__((always_inline)) void
+bl_run(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], unsigned int n,
+       const uint8_t *ctr, unsigned int width, int nz)
+{
+	__m512i x[4];
+
+	if (ctr != NULL) {
+		alignas(64) uint8_t cb[256];
+
+		memcpy(cb, ctr, 16);
+		for (int b = 1; b < 4 * nz; b++) {
+			memcpy(cb + 16 * b, cb + 16 * (b - 1), 16);
+			bs_ctr_add(cb + 16 * b, 1, width);
+		}
+		for (int i = 0; i < nz; i++)
+			x[i] = _mm512_load_si512((const void *)(cb + 64 * i));
+	} else {
+		for (int i = 0; i < nz; i++)
+			x[i] = _mm512_maskz_loadu_epi8(bl_mask(len, i), in + 64 * i);
+	}
+	bl_crypt(x, nz, rk, n);
+	for (int i = 0; i < nz; i++) {
+		if (ctr != NULL)
+			x[i] = _mm512_xor_si512(x[i], _mm512_maskz_loadu_epi8(bl_mask(len, i),
+									    in + 64 * i));
+		_mm512_mask_storeu_epi8(out + 64 * i, bl_mask(len, i), x[i]);
+	}
+}
+
+static void
+bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], unsigned int n,
+	 const uint8_t *ctr, unsigned int width)
+{
+	if (len <= 64)
+		bl_run(out, in, len, rk, n, ctr, width, 1);
+	else if (len <= 128)
+		bl_run(out, in, len, rk, n, ctr, width, 2);
+	else
+		bl_run(out, in, len, rk, n, ctr, width, 4);
+}
 
 /* ---- drivers ---- */
 
@@ -104,10 +229,8 @@ ecb(uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t (*rk)[16], un
 		bs_tail_x64(out, in, nblocks * 16, rk, n, NULL, 0);
 	else if (nblocks > 16)
 		bs_tail_x32(out, in, nblocks * 16, rk, n, NULL, 0);
-	else if (nblocks == 16)
-		bs_ecb_x16(out, in, rk, n);
 	else if (nblocks > 0)
-		bs_tail_x16(out, in, nblocks * 16, rk, n, NULL, 0);
+		bl_small(out, in, nblocks * 16, rk, n, NULL, 0);
 }
 
 static void
@@ -122,8 +245,10 @@ ctr_xor(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
 		bs_tail_x64(out, in, len, k->ek, k->rounds, ctr, width);
 	else if (len > 256)
 		bs_tail_x32(out, in, len, k->ek, k->rounds, ctr, width);
-	else if (len > 0)
-		bs_tail_x16(out, in, len, k->ek, k->rounds, ctr, width);
+	else if (len > 0) {
+		bl_small(out, in, len, k->ek, k->rounds, ctr, width);
+		bs_ctr_add(ctr, (unsigned int)((len + 15) / 16), width);
+	}
 }
 
 static void
