@@ -193,21 +193,36 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 	return job_run(&job);
 }
 
+/*
+ * Short ARIA jobs are collected and run after the loop, grouped by key
+ * (aead_aria.c: one keystream call per group); the others one by one.
+ */
 VECSEC_API unsigned int
 vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
+	struct vecsec_aead_job *aria_jobs[VECSEC_MAX_BURST];
+	unsigned int na = 0;
+
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
+		const struct aead_ops *ops = NULL;
 		int rc;
 
 		if (job == NULL)
 			continue;
-		rc = job_run(job);
+		rc = job_check(job, &ops);
+		if (rc == 0 && vecsec_aead_aria_batchable(job)) {
+			aria_jobs[na++] = job;
+			continue;
+		}
+		if (rc == 0)
+			rc = ops->run(job);
 		job->status = rc == 0 ? VECSEC_JOB_OK :
 			      rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
 	}
+	vecsec_aead_aria_burst(aria_jobs, na);
 	return n;
 }
 

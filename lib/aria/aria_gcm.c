@@ -168,9 +168,9 @@ vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t 
 }
 
 void
-vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
+vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t ej0[16])
 {
-	uint8_t lens[16], ek[16];
+	uint8_t lens[16];
 	uint64_t abits = g->aad_len * 8, cbits = g->len * 8;
 
 	vecsec_aria_gcm_hash_pad(g);
@@ -181,9 +181,17 @@ vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
 	}
 	ghash_blocks(g, lens, 1);
 	/* step 6: T = MSB_t(GCTR(J0, S)) = E(J0) ^ S */
-	vecsec_aria_impl()->encrypt_blocks(ek, g->j0, 1, &g->key->aria);
 	for (int i = 0; i < 16; i++)
-		tag[i] = ek[i] ^ g->x[i];
+		tag[i] = ej0[i] ^ g->x[i];
+}
+
+void
+vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
+{
+	uint8_t ek[16];
+
+	vecsec_aria_impl()->encrypt_blocks(ek, g->j0, 1, &g->key->aria);
+	vecsec_aria_gcm_tag_ej0(g, tag, ek);
 	vecsec_memzero(ek, sizeof(ek));
 }
 

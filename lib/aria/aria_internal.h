@@ -172,5 +172,7 @@ void vecsec_aria_gcm_hash_pad(struct aria_gcm *g);
 void vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t len);
 /* SP 800-38D 7.1 steps 5-6: the full 16-byte tag. */
 void vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16]);
+/* The same with E(J0) already computed (batched with the keystream). */
+void vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t ej0[16]);
 
 #endif /* VECSEC_ARIA_INTERNAL_H */

@@ -1270,6 +1270,135 @@ test_aead_burst_mixed(void)
 	free(bufs);
 }
 
+/*
+ * Bursts of ARIA jobs batched by key (aead_aria.c): many jobs per key,
+ * lengths on both sides of the batch limit (2048), GCM IV lengths other
+ * than 12, CTR counters ending exactly at the 32-bit end, in place and out
+ * of place, scatter-gather, seal, open and forged open == one shot per job.
+ */
+#define BB_SLOT 2112
+
+static void
+test_aead_burst_batch(void)
+{
+	static const unsigned int sizes[] = {1, 2, 5, 64, 65, 200, VECSEC_MAX_BURST};
+	static const size_t gcm_ivs[] = {12, 12, 12, 1, 16, 60};
+	struct vecsec_aead_key keys[5];
+	uint8_t *in = xmalloc(VECSEC_MAX_BURST * BB_SLOT), *out = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
+	uint8_t *want = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
+	static uint8_t nonces[VECSEC_MAX_BURST][64], aads[VECSEC_MAX_BURST][20];
+	static uint8_t tags[VECSEC_MAX_BURST][16], wtags[VECSEC_MAX_BURST][16];
+	static struct vecsec_seg segs[VECSEC_MAX_BURST][4];
+	static struct vecsec_aead_job jobs[VECSEC_MAX_BURST];
+	struct vecsec_aead_job *jp[VECSEC_MAX_BURST];
+	uint64_t rng = vt_seed() + 77;
+
+	for (int i = 0; i < 5; i++) {
+		uint8_t key[32];
+		enum vecsec_aead_alg alg = i < 3 ? VECSEC_AEAD_ARIA_GCM : VECSEC_AEAD_ARIA_CTR;
+
+		vt_rand(key, 32, vt_seed() + 90 + (uint64_t)i);
+		VT_EXPECT(vecsec_aead_key_init(&keys[i], alg, key, key_lens[i % 3]) == 0, "key %d",
+			  i);
+	}
+	for (size_t si = 0; si < VT_ARRAY_SIZE(sizes); si++) {
+		unsigned int n = sizes[si];
+
+		for (unsigned int j = 0; j < n; j++) {
+			struct vecsec_aead_job *jb = &jobs[j];
+			const struct vecsec_aead_key *k = &keys[vt_below(&rng, 5)];
+			bool gcm = k->alg == VECSEC_AEAD_ARIA_GCM;
+			size_t len = j % 7 == 0 ? vt_below(&rng, 2101) : vt_below(&rng, 300);
+			size_t tag_len = gcm ? 4 + vt_below(&rng, 13) : 0;
+			size_t nonce_len = gcm ? gcm_ivs[vt_below(&rng, 6)] : 16;
+			size_t aad_len = gcm ? vt_below(&rng, 21) : 0;
+			uint8_t *ji = in + j * BB_SLOT, *jo = out + j * BB_SLOT;
+			uint8_t *jw = want + j * BB_SLOT, pt[BB_SLOT];
+			bool inplace = j % 2 == 1, forged = gcm && j % 4 == 2;
+
+			vt_rand(pt, len, rng + j);
+			vt_rand(nonces[j], nonce_len, rng + 1000 + j);
+			if (!gcm) {
+				/* the counter ends exactly at 2^32 - 1, or starts low */
+				uint32_t c = j % 3 == 0 ? (uint32_t)(0 - (len + 15) / 16) : 1;
+
+				nonces[j][12] = (uint8_t)(c >> 24);
+				nonces[j][13] = (uint8_t)(c >> 16);
+				nonces[j][14] = (uint8_t)(c >> 8);
+				nonces[j][15] = (uint8_t)c;
+			}
+			vt_rand(aads[j], aad_len, rng + 2000 + j);
+			memset(jb, 0, sizeof(*jb));
+			jb->key = k;
+			jb->nonce = nonces[j];
+			jb->nonce_len = nonce_len;
+			jb->aad = aads[j];
+			jb->aad_len = aad_len;
+			jb->len = len;
+			jb->in = ji;
+			jb->out = inplace ? ji : jo;
+			jb->tag = tags[j];
+			jb->tag_len = tag_len;
+			jb->status = VECSEC_JOB_PENDING;
+			VT_EXPECT(vecsec_aead_seal(k, jw, wtags[j], tag_len, pt, len, nonces[j],
+						   nonce_len, aads[j], aad_len) == 0,
+				  "one shot seal job %u", j);
+			if (j % 2 == 0) {
+				jb->dir = VECSEC_AEAD_SEAL;
+				memcpy(ji, pt, len);
+			} else {
+				jb->dir = VECSEC_AEAD_OPEN;
+				memcpy(ji, jw, len);
+				memcpy(tags[j], wtags[j], tag_len);
+				memcpy(jw, pt, len);
+			}
+			if (forged) {
+				jb->dir = VECSEC_AEAD_OPEN;
+				memcpy(ji, jw, len);
+				VT_EXPECT(vecsec_aead_seal(k, ji, tags[j], tag_len, pt, len,
+							   nonces[j], nonce_len, aads[j],
+							   aad_len) == 0, "one shot");
+				tags[j][tag_len - 1] ^= 0x01;
+				memset(jw, 0, len);
+			}
+			if (j % 5 == 4 && len > 2) {
+				/* two input and two output segments, split differently */
+				size_t a = 1 + vt_below(&rng, len - 1), b = 1 + vt_below(&rng, len - 1);
+
+				segs[j][0] = (struct vecsec_seg){ ji, a };
+				segs[j][1] = (struct vecsec_seg){ ji + a, len - a };
+				segs[j][2] = (struct vecsec_seg){ (uint8_t *)jb->out, b };
+				segs[j][3] = (struct vecsec_seg){ (uint8_t *)jb->out + b, len - b };
+				jb->in_segs = segs[j];
+				jb->nb_in_segs = 2;
+				jb->out_segs = segs[j] + 2;
+				jb->nb_out_segs = 2;
+			}
+			jp[j] = jb;
+		}
+		VT_EXPECT(vecsec_aead_burst(jp, n) == n, "burst %u taken", n);
+		for (unsigned int j = 0; j < n; j++) {
+			struct vecsec_aead_job *jb = &jobs[j];
+			bool forged = jb->key->alg == VECSEC_AEAD_ARIA_GCM && j % 4 == 2;
+
+			VT_EXPECT(jb->status == (forged ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_OK),
+				  "burst %u job %u status %u", n, j, jb->status);
+			VT_EXPECT_MEM(jb->out, want + j * BB_SLOT, jb->len,
+				      "burst %u job %u %s len %zu dir %u iv %zu", n, j,
+				      vecsec_aead_alg_name(jb->key->alg), jb->len, jb->dir,
+				      jb->nonce_len);
+			if (jb->dir == VECSEC_AEAD_SEAL)
+				VT_EXPECT_MEM(jb->tag, wtags[j], jb->tag_len, "burst %u tag job %u",
+					      n, j);
+		}
+	}
+	for (int i = 0; i < 5; i++)
+		vecsec_aead_key_wipe(&keys[i]);
+	free(in);
+	free(out);
+	free(want);
+}
+
 int
 main(void)
 {
@@ -1283,6 +1412,7 @@ main(void)
 		VT_TEST(test_gcm_forgery),    VT_TEST(test_esp_gcm),
 		VT_TEST(test_aead_aria),      VT_TEST(test_aead_esp),
 		VT_TEST(test_aead_sgl),	      VT_TEST(test_aead_burst_mixed),
+		VT_TEST(test_aead_burst_batch),
 	};
 	const char *s = getenv("VT_SLOW");
 
