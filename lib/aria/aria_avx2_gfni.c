@@ -3,7 +3,8 @@
  * ARIA (RFC 5794) ECB and CTR, AVX2 + GFNI (the avx2_gfni flag set): 32
  * blocks per step byte-sliced in 16 ymm (aria_bs.h), the s-boxes as
  * VEX GF2P8AFFINEINVQB / GF2P8AFFINEQB, the diffusion layer as VPXOR.
- * Tails: 17..31 blocks one ymm step through a buffer, 1..16 an xmm step.
+ * Tails: 17..31 blocks one ymm step through a buffer, 9..16 an xmm step,
+ * 1..8 in block layout (one block per 128-bit lane).
  * Counters are generated in registers. No table is indexed by key, data
  * or counter.
  */
@@ -69,6 +70,153 @@
 #define BS_BLOCK_INDEX bs_block_index_x1
 #include "aria_bs.h"
 
+/*
+ * ---- 1..8 blocks in block layout ----
+ * Below 9 blocks a byte-sliced step wastes most of its work; here each
+ * 128-bit lane holds one block (up to 4 ymm). SL1/SL2 compute the s-boxes
+ * on whole registers and VPBLENDVB picks by byte position j % 4; A (2.4.3)
+ * is the XOR of seven byte permutations (A's matrix has seven ones per row
+ * and column, so it splits into seven permutation matrices; bl_perm[k][i]
+ * is the input byte of output byte i in the k-th).
+ */
+static const uint8_t bl_perm[7][16] = {
+	{ 8, 7, 4, 11, 14, 10, 9, 13, 15, 6, 3, 2, 12, 0, 5, 1 },
+	{ 14, 12, 10, 7, 15, 1, 0, 11, 4, 5, 13, 9, 6, 8, 3, 2 },
+	{ 3, 5, 11, 10, 0, 15, 7, 1, 13, 14, 8, 12, 2, 6, 9, 4 },
+	{ 13, 9, 1, 0, 8, 14, 2, 6, 7, 12, 15, 3, 11, 10, 4, 5 },
+	{ 6, 2, 15, 13, 11, 9, 10, 12, 1, 0, 5, 4, 7, 3, 14, 8 },
+	{ 4, 15, 12, 5, 2, 3, 13, 8, 0, 1, 6, 14, 9, 7, 11, 10 },
+	{ 9, 8, 6, 14, 5, 4, 12, 3, 10, 11, 2, 7, 1, 13, 0, 15 },
+};
+
+static inline __m256i
+bl_mat(uint64_t m)
+{
+	return _mm256_set1_epi64x((long long)m);
+}
+
+/* 0xff on bytes j % 4 == pos */
+static inline __m256i
+bl_pos(int pos)
+{
+	return _mm256_set1_epi32((int)(0xffu << (8 * pos)));
+}
+
+/* SL1 (type 1: SB1 SB2 SB3 SB4 on j % 4 = 0..3) or SL2 (SB3 SB4 SB1 SB2) */
+static inline __m256i
+bl_sl(__m256i x, int type)
+{
+	__m256i s1 = _mm256_gf2p8affineinv_epi64_epi8(x, bl_mat(BS_MAT_AES), 0x63);
+	__m256i s2 = _mm256_gf2p8affineinv_epi64_epi8(x, bl_mat(BS_MAT_SB2), 0xe2);
+	__m256i p3 = _mm256_gf2p8affine_epi64_epi8(x, bl_mat(BS_MAT_AES_INV), 0x05);
+	__m256i p4 = _mm256_gf2p8affine_epi64_epi8(x, bl_mat(BS_MAT_SB4_PRE), 0x2c);
+	__m256i s34, t;
+
+	if (type == 1) {
+		/* SL1: SB1 SB2 SB3 SB4 */
+		s34 = _mm256_gf2p8affineinv_epi64_epi8(_mm256_blendv_epi8(p3, p4, bl_pos(3)),
+						       bl_mat(BS_MAT_ID), 0);
+		t = _mm256_blendv_epi8(s1, s2, bl_pos(1));
+		return _mm256_blendv_epi8(t, s34,
+					  _mm256_or_si256(bl_pos(2), bl_pos(3)));
+	}
+	/* SL2: SB3 SB4 SB1 SB2 */
+	s34 = _mm256_gf2p8affineinv_epi64_epi8(_mm256_blendv_epi8(p3, p4, bl_pos(1)),
+					       bl_mat(BS_MAT_ID), 0);
+	t = _mm256_blendv_epi8(s1, s2, bl_pos(3));
+	return _mm256_blendv_epi8(t, s34, _mm256_or_si256(bl_pos(0), bl_pos(1)));
+}
+
+static inline __m256i
+bl_diffuse(__m256i x, const __m256i p[7])
+{
+	__m256i a = _mm256_xor_si256(_mm256_shuffle_epi8(x, p[0]), _mm256_shuffle_epi8(x, p[1]));
+	__m256i b = _mm256_xor_si256(_mm256_shuffle_epi8(x, p[2]), _mm256_shuffle_epi8(x, p[3]));
+	__m256i c = _mm256_xor_si256(_mm256_shuffle_epi8(x, p[4]), _mm256_shuffle_epi8(x, p[5]));
+
+	return _mm256_xor_si256(_mm256_xor_si256(a, b),
+				_mm256_xor_si256(c, _mm256_shuffle_epi8(x, p[6])));
+}
+
+static inline __m256i
+bl_key(const uint8_t rk[16])
+{
+	return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)rk));
+}
+
+/* 2.3.1 on nz ymm of blocks (nz a constant after inlining) */
+static inline __attribute__((always_inline)) void
+bl_crypt(__m256i *x, int nz, const uint8_t (*rk)[16], unsigned int n)
+{
+	__m256i p[7];
+
+	for (int k = 0; k < 7; k++)
+		p[k] = _mm256_broadcastsi128_si256(
+			_mm_loadu_si128((const __m128i *)(const void *)bl_perm[k]));
+	for (unsigned int r = 0; r + 1 < n; r += 2) {
+		__m256i key = bl_key(rk[r]);
+
+		for (int i = 0; i < nz; i++)
+			x[i] = bl_diffuse(bl_sl(_mm256_xor_si256(x[i], key), 1), p);
+		if (r + 2 == n)
+			break;
+		key = bl_key(rk[r + 1]);
+		for (int i = 0; i < nz; i++)
+			x[i] = bl_diffuse(bl_sl(_mm256_xor_si256(x[i], key), 2), p);
+	}
+	for (int i = 0; i < nz; i++)
+		x[i] = _mm256_xor_si256(bl_sl(_mm256_xor_si256(x[i], bl_key(rk[n - 1])), 2),
+					bl_key(rk[n]));
+}
+
+/*
+ * len bytes (1..128) through a buffer: ECB when ctr is NULL (len a
+ * multiple of 16), else CTR from ctr (not advanced here). The buffer is
+ * wiped.
+ */
+static inline __attribute__((always_inline)) void
+bl_run(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], unsigned int n,
+       const uint8_t *ctr, unsigned int width, int nz)
+{
+	alignas(32) uint8_t buf[128], cb[128];
+	__m256i x[4];
+
+	memcpy(buf, in, len);
+	memset(buf + len, 0, sizeof(buf) - len);
+	if (ctr != NULL) {
+		memcpy(cb, ctr, 16);
+		for (int b = 1; b < 2 * nz; b++) {
+			memcpy(cb + 16 * b, cb + 16 * (b - 1), 16);
+			bs_ctr_add(cb + 16 * b, 1, width);
+		}
+	}
+	for (int i = 0; i < nz; i++)
+		x[i] = _mm256_load_si256((const __m256i *)(const void *)
+					 ((ctr != NULL ? cb : buf) + 32 * i));
+	bl_crypt(x, nz, rk, n);
+	for (int i = 0; i < nz; i++) {
+		__m256i *p = (__m256i *)(void *)(buf + 32 * i);
+
+		if (ctr != NULL)
+			x[i] = _mm256_xor_si256(x[i], _mm256_load_si256(p));
+		_mm256_store_si256(p, x[i]);
+	}
+	memcpy(out, buf, len);
+	vecsec_memzero(buf, sizeof(buf));
+}
+
+static void
+bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], unsigned int n,
+	 const uint8_t *ctr, unsigned int width)
+{
+	if (len <= 32)
+		bl_run(out, in, len, rk, n, ctr, width, 1);
+	else if (len <= 64)
+		bl_run(out, in, len, rk, n, ctr, width, 2);
+	else
+		bl_run(out, in, len, rk, n, ctr, width, 4);
+}
+
 /* ---- drivers ---- */
 
 static void
@@ -80,8 +228,10 @@ ecb(uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t (*rk)[16], un
 		bs_tail_x32(out, in, nblocks * 16, rk, n, NULL, 0);
 	else if (nblocks == 16)
 		bs_ecb_x16(out, in, rk, n);
-	else if (nblocks > 0)
+	else if (nblocks > 8)
 		bs_tail_x16(out, in, nblocks * 16, rk, n, NULL, 0);
+	else if (nblocks > 0)
+		bl_small(out, in, nblocks * 16, rk, n, NULL, 0);
 	_mm256_zeroupper();
 }
 
@@ -93,10 +243,14 @@ ctr_xor(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
 		bs_ctr_x32(out, in, ctr, k->ek, k->rounds, width);
 		bs_ctr_add(ctr, 32, width);
 	}
-	if (len > 256)
+	if (len > 256) {
 		bs_tail_x32(out, in, len, k->ek, k->rounds, ctr, width);
-	else if (len > 0)
+	} else if (len > 128) {
 		bs_tail_x16(out, in, len, k->ek, k->rounds, ctr, width);
+	} else if (len > 0) {
+		bl_small(out, in, len, k->ek, k->rounds, ctr, width);
+		bs_ctr_add(ctr, (unsigned int)((len + 15) / 16), width);
+	}
 	_mm256_zeroupper();
 }
 
