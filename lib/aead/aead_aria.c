@@ -81,6 +81,8 @@ pair_next(struct pair_walk *w, const uint8_t **in, uint8_t **out)
 	return n;
 }
 
+static void xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g);
+
 static int
 gcm_run(const struct vecsec_aead_job *job)
 {
@@ -97,7 +99,32 @@ gcm_run(const struct vecsec_aead_job *job)
 	vecsec_aria_gcm_start(&g, gcm_key_of(job->key), job->nonce, job->nonce_len);
 	vecsec_aria_gcm_hash(&g, job->aad, job->aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
-	if (job->dir == VECSEC_AEAD_SEAL) {
+	if (job->len <= ARIA_GCM_SHORT) {
+		/* one kernel call for E(J0) and the keystream */
+		uint8_t ks[ARIA_GCM_SHORT + 16];
+
+		vecsec_aria_gcm_short_ks(&g, ks, job->len);
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			xor_ks(job, ks + 16, &g);
+			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
+			memcpy(job->tag, tag, job->tag_len);
+		} else {
+			struct aead_cursor c;
+			const uint8_t *p;
+
+			vecsec_aead_cursor_in(&c, job);
+			while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
+				vecsec_aria_gcm_hash(&g, p, n);
+			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
+			if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
+				xor_ks(job, ks + 16, NULL);
+			} else {
+				vecsec_aead_wipe_out(job);
+				rc = -EBADMSG;
+			}
+		}
+		vecsec_memzero(ks, sizeof(ks));
+	} else if (job->dir == VECSEC_AEAD_SEAL) {
 		pair_start(&w, job);
 		while ((n = pair_next(&w, &in, &out)) != 0) {
 			vecsec_aria_gcm_ctr(&g, out, in, n);

@@ -195,6 +195,32 @@ vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
 	vecsec_memzero(ek, sizeof(ek));
 }
 
+void
+vecsec_aria_gcm_short_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_SHORT + 16], size_t len)
+{
+	uint8_t cb[ARIA_GCM_SHORT / 16 + 1][16];
+	size_t nb = (len + 15) / 16;
+	uint32_t c = (uint32_t)g->ctr[12] << 24 | (uint32_t)g->ctr[13] << 16 |
+		     (uint32_t)g->ctr[14] << 8 | g->ctr[15];
+
+	memcpy(cb[0], g->j0, 16);
+	for (size_t i = 1; i <= nb; i++, c++) {
+		memcpy(cb[i], g->ctr, 12);
+		cb[i][12] = (uint8_t)(c >> 24);
+		cb[i][13] = (uint8_t)(c >> 16);
+		cb[i][14] = (uint8_t)(c >> 8);
+		cb[i][15] = (uint8_t)c;
+	}
+	vecsec_aria_impl()->encrypt_blocks(ks, cb[0], nb + 1, &g->key->aria);
+}
+
+static inline void
+xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		out[i] = in[i] ^ ks[i];
+}
+
 /* ---- keys ---- */
 
 static inline const struct aria_gcm_key *
@@ -399,16 +425,27 @@ vecsec_aria_gcm_seal(const struct vecsec_aria_gcm_key *k, uint8_t *out, uint8_t 
 	vecsec_aria_gcm_start(&g, gkey_of(k), iv, iv_len);
 	vecsec_aria_gcm_hash(&g, aad, aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
-	while (len > 0) {
-		size_t n = len < GCM_CHUNK ? len : GCM_CHUNK;
+	if (len <= ARIA_GCM_SHORT) {
+		/* one kernel call for E(J0) and the keystream */
+		uint8_t ks[ARIA_GCM_SHORT + 16];
 
-		vecsec_aria_gcm_ctr(&g, out, in, n);
-		vecsec_aria_gcm_hash(&g, out, n);
-		in += n;
-		out += n;
-		len -= n;
+		vecsec_aria_gcm_short_ks(&g, ks, len);
+		xor_bytes(out, in, ks + 16, len);
+		vecsec_aria_gcm_hash(&g, out, len);
+		vecsec_aria_gcm_tag_ej0(&g, full, ks);
+		vecsec_memzero(ks, sizeof(ks));
+	} else {
+		while (len > 0) {
+			size_t n = len < GCM_CHUNK ? len : GCM_CHUNK;
+
+			vecsec_aria_gcm_ctr(&g, out, in, n);
+			vecsec_aria_gcm_hash(&g, out, n);
+			in += n;
+			out += n;
+			len -= n;
+		}
+		vecsec_aria_gcm_tag(&g, full);
 	}
-	vecsec_aria_gcm_tag(&g, full);
 	memcpy(tag, full, tag_len);
 	vecsec_memzero(full, sizeof(full));
 	vecsec_memzero(&g, sizeof(g));
@@ -431,15 +468,27 @@ vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const ui
 	vecsec_aria_gcm_hash_pad(&g);
 	/* 7.2: authenticate the whole ciphertext before releasing plaintext */
 	vecsec_aria_gcm_hash(&g, in, len);
-	vecsec_aria_gcm_tag(&g, full);
-	ok = vecsec_ct_eq(full, tag, tag_len);
+	if (len <= ARIA_GCM_SHORT) {
+		uint8_t ks[ARIA_GCM_SHORT + 16];
+
+		vecsec_aria_gcm_short_ks(&g, ks, len);
+		vecsec_aria_gcm_tag_ej0(&g, full, ks);
+		ok = vecsec_ct_eq(full, tag, tag_len);
+		if (ok)
+			xor_bytes(out, in, ks + 16, len);
+		vecsec_memzero(ks, sizeof(ks));
+	} else {
+		vecsec_aria_gcm_tag(&g, full);
+		ok = vecsec_ct_eq(full, tag, tag_len);
+		if (ok)
+			vecsec_aria_gcm_ctr(&g, out, in, len);
+	}
 	vecsec_memzero(full, sizeof(full));
 	if (!ok) {
 		vecsec_memzero(&g, sizeof(g));
 		vecsec_memzero(out, len);
 		return -EBADMSG;
 	}
-	vecsec_aria_gcm_ctr(&g, out, in, len);
 	vecsec_memzero(&g, sizeof(g));
 	return 0;
 }

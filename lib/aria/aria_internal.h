@@ -174,5 +174,12 @@ void vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, si
 void vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16]);
 /* The same with E(J0) already computed (batched with the keystream). */
 void vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t ej0[16]);
+/*
+ * Texts up to ARIA_GCM_SHORT bytes: E(J0) and the keystream in one kernel
+ * call (ks = E(J0) || keystream), from a freshly started g.
+ */
+#define ARIA_GCM_SHORT 240
+void vecsec_aria_gcm_short_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_SHORT + 16],
+			      size_t len);
 
 #endif /* VECSEC_ARIA_INTERNAL_H */
