@@ -4,8 +4,9 @@
  * flag set): 64 blocks per step byte-sliced in 16 zmm (aria_bs.h), the
  * s-boxes as GF2P8AFFINEINVQB / GF2P8AFFINEQB, the diffusion layer as
  * three-input VPTERNLOGQ XORs. Tails: 33..63 blocks one zmm step through
- * a buffer, 17..32 a ymm step (the same code on narrower registers),
- * 1..16 in block layout, one block per 128-bit lane, masked loads/stores. Counters are generated in registers. No table is
+ * a buffer, 17..32 a ymm step, 9..16 an xmm step (the same code on
+ * narrower registers), 1..8 in block layout, one block per 128-bit lane,
+ * masked loads/stores. Counters are generated in registers. No table is
  * indexed by key, data or counter.
  */
 #include <stdalign.h>
@@ -67,10 +68,36 @@
 #define BS_BLOCK_INDEX bs_block_index_x2
 #include "aria_bs.h"
 
+/* ---- 16 blocks, xmm (EVEX) ---- */
+#define BS_V __m128i
+#define BS_LANES 1
+#define BS_FN(name) name##_x16
+#define BS_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define BS_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define BS_ZERO() _mm_setzero_si128()
+#define BS_XOR(a, b) _mm_xor_si128((a), (b))
+#define BS_XOR3(a, b, c) _mm_ternarylogic_epi64((a), (b), (c), 0x96)
+#define BS_AND(a, b) _mm_and_si128((a), (b))
+#define BS_BCAST(b) _mm_set1_epi8((char)(b))
+#define BS_UNPACKLO(a, b) _mm_unpacklo_epi8((a), (b))
+#define BS_UNPACKHI(a, b) _mm_unpackhi_epi8((a), (b))
+#define BS_ADD8(a, b) _mm_add_epi8((a), (b))
+#define BS_SUB8(a, b) _mm_sub_epi8((a), (b))
+#define BS_GT_U8(a, b) _mm_movm_epi8(_mm_cmpgt_epu8_mask((a), (b)))
+#define BS_MAT(m) _mm_set1_epi64x((long long)(m))
+#define BS_SB1(v) _mm_gf2p8affineinv_epi64_epi8((v), BS_MAT(BS_MAT_AES), 0x63)
+#define BS_SB2(v) _mm_gf2p8affineinv_epi64_epi8((v), BS_MAT(BS_MAT_SB2), 0xe2)
+#define BS_SB3(v) _mm_gf2p8affineinv_epi64_epi8( \
+	_mm_gf2p8affine_epi64_epi8((v), BS_MAT(BS_MAT_AES_INV), 0x05), BS_MAT(BS_MAT_ID), 0)
+#define BS_SB4(v) _mm_gf2p8affineinv_epi64_epi8( \
+	_mm_gf2p8affine_epi64_epi8((v), BS_MAT(BS_MAT_SB4_PRE), 0x2c), BS_MAT(BS_MAT_ID), 0)
+#define BS_BLOCK_INDEX bs_block_index_x1
+#include "aria_bs.h"
+
 /*
- * ---- 1..16 blocks in block layout ----
- * Below 17 blocks a byte-sliced step wastes most of its work; here each
- * 128-bit lane holds one block (up to 4 zmm). SL1/SL2 are masked GFNI
+ * ---- 1..8 blocks in block layout ----
+ * Below 9 blocks a byte-sliced step wastes most of its work; here each
+ * 128-bit lane holds one block (up to 2 zmm). SL1/SL2 are masked GFNI
  * operations on the byte positions j % 4, and A (2.4.3) is the XOR of
  * seven byte permutations (A's 16x16 matrix has seven ones per row and
  * column, so it splits into seven permutation matrices; bl_perm[k][i] is
@@ -174,17 +201,17 @@ bl_mask(size_t len, int i)
 }
 
 /*
- * len bytes (1..256): ECB when ctr is NULL (len a multiple of 16), else
+ * len bytes (1..128): ECB when ctr is NULL (len a multiple of 16), else
  * CTR from ctr (not advanced here); masked loads and stores, no buffer.
  */
 static inline __attribute__((always_inline)) void
 bl_run(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], unsigned int n,
        const uint8_t *ctr, unsigned int width, int nz)
 {
-	__m512i x[4];
+	__m512i x[2];
 
 	if (ctr != NULL) {
-		alignas(64) uint8_t cb[256];
+		alignas(64) uint8_t cb[128];
 
 		memcpy(cb, ctr, 16);
 		for (int b = 1; b < 4 * nz; b++) {
@@ -212,10 +239,8 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 {
 	if (len <= 64)
 		bl_run(out, in, len, rk, n, ctr, width, 1);
-	else if (len <= 128)
-		bl_run(out, in, len, rk, n, ctr, width, 2);
 	else
-		bl_run(out, in, len, rk, n, ctr, width, 4);
+		bl_run(out, in, len, rk, n, ctr, width, 2);
 }
 
 /* ---- drivers ---- */
@@ -229,6 +254,10 @@ ecb(uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t (*rk)[16], un
 		bs_tail_x64(out, in, nblocks * 16, rk, n, NULL, 0);
 	else if (nblocks > 16)
 		bs_tail_x32(out, in, nblocks * 16, rk, n, NULL, 0);
+	else if (nblocks == 16)
+		bs_ecb_x16(out, in, rk, n);
+	else if (nblocks > 8)
+		bs_tail_x16(out, in, nblocks * 16, rk, n, NULL, 0);
 	else if (nblocks > 0)
 		bl_small(out, in, nblocks * 16, rk, n, NULL, 0);
 }
@@ -241,11 +270,13 @@ ctr_xor(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
 		bs_ctr_x64(out, in, ctr, k->ek, k->rounds, width);
 		bs_ctr_add(ctr, 64, width);
 	}
-	if (len > 512)
+	if (len > 512) {
 		bs_tail_x64(out, in, len, k->ek, k->rounds, ctr, width);
-	else if (len > 256)
+	} else if (len > 256) {
 		bs_tail_x32(out, in, len, k->ek, k->rounds, ctr, width);
-	else if (len > 0) {
+	} else if (len > 128) {
+		bs_tail_x16(out, in, len, k->ek, k->rounds, ctr, width);
+	} else if (len > 0) {
 		bl_small(out, in, len, k->ek, k->rounds, ctr, width);
 		bs_ctr_add(ctr, (unsigned int)((len + 15) / 16), width);
 	}
