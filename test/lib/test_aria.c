@@ -240,6 +240,8 @@ test_impls_vs_ref(void)
 				memset(c0 + 8, 0xff, 7); /* carries, wraps */
 			if (nb % 4 == 2)
 				memset(c0 + 12, 0xff, 4); /* the 32-bit counter wraps */
+			if (nb % 8 == 6)
+				memset(c0, 0xff, 15);     /* the 128-bit counter wraps */
 			ref->encrypt_blocks(want[0], src, nb, &k->aria);
 			ref->decrypt_blocks(want[1], src, nb, &k->aria);
 			for (int w = 0; w < 2; w++) {
