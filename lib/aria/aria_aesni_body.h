@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ARIA (RFC 5794) ECB and CTR through AES-NI, for CPUs without GFNI: the
- * body of aria_avx_aesni.c (VEX, -mavx -maes) and aria_aesni.c (SSE4.1,
- * -msse4.1 -maes), which define AESNI_FN(name) (the suffix) and then
- * include this file once. 16 blocks per step byte-sliced in 16 xmm
- * (aria_bs.h); tails through one step on a buffer.
+ * body of aria_avx_aesni.c (VEX, -mavx -maes), aria_aesni.c (SSE4.1,
+ * -msse4.1 -maes) and the tails of aria_avx2_vaes.c, which define
+ * AESNI_FN(name) (the suffix) and then include this file once. 16 blocks
+ * per step byte-sliced in 16 xmm (aria_bs.h); tails through one step on a
+ * buffer.
  * S-boxes through the AES round instructions with a zero round key:
  *   SB1 = AESENCLAST (SubBytes; its ShiftRows undone by a PSHUFB first,
  *         since in byte-sliced form ShiftRows only moves blocks around),
@@ -103,7 +104,8 @@ sb4(__m128i v)
 /* ---- drivers ---- */
 
 static void
-ecb(uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t (*rk)[16], unsigned int n)
+AESNI_FN(ecb)(uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t (*rk)[16],
+	      unsigned int n)
 {
 	for (; nblocks >= 16; nblocks -= 16, in += 256, out += 256)
 		bs_ecb_x16(out, in, rk, n);
@@ -112,8 +114,8 @@ ecb(uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t (*rk)[16], un
 }
 
 static void
-ctr_xor(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
-	uint8_t ctr[16], unsigned int width)
+AESNI_FN(ctr_xor)(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
+		  uint8_t ctr[16], unsigned int width)
 {
 	for (; len >= 256; len -= 256, in += 256, out += 256) {
 		bs_ctr_x16(out, in, ctr, k->ek, k->rounds, width);
@@ -126,25 +128,25 @@ ctr_xor(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
 static void
 AESNI_FN(encrypt_blocks)(uint8_t *out, const uint8_t *in, size_t nblocks, const struct aria_key *k)
 {
-	ecb(out, in, nblocks, k->ek, k->rounds);
+	AESNI_FN(ecb)(out, in, nblocks, k->ek, k->rounds);
 }
 
 static void
 AESNI_FN(decrypt_blocks)(uint8_t *out, const uint8_t *in, size_t nblocks, const struct aria_key *k)
 {
-	ecb(out, in, nblocks, k->dk, k->rounds);
+	AESNI_FN(ecb)(out, in, nblocks, k->dk, k->rounds);
 }
 
 static void
 AESNI_FN(ctr128_xor)(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
 		     uint8_t ctr[16])
 {
-	ctr_xor(out, in, len, k, ctr, 16);
+	AESNI_FN(ctr_xor)(out, in, len, k, ctr, 16);
 }
 
 static void
 AESNI_FN(ctr32_xor)(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *k,
 		    uint8_t ctr[16])
 {
-	ctr_xor(out, in, len, k, ctr, 4);
+	AESNI_FN(ctr_xor)(out, in, len, k, ctr, 4);
 }

@@ -131,6 +131,7 @@ extern const struct ghash_impl vecsec_ghash_impl_pclmul;
 extern const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul;
 extern const struct aria_impl vecsec_aria_impl_avx512_gfni;
 extern const struct aria_impl vecsec_aria_impl_avx2_gfni;
+extern const struct aria_impl vecsec_aria_impl_avx2_vaes;
 extern const struct aria_impl vecsec_aria_impl_avx_aesni;
 extern const struct aria_impl vecsec_aria_impl_aesni;
 
