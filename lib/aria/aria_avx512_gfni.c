@@ -243,6 +243,75 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 		bl_run(out, in, len, rk, n, ctr, width, 2);
 }
 
+/*
+ * ---- many keys: block layout, a key per 128-bit lane ----
+ * Bursts of short packets under many keys (aead_aria.c): block i uses
+ * keys[i]; each round key vector is four 128-bit loads. 16 blocks (4 zmm)
+ * per step keep enough independent work in flight.
+ */
+static inline __m512i
+ml_key(const struct aria_key *const *keys, unsigned int r)
+{
+	__m512i v = _mm512_castsi128_si512(
+		_mm_loadu_si128((const __m128i *)(const void *)keys[0]->ek[r]));
+
+	v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)keys[1]->ek[r]),
+			       1);
+	v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)keys[2]->ek[r]),
+			       2);
+	return _mm512_inserti32x4(v,
+				  _mm_loadu_si128((const __m128i *)(const void *)keys[3]->ek[r]),
+				  3);
+}
+
+/* 16 blocks at most (len bytes, a multiple of 16), keys[0..15] all valid */
+static void
+ml_step(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *const *keys,
+	unsigned int n)
+{
+	__m512i x[4], p[7];
+
+	for (int k = 0; k < 7; k++)
+		p[k] = _mm512_broadcast_i32x4(
+			_mm_loadu_si128((const __m128i *)(const void *)bl_perm[k]));
+	for (int i = 0; i < 4; i++)
+		x[i] = _mm512_maskz_loadu_epi8(bl_mask(len, i), in + 64 * i);
+	for (unsigned int r = 0; r + 1 < n; r++) {
+		for (int i = 0; i < 4; i++) {
+			__m512i t = _mm512_xor_si512(x[i], ml_key(keys + 4 * i, r));
+
+			t = r % 2 == 0 ? bl_sl1(t) : bl_sl2(t);
+			x[i] = bl_diffuse(t, p);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		__m512i t = bl_sl2(_mm512_xor_si512(x[i], ml_key(keys + 4 * i, n - 1)));
+
+		x[i] = _mm512_xor_si512(t, ml_key(keys + 4 * i, n));
+		_mm512_mask_storeu_epi8(out + 64 * i, bl_mask(len, i), x[i]);
+	}
+}
+
+static void
+encrypt_blocks_multi_avx512_gfni(uint8_t *out, const uint8_t *in, size_t nblocks,
+				 const struct aria_key *const *keys)
+{
+	const struct aria_key *pad[16];
+	unsigned int n;
+
+	if (nblocks == 0)
+		return;
+	n = keys[0]->rounds;
+	for (; nblocks >= 16; nblocks -= 16, in += 256, out += 256, keys += 16)
+		ml_step(out, in, 256, keys, n);
+	if (nblocks > 0) {
+		/* the lanes past the end run on any valid key; masked out */
+		for (size_t i = 0; i < 16; i++)
+			pad[i] = keys[i < nblocks ? i : 0];
+		ml_step(out, in, nblocks * 16, pad, n);
+	}
+}
+
 /* ---- drivers ---- */
 
 static void
@@ -320,4 +389,5 @@ const struct aria_impl vecsec_aria_impl_avx512_gfni = {
 	.decrypt_blocks = decrypt_blocks_avx512_gfni,
 	.ctr128_xor = ctr128_xor_avx512_gfni,
 	.ctr32_xor = ctr32_xor_avx512_gfni,
+	.encrypt_blocks_multi = encrypt_blocks_multi_avx512_gfni,
 };

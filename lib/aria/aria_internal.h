@@ -89,6 +89,13 @@ struct aria_impl {
 			   const struct aria_key *k, uint8_t ctr[ARIA_BLOCK_LEN]);
 	void (*ctr32_xor)(uint8_t *out, const uint8_t *in, size_t len,
 			  const struct aria_key *k, uint8_t ctr[ARIA_BLOCK_LEN]);
+	/*
+	 * Optional (NULL: callers group runs of one key): ECB encryption of
+	 * nblocks blocks, block i with keys[i]->ek; every key has the same
+	 * rounds. For bursts of short packets under many keys.
+	 */
+	void (*encrypt_blocks_multi)(uint8_t *out, const uint8_t *in, size_t nblocks,
+				     const struct aria_key *const *keys);
 };
 
 struct ghash_impl {

@@ -281,6 +281,35 @@ test_impls_vs_ref(void)
 			}
 		}
 	}
+	/* many keys (same length), a key per block: every impl that has it */
+	for (size_t ki = 0; ki < 3 && nimpls > 0; ki++) {
+		static struct aria_key mk[3];
+		const struct aria_key *kp[130];
+		uint8_t mkey[32];
+
+		for (int m = 0; m < 3; m++) {
+			vt_rand(mkey, key_lens[ki], rng + 700 + 3 * ki + (uint64_t)m);
+			vecsec_aria_key_schedule_ref(&mk[m], mkey, key_lens[ki]);
+		}
+		for (size_t b = 0; b < 130; b++)
+			kp[b] = &mk[vt_below(&rng, 3)];
+		for (size_t b = 0; b < 130; b++)
+			ref->encrypt_blocks(want[0] + 16 * b, src + 16 * b, 1, kp[b]);
+		for (size_t i = 0; i < nimpls; i++) {
+			const struct aria_impl *impl = impls[i];
+
+			if (impl->encrypt_blocks_multi == NULL)
+				continue;
+			for (size_t nb = 0; nb <= 130; nb += nb < 40 ? 1 : 13) {
+				memset(got, 0, sizeof(got));
+				impl->encrypt_blocks_multi(got, src, nb, kp);
+				VT_EXPECT_MEM(got, want[0], nb * 16, "%s multi-key nb %zu key %zu",
+					      impl->name, nb, key_lens[ki]);
+				VT_EXPECT_ZERO(got + nb * 16, 16, "%s multi-key writes past nb %zu",
+					       impl->name, nb);
+			}
+		}
+	}
 	for (size_t i = 0; vecsec_ghash_impls[i] != NULL; i++) {
 		const struct ghash_impl *impl = vecsec_ghash_impls[i];
 
