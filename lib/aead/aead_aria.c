@@ -10,7 +10,8 @@
  * Bursts: jobs up to BATCH_MAX_LEN bytes are grouped by key, and the
  * counter blocks of a whole group (each GCM job's J0 too) go through one
  * ECB call of the wide kernel, which a short packet alone could not fill;
- * then each job xors, hashes and tags on its own.
+ * keys with only a few blocks share a many-key ECB call (a key per block)
+ * where the kernel has one; then each job xors, hashes and tags on its own.
  */
 #include <errno.h>
 #include <stdalign.h>
@@ -244,32 +245,44 @@ xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
 	}
 }
 
-/* Jobs of one key whose keystream fits BATCH_BLOCKS; sets each status. */
+/*
+ * Jobs whose keystream fits BATCH_BLOCKS, all under one key (byte-sliced
+ * ECB), or under several keys of one length when `multi` (the kernel's
+ * key-per-block ECB); sets each job's status.
+ */
 static void
-batch_run(struct vecsec_aead_job *const *jobs, unsigned int n)
+batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 {
-	const struct aria_gcm_key *gk = gcm_key_of(jobs[0]->key);
+	const struct aria_impl *impl = vecsec_aria_impl();
 	alignas(64) uint8_t cb[BATCH_BLOCKS][16];
 	alignas(64) uint8_t ks[BATCH_BLOCKS * 16];
+	const struct aria_key *kp[BATCH_BLOCKS];
 	struct aria_gcm g[BATCH_JOBS];
 	size_t first[BATCH_JOBS], t = 0;
 
 	/* counter blocks: GCM J0, inc32(J0), ...; CTR the nonce block on */
 	for (unsigned int i = 0; i < n; i++) {
 		const struct vecsec_aead_job *job = jobs[i];
+		const struct aria_gcm_key *gk = gcm_key_of(job->key);
 		size_t nb = (job->len + 15) / 16;
 
 		first[i] = t;
 		if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
 			vecsec_aria_gcm_start(&g[i], gk, job->nonce, job->nonce_len);
-			memcpy(cb[t++], g[i].j0, 16);
+			memcpy(cb[t], g[i].j0, 16);
+			kp[t++] = &gk->aria;
 			fill_ctr32(cb + t, g[i].ctr, nb);
 		} else {
 			fill_ctr32(cb + t, job->nonce, nb);
 		}
+		for (size_t b = 0; b < nb; b++)
+			kp[t + b] = &gk->aria;
 		t += nb;
 	}
-	vecsec_aria_impl()->encrypt_blocks(ks, cb[0], t, &gk->aria);
+	if (multi)
+		impl->encrypt_blocks_multi(ks, cb[0], t, kp);
+	else
+		impl->encrypt_blocks(ks, cb[0], t, &gcm_key_of(jobs[0]->key)->aria);
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
@@ -311,10 +324,46 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	vecsec_memzero(g, sizeof(g));
 }
 
+static inline size_t
+job_blocks(const struct vecsec_aead_job *job)
+{
+	return (job->len + 15) / 16 + (job->key->alg == VECSEC_AEAD_ARIA_GCM);
+}
+
+/* Run jobs in order, in chunks of at most BATCH_JOBS jobs and BATCH_BLOCKS blocks. */
+static void
+run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
+{
+	unsigned int start = 0, i;
+	size_t blocks = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t need = job_blocks(jobs[i]);
+
+		if (i - start == BATCH_JOBS || blocks + need > BATCH_BLOCKS) {
+			batch_run(jobs + start, i - start, multi);
+			start = i;
+			blocks = 0;
+		}
+		blocks += need;
+	}
+	if (i > start)
+		batch_run(jobs + start, i - start, multi);
+}
+
+/*
+ * A key whose jobs need fewer blocks than this joins the many-key batch of
+ * its key length (when the kernel has one): alone it would leave a
+ * byte-sliced step mostly empty.
+ */
+#define MIX_BLOCKS 16
+
 void
 vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	struct vecsec_aead_job *group[BATCH_JOBS];
+	bool multi = vecsec_aria_impl()->encrypt_blocks_multi != NULL;
+	struct vecsec_aead_job *group[VECSEC_MAX_BURST], *mixed[3][VECSEC_MAX_BURST];
+	unsigned int nm[3] = { 0, 0, 0 };
 	bool done[VECSEC_MAX_BURST] = { false };
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -324,25 +373,26 @@ vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 
 		if (done[i])
 			continue;
-		/* every later job of the same key, in order, in groups that fit */
+		/* every later job of the same key, in order */
 		for (unsigned int j = i; j < n; j++) {
-			const struct vecsec_aead_job *job = jobs[j];
-			size_t need;
-
-			if (done[j] || job->key != key)
+			if (done[j] || jobs[j]->key != key)
 				continue;
-			need = (job->len + 15) / 16 + (key->alg == VECSEC_AEAD_ARIA_GCM);
-			if (ng == BATCH_JOBS || blocks + need > BATCH_BLOCKS) {
-				batch_run(group, ng);
-				ng = 0;
-				blocks = 0;
-			}
 			group[ng++] = jobs[j];
-			blocks += need;
+			blocks += job_blocks(jobs[j]);
 			done[j] = true;
 		}
-		batch_run(group, ng);
+		if (multi && blocks < MIX_BLOCKS) {
+			/* 12, 14 or 16 rounds: one many-key batch per key length */
+			unsigned int c = (gcm_key_of(key)->aria.rounds - 12) / 2;
+
+			for (unsigned int j = 0; j < ng; j++)
+				mixed[c][nm[c]++] = group[j];
+		} else {
+			run_chunks(group, ng, false);
+		}
 	}
+	for (unsigned int c = 0; c < 3; c++)
+		run_chunks(mixed[c], nm[c], true);
 }
 
 const struct aead_ops vecsec_aead_ops_aria_gcm = {
