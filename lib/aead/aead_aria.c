@@ -100,11 +100,11 @@ gcm_run(const struct vecsec_aead_job *job)
 	vecsec_aria_gcm_start(&g, gcm_key_of(job->key), job->nonce, job->nonce_len);
 	vecsec_aria_gcm_hash(&g, job->aad, job->aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
-	if (job->len <= ARIA_GCM_SHORT) {
+	if (job->len <= ARIA_GCM_TAIL) {
 		/* one kernel call for E(J0) and the keystream */
-		uint8_t ks[ARIA_GCM_SHORT + 16];
+		uint8_t ks[ARIA_GCM_TAIL + 16];
 
-		vecsec_aria_gcm_short_ks(&g, ks, job->len);
+		vecsec_aria_gcm_tail_ks(&g, ks, 0, job->len);
 		if (job->dir == VECSEC_AEAD_SEAL) {
 			xor_ks(job, ks + 16, &g);
 			vecsec_aria_gcm_tag_ej0(&g, tag, ks);

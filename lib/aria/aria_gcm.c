@@ -196,13 +196,15 @@ vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
 }
 
 void
-vecsec_aria_gcm_short_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_SHORT + 16], size_t len)
+vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL + 16], size_t skip,
+			size_t len)
 {
-	uint8_t cb[ARIA_GCM_SHORT / 16 + 1][16];
+	uint8_t cb[ARIA_GCM_TAIL / 16 + 1][16];
 	size_t nb = (len + 15) / 16;
 	uint32_t c = (uint32_t)g->ctr[12] << 24 | (uint32_t)g->ctr[13] << 16 |
 		     (uint32_t)g->ctr[14] << 8 | g->ctr[15];
 
+	c += (uint32_t)skip;    /* inc32, mod 2^32 */
 	memcpy(cb[0], g->j0, 16);
 	for (size_t i = 1; i <= nb; i++, c++) {
 		memcpy(cb[i], g->ctr, 12);
@@ -419,31 +421,34 @@ vecsec_aria_gcm_seal(const struct vecsec_aria_gcm_key *k, uint8_t *out, uint8_t 
 {
 	struct aria_gcm g;
 	uint8_t full[16];
+	size_t tail;
 
 	if (!oneshot_args_ok(k, out, in, len, tag, tag_len, iv, iv_len, aad, aad_len))
 		return -EINVAL;
 	vecsec_aria_gcm_start(&g, gkey_of(k), iv, iv_len);
 	vecsec_aria_gcm_hash(&g, aad, aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
-	if (len <= ARIA_GCM_SHORT) {
-		/* one kernel call for E(J0) and the keystream */
-		uint8_t ks[ARIA_GCM_SHORT + 16];
+	/* whole kernel steps first; the rest carries E(J0) in one more call */
+	tail = len % ARIA_GCM_TAIL;
+	len -= tail;
+	while (len > 0) {
+		size_t n = len < GCM_CHUNK ? len : GCM_CHUNK;
 
-		vecsec_aria_gcm_short_ks(&g, ks, len);
-		xor_bytes(out, in, ks + 16, len);
-		vecsec_aria_gcm_hash(&g, out, len);
+		vecsec_aria_gcm_ctr(&g, out, in, n);
+		vecsec_aria_gcm_hash(&g, out, n);
+		in += n;
+		out += n;
+		len -= n;
+	}
+	if (tail != 0) {
+		uint8_t ks[ARIA_GCM_TAIL + 16];
+
+		vecsec_aria_gcm_tail_ks(&g, ks, 0, tail);
+		xor_bytes(out, in, ks + 16, tail);
+		vecsec_aria_gcm_hash(&g, out, tail);
 		vecsec_aria_gcm_tag_ej0(&g, full, ks);
 		vecsec_memzero(ks, sizeof(ks));
 	} else {
-		while (len > 0) {
-			size_t n = len < GCM_CHUNK ? len : GCM_CHUNK;
-
-			vecsec_aria_gcm_ctr(&g, out, in, n);
-			vecsec_aria_gcm_hash(&g, out, n);
-			in += n;
-			out += n;
-			len -= n;
-		}
 		vecsec_aria_gcm_tag(&g, full);
 	}
 	memcpy(tag, full, tag_len);
@@ -459,6 +464,7 @@ vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const ui
 {
 	struct aria_gcm g;
 	uint8_t full[16];
+	size_t tail;
 	bool ok;
 
 	if (!oneshot_args_ok(k, out, in, len, tag, tag_len, iv, iv_len, aad, aad_len))
@@ -468,14 +474,19 @@ vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const ui
 	vecsec_aria_gcm_hash_pad(&g);
 	/* 7.2: authenticate the whole ciphertext before releasing plaintext */
 	vecsec_aria_gcm_hash(&g, in, len);
-	if (len <= ARIA_GCM_SHORT) {
-		uint8_t ks[ARIA_GCM_SHORT + 16];
+	tail = len % ARIA_GCM_TAIL;
+	if (tail != 0) {
+		/* E(J0) with the keystream of the last tail bytes (see seal) */
+		uint8_t ks[ARIA_GCM_TAIL + 16];
+		size_t main = len - tail;
 
-		vecsec_aria_gcm_short_ks(&g, ks, len);
+		vecsec_aria_gcm_tail_ks(&g, ks, main / 16, tail);
 		vecsec_aria_gcm_tag_ej0(&g, full, ks);
 		ok = vecsec_ct_eq(full, tag, tag_len);
-		if (ok)
-			xor_bytes(out, in, ks + 16, len);
+		if (ok) {
+			vecsec_aria_gcm_ctr(&g, out, in, main);
+			xor_bytes(out + main, in + main, ks + 16, tail);
+		}
 		vecsec_memzero(ks, sizeof(ks));
 	} else {
 		vecsec_aria_gcm_tag(&g, full);

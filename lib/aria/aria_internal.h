@@ -156,7 +156,7 @@ struct aria_gcm {
 	uint64_t aad_len;            /* bytes */
 	uint64_t len;                /* bytes of text hashed */
 	uint32_t buf_len;            /* bytes in buf */
-	uint32_t ks_left;            /* unused bytes at the end of ks */
+	uint32_t ks_left;            /* unused bytes at the end of ks (+0x100: not yet encrypted) */
 	uint32_t text;               /* 0: hashing AAD, 1: hashing text */
 };
 
@@ -164,8 +164,10 @@ struct aria_gcm {
 void vecsec_aria_gcm_key_setup(struct aria_gcm_key *gk, const uint8_t *key, size_t key_len);
 /*
  * CTR with the 32-bit counter, in chunks of any size: ks holds the unused
- * last *ks_left bytes of the previous keystream block (start with 0). The
- * caller makes sure the counter does not wrap where that matters.
+ * last *ks_left bytes of the previous keystream block (start with 0), or,
+ * while *ks_left has bit 8 set, that block's counter, encrypted only when
+ * a later chunk needs it (aria_gcm.c). The caller makes sure the counter
+ * does not wrap where that matters.
  */
 void vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
 			      uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len);
@@ -183,11 +185,12 @@ void vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16]);
 /* The same with E(J0) already computed (batched with the keystream). */
 void vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t ej0[16]);
 /*
- * Texts up to ARIA_GCM_SHORT bytes: E(J0) and the keystream in one kernel
- * call (ks = E(J0) || keystream), from a freshly started g.
+ * ks = E(J0) || the keystream of len bytes (len <= ARIA_GCM_TAIL) starting
+ * skip blocks after g->ctr, in one kernel call: a message's last partial
+ * kernel step (or a short message) carries E(J0) in a spare lane.
  */
-#define ARIA_GCM_SHORT 240
-void vecsec_aria_gcm_short_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_SHORT + 16],
-			      size_t len);
+#define ARIA_GCM_TAIL 1024
+void vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL + 16],
+			     size_t skip, size_t len);
 
 #endif /* VECSEC_ARIA_INTERNAL_H */

@@ -128,14 +128,23 @@ sweep_top(void)
 	return !slow && ref_again ? 256 : 1024;
 }
 
+/* after the linear part: lengths around the kernels' 1 KiB tail split and chunk sizes */
+static const size_t sweep_fixed[] = {1025, 1040, 2047, 2048, 2049, 4113, 5000, 8191};
+
 static bool
 sweep_next(struct sweep *s, size_t step)
 {
-	if (s->i <= s->top / step) {
+	size_t lin = s->top / step + 1, nfixed = VT_ARRAY_SIZE(sweep_fixed);
+
+	if (s->i < lin) {
 		s->len = s->i++ * step;
 		return true;
 	}
-	if (s->i++ > s->top / step + s->extra)
+	if (s->i < lin + nfixed) {
+		s->len = sweep_fixed[s->i++ - lin] / step * step;
+		return true;
+	}
+	if (s->i++ >= lin + nfixed + s->extra)
 		return false;
 	s->len = vt_below(&s->rng, MAX_LEN / step + 1) * step;
 	return true;
@@ -1302,6 +1311,53 @@ test_aead_burst_mixed(void)
 }
 
 /*
+ * aria_gcm.c's tail keystream (E(J0) || keystream from ctr + skip) where
+ * the 32-bit counter wraps inside the skipped part and inside the tail.
+ */
+static void
+test_gcm_tail_ks(void)
+{
+	const struct aria_impl *ref = &vecsec_aria_impl_ref;
+	struct vecsec_aria_gcm_key gk;
+	const struct aria_gcm_key *k = (const struct aria_gcm_key *)(const void *)gk.opaque;
+	uint8_t key[16], zero[ARIA_GCM_TAIL] = { 0 }, want[ARIA_GCM_TAIL + 16];
+	uint8_t ks[ARIA_GCM_TAIL + 16], c[16];
+	static const size_t cases[][3] = {
+		/* counter low word, skip, len */
+		{ 0xfffffff0u, 10, 100 }, { 0xfffffff0u, 20, 1000 }, { 0xffffffffu, 0, 1024 },
+		{ 0xfffffc00u, 64, 17 }, { 5, 3, 1 },
+	};
+	struct aria_gcm g;
+
+	vt_rand(key, 16, vt_seed() + 5);
+	vecsec_aria_gcm_key_init(&gk, key, 16);
+	for (size_t i = 0; i < VT_ARRAY_SIZE(cases); i++) {
+		uint32_t lo = (uint32_t)cases[i][0];
+		size_t skip = cases[i][1], len = cases[i][2];
+
+		memset(&g, 0, sizeof(g));
+		g.key = k;
+		vt_rand(g.j0, 16, vt_seed() + 6 + i);
+		vt_rand(g.ctr, 12, vt_seed() + 16 + i);
+		g.ctr[12] = (uint8_t)(lo >> 24);
+		g.ctr[13] = (uint8_t)(lo >> 16);
+		g.ctr[14] = (uint8_t)(lo >> 8);
+		g.ctr[15] = (uint8_t)lo;
+		vecsec_aria_gcm_tail_ks(&g, ks, skip, len);
+		ref->encrypt_blocks(want, g.j0, 1, &k->aria);
+		memcpy(c, g.ctr, 16);
+		lo += (uint32_t)skip;
+		c[12] = (uint8_t)(lo >> 24);
+		c[13] = (uint8_t)(lo >> 16);
+		c[14] = (uint8_t)(lo >> 8);
+		c[15] = (uint8_t)lo;
+		ref->ctr32_xor(want + 16, zero, len, &k->aria, c);
+		VT_EXPECT_MEM(ks, want, 16 + len, "tail keystream case %zu (%s)", i,
+			      vecsec_aria_impl_name());
+	}
+}
+
+/*
  * Bursts of ARIA jobs batched by key (aead_aria.c): many jobs per key,
  * lengths on both sides of the batch limit (2048), GCM IV lengths other
  * than 12, CTR counters ending exactly at the 32-bit end, in place and out
@@ -1440,7 +1496,7 @@ main(void)
 		VT_TEST(test_ctr32_esp),      VT_TEST(test_ctr32_kernel_wrap),
 		VT_TEST(test_page_end),	      VT_TEST(test_gcm_vs_openssl),
 		VT_TEST(test_gcm_params),     VT_TEST(test_gcm_streaming),
-		VT_TEST(test_gcm_forgery),    VT_TEST(test_esp_gcm),
+		VT_TEST(test_gcm_forgery),    VT_TEST(test_gcm_tail_ks),    VT_TEST(test_esp_gcm),
 		VT_TEST(test_aead_aria),      VT_TEST(test_aead_esp),
 		VT_TEST(test_aead_sgl),	      VT_TEST(test_aead_burst_mixed),
 		VT_TEST(test_aead_burst_batch),
