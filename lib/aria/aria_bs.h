@@ -27,7 +27,8 @@
  *   BS_MAT(m)            (optional) a 64-bit matrix in every qword
  *   BS_BLOCK_INDEX       a const uint8_t[16 * BS_LANES] table name: entry
  *                        16 * l + i = BS_LANES * i + l (which block a byte is)
- * All of them are #undef'd at the end. No table is indexed by data: the s-boxes are GFNI or AES-NI instructions.
+ * All of them are #undef'd at the end. No table is indexed by data: the
+ * s-boxes are GFNI or AES-NI instructions.
  */
 
 #ifndef VECSEC_ARIA_BS_ONCE
@@ -156,7 +157,8 @@ static inline __attribute__((always_inline)) void
 BS_FN(bs_diffuse)(BS_V x[16])
 {
 	BS_V y[16];
-	BS_V t16, t17, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, t36, t37, t38;
+	BS_V t16, t17, t20, t21, t22, t23, t24, t25, t26, t27, t28;
+	BS_V t29, t30, t31, t32, t33, t34, t35, t36, t37, t38;
 	t16 = BS_XOR(x[6], x[8]);
 	t17 = BS_XOR(x[7], x[13]);
 	t20 = BS_XOR(x[1], x[10]);

@@ -1371,7 +1371,8 @@ test_aead_burst_batch(void)
 	static const unsigned int sizes[] = {1, 2, 5, 64, 65, 200, VECSEC_MAX_BURST};
 	static const size_t gcm_ivs[] = {12, 12, 12, 1, 16, 60};
 	struct vecsec_aead_key keys[5];
-	uint8_t *in = xmalloc(VECSEC_MAX_BURST * BB_SLOT), *out = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
+	uint8_t *in = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
+	uint8_t *out = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
 	uint8_t *want = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
 	static uint8_t nonces[VECSEC_MAX_BURST][64], aads[VECSEC_MAX_BURST][20];
 	static uint8_t tags[VECSEC_MAX_BURST][16], wtags[VECSEC_MAX_BURST][16];
@@ -1450,7 +1451,8 @@ test_aead_burst_batch(void)
 			}
 			if (j % 5 == 4 && len > 2) {
 				/* two input and two output segments, split differently */
-				size_t a = 1 + vt_below(&rng, len - 1), b = 1 + vt_below(&rng, len - 1);
+				size_t a = 1 + vt_below(&rng, len - 1);
+				size_t b = 1 + vt_below(&rng, len - 1);
 
 				segs[j][0] = (struct vecsec_seg){ ji, a };
 				segs[j][1] = (struct vecsec_seg){ ji + a, len - a };
