@@ -279,10 +279,16 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 			kp[t + b] = &gk->aria;
 		t += nb;
 	}
-	if (multi)
+	if (multi && impl->encrypt_blocks_multi != NULL) {
 		impl->encrypt_blocks_multi(ks, cb[0], t, kp);
-	else
-		impl->encrypt_blocks(ks, cb[0], t, &gcm_key_of(jobs[0]->key)->aria);
+	} else {
+		/* runs of one key (a single run unless the impl changed under us) */
+		for (size_t b = 0, e; b < t; b = e) {
+			for (e = b + 1; e < t && kp[e] == kp[b]; e++)
+				;
+			impl->encrypt_blocks(ks + 16 * b, cb[b], e - b, kp[b]);
+		}
+	}
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
