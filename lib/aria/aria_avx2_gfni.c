@@ -217,6 +217,75 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 		bl_run(out, in, len, rk, n, ctr, width, 4);
 }
 
+/*
+ * ---- many keys: block layout, a key per 128-bit lane ----
+ * Bursts of short packets under many keys (aead_aria.c): block i uses
+ * keys[i]; each round key vector is two 128-bit loads. 8 blocks (4 ymm)
+ * per step keep enough independent work in flight.
+ */
+static inline __m256i
+ml_key(const struct aria_key *const *keys, unsigned int r)
+{
+	__m256i v = _mm256_castsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)keys[0]->ek[r]));
+
+	return _mm256_inserti128_si256(
+		v, _mm_loadu_si128((const __m128i *)(const void *)keys[1]->ek[r]), 1);
+}
+
+/* 8 blocks at most (len bytes, a multiple of 16), keys[0..7] all valid */
+static void
+ml_step(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *const *keys,
+	unsigned int n)
+{
+	alignas(32) uint8_t buf[128];
+	__m256i x[4], p[7];
+
+	memcpy(buf, in, len);
+	memset(buf + len, 0, sizeof(buf) - len);
+	for (int k = 0; k < 7; k++)
+		p[k] = _mm256_broadcastsi128_si256(
+			_mm_loadu_si128((const __m128i *)(const void *)bl_perm[k]));
+	for (int i = 0; i < 4; i++)
+		x[i] = _mm256_load_si256((const __m256i *)(const void *)(buf + 32 * i));
+	for (unsigned int r = 0; r + 1 < n; r++) {
+		for (int i = 0; i < 4; i++) {
+			__m256i t = _mm256_xor_si256(x[i], ml_key(keys + 2 * i, r));
+
+			x[i] = bl_diffuse(bl_sl(t, r % 2 == 0 ? 1 : 2), p);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		__m256i t = bl_sl(_mm256_xor_si256(x[i], ml_key(keys + 2 * i, n - 1)), 2);
+
+		x[i] = _mm256_xor_si256(t, ml_key(keys + 2 * i, n));
+		_mm256_store_si256((__m256i *)(void *)(buf + 32 * i), x[i]);
+	}
+	memcpy(out, buf, len);
+	vecsec_memzero(buf, sizeof(buf));
+}
+
+static void
+encrypt_blocks_multi_avx2_gfni(uint8_t *out, const uint8_t *in, size_t nblocks,
+			       const struct aria_key *const *keys)
+{
+	const struct aria_key *pad[8];
+	unsigned int n;
+
+	if (nblocks == 0)
+		return;
+	n = keys[0]->rounds;
+	for (; nblocks >= 8; nblocks -= 8, in += 128, out += 128, keys += 8)
+		ml_step(out, in, 128, keys, n);
+	if (nblocks > 0) {
+		/* the lanes past the end run on any valid key; never stored */
+		for (size_t i = 0; i < 8; i++)
+			pad[i] = keys[i < nblocks ? i : 0];
+		ml_step(out, in, nblocks * 16, pad, n);
+	}
+	_mm256_zeroupper();
+}
+
 /* ---- drivers ---- */
 
 static void
@@ -292,4 +361,5 @@ const struct aria_impl vecsec_aria_impl_avx2_gfni = {
 	.decrypt_blocks = decrypt_blocks_avx2_gfni,
 	.ctr128_xor = ctr128_xor_avx2_gfni,
 	.ctr32_xor = ctr32_xor_avx2_gfni,
+	.encrypt_blocks_multi = encrypt_blocks_multi_avx2_gfni,
 };
