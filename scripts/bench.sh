@@ -4,13 +4,15 @@
 # The full library benchmark: every primitive at 16 .. 16384 bytes, once per
 # ISA level of this CPU, against OpenSSL, libsodium, libgcrypt and ipsec-mb,
 # and bursts of 32 packets (64 .. 1420 bytes and IMIX). Builds build/ if
-# needed (run ./scripts/setup.sh once on a fresh machine), writes out/bench.csv
+# needed (scripts/setup.sh installs what it needs), writes out/bench.csv
 # and out/bench.png. Extra arguments go to vecsec-bench, e.g.
 #   ./scripts/bench.sh --case chacha20-poly1305,aria-128-gcm --reps 51
+#   ./scripts/bench.sh --quick          (about a minute)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
+./scripts/setup.sh
 if [ ! -f build/build.ninja ]; then
 	rm -rf build
 	meson setup build -Dbuildtype=release >/dev/null

@@ -5,15 +5,16 @@
  * before an algorithm sees it, the scatter-gather cursor, the burst, and
  * the ESP helpers of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4.
  *
- * vecsec_aead_burst() runs ops->run() job by job; lib/lanes replaces its
- * inside later (jobs packed into SIMD lanes), never its contract: each job
- * ends exactly as vecsec_aead_seal()/vecsec_aead_open() would leave it.
+ * vecsec_aead_burst() hands (X)ChaCha20-Poly1305 jobs to lib/lanes (jobs
+ * packed into SIMD lanes) and runs the others job by job; either way each
+ * job ends exactly as vecsec_aead_seal()/vecsec_aead_open() would leave it.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "vecsec/vecsec_aead.h"
 #include "aead_internal.h"
+#include "lanes/lanes_internal.h"
 
 /*
  * Indexed by enum vecsec_aead_alg; NULL (or past the end): not built,
@@ -194,14 +195,16 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 }
 
 /*
- * Short ARIA jobs are collected and run after the loop, grouped by key
- * (aead_aria.c: one keystream call per group); the others one by one.
+ * Jobs the lanes engine takes (lib/lanes: (X)ChaCha20-Poly1305 up to its
+ * crossover length) run there together after the loop, short ARIA jobs
+ * likewise grouped by key (aead_aria.c: one keystream call per group);
+ * the others one by one here.
  */
 VECSEC_API unsigned int
 vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	struct vecsec_aead_job *aria_jobs[VECSEC_MAX_BURST];
-	unsigned int na = 0;
+	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST], *aria_jobs[VECSEC_MAX_BURST];
+	unsigned int nl = 0, na = 0;
 
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
@@ -213,6 +216,10 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 		if (job == NULL)
 			continue;
 		rc = job_check(job, &ops);
+		if (rc == 0 && vecsec_lanes_accepts(job)) {
+			lane_jobs[nl++] = job;
+			continue;
+		}
 		if (rc == 0 && vecsec_aead_aria_batchable(job)) {
 			aria_jobs[na++] = job;
 			continue;
@@ -222,6 +229,7 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 		job->status = rc == 0 ? VECSEC_JOB_OK :
 			      rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
 	}
+	vecsec_lanes_run(lane_jobs, nl);
 	vecsec_aead_aria_burst(aria_jobs, na);
 	return n;
 }

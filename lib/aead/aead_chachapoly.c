@@ -7,6 +7,9 @@
  * and Poly1305 kernels, streaming over the segment cursors so scatter-gather
  * lists with segments of any size (one byte, empty) give the linear result.
  * Open MACs the ciphertext first and decrypts only after the tag matched.
+ * Linear jobs go through a stitched one-pass kernel when the dispatch has
+ * one (chachapoly_internal.h); its open decrypts while it MACs and wipes
+ * the output if the tag then fails.
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #include "vecsec/vecsec_poly1305.h"
 #include "aead_internal.h"
 #include "chacha/chacha_internal.h"
+#include "chachapoly_internal.h"
 
 /* RFC 8439 2.8: counter 1..2^32-1 for the data, block 0 gives the MAC key */
 #define CHACHAPOLY_MAX_LEN (((UINT64_C(1) << 32) - 1) * CHACHA_BLOCK_LEN)
@@ -154,9 +158,145 @@ run_crypt(struct chachapoly_run *r, const struct vecsec_aead_job *job, bool mac_
 	}
 }
 
+/* Jobs up to this long (below a stitched step) are done in one ChaCha call. */
+#define SHORT_MAX 1024
+
+/* Absorb len bytes zero-padded to whole blocks (RFC 8439 2.8 pad16). */
+static void
+mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint8_t *p,
+	   size_t len)
+{
+	uint8_t blk[16] = { 0 };
+	size_t nb = len / 16;
+
+	if (nb > 0)
+		pi->blocks(ps, p, nb, 1);
+	if (len % 16 != 0) {
+		memcpy(blk, p + 16 * nb, len % 16);
+		pi->blocks(ps, blk, 1, 1);
+		vecsec_memzero(blk, sizeof(blk));
+	}
+}
+
+/*
+ * A linear job through a stitched kernel (sk): the same RFC 8439 2.8
+ * steps as run_start()/run_crypt()/run_finish(), on the Poly1305 core;
+ * jobs shorter than the kernel's step are two passes here (one ChaCha
+ * call for the one-time key and all the data, one Poly1305 pass),
+ * cheaper than the generic streaming code.
+ * Open: the kernel MACs each 1 KiB (AVX2: 512 B) of ciphertext just
+ * before decrypting it, so that part of the plaintext reaches out before
+ * the tag is checked, and out is wiped whenever the check fails: nothing
+ * unauthenticated is released by a failed call. The rest, and all of a
+ * job shorter than a step, is released only after the tag matched.
+ */
+static int
+chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_aead_job *job,
+			bool xchacha)
+{
+	const struct poly1305_impl *pi = vecsec_poly1305_impl();
+	struct chacha_state st;
+	struct poly1305_state ps;
+	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
+	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
+	uint64_t a = job->aad_len, c = job->len;
+	size_t done = 0, sbuf_len = 0, tail, body;
+	bool short_job = false;
+	int rc = 0;
+
+	if (xchacha) {
+		uint8_t subkey[CHACHA_KEY_LEN];
+
+		/* as run_start(): draft-irtf-cfrg-xchacha 2.3 */
+		vecsec_hchacha_ref(subkey, (const uint8_t *)job->key->opaque, job->nonce, 20);
+		chacha_state_init_64(&st, subkey, job->nonce + HCHACHA_NONCE_LEN, 0, 20);
+		vecsec_memzero(subkey, sizeof(subkey));
+	} else {
+		chacha_state_init_ietf(&st, (const uint8_t *)job->key->opaque, job->nonce, 0, 20);
+	}
+	if (job->len < sk->min_len && job->len <= SHORT_MAX) {
+		/*
+		 * Short job: one ChaCha call makes the one-time key (block 0) and
+		 * the data's blocks together, on a copy of the input behind 64
+		 * zero bytes. Open MACs the ciphertext, and only a matching tag
+		 * copies the plaintext out.
+		 */
+		memset(sbuf, 0, CHACHA_BLOCK_LEN);
+		if (job->len > 0)       /* in and out may be NULL then */
+			memcpy(sbuf + CHACHA_BLOCK_LEN, job->in, job->len);
+		sbuf_len = CHACHA_BLOCK_LEN + job->len;
+		vecsec_chacha_xor_state(&st, sbuf, sbuf, sbuf_len);
+		memcpy(otk, sbuf, sizeof(otk));
+		vecsec_poly1305_core_init(&ps, otk);
+		if (job->aad_len > 0)
+			mac_padded(&ps, pi, job->aad, job->aad_len);
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			mac_padded(&ps, pi, sbuf + CHACHA_BLOCK_LEN, job->len);
+			if (job->len > 0)
+				memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+		} else {
+			mac_padded(&ps, pi, job->in, job->len);
+		}
+		short_job = true;
+		goto lengths;
+	}
+	tail = job->len % sk->min_len;
+	body = job->len - tail;
+	if (job->dir == VECSEC_AEAD_SEAL && sk->otk_tail != NULL && tail != 0 &&
+	    tail <= sk->max_tail) {
+		/* one-time key and tail in one pass; the kernel does the body */
+		sk->otk_tail(&st, otk, job->out + body, job->in + body, tail, body);
+		vecsec_poly1305_core_init(&ps, otk);
+		if (job->aad_len > 0)
+			mac_padded(&ps, pi, job->aad, job->aad_len);
+		done = sk->seal(&st, &ps, job->out, job->in, body);
+		mac_padded(&ps, pi, job->out + done, job->len - done);
+		goto lengths;
+	}
+	vecsec_chacha_xor_state(&st, otk, zeros, sizeof(otk));
+	vecsec_poly1305_core_init(&ps, otk);
+	if (job->aad_len > 0)
+		mac_padded(&ps, pi, job->aad, job->aad_len);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		/* the kernel encrypts all of it, and MACs done bytes */
+		done = sk->seal(&st, &ps, job->out, job->in, job->len);
+		mac_padded(&ps, pi, job->out + done, job->len - done);
+	} else {
+		done = sk->open(&st, &ps, job->out, job->in, job->len);
+		/* the rest is decrypted only once the tag matched */
+		mac_padded(&ps, pi, job->in + done, job->len - done);
+	}
+lengths:
+	for (int i = 0; i < 8; i++) {
+		lens[i] = (uint8_t)(a >> (8 * i));
+		lens[8 + i] = (uint8_t)(c >> (8 * i));
+	}
+	pi->blocks(&ps, lens, 1, 1);
+	vecsec_poly1305_core_emit(&ps, tag);
+	vecsec_poly1305_add_s(tag, tag, otk + 16);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
+	} else if (!vecsec_ct_eq(tag, job->tag, VECSEC_AEAD_TAG_LEN)) {
+		vecsec_memzero(job->out, job->len);     /* the kernel's part too */
+		rc = -EBADMSG;
+	} else if (short_job) {
+		if (job->len > 0)
+			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+	} else {
+		vecsec_chacha_xor_state(&st, job->out + done, job->in + done, job->len - done);
+	}
+	vecsec_memzero(&st, sizeof(st));
+	vecsec_memzero(&ps, sizeof(ps));
+	vecsec_memzero(otk, sizeof(otk));
+	vecsec_memzero(tag, sizeof(tag));
+	vecsec_memzero(sbuf, sbuf_len);
+	return rc;
+}
+
 static int
 chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 {
+	const struct chachapoly_impl *sk;
 	struct chachapoly_run r;
 	uint8_t tag[VECSEC_AEAD_TAG_LEN];
 	int rc = 0;
@@ -167,6 +307,11 @@ chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 		return -EINVAL;
 	if (!xchacha && (uint64_t)job->len > CHACHAPOLY_MAX_LEN)
 		return -EINVAL;
+	sk = vecsec_chachapoly_impl_for(job->len);
+	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
+	if (sk != NULL && job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
+	    (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
+		return chachapoly_run_stitched(sk, job, xchacha);
 
 	run_start(&r, job, xchacha);
 	if (job->dir == VECSEC_AEAD_SEAL) {

@@ -94,6 +94,24 @@ struct chacha_impl {
 	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
 };
 
+/*
+ * Lane kernels (lib/chacha/chacha_lanes_<set>.c), one const per width, found
+ * by lib/lanes (its own table, so the single-message impls above stay as
+ * they are). xor_lanes keeps the struct chacha_lanes contract; rounds is
+ * taken from the struct (20, 12 or 8).
+ */
+struct chacha_lanes_impl {
+	const char *name;            /* "x16-avx512": printed by tests and the bench */
+	enum vecsec_isa isa;
+	uint64_t needs;
+	unsigned int lanes;          /* 4, 8 or 16 */
+	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
+};
+
+extern const struct chacha_lanes_impl vecsec_chacha_lanes_x4_ssse3;
+extern const struct chacha_lanes_impl vecsec_chacha_lanes_x8_avx2;
+extern const struct chacha_lanes_impl vecsec_chacha_lanes_x16_avx512;
+
 /* Widest first, NULL-terminated, the reference last (chacha.c). */
 extern const struct chacha_impl *const vecsec_chacha_impls[];
 

@@ -5,8 +5,10 @@
  * file is expanded with different definitions of VECSEC_SELECTOR.
  */
 VECSEC_SELECTOR(chacha)
+VECSEC_SELECTOR(lanes)
 VECSEC_SELECTOR(poly1305)
 VECSEC_SELECTOR(nh)
 VECSEC_SELECTOR(aes256)
 VECSEC_SELECTOR(aria)
 VECSEC_SELECTOR(ghash)
+VECSEC_SELECTOR(chachapoly)

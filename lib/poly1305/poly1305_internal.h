@@ -51,7 +51,7 @@ struct poly1305_state {
 };
 
 /*
- * Lanes layout for later (lib/lanes, STYLE.md 6): lane i absorbs
+ * Lanes layout (lib/lanes, STYLE.md 6): lane i absorbs
  * blocks_left[i] full blocks (pad 1) from in[i] into h[.][i] with r[.][i].
  */
 struct poly1305_lanes {
@@ -72,6 +72,27 @@ struct poly1305_impl {
 		       uint32_t pad);
 	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
 };
+
+/*
+ * Lane kernels (lib/poly1305/poly1305_lanes_<set>.c), found by lib/lanes.
+ * blocks_lanes absorbs nblocks full blocks (pad 1: the AEAD of RFC 8439 2.8
+ * pads everything to whole blocks) on every lane whose bit is set in
+ * `active` (nblocks <= every active blocks_left), advancing in[] and
+ * decreasing blocks_left[]; h and r stay in radix 2^44 in the struct (a
+ * kernel converts inside), h partly reduced as for struct poly1305_state;
+ * inactive lanes are never touched, nor their in[] read.
+ */
+struct poly1305_lanes_impl {
+	const char *name;            /* "x8-avx512ifma" */
+	enum vecsec_isa isa;
+	uint64_t needs;
+	unsigned int lanes;          /* 4, 8 or 16 */
+	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
+};
+
+extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x4_avx2;
+extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma;
+extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma;
 
 /* Widest first, NULL-terminated, the reference last (poly1305.c). */
 extern const struct poly1305_impl *const vecsec_poly1305_impls[];

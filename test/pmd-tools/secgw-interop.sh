@@ -59,6 +59,7 @@ ip netns exec "$ns" ip link set lo up
 
 /usr/bin/python3 "$here/secgw_interop.py" config "$seed" >"$work/secgw.cfg"
 
+# pt_eal (lib.sh): --no-pci --no-huge -m 512 and a file prefix of its own
 read -r -a eal <<<"$(pt_eal 512)"
 gw_cmd=(timeout -k 5 180 "$secgw" -l 0 "${eal[@]}" "${PT_EAL_DEV[@]}"
 	--vdev "net_tap0,iface=$clr,mac=02:00:00:00:00:10"

@@ -1601,8 +1601,16 @@ int
 main(int argc, char **argv)
 {
 	const char *mode = getenv("VT_PMD_MODE");
+	bool no_pci = false;
 	int rc;
 
+	/* DPDK must never probe PCI here: it could take the host's NIC. */
+	for (int i = 1; i < argc; i++)
+		no_pci |= strcmp(argv[i], "--no-pci") == 0;
+	if (!no_pci) {
+		printf("refusing to start EAL without --no-pci\n");
+		return 2;
+	}
 	if (rte_eal_init(argc, argv) < 0) {
 		printf("EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;

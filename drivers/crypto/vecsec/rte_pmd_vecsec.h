@@ -13,7 +13,10 @@
 extern "C" {
 #endif
 
-/** vdev driver name: --vdev crypto_vecsec0[,devargs] */
+/**
+ * vdev driver name: --vdev crypto_vecsec0[,devargs] (on a machine whose NICs
+ * DPDK must not touch, with --no-pci as well).
+ */
 #define RTE_PMD_VECSEC_DRIVER_NAME "crypto_vecsec"
 
 /** Devarg: queue pairs the device offers (default 8). */

@@ -229,7 +229,9 @@ VECSEC_API int vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out,
  * Run a burst of independent jobs (any mix of keys, algorithms, nonces,
  * lengths, directions, linear or scatter-gather). Each job ends exactly as
  * vecsec_aead_seal()/vecsec_aead_open() would have left it, with its status
- * set; one bad job never stops the others.
+ * set; one bad job never stops the others. Jobs run interleaved (SIMD
+ * lanes), so one job's output or tag must not overlap another job's
+ * buffers; read-only inputs may be shared.
  *
  * @param jobs
  *   array of @p n pointers to jobs.

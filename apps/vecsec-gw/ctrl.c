@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw control socket (--ctrl PATH): a Unix stream socket, mode 0600,
+ * served by one control thread. Requests are text lines; each gets zero or
+ * more lines of answer and then "OK" or "ERR <why>":
+ *
+ *   sa ... | sp ...        add a rule, ipsec-secgw syntax (an SA may say
+ *                          `inner ipv4|ipv6` when no SP rule names it yet)
+ *   del sa in|out SPI      remove an SA and the SP rules that protect with it
+ *   del sp <sp rule>       remove the first SP rule equal to this one
+ *   list                   SAs and SP rules
+ *   stats                  the counters
+ *
+ * Changes never stop the workers: SP lists are rebuilt and swapped, the SAD
+ * is built for concurrent readers, and what a worker might still hold (an
+ * old SP list, a deleted SA, its crypto ops) is freed only after every
+ * worker has passed an RCU quiescent point and a poll with nothing in its
+ * cryptodevs. Answers never contain key bytes.
+ */
+#include "gw_dp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#define CTRL_LINE_MAX 4096
+
+static int listen_fd = -1;
+static pthread_t ctrl_tid;
+static volatile bool ctrl_stop;
+static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static int ctrl_seq = 1000000;  /* "line" of rules added here: keeps their order */
+
+/* Wait until no worker can hold anything unpublished before this call. */
+static bool
+grace_period(void)
+{
+	uint64_t seen[GW_MAX_WORKERS];
+	uint64_t deadline = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+
+	rte_rcu_qsbr_synchronize(gw.rcu, RTE_QSBR_THRID_INVALID);
+	for (unsigned int w = 0; w < gw.nb_workers; w++)
+		seen[w] = __atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE);
+	for (unsigned int w = 0; w < gw.nb_workers; w++) {
+		while (__atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE) == seen[w]) {
+			if (gw_quit || rte_get_tsc_cycles() > deadline)
+				return false;
+			rte_pause();
+		}
+	}
+	return true;
+}
+
+/* Publish SP lists built from conf, free the old ones after a grace period. */
+static int
+spd_publish(const struct gw_conf *conf, char *err, size_t err_len)
+{
+	struct gw_spd *fresh[2][2], *old[2][2];
+	int rc = gw_sp_build(&gw, conf, fresh);
+
+	if (rc != 0) {
+		snprintf(err, err_len, "cannot build the SPD: %s", strerror(-rc));
+		return rc;
+	}
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int dir = 0; dir < 2; dir++)
+			old[v6][dir] = __atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
+				__ATOMIC_ACQ_REL);
+	if (!grace_period()) {
+		snprintf(err, err_len, "workers did not reach a quiescent point; old SPD kept");
+		return 0;       /* leak rather than free what a worker may read */
+	}
+	gw_sp_free(old);
+	return 0;
+}
+
+static bool
+same_sp(const struct gw_sp_conf *a, const struct gw_sp_conf *b)
+{
+	return a->v6 == b->v6 && a->dir == b->dir && a->action == b->action &&
+		(a->action != GW_SP_PROTECT || a->spi == b->spi) && a->pri == b->pri &&
+		memcmp(&a->src, &b->src, sizeof(a->src)) == 0 && a->src_len == b->src_len &&
+		memcmp(&a->dst, &b->dst, sizeof(a->dst)) == 0 && a->dst_len == b->dst_len &&
+		a->proto_lo == b->proto_lo && a->proto_hi == b->proto_hi &&
+		a->sport_lo == b->sport_lo && a->sport_hi == b->sport_hi &&
+		a->dport_lo == b->dport_lo && a->dport_hi == b->dport_hi;
+}
+
+static struct gw_conf *
+scratch_copy(void)
+{
+	struct gw_conf *c = malloc(sizeof(*c));
+
+	if (c != NULL)
+		memcpy(c, gw.conf, sizeof(*c));
+	return c;
+}
+
+static void
+scratch_free(struct gw_conf *c)
+{
+	if (c == NULL)
+		return;
+	gw_conf_wipe_keys(c);
+	free(c);
+}
+
+/* `sa ...` or `sp ...`: one rule. */
+static int
+cmd_add(const char *line, char *err, size_t err_len)
+{
+	struct gw_conf *c = scratch_copy();
+	unsigned int old_sa, old_sp, slot;
+	int rc;
+
+	if (c == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	old_sa = c->nb_sa;
+	old_sp = c->nb_sp;
+	rc = gw_conf_parse_string(c, "<ctrl>", line, err, err_len);
+	if (rc != 0)
+		goto out;
+	if (c->nb_sa > old_sa) {
+		/* reuse the slot of a deleted SA, if any */
+		slot = old_sa;
+		for (unsigned int i = 0; i < old_sa; i++)
+			if (c->sa[i].deleted && !gw.sa[i].active && gw.sa[i].sa == NULL) {
+				c->sa[i] = c->sa[old_sa];
+				explicit_bzero(&c->sa[old_sa], sizeof(c->sa[old_sa]));
+				c->nb_sa--;
+				slot = i;
+				break;
+			}
+		c->sa[slot].line = ++ctrl_seq;
+		rc = gw_sa_add(&gw, c, slot, err, err_len);
+		if (rc != 0)
+			goto out;
+		printf("vecsec-gw: control: added SA %s %u\n",
+			c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi);
+	}
+	if (c->nb_sp > old_sp) {
+		struct gw_sp_conf *sp = &c->sp[old_sp];
+
+		sp->line = ++ctrl_seq;
+		if (sp->action == GW_SP_PROTECT) {
+			const struct gw_sa_conf *sc = gw_conf_find_sa(c, sp->dir, sp->spi);
+			const struct gw_sa *s = sc != NULL ? &gw.sa[sc - c->sa] : NULL;
+
+			if (s == NULL || !s->active) {
+				snprintf(err, err_len, "SA %u is not up", sp->spi);
+				rc = -EINVAL;
+				goto out;
+			}
+			if (s->inner_v6 != sp->v6) {
+				snprintf(err, err_len,
+					 "SA %u carries %s (give the SA `inner ipv%c`)", sp->spi,
+					 s->inner_v6 ? "IPv6" : "IPv4", sp->v6 ? '6' : '4');
+				rc = -EINVAL;
+				goto out;
+			}
+		}
+		rc = spd_publish(c, err, err_len);
+		if (rc != 0)
+			goto out;
+	}
+	if (c->nb_rt != gw.conf->nb_rt || c->nb_neigh != gw.conf->nb_neigh) {
+		snprintf(err, err_len, "rt and neigh rules cannot change at run time");
+		rc = -ENOTSUP;
+		goto out;
+	}
+	gw_conf_wipe_keys(c);
+	memcpy(gw.conf, c, sizeof(*c));
+out:
+	scratch_free(c);
+	return rc;
+}
+
+static int
+cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
+{
+	struct gw_conf *c;
+	const struct gw_sa_conf *sc = gw_conf_find_sa(gw.conf, dir, spi);
+	struct gw_sa *s;
+	unsigned int i, n = 0;
+	int rc;
+
+	if (sc == NULL) {
+		snprintf(err, err_len, "no SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
+		return -ENOENT;
+	}
+	i = (unsigned int)(sc - gw.conf->sa);
+	s = &gw.sa[i];
+	c = scratch_copy();
+	if (c == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	/* unpublish: the SP rules that protect with it, then the SAD entry */
+	for (unsigned int j = 0; j < c->nb_sp; j++) {
+		const struct gw_sp_conf *sp = &c->sp[j];
+
+		if (sp->action == GW_SP_PROTECT && sp->dir == dir && sp->spi == spi)
+			continue;
+		c->sp[n++] = *sp;
+	}
+	c->nb_sp = n;
+	c->sa[i].deleted = true;
+	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
+	gw_sa_sad_del(&gw, s);
+	rc = spd_publish(c, err, err_len);
+	if (rc == 0 && grace_period())
+		gw_sa_free(s);
+	else if (rc == 0)
+		snprintf(err, err_len, "SA %u unpublished, but kept: a worker still held it", spi);
+	memcpy(gw.conf, c, sizeof(*c));
+	scratch_free(c);
+	printf("vecsec-gw: control: deleted SA %s %u\n", dir == GW_DIR_IN ? "in" : "out", spi);
+	return rc;
+}
+
+static int
+cmd_del_sp(const char *rule, char *err, size_t err_len)
+{
+	struct gw_conf *c = scratch_copy();
+	unsigned int old_sp;
+	int rc;
+
+	if (c == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	old_sp = c->nb_sp;
+	rc = gw_conf_parse_string(c, "<ctrl>", rule, err, err_len);
+	if (rc == 0 && (c->nb_sp != old_sp + 1 || c->nb_sa != gw.conf->nb_sa)) {
+		snprintf(err, err_len, "del sp expects one sp rule");
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		unsigned int j;
+
+		for (j = 0; j < old_sp && !same_sp(&c->sp[j], &c->sp[old_sp]); j++)
+			;
+		if (j == old_sp) {
+			snprintf(err, err_len, "no such SP rule");
+			rc = -ENOENT;
+		} else {
+			memmove(&c->sp[j], &c->sp[j + 1], (old_sp - j) * sizeof(c->sp[0]));
+			c->nb_sp = old_sp - 1;
+			rc = spd_publish(c, err, err_len);
+			if (rc == 0)
+				memcpy(gw.conf, c, sizeof(*c));
+		}
+	}
+	scratch_free(c);
+	return rc;
+}
+
+static void
+cmd_list(FILE *out)
+{
+	for (unsigned int i = 0; i < gw.nb_sa; i++) {
+		const struct gw_sa *s = &gw.sa[i];
+
+		if (!s->active)
+			continue;
+		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s\n",
+			s->dir == GW_DIR_IN ? "in" : "out", s->spi, s->algo_name,
+			s->mode == GW_MODE_TRANS  ? "transport"
+			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
+						  : "ipv6-tunnel",
+			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
+			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" : "");
+	}
+	for (unsigned int i = 0; i < gw.conf->nb_sp; i++) {
+		const struct gw_sp_conf *sp = &gw.conf->sp[i];
+
+		fprintf(out, "sp ipv%c %s esp ", sp->v6 ? '6' : '4',
+			sp->dir == GW_DIR_IN ? "in" : "out");
+		if (sp->action == GW_SP_PROTECT)
+			fprintf(out, "protect %u", sp->spi);
+		else
+			fprintf(out, "%s", sp->action == GW_SP_BYPASS ? "bypass" : "discard");
+		fprintf(out, " pri %d", sp->pri);
+		for (int k = 0; k < 2; k++) {
+			char a[INET6_ADDRSTRLEN];
+			const struct gw_addr *ad = k ? &sp->dst : &sp->src;
+
+			inet_ntop(sp->v6 ? AF_INET6 : AF_INET, ad->b, a, sizeof(a));
+			fprintf(out, " %s %s/%u", k ? "dst" : "src", a,
+				k ? sp->dst_len : sp->src_len);
+		}
+		fprintf(out, " proto %u:%u sport %u:%u dport %u:%u\n", sp->proto_lo,
+			sp->proto_hi, sp->sport_lo, sp->sport_hi, sp->dport_lo, sp->dport_hi);
+	}
+}
+
+/* One request line; the answer goes to out, ending with OK or ERR. */
+static void
+handle(char *line, FILE *out)
+{
+	char err[512] = "";
+	char w0[16] = "", w1[16] = "", w2[16] = "";
+	int rc = 0, n;
+
+	n = sscanf(line, "%15s %15s %15s", w0, w1, w2);
+	if (n <= 0) {
+		fprintf(out, "OK\n");
+		return;
+	}
+	if (strcmp(w0, "sa") == 0 || strcmp(w0, "sp") == 0) {
+		rc = cmd_add(line, err, sizeof(err));
+	} else if (strcmp(w0, "del") == 0 && strcmp(w1, "sa") == 0) {
+		unsigned long spi;
+		char *end;
+		const char *p = line + (strstr(line, w2) - line) + strlen(w2);
+
+		errno = 0;
+		spi = strtoul(p, &end, 0);
+		while (*end == ' ' || *end == '\t')
+			end++;
+		if ((strcmp(w2, "in") != 0 && strcmp(w2, "out") != 0) || errno != 0 ||
+				end == p || *end != '\0' || spi > UINT32_MAX) {
+			snprintf(err, sizeof(err), "usage: del sa in|out SPI");
+			rc = -EINVAL;
+		} else {
+			rc = cmd_del_sa(w2[0] == 'i' ? GW_DIR_IN : GW_DIR_OUT, (uint32_t)spi, err,
+				sizeof(err));
+		}
+	} else if (strcmp(w0, "del") == 0 && strcmp(w1, "sp") == 0) {
+		rc = cmd_del_sp(strstr(line, "sp"), err, sizeof(err));
+	} else if (strcmp(w0, "list") == 0) {
+		cmd_list(out);
+	} else if (strcmp(w0, "stats") == 0) {
+		gw_stats_print(&gw, 0, out);
+	} else {
+		snprintf(err, sizeof(err),
+			 "unknown command '%s' (sa, sp, del sa, del sp, list, stats)", w0);
+		rc = -EINVAL;
+	}
+	if (rc != 0)
+		fprintf(out, "ERR %s\n", err);
+	else if (err[0] != '\0')
+		fprintf(out, "OK warning: %s\n", err);
+	else
+		fprintf(out, "OK\n");
+}
+
+static void
+serve(int fd)
+{
+	/* our own stdio buffer for requests, so that the key bytes in it get wiped */
+	static char inbuf[CTRL_LINE_MAX];
+	FILE *in = fdopen(dup(fd), "r");
+	FILE *out = fdopen(fd, "w");
+	char *line;
+
+	if (in == NULL || out == NULL) {
+		if (in != NULL)
+			fclose(in);
+		if (out != NULL)
+			fclose(out);
+		else
+			close(fd);
+		return;
+	}
+	setvbuf(in, inbuf, _IOFBF, sizeof(inbuf));
+	line = malloc(CTRL_LINE_MAX);
+	while (line != NULL && !ctrl_stop && fgets(line, CTRL_LINE_MAX, in) != NULL) {
+		size_t len = strlen(line);
+
+		if (len == CTRL_LINE_MAX - 1 && line[len - 1] != '\n') {
+			int ch;
+
+			while ((ch = fgetc(in)) != EOF && ch != '\n')
+				;
+			fprintf(out, "ERR line longer than %d bytes\n", CTRL_LINE_MAX - 2);
+		} else {
+			if (len > 0 && line[len - 1] == '\n')
+				line[--len] = '\0';
+			handle(line, out);
+		}
+		explicit_bzero(line, CTRL_LINE_MAX);    /* may have held a key */
+		fflush(out);
+	}
+	free(line);
+	fclose(in);
+	fclose(out);
+	explicit_bzero(inbuf, sizeof(inbuf));
+}
+
+static void *
+ctrl_main(void *arg)
+{
+	(void)arg;
+	while (!ctrl_stop) {
+		struct pollfd pfd = { .fd = listen_fd, .events = POLLIN };
+		int fd;
+
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		fd = accept(listen_fd, NULL, NULL);
+		if (fd < 0)
+			continue;
+		serve(fd);
+	}
+	return NULL;
+}
+
+int
+gw_ctrl_start(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	mode_t old;
+	int rc;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "vecsec-gw: --ctrl %s: path too long\n", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, path);
+	strcpy(sock_path, path);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			fprintf(stderr, "vecsec-gw: --ctrl %s exists and is not a socket\n", path);
+			return -EEXIST;
+		}
+		unlink(path);
+	}
+	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (listen_fd < 0)
+		return -errno;
+	old = umask(0177);
+	rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc != 0 || listen(listen_fd, 4) != 0) {
+		rc = -errno;
+		fprintf(stderr, "vecsec-gw: --ctrl %s: %s\n", path, strerror(errno));
+		close(listen_fd);
+		listen_fd = -1;
+		return rc;
+	}
+	rc = rte_ctrl_thread_create(&ctrl_tid, "gw-ctrl", NULL, ctrl_main, NULL);
+	if (rc != 0) {
+		close(listen_fd);
+		listen_fd = -1;
+		unlink(path);
+		return -rc;
+	}
+	return 0;
+}
+
+void
+gw_ctrl_stop(void)
+{
+	if (listen_fd < 0)
+		return;
+	ctrl_stop = true;
+	pthread_join(ctrl_tid, NULL);
+	close(listen_fd);
+	listen_fd = -1;
+	unlink(sock_path);
+}

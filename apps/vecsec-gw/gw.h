@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw: shared types. The configuration (what parser.c produces from
+ * ipsec-secgw's sp/sa/rt/neigh rules), the run-time SA, SPD and route
+ * tables, the per-worker state and the drop counters.
+ */
+#ifndef VECSEC_GW_H
+#define VECSEC_GW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GW_MAX_PORTS 16
+#define GW_MAX_SA 1024
+#define GW_MAX_SP 4096
+#define GW_MAX_RT 4096
+#define GW_MAX_NEIGH GW_MAX_PORTS
+#define GW_MAX_WORKERS 16
+#define GW_MAX_CDEV 16
+#define GW_BURST 32
+#define GW_MAX_KEY 64
+#define GW_DEFAULT_WINDOW 1024
+
+/* ---- configuration (parser.c) ------------------------------------------ */
+
+enum gw_dir { GW_DIR_IN = 0, GW_DIR_OUT = 1 };
+
+enum gw_sa_mode { GW_MODE_TUN4, GW_MODE_TUN6, GW_MODE_TRANS };
+
+enum gw_sa_action {
+	GW_SA_LOOKASIDE_NONE,   /* cryptodev enqueue/dequeue (no-offload) */
+	GW_SA_CPU_CRYPTO,       /* rte_cryptodev_sym_cpu_crypto_process */
+};
+
+enum gw_sp_action { GW_SP_DISCARD, GW_SP_BYPASS, GW_SP_PROTECT };
+
+struct gw_addr {
+	uint8_t b[16];          /* IPv4 in b[0..3], network order */
+};
+
+struct gw_sa_conf {
+	uint32_t spi;
+	uint8_t dir;            /* enum gw_dir */
+	uint8_t mode;           /* enum gw_sa_mode */
+	uint8_t action;         /* enum gw_sa_action */
+	bool aead;
+	int cipher_algo;        /* enum rte_crypto_cipher_algorithm */
+	int auth_algo;          /* enum rte_crypto_auth_algorithm */
+	int aead_algo;          /* enum rte_crypto_aead_algorithm */
+	const char *algo_name;  /* keyword, for printing */
+	uint8_t cipher_key[GW_MAX_KEY];
+	uint16_t cipher_key_len;        /* without the salt */
+	uint8_t auth_key[GW_MAX_KEY];
+	uint16_t auth_key_len;
+	uint32_t salt;          /* as the 4 key bytes lie in memory */
+	uint16_t iv_len;        /* crypto-op IV length */
+	uint16_t digest_len;
+	uint16_t aad_len;       /* 8; +4 with ESN */
+	struct gw_addr src, dst; /* tunnel end points */
+	bool esn;
+	uint64_t esn_init;
+	bool udp_encap;
+	bool telemetry;
+	int32_t window;         /* -1: the global default */
+	int8_t inner;           /* family it carries: -1 from the SPs, 0 IPv4, 1 IPv6 */
+	bool deleted;           /* removed at run time; the slot may be reused */
+	int line;               /* where it was defined */
+};
+
+struct gw_sp_conf {
+	uint8_t v6;
+	uint8_t dir;
+	uint8_t action;         /* enum gw_sp_action */
+	uint32_t spi;           /* PROTECT only */
+	int32_t pri;
+	struct gw_addr src, dst;
+	uint8_t src_len, dst_len;
+	uint8_t proto_lo, proto_hi;
+	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
+	int line;
+};
+
+struct gw_rt_conf {
+	uint8_t v6;
+	struct gw_addr dst;
+	uint8_t dst_len;
+	uint16_t port;
+	int line;
+};
+
+struct gw_neigh_conf {
+	uint16_t port;
+	uint8_t mac[6];
+	int line;
+};
+
+struct gw_conf {
+	struct gw_sa_conf sa[GW_MAX_SA];
+	unsigned int nb_sa;
+	struct gw_sp_conf sp[GW_MAX_SP];
+	unsigned int nb_sp;
+	struct gw_rt_conf rt[GW_MAX_RT];
+	unsigned int nb_rt;
+	struct gw_neigh_conf neigh[GW_MAX_NEIGH];
+	unsigned int nb_neigh;
+	unsigned int nb_ignored;        /* `flow` rules: no rte_flow here */
+};
+
+/*
+ * Parse a configuration text into conf (appending to what is there). name
+ * is used in messages. Returns 0, or -EINVAL with "name:line: token 'x':
+ * why" in err.
+ */
+int gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text,
+		char *err, size_t err_len);
+/* Same for a file; -errno with a message if it cannot be read. */
+int gw_conf_parse_file(struct gw_conf *conf, const char *path, char *err, size_t err_len);
+/* Zero every SA, keys included, and forget them. */
+void gw_conf_wipe(struct gw_conf *conf);
+/* Zero the key material of every SA, keep the rest. */
+void gw_conf_wipe_keys(struct gw_conf *conf);
+/* Find an SA by direction and SPI, NULL if none. */
+const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi);
+
+/* ---- drop reasons and counters (stats.c) ------------------------------- */
+
+#define GW_DROP_LIST(X) \
+	X(MALFORMED, "malformed") \
+	X(NO_SA, "no_sa") \
+	X(AUTH, "auth_failed") \
+	X(REPLAY, "replay") \
+	X(POLICY, "policy") \
+	X(NO_ROUTE, "no_route") \
+	X(RING_FULL, "ring_full") \
+	X(CRYPTO, "crypto_error") \
+	X(NO_MBUF, "no_mbuf") \
+	X(TOO_BIG, "too_big")
+
+enum gw_drop {
+#define GW_X(n, s) GW_DROP_##n,
+	GW_DROP_LIST(GW_X)
+#undef GW_X
+	GW_DROP_MAX
+};
+
+extern const char *const gw_drop_names[GW_DROP_MAX];
+
+struct gw_port_stats {
+	uint64_t rx, tx;
+};
+
+struct gw_sa_stats {
+	uint64_t pkts, bytes;   /* packets through ESP processing */
+	uint64_t drops[GW_DROP_MAX];
+};
+
+struct gw_stats {
+	struct gw_port_stats port[GW_MAX_PORTS];
+	uint64_t drops[GW_DROP_MAX];
+	uint64_t bypass, esp_in, esp_out;
+};
+
+#endif /* VECSEC_GW_H */

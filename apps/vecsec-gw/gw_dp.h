@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw run-time state: SAs bound to rte_ipsec and a cryptodev, the SPD,
+ * the route tables, ports and workers. Built once from struct gw_conf by
+ * sa.c, sp.c and rt.c before the workers start; read-only afterwards except
+ * for the rte_ipsec SA's sequence and replay state, which only the worker
+ * owning the packet touches (SQN_ATOM when there is more than one worker).
+ */
+#ifndef VECSEC_GW_DP_H
+#define VECSEC_GW_DP_H
+
+#include "gw.h"
+
+#include <stdio.h>
+
+#include <rte_acl.h>
+#include <rte_cryptodev.h>
+#include <rte_ether.h>
+#include <rte_ipsec.h>
+#include <rte_ipsec_sad.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
+
+/* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
+#define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
+#define GW_COP_PRIV 32
+#define GW_NATT_PORT 4500
+
+struct gw_sa {
+	bool active;
+	uint32_t spi;
+	uint8_t dir;            /* enum gw_dir */
+	uint8_t mode;           /* enum gw_sa_mode */
+	uint8_t inner_v6;       /* family of the protected traffic */
+	uint8_t action;         /* enum gw_sa_action */
+	bool natt;              /* ESP in UDP (RFC 3948), port GW_NATT_PORT */
+	uint16_t idx;           /* index in gw_dp.sa[] and the stats arrays */
+	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
+	uint16_t pad_align;
+	uint16_t tail_need;     /* tailroom rte_ipsec needs for AAD/ESN */
+	uint8_t cdev_id;
+	void *cses;             /* cryptodev session */
+	struct rte_ipsec_sa *sa;
+	struct rte_ipsec_session ss;
+	struct gw_addr src, dst;
+	const char *algo_name;
+	int line;
+};
+
+struct gw_sp {
+	struct gw_sp_conf r;
+	struct gw_sa *sa;       /* PROTECT */
+};
+
+/*
+ * One SPD list, ordered by priority (highest first), then by configuration
+ * order. Immutable once published: the control socket builds a new one,
+ * swaps the pointer and frees the old one after an RCU grace period.
+ */
+struct gw_spd {
+	struct rte_acl_ctx *acl;        /* NULL when n == 0 */
+	unsigned int n;
+	struct gw_sp rules[];
+};
+
+struct gw_port {
+	bool used;
+	bool esp_side;                  /* unprotected (RFC 4301, ipsec-secgw -u): ESP here */
+	bool tx_shared;                 /* fewer tx queues than workers: take tx_lock */
+	uint16_t nb_txq;
+	uint16_t mtu;                   /* largest IP packet sent (no fragmentation) */
+	rte_spinlock_t tx_lock[GW_MAX_WORKERS];
+	struct rte_ether_addr mac;
+	struct rte_ether_addr peer;     /* neigh, or 02:00:00:00:00:<port> */
+};
+
+struct gw_cdev {
+	bool used;
+	uint8_t id;
+	bool cpu_crypto;        /* RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO */
+	char name[RTE_CRYPTODEV_NAME_MAX_LEN];
+	char driver[64];
+};
+
+struct gw_rxq {
+	uint16_t port, queue;
+};
+
+struct gw_txbuf {
+	uint16_t n;
+	struct rte_mbuf *m[GW_BURST * 4];
+};
+
+struct gw_worker {
+	unsigned int id;
+	unsigned int lcore;
+	uint16_t qp;                    /* cryptodev queue pair of this worker */
+	unsigned int nb_rxq;
+	struct gw_rxq rxq[GW_MAX_PORTS];
+	struct rte_mempool *cop_pool;
+	uint32_t inflight[GW_MAX_CDEV];
+	struct gw_txbuf tx[GW_MAX_PORTS];
+	struct gw_stats st;
+	struct gw_sa_stats *sa_st;      /* [nb_sa] */
+	uint32_t inflight_total;
+	uint64_t drained;               /* polls that ended with nothing in a cryptodev */
+	uint64_t busy_cycles;           /* spent in iterations that moved packets */
+	uint64_t last_rx_tsc;
+};
+
+struct gw_dp {
+	struct gw_sa *sa;
+	unsigned int nb_sa;
+	struct gw_spd *spd[2][2];       /* [v6][dir], read with __atomic_load_n */
+	struct gw_conf *conf;           /* live configuration, keys wiped */
+	struct rte_rcu_qsbr *rcu;       /* workers report quiescence each poll */
+	bool ctrl;                      /* run-time changes possible (--ctrl) */
+	struct rte_ipsec_sad *sad4, *sad6;
+	struct rte_lpm *lpm4[2];        /* [to an ESP-side port] */
+	struct rte_lpm6 *lpm6[2];
+	struct gw_port port[GW_MAX_PORTS];
+	uint16_t nb_ports;
+	struct gw_cdev cdev[GW_MAX_CDEV];
+	struct rte_mempool *sess_pool;
+	struct gw_worker worker[GW_MAX_WORKERS];
+	unsigned int nb_workers;
+	uint32_t window;                /* default replay window */
+	bool esn;                       /* ESN on every SA (-e) */
+	bool force_cpu_crypto;
+	const char *prefer_driver;      /* cryptodev driver tried first */
+};
+
+extern struct gw_dp gw;
+extern volatile bool gw_quit;
+
+/* sa.c */
+int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
+void gw_sa_teardown(struct gw_dp *dp);
+/* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */
+int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+		size_t err_len);
+int gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s);
+void gw_sa_free(struct gw_sa *s);
+/* ctrl.c */
+int gw_ctrl_start(const char *path);
+void gw_ctrl_stop(void);
+/* sp.c */
+int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
+/* Build the four lists from conf; *out[v6][dir]; -errno. */
+int gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2]);
+void gw_sp_free(struct gw_spd *t[2][2]);
+void gw_sp_teardown(struct gw_dp *dp);
+const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
+		const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len);
+/* The same answer as gw_sp_lookup() for n <= GW_BURST packets, through rte_acl. */
+void gw_sp_lookup_bulk(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *const l3[],
+		const uint32_t l3_len[], const uint32_t pkt_len[], uint16_t n,
+		const struct gw_sp *out[]);
+/* rt.c */
+int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
+void gw_rt_teardown(struct gw_dp *dp);
+int gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v6);
+/* worker.c */
+int gw_worker_loop(void *arg);
+unsigned int gw_worker_poll(struct gw_worker *w);
+void gw_worker_drain(struct gw_worker *w);
+/* stats.c */
+void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
+void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);
+void gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out);
+int gw_stats_write_json(const struct gw_dp *dp, const char *path);
+int gw_telemetry_register(void);
+
+#endif /* VECSEC_GW_DP_H */

@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw: IPsec ESP gateway on DPDK (rte_ipsec + any cryptodev).
+ *
+ *   vecsec-gw [EAL options] -- [-f FILE] [-u MASK] [-w N] [-e] ...
+ *   vecsec-gw --check FILE          parse a configuration, no EAL
+ *   vecsec-gw [EAL options] -- --demo [--gen-pkts N] [--gen-size B]
+ *
+ * Every ethdev is a port; -u names the unprotected ones, where ESP flows
+ * (RFC 4301's and ipsec-secgw's meaning); the others are protected, clear.
+ * The main lcore is worker 0 and every other lcore of -l runs one more
+ * worker, each with its own rx/tx queue per
+ * port and its own queue pair on each cryptodev.
+ */
+#include "gen.h"
+#include "gw_dp.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#define GW_NB_MBUF 16384
+#define GW_RX_DESC 1024
+#define GW_TX_DESC 1024
+
+struct gw_dp gw;
+volatile bool gw_quit;
+static volatile bool print_now;
+static struct gw_conf conf;
+static char demo_text[8192];
+
+struct opts {
+	const char *cfg_file;
+	const char *check_file;
+	const char *stats_file;
+	const char *ctrl_path;
+	uint64_t unprot_mask;
+	bool unprot_given;
+	bool demo;
+	uint64_t gen_pkts;
+	uint16_t gen_size;
+	double duration;
+	double idle_exit;
+	const char *demo_aead;
+	bool quiet;
+};
+
+static void
+usage(const char *prog)
+{
+	printf("usage: %s [EAL options] -- [options]\n"
+	       "       %s --check FILE\n"
+	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
+	       "  -u MASK            unprotected ports, the ESP side (hex mask, as ipsec-secgw);\n"
+	       "                     the others are protected (clear traffic)\n"
+	       "  -w N               anti-replay window (default %u, 0 disables)\n"
+	       "  -e                 ESN on every SA\n"
+	       "  --cpu-crypto       process every SA with synchronous CPU crypto\n"
+	       "  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n"
+	       "  --duration S       stop after S seconds\n"
+	       "  --idle-exit S      stop once no packet moved for S seconds\n"
+	       "  --stats-file PATH  write the counters as JSON on exit\n"
+	       "  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
+	       "                     (vecsec-ctl); -f is then optional\n"
+	       "  --demo             built-in config, ring ports and traffic; checks every packet\n"
+	       "  --gen-pkts N       demo packets (default 100000)\n"
+	       "  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
+	       "  --demo-aead ALGO   every demo SA uses ALGO (chacha20-poly1305, aes-128-gcm, "
+	       "...)\n"
+	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n"
+	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
+	       prog, prog, GW_DEFAULT_WINDOW);
+}
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		print_now = true;
+	else
+		gw_quit = true;
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "cpu-crypto", no_argument, NULL, 'C' },
+		{ "prefer", required_argument, NULL, 'R' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "idle-exit", required_argument, NULL, 'I' },
+		{ "stats-file", required_argument, NULL, 'S' },
+		{ "ctrl", required_argument, NULL, 'T' },
+		{ "demo", no_argument, NULL, 'M' },
+		{ "gen-pkts", required_argument, NULL, 'N' },
+		{ "gen-size", required_argument, NULL, 'Z' },
+		{ "demo-aead", required_argument, NULL, 'A' },
+		{ "config", required_argument, NULL, 'G' },
+		{ "check", required_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:u:w:p:eqhPa", lo, NULL)) != -1) {
+		errno = 0;
+		switch (c) {
+		case 'f':
+			o->cfg_file = optarg;
+			break;
+		case 'u':
+			o->unprot_mask = strtoull(optarg, &end, 16);
+			if (*end != '\0' || errno != 0) {
+				fprintf(stderr, "vecsec-gw: -u %s: not a hex port mask\n", optarg);
+				return -1;
+			}
+			o->unprot_given = true;
+			break;
+		case 'p':       /* ipsec-secgw's enabled-port mask: every port is used */
+		case 'P':       /* ipsec-secgw's promiscuous mode: always on */
+		case 'a':       /* ipsec-secgw's atomic SQN: on with more than one worker */
+			break;
+		case 'G': /* ipsec-secgw's --config (port,queue,lcore): one queue per worker */
+			fprintf(stderr,
+				"vecsec-gw: --config %s ignored: every worker polls its own "
+				"queue of every port\n",
+				optarg);
+			break;
+		case 'w': {
+			unsigned long w = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || w > 4096) {
+				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..4096\n",
+					optarg);
+				return -1;
+			}
+			gw.window = (uint32_t)w;
+			break;
+		}
+		case 'e':
+			gw.esn = true;
+			break;
+		case 'C':
+			gw.force_cpu_crypto = true;
+			break;
+		case 'R':
+			gw.prefer_driver = optarg;
+			break;
+		case 'D':
+			o->duration = strtod(optarg, &end);
+			if (*end != '\0' || o->duration <= 0) {
+				fprintf(stderr, "vecsec-gw: --duration %s: not a positive number\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'I':
+			o->idle_exit = strtod(optarg, &end);
+			if (*end != '\0' || o->idle_exit <= 0) {
+				fprintf(stderr,
+					"vecsec-gw: --idle-exit %s: not a positive number\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'S':
+			o->stats_file = optarg;
+			break;
+		case 'T':
+			o->ctrl_path = optarg;
+			gw.ctrl = true;
+			break;
+		case 'M':
+			o->demo = true;
+			break;
+		case 'N':
+			o->gen_pkts = strtoull(optarg, &end, 10);
+			if (*end != '\0' || errno != 0 || o->gen_pkts == 0 ||
+					o->gen_pkts > 1000000000ull) {
+				fprintf(stderr, "vecsec-gw: --gen-pkts %s: 1..1e9\n", optarg);
+				return -1;
+			}
+			break;
+		case 'Z': {
+			unsigned long z = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || z < 60 || z > 1400) {
+				fprintf(stderr,
+					"vecsec-gw: --gen-size %s: 60..1400 (room for ESP in a "
+					"1500 MTU)\n",
+					optarg);
+				return -1;
+			}
+			o->gen_size = (uint16_t)z;
+			break;
+		}
+		case 'K':
+			o->check_file = optarg;
+			break;
+		case 'A':
+			o->demo_aead = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(0);
+		default:
+			usage(argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vecsec-gw: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* CPU time of the whole process: unlike wall time, not inflated on a busy machine. */
+static double
+cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int
+check_only(const char *file)
+{
+	char err[512];
+	int rc = gw_conf_parse_file(&conf, file, err, sizeof(err));
+
+	if (rc != 0) {
+		fprintf(stderr, "vecsec-gw: %s\n", err);
+		return 1;
+	}
+	printf("%s: OK: %u SA, %u SP, %u routes, %u neigh", file, conf.nb_sa, conf.nb_sp,
+		conf.nb_rt, conf.nb_neigh);
+	if (conf.nb_ignored != 0)
+		printf(", %u flow rules ignored", conf.nb_ignored);
+	printf("\n");
+	gw_conf_wipe(&conf);
+	return 0;
+}
+
+static int
+port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
+{
+	struct rte_eth_conf pc;
+	struct rte_eth_dev_info info;
+	uint16_t nq = (uint16_t)gw.nb_workers, nrx, ntx;
+	int rc;
+
+	memset(&pc, 0, sizeof(pc));
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return rc;
+	nrx = RTE_MIN(nq, info.max_rx_queues);
+	/* fewer tx queues than workers (net_pcap: one per tx file): workers share them */
+	ntx = RTE_MIN(nq, info.max_tx_queues);
+	if (ntx == 0) {
+		fprintf(stderr, "vecsec-gw: port %u has no tx queue\n", port);
+		return -ENOTSUP;
+	}
+	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
+	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
+		rc = rte_eth_rx_queue_setup(port, q, GW_RX_DESC, rte_eth_dev_socket_id(port), NULL,
+			mp);
+	for (uint16_t q = 0; rc == 0 && q < ntx; q++)
+		rc = rte_eth_tx_queue_setup(port, q, GW_TX_DESC, rte_eth_dev_socket_id(port), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc != 0) {
+		fprintf(stderr, "vecsec-gw: port %u: cannot start: %s\n", port, strerror(-rc));
+		return rc;
+	}
+	rte_eth_promiscuous_enable(port);
+	gw.port[port].used = true;
+	gw.port[port].esp_side = esp_side;
+	gw.port[port].nb_txq = ntx;
+	if (rte_eth_dev_get_mtu(port, &gw.port[port].mtu) != 0 || gw.port[port].mtu == 0)
+		gw.port[port].mtu = RTE_ETHER_MTU;
+	gw.port[port].tx_shared = ntx < nq;
+	for (uint16_t q = 0; q < ntx; q++)
+		rte_spinlock_init(&gw.port[port].tx_lock[q]);
+	rte_eth_macaddr_get(port, &gw.port[port].mac);
+	memset(&gw.port[port].peer, 0, sizeof(gw.port[port].peer));
+	gw.port[port].peer.addr_bytes[0] = 0x02;
+	gw.port[port].peer.addr_bytes[5] = (uint8_t)port;
+	for (uint16_t w = 0; w < gw.nb_workers; w++) {
+		struct gw_worker *wk = &gw.worker[w];
+
+		if (w < nrx) {
+			wk->rxq[wk->nb_rxq].port = port;
+			wk->rxq[wk->nb_rxq].queue = w;
+			wk->nb_rxq++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The demo's four ring ports, one ring per queue and worker: port 0 rx is
+ * fed by the generator, port 1 tx is port 2 rx (the loop), port 3 tx goes
+ * to the checker; port 0 and 2 tx must stay empty.
+ */
+static int
+demo_ports(struct gw_gen_cfg *gc)
+{
+	unsigned int nq = gw.nb_workers;
+	struct rte_ring *r[7][GW_MAX_WORKERS];
+	static const char *const role[7] = {
+		"p0rx", "p0tx", "p1rx", "link", "p2tx", "p3tx", "p3rx",
+	};
+
+	for (unsigned int k = 0; k < 7; k++) {
+		for (unsigned int q = 0; q < nq; q++) {
+			char name[RTE_RING_NAMESIZE];
+			/* port 1 and port 3 rx rings get nothing: keep them small */
+			unsigned int size = k == 2 || k == 6 ? 64 : 8192;
+
+			snprintf(name, sizeof(name), "gw_%s_%u", role[k], q);
+			r[k][q] = rte_ring_create(name, size, SOCKET_ID_ANY,
+				RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (r[k][q] == NULL)
+				return -ENOMEM;
+		}
+	}
+	if (rte_eth_from_rings("net_gw_p0", r[0], nq, r[1], nq, SOCKET_ID_ANY) != 0 ||
+			rte_eth_from_rings("net_gw_p1", r[2], nq, r[3], nq, SOCKET_ID_ANY) != 1 ||
+			rte_eth_from_rings("net_gw_p2", r[3], nq, r[4], nq, SOCKET_ID_ANY) != 2 ||
+			rte_eth_from_rings("net_gw_p3", r[6], nq, r[5], nq, SOCKET_ID_ANY) != 3) {
+		fprintf(stderr, "vecsec-gw: demo: cannot create ring ports (is another ethdev "
+			"given with --vdev?)\n");
+		return -EINVAL;
+	}
+	for (unsigned int q = 0; q < nq; q++) {
+		gc->in[q] = r[0][q];
+		gc->out[q] = r[5][q];
+		gc->sink[2 * q] = r[1][q];
+		gc->sink[2 * q + 1] = r[4][q];
+	}
+	gc->nb_in = gc->nb_out = nq;
+	gc->nb_sink = 2 * nq;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { .gen_pkts = 100000, .gen_size = 64 };
+	struct rte_mempool *mp;
+	struct gw_gen_cfg gc = { .max_inflight = 2048 };
+	char err[512];
+	int dd = argc, rc, ret = 1, nargs;
+	uint64_t t_start, t_end, hz, busy = 0, last_print;
+	double cpu_start;
+
+	/* line by line even into a file or pipe: tests and scripts wait for lines */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	gw.window = GW_DEFAULT_WINDOW;
+	gw.prefer_driver = "crypto_vecsec";
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			dd = i;
+			break;
+		}
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage(argv[0]);
+		return 0;
+	}
+	/* --check needs no EAL: look for it anywhere */
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--check") == 0)
+			return check_only(argv[i + 1]);
+	if (dd < argc) {
+		argv[dd] = argv[0];
+		if (parse_args(argc - dd, argv + dd, &o) != 0)
+			return 2;
+	}
+	if ((o.demo && o.cfg_file != NULL) || (!o.demo && o.cfg_file == NULL && !gw.ctrl)) {
+		fprintf(stderr, "vecsec-gw: give either -f FILE or --demo (after --)\n");
+		usage(argv[0]);
+		return 2;
+	}
+	if (o.demo) {
+		rc = gw_demo_conf(demo_text, sizeof(demo_text), o.demo_aead);
+		if (rc != 0)
+			snprintf(err, sizeof(err), "--demo-aead %s: chacha20-poly1305 or "
+				"aes-{128,192,256}-gcm", o.demo_aead);
+		else
+			rc = gw_conf_parse_string(&conf, "<demo>", demo_text, err, sizeof(err));
+	}
+	else if (o.cfg_file != NULL)
+		rc = gw_conf_parse_file(&conf, o.cfg_file, err, sizeof(err));
+	else
+		rc = 0;
+	gw.conf = &conf;
+	if (rc != 0) {
+		fprintf(stderr, "vecsec-gw: %s\n", err);
+		return 1;
+	}
+
+	nargs = rte_eal_init(dd, argv);
+	if (nargs < 0) {
+		fprintf(stderr, "vecsec-gw: EAL init failed: %s\n", rte_strerror(rte_errno));
+		gw_conf_wipe(&conf);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_signal);
+	gw.nb_workers = rte_lcore_count();
+	if (gw.nb_workers > GW_MAX_WORKERS) {
+		fprintf(stderr, "vecsec-gw: at most %d lcores\n", GW_MAX_WORKERS);
+		goto out;
+	}
+	mp = rte_pktmbuf_pool_create("gw_mbuf", GW_NB_MBUF, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "vecsec-gw: cannot create the mbuf pool: %s\n",
+			rte_strerror(rte_errno));
+		goto out;
+	}
+	if (o.demo) {
+		if (rte_eth_dev_count_avail() != 0) {
+			fprintf(stderr,
+				"vecsec-gw: --demo makes its own ports; give no net vdev\n");
+			goto out;
+		}
+		if (demo_ports(&gc) != 0)
+			goto out;
+		o.unprot_mask = 0x6;    /* ESP on ports 1 and 2 */
+		o.unprot_given = true;
+	}
+	gw.nb_ports = (uint16_t)RTE_MIN(rte_eth_dev_count_avail(), GW_MAX_PORTS);
+	if (gw.nb_ports == 0) {
+		fprintf(stderr, "vecsec-gw: no ports: add some with --vdev (net_pcap, net_tap, "
+			"net_ring)\n");
+		goto out;
+	}
+	for (uint16_t p = 0; p < gw.nb_ports; p++)
+		if (port_init(p, mp, (o.unprot_mask >> p & 1) != 0) != 0)
+			goto out;
+	for (unsigned int i = 0; i < conf.nb_neigh; i++)
+		if (conf.neigh[i].port < gw.nb_ports)
+			memcpy(gw.port[conf.neigh[i].port].peer.addr_bytes, conf.neigh[i].mac, 6);
+
+	rc = gw_sa_setup(&gw, &conf);
+	if (rc == 0)
+		rc = gw_sp_setup(&gw, &conf);
+	if (rc == 0)
+		rc = gw_rt_setup(&gw, &conf);
+	if (rc != 0)
+		goto out;
+
+	for (unsigned int w = 0; w < gw.nb_workers; w++) {
+		struct gw_worker *wk = &gw.worker[w];
+		char name[32];
+
+		wk->id = w;
+		wk->qp = (uint16_t)w;
+		snprintf(name, sizeof(name), "gw_cop%u", w);
+		wk->cop_pool = rte_crypto_op_pool_create(name, RTE_CRYPTO_OP_TYPE_SYMMETRIC, 8192,
+			128, GW_COP_PRIV, rte_socket_id());
+		wk->sa_st = calloc(GW_MAX_SA, sizeof(*wk->sa_st));
+		if (wk->cop_pool == NULL || wk->sa_st == NULL) {
+			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
+			goto out;
+		}
+	}
+	if (!o.quiet) {
+		printf("vecsec-gw: %u SA, %u SP, %u routes, %u ports, %u worker(s)\n", gw.nb_sa,
+			conf.nb_sp, conf.nb_rt, gw.nb_ports, gw.nb_workers);
+		for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
+			if (gw.cdev[id].used)
+				printf("vecsec-gw: cryptodev %u: %s (driver %s%s)\n", id,
+				       gw.cdev[id].name, gw.cdev[id].driver,
+				       gw.cdev[id].cpu_crypto ? ", cpu-crypto" : "");
+	}
+	gw_conf_wipe_keys(&conf);       /* the keys now live in the cryptodev sessions only */
+	if (gw.ctrl) {
+		size_t sz = rte_rcu_qsbr_get_memsize(gw.nb_workers);
+
+		gw.rcu = rte_zmalloc("gw_rcu", sz, RTE_CACHE_LINE_SIZE);
+		if (gw.rcu == NULL || rte_rcu_qsbr_init(gw.rcu, gw.nb_workers) != 0) {
+			fprintf(stderr, "vecsec-gw: cannot set up RCU\n");
+			goto out;
+		}
+		rte_rcu_qsbr_thread_register(gw.rcu, 0);
+		rte_rcu_qsbr_thread_online(gw.rcu, 0);
+		if (gw_ctrl_start(o.ctrl_path) != 0)
+			goto out;
+		if (!o.quiet)
+			printf("vecsec-gw: control socket %s\n", o.ctrl_path);
+	}
+	if (gw_telemetry_register() != 0 && !o.quiet)
+		printf("vecsec-gw: telemetry commands not registered\n");
+
+	if (o.demo) {
+		struct gw_conf *demo_conf = calloc(1, sizeof(*demo_conf));
+
+		gc.mp = mp;
+		gc.count = o.gen_pkts;
+		gc.frame_size = o.gen_size;
+		gc.max_inflight = 2048 * gw.nb_workers;
+		if (demo_conf == NULL ||
+				gw_conf_parse_string(demo_conf, "<demo>", demo_text, err,
+					sizeof(err)) != 0 ||
+				gw_gen_init(demo_conf, &gc) != 0) {
+			free(demo_conf);
+			goto out;
+		}
+		gw_conf_wipe(demo_conf);
+		free(demo_conf);
+	}
+
+	gw.worker[0].lcore = rte_get_main_lcore();
+	{
+		unsigned int w = 1, lc;
+
+		RTE_LCORE_FOREACH_WORKER(lc) {
+			gw.worker[w].lcore = lc;
+			rte_eal_remote_launch(gw_worker_loop, &gw.worker[w], lc);
+			w++;
+		}
+	}
+	hz = rte_get_tsc_hz();
+	cpu_start = cpu_seconds();
+	t_start = rte_get_tsc_cycles();
+	last_print = t_start;
+	for (unsigned int w = 0; w < gw.nb_workers; w++)
+		gw.worker[w].last_rx_tsc = t_start;
+	for (uint64_t iter = 0; !gw_quit; iter++) {
+		struct gw_worker *w0 = &gw.worker[0];
+		uint64_t t0, t1;
+
+		if (o.demo)
+			gw_gen_push(&gw);
+		t0 = rte_rdtsc();
+		if (gw_worker_poll(w0) != 0) {
+			t1 = rte_rdtsc();
+			w0->busy_cycles += t1 - t0;
+			w0->last_rx_tsc = t1;
+		}
+		if (o.demo) {
+			gw_gen_pull();
+			if (gw_gen_done(&gw))
+				gw_quit = true;
+		}
+		if ((iter & 1023) != 0)
+			continue;
+		t1 = rte_get_tsc_cycles();
+		if (o.duration > 0 && (double)(t1 - t_start) > o.duration * (double)hz)
+			gw_quit = true;
+		if (o.idle_exit > 0) {
+			uint64_t last = 0;
+			uint32_t inflight = 0;
+
+			for (unsigned int w = 0; w < gw.nb_workers; w++)
+				last = RTE_MAX(last, gw.worker[w].last_rx_tsc);
+			for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
+				inflight += w0->inflight[id];
+			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz)
+				gw_quit = true;
+		}
+		if (print_now || (!o.quiet && !o.demo && t1 - last_print > 10 * hz)) {
+			print_now = false;
+			last_print = t1;
+			gw_stats_print(&gw, (double)(t1 - t_start) / (double)hz, stdout);
+		}
+	}
+	gw_worker_drain(&gw.worker[0]);
+	if (gw.rcu != NULL)
+		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
+	gw_ctrl_stop();
+	rte_eal_mp_wait_lcore();
+	if (o.demo) {
+		gw_gen_pull();
+	}
+	t_end = rte_get_tsc_cycles();
+	for (unsigned int w = 0; w < gw.nb_workers; w++)
+		busy += gw.worker[w].busy_cycles;
+	gw_stats_print(&gw, (double)(t_end - t_start) / (double)hz, stdout);
+	ret = 0;
+	if (o.demo && gw_gen_report(&gw, (double)(t_end - t_start) / (double)hz, busy,
+			cpu_seconds() - cpu_start) != 0)
+		ret = 1;
+	if (o.stats_file != NULL && gw_stats_write_json(&gw, o.stats_file) != 0) {
+		fprintf(stderr, "vecsec-gw: cannot write %s\n", o.stats_file);
+		ret = 1;
+	}
+out:
+	explicit_bzero(demo_text, sizeof(demo_text));
+	if (gw.rcu != NULL)
+		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
+	gw_ctrl_stop();
+	gw_conf_wipe(&conf);
+	for (uint16_t p = 0; p < gw.nb_ports; p++) {
+		if (gw.port[p].used) {
+			rte_eth_dev_stop(p);
+			rte_eth_dev_close(p);
+		}
+	}
+	if (o.demo) {
+		gw_gen_free();
+	}
+	gw_rt_teardown(&gw);
+	gw_sp_teardown(&gw);
+	gw_sa_teardown(&gw);
+	for (unsigned int w = 0; w < gw.nb_workers; w++) {
+		rte_mempool_free(gw.worker[w].cop_pool);
+		free(gw.worker[w].sa_st);
+	}
+	rte_free(gw.rcu);
+	rte_eal_cleanup();
+	return ret;
+}

@@ -1,0 +1,905 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw configuration parser: ipsec-secgw's rule syntax (sample app
+ * guide, "Configuration File Syntax"): `sp`, `sa`, `rt`, `neigh` rules, `#`
+ * comments, `\` joins a line with the next one (no space inserted, as
+ * ipsec-secgw does, so keys may be split mid-way). `flow` rules are accepted
+ * and ignored (no rte_flow on these ports). Every error names the file, the
+ * line and the token, and parsing stops there.
+ *
+ * Differences from ipsec-secgw, on purpose: an SP rule without proto, sport
+ * or dport matches any value (ipsec-secgw's ACL would match only 0), and SA
+ * types other than no-offload / lookaside-none / cpu-crypto are refused.
+ */
+#include "gw.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_crypto_sym.h>
+
+#define MAX_TOKENS 128
+
+struct tok {
+	const char *s;
+	int line;
+};
+
+struct pctx {
+	const char *name;
+	char *err;
+	size_t err_len;
+	struct tok t[MAX_TOKENS];
+	unsigned int n;
+	int line;               /* first line of the rule */
+};
+
+/* A token that holds key bytes is never echoed: errors show this instead. */
+#define HIDDEN_KEY "<hidden key>"
+
+static int
+perr(struct pctx *p, unsigned int ti, const char *fmt, ...)
+{
+	va_list ap;
+	int off;
+	int line = ti < p->n ? p->t[ti].line : p->line;
+	bool secret = ti > 0 && ti < p->n && (strcmp(p->t[ti - 1].s, "cipher_key") == 0 ||
+		strcmp(p->t[ti - 1].s, "auth_key") == 0 || strcmp(p->t[ti - 1].s, "aead_key") == 0);
+
+	if (ti < p->n)
+		off = snprintf(p->err, p->err_len, "%s:%d: token '%s': ", p->name, line,
+			secret ? HIDDEN_KEY : p->t[ti].s);
+	else
+		off = snprintf(p->err, p->err_len, "%s:%d: at end of rule: ", p->name, line);
+	if (off < 0 || (size_t)off >= p->err_len)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(p->err + off, p->err_len - off, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* ---- value parsers: 0 or -1, never partial --------------------------- */
+
+static int
+parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		x = strtoull(s + 2, &end, 16);
+	else
+		x = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int
+parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi)
+{
+	char buf[64];
+	char *colon;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (colon == NULL)
+		return -1;
+	*colon = '\0';
+	if (parse_u64(buf, max, lo) < 0 || parse_u64(colon + 1, max, hi) < 0 || *lo > *hi)
+		return -1;
+	return 0;
+}
+
+/* "a.b.c.d" or an IPv6 address, with "/len" when prefix is not NULL. */
+static int
+parse_addr(const char *s, bool v6, struct gw_addr *a, uint8_t *prefix)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	char *slash;
+	uint64_t len = v6 ? 128 : 32;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash != NULL) {
+		if (prefix == NULL)
+			return -1;
+		*slash = '\0';
+		if (parse_u64(slash + 1, v6 ? 128 : 32, &len) < 0)
+			return -1;
+	}
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, a->b) != 1)
+		return -1;
+	if (prefix != NULL)
+		*prefix = (uint8_t)len;
+	return 0;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Bytes "a1:b2:3:..." (one or two hex digits each); returns the count or -1. */
+static int
+parse_hex_bytes(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		int h = hexval(s[0]), l;
+
+		if (h < 0 || n == max)
+			return -1;
+		l = hexval(s[1]);
+		if (l >= 0) {
+			out[n++] = (uint8_t)(h << 4 | l);
+			s += 2;
+		} else {
+			out[n++] = (uint8_t)h;
+			s += 1;
+		}
+		if (*s == '\0')
+			return (int)n;
+		if (*s != ':')
+			return -1;
+		s++;
+	}
+}
+
+/* ---- algorithm tables (key lengths include the 4-byte salt) ----------- */
+
+struct cipher_algo {
+	const char *kw;
+	enum rte_crypto_cipher_algorithm algo;
+	uint16_t key_len, iv_len;
+	bool salt;
+};
+
+static const struct cipher_algo cipher_algos[] = {
+	{ "null", RTE_CRYPTO_CIPHER_NULL, 0, 0, false },
+	{ "aes-128-cbc", RTE_CRYPTO_CIPHER_AES_CBC, 16, 16, false },
+	{ "aes-192-cbc", RTE_CRYPTO_CIPHER_AES_CBC, 24, 16, false },
+	{ "aes-256-cbc", RTE_CRYPTO_CIPHER_AES_CBC, 32, 16, false },
+	{ "aes-128-ctr", RTE_CRYPTO_CIPHER_AES_CTR, 20, 16, true },
+	{ "aes-192-ctr", RTE_CRYPTO_CIPHER_AES_CTR, 28, 16, true },
+	{ "aes-256-ctr", RTE_CRYPTO_CIPHER_AES_CTR, 36, 16, true },
+	{ "3des-cbc", RTE_CRYPTO_CIPHER_3DES_CBC, 24, 8, false },
+	{ "des-cbc", RTE_CRYPTO_CIPHER_DES_CBC, 8, 8, false },
+};
+
+struct auth_algo {
+	const char *kw;
+	enum rte_crypto_auth_algorithm algo;
+	uint16_t key_len, digest_len, iv_len;
+	bool salt;
+};
+
+static const struct auth_algo auth_algos[] = {
+	{ "null", RTE_CRYPTO_AUTH_NULL, 0, 0, 0, false },
+	{ "sha1-hmac", RTE_CRYPTO_AUTH_SHA1_HMAC, 20, 12, 0, false },
+	{ "sha256-hmac", RTE_CRYPTO_AUTH_SHA256_HMAC, 32, 16, 0, false },
+	{ "sha384-hmac", RTE_CRYPTO_AUTH_SHA384_HMAC, 48, 24, 0, false },
+	{ "sha512-hmac", RTE_CRYPTO_AUTH_SHA512_HMAC, 64, 32, 0, false },
+	{ "aes-gmac", RTE_CRYPTO_AUTH_AES_GMAC, 20, 16, 12, true },
+	{ "aes-xcbc-mac-96", RTE_CRYPTO_AUTH_AES_XCBC_MAC, 16, 12, 0, false },
+};
+
+struct aead_algo {
+	const char *kw;
+	enum rte_crypto_aead_algorithm algo;
+	uint16_t key_len, iv_len;
+};
+
+static const struct aead_algo aead_algos[] = {
+	{ "aes-128-gcm", RTE_CRYPTO_AEAD_AES_GCM, 20, 12 },
+	{ "aes-192-gcm", RTE_CRYPTO_AEAD_AES_GCM, 28, 12 },
+	{ "aes-256-gcm", RTE_CRYPTO_AEAD_AES_GCM, 36, 12 },
+	{ "aes-128-ccm", RTE_CRYPTO_AEAD_AES_CCM, 20, 11 },
+	{ "aes-192-ccm", RTE_CRYPTO_AEAD_AES_CCM, 28, 11 },
+	{ "aes-256-ccm", RTE_CRYPTO_AEAD_AES_CCM, 36, 11 },
+	/* RFC 7634: 32-byte key + 4-byte salt, nonce = salt || IV */
+	{ "chacha20-poly1305", RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 36, 12 },
+};
+
+#define FIND_ALGO(tab, s) find_kw(&(tab)[0].kw, sizeof((tab)[0]), \
+	sizeof(tab) / sizeof((tab)[0]), (s))
+
+/* Index of keyword s in a table of structs that start with `const char *kw`. */
+static int
+find_kw(const char *const *first, size_t stride, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *const *kw = (const char *const *)((const char *)first + i * stride);
+
+		if (strcmp(*kw, s) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Next token or an error naming the one that needed it. */
+#define NEXT(p, ti, what) do { \
+	if ((ti) + 1 >= (p)->n) \
+		return perr((p), (ti), "expects %s after it", (what)); \
+	(ti)++; \
+} while (0)
+
+#define ONCE(p, ti, flag) do { \
+	if (flag) \
+		return perr((p), (ti), "given twice"); \
+	(flag) = true; \
+} while (0)
+
+/* ---- sa ---------------------------------------------------------------- */
+
+static int
+parse_sa(struct pctx *p, struct gw_conf *conf)
+{
+	struct gw_sa_conf *sa;
+	uint8_t key[GW_MAX_KEY + 4];
+	uint64_t v;
+	int klen, ci = -1, ai = -1, ei = -1;
+	bool mode_p = false, src_p = false, dst_p = false, type_p = false;
+	bool ckey_p = false, akey_p = false, ekey_p = false, esn_p = false;
+	unsigned int ti = 1, src_ti = 0, dst_ti = 0;
+
+	if (conf->nb_sa == GW_MAX_SA)
+		return perr(p, 0, "too many SAs (at most %d)", GW_MAX_SA);
+	sa = &conf->sa[conf->nb_sa];
+	memset(sa, 0, sizeof(*sa));
+	sa->line = p->line;
+	sa->window = -1;
+	sa->inner = -1;
+	if (ti >= p->n)
+		return perr(p, 0, "expects 'in' or 'out'");
+	if (strcmp(p->t[ti].s, "in") == 0)
+		sa->dir = GW_DIR_IN;
+	else if (strcmp(p->t[ti].s, "out") == 0)
+		sa->dir = GW_DIR_OUT;
+	else
+		return perr(p, ti, "expects 'in' or 'out'");
+	NEXT(p, ti, "an SPI");
+	if (parse_u64(p->t[ti].s, UINT32_MAX, &v) < 0)
+		return perr(p, ti, "SPI must be an unsigned 32-bit number");
+	sa->spi = (uint32_t)v;
+	if (gw_conf_find_sa(conf, sa->dir, sa->spi) != NULL)
+		return perr(p, ti, "SA %s %u defined twice", sa->dir == GW_DIR_IN ? "in" : "out",
+			sa->spi);
+
+	for (ti++; ti < p->n; ti++) {
+		const char *k = p->t[ti].s;
+
+		if (strcmp(k, "cipher_algo") == 0) {
+			if (ci >= 0)
+				return perr(p, ti, "given twice");
+			NEXT(p, ti, "a cipher algorithm");
+			ci = FIND_ALGO(cipher_algos, p->t[ti].s);
+			if (ci < 0)
+				return perr(p, ti, "unknown cipher algorithm");
+		} else if (strcmp(k, "cipher_key") == 0) {
+			ONCE(p, ti, ckey_p);
+			if (ci < 0)
+				return perr(p, ti, "must follow cipher_algo");
+			NEXT(p, ti, "key bytes");
+			klen = parse_hex_bytes(p->t[ti].s, key, sizeof(key));
+			if (klen < 0)
+				return perr(p, ti, "key must be hex bytes separated by ':'");
+			if (klen != cipher_algos[ci].key_len) {
+				explicit_bzero(key, sizeof(key));
+				return perr(p, ti, "%s needs %u key bytes, got %d",
+					    cipher_algos[ci].kw, cipher_algos[ci].key_len, klen);
+			}
+			if (cipher_algos[ci].salt) {
+				klen -= 4;
+				memcpy(&sa->salt, key + klen, 4);
+			}
+			memcpy(sa->cipher_key, key, klen);
+			sa->cipher_key_len = (uint16_t)klen;
+			explicit_bzero(key, sizeof(key));
+		} else if (strcmp(k, "auth_algo") == 0) {
+			if (ai >= 0)
+				return perr(p, ti, "given twice");
+			NEXT(p, ti, "an authentication algorithm");
+			ai = FIND_ALGO(auth_algos, p->t[ti].s);
+			if (ai < 0)
+				return perr(p, ti, "unknown authentication algorithm");
+		} else if (strcmp(k, "auth_key") == 0) {
+			ONCE(p, ti, akey_p);
+			if (ai < 0)
+				return perr(p, ti, "must follow auth_algo");
+			NEXT(p, ti, "key bytes");
+			klen = parse_hex_bytes(p->t[ti].s, key, sizeof(key));
+			if (klen < 0)
+				return perr(p, ti, "key must be hex bytes separated by ':'");
+			if (klen != auth_algos[ai].key_len) {
+				explicit_bzero(key, sizeof(key));
+				return perr(p, ti, "%s needs %u key bytes, got %d",
+					    auth_algos[ai].kw, auth_algos[ai].key_len, klen);
+			}
+			if (auth_algos[ai].salt) {
+				klen -= 4;
+				memcpy(&sa->salt, key + klen, 4);
+			}
+			memcpy(sa->auth_key, key, klen);
+			sa->auth_key_len = (uint16_t)klen;
+			explicit_bzero(key, sizeof(key));
+		} else if (strcmp(k, "aead_algo") == 0) {
+			if (ei >= 0)
+				return perr(p, ti, "given twice");
+			NEXT(p, ti, "an AEAD algorithm");
+			ei = FIND_ALGO(aead_algos, p->t[ti].s);
+			if (ei < 0)
+				return perr(p, ti, "unknown AEAD algorithm");
+		} else if (strcmp(k, "aead_key") == 0) {
+			ONCE(p, ti, ekey_p);
+			if (ei < 0)
+				return perr(p, ti, "must follow aead_algo");
+			NEXT(p, ti, "key bytes");
+			klen = parse_hex_bytes(p->t[ti].s, key, sizeof(key));
+			if (klen < 0)
+				return perr(p, ti, "key must be hex bytes separated by ':'");
+			if (klen != aead_algos[ei].key_len) {
+				explicit_bzero(key, sizeof(key));
+				return perr(p, ti,
+					    "%s needs %u key bytes (key + 4-byte salt), got %d",
+					    aead_algos[ei].kw, aead_algos[ei].key_len, klen);
+			}
+			klen -= 4;
+			memcpy(&sa->salt, key + klen, 4);
+			memcpy(sa->cipher_key, key, klen);
+			sa->cipher_key_len = (uint16_t)klen;
+			explicit_bzero(key, sizeof(key));
+		} else if (strcmp(k, "mode") == 0) {
+			ONCE(p, ti, mode_p);
+			NEXT(p, ti, "ipv4-tunnel, ipv6-tunnel or transport");
+			if (strcmp(p->t[ti].s, "ipv4-tunnel") == 0)
+				sa->mode = GW_MODE_TUN4;
+			else if (strcmp(p->t[ti].s, "ipv6-tunnel") == 0)
+				sa->mode = GW_MODE_TUN6;
+			else if (strcmp(p->t[ti].s, "transport") == 0)
+				sa->mode = GW_MODE_TRANS;
+			else
+				return perr(p, ti,
+					    "mode must be ipv4-tunnel, ipv6-tunnel or transport");
+		} else if (strcmp(k, "src") == 0 || strcmp(k, "dst") == 0) {
+			bool is_src = k[0] == 's';
+
+			if (is_src) {
+				ONCE(p, ti, src_p);
+			} else {
+				ONCE(p, ti, dst_p);
+			}
+			if (!mode_p)
+				return perr(p, ti, "must follow 'mode'");
+			if (sa->mode == GW_MODE_TRANS)
+				return perr(p, ti, "not allowed in transport mode");
+			NEXT(p, ti, "an address");
+			if (parse_addr(p->t[ti].s, sa->mode == GW_MODE_TUN6,
+					is_src ? &sa->src : &sa->dst, NULL) < 0)
+				return perr(p, ti, "not an %s address",
+					sa->mode == GW_MODE_TUN6 ? "IPv6" : "IPv4");
+			if (is_src)
+				src_ti = ti;
+			else
+				dst_ti = ti;
+		} else if (strcmp(k, "type") == 0) {
+			ONCE(p, ti, type_p);
+			NEXT(p, ti, "an action type");
+			if (strcmp(p->t[ti].s, "no-offload") == 0 ||
+					strcmp(p->t[ti].s, "lookaside-none") == 0)
+				sa->action = GW_SA_LOOKASIDE_NONE;
+			else if (strcmp(p->t[ti].s, "cpu-crypto") == 0)
+				sa->action = GW_SA_CPU_CRYPTO;
+			else if (strcmp(p->t[ti].s, "lookaside-protocol-offload") == 0 ||
+					strcmp(p->t[ti].s, "inline-protocol-offload") == 0 ||
+					strcmp(p->t[ti].s, "inline-crypto-offload") == 0)
+				return perr(p, ti, "not supported by vecsec-gw (use no-offload or "
+					"cpu-crypto)");
+			else
+				return perr(p, ti, "unknown action type");
+		} else if (strcmp(k, "port_id") == 0 || strcmp(k, "mss") == 0) {
+			NEXT(p, ti, "a number");
+			if (parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+				return perr(p, ti, "expects an unsigned 16-bit number");
+		} else if (strcmp(k, "fallback") == 0) {
+			NEXT(p, ti, "lookaside-none or cpu-crypto");
+			if (strcmp(p->t[ti].s, "lookaside-none") != 0 &&
+					strcmp(p->t[ti].s, "cpu-crypto") != 0)
+				return perr(p, ti, "fallback must be lookaside-none or cpu-crypto");
+		} else if (strcmp(k, "flow-direction") == 0) {
+			NEXT(p, ti, "a port id");
+			if (parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+				return perr(p, ti, "expects a port id");
+			NEXT(p, ti, "a queue id");
+			if (parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+				return perr(p, ti, "expects a queue id");
+		} else if (strcmp(k, "udp-encap") == 0) {
+			sa->udp_encap = true;
+		} else if (strcmp(k, "telemetry") == 0) {
+			sa->telemetry = true;
+		} else if (strcmp(k, "reassembly_en") == 0) {
+			continue;
+		} else if (strcmp(k, "esn") == 0) {
+			ONCE(p, ti, esn_p);
+			NEXT(p, ti, "the initial ESN value");
+			if (parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0)
+				return perr(p, ti, "expects an unsigned 64-bit number");
+			sa->esn = true;
+			sa->esn_init = v;
+		} else if (strcmp(k, "inner") == 0) {
+			/* vecsec: the family an SA carries, when no SP rule says it yet */
+			NEXT(p, ti, "ipv4 or ipv6");
+			if (strcmp(p->t[ti].s, "ipv4") == 0)
+				sa->inner = 0;
+			else if (strcmp(p->t[ti].s, "ipv6") == 0)
+				sa->inner = 1;
+			else
+				return perr(p, ti, "expects ipv4 or ipv6");
+		} else if (strcmp(k, "replay_win") == 0) {
+			NEXT(p, ti, "a window size");
+			if (parse_u64(p->t[ti].s, 4096, &v) < 0)
+				return perr(p, ti, "window size must be 0..4096");
+			sa->window = (int32_t)v;
+		} else {
+			return perr(p, ti, "unknown SA option");
+		}
+	}
+
+	if (!mode_p)
+		return perr(p, p->n, "SA %u has no 'mode'", sa->spi);
+	if (ei >= 0) {
+		if (ci >= 0 || ai >= 0)
+			return perr(p, p->n, "SA %u: aead_algo excludes cipher_algo/auth_algo",
+				    sa->spi);
+		if (!ekey_p)
+			return perr(p, p->n, "SA %u: aead_algo needs aead_key", sa->spi);
+		sa->aead = true;
+		sa->aead_algo = aead_algos[ei].algo;
+		sa->algo_name = aead_algos[ei].kw;
+		sa->iv_len = aead_algos[ei].iv_len;
+		sa->digest_len = 16;
+	} else {
+		if (ci < 0 || ai < 0)
+			return perr(p, p->n, "SA %u needs aead_algo, or cipher_algo and auth_algo",
+				sa->spi);
+		if (!ckey_p && cipher_algos[ci].key_len != 0)
+			return perr(p, p->n, "SA %u: cipher_algo %s needs cipher_key", sa->spi,
+				cipher_algos[ci].kw);
+		if (!akey_p && auth_algos[ai].key_len != 0)
+			return perr(p, p->n, "SA %u: auth_algo %s needs auth_key", sa->spi,
+				auth_algos[ai].kw);
+		if (auth_algos[ai].algo == RTE_CRYPTO_AUTH_AES_GMAC &&
+				cipher_algos[ci].algo != RTE_CRYPTO_CIPHER_NULL)
+			return perr(p, p->n, "SA %u: aes-gmac needs cipher_algo null", sa->spi);
+		sa->cipher_algo = cipher_algos[ci].algo;
+		sa->auth_algo = auth_algos[ai].algo;
+		sa->algo_name = cipher_algos[ci].kw;
+		sa->iv_len = cipher_algos[ci].iv_len ? cipher_algos[ci].iv_len
+			: auth_algos[ai].iv_len;
+		sa->digest_len = auth_algos[ai].digest_len;
+	}
+	sa->aad_len = sa->aead || sa->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ? 8 : 0;
+	if (sa->esn && sa->aad_len != 0)
+		sa->aad_len += 4;
+	if (sa->mode != GW_MODE_TRANS && (!src_p || !dst_p))
+		return perr(p, src_p ? src_ti : dst_p ? dst_ti : p->n,
+			"tunnel SA %u needs both src and dst", sa->spi);
+	conf->nb_sa++;
+	return 0;
+}
+
+/* ---- sp ---------------------------------------------------------------- */
+
+static int
+parse_sp(struct pctx *p, struct gw_conf *conf)
+{
+	struct gw_sp_conf *sp;
+	uint64_t v, lo, hi;
+	bool act_p = false, pri_p = false, src_p = false, dst_p = false;
+	bool proto_p = false, sport_p = false, dport_p = false;
+	unsigned int ti = 1;
+
+	if (conf->nb_sp == GW_MAX_SP)
+		return perr(p, 0, "too many SP rules (at most %d)", GW_MAX_SP);
+	sp = &conf->sp[conf->nb_sp];
+	memset(sp, 0, sizeof(*sp));
+	sp->line = p->line;
+	sp->proto_hi = UINT8_MAX;
+	sp->sport_hi = UINT16_MAX;
+	sp->dport_hi = UINT16_MAX;
+
+	if (ti >= p->n)
+		return perr(p, 0, "expects 'ipv4' or 'ipv6'");
+	if (strcmp(p->t[ti].s, "ipv4") == 0)
+		sp->v6 = 0;
+	else if (strcmp(p->t[ti].s, "ipv6") == 0)
+		sp->v6 = 1;
+	else
+		return perr(p, ti, "expects 'ipv4' or 'ipv6'");
+	NEXT(p, ti, "'in' or 'out'");
+	if (strcmp(p->t[ti].s, "in") == 0)
+		sp->dir = GW_DIR_IN;
+	else if (strcmp(p->t[ti].s, "out") == 0)
+		sp->dir = GW_DIR_OUT;
+	else
+		return perr(p, ti, "expects 'in' or 'out'");
+	NEXT(p, ti, "'esp'");
+	if (strcmp(p->t[ti].s, "esp") != 0)
+		return perr(p, ti, "expects 'esp'");
+
+	for (ti++; ti < p->n; ti++) {
+		const char *k = p->t[ti].s;
+
+		if (strcmp(k, "protect") == 0) {
+			ONCE(p, ti, act_p);
+			NEXT(p, ti, "an SA id (SPI)");
+			if (parse_u64(p->t[ti].s, UINT32_MAX, &v) < 0)
+				return perr(p, ti, "SA id must be an unsigned 32-bit number");
+			sp->action = GW_SP_PROTECT;
+			sp->spi = (uint32_t)v;
+		} else if (strcmp(k, "bypass") == 0) {
+			ONCE(p, ti, act_p);
+			sp->action = GW_SP_BYPASS;
+		} else if (strcmp(k, "discard") == 0) {
+			ONCE(p, ti, act_p);
+			sp->action = GW_SP_DISCARD;
+		} else if (strcmp(k, "pri") == 0) {
+			ONCE(p, ti, pri_p);
+			NEXT(p, ti, "a priority");
+			if (parse_u64(p->t[ti].s, INT32_MAX, &v) < 0)
+				return perr(p, ti, "priority must be 0..%d", INT32_MAX);
+			sp->pri = (int32_t)v;
+		} else if (strcmp(k, "src") == 0 || strcmp(k, "dst") == 0) {
+			bool is_src = k[0] == 's';
+
+			if (is_src) {
+				ONCE(p, ti, src_p);
+			} else {
+				ONCE(p, ti, dst_p);
+			}
+			NEXT(p, ti, "an address/prefix");
+			if (parse_addr(p->t[ti].s, sp->v6, is_src ? &sp->src : &sp->dst,
+					is_src ? &sp->src_len : &sp->dst_len) < 0)
+				return perr(p, ti, "not an %s address/prefix",
+					    sp->v6 ? "IPv6" : "IPv4");
+		} else if (strcmp(k, "proto") == 0) {
+			ONCE(p, ti, proto_p);
+			NEXT(p, ti, "a range X:Y");
+			if (parse_range(p->t[ti].s, UINT8_MAX, &lo, &hi) < 0)
+				return perr(p, ti, "expects a range X:Y with X <= Y <= 255");
+			sp->proto_lo = (uint8_t)lo;
+			sp->proto_hi = (uint8_t)hi;
+		} else if (strcmp(k, "sport") == 0 || strcmp(k, "dport") == 0) {
+			bool is_s = k[0] == 's';
+
+			if (is_s) {
+				ONCE(p, ti, sport_p);
+			} else {
+				ONCE(p, ti, dport_p);
+			}
+			NEXT(p, ti, "a range X:Y");
+			if (parse_range(p->t[ti].s, UINT16_MAX, &lo, &hi) < 0)
+				return perr(p, ti, "expects a range X:Y with X <= Y <= 65535");
+			if (is_s) {
+				sp->sport_lo = (uint16_t)lo;
+				sp->sport_hi = (uint16_t)hi;
+			} else {
+				sp->dport_lo = (uint16_t)lo;
+				sp->dport_hi = (uint16_t)hi;
+			}
+		} else {
+			return perr(p, ti, "unknown SP option");
+		}
+	}
+	if (!act_p)
+		return perr(p, p->n, "SP rule needs protect <spi>, bypass or discard");
+	conf->nb_sp++;
+	return 0;
+}
+
+/* ---- rt, neigh ----------------------------------------------------------- */
+
+static int
+parse_rt(struct pctx *p, struct gw_conf *conf)
+{
+	struct gw_rt_conf *rt;
+	struct gw_addr ignored;
+	uint8_t ignored_len;
+	uint64_t v;
+	bool src_p = false, dst_p = false, port_p = false;
+	unsigned int ti = 1;
+
+	if (conf->nb_rt == GW_MAX_RT)
+		return perr(p, 0, "too many routes (at most %d)", GW_MAX_RT);
+	rt = &conf->rt[conf->nb_rt];
+	memset(rt, 0, sizeof(*rt));
+	rt->line = p->line;
+	if (ti >= p->n)
+		return perr(p, 0, "expects 'ipv4' or 'ipv6'");
+	if (strcmp(p->t[ti].s, "ipv4") == 0)
+		rt->v6 = 0;
+	else if (strcmp(p->t[ti].s, "ipv6") == 0)
+		rt->v6 = 1;
+	else
+		return perr(p, ti, "expects 'ipv4' or 'ipv6'");
+	for (ti++; ti < p->n; ti++) {
+		const char *k = p->t[ti].s;
+
+		if (strcmp(k, "src") == 0) {
+			/* accepted like ipsec-secgw, which routes on dst only */
+			ONCE(p, ti, src_p);
+			NEXT(p, ti, "an address/prefix");
+			if (parse_addr(p->t[ti].s, rt->v6, &ignored, &ignored_len) < 0)
+				return perr(p, ti, "not an %s address/prefix",
+					    rt->v6 ? "IPv6" : "IPv4");
+		} else if (strcmp(k, "dst") == 0) {
+			ONCE(p, ti, dst_p);
+			NEXT(p, ti, "an address/prefix");
+			if (parse_addr(p->t[ti].s, rt->v6, &rt->dst, &rt->dst_len) < 0)
+				return perr(p, ti, "not an %s address/prefix",
+					    rt->v6 ? "IPv6" : "IPv4");
+		} else if (strcmp(k, "port") == 0) {
+			ONCE(p, ti, port_p);
+			NEXT(p, ti, "a port id");
+			if (parse_u64(p->t[ti].s, GW_MAX_PORTS - 1, &v) < 0)
+				return perr(p, ti, "port must be 0..%d", GW_MAX_PORTS - 1);
+			rt->port = (uint16_t)v;
+		} else {
+			return perr(p, ti, "unknown route option");
+		}
+	}
+	conf->nb_rt++;
+	return 0;
+}
+
+static int
+parse_neigh(struct pctx *p, struct gw_conf *conf)
+{
+	struct gw_neigh_conf *nb;
+	uint64_t v;
+
+	if (conf->nb_neigh == GW_MAX_NEIGH)
+		return perr(p, 0, "too many neigh rules (at most %d)", GW_MAX_NEIGH);
+	nb = &conf->neigh[conf->nb_neigh];
+	memset(nb, 0, sizeof(*nb));
+	nb->line = p->line;
+	if (p->n < 2 || strcmp(p->t[1].s, "port") != 0)
+		return perr(p, p->n < 2 ? 0 : 1, "expects 'neigh port <id> <mac>'");
+	if (p->n < 3 || parse_u64(p->t[2].s, GW_MAX_PORTS - 1, &v) < 0)
+		return perr(p, p->n < 3 ? 1 : 2, "port must be 0..%d", GW_MAX_PORTS - 1);
+	nb->port = (uint16_t)v;
+	if (p->n < 4)
+		return perr(p, 2, "expects a MAC address after it");
+	if (strlen(p->t[3].s) != 17 || parse_hex_bytes(p->t[3].s, nb->mac, 6) != 6)
+		return perr(p, 3, "not a MAC address XX:XX:XX:XX:XX:XX");
+	if (p->n > 4)
+		return perr(p, 4, "unexpected token");
+	for (unsigned int i = 0; i < conf->nb_neigh; i++)
+		if (conf->neigh[i].port == nb->port)
+			return perr(p, 2, "neighbour of port %u given twice", nb->port);
+	conf->nb_neigh++;
+	return 0;
+}
+
+/* ---- lines ---------------------------------------------------------------- */
+
+static int
+parse_rule(struct pctx *p, struct gw_conf *conf)
+{
+	const char *k = p->t[0].s;
+
+	if (strcmp(k, "sa") == 0) {
+		int rc = parse_sa(p, conf);
+
+		if (rc != 0 && conf->nb_sa < GW_MAX_SA)    /* may hold key bytes */
+			explicit_bzero(&conf->sa[conf->nb_sa], sizeof(conf->sa[0]));
+		return rc;
+	}
+	if (strcmp(k, "sp") == 0)
+		return parse_sp(p, conf);
+	if (strcmp(k, "rt") == 0)
+		return parse_rt(p, conf);
+	if (strcmp(k, "neigh") == 0)
+		return parse_neigh(p, conf);
+	if (strcmp(k, "flow") == 0) {
+		conf->nb_ignored++;
+		return 0;
+	}
+	return perr(p, 0, "unknown rule (expects sa, sp, rt, neigh or flow)");
+}
+
+/* Every protect rule must name an SA of its direction (ipsec-secgw too). */
+static int
+check_refs(const char *name, const struct gw_conf *conf, char *err, size_t err_len)
+{
+	for (unsigned int i = 0; i < conf->nb_sp; i++) {
+		const struct gw_sp_conf *sp = &conf->sp[i];
+
+		if (sp->action == GW_SP_PROTECT &&
+		    gw_conf_find_sa(conf, sp->dir, sp->spi) == NULL) {
+			snprintf(err, err_len, "%s:%d: token '%u': no SA %s %u for this SP rule",
+				 name, sp->line, sp->spi, sp->dir == GW_DIR_IN ? "in" : "out",
+				 sp->spi);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
+gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, char *err,
+		size_t err_len)
+{
+	struct pctx p = { .name = name, .err = err, .err_len = err_len };
+	size_t cap = strlen(text) + 1;
+	char *buf = malloc(cap);
+	int *lineof = malloc(cap * sizeof(int));
+	const char *s = text;
+	int line = 1, rc = 0;
+
+	if (buf == NULL || lineof == NULL) {
+		free(buf);
+		free(lineof);
+		snprintf(err, err_len, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	while (*s != '\0' && rc == 0) {
+		/* Build one logical line: join '\'-continued lines, drop comments. */
+		size_t len = 0;
+		int first = line;
+
+		for (;;) {
+			const char *eol = strchr(s, '\n');
+			size_t n = eol ? (size_t)(eol - s) : strlen(s);
+			const char *hash = memchr(s, '#', n);
+			size_t m = hash ? (size_t)(hash - s) : n;
+			bool cont;
+
+			while (m > 0 && (s[m - 1] == ' ' || s[m - 1] == '\t' || s[m - 1] == '\r'))
+				m--;
+			cont = hash == NULL && m > 0 && s[m - 1] == '\\';
+			if (cont)
+				m--;
+			memcpy(buf + len, s, m);
+			for (size_t i = 0; i < m; i++)
+				lineof[len + i] = line;
+			len += m;
+			s += n;
+			if (*s == '\n')
+				s++;
+			line++;
+			if (!cont || *s == '\0')
+				break;
+		}
+		buf[len] = '\0';
+
+		/* Tokens: runs of non-blank characters. */
+		p.n = 0;
+		p.line = first;
+		for (size_t i = 0; i < len && rc == 0;) {
+			while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r'))
+				i++;
+			if (i == len)
+				break;
+			if (p.n == MAX_TOKENS) {
+				snprintf(err, err_len, "%s:%d: more than %d tokens in one rule",
+					 name, lineof[i], MAX_TOKENS);
+				rc = -EINVAL;
+				break;
+			}
+			p.t[p.n].s = buf + i;
+			p.t[p.n].line = lineof[i];
+			p.n++;
+			while (i < len && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r')
+				i++;
+			buf[i++] = '\0';
+		}
+		if (rc == 0 && p.n > 0) {
+			p.line = p.t[0].line;
+			rc = parse_rule(&p, conf);
+		}
+	}
+	/* The line buffer held key bytes. */
+	explicit_bzero(buf, cap);
+	free(buf);
+	free(lineof);
+	if (rc == 0)
+		rc = check_refs(name, conf, err, err_len);
+	return rc;
+}
+
+int
+gw_conf_parse_file(struct gw_conf *conf, const char *path, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+	long size;
+	int rc;
+
+	if (f == NULL) {
+		rc = -errno;
+		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+		return rc;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+			size > (64L << 20)) {
+		fclose(f);
+		snprintf(err, err_len, "%s: cannot read (or larger than 64 MiB)", path);
+		return -EIO;
+	}
+	text = malloc((size_t)size + 1);
+	if (text == NULL) {
+		fclose(f);
+		snprintf(err, err_len, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	if (fread(text, 1, (size_t)size, f) != (size_t)size) {
+		free(text);
+		fclose(f);
+		snprintf(err, err_len, "%s: read error", path);
+		return -EIO;
+	}
+	fclose(f);
+	text[size] = '\0';
+	if (strlen(text) != (size_t)size) {
+		free(text);
+		snprintf(err, err_len, "%s: contains a NUL byte", path);
+		return -EINVAL;
+	}
+	rc = gw_conf_parse_string(conf, path, text, err, err_len);
+	explicit_bzero(text, (size_t)size);
+	free(text);
+	return rc;
+}
+
+void
+gw_conf_wipe(struct gw_conf *conf)
+{
+	for (unsigned int i = 0; i < conf->nb_sa; i++) {
+		explicit_bzero(&conf->sa[i], sizeof(conf->sa[i]));
+	}
+	conf->nb_sa = 0;
+}
+
+void
+gw_conf_wipe_keys(struct gw_conf *conf)
+{
+	for (unsigned int i = 0; i < conf->nb_sa; i++) {
+		struct gw_sa_conf *sa = &conf->sa[i];
+
+		explicit_bzero(sa->cipher_key, sizeof(sa->cipher_key));
+		explicit_bzero(sa->auth_key, sizeof(sa->auth_key));
+		explicit_bzero(&sa->salt, sizeof(sa->salt));
+	}
+}
+
+const struct gw_sa_conf *
+gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi)
+{
+	for (unsigned int i = 0; i < conf->nb_sa; i++)
+		if (!conf->sa[i].deleted && conf->sa[i].dir == dir && conf->sa[i].spi == spi)
+			return &conf->sa[i];
+	return NULL;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw routing: rte_lpm (IPv4) and rte_lpm6 (IPv6) on the destination
+ * address, next hop = output port. Routes are split by the kind of their
+ * port: packets leaving towards the ESP side (ESP after outbound processing,
+ * bypass traffic from protected ports) look up the routes to unprotected
+ * (ESP-side) ports, decrypted and inbound-bypass packets those to protected
+ * ports. ipsec-secgw keeps one table; with its configs (protected and
+ * unprotected networks apart) both give the same answer, and the split lets
+ * one gateway carry traffic for transport-mode peers on both sides.
+ */
+#include "gw_dp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ip.h>
+
+int
+gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
+{
+	char name[64];
+
+	for (int prot = 0; prot < 2; prot++) {
+		struct rte_lpm_config c4 = { .max_rules = GW_MAX_RT, .number_tbl8s = 1 << 8 };
+		struct rte_lpm6_config c6 = { .max_rules = GW_MAX_RT, .number_tbl8s = 1 << 12 };
+
+		snprintf(name, sizeof(name), "gw_lpm4_%d", prot);
+		dp->lpm4[prot] = rte_lpm_create(name, SOCKET_ID_ANY, &c4);
+		snprintf(name, sizeof(name), "gw_lpm6_%d", prot);
+		dp->lpm6[prot] = rte_lpm6_create(name, SOCKET_ID_ANY, &c6);
+		if (dp->lpm4[prot] == NULL || dp->lpm6[prot] == NULL) {
+			fprintf(stderr, "vecsec-gw: cannot create route tables: %s\n",
+				rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int i = 0; i < conf->nb_rt; i++) {
+		const struct gw_rt_conf *r = &conf->rt[i];
+		int prot, rc;
+
+		if (r->port >= dp->nb_ports || !dp->port[r->port].used) {
+			fprintf(stderr, "vecsec-gw: route at line %d: port %u does not exist "
+				"(%u ports)\n", r->line, r->port, dp->nb_ports);
+			return -EINVAL;
+		}
+		prot = dp->port[r->port].esp_side;
+		if (r->v6) {
+			rc = rte_lpm6_add(dp->lpm6[prot], r->dst.b, r->dst_len, r->port);
+		} else {
+			uint32_t a;
+
+			memcpy(&a, r->dst.b, 4);
+			rc = rte_lpm_add(dp->lpm4[prot], rte_be_to_cpu_32(a), r->dst_len, r->port);
+		}
+		if (rc < 0) {
+			fprintf(stderr, "vecsec-gw: route at line %d: cannot add: %s\n", r->line,
+				strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void
+gw_rt_teardown(struct gw_dp *dp)
+{
+	for (int prot = 0; prot < 2; prot++) {
+		rte_lpm_free(dp->lpm4[prot]);
+		rte_lpm6_free(dp->lpm6[prot]);
+		dp->lpm4[prot] = NULL;
+		dp->lpm6[prot] = NULL;
+	}
+}
+
+/* Output port for the packet whose IP header is at l3, or -1. */
+int
+gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v6)
+{
+	uint32_t hop;
+
+	if (v6) {
+		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
+
+		if (rte_lpm6_lookup(dp->lpm6[to_esp_side], h->dst_addr, &hop) != 0)
+			return -1;
+	} else {
+		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
+
+		if (rte_lpm_lookup(dp->lpm4[to_esp_side], rte_be_to_cpu_32(h->dst_addr),
+				&hop) != 0)
+			return -1;
+	}
+	return (int)hop;
+}

@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw SAs: each configured SA becomes an rte_ipsec SA plus one
+ * cryptodev session on a device chosen by capability (the preferred driver,
+ * crypto_vecsec by default, first), bound together in an rte_ipsec_session
+ * of type lookaside-none or cpu-crypto. Inbound SAs go into rte_ipsec_sad:
+ * tunnel SAs keyed by SPI + destination + source, transport SAs by SPI.
+ */
+#include "gw_dp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+
+#define GW_CDEV_DESC 2048
+
+/* Software cryptodevs tried, in this order, when no probed device can serve an SA. */
+static const char *const auto_vdevs[] = {
+	"crypto_vecsec",    "crypto_aesni_mb", "crypto_chacha20_poly1305",
+	"crypto_aesni_gcm", "crypto_null",     "crypto_openssl",
+};
+
+static void
+fill_xforms(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2])
+{
+	bool in = c->dir == GW_DIR_IN;
+
+	memset(xf, 0, 2 * sizeof(xf[0]));
+	if (c->aead) {
+		xf[0].type = RTE_CRYPTO_SYM_XFORM_AEAD;
+		xf[0].aead.op = in ? RTE_CRYPTO_AEAD_OP_DECRYPT : RTE_CRYPTO_AEAD_OP_ENCRYPT;
+		xf[0].aead.algo = (enum rte_crypto_aead_algorithm)c->aead_algo;
+		xf[0].aead.key.data = c->cipher_key;
+		xf[0].aead.key.length = c->cipher_key_len;
+		xf[0].aead.iv.offset = GW_IV_OFFSET;
+		xf[0].aead.iv.length = c->iv_len;
+		xf[0].aead.digest_length = c->digest_len;
+		xf[0].aead.aad_length = c->aad_len;
+		return;
+	}
+	if (c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC) {
+		xf[0].type = RTE_CRYPTO_SYM_XFORM_AUTH;
+		xf[0].auth.op = in ? RTE_CRYPTO_AUTH_OP_VERIFY : RTE_CRYPTO_AUTH_OP_GENERATE;
+		xf[0].auth.algo = RTE_CRYPTO_AUTH_AES_GMAC;
+		xf[0].auth.key.data = c->auth_key;
+		xf[0].auth.key.length = c->auth_key_len;
+		xf[0].auth.iv.offset = GW_IV_OFFSET;
+		xf[0].auth.iv.length = c->iv_len;
+		xf[0].auth.digest_length = c->digest_len;
+		return;
+	}
+	/* rte_ipsec wants cipher then auth outbound, auth then cipher inbound */
+	struct rte_crypto_sym_xform *ci = &xf[in ? 1 : 0], *au = &xf[in ? 0 : 1];
+
+	ci->type = RTE_CRYPTO_SYM_XFORM_CIPHER;
+	ci->cipher.op = in ? RTE_CRYPTO_CIPHER_OP_DECRYPT : RTE_CRYPTO_CIPHER_OP_ENCRYPT;
+	ci->cipher.algo = (enum rte_crypto_cipher_algorithm)c->cipher_algo;
+	ci->cipher.key.data = c->cipher_key;
+	ci->cipher.key.length = c->cipher_key_len;
+	ci->cipher.iv.offset = GW_IV_OFFSET;
+	ci->cipher.iv.length = c->iv_len;
+	au->type = RTE_CRYPTO_SYM_XFORM_AUTH;
+	au->auth.op = in ? RTE_CRYPTO_AUTH_OP_VERIFY : RTE_CRYPTO_AUTH_OP_GENERATE;
+	au->auth.algo = (enum rte_crypto_auth_algorithm)c->auth_algo;
+	au->auth.key.data = c->auth_key;
+	au->auth.key.length = c->auth_key_len;
+	au->auth.digest_length = c->digest_len;
+	xf[0].next = &xf[1];
+}
+
+/* Can device id run every xform of the chain (and CPU crypto if asked)? */
+static bool
+cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
+{
+	struct rte_cryptodev_info info;
+
+	rte_cryptodev_info_get(id, &info);
+	if (cpu && !(info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO))
+		return false;
+	for (; xf != NULL; xf = xf->next) {
+		struct rte_cryptodev_sym_capability_idx idx = { .type = xf->type };
+		const struct rte_cryptodev_symmetric_capability *cap;
+
+		if (xf->type == RTE_CRYPTO_SYM_XFORM_AEAD)
+			idx.algo.aead = xf->aead.algo;
+		else if (xf->type == RTE_CRYPTO_SYM_XFORM_CIPHER)
+			idx.algo.cipher = xf->cipher.algo;
+		else
+			idx.algo.auth = xf->auth.algo;
+		cap = rte_cryptodev_sym_capability_get(id, &idx);
+		if (cap == NULL)
+			return false;
+		if (xf->type == RTE_CRYPTO_SYM_XFORM_AEAD &&
+				rte_cryptodev_sym_capability_check_aead(cap, xf->aead.key.length,
+					xf->aead.digest_length, xf->aead.aad_length,
+					xf->aead.iv.length) != 0)
+			return false;
+		if (xf->type == RTE_CRYPTO_SYM_XFORM_CIPHER &&
+		    rte_cryptodev_sym_capability_check_cipher(cap, xf->cipher.key.length,
+							      xf->cipher.iv.length) != 0)
+			return false;
+		if (xf->type == RTE_CRYPTO_SYM_XFORM_AUTH &&
+				rte_cryptodev_sym_capability_check_auth(cap, xf->auth.key.length,
+					xf->auth.digest_length, xf->auth.iv.length) != 0)
+			return false;
+	}
+	return true;
+}
+
+static int
+pick_cdev(struct gw_dp *dp, const struct rte_crypto_sym_xform *xf, bool cpu, bool only_used)
+{
+	int best = -1;
+
+	for (uint8_t id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+		struct rte_cryptodev_info info;
+
+		if ((only_used && !dp->cdev[id].used) || !cdev_supports(id, xf, cpu))
+			continue;
+		rte_cryptodev_info_get(id, &info);
+		if (best < 0)
+			best = id;
+		if (dp->prefer_driver != NULL && info.driver_name != NULL &&
+				strcmp(info.driver_name, dp->prefer_driver) == 0)
+			return id;
+	}
+	return best;
+}
+
+/* Family (0 IPv4, 1 IPv6) of the traffic the SPs send through this SA. */
+static int
+inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
+{
+	int fam = c->inner;
+
+	for (unsigned int i = 0; i < conf->nb_sp; i++) {
+		const struct gw_sp_conf *sp = &conf->sp[i];
+
+		if (sp->action != GW_SP_PROTECT || sp->dir != c->dir || sp->spi != c->spi)
+			continue;
+		if (fam >= 0 && fam != sp->v6)
+			return -1;
+		fam = sp->v6;
+	}
+	if (fam < 0)
+		fam = c->mode == GW_MODE_TUN6;
+	return fam;
+}
+
+static int
+sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
+		bool only_used)
+{
+	struct rte_crypto_sym_xform xf[2];
+	struct rte_ipsec_sa_prm prm;
+	struct rte_ipv4_hdr h4;
+	struct rte_ipv6_hdr h6;
+	int sz, rc;
+
+	fill_xforms(c, xf);
+	memset(&prm, 0, sizeof(prm));
+	prm.userdata = (uintptr_t)s;
+	if (dp->nb_workers > 1)
+		prm.flags = RTE_IPSEC_SAFLAG_SQN_ATOM;
+	prm.ipsec_xform.spi = c->spi;
+	prm.ipsec_xform.salt = c->salt;
+	prm.ipsec_xform.proto = RTE_SECURITY_IPSEC_SA_PROTO_ESP;
+	prm.ipsec_xform.direction = c->dir == GW_DIR_IN ? RTE_SECURITY_IPSEC_SA_DIR_INGRESS
+		: RTE_SECURITY_IPSEC_SA_DIR_EGRESS;
+	prm.ipsec_xform.options.esn = c->esn || dp->esn;
+	prm.ipsec_xform.esn.value = c->esn_init;
+	if (c->dir == GW_DIR_IN)
+		prm.ipsec_xform.replay_win_sz = c->window >= 0 ? (uint32_t)c->window : dp->window;
+	prm.crypto_xform = xf;
+	if (c->mode == GW_MODE_TRANS) {
+		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TRANSPORT;
+		prm.trs.proto = fam ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	} else {
+		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TUNNEL;
+		prm.tun.next_proto = fam ? IPPROTO_IPV6 : IPPROTO_IPIP;
+		if (c->mode == GW_MODE_TUN4) {
+			prm.ipsec_xform.tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV4;
+			memset(&h4, 0, sizeof(h4));
+			h4.version_ihl = RTE_IPV4_VHL_DEF;
+			h4.time_to_live = 64;
+			h4.next_proto_id = IPPROTO_ESP;
+			memcpy(&h4.src_addr, c->src.b, 4);
+			memcpy(&h4.dst_addr, c->dst.b, 4);
+			prm.tun.hdr = &h4;
+			prm.tun.hdr_len = sizeof(h4);
+		} else {
+			prm.ipsec_xform.tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV6;
+			memset(&h6, 0, sizeof(h6));
+			h6.vtc_flow = rte_cpu_to_be_32(6u << 28);
+			h6.proto = IPPROTO_ESP;
+			h6.hop_limits = 64;
+			memcpy(h6.src_addr, c->src.b, 16);
+			memcpy(h6.dst_addr, c->dst.b, 16);
+			prm.tun.hdr = &h6;
+			prm.tun.hdr_len = sizeof(h6);
+		}
+	}
+	if (c->udp_encap) {
+		/*
+		 * NAT-T (RFC 3948), tunnel mode: rte_ipsec 22.11 adds the UDP header
+		 * outbound (from the template) but cannot init an inbound SA with
+		 * it, so inbound the worker steps over the UDP header itself.
+		 */
+		if (c->mode == GW_MODE_TRANS) {
+			fprintf(stderr, "vecsec-gw: SA %u (line %d): udp-encap needs a tunnel SA\n",
+				c->spi, c->line);
+			return -EINVAL;
+		}
+		s->natt = true;
+		if (c->dir == GW_DIR_OUT) {
+			prm.ipsec_xform.options.udp_encap = 1;
+			prm.ipsec_xform.udp.sport = GW_NATT_PORT;
+			prm.ipsec_xform.udp.dport = GW_NATT_PORT;
+			h4.next_proto_id = IPPROTO_UDP;
+			h6.proto = IPPROTO_UDP;
+		}
+	}
+
+	s->spi = c->spi;
+	s->dir = c->dir;
+	s->mode = c->mode;
+	s->inner_v6 = (uint8_t)fam;
+	s->action = dp->force_cpu_crypto ? GW_SA_CPU_CRYPTO : c->action;
+	s->src = c->src;
+	s->dst = c->dst;
+	s->algo_name = c->algo_name;
+	s->line = c->line;
+	if (c->aead || c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ||
+			c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CTR)
+		s->esp_fixed = 8 + 8 + c->digest_len;
+	else if (c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CBC)
+		s->esp_fixed = 8 + 16 + c->digest_len;
+	else if (c->cipher_algo == RTE_CRYPTO_CIPHER_NULL)
+		s->esp_fixed = 8 + c->digest_len;
+	else
+		s->esp_fixed = 8 + 8 + c->digest_len;
+	s->pad_align = c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CBC && !c->aead ? 16 :
+		(c->cipher_algo == RTE_CRYPTO_CIPHER_3DES_CBC ||
+		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
+	s->tail_need = 16 + 4;
+
+	rc = pick_cdev(dp, xf, s->action == GW_SA_CPU_CRYPTO, only_used);
+	if (rc < 0) {
+		if (quiet)
+			return -ENOTSUP;
+		fprintf(stderr,
+			"vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; "
+			"add one with --vdev\n",
+			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
+			s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "");
+		return -ENOTSUP;
+	}
+	s->cdev_id = (uint8_t)rc;
+	dp->cdev[rc].used = true;
+
+	sz = rte_ipsec_sa_size(&prm);
+	if (sz < 0) {
+		fprintf(stderr, "vecsec-gw: SA %u (line %d): rte_ipsec refuses it: %s\n", c->spi,
+			c->line, strerror(-sz));
+		return sz;
+	}
+	s->sa = rte_zmalloc("gw_sa", sz, RTE_CACHE_LINE_SIZE);
+	if (s->sa == NULL)
+		return -ENOMEM;
+	rc = rte_ipsec_sa_init(s->sa, &prm, sz);
+	if (rc < 0) {
+		fprintf(stderr, "vecsec-gw: SA %u (line %d): rte_ipsec_sa_init: %s\n", c->spi,
+			c->line, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static int
+sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
+{
+	struct rte_crypto_sym_xform xf[2];
+	int rc;
+
+	fill_xforms(c, xf);
+	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, xf, dp->sess_pool);
+	if (s->cses == NULL) {
+		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create a session on %s: %s\n",
+			c->spi, c->line, rte_cryptodev_name_get(s->cdev_id),
+			rte_strerror(rte_errno));
+		return -rte_errno ? -rte_errno : -EINVAL;
+	}
+	rte_cryptodev_sym_session_opaque_data_set(s->cses, (uint64_t)(uintptr_t)&s->ss);
+	memset(&s->ss, 0, sizeof(s->ss));
+	s->ss.sa = s->sa;
+	s->ss.type = s->action == GW_SA_CPU_CRYPTO ? RTE_SECURITY_ACTION_TYPE_CPU_CRYPTO
+		: RTE_SECURITY_ACTION_TYPE_NONE;
+	s->ss.crypto.ses = s->cses;
+	s->ss.crypto.dev_id = s->cdev_id;
+	rc = rte_ipsec_session_prepare(&s->ss);
+	if (rc != 0)
+		fprintf(stderr, "vecsec-gw: SA %u (line %d): rte_ipsec_session_prepare: %s\n",
+			c->spi, c->line, strerror(-rc));
+	return rc;
+}
+
+static int
+cdev_start(struct gw_dp *dp, struct gw_cdev *cd)
+{
+	struct rte_cryptodev_config cfg = {
+		.socket_id = rte_cryptodev_socket_id(cd->id),
+		.nb_queue_pairs = (uint16_t)dp->nb_workers,
+	};
+	struct rte_cryptodev_qp_conf qp = {
+		.nb_descriptors = GW_CDEV_DESC,
+		.mp_session = dp->sess_pool,
+	};
+	struct rte_cryptodev_info info;
+	int rc;
+
+	if (cfg.socket_id < 0)
+		cfg.socket_id = 0;
+	rte_cryptodev_info_get(cd->id, &info);
+	if (info.max_nb_queue_pairs != 0 && info.max_nb_queue_pairs < dp->nb_workers) {
+		fprintf(stderr, "vecsec-gw: %s has %u queue pairs, %u workers need one each\n",
+			cd->name, info.max_nb_queue_pairs, dp->nb_workers);
+		return -ENOTSUP;
+	}
+	rc = rte_cryptodev_configure(cd->id, &cfg);
+	for (uint16_t q = 0; rc == 0 && q < dp->nb_workers; q++)
+		rc = rte_cryptodev_queue_pair_setup(cd->id, q, &qp, cfg.socket_id);
+	if (rc == 0)
+		rc = rte_cryptodev_start(cd->id);
+	if (rc != 0)
+		fprintf(stderr, "vecsec-gw: cannot start cryptodev %s: %s\n", cd->name,
+			strerror(-rc));
+	return rc;
+}
+
+static void
+sad_key(const struct gw_sa *s, union rte_ipsec_sad_key *k, int *type, bool *v6)
+{
+	memset(k, 0, sizeof(*k));
+	if (s->mode == GW_MODE_TUN4) {
+		k->v4.spi = rte_cpu_to_be_32(s->spi);
+		memcpy(&k->v4.dip, s->dst.b, 4);
+		memcpy(&k->v4.sip, s->src.b, 4);
+		*type = RTE_IPSEC_SAD_SPI_DIP_SIP;
+		*v6 = false;
+	} else if (s->mode == GW_MODE_TUN6) {
+		k->v6.spi = rte_cpu_to_be_32(s->spi);
+		memcpy(k->v6.dip, s->dst.b, 16);
+		memcpy(k->v6.sip, s->src.b, 16);
+		*type = RTE_IPSEC_SAD_SPI_DIP_SIP;
+		*v6 = true;
+	} else {
+		k->v4.spi = rte_cpu_to_be_32(s->spi);
+		*type = RTE_IPSEC_SAD_SPI_ONLY;
+		*v6 = s->inner_v6;
+	}
+}
+
+static int
+sad_add(struct gw_dp *dp, struct gw_sa *s)
+{
+	union rte_ipsec_sad_key k;
+	int type;
+	bool v6;
+
+	sad_key(s, &k, &type, &v6);
+	return rte_ipsec_sad_add(v6 ? dp->sad6 : dp->sad4, &k, type, s);
+}
+
+int
+gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s)
+{
+	union rte_ipsec_sad_key k;
+	int type;
+	bool v6;
+
+	if (s->dir != GW_DIR_IN)
+		return 0;
+	sad_key(s, &k, &type, &v6);
+	return rte_ipsec_sad_del(v6 ? dp->sad6 : dp->sad4, &k, type);
+}
+
+static int
+sad_setup(struct gw_dp *dp)
+{
+	struct rte_ipsec_sad_conf sc = { .socket_id = SOCKET_ID_ANY };
+
+	for (int i = 0; i < RTE_IPSEC_SAD_KEY_TYPE_MASK; i++)
+		sc.max_sa[i] = GW_MAX_SA;
+	/* lookups while the control socket adds and deletes */
+	if (dp->ctrl)
+		sc.flags = RTE_IPSEC_SAD_FLAG_RW_CONCURRENCY;
+	dp->sad4 = rte_ipsec_sad_create("gw_sad4", &sc);
+	sc.flags |= RTE_IPSEC_SAD_FLAG_IPV6;
+	dp->sad6 = rte_ipsec_sad_create("gw_sad6", &sc);
+	if (dp->sad4 == NULL || dp->sad6 == NULL) {
+		fprintf(stderr, "vecsec-gw: cannot create the SAD: %s\n", rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		struct gw_sa *s = &dp->sa[i];
+		int rc;
+
+		if (!s->active || s->dir != GW_DIR_IN)
+			continue;
+		rc = sad_add(dp, s);
+		if (rc != 0) {
+			fprintf(stderr,
+				"vecsec-gw: SA in %u (line %d): cannot add to the SAD: %s\n",
+				s->spi, s->line, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Run time (control socket): slot i of conf, on a device already started. */
+int
+gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+		size_t err_len)
+{
+	const struct gw_sa_conf *c = &conf->sa[i];
+	struct gw_sa *s = &dp->sa[i];
+	int fam = inner_family(conf, c);
+	int rc;
+
+	if (fam < 0) {
+		snprintf(err, err_len, "SA %u: SP rules send both IPv4 and IPv6 through it",
+			 c->spi);
+		return -EINVAL;
+	}
+	memset(s, 0, sizeof(*s));
+	s->idx = (uint16_t)i;
+	rc = sa_init_one(dp, s, c, fam, true, true);
+	if (rc == 0)
+		rc = sa_session(dp, s, c);
+	if (rc == 0 && s->dir == GW_DIR_IN)
+		rc = sad_add(dp, s);
+	if (rc != 0) {
+		snprintf(err, err_len, "SA %s %u: %s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
+			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc));
+		gw_sa_free(s);
+		return rc;
+	}
+	for (unsigned int w = 0; w < dp->nb_workers; w++)
+		memset(&dp->worker[w].sa_st[i], 0, sizeof(dp->worker[w].sa_st[i]));
+	if (i >= dp->nb_sa)
+		dp->nb_sa = i + 1;
+	__atomic_store_n(&s->active, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Free what slot s holds; no worker may reach it any more. */
+void
+gw_sa_free(struct gw_sa *s)
+{
+	s->active = false;
+	if (s->cses != NULL)
+		rte_cryptodev_sym_session_free(s->cdev_id, s->cses);   /* wipes the key */
+	if (s->sa != NULL) {
+		rte_ipsec_sa_fini(s->sa);
+		rte_free(s->sa);
+	}
+	s->cses = NULL;
+	s->sa = NULL;
+}
+
+int
+gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
+{
+	unsigned int max_priv = 0, nb_used = 0;
+	int rc;
+
+	dp->sa = calloc(GW_MAX_SA, sizeof(*dp->sa));
+	if (dp->sa == NULL)
+		return -ENOMEM;
+	for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+		dp->cdev[id].id = (uint8_t)id;
+		snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
+			rte_cryptodev_name_get((uint8_t)id));
+	}
+	for (unsigned int i = 0; i < conf->nb_sa; i++) {
+		const struct gw_sa_conf *c = &conf->sa[i];
+		struct gw_sa *s = &dp->sa[i];
+		int fam = inner_family(conf, c);
+
+		if (fam < 0) {
+			fprintf(stderr,
+				"vecsec-gw: SA %u (line %d): SP rules send both IPv4 and IPv6 "
+				"through it; one SA carries one family\n",
+				c->spi, c->line);
+			return -EINVAL;
+		}
+		s->idx = (uint16_t)i;
+		rc = sa_init_one(dp, s, c, fam, true, false);
+		if (rc == -ENOTSUP) {
+			/* Nothing probed can do it: add the software PMDs and retry. */
+			for (unsigned int v = 0; v < RTE_DIM(auto_vdevs); v++) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
+				if (rte_cryptodev_get_dev_id(name) < 0 &&
+				    rte_vdev_init(name, NULL) == 0) {
+					int id = rte_cryptodev_get_dev_id(name);
+
+					if (id >= 0 && id < GW_MAX_CDEV) {
+						dp->cdev[id].id = (uint8_t)id;
+						snprintf(dp->cdev[id].name,
+							 sizeof(dp->cdev[id].name), "%s", name);
+					}
+				}
+			}
+			rte_free(s->sa);
+			s->sa = NULL;
+			rc = sa_init_one(dp, s, c, fam, false, false);
+		}
+		if (rc < 0)
+			return rc;
+		s->active = true;
+		dp->nb_sa = i + 1;
+	}
+	if (dp->ctrl) {
+		/* SAs may come later: start every cryptodev, or the software ones */
+		if (rte_cryptodev_count() == 0) {
+			for (unsigned int v = 0; v < 2; v++) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
+				rte_vdev_init(name, NULL);
+			}
+		}
+		for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+			dp->cdev[id].id = (uint8_t)id;
+			snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
+				rte_cryptodev_name_get((uint8_t)id));
+			dp->cdev[id].used = true;
+		}
+	}
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		struct gw_cdev *cd = &dp->cdev[id];
+		struct rte_cryptodev_info info;
+
+		if (!cd->used)
+			continue;
+		rte_cryptodev_info_get(cd->id, &info);
+		cd->cpu_crypto = (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
+		snprintf(cd->driver, sizeof(cd->driver), "%s", info.driver_name);
+		max_priv = RTE_MAX(max_priv, rte_cryptodev_sym_get_private_session_size(cd->id));
+		nb_used++;
+	}
+	if (nb_used != 0) {
+		dp->sess_pool = rte_cryptodev_sym_session_pool_create("gw_sess", GW_MAX_SA + 64,
+			max_priv, 0, 0, SOCKET_ID_ANY);
+		if (dp->sess_pool == NULL) {
+			fprintf(stderr, "vecsec-gw: cannot create the session pool: %s\n",
+				rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		if (dp->cdev[id].used) {
+			rc = cdev_start(dp, &dp->cdev[id]);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		rc = sa_session(dp, &dp->sa[i], &conf->sa[i]);
+		if (rc != 0)
+			return rc;
+	}
+	return sad_setup(dp);
+}
+
+void
+gw_sa_teardown(struct gw_dp *dp)
+{
+	for (unsigned int i = 0; dp->sa != NULL && i < dp->nb_sa; i++)
+		gw_sa_free(&dp->sa[i]);
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
+		if (dp->cdev[id].used)
+			rte_cryptodev_stop(dp->cdev[id].id);
+	rte_ipsec_sad_destroy(dp->sad4);
+	rte_ipsec_sad_destroy(dp->sad6);
+	rte_mempool_free(dp->sess_pool);
+	free(dp->sa);
+	dp->sa = NULL;
+	dp->nb_sa = 0;
+}

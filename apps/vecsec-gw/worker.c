@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw data path, one loop per worker lcore: rx burst -> strip L2 and
+ * check the IP header -> unprotected (ESP-side) port: ESP to the SAD, clear
+ * traffic to the inbound SPD (bypass or drop); protected port: outbound SPD (protect,
+ * bypass, discard) -> group by SA -> rte_ipsec prepare -> cryptodev
+ * enqueue (lookaside-none) or rte_ipsec CPU crypto -> dequeue, group by
+ * session -> rte_ipsec process -> inbound: the SP that protects the inner
+ * packet must name this SA -> route (rte_lpm/lpm6) -> Ethernet header -> tx.
+ * Every drop is counted once, under its reason, per SA where there is one.
+ */
+#include "gw_dp.h"
+
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_ipsec_group.h>
+#include <rte_udp.h>
+
+#define ESP_NATT 2      /* flag in esp_inbound()'s v6[]: ESP came in UDP */
+
+static inline void
+drop(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m, enum gw_drop why)
+{
+	w->st.drops[why]++;
+	if (sa != NULL)
+		w->sa_st[sa->idx].drops[why]++;
+	rte_pktmbuf_free(m);
+}
+
+/*
+ * Check the IP header at the start of m, trim link padding, set l3_len.
+ * Returns 0 (IPv4), 1 (IPv6) or -1 (malformed). Only contiguous mbufs.
+ */
+static inline int
+parse_l3(struct rte_mbuf *m, uint8_t *proto)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+
+	if (len < 1)
+		return -1;
+	if ((p[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)p;
+		uint32_t hl, tl;
+
+		if (len < sizeof(*h))
+			return -1;
+		hl = (uint32_t)(h->version_ihl & 0xf) * 4;
+		tl = rte_be_to_cpu_16(h->total_length);
+		if (hl < sizeof(*h) || tl < hl || tl > len)
+			return -1;
+		if (tl < len)
+			rte_pktmbuf_trim(m, (uint16_t)(len - tl));
+		m->l3_len = hl;
+		*proto = h->next_proto_id;
+		return 0;
+	}
+	if ((p[0] >> 4) == 6) {
+		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)p;
+		uint32_t tl;
+
+		if (len < sizeof(*h))
+			return -1;
+		tl = sizeof(*h) + rte_be_to_cpu_16(h->payload_len);
+		if (tl > len)
+			return -1;
+		if (tl < len)
+			rte_pktmbuf_trim(m, (uint16_t)(len - tl));
+		m->l3_len = sizeof(*h);
+		*proto = h->proto;
+		return 1;
+	}
+	return -1;
+}
+
+/* Strip the Ethernet header; -1 if it is not IPv4/IPv6 over Ethernet. */
+static inline int
+strip_l2(struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh;
+	uint16_t type;
+
+	if (!rte_pktmbuf_is_contiguous(m) && rte_pktmbuf_linearize(m) != 0)
+		return -1;
+	if (rte_pktmbuf_data_len(m) < sizeof(*eh))
+		return -1;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	type = rte_be_to_cpu_16(eh->ether_type);
+	if (type != RTE_ETHER_TYPE_IPV4 && type != RTE_ETHER_TYPE_IPV6)
+		return -1;
+	rte_pktmbuf_adj(m, sizeof(*eh));
+	m->l2_len = 0;
+	return 0;
+}
+
+static void
+tx_flush(struct gw_worker *w, uint16_t port)
+{
+	struct gw_txbuf *tb = &w->tx[port];
+	uint16_t sent;
+
+	if (tb->n == 0)
+		return;
+	if (gw.port[port].tx_shared) {
+		uint16_t q = (uint16_t)(w->id % gw.port[port].nb_txq);
+
+		rte_spinlock_lock(&gw.port[port].tx_lock[q]);
+		sent = rte_eth_tx_burst(port, q, tb->m, tb->n);
+		rte_spinlock_unlock(&gw.port[port].tx_lock[q]);
+	} else {
+		sent = rte_eth_tx_burst(port, (uint16_t)w->id, tb->m, tb->n);
+	}
+	w->st.port[port].tx += sent;
+	for (uint16_t i = sent; i < tb->n; i++)
+		drop(w, NULL, tb->m[i], GW_DROP_RING_FULL);
+	tb->n = 0;
+}
+
+/* Route the IP packet at the start of m and queue it, with its L2 header, for tx. */
+static void
+route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+	bool v6 = (l3[0] >> 4) == 6;
+	struct rte_ether_hdr *eh;
+	struct gw_txbuf *tb;
+	int port = gw_rt_lookup(&gw, to_esp_side, l3, v6);
+
+	if (port < 0 || port >= gw.nb_ports || !gw.port[port].used) {
+		drop(w, NULL, m, GW_DROP_NO_ROUTE);
+		return;
+	}
+	/* no fragmentation (yet): what does not fit the port's MTU is dropped, counted */
+	if (m->pkt_len > gw.port[port].mtu) {
+		drop(w, NULL, m, GW_DROP_TOO_BIG);
+		return;
+	}
+	if (!v6) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)l3;
+
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	}
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eh));
+	if (eh == NULL) {
+		drop(w, NULL, m, GW_DROP_NO_MBUF);
+		return;
+	}
+	rte_ether_addr_copy(&gw.port[port].peer, &eh->dst_addr);
+	rte_ether_addr_copy(&gw.port[port].mac, &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+	m->ol_flags = 0;
+	m->l2_len = sizeof(*eh);
+	tb = &w->tx[port];
+	if (tb->n == RTE_DIM(tb->m))
+		tx_flush(w, (uint16_t)port);
+	tb->m[tb->n++] = m;
+}
+
+/* SPD answers for n packets of one family whose IP header starts the mbuf. */
+static inline void
+spd_lookup(int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n, const struct gw_sp *out[])
+{
+	const uint8_t *l3[GW_BURST];
+	uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
+
+	for (uint16_t i = 0; i < n; i++) {
+		l3[i] = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		l3_len[i] = m[i]->l3_len;
+		pkt_len[i] = m[i]->pkt_len;
+	}
+	gw_sp_lookup_bulk(&gw, v6, dir, l3, l3_len, pkt_len, n, out);
+}
+
+/* After rte_ipsec process: count, then inbound policy check, then route. */
+static void
+post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+{
+	struct rte_mbuf *orig[GW_BURST], *inner[2][GW_BURST];
+	uint32_t plen[GW_BURST];
+	uint16_t k, ninner[2] = { 0, 0 };
+
+	for (uint16_t i = 0; i < n; i++) {
+		orig[i] = mb[i];
+		plen[i] = mb[i]->pkt_len;
+	}
+	k = rte_ipsec_pkt_process(&sa->ss, mb, n);
+	for (uint16_t i = k; i < n; i++) {
+		struct rte_mbuf *m = mb[i];
+		enum gw_drop why = GW_DROP_MALFORMED;
+		uint16_t j;
+
+		for (j = 0; j < n && orig[j] != m; j++)
+			;
+		if (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED)
+			why = sa->dir == GW_DIR_IN ? GW_DROP_AUTH : GW_DROP_CRYPTO;
+		else if (sa->dir == GW_DIR_IN && j < n && m->pkt_len != plen[j])
+			why = GW_DROP_REPLAY;   /* passed the checks, then lost in the window */
+		drop(w, sa, m, why);
+	}
+	for (uint16_t i = 0; i < k; i++) {
+		struct rte_mbuf *m = mb[i];
+		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
+
+		m->ol_flags = 0;
+		ss->pkts++;
+		ss->bytes += m->pkt_len;
+		if (sa->dir == GW_DIR_IN) {
+			uint8_t proto;
+			int v6 = parse_l3(m, &proto);
+
+			if (v6 < 0) {
+				drop(w, sa, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			inner[v6][ninner[v6]++] = m;
+		} else {
+			w->st.esp_out++;
+			route_tx(w, m, true);
+		}
+	}
+	/* inbound: the policy for the inner packet must protect it with this SA */
+	for (int v6 = 0; v6 < 2; v6++) {
+		const struct gw_sp *sps[GW_BURST];
+
+		if (ninner[v6] == 0)
+			continue;
+		spd_lookup(v6, GW_DIR_IN, inner[v6], ninner[v6], sps);
+		for (uint16_t i = 0; i < ninner[v6]; i++) {
+			const struct gw_sp *sp = sps[i];
+
+			if (sp == NULL || sp->r.action != GW_SP_PROTECT || sp->sa != sa) {
+				drop(w, sa, inner[v6][i], GW_DROP_POLICY);
+				continue;
+			}
+			w->st.esp_in++;
+			route_tx(w, inner[v6][i], false);
+		}
+	}
+}
+
+/*
+ * Crypto ops of one rx burst, per cryptodev: every SA's ops go in one
+ * enqueue, so a PMD that packs ops of different sessions into SIMD lanes
+ * (crypto_vecsec) sees the whole burst.
+ */
+struct cop_batch {
+	uint16_t n[GW_MAX_CDEV];
+	struct rte_crypto_op *cop[GW_MAX_CDEV][GW_BURST];
+};
+
+/* Packets of one SA: prepare, then CPU crypto now or ops into the batch. */
+static void
+esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+	   struct cop_batch *b)
+{
+	struct rte_crypto_op **cop;
+	enum gw_drop prep_why = sa->dir == GW_DIR_IN ? GW_DROP_REPLAY : GW_DROP_MALFORMED;
+	uint16_t k;
+
+	if (sa->action == GW_SA_CPU_CRYPTO) {
+		k = rte_ipsec_pkt_cpu_prepare(&sa->ss, mb, n);
+		for (uint16_t i = k; i < n; i++)
+			drop(w, sa, mb[i], prep_why);
+		if (k != 0)
+			post_process(w, sa, mb, k);
+		return;
+	}
+	/* at most GW_BURST packets per rx burst in all, so the batch has room */
+	cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
+	if (rte_crypto_op_bulk_alloc(w->cop_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC, cop, n) == 0) {
+		for (uint16_t i = 0; i < n; i++)
+			drop(w, sa, mb[i], GW_DROP_NO_MBUF);
+		return;
+	}
+	k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
+	for (uint16_t i = k; i < n; i++) {
+		drop(w, sa, mb[i], prep_why);
+		rte_crypto_op_free(cop[i]);
+	}
+	b->n[sa->cdev_id] += k;
+}
+
+static void
+batch_enqueue(struct gw_worker *w, struct cop_batch *b)
+{
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		uint16_t k = b->n[id], e;
+
+		if (k == 0)
+			continue;
+		e = rte_cryptodev_enqueue_burst((uint8_t)id, w->qp, b->cop[id], k);
+		w->inflight[id] += e;
+		w->inflight_total += e;
+		for (uint16_t i = e; i < k; i++) {
+			struct rte_crypto_op *op = b->cop[id][i];
+			struct rte_ipsec_session *ss = rte_ipsec_ses_from_crypto(op);
+
+			drop(w, ss != NULL ? container_of(ss, struct gw_sa, ss) : NULL,
+				op->sym->m_src, GW_DROP_RING_FULL);
+			rte_crypto_op_free(op);
+		}
+	}
+}
+
+/* Submit n packets with their SAs, one call per SA, keeping arrival order within an SA. */
+static void
+esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], uint16_t n)
+{
+	bool done[GW_BURST] = { false };
+	struct cop_batch b;
+
+	memset(b.n, 0, sizeof(b.n));
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *g[GW_BURST];
+		uint16_t k = 0;
+
+		if (done[i])
+			continue;
+		for (uint16_t j = i; j < n; j++) {
+			if (!done[j] && sas[j] == sas[i]) {
+				g[k++] = mb[j];
+				done[j] = true;
+			}
+		}
+		esp_submit(w, sas[i], g, k, &b);
+	}
+	batch_enqueue(w, &b);
+}
+
+/* Inbound ESP: SAD lookup, the length checks rte_ipsec would fail, then submit. */
+static void
+esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint16_t n)
+{
+	union rte_ipsec_sad_key keys[GW_BURST];
+	const union rte_ipsec_sad_key *kp4[GW_BURST], *kp6[GW_BURST];
+	void *res4[GW_BURST], *res6[GW_BURST];
+	struct gw_sa *sas[GW_BURST];
+	struct rte_mbuf *ok[GW_BURST];
+	uint16_t n4 = 0, n6 = 0, nok = 0, i4 = 0, i6 = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *l3 = rte_pktmbuf_mtod(mb[i], const uint8_t *);
+		const struct rte_esp_hdr *esp = (const struct rte_esp_hdr *)(l3 + mb[i]->l3_len);
+
+		memset(&keys[i], 0, sizeof(keys[i]));
+		if (v6[i] & 1) {
+			const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
+
+			keys[i].v6.spi = esp->spi;
+			memcpy(keys[i].v6.dip, h->dst_addr, 16);
+			memcpy(keys[i].v6.sip, h->src_addr, 16);
+			kp6[n6++] = &keys[i];
+		} else {
+			const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
+
+			keys[i].v4.spi = esp->spi;
+			keys[i].v4.dip = h->dst_addr;
+			keys[i].v4.sip = h->src_addr;
+			kp4[n4++] = &keys[i];
+		}
+	}
+	if (n4 != 0)
+		rte_ipsec_sad_lookup(gw.sad4, kp4, res4, n4);
+	if (n6 != 0)
+		rte_ipsec_sad_lookup(gw.sad6, kp6, res6, n6);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = mb[i];
+		struct gw_sa *sa = (v6[i] & 1) ? res6[i6++] : res4[i4++];
+		int32_t clen;
+
+		/* an SA takes ESP in UDP or plain ESP, not both */
+		if (sa != NULL && sa->natt != ((v6[i] & ESP_NATT) != 0))
+			sa = NULL;
+		if (sa == NULL) {
+			drop(w, NULL, m, GW_DROP_NO_SA);
+			continue;
+		}
+		clen = (int32_t)(m->pkt_len - m->l3_len) - sa->esp_fixed;
+		if (clen <= 0 || (clen & (sa->pad_align - 1)) != 0 ||
+				rte_pktmbuf_tailroom(rte_pktmbuf_lastseg(m)) < sa->tail_need) {
+			drop(w, sa, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		sas[nok] = sa;
+		ok[nok++] = m;
+	}
+	if (nok != 0)
+		esp_group_submit(w, sas, ok, nok);
+}
+
+/*
+ * RFC 3948: UDP to port 4500 whose first four payload bytes are not zero
+ * (zero marks IKE) is ESP; not for IPv4 fragments (no reassembly).
+ */
+static inline bool
+is_natt(const struct rte_mbuf *m)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
+	const uint8_t *pl = (const uint8_t *)(u + 1);
+
+	if (m->pkt_len < m->l3_len + sizeof(*u) + sizeof(struct rte_esp_hdr))
+		return false;
+	if ((l3[0] >> 4) == 4 &&
+	    (rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->fragment_offset) &
+	     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
+		return false;
+	return u->dst_port == rte_cpu_to_be_16(GW_NATT_PORT) &&
+		(pl[0] | pl[1] | pl[2] | pl[3]) != 0;
+}
+
+static void
+rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n)
+{
+	bool prot = gw.port[port].esp_side;     /* ESP arrives here */
+	struct rte_mbuf *esp[GW_BURST], *out[GW_BURST], *clear[2][GW_BURST];
+	struct gw_sa *out_sa[GW_BURST];
+	uint16_t nclear[2] = { 0, 0 };
+	uint8_t esp_v6[GW_BURST];
+	uint16_t nesp = 0, nout = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = mb[i];
+		uint8_t proto;
+		int v6;
+
+		if (strip_l2(m) < 0 || (v6 = parse_l3(m, &proto)) < 0) {
+			drop(w, NULL, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		if (prot && proto == IPPROTO_UDP && is_natt(m)) {
+			m->l3_len += sizeof(struct rte_udp_hdr);        /* ESP starts after UDP */
+			esp_v6[nesp] = (uint8_t)(v6 | ESP_NATT);
+			esp[nesp++] = m;
+			continue;
+		}
+		if (prot && proto == IPPROTO_ESP) {
+			if (!v6) {
+				const struct rte_ipv4_hdr *h = rte_pktmbuf_mtod(m,
+					const struct rte_ipv4_hdr *);
+
+				/* no reassembly: an ESP fragment cannot be processed */
+				if ((rte_be_to_cpu_16(h->fragment_offset) &
+				     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0) {
+					drop(w, NULL, m, GW_DROP_MALFORMED);
+					continue;
+				}
+			}
+			if (m->pkt_len < m->l3_len + sizeof(struct rte_esp_hdr)) {
+				drop(w, NULL, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			esp_v6[nesp] = (uint8_t)v6;
+			esp[nesp++] = m;
+			continue;
+		}
+		clear[v6][nclear[v6]++] = m;
+	}
+	/* the SPD, one rte_acl call per family */
+	for (int v6 = 0; v6 < 2; v6++) {
+		const struct gw_sp *sps[GW_BURST];
+
+		if (nclear[v6] == 0)
+			continue;
+		spd_lookup(v6, prot ? GW_DIR_IN : GW_DIR_OUT, clear[v6], nclear[v6], sps);
+		for (uint16_t i = 0; i < nclear[v6]; i++) {
+			struct rte_mbuf *m = clear[v6][i];
+			const struct gw_sp *sp = sps[i];
+
+			if (sp == NULL || sp->r.action == GW_SP_DISCARD ||
+					(prot && sp->r.action != GW_SP_BYPASS)) {
+				drop(w, NULL, m, GW_DROP_POLICY);
+				continue;
+			}
+			if (sp->r.action == GW_SP_BYPASS) {
+				w->st.bypass++;
+				route_tx(w, m, !prot);
+				continue;
+			}
+			out_sa[nout] = sp->sa;
+			out[nout++] = m;
+		}
+	}
+	if (nesp != 0)
+		esp_inbound(w, esp, esp_v6, nesp);
+	if (nout != 0)
+		esp_group_submit(w, out_sa, out, nout);
+}
+
+static unsigned int
+crypto_dequeue(struct gw_worker *w)
+{
+	struct rte_crypto_op *cop[GW_BURST];
+	struct rte_mbuf *mb[GW_BURST];
+	struct rte_ipsec_group grp[GW_BURST];
+	unsigned int total = 0;
+
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		uint16_t n, ng;
+
+		/*
+		 * Drain what is done, not just one burst: a poll may enqueue several
+		 * bursts (one per rx queue), and a queue pair left to fill up drops.
+		 */
+	again:
+		if (w->inflight[id] == 0)
+			continue;
+		n = rte_cryptodev_dequeue_burst((uint8_t)id, w->qp, cop, GW_BURST);
+		if (n == 0)
+			continue;
+		w->inflight[id] -= n;
+		w->inflight_total -= n;
+		total += n;
+		ng = rte_ipsec_pkt_crypto_group((const struct rte_crypto_op **)(uintptr_t)cop, mb,
+			grp, n);
+		rte_mempool_put_bulk(w->cop_pool, (void **)cop, n);
+		for (uint16_t g = 0; g < ng; g++) {
+			struct rte_ipsec_session *ss = grp[g].id.ptr;
+			struct gw_sa *sa = ss != NULL ? container_of(ss, struct gw_sa, ss) : NULL;
+
+			if (sa == NULL) {
+				for (uint32_t i = 0; i < grp[g].cnt; i++)
+					drop(w, NULL, grp[g].m[i], GW_DROP_CRYPTO);
+				continue;
+			}
+			post_process(w, sa, grp[g].m, (uint16_t)grp[g].cnt);
+		}
+		if (n == GW_BURST)
+			goto again;
+	}
+	return total;
+}
+
+/* One iteration: every rx queue once, crypto completions, tx. Returns packets moved. */
+unsigned int
+gw_worker_poll(struct gw_worker *w)
+{
+	struct rte_mbuf *mb[GW_BURST];
+	unsigned int moved = 0;
+
+	for (unsigned int q = 0; q < w->nb_rxq; q++) {
+		uint16_t port = w->rxq[q].port;
+		uint16_t n = rte_eth_rx_burst(port, w->rxq[q].queue, mb, GW_BURST);
+
+		if (n == 0)
+			continue;
+		w->st.port[port].rx += n;
+		moved += n;
+		rx_process(w, port, mb, n);
+	}
+	if (w->inflight_total != 0)
+		moved += crypto_dequeue(w);
+	for (uint16_t p = 0; p < gw.nb_ports; p++)
+		tx_flush(w, p);
+	if (gw.rcu != NULL) {
+		/* no SA, SP list or crypto op of this poll is referenced past here */
+		if (w->inflight_total == 0)
+			__atomic_store_n(&w->drained, w->drained + 1, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_quiescent(gw.rcu, w->id);
+	}
+	return moved;
+}
+
+/* Wait for the cryptodevs to give back what this worker enqueued, then flush. */
+void
+gw_worker_drain(struct gw_worker *w)
+{
+	uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz();
+
+	for (;;) {
+		uint32_t left = 0;
+
+		left = w->inflight_total;
+		if (left == 0 || rte_get_tsc_cycles() > deadline)
+			break;
+		crypto_dequeue(w);
+		for (uint16_t p = 0; p < gw.nb_ports; p++)
+			tx_flush(w, p);
+	}
+}
+
+int
+gw_worker_loop(void *arg)
+{
+	struct gw_worker *w = arg;
+
+	if (gw.rcu != NULL) {
+		rte_rcu_qsbr_thread_register(gw.rcu, w->id);
+		rte_rcu_qsbr_thread_online(gw.rcu, w->id);
+	}
+	while (!gw_quit) {
+		uint64_t t0 = rte_rdtsc();
+
+		if (gw_worker_poll(w) != 0) {
+			uint64_t t1 = rte_rdtsc();
+
+			w->busy_cycles += t1 - t0;
+			w->last_rx_tsc = t1;
+		}
+	}
+	gw_worker_drain(w);
+	if (gw.rcu != NULL) {
+		rte_rcu_qsbr_thread_offline(gw.rcu, w->id);
+		rte_rcu_qsbr_thread_unregister(gw.rcu, w->id);
+	}
+	return 0;
+}

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stitched ChaCha20-Poly1305 (RFC 8439 2.8 data part), AVX-512 F+VL+BW +
+ * IFMA: 1 KiB per step. The 16 ChaCha20 blocks of a step are word-sliced
+ * in zmm (chacha_avx512.h); during their first four double rounds the
+ * Poly1305 of 1 KiB of ciphertext runs as four 256-byte steps of the
+ * two-accumulator IFMA code (poly1305_avx512ifma.h): its latency-bound
+ * multiply chains fill the ports the rounds leave idle, and the data is
+ * read once while in L1 (both share ports 0 and 5, so the gain over two
+ * passes is ~5-10%, measured). Seal MACs the previous step's ciphertext (the
+ * last one during the tail's rounds, row form for a short tail, or after
+ * the loop) and encrypts the tail too; open MACs the step's own input
+ * before it is overwritten (in place allowed: every load of a step precedes
+ * its stores) and leaves the tail to the caller.
+ */
+#include <immintrin.h>
+
+#include "chachapoly_internal.h"
+#include "chacha/chacha_avx512.h"
+#include "poly1305/poly1305_avx512ifma.h"
+
+#define STEP 1024
+#define PAIR 256                /* bytes per two-accumulator Poly1305 step */
+
+struct mac16 {
+	struct p44v a, b;
+	struct p44v_mulr r16, one;
+	const struct p44v_mulr *ra;     /* a's next multiplier: 1 first, then r^16 */
+	__m512i hibit;
+};
+
+/*
+ * Absorb 256 bytes by Horner's rule: a = a ra + m (blocks 0-7), b = b r^16
+ * + m (blocks 8-15); a starts as h in lane 0 and b as 0, so the first
+ * step (ra = 1) just loads. The final powers come after the last pair.
+ */
+static inline __attribute__((always_inline)) void
+mac_pair(struct mac16 *m, const uint8_t *p)
+{
+	struct p44v t;
+
+	p44v_load(&t, p, m->hibit);
+	p44v_mul(&m->a, m->ra, &t);
+	p44v_load(&t, p + 128, m->hibit);
+	p44v_mul(&m->b, &m->r16, &t);
+	m->ra = &m->r16;
+}
+
+/* powers of r (into ps->ext), multipliers, accumulators: a = h in lane 0 */
+static inline __attribute__((always_inline)) void
+mac_setup(struct mac16 *m, struct poly1305_state *ps)
+{
+	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
+	p44v_mulr_bcast(&m->r16, ps->ext, 16);
+	p44v_mulr_one(&m->one);
+	m->ra = &m->one;
+	m->hibit = _mm512_set1_epi64((long long)1 << 40);
+	for (int i = 0; i < 3; i++) {
+		m->a.v[i] = _mm512_maskz_set1_epi64(1, (long long)ps->h[i]);
+		m->b.v[i] = _mm512_setzero_si512();
+	}
+}
+
+/*
+ * One ChaCha20 step on cs (16 blocks, len <= 1024 bytes of them, counter
+ * += the blocks used) XORing in to out, with four Poly1305 pairs from
+ * mac_src interleaved (mac_src NULL: none), and with mac_setup() for ps
+ * after the first double round (setup_ps not NULL; the pairs then come
+ * later): its latency-bound chain runs in the shadow of the ChaCha rounds.
+ */
+static inline __attribute__((always_inline)) void
+step(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in, size_t len,
+     const uint8_t *mac_src, struct poly1305_state *setup_ps)
+{
+	const int first_pair = setup_ps != NULL ? 4 : 0;
+	__m512i v[16];
+
+	chacha_x16_init(v, cs->x);
+	for (int dr = 0; dr < 10; dr++) {
+		chacha_x16_dround(v);
+		if (setup_ps != NULL && dr == 0)
+			mac_setup(m, setup_ps);
+		/* after a setup the pairs wait for the powers: run them later */
+		if (mac_src != NULL && dr >= first_pair && dr < first_pair + 4)
+			mac_pair(m, mac_src + PAIR * (dr - first_pair));
+	}
+	chacha_x16_finish(out, in, len, v, cs->x);
+	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+}
+
+/* the last whole KiB's four pairs, run inside a short tail's double rounds */
+struct tail_mac {
+	struct mac16 *m;
+	const uint8_t *src;
+};
+
+static inline __attribute__((always_inline)) void
+tail_hook(void *ctx, unsigned int dr)
+{
+	struct tail_mac *t = ctx;
+
+	if (dr < 4)
+		mac_pair(t->m, t->src + PAIR * dr);
+}
+
+/*
+ * Seal's tail (0 < len < 1024 bytes) encrypted while the last whole KiB
+ * (mac_src) is MACed: row form for up to 12 blocks, else a masked step.
+ */
+static inline __attribute__((always_inline)) void
+seal_tail(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in,
+	  size_t len, const uint8_t *mac_src)
+{
+	struct tail_mac t = { m, mac_src };
+
+	if (len > 12 * CHACHA_BLOCK_LEN) {
+		step(cs, m, out, in, len, mac_src, NULL);
+		return;
+	}
+	if (len > 8 * CHACHA_BLOCK_LEN)
+		chacha_rows_xor_hook(out, in, len, cs->x, 20, 3, tail_hook, &t);
+	else if (len > 4 * CHACHA_BLOCK_LEN)
+		chacha_rows_xor_hook(out, in, len, cs->x, 20, 2, tail_hook, &t);
+	else
+		chacha_rows_xor_hook(out, in, len, cs->x, 20, 1, tail_hook, &t);
+	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+}
+
+static inline __attribute__((always_inline)) size_t
+stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const uint8_t *in,
+       size_t len, bool open)
+{
+	const size_t n = len / STEP;
+	struct mac16 m;
+	struct p44v_mulr rl16, rl8;
+	uint64_t h[3];
+
+	if (n == 0)
+		return 0;
+	/*
+	 * Seal's first step has nothing to MAC yet: the powers of r are
+	 * computed inside its rounds, where their latency (and that of the
+	 * caller's one-time-key block they wait for) is hidden.
+	 */
+	if (open) {
+		mac_setup(&m, ps);
+		for (size_t k = 0; k < n; k++)
+			step(cs, &m, out + STEP * k, in + STEP * k, STEP, in + STEP * k, NULL);
+	} else {
+		step(cs, &m, out, in, STEP, NULL, ps);
+		for (size_t k = 1; k < n; k++)
+			step(cs, &m, out + STEP * k, in + STEP * k, STEP, out + STEP * (k - 1),
+			     NULL);
+		if (len % STEP != 0) {
+			seal_tail(cs, &m, out + STEP * n, in + STEP * n, len % STEP,
+				  out + STEP * (n - 1));
+		} else {
+			for (int i = 0; i < 4; i++)
+				mac_pair(&m, out + STEP * (n - 1) + PAIR * i);
+		}
+	}
+	/* block j of the last 256 bytes gets r^(16-j) */
+	p44v_mulr_last(&rl16, ps->ext, 16);
+	p44v_mulr_last(&rl8, ps->ext, 8);
+	p44v_mul(&m.a, &rl16, NULL);
+	p44v_mul(&m.b, &rl8, NULL);
+	p44v_add(&m.a, &m.b);
+	p44v_hsum(h, &m.a);
+	ps->h[0] = h[0];
+	ps->h[1] = h[1];
+	ps->h[2] = h[2];
+	/* r powers and accumulators are secret (the keystream has no named buffer) */
+	vecsec_memzero(h, sizeof(h));
+	vecsec_memzero(&m, sizeof(m));
+	vecsec_memzero(&rl16, sizeof(rl16));
+	vecsec_memzero(&rl8, sizeof(rl8));
+	return n * STEP;
+}
+
+static size_t
+seal_avx512ifma(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
+		const uint8_t *in, size_t len)
+{
+	return stitch(cs, ps, out, in, len, false);
+}
+
+static size_t
+open_avx512ifma(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
+		const uint8_t *in, size_t len)
+{
+	return stitch(cs, ps, out, in, len, true);
+}
+
+/* 1 + ceil(tail / 64) <= 12 blocks: one to three sets of the row form */
+static void
+otk_tail_avx512ifma(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
+		    const uint8_t *in, size_t tail, size_t body)
+{
+	const uint32_t ctr = cs->x[12] + 1 + (uint32_t)(body / CHACHA_BLOCK_LEN);
+	const size_t nblk = 1 + (tail + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
+
+	if (nblk > 8)
+		chacha_rows_core(out, in, tail, cs->x, 20, 3, NULL, NULL, otk, ctr);
+	else if (nblk > 4)
+		chacha_rows_core(out, in, tail, cs->x, 20, 2, NULL, NULL, otk, ctr);
+	else
+		chacha_rows_core(out, in, tail, cs->x, 20, 1, NULL, NULL, otk, ctr);
+	cs->x[12]++;
+}
+
+const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
+	.name = "avx512ifma",
+	.isa = VECSEC_ISA_AVX512,
+	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+		 VECSEC_CPU_AVX512IFMA,
+	.min_len = STEP,
+	.seal = seal_avx512ifma,
+	.open = open_avx512ifma,
+	.max_tail = 11 * CHACHA_BLOCK_LEN,
+	.otk_tail = otk_tail_avx512ifma,
+};

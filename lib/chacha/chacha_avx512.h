@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ChaCha, AVX-512 (F+VL+BW) building blocks shared by the AVX-512 kernel
+ * files only (chacha_avx512.c and the stitched ChaCha20-Poly1305 in
+ * lib/aead): 16 blocks of one message, word-sliced (zmm i holds word i of
+ * blocks 0..15), rotations by VPROLD. Split into init / double round /
+ * finish so a caller can interleave other work (Poly1305) between double
+ * rounds. RFC 8439 2.1-2.4; the counter is word 12 only.
+ * Include only from files built with the avx512 flag sets.
+ */
+#ifndef VECSEC_CHACHA_AVX512_H
+#define VECSEC_CHACHA_AVX512_H
+
+#include <immintrin.h>
+
+#include "chacha_internal.h"
+
+#define CHACHA_X16_INLINE static inline __attribute__((always_inline))
+
+#define CHACHA_X16_QR(a, b, c, d) do { \
+	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 16); \
+	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 12); \
+	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 8); \
+	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7); \
+} while (0)
+
+/* v[i] = word i of the 16 blocks with counters x[12] + 0..15 */
+CHACHA_X16_INLINE void
+chacha_x16_init(__m512i v[16], const uint32_t x[16])
+{
+	for (int i = 0; i < 16; i++)
+		v[i] = _mm512_set1_epi32((int)x[i]);
+	v[12] = _mm512_add_epi32(v[12], _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8,
+							 7, 6, 5, 4, 3, 2, 1, 0));
+}
+
+/* RFC 8439 2.3 inner_block: a column round then a diagonal round */
+CHACHA_X16_INLINE void
+chacha_x16_dround(__m512i v[16])
+{
+	CHACHA_X16_QR(v[0], v[4], v[8], v[12]);
+	CHACHA_X16_QR(v[1], v[5], v[9], v[13]);
+	CHACHA_X16_QR(v[2], v[6], v[10], v[14]);
+	CHACHA_X16_QR(v[3], v[7], v[11], v[15]);
+	CHACHA_X16_QR(v[0], v[5], v[10], v[15]);
+	CHACHA_X16_QR(v[1], v[6], v[11], v[12]);
+	CHACHA_X16_QR(v[2], v[7], v[8], v[13]);
+	CHACHA_X16_QR(v[3], v[4], v[9], v[14]);
+}
+
+/* out = in ^ ks for one 64-byte block, n bytes of it (n >= 64: all) */
+CHACHA_X16_INLINE void
+chacha_x16_xor_block(uint8_t *out, const uint8_t *in, __m512i ks, size_t n)
+{
+	if (n >= CHACHA_BLOCK_LEN) {
+		_mm512_storeu_si512((void *)out,
+				    _mm512_xor_si512(_mm512_loadu_si512((const void *)in), ks));
+	} else {
+		__mmask64 m = _cvtu64_mask64((UINT64_C(1) << n) - 1);
+		__m512i t = _mm512_maskz_loadu_epi8(m, (const void *)in);
+
+		_mm512_mask_storeu_epi8((void *)out, m, _mm512_xor_si512(t, ks));
+	}
+}
+
+#define CHACHA_X16_T4(a, b, c, d) do { \
+	__m512i t0_ = _mm512_unpacklo_epi32(a, b), t1_ = _mm512_unpackhi_epi32(a, b); \
+	__m512i t2_ = _mm512_unpacklo_epi32(c, d), t3_ = _mm512_unpackhi_epi32(c, d); \
+	a = _mm512_unpacklo_epi64(t0_, t2_); \
+	b = _mm512_unpackhi_epi64(t0_, t2_); \
+	c = _mm512_unpacklo_epi64(t1_, t3_); \
+	d = _mm512_unpackhi_epi64(t1_, t3_); \
+} while (0)
+
+/*
+ * Feed-forward (RFC 8439 2.3: add the input state), transpose to 16
+ * blocks of 64 bytes and XOR min(len, 1024) bytes of in into out (masked
+ * for a partial last block, nothing beyond len touched).
+ */
+CHACHA_X16_INLINE void
+chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
+		  const uint32_t x[16])
+{
+	__m512i o[16];
+
+	chacha_x16_init(o, x);
+	for (int i = 0; i < 16; i++)
+		v[i] = _mm512_add_epi32(v[i], o[i]);
+	/* v[4g + k], 128-bit lane L: words 4g..4g+3 of block 4L + k */
+	CHACHA_X16_T4(v[0], v[1], v[2], v[3]);
+	CHACHA_X16_T4(v[4], v[5], v[6], v[7]);
+	CHACHA_X16_T4(v[8], v[9], v[10], v[11]);
+	CHACHA_X16_T4(v[12], v[13], v[14], v[15]);
+	for (int k = 0; k < 4; k++) {
+		__m512i a = _mm512_shuffle_i32x4(v[k], v[4 + k], 0x44);
+		__m512i b = _mm512_shuffle_i32x4(v[k], v[4 + k], 0xee);
+		__m512i c = _mm512_shuffle_i32x4(v[8 + k], v[12 + k], 0x44);
+		__m512i d = _mm512_shuffle_i32x4(v[8 + k], v[12 + k], 0xee);
+		__m512i blk[4];
+		size_t off;
+
+		blk[0] = _mm512_shuffle_i32x4(a, c, 0x88);     /* block k */
+		blk[1] = _mm512_shuffle_i32x4(a, c, 0xdd);     /* block 4 + k */
+		blk[2] = _mm512_shuffle_i32x4(b, d, 0x88);     /* block 8 + k */
+		blk[3] = _mm512_shuffle_i32x4(b, d, 0xdd);     /* block 12 + k */
+		for (int l = 0; l < 4; l++) {
+			off = (size_t)(4 * l + k) * CHACHA_BLOCK_LEN;
+			if (len > off)
+				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
+		}
+	}
+}
+
+/*
+ * Row form, for short tails: zmm a, b, c, d hold rows 0-3 of the state,
+ * 128-bit lane L for block 4 s + L of set s; the diagonal round turns rows
+ * 1-3 within each lane (RFC 8439 2.2) and back. nsets (1..3, a constant)
+ * independent sets of 4 blocks run interleaved, so their latency-bound
+ * chains overlap. XORs min(len, 256 nsets) bytes, masked at the end.
+ * hook (a constant, or NULL) runs after each double round dr, for
+ * interleaved work (the stitched ChaCha20-Poly1305).
+ *
+ * With first not NULL, block 0 keeps counter x[12] and goes whole to first
+ * (a one-time-key block), and the other blocks take counters ctr_rest,
+ * ctr_rest + 1, ... for the len bytes of in/out.
+ */
+CHACHA_X16_INLINE void
+chacha_rows_core(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		 unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
+		 void *ctx, uint8_t *first, uint32_t ctr_rest)
+{
+	const __m512i lane_ctr = _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0);
+	__m512i a0, b0, c0, d0[3], a[3], b[3], c[3], d[3];
+
+	a0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[0]));
+	b0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[4]));
+	c0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[8]));
+	for (int s = 0; s < nsets; s++) {
+		__m512i row3 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[12]));
+
+		if (first == NULL) {
+			d0[s] = _mm512_add_epi32(row3, _mm512_add_epi32(lane_ctr,
+					_mm512_maskz_set1_epi32(0x1111, 4 * s)));
+		} else {
+			/* block j = 4 s + L: counter ctr_rest + j - 1, block 0 x[12] */
+			__m512i c = _mm512_add_epi32(lane_ctr,
+					_mm512_set1_epi32((int)(ctr_rest + 4 * (uint32_t)s - 1)));
+
+			d0[s] = _mm512_mask_blend_epi32(s == 0 ? 0x1110 : 0x1111, row3, c);
+		}
+		a[s] = a0;
+		b[s] = b0;
+		c[s] = c0;
+		d[s] = d0[s];
+	}
+	for (unsigned int r = 0; r < rounds; r += 2) {
+		for (int s = 0; s < nsets; s++)
+			CHACHA_X16_QR(a[s], b[s], c[s], d[s]);
+		for (int s = 0; s < nsets; s++) {
+			b[s] = _mm512_shuffle_epi32(b[s], 0x39);
+			c[s] = _mm512_shuffle_epi32(c[s], 0x4e);
+			d[s] = _mm512_shuffle_epi32(d[s], 0x93);
+		}
+		for (int s = 0; s < nsets; s++)
+			CHACHA_X16_QR(a[s], b[s], c[s], d[s]);
+		for (int s = 0; s < nsets; s++) {
+			b[s] = _mm512_shuffle_epi32(b[s], 0x93);
+			c[s] = _mm512_shuffle_epi32(c[s], 0x4e);
+			d[s] = _mm512_shuffle_epi32(d[s], 0x39);
+		}
+		if (hook != NULL)
+			hook(ctx, r / 2);
+	}
+	for (int s = 0; s < nsets; s++) {
+		__m512i t0, t1, t2, t3, blk[4];
+
+		a[s] = _mm512_add_epi32(a[s], a0);
+		b[s] = _mm512_add_epi32(b[s], b0);
+		c[s] = _mm512_add_epi32(c[s], c0);
+		d[s] = _mm512_add_epi32(d[s], d0[s]);
+		t0 = _mm512_shuffle_i32x4(a[s], b[s], 0x44);  /* a0 a1 b0 b1 */
+		t1 = _mm512_shuffle_i32x4(a[s], b[s], 0xee);  /* a2 a3 b2 b3 */
+		t2 = _mm512_shuffle_i32x4(c[s], d[s], 0x44);
+		t3 = _mm512_shuffle_i32x4(c[s], d[s], 0xee);
+		blk[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
+		blk[1] = _mm512_shuffle_i32x4(t0, t2, 0xdd);
+		blk[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
+		blk[3] = _mm512_shuffle_i32x4(t1, t3, 0xdd);
+		for (size_t l = 0; l < 4; l++) {
+			size_t j = 4 * (size_t)s + l, off;
+
+			if (first != NULL && j == 0) {
+				_mm512_storeu_si512((void *)first, blk[0]);
+				continue;
+			}
+			off = CHACHA_BLOCK_LEN * (first != NULL ? j - 1 : j);
+			if (len > off)
+				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
+		}
+	}
+}
+
+CHACHA_X16_INLINE void
+chacha_rows_xor_hook(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		     unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
+		     void *ctx)
+{
+	chacha_rows_core(out, in, len, x, rounds, nsets, hook, ctx, NULL, 0);
+}
+
+CHACHA_X16_INLINE void
+chacha_rows_xor(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		unsigned int rounds, int nsets)
+{
+	chacha_rows_core(out, in, len, x, rounds, nsets, NULL, NULL, NULL, 0);
+}
+
+#endif /* VECSEC_CHACHA_AVX512_H */

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ChaCha20/12/8 lanes, AVX-512 (F+VL+BW): 16 independent messages, one per
+ * 32-bit lane, one block of each per step. Word-major: zmm w holds state
+ * word w of all 16 lanes (RFC 8439 2.3); a 16x16 transpose turns the
+ * keystream into one 64-byte row per lane, XORed with that lane's block.
+ * Contract: struct chacha_lanes in chacha_internal.h.
+ */
+#include <immintrin.h>
+
+#include "chacha_internal.h"
+
+static inline __m512i vadd(__m512i a, __m512i b) { return _mm512_add_epi32(a, b); }
+static inline __m512i vxor(__m512i a, __m512i b) { return _mm512_xor_si512(a, b); }
+#define VROTL(v, n) _mm512_rol_epi32((v), (n))  /* VPROLD: one op */
+
+/* RFC 8439 2.1 on four words of every lane */
+#define QR(a, b, c, d) do { \
+	a = vadd(a, b); d = VROTL(vxor(d, a), 16); \
+	c = vadd(c, d); b = VROTL(vxor(b, c), 12); \
+	a = vadd(a, b); d = VROTL(vxor(d, a), 8); \
+	c = vadd(c, d); b = VROTL(vxor(b, c), 7); \
+} while (0)
+
+/*
+ * 4x4 transpose of 128-bit chunks: afterwards a holds chunk 0 of each of
+ * a, b, c, d (in that order), b chunk 1, c chunk 2, d chunk 3.
+ */
+static inline void
+transpose_chunks(__m512i *a, __m512i *b, __m512i *c, __m512i *d)
+{
+	__m512i ab_lo = _mm512_shuffle_i32x4(*a, *b, 0x44);  /* a0 a1 b0 b1 */
+	__m512i ab_hi = _mm512_shuffle_i32x4(*a, *b, 0xee);  /* a2 a3 b2 b3 */
+	__m512i cd_lo = _mm512_shuffle_i32x4(*c, *d, 0x44);
+	__m512i cd_hi = _mm512_shuffle_i32x4(*c, *d, 0xee);
+
+	*a = _mm512_shuffle_i32x4(ab_lo, cd_lo, 0x88);       /* a0 b0 c0 d0 */
+	*b = _mm512_shuffle_i32x4(ab_lo, cd_lo, 0xdd);       /* a1 b1 c1 d1 */
+	*c = _mm512_shuffle_i32x4(ab_hi, cd_hi, 0x88);
+	*d = _mm512_shuffle_i32x4(ab_hi, cd_hi, 0xdd);
+}
+
+/*
+ * Rows x[4g..4g+3] (words of every lane) -> in each 128-bit chunk j,
+ * t[m] holds words 4g..4g+3 of lane 4j + m.
+ */
+static inline void
+transpose_words(__m512i t[4], __m512i r0, __m512i r1, __m512i r2, __m512i r3)
+{
+	__m512i a = _mm512_unpacklo_epi32(r0, r1), b = _mm512_unpackhi_epi32(r0, r1);
+	__m512i c = _mm512_unpacklo_epi32(r2, r3), d = _mm512_unpackhi_epi32(r2, r3);
+
+	t[0] = _mm512_unpacklo_epi64(a, c);
+	t[1] = _mm512_unpackhi_epi64(a, c);
+	t[2] = _mm512_unpacklo_epi64(b, d);
+	t[3] = _mm512_unpackhi_epi64(b, d);
+}
+
+static void
+xor_lanes_x16(struct chacha_lanes *l, uint32_t nblocks)
+{
+	const __m512i c0 = _mm512_set1_epi32((int)CHACHA_C0), c1 = _mm512_set1_epi32((int)CHACHA_C1);
+	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2), c3 = _mm512_set1_epi32((int)CHACHA_C3);
+	const __mmask16 act = (__mmask16)l->active;
+	const unsigned int dr = l->rounds / 2;
+	__m512i k[8], n0, n1, n2, ctr;
+	const uint8_t *in[16];
+	uint8_t *out[16];
+	size_t off = 0;                 /* every lane moves one block per step */
+
+	for (int w = 0; w < 8; w++)
+		k[w] = _mm512_load_si512((const void *)l->key[w]);
+	ctr = _mm512_loadu_si512((const void *)l->ctr);
+	n0 = _mm512_loadu_si512((const void *)l->nonce[0]);
+	n1 = _mm512_loadu_si512((const void *)l->nonce[1]);
+	n2 = _mm512_loadu_si512((const void *)l->nonce[2]);
+	for (int i = 0; i < 16; i++) {
+		in[i] = l->in[i];
+		out[i] = l->out[i];
+	}
+
+	for (uint32_t blk = 0; blk < nblocks; blk++) {
+		__m512i x0 = c0, x1 = c1, x2 = c2, x3 = c3;
+		__m512i x4 = k[0], x5 = k[1], x6 = k[2], x7 = k[3];
+		__m512i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
+		__m512i x12 = ctr, x13 = n0, x14 = n1, x15 = n2;
+		__m512i t[16];
+
+		for (unsigned int r = 0; r < dr; r++) {
+			/* RFC 8439 2.3: column rounds, then diagonal rounds */
+			QR(x0, x4, x8, x12);
+			QR(x1, x5, x9, x13);
+			QR(x2, x6, x10, x14);
+			QR(x3, x7, x11, x15);
+			QR(x0, x5, x10, x15);
+			QR(x1, x6, x11, x12);
+			QR(x2, x7, x8, x13);
+			QR(x3, x4, x9, x14);
+		}
+		x0 = vadd(x0, c0); x1 = vadd(x1, c1); x2 = vadd(x2, c2); x3 = vadd(x3, c3);
+		x4 = vadd(x4, k[0]); x5 = vadd(x5, k[1]); x6 = vadd(x6, k[2]); x7 = vadd(x7, k[3]);
+		x8 = vadd(x8, k[4]); x9 = vadd(x9, k[5]); x10 = vadd(x10, k[6]);
+		x11 = vadd(x11, k[7]);
+		x12 = vadd(x12, ctr); x13 = vadd(x13, n0); x14 = vadd(x14, n1);
+		x15 = vadd(x15, n2);
+
+		transpose_words(t + 0, x0, x1, x2, x3);
+		transpose_words(t + 4, x4, x5, x6, x7);
+		transpose_words(t + 8, x8, x9, x10, x11);
+		transpose_words(t + 12, x12, x13, x14, x15);
+		/* lane 4j + m: chunk j of t[m], t[4 + m], t[8 + m], t[12 + m] */
+		for (int m = 0; m < 4; m++)
+			transpose_chunks(&t[m], &t[4 + m], &t[8 + m], &t[12 + m]);
+		for (int j = 0; j < 4; j++) {
+			for (int m = 0; m < 4; m++) {
+				int lane = 4 * j + m;
+				__m512i ks = t[4 * j + m];
+
+				if (!(act & (1u << lane)))
+					continue;
+				_mm512_storeu_si512((void *)(out[lane] + off),
+						    vxor(ks, _mm512_loadu_si512(in[lane] + off)));
+			}
+		}
+		ctr = vadd(ctr, _mm512_set1_epi32(1));
+		off += CHACHA_BLOCK_LEN;
+	}
+
+	_mm512_mask_storeu_epi32((void *)l->ctr, act, ctr);
+	for (int i = 0; i < 16; i++) {
+		if (!(act & (1u << i)))
+			continue;
+		l->in[i] = in[i] + off;
+		l->out[i] = out[i] + off;
+		l->blocks_left[i] -= nblocks;
+	}
+}
+
+const struct chacha_lanes_impl vecsec_chacha_lanes_x16_avx512 = {
+	.name = "x16-avx512",
+	.isa = VECSEC_ISA_AVX512,
+	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW,
+	.lanes = 16,
+	.xor_lanes = xor_lanes_x16,
+};

@@ -1,0 +1,1220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The lanes engine: a burst of independent ChaCha20-Poly1305 (RFC 8439 2.8)
+ * and XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha 2.3) jobs run through
+ * 4/8/16-lane ChaCha and 4/8/16-lane Poly1305 kernels. Portable C: the
+ * lane kernels do the arithmetic, this file only schedules.
+ *
+ * Small linear jobs (<= FAST_MAX bytes, AAD <= 64) take the staged path,
+ * a ChaCha width of them at a time (fast_group): each is copied into its
+ * lane's buffer behind a zero block, one kernel run gives block 0 (the
+ * one-time Poly1305 key, 2.6) and the data, and the MAC input is laid out
+ * contiguously around the ciphertext, so each lane needs one Poly1305 run.
+ *
+ * The other jobs go through four passes, each a lane scheduler that fills
+ * free lanes, runs the kernel for as many blocks as the shortest active
+ * lane needs, then retires or refills the lanes that ran out:
+ *   1. block 0 of every job's ChaCha20 -> the one-time Poly1305 key;
+ *   2. seal jobs: ChaCha20 from counter 1, input to output (long linear
+ *      jobs cut into pieces over several lanes: each lane has its counter);
+ *   3. Poly1305 of every job: pad16(AAD) || pad16(ciphertext) || lengths,
+ *      all whole blocks (the ciphertext is the output for seal jobs and the
+ *      input for open jobs);
+ *   4. open jobs whose tag matched (vecsec_ct_eq): ChaCha20 from counter 1.
+ * Either way open verifies before any plaintext reaches the caller's
+ * buffer: a forged job's output is only zeroed (as the one-shot path
+ * does), never written with plaintext.
+ *
+ * Scatter-gather and ragged lengths: a lane's kernel pointers cover the
+ * longest run of whole blocks contiguous in both source and destination;
+ * a block that straddles segments, or the short last block, goes through
+ * the lane's 64-byte (16 for Poly1305) stage buffer: gathered, run as one
+ * block, scattered back. AAD and lengths blocks are staged the same way.
+ *
+ * No allocation: the per-job context (VECSEC_MAX_BURST entries) and the
+ * per-lane buffers (VECSEC_MAX_LANES) live on the stack, about 55 KiB in
+ * all; keys, keystream and plaintext in them are wiped before return.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "lanes_internal.h"
+#include "aead/aead_internal.h"
+#include "chacha/chacha_internal.h"
+#include "poly1305/poly1305_internal.h"
+
+/* ---- lane kernels and the choice of width ---- */
+
+static void poly_blocks_scalar(struct poly1305_lanes *l, uint32_t nblocks);
+
+/* Runs the (constant-time) reference per lane: for CPUs without lane kernels. */
+static const struct poly1305_lanes_impl poly_lanes_scalar = {
+	.name = "scalar",
+	.isa = VECSEC_ISA_SCALAR,
+	.needs = 0,
+	.lanes = 8,
+	.blocks_lanes = poly_blocks_scalar,
+};
+
+/* Widest first; an entry needs its flag set and its kernel file. */
+static const struct chacha_lanes_impl *const chacha_tab[] = {
+#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_LANES_AVX512)
+	&vecsec_chacha_lanes_x16_avx512,
+#endif
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_LANES_AVX2)
+	&vecsec_chacha_lanes_x8_avx2,
+#endif
+#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_LANES_SSSE3)
+	&vecsec_chacha_lanes_x4_ssse3,
+#endif
+	NULL,
+};
+
+static const struct poly1305_lanes_impl *const poly_tab[] = {
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_LANES_AVX512_IFMA)
+	&vecsec_poly1305_lanes_x16_avx512ifma,
+	&vecsec_poly1305_lanes_x8_avx512ifma,
+#endif
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_LANES_AVX2)
+	&vecsec_poly1305_lanes_x4_avx2,
+#endif
+	&poly_lanes_scalar,
+	NULL,
+};
+
+#define NB_CHACHA (sizeof(chacha_tab) / sizeof(chacha_tab[0]) - 1)
+#define NB_POLY (sizeof(poly_tab) / sizeof(poly_tab[0]) - 1)
+#define SELECTED (UINT32_C(1) << 31)
+
+/* bit i: chacha_tab[i] usable under the cap; bit 8 + i: poly_tab[i]; SELECTED */
+static _Atomic uint32_t lanes_avail;
+static _Atomic int force_chacha = -1, force_poly = -1;
+/*
+ * Above this many bytes a job goes to the single-message path (its wide
+ * kernels run many blocks of one message per register). Measured with
+ * test/perf/lanes_perf.c --crossover (bursts of 32 equal seal jobs, AVX-512
+ * + IFMA Xeon, branch simd's single-message kernels merged; TSC cycles per
+ * message, medians): 2048 B lanes 2106 / single 2490, 3072 B 3005 / 3368,
+ * 4096 B 3966 / 3990, 6144 B 5808 / 5634, 8192 B 7872 / 7226. The lanes
+ * win up to 4 KiB and lose from 6 KiB on. With 8 ChaCha lanes (AVX2, same
+ * tool, VECSEC_ISA=avx2): 1024 B 1954 / 2217, 1536 B 2873 / 2980, 2048 B
+ * 3926 / 3881, 3072 B 5766 / 5230: the crossover falls to 1.5 KiB.
+ */
+#define CROSSOVER_WIDE 4096     /* 16 ChaCha lanes */
+#define CROSSOVER_NARROW 1536   /* 8 or 4 */
+static _Atomic size_t crossover_auto = CROSSOVER_WIDE;
+#define CROSSOVER_UNSET SIZE_MAX
+static _Atomic size_t crossover_forced = CROSSOVER_UNSET; /* tests, tools */
+
+void
+vecsec_lanes_select(enum vecsec_isa cap, uint64_t feat)
+{
+	uint32_t m = SELECTED;
+
+	for (size_t i = 0; i < NB_CHACHA; i++)
+		if (vecsec_impl_usable(chacha_tab[i]->isa, chacha_tab[i]->needs, cap, feat))
+			m |= UINT32_C(1) << i;
+	for (size_t i = 0; i < NB_POLY; i++)
+		if (vecsec_impl_usable(poly_tab[i]->isa, poly_tab[i]->needs, cap, feat))
+			m |= UINT32_C(1) << (8 + i);
+	atomic_store_explicit(&crossover_auto,
+			      (m & 1) != 0 && NB_CHACHA > 0 && chacha_tab[0]->lanes >= 16 ?
+			      CROSSOVER_WIDE : CROSSOVER_NARROW, memory_order_relaxed);
+	atomic_store_explicit(&lanes_avail, m, memory_order_release);
+}
+
+static uint32_t
+avail(void)
+{
+	uint32_t m = atomic_load_explicit(&lanes_avail, memory_order_acquire);
+
+	if (__builtin_expect(m == 0, 0)) {
+		vecsec_dispatch_init();
+		m = atomic_load_explicit(&lanes_avail, memory_order_acquire);
+	}
+	return m;
+}
+
+/*
+ * The narrowest usable kernel with at least n lanes, else the widest: a
+ * burst of 3 runs on 4 lanes, not 16; a width given by force wins.
+ */
+static const struct chacha_lanes_impl *
+pick_chacha(unsigned int n, uint32_t m)
+{
+	const struct chacha_lanes_impl *pick = NULL;
+	int f = atomic_load_explicit(&force_chacha, memory_order_relaxed);
+
+	for (size_t i = 0; i < NB_CHACHA; i++) {
+		if (!(m & (UINT32_C(1) << i)))
+			continue;
+		if (f >= 0) {
+			if (chacha_tab[i]->lanes == (unsigned int)f)
+				return chacha_tab[i];
+			continue;
+		}
+		if (pick == NULL || chacha_tab[i]->lanes >= n)
+			pick = chacha_tab[i];
+	}
+	if (f == 0 || (f < 0 && n <= 1))
+		return NULL;
+	return pick;
+}
+
+static const struct poly1305_lanes_impl *
+pick_poly(unsigned int n, uint32_t m)
+{
+	const struct poly1305_lanes_impl *pick = &poly_lanes_scalar;
+	int f = atomic_load_explicit(&force_poly, memory_order_relaxed);
+	bool first = true;
+
+	for (size_t i = 0; i < NB_POLY; i++) {
+		if (!(m & (UINT32_C(1) << (8 + i))))
+			continue;
+		if (f > 0) {
+			if ((f == 1 && poly_tab[i] == &poly_lanes_scalar) ||
+			    (f > 1 && poly_tab[i]->lanes == (unsigned int)f &&
+			     poly_tab[i] != &poly_lanes_scalar))
+				return poly_tab[i];
+			continue;
+		}
+		if (poly_tab[i] == &poly_lanes_scalar)
+			continue;
+		if (first || poly_tab[i]->lanes >= n)
+			pick = poly_tab[i];
+		first = false;
+	}
+	return pick;
+}
+
+void
+vecsec_lanes_choose(unsigned int n, struct lanes_choice *c)
+{
+	uint32_t m = avail();
+	const struct chacha_lanes_impl *ci = pick_chacha(n, m);
+	const struct poly1305_lanes_impl *pi = pick_poly(n, m);
+
+	c->chacha_lanes = ci != NULL ? ci->lanes : 0;
+	c->chacha_name = ci != NULL ? ci->name : "per-job";
+	c->poly_lanes = ci != NULL ? pi->lanes : 0;
+	c->poly_name = ci != NULL ? pi->name : "per-job";
+}
+
+int
+vecsec_lanes_force(int chacha_w, int poly_w)
+{
+	uint32_t m = avail();
+	bool ok_c = chacha_w <= 0, ok_p = poly_w < 0 || poly_w == 1;
+
+	for (size_t i = 0; i < NB_CHACHA; i++)
+		if ((m & (UINT32_C(1) << i)) && chacha_w > 0 &&
+		    chacha_tab[i]->lanes == (unsigned int)chacha_w)
+			ok_c = true;
+	for (size_t i = 0; i < NB_POLY; i++)
+		if ((m & (UINT32_C(1) << (8 + i))) && poly_w > 1 &&
+		    poly_tab[i] != &poly_lanes_scalar && poly_tab[i]->lanes == (unsigned int)poly_w)
+			ok_p = true;
+	if (!ok_c || !ok_p)
+		return -ENOTSUP;
+	atomic_store_explicit(&force_chacha, chacha_w < 0 ? -1 : chacha_w, memory_order_relaxed);
+	atomic_store_explicit(&force_poly, poly_w < 0 ? -1 : poly_w, memory_order_relaxed);
+	return 0;
+}
+
+size_t
+vecsec_lanes_crossover(void)
+{
+	size_t c = atomic_load_explicit(&crossover_forced, memory_order_relaxed);
+
+	if (c != CROSSOVER_UNSET)
+		return c;
+	avail();
+	return atomic_load_explicit(&crossover_auto, memory_order_relaxed);
+}
+
+void
+vecsec_lanes_set_crossover(size_t len)
+{
+	/* SIZE_MAX - 1 is as good as "no limit": lanes_accepts caps lengths */
+	atomic_store_explicit(&crossover_forced, len == CROSSOVER_UNSET ? len - 1 : len,
+			      memory_order_relaxed);
+}
+
+void
+vecsec_lanes_reset_crossover(void)
+{
+	atomic_store_explicit(&crossover_forced, CROSSOVER_UNSET, memory_order_relaxed);
+}
+
+bool
+vecsec_lanes_accepts(const struct vecsec_aead_job *job)
+{
+	uint32_t alg = job->key->alg;
+
+	if (alg == VECSEC_AEAD_CHACHA20_POLY1305) {
+		if (job->nonce_len != VECSEC_CHACHAPOLY_NONCE_LEN)
+			return false;
+	} else if (alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		if (job->nonce_len != VECSEC_XCHACHAPOLY_NONCE_LEN)
+			return false;
+	} else {
+		return false;
+	}
+	/*
+	 * The lanes keep block counters in 32 bits and never carry into word
+	 * 13: longer jobs (only possible with the crossover raised) go through
+	 * the single-message path, which checks or carries itself.
+	 */
+	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= vecsec_lanes_crossover() &&
+	       (uint64_t)job->len <= ((UINT64_C(1) << 32) - 2) * CHACHA_BLOCK_LEN;
+}
+
+/* ---- the burst ---- */
+
+struct job_ctx {
+	uint32_t key[8];        /* ChaCha20 key words (XChaCha: the HChaCha subkey) */
+	uint32_t nonce[3];      /* state words 13..15 */
+	uint64_t s[2];          /* Poly1305 s, little-endian words */
+	uint64_t h[3];          /* Poly1305 accumulator, radix 2^44 */
+	uint64_t r[3];          /* clamped r, radix 2^44 */
+	const uint8_t *in;      /* staged path: the whole Poly1305 input */
+	uint32_t blocks;
+};
+
+/*
+ * A linear job (no segment lists) walks by offset; a scatter-gather one
+ * through the segment cursors of aead.c.
+ */
+struct chacha_lane {
+	struct aead_cursor ci, co;
+	bool lin;               /* linear job: lin_in/lin_out from off to len */
+	const uint8_t *lin_in;
+	uint8_t *lin_out;
+	size_t off, len;
+	uint32_t staged;        /* bytes to scatter from the stage after the block */
+};
+
+enum { PH_AAD, PH_TEXT, PH_LENS, PH_DONE };
+
+struct poly_lane {
+	struct aead_cursor c;   /* the ciphertext (scatter-gather) */
+	const uint8_t *lin;     /* the ciphertext (linear); NULL: the cursor */
+	size_t off, len;        /* linear: bytes done, bytes in all */
+	size_t aad_off;
+	uint32_t phase;
+};
+
+/* A run of a job's ChaCha blocks for one lane (count 0: the whole job). */
+struct piece {
+	uint16_t job;
+	uint32_t first, count;
+	uint32_t key;           /* blocks, then the sort key */
+};
+
+#define NB_PIECES (VECSEC_MAX_BURST + VECSEC_MAX_LANES)
+
+/*
+ * Small linear jobs (at most FAST_MAX bytes, AAD at most 64) are staged
+ * whole: one block slot, then the data, then room for pad16 and lengths.
+ */
+#define FAST_MAX 512
+#define FAST_AAD 64
+#define FAST_BUF (CHACHA_BLOCK_LEN + FAST_MAX + 32)
+
+struct burst {
+	struct vecsec_aead_job *const *jobs;
+	struct piece pieces[NB_PIECES];
+	unsigned int npieces;
+	struct job_ctx *ctx;
+	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
+	struct chacha_lanes cl;
+	struct poly1305_lanes pl;
+	struct chacha_lane cs[VECSEC_MAX_LANES];
+	struct poly_lane ps[VECSEC_MAX_LANES];
+	alignas(64) uint8_t stage[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+	/* the staged path for small linear jobs (fast_group) */
+	alignas(64) uint8_t buf[VECSEC_MAX_LANES][FAST_BUF];
+	_Static_assert(CHACHA_BLOCK_LEN * (1 + FAST_MAX / CHACHA_BLOCK_LEN) + 32 <= FAST_BUF,
+		       "FAST_BUF holds every staged job");
+};
+
+static const uint8_t zero_block[CHACHA_BLOCK_LEN];
+
+#define M44 ((UINT64_C(1) << 44) - 1)
+#define M42 ((UINT64_C(1) << 42) - 1)
+
+/* little-endian loads and stores as single moves (byte shuffles stall here) */
+static inline uint32_t
+le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline uint64_t
+le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void
+st64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * RFC 8439 2.5: the tag is (h mod p) + s mod 2^128. h in radix 2^44,
+ * partly reduced; constant time (a mask picks h or h - p).
+ */
+static void
+poly_tag(uint8_t tag[16], const uint64_t hin[3], const uint64_t s[2])
+{
+	uint64_t h0 = hin[0], h1 = hin[1], h2 = hin[2], g0, g1, g2, c, mask, lo, hi;
+
+	for (int i = 0; i < 2; i++) {
+		c = h0 >> 44; h0 &= M44; h1 += c;
+		c = h1 >> 44; h1 &= M44; h2 += c;
+		c = h2 >> 42; h2 &= M42; h0 += c * 5;
+	}
+	c = h0 >> 44; h0 &= M44; h1 += c;
+	c = h1 >> 44; h1 &= M44; h2 += c;
+	/* now h < 2^130 + 2^44: h - p = h + 5 - 2^130 */
+	g0 = h0 + 5;
+	c = g0 >> 44; g0 &= M44;
+	g1 = h1 + c;
+	c = g1 >> 44; g1 &= M44;
+	g2 = h2 + c - (UINT64_C(1) << 42);
+	mask = (g2 >> 63) - 1;          /* all ones when h >= p */
+	h0 = (h0 & ~mask) | (g0 & mask);
+	h1 = (h1 & ~mask) | (g1 & mask);
+	h2 = (h2 & ~mask) | (g2 & mask);
+	lo = h0 | h1 << 44;
+	hi = (h1 >> 20) | h2 << 24;
+	c = lo + s[0];
+	hi += s[1] + (c < lo);
+	st64(tag, c);
+	st64(tag + 8, hi);
+}
+
+/* The reference per lane (poly_lanes_scalar). */
+static void
+poly_blocks_scalar(struct poly1305_lanes *l, uint32_t nblocks)
+{
+	struct poly1305_state st;
+
+	for (int i = 0; i < VECSEC_MAX_LANES; i++) {
+		if (!(l->active & (UINT32_C(1) << i)))
+			continue;
+		memset(&st, 0, sizeof(st));
+		for (int k = 0; k < 3; k++) {
+			st.h[k] = l->h[k][i];
+			st.r[k] = l->r[k][i];
+		}
+		vecsec_poly1305_blocks_ref(&st, l->in[i], nblocks, 1);
+		for (int k = 0; k < 3; k++)
+			l->h[k][i] = st.h[k];
+		l->in[i] += (size_t)nblocks * POLY1305_BLOCK_LEN;
+		l->blocks_left[i] -= nblocks;
+	}
+	vecsec_memzero(&st, sizeof(st));
+}
+
+/* RFC 8439 2.6, 2.5: r (clamped, radix 2^44) and s from keystream block 0 */
+static void
+take_otk(struct job_ctx *c, const uint8_t *block0)
+{
+	uint64_t t0 = le64(block0) & UINT64_C(0x0ffffffc0fffffff);
+	uint64_t t1 = le64(block0 + 8) & UINT64_C(0x0ffffffc0ffffffc);
+
+	c->r[0] = t0 & M44;
+	c->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
+	c->r[2] = t1 >> 24;
+	c->s[0] = le64(block0 + 16);
+	c->s[1] = le64(block0 + 24);
+}
+
+static void
+lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
+{
+	for (int w = 0; w < 8; w++)
+		b->cl.key[w][lane] = b->ctx[j].key[w];
+	for (int w = 0; w < 3; w++)
+		b->cl.nonce[w][lane] = b->ctx[j].nonce[w];
+	b->cl.ctr[lane] = ctr;
+	b->job[lane] = (uint16_t)j;
+}
+
+/* Pass 1: block 0 of every job's keystream gives its r and s (RFC 8439 2.6). */
+static void
+pass_otk(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+	 unsigned int n)
+{
+	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
+		unsigned int k = n - j0 < im->lanes ? n - j0 : im->lanes;
+
+		b->cl.active = 0;
+		for (unsigned int i = 0; i < k; i++) {
+			lane_key(b, i, list[j0 + i], 0);
+			b->cl.in[i] = zero_block;
+			b->cl.out[i] = b->stage[i];
+			b->cl.blocks_left[i] = 1;
+			b->cl.active |= UINT32_C(1) << i;
+		}
+		im->xor_lanes(&b->cl, 1);
+		for (unsigned int i = 0; i < k; i++)
+			take_otk(&b->ctx[list[j0 + i]], b->stage[i]);
+	}
+}
+
+/*
+ * The next piece of a lane's job: whole blocks in place, or one staged
+ * block. False when the job has no bytes left.
+ */
+static bool
+chacha_chunk(struct burst *b, unsigned int i)
+{
+	struct chacha_lane *s = &b->cs[i];
+	struct aead_cursor pi, po;
+	size_t ni, no, n, k = 0;
+	uint8_t *in, *out, *p;
+
+	if (s->lin) {
+		n = s->len - s->off;
+		if (n == 0)
+			return false;
+		if (n >= CHACHA_BLOCK_LEN) {
+			n -= n % CHACHA_BLOCK_LEN;
+			b->cl.in[i] = s->lin_in + s->off;
+			b->cl.out[i] = s->lin_out + s->off;
+			b->cl.blocks_left[i] = (uint32_t)(n / CHACHA_BLOCK_LEN);
+			s->off += n;
+			return true;
+		}
+		memcpy(b->stage[i], s->lin_in + s->off, n);
+		b->cl.in[i] = b->stage[i];
+		b->cl.out[i] = b->stage[i];
+		b->cl.blocks_left[i] = 1;
+		s->staged = (uint32_t)n;
+		return true;
+	}
+	pi = s->ci;
+	po = s->co;
+	in = vecsec_aead_cursor_next(&pi, 0, &ni);
+	if (in == NULL)
+		return false;
+	out = vecsec_aead_cursor_next(&po, 0, &no);
+	n = ni < no ? ni : no;
+	if (n >= CHACHA_BLOCK_LEN) {
+		n -= n % CHACHA_BLOCK_LEN;
+		vecsec_aead_cursor_next(&s->ci, n, &ni);
+		vecsec_aead_cursor_next(&s->co, n, &no);
+		b->cl.in[i] = in;
+		b->cl.out[i] = out;
+		b->cl.blocks_left[i] = (uint32_t)(n / CHACHA_BLOCK_LEN);
+		s->staged = 0;
+		return true;
+	}
+	while (k < CHACHA_BLOCK_LEN &&
+	       (p = vecsec_aead_cursor_next(&s->ci, CHACHA_BLOCK_LEN - k, &n)) != NULL) {
+		memcpy(b->stage[i] + k, p, n);
+		k += n;
+	}
+	b->cl.in[i] = b->stage[i];
+	b->cl.out[i] = b->stage[i];
+	b->cl.blocks_left[i] = 1;
+	s->staged = (uint32_t)k;
+	return true;
+}
+
+static void
+chacha_unstage(struct burst *b, unsigned int i)
+{
+	struct chacha_lane *s = &b->cs[i];
+	size_t k = 0, n;
+	uint8_t *p;
+
+	if (s->lin) {
+		memcpy(s->lin_out + s->off, b->stage[i], s->staged);
+		s->off += s->staged;
+		s->staged = 0;
+		return;
+	}
+	while (k < s->staged && (p = vecsec_aead_cursor_next(&s->co, s->staged - k, &n)) != NULL) {
+		memcpy(p, b->stage[i] + k, n);
+		k += n;
+	}
+	s->staged = 0;
+}
+
+/* Give lane i the next piece; clears its bit when none is left. */
+static void
+chacha_refill(struct burst *b, unsigned int i, unsigned int *next)
+{
+	while (*next < b->npieces) {
+		const struct piece *pc = &b->pieces[(*next)++];
+		const struct vecsec_aead_job *job = b->jobs[pc->job];
+		struct chacha_lane *s = &b->cs[i];
+
+		s->staged = 0;
+		s->lin = job->nb_in_segs == 0 && job->nb_out_segs == 0;
+		if (s->lin) {
+			size_t end = ((size_t)pc->first + pc->count) * CHACHA_BLOCK_LEN;
+
+			s->lin_in = job->in;
+			s->lin_out = job->out;
+			s->off = (size_t)pc->first * CHACHA_BLOCK_LEN;
+			s->len = pc->count == 0 || end > job->len ? job->len : end;
+		} else {
+			vecsec_aead_cursor_in(&s->ci, job);
+			vecsec_aead_cursor_out(&s->co, job);
+		}
+		if (chacha_chunk(b, i)) {
+			/* RFC 8439 2.8: the data starts at block counter 1 */
+			lane_key(b, i, pc->job, 1 + pc->first);
+			b->cl.active |= UINT32_C(1) << i;
+			return;
+		}
+	}
+	b->cl.active &= ~(UINT32_C(1) << i);
+}
+
+static uint32_t
+job_blocks(const struct vecsec_aead_job *job)
+{
+	return (uint32_t)((job->len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+}
+
+/*
+ * Cut the listed jobs into pieces for the lanes. Each lane has its own
+ * counter, so a long linear job can run as several pieces in several lanes
+ * at once (blocks first .. first + count - 1 of its data); pieces of at
+ * least total / lanes blocks keep every lane busy to the end instead of
+ * leaving one long job running alone. Scatter-gather jobs stay whole.
+ * At most n + lanes pieces; longest first (counting sort, capped key).
+ */
+static void
+make_pieces(struct burst *b, const uint16_t *list, unsigned int n, unsigned int lanes)
+{
+	uint64_t total = 0;
+	uint32_t size;
+	uint16_t cnt[65];
+	struct piece tmp[NB_PIECES];
+	unsigned int np = 0;
+
+	for (unsigned int k = 0; k < n; k++)
+		total += job_blocks(b->jobs[list[k]]);
+	size = (uint32_t)((total + lanes - 1) / lanes);
+	if (size < 8)
+		size = 8;
+	for (unsigned int k = 0; k < n; k++) {
+		const struct vecsec_aead_job *job = b->jobs[list[k]];
+		uint32_t nb = job_blocks(job), first = 0;
+
+		if (job->nb_in_segs != 0 || job->nb_out_segs != 0 || nb <= size) {
+			tmp[np++] = (struct piece){ .job = list[k], .first = 0, .count = 0,
+						    .key = nb };
+			continue;
+		}
+		for (; first < nb; first += size)
+			tmp[np++] = (struct piece){ .job = list[k], .first = first,
+						    .count = size,
+						    .key = nb - first < size ? nb - first : size };
+	}
+	memset(cnt, 0, sizeof(cnt));
+	for (unsigned int k = 0; k < np; k++) {
+		tmp[k].key = 63 - (tmp[k].key < 63 ? tmp[k].key : 63);
+		cnt[tmp[k].key + 1]++;
+	}
+	for (int k = 1; k < 65; k++)
+		cnt[k] += cnt[k - 1];
+	for (unsigned int k = 0; k < np; k++)
+		b->pieces[cnt[tmp[k].key]++] = tmp[k];
+	b->npieces = np;
+}
+
+/* Passes 2 and 4: ChaCha20 from counter 1 over the listed jobs' data. */
+static void
+pass_chacha(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+	    unsigned int n)
+{
+	unsigned int next = 0;
+
+	if (n == 0)
+		return;
+	make_pieces(b, list, n, im->lanes);
+	b->cl.active = 0;
+	for (unsigned int i = 0; i < im->lanes; i++)
+		chacha_refill(b, i, &next);
+	while (b->cl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->cl.active & (UINT32_C(1) << i)) && b->cl.blocks_left[i] < nb)
+				nb = b->cl.blocks_left[i];
+		im->xor_lanes(&b->cl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++) {
+			if (!(b->cl.active & (UINT32_C(1) << i)) || b->cl.blocks_left[i] != 0)
+				continue;
+			if (b->cs[i].staged != 0)
+				chacha_unstage(b, i);
+			if (!chacha_chunk(b, i))
+				chacha_refill(b, i, &next);
+		}
+	}
+}
+
+/*
+ * The next Poly1305 piece of lane i's job (RFC 8439 2.8): AAD, zeros to a
+ * multiple of 16, ciphertext, zeros likewise, le64(aad_len) || le64(len).
+ * Whole blocks in place; short pieces padded in the stage (padding a short
+ * piece with zeros to 16 bytes is exactly pad16). False when done.
+ */
+static bool
+poly_chunk(struct burst *b, unsigned int i)
+{
+	struct poly_lane *s = &b->ps[i];
+	const struct vecsec_aead_job *job = b->jobs[b->job[i]];
+	uint8_t *st = b->stage[i];
+	size_t n, k = 0;
+	uint8_t *p;
+
+	switch (s->phase) {
+	case PH_AAD:
+		n = job->aad_len - s->aad_off;
+		if (n >= POLY1305_BLOCK_LEN) {
+			n -= n % POLY1305_BLOCK_LEN;
+			b->pl.in[i] = job->aad + s->aad_off;
+			b->pl.blocks_left[i] = (uint32_t)(n / POLY1305_BLOCK_LEN);
+			s->aad_off += n;
+			return true;
+		}
+		s->phase = PH_TEXT;
+		if (n > 0) {
+			memcpy(st, job->aad + s->aad_off, n);
+			memset(st + n, 0, POLY1305_BLOCK_LEN - n);
+			b->pl.in[i] = st;
+			b->pl.blocks_left[i] = 1;
+			return true;
+		}
+		/* fall through */
+	case PH_TEXT: {
+		struct aead_cursor pc = s->c;
+
+		if (s->lin != NULL) {
+			n = s->len - s->off;
+			if (n >= POLY1305_BLOCK_LEN) {
+				n -= n % POLY1305_BLOCK_LEN;
+				b->pl.in[i] = s->lin + s->off;
+				b->pl.blocks_left[i] = (uint32_t)(n / POLY1305_BLOCK_LEN);
+				s->off += n;
+				return true;
+			}
+			s->phase = PH_LENS;
+			if (n > 0) {
+				memcpy(st, s->lin + s->off, n);
+				memset(st + n, 0, POLY1305_BLOCK_LEN - n);
+				s->off += n;
+				b->pl.in[i] = st;
+				b->pl.blocks_left[i] = 1;
+				return true;
+			}
+			goto lens;
+		}
+		p = vecsec_aead_cursor_next(&pc, 0, &n);
+		if (p != NULL && n >= POLY1305_BLOCK_LEN) {
+			n -= n % POLY1305_BLOCK_LEN;
+			vecsec_aead_cursor_next(&s->c, n, &n);
+			b->pl.in[i] = p;
+			b->pl.blocks_left[i] = (uint32_t)(n / POLY1305_BLOCK_LEN);
+			return true;
+		}
+		while (k < POLY1305_BLOCK_LEN &&
+		       (p = vecsec_aead_cursor_next(&s->c, POLY1305_BLOCK_LEN - k, &n)) != NULL) {
+			memcpy(st + k, p, n);
+			k += n;
+		}
+		if (k > 0) {
+			memset(st + k, 0, POLY1305_BLOCK_LEN - k);
+			b->pl.in[i] = st;
+			b->pl.blocks_left[i] = 1;
+			return true;
+		}
+		s->phase = PH_LENS;
+	}
+		/* fall through */
+	case PH_LENS:
+lens:
+		st64(st, job->aad_len);
+		st64(st + 8, job->len);
+		b->pl.in[i] = st;
+		b->pl.blocks_left[i] = 1;
+		s->phase = PH_DONE;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void
+poly_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned int n,
+	    unsigned int *next)
+{
+	if (*next < n) {
+		unsigned int j = list[(*next)++];
+		const struct vecsec_aead_job *job = b->jobs[j];
+
+		b->job[i] = (uint16_t)j;
+		b->ps[i].phase = PH_AAD;
+		b->ps[i].aad_off = 0;
+		/* the ciphertext: what seal wrote, what open received */
+		b->ps[i].lin = NULL;
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			if (job->nb_out_segs == 0)
+				b->ps[i].lin = job->out;
+			else
+				vecsec_aead_cursor_out(&b->ps[i].c, job);
+		} else {
+			if (job->nb_in_segs == 0)
+				b->ps[i].lin = job->in;
+			else
+				vecsec_aead_cursor_in(&b->ps[i].c, job);
+		}
+		b->ps[i].off = 0;
+		b->ps[i].len = job->len;
+		if (job->len == 0)
+			b->ps[i].lin = zero_block;     /* nothing to read either way */
+		for (int k = 0; k < 3; k++) {
+			b->pl.h[k][i] = 0;
+			b->pl.r[k][i] = b->ctx[j].r[k];
+		}
+		poly_chunk(b, i);          /* always has the lengths block */
+		b->pl.active |= UINT32_C(1) << i;
+		return;
+	}
+	b->pl.active &= ~(UINT32_C(1) << i);
+}
+
+/* Pass 3: every job's Poly1305 accumulator into ctx[].h. */
+static void
+pass_poly(struct burst *b, const struct poly1305_lanes_impl *im, const uint16_t *list,
+	  unsigned int n)
+{
+	unsigned int next = 0;
+
+	b->pl.active = 0;
+	for (unsigned int i = 0; i < im->lanes; i++)
+		poly_refill(b, i, list, n, &next);
+	while (b->pl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->pl.active & (UINT32_C(1) << i)) && b->pl.blocks_left[i] < nb)
+				nb = b->pl.blocks_left[i];
+		im->blocks_lanes(&b->pl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++) {
+			if (!(b->pl.active & (UINT32_C(1) << i)) || b->pl.blocks_left[i] != 0)
+				continue;
+			if (poly_chunk(b, i))
+				continue;
+			for (int k = 0; k < 3; k++)
+				b->ctx[b->job[i]].h[k] = b->pl.h[k][i];
+			poly_refill(b, i, list, n, &next);
+		}
+	}
+}
+
+/*
+ * Longest jobs first (a counting sort on whole blocks, capped): a long job
+ * left for last would run with most lanes idle. Lengths are public.
+ */
+static void
+longest_first(struct vecsec_aead_job *const *jobs, uint16_t *list, unsigned int n)
+{
+	uint16_t cnt[65], tmp[VECSEC_MAX_BURST];
+	unsigned int key[VECSEC_MAX_BURST];
+	unsigned int i = 1;
+
+	/* already in order (a burst of equal lengths): nothing to do */
+	while (i < n && jobs[list[i]]->len <= jobs[list[i - 1]]->len)
+		i++;
+	if (i >= n)
+		return;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < n; i++) {
+		size_t blocks = jobs[list[i]]->len / CHACHA_BLOCK_LEN;
+
+		key[i] = 63 - (unsigned int)(blocks < 63 ? blocks : 63);
+		cnt[key[i] + 1]++;
+	}
+	for (int k = 1; k < 65; k++)
+		cnt[k] += cnt[k - 1];
+	for (i = 0; i < n; i++)
+		tmp[cnt[key[i]]++] = list[i];
+	memcpy(list, tmp, n * sizeof(list[0]));
+}
+
+/*
+ * Key words and nonce words of each job. XChaCha (draft-irtf-cfrg-xchacha
+ * 2.3): the key words are set by xchacha_subkeys(); state words 13..15 are
+ * 0 (the counter's high word, as aead_chachapoly.c) || nonce[16..24]. Lane
+ * jobs are far below 2^32 blocks, so word 13 stays 0. Returns true for an
+ * XChaCha job.
+ */
+static bool
+setup_job(struct job_ctx *c, const struct vecsec_aead_job *job)
+{
+	const uint8_t *key = (const uint8_t *)job->key->opaque;
+
+	for (int w = 0; w < 8; w++)
+		c->key[w] = le32(key + 4 * w);
+	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		c->nonce[0] = 0;
+		c->nonce[1] = le32(job->nonce + 16);
+		c->nonce[2] = le32(job->nonce + 20);
+		return true;
+	}
+	for (int w = 0; w < 3; w++)
+		c->nonce[w] = le32(job->nonce + 4 * w);
+	return false;
+}
+
+/*
+ * HChaCha20 (draft-irtf-cfrg-xchacha 2.2) of the listed XChaCha jobs in the
+ * lanes: a ChaCha20 block whose words 12..15 are the first 16 nonce bytes
+ * is the permuted state plus that input, so taking the constants from
+ * words 0..3 and the nonce words from 12..15 again leaves HChaCha's output,
+ * the subkey, which replaces the job's key words.
+ */
+static void
+xchacha_subkeys(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+		unsigned int n)
+{
+	static const uint32_t sigma[4] = { CHACHA_C0, CHACHA_C1, CHACHA_C2, CHACHA_C3 };
+
+	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
+		unsigned int k = n - j0 < im->lanes ? n - j0 : im->lanes;
+
+		b->cl.active = 0;
+		for (unsigned int i = 0; i < k; i++) {
+			const uint8_t *nonce = b->jobs[list[j0 + i]]->nonce;
+
+			lane_key(b, i, list[j0 + i], le32(nonce));
+			for (int w = 0; w < 3; w++)
+				b->cl.nonce[w][i] = le32(nonce + 4 + 4 * w);
+			b->cl.in[i] = zero_block;
+			b->cl.out[i] = b->stage[i];
+			b->cl.blocks_left[i] = 1;
+			b->cl.active |= UINT32_C(1) << i;
+		}
+		im->xor_lanes(&b->cl, 1);
+		for (unsigned int i = 0; i < k; i++) {
+			struct job_ctx *c = &b->ctx[list[j0 + i]];
+			const uint8_t *nonce = b->jobs[list[j0 + i]]->nonce;
+
+			for (int w = 0; w < 4; w++) {
+				c->key[w] = le32(b->stage[i] + 4 * w) - sigma[w];
+				c->key[4 + w] = le32(b->stage[i] + 48 + 4 * w) - le32(nonce + 4 * w);
+			}
+		}
+	}
+}
+
+static void
+run_one_by_one(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct aead_ops *ops = jobs[i]->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ?
+			&vecsec_aead_ops_chacha20_poly1305 : &vecsec_aead_ops_xchacha20_poly1305;
+		int rc = ops->run(jobs[i]);
+
+		jobs[i]->status = rc == 0 ? VECSEC_JOB_OK :
+				  rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
+	}
+}
+
+/* Jobs up to this many bytes take the staged path (at most FAST_MAX). */
+static _Atomic size_t staged_max = FAST_MAX;
+
+size_t
+vecsec_lanes_staged_max(void)
+{
+	return atomic_load_explicit(&staged_max, memory_order_relaxed);
+}
+
+void
+vecsec_lanes_set_staged_max(size_t len)
+{
+	atomic_store_explicit(&staged_max, len < FAST_MAX ? len : FAST_MAX,
+			      memory_order_relaxed);
+}
+
+static bool
+fast_ok(const struct vecsec_aead_job *job, size_t max)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 && job->len <= max &&
+	       job->aad_len <= FAST_AAD;
+}
+
+static size_t
+pad16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+/* Run the active lanes of the ChaCha or Poly1305 struct until all are done. */
+static void
+drain_chacha(struct burst *b, const struct chacha_lanes_impl *im)
+{
+	while (b->cl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->cl.active & (UINT32_C(1) << i)) && b->cl.blocks_left[i] < nb)
+				nb = b->cl.blocks_left[i];
+		im->xor_lanes(&b->cl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if (b->cl.blocks_left[i] == 0)
+				b->cl.active &= ~(UINT32_C(1) << i);
+	}
+}
+
+static void
+drain_poly(struct burst *b, const struct poly1305_lanes_impl *im)
+{
+	while (b->pl.active != 0) {
+		uint32_t nb = UINT32_MAX;
+
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if ((b->pl.active & (UINT32_C(1) << i)) && b->pl.blocks_left[i] < nb)
+				nb = b->pl.blocks_left[i];
+		im->blocks_lanes(&b->pl, nb);
+		for (unsigned int i = 0; i < im->lanes; i++)
+			if (b->pl.blocks_left[i] == 0)
+				b->pl.active &= ~(UINT32_C(1) << i);
+	}
+}
+
+/*
+ * The staged path: up to one ChaCha width of small linear jobs, each copied
+ * into its lane's buffer behind a zero block. Seal: one kernel run gives
+ * block 0 (the Poly1305 key) and the ciphertext together (counter 0 ..).
+ * Open: a run of block 0 alone first. Either way the Poly1305 input is then
+ * laid out contiguously around the ciphertext in the buffer (padded AAD in
+ * the block-0 slot just before it, once r and s are out; zeros and the
+ * lengths after), so each lane needs one Poly1305 run. Open decrypts in the
+ * lane's buffer only the jobs whose tag matched (vecsec_ct_eq), and copies
+ * plaintext out only then; a failed job's output is zeroed.
+ */
+static void
+fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
+	   const struct poly1305_lanes_impl *pi, const uint16_t *list, unsigned int k)
+{
+	uint32_t verified = 0;
+
+	b->cl.active = 0;
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+		uint8_t *buf = b->buf[i];
+
+		lane_key(b, i, list[i], 0);
+		memset(buf, 0, CHACHA_BLOCK_LEN);
+		if (job->len > 0)
+			memcpy(buf + CHACHA_BLOCK_LEN, job->in, job->len);
+		b->cl.in[i] = buf;
+		b->cl.out[i] = buf;
+		b->cl.blocks_left[i] = 1 + (job->dir == VECSEC_AEAD_SEAL ? job_blocks(job) : 0);
+		b->cl.active |= UINT32_C(1) << i;
+	}
+	drain_chacha(b, ci);
+
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+		struct job_ctx *c = &b->ctx[list[i]];
+		uint8_t *buf = b->buf[i];
+		size_t a16 = pad16(job->aad_len), l16 = pad16(job->len);
+		uint8_t *p = buf + CHACHA_BLOCK_LEN - a16;
+
+		take_otk(c, buf);
+		if (job->dir == VECSEC_AEAD_SEAL && job->len > 0)
+			memcpy(job->out, buf + CHACHA_BLOCK_LEN, job->len);
+		/* RFC 8439 2.8: AAD || pad16 || ciphertext || pad16 || lengths */
+		memset(p, 0, a16);
+		if (job->aad_len > 0)
+			memcpy(p, job->aad, job->aad_len);
+		memset(buf + CHACHA_BLOCK_LEN + job->len, 0, l16 - job->len);
+		st64(p + a16 + l16, job->aad_len);
+		st64(p + a16 + l16 + 8, job->len);
+		c->in = p;
+		c->blocks = (uint32_t)((a16 + l16) / POLY1305_BLOCK_LEN + 1);
+	}
+
+	for (unsigned int g = 0; g < k; g += pi->lanes) {
+		unsigned int kk = k - g < pi->lanes ? k - g : pi->lanes;
+
+		b->pl.active = 0;
+		for (unsigned int i = 0; i < kk; i++) {
+			const struct job_ctx *c = &b->ctx[list[g + i]];
+
+			for (int w = 0; w < 3; w++) {
+				b->pl.h[w][i] = 0;
+				b->pl.r[w][i] = c->r[w];
+			}
+			b->pl.in[i] = c->in;
+			b->pl.blocks_left[i] = c->blocks;
+			b->pl.active |= UINT32_C(1) << i;
+		}
+		drain_poly(b, pi);
+		for (unsigned int i = 0; i < kk; i++)
+			for (int w = 0; w < 3; w++)
+				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
+	}
+
+	b->cl.active = 0;
+	for (unsigned int i = 0; i < k; i++) {
+		struct vecsec_aead_job *job = b->jobs[list[i]];
+		struct job_ctx *c = &b->ctx[list[i]];
+		uint8_t tag[POLY1305_TAG_LEN];
+
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			poly_tag(job->tag, c->h, c->s);
+			job->status = VECSEC_JOB_OK;
+			continue;
+		}
+		poly_tag(tag, c->h, c->s);
+		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+			/* decrypt in place in the buffer, counter 1 on; the lane's key is still loaded */
+			b->cl.ctr[i] = 1;
+			b->cl.in[i] = b->buf[i] + CHACHA_BLOCK_LEN;
+			b->cl.out[i] = b->buf[i] + CHACHA_BLOCK_LEN;
+			b->cl.blocks_left[i] = job_blocks(job);
+			if (b->cl.blocks_left[i] > 0)
+				b->cl.active |= UINT32_C(1) << i;
+			verified |= UINT32_C(1) << i;
+			job->status = VECSEC_JOB_OK;
+		} else {
+			vecsec_aead_wipe_out(job);
+			job->status = VECSEC_JOB_AUTH_FAILED;
+		}
+		vecsec_memzero(tag, sizeof(tag));
+	}
+	drain_chacha(b, ci);
+
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+		/* what the kernel and the layout wrote: whole blocks, pad, lengths */
+		size_t used = CHACHA_BLOCK_LEN * (1 + (size_t)job_blocks(job)) + 32;
+
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			/*
+			 * Secret here: block 0 (the Poly1305 key) and the keystream
+			 * past the data; the ciphertext between is public.
+			 */
+			vecsec_memzero(b->buf[i], CHACHA_BLOCK_LEN);
+			vecsec_memzero(b->buf[i] + CHACHA_BLOCK_LEN + job->len,
+				       used - CHACHA_BLOCK_LEN - job->len);
+			continue;
+		}
+		if (((verified >> i) & 1) && job->len > 0)
+			memcpy(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
+		vecsec_memzero(b->buf[i], used);        /* plaintext, block 0 */
+	}
+}
+
+void
+vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	uint32_t m;
+	const struct chacha_lanes_impl *ci;
+	const struct poly1305_lanes_impl *pi;
+	struct job_ctx ctx[VECSEC_MAX_BURST];
+	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
+	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST];
+	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0;
+	size_t smax;
+	struct burst b;
+
+	if (n == 0)
+		return;
+	m = avail();
+	ci = pick_chacha(n, m);
+	if (ci == NULL) {
+		run_one_by_one(jobs, n);
+		return;
+	}
+	pi = pick_poly(n, m);
+
+	b.jobs = jobs;
+	b.ctx = ctx;
+	b.cl.rounds = 20;
+	smax = vecsec_lanes_staged_max();
+	for (unsigned int j = 0; j < n; j++) {
+		if (setup_job(&ctx[j], jobs[j]))
+			xjobs[nx++] = (uint16_t)j;
+		if (fast_ok(jobs[j], smax))
+			fast[nf++] = (uint16_t)j;
+		else
+			all[ng++] = (uint16_t)j;
+	}
+
+	if (nx > 0)
+		xchacha_subkeys(&b, ci, xjobs, nx);
+
+	/* small linear jobs: staged, a ChaCha width at a time, similar lengths together */
+	longest_first(jobs, fast, nf);
+	for (unsigned int g = 0; g < nf; g += ci->lanes)
+		fast_group(&b, ci, pi, fast + g, nf - g < ci->lanes ? nf - g : ci->lanes);
+
+	/* the rest: the four passes */
+	longest_first(jobs, all, ng);
+	for (unsigned int j = 0; j < ng; j++)
+		if (jobs[all[j]]->dir == VECSEC_AEAD_SEAL)
+			seal[ns++] = all[j];
+	if (ng == 0)
+		goto out;
+	pass_otk(&b, ci, all, ng);
+	pass_chacha(&b, ci, seal, ns);
+	pass_poly(&b, pi, all, ng);
+
+	for (unsigned int k = 0; k < ng; k++) {
+		unsigned int j = all[k];
+		struct vecsec_aead_job *job = jobs[j];
+		uint8_t tag[POLY1305_TAG_LEN];
+
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			poly_tag(job->tag, ctx[j].h, ctx[j].s);
+			job->status = VECSEC_JOB_OK;
+			continue;
+		}
+		poly_tag(tag, ctx[j].h, ctx[j].s);
+		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+			open[no++] = (uint16_t)j;
+			job->status = VECSEC_JOB_OK;
+		} else {
+			vecsec_aead_wipe_out(job);
+			job->status = VECSEC_JOB_AUTH_FAILED;
+		}
+		vecsec_memzero(tag, sizeof(tag));
+	}
+	pass_chacha(&b, ci, open, no);
+out:
+	vecsec_memzero(ctx, n * sizeof(ctx[0]));
+	vecsec_memzero(&b.cl, sizeof(b.cl));
+	vecsec_memzero(&b.pl, sizeof(b.pl));
+	vecsec_memzero(b.stage, sizeof(b.stage));
+}

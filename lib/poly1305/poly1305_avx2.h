@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Poly1305, AVX2 building blocks shared by the AVX2 kernel files only
+ * (poly1305_avx2.c and the stitched ChaCha20-Poly1305 in lib/aead): radix
+ * 2^26 (five limbs, VPMULUDQ 32x32->64 products), 4 blocks per ymm, one
+ * per 64-bit lane, Horner's rule with r^4 per lane; r^1..r^4 are kept in
+ * the state's ext[] (radix 2^26, tagged by the AVX2 impl). RFC 8439 2.5.
+ * Include only from files built with the avx2 flag set.
+ */
+#ifndef VECSEC_POLY1305_AVX2_H
+#define VECSEC_POLY1305_AVX2_H
+
+#include <immintrin.h>
+
+#include "poly1305_internal.h"
+#include "poly1305_pow.h"
+
+#define P26V_INLINE static inline __attribute__((always_inline))
+#define P26V_NPOW 4
+
+/* ext[]: 5 limbs of r^k (radix 2^26) for k = 1..4 */
+P26V_INLINE void
+p26v_powers(struct poly1305_state *st)
+{
+	uint64_t pw[3 * P26V_NPOW], h[3];
+
+	if (st->ext_impl == &vecsec_poly1305_impl_avx2)
+		return;
+	p44_powers(pw, st->r, P26V_NPOW);
+	for (int k = 0; k < P26V_NPOW; k++) {
+		h[0] = pw[3 * k];
+		h[1] = pw[3 * k + 1];
+		h[2] = pw[3 * k + 2];
+		p44_carry(h);
+		p44_to_26(st->ext + 5 * k, h);
+	}
+	st->ext_impl = &vecsec_poly1305_impl_avx2;
+	vecsec_memzero(pw, sizeof(pw));
+	vecsec_memzero(h, sizeof(h));
+}
+
+/* 5 limbs: limb i of every lane in v[i] */
+struct p26v {
+	__m256i v[5];
+};
+
+/* a = a * r mod p, lane by lane; s[i] = 5 r[i] (2^130 = 5 mod p) */
+P26V_INLINE void
+p26v_mul(struct p26v *a, const struct p26v *r, const __m256i s[5])
+{
+	const __m256i m = _mm256_set1_epi64x((long long)P26_M26);
+	const __m256i *x = a->v, *y = r->v;
+	__m256i d0, d1, d2, d3, d4, c0, c1, c2, c3, c4;
+
+#define MUL(p, q) _mm256_mul_epu32((p), (q))
+#define ADD(p, q) _mm256_add_epi64((p), (q))
+	d0 = ADD(ADD(MUL(x[0], y[0]), MUL(x[1], s[4])),
+		 ADD(ADD(MUL(x[2], s[3]), MUL(x[3], s[2])), MUL(x[4], s[1])));
+	d1 = ADD(ADD(MUL(x[0], y[1]), MUL(x[1], y[0])),
+		 ADD(ADD(MUL(x[2], s[4]), MUL(x[3], s[3])), MUL(x[4], s[2])));
+	d2 = ADD(ADD(MUL(x[0], y[2]), MUL(x[1], y[1])),
+		 ADD(ADD(MUL(x[2], y[0]), MUL(x[3], s[4])), MUL(x[4], s[3])));
+	d3 = ADD(ADD(MUL(x[0], y[3]), MUL(x[1], y[2])),
+		 ADD(ADD(MUL(x[2], y[1]), MUL(x[3], y[0])), MUL(x[4], s[4])));
+	d4 = ADD(ADD(MUL(x[0], y[4]), MUL(x[1], y[3])),
+		 ADD(ADD(MUL(x[2], y[2]), MUL(x[3], y[1])), MUL(x[4], y[0])));
+	/* two carry chains in parallel: 0->1->2->3 and 3->4->0->1 */
+	c0 = _mm256_srli_epi64(d0, 26); d0 = _mm256_and_si256(d0, m);
+	c3 = _mm256_srli_epi64(d3, 26); d3 = _mm256_and_si256(d3, m);
+	d1 = ADD(d1, c0);
+	d4 = ADD(d4, c3);
+	c1 = _mm256_srli_epi64(d1, 26); d1 = _mm256_and_si256(d1, m);
+	c4 = _mm256_srli_epi64(d4, 26); d4 = _mm256_and_si256(d4, m);
+	d2 = ADD(d2, c1);
+	d0 = ADD(d0, ADD(c4, _mm256_slli_epi64(c4, 2)));
+	c2 = _mm256_srli_epi64(d2, 26); d2 = _mm256_and_si256(d2, m);
+	c0 = _mm256_srli_epi64(d0, 26); d0 = _mm256_and_si256(d0, m);
+	d3 = ADD(d3, c2);
+	d1 = ADD(d1, c0);
+	c3 = _mm256_srli_epi64(d3, 26); d3 = _mm256_and_si256(d3, m);
+	d4 = ADD(d4, c3);
+#undef MUL
+#undef ADD
+	a->v[0] = d0;
+	a->v[1] = d1;
+	a->v[2] = d2;
+	a->v[3] = d3;
+	a->v[4] = d4;
+}
+
+/*
+ * 64 bytes = blocks 0..3 split into 26-bit limbs; lanes hold blocks
+ * 0, 2, 1, 3 (VPUNPCKLQDQ order, matched by the final powers).
+ */
+P26V_INLINE void
+p26v_load(struct p26v *m, const uint8_t *in, __m256i hibit)
+{
+	const __m256i mask = _mm256_set1_epi64x((long long)P26_M26);
+	__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)in);
+	__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(in + 32));
+	__m256i lo = _mm256_unpacklo_epi64(a, b), hi = _mm256_unpackhi_epi64(a, b);
+
+	m->v[0] = _mm256_and_si256(lo, mask);
+	m->v[1] = _mm256_and_si256(_mm256_srli_epi64(lo, 26), mask);
+	m->v[2] = _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(lo, 52),
+						   _mm256_slli_epi64(hi, 12)), mask);
+	m->v[3] = _mm256_and_si256(_mm256_srli_epi64(hi, 14), mask);
+	m->v[4] = _mm256_or_si256(_mm256_srli_epi64(hi, 40), hibit);
+}
+
+P26V_INLINE void
+p26v_add(struct p26v *a, const struct p26v *b)
+{
+	for (int i = 0; i < 5; i++)
+		a->v[i] = _mm256_add_epi64(a->v[i], b->v[i]);
+}
+
+/* limb i of r^p[lane] for each lane */
+P26V_INLINE void
+p26v_pow(struct p26v *r, __m256i s[5], const uint64_t *ext, const int p[4])
+{
+	for (int i = 0; i < 5; i++) {
+		r->v[i] = _mm256_set_epi64x((long long)ext[5 * (p[3] - 1) + i],
+					    (long long)ext[5 * (p[2] - 1) + i],
+					    (long long)ext[5 * (p[1] - 1) + i],
+					    (long long)ext[5 * (p[0] - 1) + i]);
+		s[i] = _mm256_add_epi64(r->v[i], _mm256_slli_epi64(r->v[i], 2));
+	}
+}
+
+P26V_INLINE uint64_t
+p26v_hsum(__m256i v)
+{
+	__m128i t = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+
+	return (uint64_t)_mm_cvtsi128_si64(t) + (uint64_t)_mm_extract_epi64(t, 1);
+}
+
+/* the multiplier 1 (a first Horner step that only adds) */
+P26V_INLINE void
+p26v_one(struct p26v *r, __m256i s[5])
+{
+	r->v[0] = _mm256_set1_epi64x(1);
+	s[0] = _mm256_set1_epi64x(5);
+	for (int i = 1; i < 5; i++)
+		r->v[i] = s[i] = _mm256_setzero_si256();
+}
+
+#endif /* VECSEC_POLY1305_AVX2_H */

@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+vecsec-gw control socket while traffic flows: the protected port replays
+clear packets forever (net_pcap infinite_rx), the gateway starts with routes
+only, so everything is dropped by policy until vecsec-ctl adds an SA and an
+SP; then ESP comes out (checked with scapy: it decrypts to the originals, in
+sequence); deleting the SP and SA stops it again. Also: bad requests get ERR
+with a reason and never echo key bytes; the gateway exits cleanly.
+
+usage: ctrl_check.py GATEWAY_BINARY CTL_BINARY
+"""
+import json
+import random
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from scapy.all import IP, UDP, Ether, Raw, wrpcap, raw
+from scapy.layers.ipsec import ESP, SecurityAssociation
+
+KEY = bytes(range(0x40, 0x40 + 36))
+HEXKEY = ":".join("%02x" % b for b in KEY)
+
+
+def telemetry(prefix, cmds):
+    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        path = os.path.join(run, prefix, "dpdk_telemetry.v2")
+        if not os.path.exists(path):
+            continue
+        out = []
+        for c in cmds:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            s.recv(4096)                                # greeting
+            s.send(c.encode())
+            out.append(json.loads(s.recv(65536).decode()))
+            s.close()
+        return out
+    return None
+
+
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one this test made."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
+def main():
+    gw, ctl = sys.argv[1], sys.argv[2]
+    tmp = tempfile.mkdtemp(prefix="vecsec-gw-ctrl-")
+    sock = os.path.join(tmp, "gw.sock")
+    ok = True
+    proc = None
+    prefix = "vecsec-gw-ctrl-%d" % os.getpid()
+
+    def fail(msg):
+        nonlocal ok
+        print("FAIL:", msg)
+        ok = False
+
+    def req(*words, stdin=None, want_ok=True):
+        if stdin is not None:
+            r = subprocess.run([ctl, "-s", sock], input=stdin, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, universal_newlines=True, timeout=30)
+        else:
+            r = subprocess.run([ctl, "-s", sock] + list(words), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, universal_newlines=True, timeout=30)
+        shown = " ".join(words) if stdin is None else "<stdin>"
+        if HEXKEY in r.stdout or "40:41:42" in r.stdout:
+            fail("key bytes in an answer to %s" % shown)
+        if (r.returncode == 0) != want_ok:
+            fail("%s: rc %d: %s" % (shown, r.returncode, r.stdout.strip()))
+        else:
+            print("ok   %-60s -> %s" % (shown[:60], r.stdout.strip().split("\n")[-1][:70]))
+        return r.stdout
+
+    try:
+        pkts = [IP(src="192.168.9.%d" % (k + 1), dst="10.5.0.7") / UDP(sport=1000 + k, dport=53) /
+                Raw(bytes((k + i) & 0xff for i in range(40 + k))) for k in range(4)]
+        wrpcap(os.path.join(tmp, "clear_in.pcap"),
+               [Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p for p in pkts])
+        with open(os.path.join(tmp, "empty.pcap"), "wb") as f:   # header only, Ethernet
+            f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        cfg = os.path.join(tmp, "gw.cfg")
+        with open(cfg, "w") as f:
+            f.write("rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n")
+        stats = os.path.join(tmp, "stats.json")
+        cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
+               "--file-prefix", prefix, "--log-level", "*:warning",
+               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,infinite_rx=1,tx_pcap=%s/clear_out.pcap"
+               % (tmp, tmp),
+               "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
+               "--", "-f", cfg, "-u", "2", "--ctrl", sock, "--duration", "4",
+               "--stats-file", stats, "--quiet"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                universal_newlines=True)
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        else:
+            fail("no control socket after 5 s")
+            return 1
+        if os.stat(sock).st_mode & 0o077:
+            fail("control socket is accessible to others: %o" % os.stat(sock).st_mode)
+        if req("list").strip() != "OK":
+            fail("list is not empty at start")
+        # add while packets flow: SA first (as strongSwan does), then its policy
+        sa = ("sa out 5 aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+              "src 172.31.1.1 dst 172.31.2.1\n" % HEXKEY)
+        req(stdin=sa + "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n")
+        out = req("list")
+        if "sa out 5 chacha20-poly1305 ipv4-tunnel" not in out or "protect 5" not in out:
+            fail("list does not show the new SA and SP")
+        time.sleep(0.5)
+        # errors: each gets ERR and a reason
+        req("sa", "out", "5", "aead_algo", "chacha20-poly1305", "aead_key", HEXKEY, "mode",
+            "transport", want_ok=False)                           # defined twice
+        req("sp", "ipv4", "out", "esp", "protect", "99", want_ok=False)   # no such SA
+        req("sa", "out", "6", "aead_algo", "chacha20-poly1305", "aead_key", "1:2:3",
+            "mode", "transport", want_ok=False)                   # short key, not echoed
+        req("rt", "ipv4", "dst", "1.0.0.0/8", "port", "0", want_ok=False)  # no run-time routes
+        req("del", "sa", "in", "5", want_ok=False)
+        req("del", "sp", "ipv4", "out", "esp", "bypass", want_ok=False)
+        req("frobnicate", want_ok=False)
+        # random requests on one connection: one answer each, the gateway lives on
+        rnd = random.Random(2)
+        words = ["sa", "sp", "del", "in", "out", "5", "6", "99", "ipv4", "ipv6", "esp",
+                 "protect", "bypass", "discard", "pri", "dst", "10.5.0.0/16", "mode",
+                 "transport", "ipv4-tunnel", "aead_algo", "chacha20-poly1305", "aead_key",
+                 "list", "stats", "inner", "src", "1.1.1.1", "x" * 200, "0x5", "-1", ""]
+        reqs = []
+        for _ in range(200):
+            line = " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 12))).strip()
+            if line and not line.startswith("#") and not line.startswith("del sa out 5") \
+                    and not line.startswith("del sp") and not line.startswith("sp ") \
+                    and not line.startswith("sa "):
+                reqs.append(line)
+        out = req(stdin="\n".join(reqs) + "\n", want_ok=False)
+        answers = [l for l in out.split("\n") if l.startswith("OK") or l.startswith("ERR")]
+        if len(answers) != len(reqs) or proc.poll() is not None:
+            fail("%d random requests, %d answers" % (len(reqs), len(answers)))
+        else:
+            print("ok   %d random requests, one answer each" % len(reqs))
+        st = req("stats")
+        if "SA out 5" not in st:
+            fail("stats do not show SA out 5")
+        # the same counters through DPDK telemetry
+        tel = telemetry(prefix, ["/vecsec_gw/stats", "/vecsec_gw/sa"])
+        if tel is None:
+            fail("no DPDK telemetry socket for %s" % prefix)
+        else:
+            stats_t, sa_list = tel
+            if stats_t["/vecsec_gw/stats"]["esp_out"] == 0 or not sa_list["/vecsec_gw/sa"]:
+                fail("telemetry: %s %s" % (stats_t, sa_list))
+            else:
+                idx = sa_list["/vecsec_gw/sa"][0]
+                one = telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+                if one["spi"] != 5 or one["pkts"] == 0:
+                    fail("telemetry SA: %s" % one)
+                else:
+                    print("ok   telemetry: esp_out %d, SA 5 pkts %d" %
+                          (stats_t["/vecsec_gw/stats"]["esp_out"], one["pkts"]))
+        proc.send_signal(signal.SIGUSR1)        # stats on stdout now
+        time.sleep(0.2)
+        req("del", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst", "10.5.0.0/16")
+        req("del", "sa", "out", "5")
+        if req("list").strip() != "OK":
+            fail("list is not empty after the deletes")
+        # and again, so a reused slot is exercised
+        req(stdin=sa.replace("out 5", "out 7") + "sp ipv4 out esp protect 7 dst 10.5.0.0/16\n")
+        req("del", "sa", "out", "7")
+        out, _ = proc.communicate(timeout=60)
+        print(out)
+        if out.count("vecsec-gw stats after") < 2:
+            fail("no stats on SIGUSR1")
+        if proc.returncode != 0:
+            fail("gateway exited with %d" % proc.returncode)
+        if os.path.exists(sock):
+            fail("control socket left behind")
+
+        # what came out while SA 5 was up decrypts to the clear packets, in order
+        sa5 = SecurityAssociation(ESP, spi=5, crypt_algo="CHACHA20-POLY1305", crypt_key=KEY,
+                                  tunnel_header=IP(src="172.31.1.1", dst="172.31.2.1"))
+        n = 0
+        first = 0
+        by_spi = {5: 0, 7: 0}
+        with open(os.path.join(tmp, "esp_out.pcap"), "rb") as f:
+            data = f.read()
+        # usec or nsec pcap, either byte order
+        endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+        off = 24
+        while off + 16 <= len(data):
+            incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
+            frame = data[off + 16:off + 16 + incl]
+            off += 16 + incl
+            spi = struct.unpack("!I", frame[14 + 20:14 + 24])[0]  # Ether, IPv4, ESP
+            by_spi[spi] = by_spi.get(spi, 0) + 1
+            if spi != 5 or n >= 200:
+                continue
+            p = Ether(frame)[IP]
+            if p[ESP].seq != n + 1:
+                fail("SA 5 packet %d has seq %d" % (n, p[ESP].seq))
+                n = 200
+                continue
+            d = sa5.decrypt(p)
+            if n == 0:
+                # the replay loop was anywhere in its 4 packets when SA 5 came up
+                originals = [raw(q) for q in pkts]
+                first = originals.index(raw(d)) if raw(d) in originals else 0
+            if raw(d) != raw(pkts[(first + n) % 4]):
+                fail("SA 5 packet %d decrypts to something else" % n)
+                n = 200
+                continue
+            n += 1
+        if n < 4:
+            fail("only %d ESP packets of SA 5" % n)
+        else:
+            print("ok   %d ESP packets of SA 5 decrypt to the originals (%d of SA 5, %d of SA 7 "
+                  "in all)" % (n, by_spi[5], by_spi[7]))
+        s = json.load(open(stats))
+        if s["drops"]["policy"] == 0:
+            fail("no policy drops before/after the SA")
+        bad = {k: v for k, v in s["drops"].items() if k != "policy" and v != 0}
+        if bad:
+            fail("unexpected drops %s" % bad)
+        if s["esp_out"] != by_spi[5] + by_spi[7]:
+            fail("esp_out %d, pcap has %d" % (s["esp_out"], by_spi[5] + by_spi[7]))
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+        eal_cleanup(prefix)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+vecsec-gw robustness: seeded random and half-valid frames (truncated and
+lying IPv4/IPv6 headers, fragments, ESP with known and unknown SPIs, random
+lengths 0..1514, options, odd ethertypes) into both ports from pcap files.
+The gateway must not crash, and every received packet must be either sent
+or dropped under exactly one reason: sum(rx) == sum(tx) + sum(drops).
+No scapy needed (plain struct), so the frames can be anything.
+
+usage: fuzz_pcap.py GATEWAY_BINARY [SEED] [COUNT] [gateway options, e.g. --cpu-crypto]
+"""
+import json
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+CONF = """\
+sp ipv4 out esp protect 1 dst 10.1.0.0/16
+sp ipv4 in esp protect 2 dst 10.2.0.0/16
+sp ipv6 out esp protect 3 dst fd01::/16
+sp ipv6 in esp protect 4 dst fd02::/16
+sp ipv4 out esp bypass dst 10.9.0.0/16
+sp ipv4 in esp bypass dst 10.9.0.0/16
+sa out 1 aead_algo chacha20-poly1305 aead_key %(k36)s mode ipv4-tunnel src 172.31.2.1 dst 172.31.1.1
+sa in 2 aead_algo chacha20-poly1305 aead_key %(k36)s mode ipv4-tunnel src 172.31.1.1 dst 172.31.2.1
+sa out 3 aead_algo aes-128-gcm aead_key %(k20)s mode transport
+sa in 4 aead_algo aes-128-gcm aead_key %(k20)s mode transport
+rt ipv4 dst 172.31.1.0/24 port 1
+rt ipv4 dst 10.9.0.0/16 port 1
+rt ipv6 dst fd01::/16 port 1
+rt ipv4 dst 10.0.0.0/8 port 0
+rt ipv6 dst fd02::/16 port 0
+""" % dict(k36=":".join(["5a"] * 36), k20=":".join(["a5"] * 20))
+
+
+def csum(h):
+    s = sum(struct.unpack("!%dH" % (len(h) // 2), h))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def ipv4(rnd, src, dst, proto, payload, lie=False):
+    ihl = 5 if rnd.random() < 0.8 else rnd.randint(0, 15)
+    opts = bytes(rnd.getrandbits(8) for _ in range(max(0, ihl - 5) * 4))
+    tot = 20 + len(opts) + len(payload)
+    if lie:
+        tot = rnd.choice([0, 1, 19, tot - 1, tot + 1, tot + 100, 65535])
+    frag = 0
+    if rnd.random() < 0.1:
+        frag = rnd.choice([0x2000, 0x0001, 0x2005, 0x4000])
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, tot & 0xffff, rnd.getrandbits(16), frag, 64,
+                    proto, 0, bytes(src), bytes(dst)) + opts
+    if len(h) % 2 == 0:
+        h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+    return h + payload
+
+
+def ipv6(rnd, src, dst, nh, payload, lie=False):
+    plen = len(payload)
+    if lie:
+        plen = rnd.choice([0, plen - 1, plen + 1, 65535])
+    return struct.pack("!IHBB16s16s", 0x60000000, plen & 0xffff, nh, 64, bytes(src),
+                       bytes(dst)) + payload
+
+
+def esp(rnd, spi):
+    n = rnd.choice([0, 1, 7, 8, 15, 16, 23, 24, 27, 28, 31, 32, 40, 64, 200, 1400])
+    return struct.pack("!II", spi, rnd.randint(0, 5)) + bytes(rnd.getrandbits(8) for _ in range(n))
+
+
+def frame(rnd, esp_side):
+    kind = rnd.random()
+    lie = rnd.random() < 0.25
+    v4 = lambda a, b, c, d: bytes([a, b, c, d])
+    v6 = lambda p: bytes([0xfd, p] + [0] * 13 + [rnd.randint(1, 9)])
+    if kind < 0.05:                                   # garbage of any length
+        return bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 80)))
+    if kind < 0.10:                                   # other ethertypes
+        et = rnd.choice([0x0806, 0x8100, 0x88cc, 0x0800, 0x86dd])
+        return b"\x02" * 12 + struct.pack("!H", et) + bytes(rnd.getrandbits(8)
+                                                           for _ in range(rnd.randint(0, 30)))
+    if esp_side:
+        spi = rnd.choice([2, 4, 1, 3, 0, 99, 0xffffffff])
+        if kind < 0.55:
+            l3 = ipv4(rnd, v4(172, 31, 1, 1), v4(172, 31, 2, 1), 50, esp(rnd, spi), lie)
+            et = 0x0800
+        elif kind < 0.8:
+            l3 = ipv6(rnd, v6(9), v6(2), 50, esp(rnd, spi), lie)
+            et = 0x86dd
+        else:                                         # clear traffic on the ESP side
+            l3 = ipv4(rnd, v4(192, 168, 0, 1), v4(10, rnd.choice([2, 9]), 0, 1),
+                      rnd.choice([6, 17, 1]), bytes(rnd.getrandbits(8)
+                                                    for _ in range(rnd.randint(0, 60))), lie)
+            et = 0x0800
+    else:
+        pl = bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 1400)))
+        if kind < 0.6:
+            l3 = ipv4(rnd, v4(192, 168, 0, 1), v4(10, rnd.choice([1, 9, 2, 7]), 0, 1),
+                      rnd.choice([6, 17, 1, 50, 132]), pl, lie)
+            et = 0x0800
+        else:
+            l3 = ipv6(rnd, v6(9), v6(rnd.choice([1, 2, 7])), rnd.choice([6, 17, 0, 44, 58]), pl, lie)
+            et = 0x86dd
+    if rnd.random() < 0.1:
+        l3 = l3[:rnd.randint(0, len(l3))]             # cut anywhere
+    return b"\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02" + struct.pack("!H", et) + l3
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
+
+
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one this test made."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
+def main():
+    gw = sys.argv[1]
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else 4000
+    extra = sys.argv[4:]
+    rnd = random.Random(seed)
+    prefix = "vecsec-gw-%s-%d" % (os.path.basename(sys.argv[0])[:6], os.getpid())
+    tmp = tempfile.mkdtemp(prefix="vecsec-gw-fuzz-")
+    ok = True
+    try:
+        # empty frames are not valid pcap records for every reader: keep >= 1 byte
+        clear = [frame(rnd, False) or b"\x00" for _ in range(count)]
+        prot = [frame(rnd, True) or b"\x00" for _ in range(count)]
+        write_pcap(os.path.join(tmp, "clear_in.pcap"), clear)
+        write_pcap(os.path.join(tmp, "esp_in.pcap"), prot)
+        cfg = os.path.join(tmp, "gw.cfg")
+        with open(cfg, "w") as f:
+            f.write(CONF)
+        stats = os.path.join(tmp, "stats.json")
+        cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
+               "--file-prefix", prefix, "--log-level", "*:warning",
+               "--no-telemetry",
+               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
+               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
+               "--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats, "--quiet"] + extra
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
+                           universal_newlines=True)
+        print(r.stdout[-3000:])
+        if r.returncode != 0:
+            print("FAIL: gateway exited with %d (seed %d)" % (r.returncode, seed))
+            return 1
+        s = json.load(open(stats))
+        rx = sum(p["rx"] for p in s["ports"])
+        tx = sum(p["tx"] for p in s["ports"])
+        drops = sum(s["drops"].values())
+        print("seed %d: %d frames in, rx %d, tx %d, drops %d (%s)" %
+              (seed, 2 * count, rx, tx, drops,
+               ", ".join("%s %d" % kv for kv in sorted(s["drops"].items()) if kv[1])))
+        if rx != 2 * count:
+            print("FAIL: rx %d, wrote %d frames" % (rx, 2 * count))
+            ok = False
+        if rx != tx + drops:
+            print("FAIL: rx %d != tx %d + drops %d: a packet was lost or counted twice" %
+                  (rx, tx, drops))
+            ok = False
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        eal_cleanup(prefix)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+vecsec-gw against scapy's ESP (scapy.layers.ipsec), no network needed: the
+gateway's two ports are net_pcap devices reading and writing pcap files.
+
+  port 0 protected (clear):  rx clear_in.pcap  -> tx clear_out.pcap
+  port 1 unprotected (ESP): rx esp_in.pcap    -> tx esp_out.pcap
+
+Outbound: scapy's clear packets go through the gateway, scapy decrypts what
+comes out and compares with the originals. Inbound: scapy encrypts, the
+gateway decrypts, the clear packets must equal the originals byte for byte.
+Then tampered, replayed, truncated and unknown-SPI packets must be dropped
+under the right counter, and every counter must be exact.
+
+usage: interop_scapy.py GATEWAY_BINARY [--cpu-crypto] [--vdev CRYPTO_VDEV] [-d PMD.so]
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+from scapy.all import IP, IPv6, UDP, Ether, Raw, IPOption, rdpcap, wrpcap, raw
+from scapy.layers.ipsec import ESP, SecurityAssociation
+
+N = 12          # valid packets per SA and direction
+ESN0 = 0xfffffffc   # ESN SAs start here: the 32-bit boundary is crossed in the run
+
+
+def key(tag, n):
+    return bytes((tag * 37 + i * 11 + 5) & 0xff for i in range(n))
+
+
+def hexkey(b):
+    return ":".join("%02x" % x for x in b)
+
+
+# name, spi, algo (gateway keyword), scapy algo, key bytes incl. salt, mode, inner family, esn,
+# NAT-T (ESP in UDP 4500)
+SAS = [
+    ("v4tun-chacha", 0x101, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4, False, False),
+    ("v6tun-chacha", 0x102, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv6-tunnel", 6, False, False),
+    ("v4trs-chacha", 0x103, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "transport", 4, False, False),
+    ("v6trs-chacha", 0x104, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "transport", 6, False, False),
+    ("v4tun-gcm128", 0x105, "aes-128-gcm", "AES-GCM", 20, "ipv4-tunnel", 4, False, False),
+    ("v6trs-gcm256", 0x106, "aes-256-gcm", "AES-GCM", 36, "transport", 6, False, False),
+    ("v4tun-chacha-esn", 0x107, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4, True,
+     False),
+    ("v4tun-chacha-natt", 0x108, "chacha20-poly1305", "CHACHA20-POLY1305", 36, "ipv4-tunnel", 4,
+     False, True),
+    ("v6tun-gcm-natt", 0x109, "aes-256-gcm", "AES-GCM", 36, "ipv6-tunnel", 6, False, True),
+]
+
+
+class Sa:
+    def __init__(self, idx, spec, inbound):
+        (self.name, spi, self.algo, self.salgo, klen, self.mode, self.fam, self.esn,
+         self.natt) = spec
+        self.idx = idx
+        self.inbound = inbound
+        self.spi = spi + (0x1000 if inbound else 0)
+        self.key = key(self.spi & 0xff ^ (0x55 if inbound else 0), klen)
+        self.tunnel = self.mode != "transport"
+        outer6 = self.mode == "ipv6-tunnel"
+        n = idx + 1
+        # tunnel end points: peer -> gateway inbound, gateway -> peer outbound
+        if outer6:
+            self.peer, self.gw = "fd00:aa::%d" % n, "fd00:bb::%d" % n
+        else:
+            self.peer, self.gw = "172.31.1.%d" % n, "172.31.2.%d" % n
+        d = "in" if inbound else "out"
+        # protected networks: 10.1xx (out), 10.2xx (in); fd01:xx:: / fd02:xx::
+        if self.fam == 4:
+            self.net = "10.%d.%d.0/24" % (200 if inbound else 100, n)
+            self.src, self.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (200 if inbound else 100, n)
+        else:
+            self.net = "fd0%d:%x::/48" % (2 if inbound else 1, n)
+            self.src, self.dst = "fd09::%d" % n, "fd0%d:%x::7" % (2 if inbound else 1, n)
+        ipv = "ipv4" if self.fam == 4 else "ipv6"
+        sp = "sp %s %s esp protect %d pri 1 dst %s\n" % (ipv, d, self.spi, self.net)
+        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (d, self.spi, self.algo,
+                                                           hexkey(self.key), self.mode)
+        if self.tunnel:
+            # outbound: src gw dst peer; inbound: the packet's outer src peer, dst gw
+            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
+            sa += " src %s dst %s" % (s, t)
+        if self.esn:
+            sa += " esn %d" % ESN0
+        if self.natt:
+            sa += " udp-encap"
+        self.conf = sp + sa + "\n"
+        hdr = None
+        if self.tunnel:
+            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
+            hdr = IPv6(src=s, dst=t) if outer6 else IP(src=s, dst=t)
+        self.sa = SecurityAssociation(ESP, spi=self.spi, crypt_algo=self.salgo,
+                                      crypt_key=self.key, tunnel_header=hdr,
+                                      esn_en=self.esn, esn=0,
+                                      nat_t_header=UDP(sport=4500, dport=4500) if self.natt
+                                      else None)
+
+    def clear(self, k, size=80):
+        body = bytes(((k * 7 + i + self.spi) & 0xff) for i in range(size))
+        if self.fam == 4:
+            # every third IPv4 packet carries header options (NOP NOP NOP EOL)
+            ip = IP(src=self.src, dst=self.dst,
+                    options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
+        else:
+            ip = IPv6(src=self.src, dst=self.dst)
+        return ip / UDP(sport=1000 + k, dport=2000) / Raw(body)
+
+    def seq(self, k):
+        """
+        ESP sequence number (64-bit) of the k-th packet, k from 0. rte_ipsec
+        (and so ipsec-secgw) sends `esn N` as the first number outbound, and
+        takes it as the last one seen inbound.
+        """
+        if not self.esn:
+            return k + 1
+        return ESN0 + k + (1 if self.inbound else 0)
+
+    def encrypt(self, p, k):
+        s = self.seq(k)
+        # scapy takes `seq_num or self.seq_num`: a low half of 0 must come from there
+        self.sa.seq_num = s & 0xffffffff
+        return self.sa.encrypt(p, esn_en=self.esn, esn=s >> 32)
+
+    def decrypt(self, p, k):
+        s = self.seq(k)
+        return self.sa.decrypt(p, esn_en=self.esn, esn=s >> 32)
+
+
+def eth(p):
+    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
+
+
+def norm(p):
+    """Bytes of an IP packet with checksums and lengths recomputed by scapy."""
+    p = p.copy()
+    for layer in (IP, UDP):
+        if layer in p:
+            if hasattr(p[layer], "chksum"):
+                del p[layer].chksum
+            if hasattr(p[layer], "len"):
+                del p[layer].len
+    if IPv6 in p:
+        del p[IPv6].plen
+    return raw(p.__class__(raw(p)))
+
+
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one this test made."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
+def main():
+    gwbin = sys.argv[1]
+    extra_app, extra_eal = [], []
+    args = sys.argv[2:]
+    while args:
+        a = args.pop(0)
+        if a == "--cpu-crypto":
+            extra_app.append(a)
+        elif a in ("--vdev", "-d"):
+            extra_eal += [a, args.pop(0)]
+        else:
+            sys.exit("unknown argument " + a)
+
+    prefix = "vecsec-gw-%s-%d" % (os.path.basename(sys.argv[0])[:6], os.getpid())
+    tmp = tempfile.mkdtemp(prefix="vecsec-gw-interop-")
+    ok = True
+    try:
+        outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
+        ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
+        conf = "".join(s.conf for s in outs + ins)
+        # outbound: ESP (tunnel: outer dst, transport: inner dst) -> port 1
+        # inbound: decrypted -> port 0
+        conf += "rt ipv4 dst 172.31.1.0/24 port 1\nrt ipv6 dst fd00:aa::/32 port 1\n"
+        conf += "rt ipv4 dst 10.100.0.0/16 port 1\nrt ipv6 dst fd01::/16 port 1\n"
+        conf += "rt ipv4 dst 10.200.0.0/16 port 0\nrt ipv6 dst fd02::/16 port 0\n"
+        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
+        cfg = os.path.join(tmp, "gw.cfg")
+        with open(cfg, "w") as f:
+            f.write(conf)
+
+        # outbound traffic, interleaved over the SAs
+        clear_in, out_orig = [], {s.spi: [] for s in outs}
+        for k in range(N):
+            for s in outs:
+                p = s.clear(k, 40 + 13 * k)
+                out_orig[s.spi].append(p)
+                clear_in.append(eth(p))
+        # one outbound packet that fits the MTU in clear but not after ESP -> too_big
+        big = outs[0].clear(N, 1500 - 20 - 8 - 10)
+        clear_in.append(eth(big))
+        # inbound traffic
+        esp_in, in_orig = [], []
+        for k in range(N):
+            for s in ins:
+                p = s.clear(k, 30 + 17 * k)
+                in_orig.append((s, p))
+                esp_in.append(eth(s.encrypt(p, k)))
+        # bad packets, all on SA 0 (IPv4 tunnel ChaCha20-Poly1305)
+        s0 = ins[0]
+        good = s0.encrypt(s0.clear(N, 64), N)
+        bad = bytearray(raw(good))
+        bad[len(bad) - 20] ^= 0x01                         # in the ciphertext
+        esp_in.append(eth(IP(bytes(bad))))                 # -> auth_failed
+        esp_in.append(eth(s0.encrypt(s0.clear(0, 30), 0)))  # seq 1 again -> replay
+        trunc = raw(s0.encrypt(s0.clear(N + 1, 64), N + 1))[:-3]
+        t = IP(trunc)
+        t.len = len(trunc)
+        del t.chksum
+        esp_in.append(eth(IP(raw(t))))                     # misaligned -> malformed
+        esp_in.append(eth(IP(raw(good)[:40])))             # IP length > frame -> malformed
+        unk = raw(good)
+        unk = unk[:20] + struct.pack("!I", 0xdead) + unk[24:]
+        esp_in.append(eth(IP(unk)))                        # -> no_sa
+        v6unk = IPv6(src="fd00:aa::9", dst="fd00:bb::9") / ESP(spi=0xbeef, seq=1, data=b"x" * 40)
+        esp_in.append(eth(v6unk))                          # -> no_sa
+        # NAT-T: plain ESP for a UDP-encapsulated SA -> no_sa; IKE on 4500 (zero marker) is
+        # clear traffic for the SPD -> policy
+        sn = [s for s in ins if s.natt][0]
+        plain = SecurityAssociation(ESP, spi=sn.spi, crypt_algo=sn.salgo, crypt_key=sn.key,
+                                    tunnel_header=IP(src=sn.peer, dst=sn.gw))
+        esp_in.append(eth(plain.encrypt(sn.clear(0, 30))))
+        esp_in.append(eth(IP(src=sn.peer, dst=sn.gw) / UDP(sport=4500, dport=4500) /
+                          Raw(b"\x00\x00\x00\x00ike")))
+        exp_drops = {"auth_failed": 1, "replay": 1, "malformed": 2, "no_sa": 3, "policy": 1,
+                     "too_big": 1}
+
+        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
+        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
+        stats = os.path.join(tmp, "stats.json")
+        cmd = [gwbin, "-l", os.environ.get("GW_LCORES", "0"), "--no-pci", "--no-huge", "-m", "512",
+               "--file-prefix", prefix, "--log-level", "*:warning",
+               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
+               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
+        cmd += extra_eal + ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5",
+                            "--stats-file", stats, "--quiet"] + extra_app
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
+                           universal_newlines=True)
+        print(r.stdout)
+        if r.returncode != 0:
+            print("FAIL: gateway exited with", r.returncode)
+            return 1
+
+        # outbound: decrypt what the gateway encrypted
+        by_spi = {s.spi: s for s in outs}
+        seen = {s.spi: 0 for s in outs}
+        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
+            p = f.payload
+            e = p[ESP] if ESP in p else None
+            if e is None or e.spi not in by_spi:
+                print("FAIL: unexpected packet on the ESP port:", f.summary())
+                ok = False
+                continue
+            s = by_spi[e.spi]
+            k = seen[e.spi]
+            seen[e.spi] += 1
+            if e.seq != (s.seq(k) & 0xffffffff):
+                print("FAIL: %s: packet %d has seq %d, want %d" % (s.name, k, e.seq, s.seq(k)))
+                ok = False
+            if s.natt != (UDP in p and p[UDP].dport == 4500 and p[UDP].sport == 4500):
+                print("FAIL: %s: packet %d: UDP encapsulation %s" % (s.name, k, "missing"
+                      if s.natt else "unexpected"))
+                ok = False
+            if s.tunnel and (p.src != s.gw or p.dst != s.peer):
+                print("FAIL: %s: outer header %s -> %s" % (s.name, p.src, p.dst))
+                ok = False
+            try:
+                d = s.decrypt(p, k)
+            except Exception as ex:  # scapy raises on a bad ICV
+                print("FAIL: %s: packet %d does not decrypt: %s" % (s.name, k, ex))
+                ok = False
+                continue
+            if norm(d) != norm(out_orig[s.spi][k]):
+                print("FAIL: %s: packet %d decrypts to something else" % (s.name, k))
+                d.show()
+                ok = False
+        for s in outs:
+            if seen[s.spi] != N:
+                print("FAIL: %s: %d ESP packets out, want %d" % (s.name, seen[s.spi], N))
+                ok = False
+            else:
+                print("ok   outbound %-17s %d packets decrypt with scapy to the originals"
+                      % (s.name, N))
+
+        # inbound: the gateway's clear output must equal scapy's originals, in
+        # order within each SA (the gateway may interleave SAs differently)
+        got = {s.spi: [] for s in ins}
+        by_dst = {s.dst: s for s in ins}
+        for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
+            p = f.payload
+            if p.dst not in by_dst:
+                print("FAIL: unexpected packet on the clear port:", f.summary())
+                ok = False
+                continue
+            got[by_dst[p.dst].spi].append(raw(p))
+        for s in ins:
+            want = [raw(p) for (t, p) in in_orig if t is s]
+            if got[s.spi] != want:
+                print("FAIL: inbound %s: %d packets out, %d expected, or different bytes"
+                      % (s.name, len(got[s.spi]), len(want)))
+                for i, (a, b) in enumerate(zip(got[s.spi], want)):
+                    if a != b:
+                        print("  first difference at packet %d" % i)
+                        break
+                ok = False
+            else:
+                print("ok   inbound  %-17s %d scapy packets decrypt to the originals" % (s.name, N))
+
+        # counters
+        st = json.load(open(stats))
+        for reason, n in st["drops"].items():
+            if n != exp_drops.get(reason, 0):
+                print("FAIL: drop counter %s = %d, want %d" % (reason, n, exp_drops.get(reason, 0)))
+                ok = False
+        for e in st["sa"]:
+            inbound = e["dir"] == "in"
+            want_pkts = N + (1 if not inbound and e["spi"] == outs[0].spi else 0)  # the big one
+            if e["pkts"] != want_pkts:
+                print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], want_pkts))
+                ok = False
+            if inbound and e["spi"] == s0.spi:
+                for reason in ("auth_failed", "replay"):
+                    if e["drops"][reason] != 1:
+                        print("FAIL: SA in %#x: %s %d, want 1" % (e["spi"], reason, e["drops"][reason]))
+                        ok = False
+                if e["drops"]["malformed"] != 1:
+                    print("FAIL: SA in %#x: malformed %d, want 1" % (e["spi"], e["drops"]["malformed"]))
+                    ok = False
+        if st["esp_out"] != N * len(SAS) + 1 or st["esp_in"] != N * len(SAS):
+            print("FAIL: esp_out %d esp_in %d, want %d" % (st["esp_out"], st["esp_in"], N * len(SAS)))
+            ok = False
+        if ok:
+            print("ok   drops: %s" % ", ".join("%s %d" % kv for kv in sorted(exp_drops.items())))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        eal_cleanup(prefix)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

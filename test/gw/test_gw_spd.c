@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw SPD: the rte_acl lookup the data path uses must give exactly
+ * the rule the linear reference scan gives (gw_sp_lookup: highest priority,
+ * then configuration order), for ipsec-secgw's sample configuration and for
+ * seeded random rule sets full of overlaps and equal priorities, on random
+ * IPv4/IPv6 tuples (prefix edges, port range edges, fragments, non-port
+ * protocols). Runs EAL with --no-pci --no-huge (rte_acl needs its memory).
+ *
+ *   test_gw_spd [EAL options] [-- SEED]
+ */
+#include "gw_dp.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_ip.h>
+
+struct gw_dp gw;
+volatile bool gw_quit;
+
+static uint64_t rng;
+
+static uint32_t
+rnd(void)
+{
+	/* xorshift64*: seeded, reproducible */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* A small pool of networks so that rules overlap and packets hit them. */
+static const char *const pool4[] = { "10.0.0.0", "10.1.0.0", "10.1.2.0", "192.168.1.0",
+	"172.16.0.0", "0.0.0.0", "10.1.2.128" };
+static const char *const pool6[] = { "fd00::", "fd00:1::", "fd00:1:2::", "2001:db8::",
+	"::", "fd00:1:2:3::80" };
+
+static void
+random_rules(char *buf, size_t cap, unsigned int nrules)
+{
+	size_t o = 0;
+	static const char *const key36 =
+		"01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:"
+		"19:1a:1b:1c:1d:1e:1f:20:21:22:23:24";
+
+	/* SAs 1..4 carry IPv4, 5..8 IPv6, both directions */
+	for (unsigned int spi = 1; spi <= 8; spi++)
+		for (int d = 0; d < 2; d++)
+			o += (size_t)snprintf(buf + o, cap - o, "sa %s %u aead_algo chacha20-poly1305 "
+				"aead_key %s mode transport\n", d ? "out" : "in", spi, key36);
+	for (unsigned int i = 0; i < nrules; i++) {
+		bool v6 = rnd() & 1;
+		const char *dir = rnd() & 1 ? "out" : "in";
+		unsigned int act = rnd() % 4;
+
+		o += (size_t)snprintf(buf + o, cap - o, "sp ipv%c %s esp ", v6 ? '6' : '4', dir);
+		if (act == 0)
+			o += (size_t)snprintf(buf + o, cap - o, "bypass");
+		else if (act == 1)
+			o += (size_t)snprintf(buf + o, cap - o, "discard");
+		else
+			o += (size_t)snprintf(buf + o, cap - o, "protect %u", (v6 ? 5 : 1) + rnd() % 4);
+		if (rnd() % 4 != 0)
+			o += (size_t)snprintf(buf + o, cap - o, " pri %u", rnd() % 4);
+		for (int a = 0; a < 2; a++) {
+			if (rnd() % 3 == 0)
+				continue;
+			if (v6)
+				o += (size_t)snprintf(buf + o, cap - o, " %s %s/%u", a ? "dst" : "src",
+					pool6[rnd() % RTE_DIM(pool6)], rnd() % 129);
+			else
+				o += (size_t)snprintf(buf + o, cap - o, " %s %s/%u", a ? "dst" : "src",
+					pool4[rnd() % RTE_DIM(pool4)], rnd() % 33);
+		}
+		if (rnd() % 3 == 0) {
+			unsigned int lo = rnd() % 20, hi = lo + rnd() % 3;
+
+			o += (size_t)snprintf(buf + o, cap - o, " proto %u:%u", lo, hi);
+		}
+		for (int p = 0; p < 2; p++) {
+			unsigned int lo = rnd() % 3 == 0 ? 0 : rnd() % 2000, hi = lo + rnd() % 1000;
+
+			if (rnd() % 2 == 0)
+				o += (size_t)snprintf(buf + o, cap - o, " %s %u:%u", p ? "dport" : "sport",
+					lo, hi > 65535 ? 65535 : hi);
+		}
+		o += (size_t)snprintf(buf + o, cap - o, "\n");
+	}
+}
+
+/* A random IPv4/IPv6 header + 4 port bytes near the pool networks. */
+static uint32_t
+random_packet(uint8_t *p, bool v6, uint32_t *l3_len)
+{
+	static const uint8_t protos[] = { 6, 17, 132, 1, 50, 0, 2, 18, 255 };
+	uint8_t proto = rnd() % 4 ? protos[rnd() % RTE_DIM(protos)] : (uint8_t)rnd();
+	uint16_t ports[2];
+
+	memset(p, 0, 64);
+	for (int i = 0; i < 2; i++) {
+		uint32_t r = rnd() % 4;
+
+		ports[i] = r == 0 ? (uint16_t)rnd() : r == 1 ? (uint16_t)(rnd() % 3000) :
+			(uint16_t)((rnd() % 3) * 1000 + (rnd() % 3) - 1);
+	}
+	if (v6) {
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)p;
+
+		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->proto = proto;
+		for (int a = 0; a < 2; a++) {
+			uint8_t *ad = a ? h->dst_addr : h->src_addr;
+
+			inet_pton(AF_INET6, pool6[rnd() % RTE_DIM(pool6)], ad);
+			for (int k = rnd() % 3; k > 0; k--)
+				ad[rnd() % 16] ^= (uint8_t)(1u << (rnd() % 8));
+		}
+		*l3_len = sizeof(*h);
+	} else {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
+
+		h->version_ihl = RTE_IPV4_VHL_DEF;
+		h->next_proto_id = proto;
+		if (rnd() % 10 == 0)
+			h->fragment_offset = rte_cpu_to_be_16(1 + rnd() % 100);
+		for (int a = 0; a < 2; a++) {
+			uint8_t *ad = (uint8_t *)(a ? &h->dst_addr : &h->src_addr);
+
+			inet_pton(AF_INET, pool4[rnd() % RTE_DIM(pool4)], ad);
+			for (int k = rnd() % 3; k > 0; k--)
+				ad[rnd() % 4] ^= (uint8_t)(1u << (rnd() % 8));
+		}
+		*l3_len = sizeof(*h);
+	}
+	p[*l3_len] = (uint8_t)(ports[0] >> 8);
+	p[*l3_len + 1] = (uint8_t)ports[0];
+	p[*l3_len + 2] = (uint8_t)(ports[1] >> 8);
+	p[*l3_len + 3] = (uint8_t)ports[1];
+	/* sometimes too short to hold the ports */
+	return *l3_len + (rnd() % 8 == 0 ? 2 : 4);
+}
+
+static uint64_t total_hits, total_misses;
+
+static int
+check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
+{
+	static struct gw_dp dp;
+	uint64_t hits = 0, misses = 0, bad = 0;
+
+	memset(&dp, 0, sizeof(dp));
+	dp.sa = calloc(GW_MAX_SA, sizeof(*dp.sa));
+	if (dp.sa == NULL)
+		return 1;
+	for (unsigned int i = 0; i < conf->nb_sa; i++) {
+		dp.sa[i].active = true;
+		dp.sa[i].spi = conf->sa[i].spi;
+		dp.sa[i].dir = conf->sa[i].dir;
+	}
+	dp.nb_sa = conf->nb_sa;
+	if (gw_sp_build(&dp, conf, dp.spd) != 0) {
+		printf("FAIL %s: gw_sp_build\n", name);
+		free(dp.sa);
+		return 1;
+	}
+	for (int v6 = 0; v6 < 2; v6++) {
+		for (uint8_t dir = 0; dir < 2; dir++) {
+			for (unsigned int done = 0; done < npkts; done += GW_BURST) {
+				uint8_t pk[GW_BURST][64];
+				const uint8_t *l3[GW_BURST];
+				uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
+				const struct gw_sp *got[GW_BURST];
+				uint16_t n = (uint16_t)(1 + rnd() % GW_BURST);
+
+				for (uint16_t i = 0; i < n; i++) {
+					pkt_len[i] = random_packet(pk[i], v6, &l3_len[i]);
+					l3[i] = pk[i];
+				}
+				gw_sp_lookup_bulk(&dp, v6, dir, l3, l3_len, pkt_len, n, got);
+				for (uint16_t i = 0; i < n; i++) {
+					const struct gw_sp *want = gw_sp_lookup(&dp, v6, dir, l3[i],
+						l3_len[i], pkt_len[i]);
+
+					if (want != got[i]) {
+						if (bad++ < 5)
+							printf("FAIL %s: ipv%c %s: acl rule line %d, "
+								"linear rule line %d\n", name, v6 ? '6' : '4',
+								dir ? "out" : "in", got[i] ? got[i]->r.line : -1,
+								want ? want->r.line : -1);
+					}
+					if (want != NULL)
+						hits++;
+					else
+						misses++;
+				}
+			}
+		}
+	}
+	printf("%s %s: %u SP rules, %" PRIu64 " tuples matched, %" PRIu64 " unmatched, %" PRIu64
+		" differences\n", bad ? "FAIL" : "ok  ", name, conf->nb_sp, hits, misses, bad);
+	gw_sp_free(dp.spd);
+	free(dp.sa);
+	total_hits += hits;
+	total_misses += misses;
+	return bad != 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct gw_conf conf;
+	static char text[1 << 20];
+	char err[512];
+	uint64_t seed = 1;
+	int n, fails = 0;
+
+	/* before EAL, which may reorder argv */
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			seed = strtoull(argv[i + 1], NULL, 0);
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		printf("FAIL: EAL init\n");
+		return 1;
+	}
+	rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	printf("seed %" PRIu64 "\n", seed);
+
+	if (gw_conf_parse_file(&conf, "/usr/share/dpdk/examples/ipsec-secgw/ep0.cfg", err,
+			sizeof(err)) != 0) {
+		printf("FAIL: %s\n", err);
+		fails++;
+	} else {
+		fails += check_conf("ep0.cfg", &conf, 4000);
+	}
+	for (unsigned int round = 0; round < 6; round++) {
+		char name[32];
+
+		memset(&conf, 0, sizeof(conf));
+		random_rules(text, sizeof(text), round == 0 ? 3 : 40 + 120 * round);
+		if (gw_conf_parse_string(&conf, "<random>", text, err, sizeof(err)) != 0) {
+			printf("FAIL: generated rules do not parse: %s\n", err);
+			fails++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "random-%u", round);
+		fails += check_conf(name, &conf, 4000);
+		gw_conf_wipe(&conf);
+	}
+	rte_eal_cleanup();
+	/* tuples that never match (or always do) would prove nothing */
+	if (total_hits == 0 || total_misses == 0) {
+		printf("FAIL: %" PRIu64 " matched, %" PRIu64 " unmatched in all\n", total_hits,
+			total_misses);
+		fails++;
+	}
+	printf("%s\n", fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
+}

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SIMD kernels called directly from their tables (each impl in the run
+ * of the ISA loop that matches its level; an impl whose extra features the
+ * CPU lacks prints a loud SKIP): ChaCha xor_blocks == reference ==
+ * OpenSSL on every length 0..1024 and random lengths to 64 KiB, all 64
+ * input and output offsets, in place and out of place, guard bytes,
+ * PROT_NONE page ends, counters ending exactly at 2^32, RFC 8439 2.3.2/
+ * 2.4.2/A.2 vectors; Poly1305 blocks == reference (split calls, impls
+ * mixed on one state, pad 0 and 1, all-ones data and r) == libsodium, RFC
+ * 8439 2.5.2/A.3 vectors; the 64-bit counter carry of the XChaCha form ==
+ * libsodium; the stitched ChaCha20-Poly1305 kernels == the two-pass
+ * reference, and through the AEAD API stitched == two-pass == OpenSSL /
+ * libsodium, RFC 8439 2.8.2/A.5 through the stitched wrapper, forgeries
+ * on the stitched path give -EBADMSG and a zeroed output, and the
+ * two-pass switch (VECSEC_CHACHAPOLY=twopass, modes) works.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+#include <sodium.h>
+
+#include "vt.h"
+#include "vt_aead.h"
+#include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_chacha.h"
+#include "chacha/chacha_internal.h"
+#include "poly1305/poly1305_internal.h"
+#include "aead/chachapoly_internal.h"
+#include "rfc8439.h"
+
+#define MAXLEN (64 * 1024)
+
+static bool slow;
+
+/*
+ * True if impl (level isa, extra features needs) belongs to this run of
+ * the ISA loop and the CPU has what it needs; a missing feature is a loud
+ * SKIP.
+ */
+static bool
+impl_here(const char *prim, const char *name, enum vecsec_isa isa, uint64_t needs)
+{
+	if (isa != vecsec_isa_cap())
+		return false;
+	if ((vecsec_cpu_features() & needs) != needs) {
+		const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+
+		printf("\n    SKIP chacha_simd/%s/%s: CPU lacks features 0x%llx\n", prim, name,
+		       (unsigned long long)(needs & ~vecsec_cpu_features()));
+		fprintf(stderr, "SKIP chacha_simd/%s/%s: CPU lacks features 0x%llx\n", prim, name,
+			(unsigned long long)(needs & ~vecsec_cpu_features()));
+		/* a required level must have all its kernels (comma list or "all") */
+		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 &&
+					  strstr(req, vecsec_isa_name(isa)) == NULL),
+			  "VECSEC_TEST_REQUIRE_ISA=%s but %s/%s cannot run", req, prim, name);
+		return false;
+	}
+	printf("\n    %s impl %s", prim, name);
+	return true;
+}
+
+/* ---- ChaCha ---- */
+
+static void
+ossl_chacha20(uint8_t *out, const uint8_t *in, size_t len, const uint8_t key[32],
+	      const uint8_t nonce[12], uint32_t ctr)
+{
+	EVP_CIPHER_CTX *c;
+	uint8_t iv[16];
+	int outl = 0;
+
+	if (len == 0)
+		return;
+	chacha_st32(iv, ctr);
+	memcpy(iv + 4, nonce, 12);
+	c = EVP_CIPHER_CTX_new();
+	if (c == NULL || EVP_EncryptInit_ex(c, EVP_chacha20(), NULL, key, iv) != 1 ||
+	    EVP_EncryptUpdate(c, out, &outl, in, (int)len) != 1 || (size_t)outl != len) {
+		fprintf(stderr, "OpenSSL chacha20 failed\n");
+		exit(2);
+	}
+	EVP_CIPHER_CTX_free(c);
+}
+
+struct chacha_bufs {
+	struct vt_buf g;      /* output, guarded */
+	uint8_t *in;          /* input copy at an offset */
+	uint8_t *want;
+	uint8_t *ossl;
+};
+
+static void
+chacha_case(const struct chacha_impl *im, struct chacha_bufs *b, const uint8_t *src, size_t len,
+	    size_t in_off, size_t out_off, bool inplace, uint32_t ctr, unsigned int rounds,
+	    uint64_t seed)
+{
+	struct chacha_state a, s;
+	uint8_t key[32], nonce[12];
+	uint8_t *out = b->g.data + out_off;
+
+	vt_rand(key, sizeof(key), seed);
+	vt_rand(nonce, sizeof(nonce), seed + 1);
+	chacha_state_init_ietf(&a, key, nonce, ctr, rounds);
+	s = a;
+	vecsec_chacha_xor_blocks_ref(b->want, src, len, &a);
+	vt_buf_reset(&b->g);
+	if (inplace) {
+		memcpy(out, src, len);
+		im->xor_blocks(out, out, len, &s);
+	} else {
+		memcpy(b->in + in_off, src, len);
+		im->xor_blocks(out, b->in + in_off, len, &s);
+		VT_EXPECT_MEM(b->in + in_off, src, len, "%s input changed len=%zu", im->name, len);
+	}
+	VT_EXPECT_MEM(out, b->want, len, "%s r=%u len=%zu in_off=%zu out_off=%zu inplace=%d ctr=%u",
+		      im->name, rounds, len, in_off, out_off, inplace, ctr);
+	VT_EXPECT_GUARDS(&b->g, out_off, len);
+	VT_EXPECT(memcmp(&a, &s, sizeof(a)) == 0, "%s state after len=%zu ctr=%u", im->name, len,
+		  ctr);
+	if (rounds == 20) {
+		ossl_chacha20(b->ossl, src, len, key, nonce, ctr);
+		VT_EXPECT_MEM(out, b->ossl, len, "%s vs OpenSSL len=%zu ctr=%u", im->name, len,
+			      ctr);
+	}
+}
+
+static void
+test_chacha_kernels(void)
+{
+	static const unsigned int rounds[] = { 20, 12, 8 };
+	uint64_t seed = vt_seed(), st = seed ^ 0x51dull;
+	uint8_t *src = malloc(MAXLEN);
+	struct chacha_bufs b;
+
+	vt_buf_init(&b.g, MAXLEN + 64);
+	b.in = malloc(MAXLEN + 64);
+	b.want = malloc(MAXLEN);
+	b.ossl = malloc(MAXLEN);
+	vt_rand(src, MAXLEN, seed);
+	for (size_t i = 0; vecsec_chacha_impls[i] != NULL; i++) {
+		const struct chacha_impl *im = vecsec_chacha_impls[i];
+
+		if (!impl_here("chacha", im->name, im->isa, im->needs))
+			continue;
+		for (size_t len = 0; len <= 1024; len++) {
+			uint32_t nb = (uint32_t)((len + 63) / 64);
+			/* every fifth length ends exactly at counter 2^32 (word 12 back to 0) */
+			uint32_t ctr = len % 5 == 0 ? (uint32_t)(0 - nb) :
+						      (uint32_t)(len * 2654435761u);
+
+			chacha_case(im, &b, src + len % 13, len, len % 64, (len * 7) % 64,
+				    len % 2 == 1, ctr, rounds[len % 3], seed + len);
+		}
+		for (unsigned int k = 0; k < (slow ? 100u : 8u); k++) {
+			size_t len = vt_below(&st, MAXLEN + 1);
+			uint32_t ctr = k % 2 ? (uint32_t)(0 - (uint32_t)((len + 63) / 64)) : 1;
+
+			chacha_case(im, &b, src, len, vt_below(&st, 64), vt_below(&st, 64),
+				    k % 3 == 0, ctr, rounds[k % 3], seed + 999 * k);
+		}
+		/* RFC 8439 2.3.2, 2.4.2, A.1, A.2 through the kernel itself */
+		for (size_t v = 0; v < VT_ARRAY_SIZE(rfc8439_chacha); v++) {
+			const struct rfc8439_chacha_vec *t = &rfc8439_chacha[v];
+			uint8_t key[32], nonce[12], pt[512], ct[512], out[512];
+			struct chacha_state s;
+			size_t n;
+
+			vt_hex(key, sizeof(key), t->key);
+			vt_hex(nonce, sizeof(nonce), t->nonce);
+			if (t->pt_hex != NULL) {
+				n = vt_hex(pt, sizeof(pt), t->pt_hex);
+			} else {
+				n = strlen(t->pt_text);
+				memcpy(pt, t->pt_text, n);
+			}
+			vt_hex(ct, sizeof(ct), t->ct);
+			chacha_state_init_ietf(&s, key, nonce, t->counter, 20);
+			im->xor_blocks(out, pt, n, &s);
+			VT_EXPECT_MEM(out, ct, n, "%s RFC 8439 %s", im->name, t->name);
+		}
+	}
+	vt_buf_free(&b.g);
+	free(b.in);
+	free(b.want);
+	free(b.ossl);
+	free(src);
+}
+
+/* Input and output ending exactly at a PROT_NONE page: masked tails only. */
+static void
+test_chacha_page_end(void)
+{
+	uint8_t key[32], nonce[12], src[1100], want[1100];
+
+	vt_rand(key, sizeof(key), 11);
+	vt_rand(nonce, sizeof(nonce), 12);
+	vt_rand(src, sizeof(src), 13);
+	for (size_t i = 0; vecsec_chacha_impls[i] != NULL; i++) {
+		const struct chacha_impl *im = vecsec_chacha_impls[i];
+
+		if (!impl_here("chacha", im->name, im->isa, im->needs))
+			continue;
+		for (size_t len = 0; len <= sizeof(src); len += len < 300 ? 1 : 7) {
+			struct vt_page_end pi, po;
+			struct chacha_state a, s;
+
+			chacha_state_init_ietf(&a, key, nonce, 7, 20);
+			s = a;
+			vecsec_chacha_xor_blocks_ref(want, src, len, &a);
+			vt_page_end_init(&pi, len);
+			vt_page_end_init(&po, len);
+			memcpy(pi.data, src, len);
+			im->xor_blocks(po.data, pi.data, len, &s);
+			VT_EXPECT_MEM(po.data, want, len, "%s page end len=%zu", im->name, len);
+			vt_page_end_free(&pi);
+			vt_page_end_free(&po);
+		}
+	}
+}
+
+/*
+ * The XChaCha/original form (64-bit counter in words 12-13) through the
+ * dispatched kernel of this ISA: the carry into word 13 == libsodium.
+ */
+static void
+test_chacha_ctr64_carry(void)
+{
+	static const uint64_t ctrs[] = { 0xfffffff0ull, 0xffffffffull, 0x1fffffffbull,
+					 0xfffffffffffffff0ull };
+	uint8_t key[32], nonce[24], *src = malloc(4096), *got = malloc(4096), *want = malloc(4096);
+
+	vt_rand(key, sizeof(key), 21);
+	vt_rand(nonce, sizeof(nonce), 22);
+	vt_rand(src, 4096, 23);
+	for (size_t c = 0; c < VT_ARRAY_SIZE(ctrs); c++) {
+		for (size_t len = 0; len <= 4096; len += 1 + len / 3) {
+			/* the 2^64 counter must not wrap: keep within */
+			if (ctrs[c] + (len + 63) / 64 < ctrs[c])
+				continue;
+			crypto_stream_xchacha20_xor_ic(want, src, len, nonce, ctrs[c], key);
+			VT_EXPECT(vecsec_xchacha_xor(got, src, len, key, nonce, ctrs[c], 20) == 0,
+				  "xchacha rc");
+			VT_EXPECT_MEM(got, want, len, "%s xchacha ctr=%llx len=%zu",
+				      vecsec_chacha_impl()->name, (unsigned long long)ctrs[c], len);
+		}
+	}
+	free(src);
+	free(got);
+	free(want);
+}
+
+/* ---- Poly1305 ---- */
+
+static void
+poly_emit(const struct poly1305_state *s, uint8_t out[16])
+{
+	vecsec_poly1305_core_emit(s, out);
+}
+
+/*
+ * nblocks blocks through the reference in one call and through im in
+ * random pieces (one of them by the reference: impls mix on one state),
+ * the last block with pad 0 when last_pad0.
+ */
+static void
+poly_case(const struct poly1305_impl *im, const uint8_t *msg, size_t nblocks, const uint8_t r[16],
+	  bool last_pad0, uint64_t *st)
+{
+	struct poly1305_state a, s;
+	uint8_t ha[16], hs[16];
+	size_t full = last_pad0 && nblocks > 0 ? nblocks - 1 : nblocks, done = 0;
+	unsigned int piece = 0;
+
+	vecsec_poly1305_core_init(&a, r);
+	vecsec_poly1305_core_init(&s, r);
+	vecsec_poly1305_blocks_ref(&a, msg, full, 1);
+	while (done < full) {
+		size_t n = 1 + vt_below(st, (uint32_t)(full - done < 400 ? full - done : 400));
+
+		if (piece++ == 1)
+			vecsec_poly1305_blocks_ref(&s, msg + 16 * done, n, 1);
+		else
+			im->blocks(&s, msg + 16 * done, n, 1);
+		done += n;
+	}
+	if (full < nblocks) {
+		vecsec_poly1305_blocks_ref(&a, msg + 16 * full, 1, 0);
+		im->blocks(&s, msg + 16 * full, 1, 0);
+	}
+	VT_EXPECT(s.h[0] < (UINT64_C(1) << 45) && s.h[1] < (UINT64_C(1) << 45) &&
+		  s.h[2] < (UINT64_C(1) << 43), "%s limbs out of range nblocks=%zu", im->name,
+		  nblocks);
+	poly_emit(&a, ha);
+	poly_emit(&s, hs);
+	VT_EXPECT_MEM(hs, ha, 16, "%s nblocks=%zu pad0=%d", im->name, nblocks, last_pad0);
+	vecsec_memzero(&a, sizeof(a));
+	vecsec_memzero(&s, sizeof(s));
+}
+
+/* RFC 8439 2.5 on the core with im: the whole tag, for libsodium and KATs */
+static void
+poly_tag(const struct poly1305_impl *im, uint8_t tag[16], const uint8_t *msg, size_t len,
+	 const uint8_t key[32])
+{
+	struct poly1305_state s;
+	uint8_t last[16] = { 0 }, h[16];
+
+	vecsec_poly1305_core_init(&s, key);
+	im->blocks(&s, msg, len / 16, 1);
+	if (len % 16 != 0) {
+		memcpy(last, msg + len - len % 16, len % 16);
+		last[len % 16] = 1;
+		im->blocks(&s, last, 1, 0);
+	}
+	vecsec_poly1305_core_emit(&s, h);
+	vecsec_poly1305_add_s(tag, h, key + 16);
+}
+
+static void
+test_poly1305_kernels(void)
+{
+	uint64_t seed = vt_seed(), st = seed ^ 0x9011ull;
+	uint8_t *msg = malloc(MAXLEN + 16), *ones = malloc(MAXLEN + 16), key[32], tag[16],
+		want[16];
+
+	vt_rand(msg, MAXLEN + 16, seed);
+	memset(ones, 0xff, MAXLEN + 16);
+	for (size_t i = 0; vecsec_poly1305_impls[i] != NULL; i++) {
+		const struct poly1305_impl *im = vecsec_poly1305_impls[i];
+
+		if (!impl_here("poly1305", im->name, im->isa, im->needs))
+			continue;
+		for (size_t nb = 0; nb <= 300; nb++) {
+			vt_rand(key, sizeof(key), seed + nb);
+			poly_case(im, msg + nb % 16, nb, key, nb % 2 == 1, &st);
+			memset(key, 0xff, sizeof(key));
+			poly_case(im, ones, nb, key, nb % 3 == 0, &st);
+		}
+		for (unsigned int k = 0; k < (slow ? 60u : 6u); k++) {
+			size_t nb = vt_below(&st, MAXLEN / 16 + 1);
+
+			vt_rand(key, sizeof(key), seed + 7 * k);
+			poly_case(im, k % 2 ? ones : msg, nb, key, k % 3 == 0, &st);
+		}
+		for (size_t len = 0; len <= 1024 + 300; len += len < 600 ? 1 : 11) {
+			vt_rand(key, sizeof(key), seed + len + 3);
+			poly_tag(im, tag, msg, len, key);
+			crypto_onetimeauth_poly1305(want, msg, len, key);
+			VT_EXPECT_MEM(tag, want, 16, "%s vs libsodium len=%zu", im->name, len);
+		}
+		for (size_t v = 0; v < VT_ARRAY_SIZE(rfc8439_poly); v++) {
+			const struct rfc8439_poly_vec *t = &rfc8439_poly[v];
+			uint8_t m[1024];
+			size_t n;
+
+			vt_hex(key, sizeof(key), t->key);
+			if (t->msg_hex != NULL) {
+				n = vt_hex(m, sizeof(m), t->msg_hex);
+			} else {
+				n = strlen(t->msg_text);
+				memcpy(m, t->msg_text, n);
+			}
+			vt_hex(want, sizeof(want), t->tag);
+			poly_tag(im, tag, m, n, key);
+			VT_EXPECT_MEM(tag, want, 16, "%s RFC 8439 %s", im->name, t->name);
+		}
+	}
+	free(msg);
+	free(ones);
+}
+
+/* ---- stitched ChaCha20-Poly1305 ---- */
+
+/*
+ * The kernel against the two-pass reference: ChaCha20 from counter 1 and
+ * Poly1305 over the ciphertext on a state that already absorbed a few
+ * blocks (as after the AAD).
+ */
+static void
+stitch_case(const struct chachapoly_impl *im, bool open, struct vt_buf *g, uint8_t *inbuf,
+	    uint8_t *want, const uint8_t *src, size_t len, size_t in_off, size_t out_off,
+	    bool inplace, uint64_t seed)
+{
+	struct chacha_state ca, cs;
+	struct poly1305_state pa, ps;
+	uint8_t key[32], nonce[12], r[16], ha[16], hs[16], pre[48];
+	const size_t want_done = len - len % im->min_len;
+	uint8_t *out = g->data + out_off;
+	const uint8_t *in;
+	size_t done, want_enc, npre = seed % 4;
+
+	vt_rand(key, sizeof(key), seed);
+	vt_rand(nonce, sizeof(nonce), seed + 1);
+	vt_rand(r, sizeof(r), seed + 2);
+	vt_rand(pre, sizeof(pre), seed + 3);
+	chacha_state_init_ietf(&ca, key, nonce, 1, 20);
+	cs = ca;
+	vecsec_poly1305_core_init(&pa, r);
+	vecsec_poly1305_blocks_ref(&pa, pre, npre, 1);
+	ps = pa;
+
+	/*
+	 * reference: two passes; seal encrypts all len bytes (when a step was
+	 * done) and MACs want_done of them, open does want_done bytes
+	 */
+	if (open)
+		vecsec_poly1305_blocks_ref(&pa, src, want_done / 16, 1);
+	want_enc = open || want_done == 0 ? want_done : len;
+	vecsec_chacha_xor_blocks_ref(want, src, want_enc, &ca);
+	if (!open)
+		vecsec_poly1305_blocks_ref(&pa, want, want_done / 16, 1);
+
+	vt_buf_reset(g);
+	if (inplace) {
+		memcpy(out, src, len);
+		in = out;
+	} else {
+		memcpy(inbuf + in_off, src, len);
+		in = inbuf + in_off;
+	}
+	done = open ? im->open(&cs, &ps, out, in, len) : im->seal(&cs, &ps, out, in, len);
+	VT_EXPECT(done == want_done, "%s returned %zu for len=%zu", im->name, done, len);
+	VT_EXPECT_MEM(out, want, want_enc, "%s %s len=%zu in_off=%zu out_off=%zu inplace=%d",
+		      im->name, open ? "open" : "seal", len, in_off, out_off, inplace);
+	if (inplace)
+		VT_EXPECT_MEM(out + want_enc, src + want_enc, len - want_enc, "%s tail touched",
+			      im->name);
+	VT_EXPECT_GUARDS(g, out_off, inplace ? len : want_enc);
+	VT_EXPECT(memcmp(&ca, &cs, sizeof(ca)) == 0, "%s chacha state len=%zu", im->name, len);
+	poly_emit(&pa, ha);
+	poly_emit(&ps, hs);
+	VT_EXPECT_MEM(hs, ha, 16, "%s %s poly len=%zu", im->name, open ? "open" : "seal", len);
+	vecsec_memzero(&cs, sizeof(cs));
+	vecsec_memzero(&ps, sizeof(ps));
+}
+
+static void
+test_stitch_kernels(void)
+{
+	uint64_t seed = vt_seed(), st = seed ^ 0x57ull;
+	uint8_t *src = malloc(MAXLEN), *inbuf = malloc(MAXLEN + 64), *want = malloc(MAXLEN);
+	struct vt_buf g;
+
+	vt_buf_init(&g, MAXLEN + 64);
+	vt_rand(src, MAXLEN, seed);
+	for (size_t i = 0; vecsec_chachapoly_impls[i] != NULL; i++) {
+		const struct chachapoly_impl *im = vecsec_chachapoly_impls[i];
+
+		if (!impl_here("chachapoly", im->name, im->isa, im->needs))
+			continue;
+		for (size_t len = 0; len <= 5 * 1024 + 100; len += slow ? 1 : 1 + len % 29) {
+			for (int open = 0; open < 2; open++) {
+				size_t out_off = (len * 7 + 3 * (size_t)open) % 64;
+
+				stitch_case(im, open, &g, inbuf, want, src, len, len % 64, out_off,
+					    (len + open) % 3 == 0, seed + len);
+			}
+		}
+		for (unsigned int k = 0; k < (slow ? 60u : 6u); k++)
+			stitch_case(im, k % 2, &g, inbuf, want, src, vt_below(&st, MAXLEN + 1),
+				    vt_below(&st, 64), vt_below(&st, 64), k % 3 == 0,
+				    seed + 77 * k);
+	}
+	vt_buf_free(&g);
+	free(src);
+	free(inbuf);
+	free(want);
+}
+
+static const enum vecsec_aead_alg algs[] = {
+	VECSEC_AEAD_CHACHA20_POLY1305,
+	VECSEC_AEAD_XCHACHA20_POLY1305,
+};
+
+/*
+ * Through the AEAD API at this ISA: seal in STITCH mode == TWOPASS mode
+ * == the oracle; open (in place) restores in both modes.
+ */
+static void
+api_case(enum vecsec_aead_alg alg, struct vt_buf *g, uint8_t *want, uint8_t *two,
+	 const uint8_t *src, size_t len, size_t aad_len, size_t off, uint64_t seed)
+{
+	uint8_t key[32], nonce[24], aad[300], tag[16], tag2[16], wtag[16];
+	struct vecsec_aead_key k;
+	size_t nl = vt_nonce_len(alg);
+	uint8_t *out = g->data + off;
+
+	vt_rand(key, sizeof(key), seed);
+	vt_rand(nonce, sizeof(nonce), seed + 1);
+	vt_rand(aad, sizeof(aad), seed + 2);
+	VT_EXPECT(vecsec_aead_key_init(&k, alg, key, 32) == 0, "key");
+	vt_oracle_seal(alg, want, wtag, src, len, key, nonce, aad, aad_len);
+
+	vecsec_chachapoly_set_mode(CHACHAPOLY_TWOPASS);
+	VT_EXPECT(vecsec_aead_seal(&k, two, tag2, 16, src, len, nonce, nl, aad, aad_len) == 0,
+		  "seal two-pass");
+	vecsec_chachapoly_set_mode(CHACHAPOLY_STITCH);
+	vt_buf_reset(g);
+	VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, src, len, nonce, nl, aad, aad_len) == 0,
+		  "seal stitched");
+	VT_EXPECT_MEM(out, want, len, "%s stitched seal len=%zu aad=%zu", vecsec_aead_alg_name(alg),
+		      len, aad_len);
+	VT_EXPECT_MEM(tag, wtag, 16, "%s stitched tag len=%zu aad=%zu", vecsec_aead_alg_name(alg),
+		      len, aad_len);
+	VT_EXPECT_MEM(two, want, len, "two-pass seal len=%zu", len);
+	VT_EXPECT_MEM(tag2, wtag, 16, "two-pass tag len=%zu", len);
+	VT_EXPECT_GUARDS(g, off, len);
+	/* open in place, stitched then two-pass */
+	VT_EXPECT(vecsec_aead_open(&k, out, out, len, tag, 16, nonce, nl, aad, aad_len) == 0,
+		  "open stitched len=%zu", len);
+	VT_EXPECT_MEM(out, src, len, "stitched open len=%zu", len);
+	vecsec_chachapoly_set_mode(CHACHAPOLY_TWOPASS);
+	VT_EXPECT(vecsec_aead_open(&k, two, two, len, tag, 16, nonce, nl, aad, aad_len) == 0,
+		  "open two-pass len=%zu", len);
+	VT_EXPECT_MEM(two, src, len, "two-pass open len=%zu", len);
+	vecsec_chachapoly_set_mode(CHACHAPOLY_AUTO);
+	vecsec_aead_key_wipe(&k);
+}
+
+static void
+test_stitch_api(void)
+{
+	uint64_t seed = vt_seed(), st = seed ^ 0xa11ull;
+	uint8_t *src = malloc(MAXLEN), *want = malloc(MAXLEN), *two = malloc(MAXLEN);
+	struct vt_buf g;
+
+	printf("\n    stitched at this ISA: %s",
+	       vecsec_chachapoly_impl_for(SIZE_MAX) ? vecsec_chachapoly_impl_for(SIZE_MAX)->name :
+						      "none (two-pass)");
+	vt_buf_init(&g, MAXLEN + 64);
+	vt_rand(src, MAXLEN, seed);
+	for (size_t a = 0; a < VT_ARRAY_SIZE(algs); a++) {
+		for (size_t len = 0; len <= 3 * 1024 + 64; len += slow ? 1 : 1 + len % 37)
+			api_case(algs[a], &g, want, two, src, len, len % 7 == 0 ? 256 : len % 33,
+				 len % 64, seed + len);
+		for (unsigned int k = 0; k < (slow ? 40u : 4u); k++)
+			api_case(algs[a], &g, want, two, src, vt_below(&st, MAXLEN + 1),
+				 vt_below(&st, 65), vt_below(&st, 64), seed + 31 * k);
+	}
+	vt_buf_free(&g);
+	free(src);
+	free(want);
+	free(two);
+}
+
+/* RFC 8439 2.8.2 and A.5 through the stitched wrapper (STITCH mode) */
+static void
+test_stitch_rfc8439(void)
+{
+	vecsec_chachapoly_set_mode(CHACHAPOLY_STITCH);
+	for (size_t v = 0; v < VT_ARRAY_SIZE(rfc8439_aead); v++) {
+		const struct rfc8439_aead_vec *t = &rfc8439_aead[v];
+		uint8_t key[32], nonce[12], aad[16], pt[512], ct[512], out[512], tag[16], want[16];
+		struct vecsec_aead_key k;
+		size_t n, alen;
+
+		vt_hex(key, sizeof(key), t->key);
+		vt_hex(nonce, sizeof(nonce), t->nonce);
+		alen = vt_hex(aad, sizeof(aad), t->aad);
+		if (t->pt_hex != NULL) {
+			n = vt_hex(pt, sizeof(pt), t->pt_hex);
+		} else {
+			n = strlen(t->pt_text);
+			memcpy(pt, t->pt_text, n);
+		}
+		vt_hex(ct, sizeof(ct), t->ct);
+		vt_hex(want, sizeof(want), t->tag);
+		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0,
+			  "key");
+		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
+			  "seal");
+		VT_EXPECT_MEM(out, ct, n, "RFC 8439 %s ct (stitched wrapper)", t->name);
+		VT_EXPECT_MEM(tag, want, 16, "RFC 8439 %s tag (stitched wrapper)", t->name);
+		VT_EXPECT(vecsec_aead_open(&k, out, ct, n, want, 16, nonce, 12, aad, alen) == 0,
+			  "open");
+		VT_EXPECT_MEM(out, pt, n, "RFC 8439 %s open (stitched wrapper)", t->name);
+		vecsec_aead_key_wipe(&k);
+	}
+	vecsec_chachapoly_set_mode(CHACHAPOLY_AUTO);
+}
+
+/*
+ * Forgeries on the stitched path (lengths of whole and partial 1 KiB
+ * steps): a flipped bit in the tag, the AAD or the ciphertext (first
+ * step, last step, tail) gives -EBADMSG and a zeroed output, in place and
+ * out of place.
+ */
+/* flip one bit of tag, AAD or ciphertext (what 0, 1, 2): open must fail and wipe */
+static void
+forge_case(const struct vecsec_aead_key *k, uint8_t *ct, uint8_t *out, size_t len,
+	   uint8_t tag[16], const uint8_t nonce[12], uint8_t aad[20], int what, size_t bit,
+	   bool inplace)
+{
+	uint8_t *p = what == 0 ? tag : what == 1 ? aad : ct;
+	const uint8_t *in = ct;
+	int rc;
+
+	p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	memset(out, 0x5a, len);
+	if (inplace) {
+		memcpy(out, ct, len);
+		in = out;
+	}
+	rc = vecsec_aead_open(k, out, in, len, tag, 16, nonce, 12, aad, 20);
+	VT_EXPECT(rc == -EBADMSG, "forgery %d bit %zu len %zu in place %d: rc %d", what, bit, len,
+		  inplace, rc);
+	VT_EXPECT_ZERO(out, len, "output not wiped: %d bit %zu len %zu", what, bit, len);
+	p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+}
+
+static void
+test_stitch_forgery(void)
+{
+	static const size_t lens[] = { 1024, 2048 + 17, 4096 + 1023 };
+	uint8_t key[32], nonce[12], aad[20], tag[16];
+	uint8_t *pt = malloc(8192), *ct = malloc(8192), *out = malloc(8192);
+	struct vecsec_aead_key k;
+
+	vt_rand(key, sizeof(key), 41);
+	vt_rand(nonce, sizeof(nonce), 42);
+	vt_rand(aad, sizeof(aad), 43);
+	vt_rand(pt, 8192, 44);
+	VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
+	for (size_t l = 0; l < VT_ARRAY_SIZE(lens); l++) {
+		size_t len = lens[l];
+		const size_t flips[] = { 0, 1023, len / 2, len - 1 };
+
+		VT_EXPECT(vecsec_aead_seal(&k, ct, tag, 16, pt, len, nonce, 12, aad,
+					   sizeof(aad)) == 0, "seal");
+		for (int what = 0; what < 3; what++) {
+			size_t nbits = what == 0 ? 128 : what == 1 ? 160 : len * 8;
+
+			for (size_t f = 0; f < VT_ARRAY_SIZE(flips); f++) {
+				size_t bit = (flips[f] * 8 + f) % nbits;
+
+				forge_case(&k, ct, out, len, tag, nonce, aad, what, bit, false);
+				forge_case(&k, ct, out, len, tag, nonce, aad, what, bit, true);
+			}
+		}
+		VT_EXPECT(vecsec_aead_open(&k, out, ct, len, tag, 16, nonce, 12, aad,
+					   sizeof(aad)) == 0, "genuine opens");
+		VT_EXPECT_MEM(out, pt, len, "genuine open len=%zu", len);
+	}
+	vecsec_aead_key_wipe(&k);
+	free(pt);
+	free(ct);
+	free(out);
+}
+
+/* VECSEC_CHACHAPOLY=twopass (read when the selectors run) and the modes */
+static void
+test_stitch_selection(void)
+{
+	enum vecsec_isa cap = vecsec_isa_cap();
+	const struct chachapoly_impl *now = vecsec_chachapoly_impl_for(SIZE_MAX);
+
+	VT_EXPECT((now != NULL) == (cap >= VECSEC_ISA_AVX2), "stitched impl at %s: %s",
+		  vecsec_isa_name(cap), now != NULL ? now->name : "none");
+	setenv("VECSEC_CHACHAPOLY", "twopass", 1);
+	VT_EXPECT(vecsec_force_isa(cap) == 0, "reselect");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == NULL, "env twopass ignored");
+	unsetenv("VECSEC_CHACHAPOLY");
+	VT_EXPECT(vecsec_force_isa(cap) == 0, "reselect");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == now, "env unset: back");
+	VT_EXPECT(vecsec_chachapoly_set_mode(CHACHAPOLY_TWOPASS) == CHACHAPOLY_AUTO, "mode");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == NULL, "TWOPASS mode");
+	VT_EXPECT(vecsec_chachapoly_set_mode(CHACHAPOLY_AUTO) == CHACHAPOLY_TWOPASS, "mode");
+	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == now, "AUTO mode");
+}
+
+int
+main(void)
+{
+	static const struct vt_test tests[] = {
+		VT_TEST(test_chacha_kernels),
+		VT_TEST(test_chacha_page_end),
+		VT_TEST(test_chacha_ctr64_carry),
+		VT_TEST(test_poly1305_kernels),
+		VT_TEST(test_stitch_kernels),
+		VT_TEST(test_stitch_api),
+		VT_TEST(test_stitch_rfc8439),
+		VT_TEST(test_stitch_forgery),
+		VT_TEST(test_stitch_selection),
+	};
+	const char *s = getenv("VT_SLOW");
+
+	slow = s != NULL && *s != '\0' && *s != '0';
+	unsetenv("VECSEC_CHACHAPOLY");  /* the tests pick the paths themselves */
+	if (sodium_init() < 0)
+		return 2;
+	return vt_main("chacha_simd", tests, VT_ARRAY_SIZE(tests));
+}

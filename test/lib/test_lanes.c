@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The lanes engine (lib/lanes) and its kernels:
+ *   - every ChaCha lane kernel (4/8/16 lanes) the CPU can run == the scalar
+ *     reference per lane (20/12/8 rounds, random keys, nonces, counters,
+ *     blocks and active masks; inactive lanes untouched);
+ *   - every Poly1305 lane kernel (4/8 lanes) == the reference per lane
+ *     (random r, h and blocks, all-ones corners);
+ *   - bursts of 0, 1, L-1, L, L+1, 2L+1, 64, 128, 256 jobs for every ChaCha
+ *     width L and every Poly1305 width: ChaCha20-Poly1305 and XChaCha20-
+ *     Poly1305, random keys, nonces, lengths 0..2048 and a few large ones,
+ *     AAD 0..64 (8 and 12 often: ESP; now and then up to 300), seal and
+ *     open, in place and out of place, linear and scatter-gather (1-byte
+ *     segments too): every job == the one-shot API == OpenSSL / libsodium;
+ *     forged jobs (tag, AAD or ciphertext bit) fail alone with zeroed
+ *     output; invalid jobs are VECSEC_JOB_INVALID and write nothing; with
+ *     the staged path for small linear jobs on and off;
+ *   - the width chosen per burst; under the scalar ISA (no lanes) bursts
+ *     still pass through the per-job fallback.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vt.h"
+#include "vt_aead.h"
+#include "vecsec/vecsec_aead.h"
+#include "chacha/chacha_internal.h"
+#include "poly1305/poly1305_internal.h"
+#include "lanes/lanes_internal.h"
+
+static bool slow;
+
+/* ---- the lane kernels this build has, and whether the CPU runs them now ---- */
+
+static const struct chacha_lanes_impl *const chacha_lane_impls[] = {
+#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_LANES_AVX512)
+	&vecsec_chacha_lanes_x16_avx512,
+#endif
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_LANES_AVX2)
+	&vecsec_chacha_lanes_x8_avx2,
+#endif
+#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_LANES_SSSE3)
+	&vecsec_chacha_lanes_x4_ssse3,
+#endif
+	NULL,
+};
+
+static const struct poly1305_lanes_impl *const poly_lane_impls[] = {
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_LANES_AVX512_IFMA)
+	&vecsec_poly1305_lanes_x16_avx512ifma,
+	&vecsec_poly1305_lanes_x8_avx512ifma,
+#endif
+#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_LANES_AVX2)
+	&vecsec_poly1305_lanes_x4_avx2,
+#endif
+	NULL,
+};
+
+static bool
+usable(enum vecsec_isa isa, uint64_t needs)
+{
+	return isa <= vecsec_isa_cap() && (vecsec_cpu_features() & needs) == needs;
+}
+
+/* ---- ChaCha lane kernels vs the reference ---- */
+
+#define KBLOCKS 9          /* blocks per lane buffer */
+
+static void
+test_chacha_lane_kernels(void)
+{
+	uint64_t st = vt_seed() ^ 0xc4ac4a;
+	static const uint32_t rounds[] = { 20, 12, 8 };
+
+	for (size_t k = 0; chacha_lane_impls[k] != NULL; k++) {
+		const struct chacha_lanes_impl *im = chacha_lane_impls[k];
+		unsigned int L = im->lanes;
+		int iters = slow ? 400 : 60;
+
+		if (!usable(im->isa, im->needs))
+			continue;
+		for (int it = 0; it < iters; it++) {
+			struct chacha_lanes l;
+			struct chacha_state ref[VECSEC_MAX_LANES];
+			uint8_t in[VECSEC_MAX_LANES][KBLOCKS * 64], out[VECSEC_MAX_LANES][KBLOCKS * 64];
+			uint8_t want[VECSEC_MAX_LANES][KBLOCKS * 64];
+			uint32_t r = rounds[it % 3], nb = UINT32_MAX;
+			bool inplace = it % 4 == 1;
+
+			memset(&l, 0x5c, sizeof(l));
+			l.rounds = r;
+			l.active = it % 5 == 0 ? (uint32_t)vt_next(&st) & ((1u << L) - 1) :
+				   (1u << L) - 1;
+			vt_rand(in, sizeof(in), vt_next(&st));
+			memset(out, 0x33, sizeof(out));
+			memcpy(want, out, sizeof(want));
+			for (unsigned int i = 0; i < L; i++) {
+				uint8_t key[32], nonce[12];
+				uint32_t ctr = (uint32_t)vt_next(&st);
+
+				/* counters near 2^32 too (the lane stops before the wrap) */
+				if (it % 7 == 3)
+					ctr = UINT32_MAX - KBLOCKS;
+				vt_rand(key, 32, vt_next(&st));
+				vt_rand(nonce, 12, vt_next(&st));
+				chacha_state_init_ietf(&ref[i], key, nonce, ctr, r);
+				for (int w = 0; w < 8; w++)
+					l.key[w][i] = ref[i].x[4 + w];
+				l.ctr[i] = ctr;
+				for (int w = 0; w < 3; w++)
+					l.nonce[w][i] = ref[i].x[13 + w];
+				l.in[i] = in[i];
+				l.out[i] = inplace ? in[i] : out[i];
+				l.blocks_left[i] = 1 + vt_below(&st, KBLOCKS);
+				if ((l.active >> i) & 1 && l.blocks_left[i] < nb)
+					nb = l.blocks_left[i];
+			}
+			if (nb == UINT32_MAX)
+				nb = 3;
+			if (inplace)
+				memcpy(want, in, sizeof(want));
+			for (unsigned int i = 0; i < L; i++)
+				if ((l.active >> i) & 1)
+					vecsec_chacha_xor_blocks_ref(want[i], in[i], nb * 64, &ref[i]);
+			{
+				struct chacha_lanes before = l;
+
+				im->xor_lanes(&l, nb);
+				for (unsigned int i = 0; i < L; i++) {
+					bool on = (l.active >> i) & 1;
+					const uint8_t *got = inplace ? in[i] : out[i];
+
+					VT_EXPECT_MEM(got, want[i], sizeof(want[i]),
+						      "%s lane %u rounds %u nb %u on %d", im->name, i,
+						      r, nb, on);
+					VT_EXPECT(l.ctr[i] == (on ? ref[i].x[12] : before.ctr[i]) &&
+						  l.blocks_left[i] == before.blocks_left[i] -
+						  (on ? nb : 0) &&
+						  l.in[i] == before.in[i] + (on ? nb * 64 : 0) &&
+						  l.out[i] == before.out[i] + (on ? nb * 64 : 0),
+						  "%s lane %u state after the call", im->name, i);
+				}
+				/* lanes beyond the kernel's width are never touched */
+				for (unsigned int i = L; i < VECSEC_MAX_LANES; i++)
+					VT_EXPECT(l.ctr[i] == before.ctr[i] &&
+						  l.blocks_left[i] == before.blocks_left[i],
+						  "%s touched lane %u", im->name, i);
+			}
+		}
+		printf("\n    chacha lanes %s: ok", im->name);
+	}
+}
+
+/* ---- Poly1305 lane kernels vs the reference ---- */
+
+#define PBLOCKS 12
+
+static void
+test_poly_lane_kernels(void)
+{
+	uint64_t st = vt_seed() ^ 0x9017;
+
+	for (size_t k = 0; poly_lane_impls[k] != NULL; k++) {
+		const struct poly1305_lanes_impl *im = poly_lane_impls[k];
+		unsigned int L = im->lanes;
+		int iters = slow ? 2000 : 300;
+
+		if (!usable(im->isa, im->needs))
+			continue;
+		for (int it = 0; it < iters; it++) {
+			struct poly1305_lanes l;
+			struct poly1305_state ref[VECSEC_MAX_LANES];
+			uint8_t msg[VECSEC_MAX_LANES][PBLOCKS * 16];
+			uint32_t nb = UINT32_MAX;
+			bool ones = it % 11 == 5;
+
+			memset(&l, 0x5c, sizeof(l));
+			l.active = it % 5 == 0 ? (uint32_t)vt_next(&st) & ((1u << L) - 1) :
+				   (1u << L) - 1;
+			vt_rand(msg, sizeof(msg), vt_next(&st));
+			if (ones)
+				memset(msg, 0xff, sizeof(msg));
+			for (unsigned int i = 0; i < L; i++) {
+				uint8_t rk[16];
+
+				vt_rand(rk, 16, vt_next(&st));
+				if (ones)
+					memset(rk, 0xff, 16);
+				vecsec_poly1305_core_init(&ref[i], rk);
+				/* a running h: absorb a few blocks first */
+				vecsec_poly1305_blocks_ref(&ref[i], msg[(i + 1) % L], it % 3, 1);
+				for (int w = 0; w < 3; w++) {
+					l.h[w][i] = ref[i].h[w];
+					l.r[w][i] = ref[i].r[w];
+				}
+				l.in[i] = msg[i];
+				l.blocks_left[i] = 1 + vt_below(&st, PBLOCKS);
+				if ((l.active >> i) & 1 && l.blocks_left[i] < nb)
+					nb = l.blocks_left[i];
+			}
+			if (nb == UINT32_MAX)
+				nb = 2;
+			{
+				struct poly1305_lanes before = l;
+
+				im->blocks_lanes(&l, nb);
+				for (unsigned int i = 0; i < L; i++) {
+					bool on = (l.active >> i) & 1;
+					struct poly1305_state got;
+					uint8_t a[16], b[16];
+
+					memset(&got, 0, sizeof(got));
+					for (int w = 0; w < 3; w++)
+						got.h[w] = l.h[w][i];
+					if (on)
+						vecsec_poly1305_blocks_ref(&ref[i], msg[i], nb, 1);
+					vecsec_poly1305_core_emit(&got, a);
+					vecsec_poly1305_core_emit(&ref[i], b);
+					VT_EXPECT_MEM(a, b, 16, "%s lane %u nb %u on %d it %d", im->name,
+						      i, nb, on, it);
+					VT_EXPECT(got.h[0] < (UINT64_C(1) << 45) &&
+						  got.h[1] < (UINT64_C(1) << 45) &&
+						  got.h[2] < (UINT64_C(1) << 43),
+						  "%s lane %u h limbs too large", im->name, i);
+					VT_EXPECT(on || (memcmp(l.h[0] + i, before.h[0] + i, 8) == 0 &&
+							 l.in[i] == before.in[i]),
+						  "%s touched inactive lane %u", im->name, i);
+					VT_EXPECT(l.blocks_left[i] == before.blocks_left[i] -
+						  (on ? nb : 0) &&
+						  l.in[i] == before.in[i] + (on ? nb * 16 : 0),
+						  "%s lane %u pointers", im->name, i);
+				}
+			}
+		}
+		printf("\n    poly1305 lanes %s: ok", im->name);
+	}
+}
+
+/* ---- bursts ---- */
+
+#define NKEYS 32
+
+struct keys {
+	struct vecsec_aead_key k[2][NKEYS];
+	uint8_t raw[2][NKEYS][32];
+};
+
+struct tjob {
+	struct vecsec_aead_job job;
+	enum vecsec_aead_alg alg;
+	int kind;                       /* 0 good, 1 forged, 2 invalid */
+	size_t len;                     /* the data length (before any invalid change) */
+	bool sg, in_place, open;
+	uint8_t *inbuf, *outbuf;        /* linear in/out (each len + 32 with guards) */
+	struct vt_sg sgin, sgout;
+	uint8_t nonce[24], aad[300], tag[16];
+	uint8_t *want, *orig;
+	uint8_t want_tag[16];
+	uint32_t want_status;
+};
+
+static size_t
+pick_len(uint64_t *st)
+{
+	uint32_t r = vt_below(st, 64);
+
+	if (r == 0)
+		return 0;
+	if (r == 1)                                 /* a few large ones */
+		return 2049 + vt_below(st, slow ? 70000 : 9000);
+	if (r < 20)
+		return vt_below(st, 80);
+	return vt_below(st, 2049);
+}
+
+static size_t
+pick_aad(uint64_t *st)
+{
+	uint32_t r = vt_below(st, 16);
+
+	/* ESP's 8 and 12 often; now and then more than the staged path takes */
+	return r < 4 ? 8 : r < 8 ? 12 : r == 8 ? 65 + vt_below(st, 236) : vt_below(st, 65);
+}
+
+#define GUARD 16
+
+static void
+tjob_make(struct tjob *t, struct keys *ks, uint64_t *st, bool allow_bad)
+{
+	int a = (int)vt_below(st, 2), ki = (int)vt_below(st, NKEYS);
+	enum vecsec_aead_alg alg = a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+				   VECSEC_AEAD_CHACHA20_POLY1305;
+	size_t len = pick_len(st), aad_len = pick_aad(st), nl = vt_nonce_len(alg);
+	struct vecsec_aead_job *j = &t->job;
+	uint8_t *pt = malloc(len + 1), *ct = malloc(len + 1), otag[16], ctag[16];
+	uint8_t *oc = malloc(len + 1);
+	uint32_t x = allow_bad ? vt_below(st, 12) : 99;
+
+	memset(t, 0, sizeof(*t));
+	t->alg = alg;
+	t->len = len;
+	t->open = vt_below(st, 2);
+	t->in_place = vt_below(st, 3) == 0;
+	t->sg = vt_below(st, 4) == 0;
+	t->kind = x == 0 ? 2 : (x < 3 && t->open) ? 1 : 0;
+	vt_rand(t->nonce, sizeof(t->nonce), vt_next(st));
+	vt_rand(t->aad, sizeof(t->aad), vt_next(st));
+	vt_rand(pt, len, vt_next(st));
+
+	/* what the job must give: the one-shot API, itself == the oracle */
+	VT_EXPECT(vecsec_aead_seal(&ks->k[a][ki], ct, ctag, 16, pt, len, t->nonce, nl, t->aad,
+				   aad_len) == 0, "one-shot seal");
+	vt_oracle_seal(alg, oc, otag, pt, len, ks->raw[a][ki], t->nonce, t->aad, aad_len);
+	VT_EXPECT(memcmp(oc, ct, len) == 0 && memcmp(otag, ctag, 16) == 0,
+		  "one-shot %s vs oracle len %zu", vecsec_aead_alg_name(alg), len);
+	free(oc);
+
+	t->inbuf = malloc(len + 2 * GUARD);
+	t->outbuf = malloc(len + 2 * GUARD);
+	memset(t->inbuf, VT_GUARD_BYTE, len + 2 * GUARD);
+	memset(t->outbuf, VT_GUARD_BYTE, len + 2 * GUARD);
+	memcpy(t->inbuf + GUARD, t->open ? ct : pt, len);
+	memset(t->tag, 0xee, 16);
+	if (t->open)
+		memcpy(t->tag, ctag, 16);
+
+	j->key = &ks->k[a][ki];
+	j->dir = t->open ? VECSEC_AEAD_OPEN : VECSEC_AEAD_SEAL;
+	j->status = VECSEC_JOB_PENDING;
+	j->nonce = t->nonce;
+	j->nonce_len = nl;
+	j->aad = aad_len > 0 || vt_below(st, 2) ? t->aad : NULL;
+	j->aad_len = aad_len;
+	j->len = len;
+	j->in = t->inbuf + GUARD;
+	j->out = t->in_place ? t->inbuf + GUARD : t->outbuf + GUARD;
+	j->tag = t->tag;
+	j->tag_len = 16;
+	j->user = t;
+	if (t->sg) {
+		vt_sg_make(&t->sgin, len, vt_below(st, 3) == 0 ? VT_SG_ONES : VT_SG_RANDOM, st);
+		vt_sg_make(&t->sgout, len, vt_below(st, 4) == 0 ? VT_SG_ONES : VT_SG_RANDOM, st);
+		vt_sg_scatter(&t->sgin, t->inbuf + GUARD);
+		j->in_segs = t->sgin.segs;
+		j->nb_in_segs = t->sgin.nb;
+		j->out_segs = t->in_place ? t->sgin.segs : t->sgout.segs;
+		j->nb_out_segs = t->in_place ? t->sgin.nb : t->sgout.nb;
+	}
+
+	t->want = malloc(len + 1);
+	memcpy(t->want, t->open ? pt : ct, len);
+	memcpy(t->want_tag, t->open ? t->tag : ctag, 16);
+	t->want_status = VECSEC_JOB_OK;
+	if (t->kind == 1) {
+		/* flip one bit: ciphertext, tag or AAD */
+		uint32_t where = vt_below(st, 3);
+
+		if (where == 0 && len > 0) {
+			t->inbuf[GUARD + vt_below(st, (uint32_t)len)] ^= (uint8_t)(1u << vt_below(st, 8));
+			if (t->sg)
+				vt_sg_scatter(&t->sgin, t->inbuf + GUARD);
+		} else if (where == 1 && aad_len > 0) {
+			t->aad[vt_below(st, (uint32_t)aad_len)] ^= (uint8_t)(1u << vt_below(st, 8));
+		} else {
+			t->tag[vt_below(st, 16)] ^= (uint8_t)(1u << vt_below(st, 8));
+		}
+		memcpy(t->want_tag, t->tag, 16);
+		memset(t->want, 0, len);
+		t->want_status = VECSEC_JOB_AUTH_FAILED;
+	} else if (t->kind == 2) {
+		switch (vt_below(st, 4)) {
+		case 0:
+			j->nonce_len = nl == 12 ? 24 : 12;
+			break;
+		case 1:
+			j->tag_len = 12;
+			break;
+		case 2:
+			j->aad = NULL;
+			j->aad_len = 1 + aad_len;
+			break;
+		default:
+			/*
+			 * more than the input covers (a list of no segments, as
+			 * for len 0, means the linear pointer: make that NULL)
+			 */
+			j->len = len + 100;
+			j->in = NULL;
+			break;
+		}
+		memcpy(t->want_tag, t->tag, 16);
+		t->want_status = VECSEC_JOB_INVALID;
+	}
+	t->orig = malloc(len + 1);
+	memcpy(t->orig, t->inbuf + GUARD, len);
+	free(pt);
+	free(ct);
+}
+
+static bool
+guards_ok(const uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < GUARD; i++)
+		if (buf[i] != VT_GUARD_BYTE || buf[GUARD + len + i] != VT_GUARD_BYTE)
+			return false;
+	return true;
+}
+
+static void
+tjob_check(struct tjob *t, unsigned int idx, unsigned int n, const char *cfg)
+{
+	struct vecsec_aead_job *j = &t->job;
+	size_t len = t->len;
+	uint8_t *got = malloc(len + 1);
+	VT_EXPECT(j->status == t->want_status,
+		  "%s burst %u job %u (%s %s kind %d len %zu aad %zu sg %d inpl %d): status %u want %u",
+		  cfg, n, idx, vecsec_aead_alg_name(t->alg), t->open ? "open" : "seal", t->kind, len,
+		  j->aad_len, t->sg, t->in_place, j->status, t->want_status);
+	VT_EXPECT(j->user == t, "user untouched");
+	VT_EXPECT_MEM(t->tag, t->want_tag, 16, "%s burst %u job %u tag (kind %d len %zu)", cfg, n,
+		      idx, t->kind, len);
+	if (t->kind == 2) {
+		/* nothing written */
+		if (t->sg)
+			vt_sg_gather(&t->sgin, got);
+		else
+			memcpy(got, t->inbuf + GUARD, len);
+		VT_EXPECT_MEM(got, t->orig, len, "%s invalid job %u changed its input", cfg, idx);
+		if (!t->in_place) {
+			bool untouched = true;
+
+			for (size_t i = 0; i < len + 2 * GUARD; i++)
+				untouched &= t->outbuf[i] == VT_GUARD_BYTE;
+			if (t->sg)
+				for (size_t i = 0; i < t->sgout.mem_len; i++)
+					untouched &= t->sgout.mem[i] == VT_GUARD_BYTE;
+			VT_EXPECT(untouched, "%s invalid job %u wrote output", cfg, idx);
+		}
+		free(got);
+		return;
+	}
+	if (t->sg)
+		vt_sg_gather(t->in_place ? &t->sgin : &t->sgout, got);
+	else
+		memcpy(got, j->out, len);
+	VT_EXPECT_MEM(got, t->want, len, "%s burst %u job %u %s %s kind %d len %zu aad %zu sg %d "
+		      "inpl %d", cfg, n, idx, vecsec_aead_alg_name(t->alg),
+		      t->open ? "open" : "seal", t->kind, len, j->aad_len, t->sg, t->in_place);
+	if (t->sg)
+		VT_EXPECT(vt_sg_guards_ok(&t->sgin) && vt_sg_guards_ok(&t->sgout),
+			  "%s job %u: sg write outside", cfg, idx);
+	else
+		VT_EXPECT(guards_ok(t->inbuf, len) && guards_ok(t->outbuf, t->in_place ? 0 : len),
+			  "%s job %u: guards", cfg, idx);
+	free(got);
+}
+
+static void
+tjob_free(struct tjob *t)
+{
+	free(t->inbuf);
+	free(t->outbuf);
+	if (t->sg) {
+		vt_sg_free(&t->sgin);
+		vt_sg_free(&t->sgout);
+	}
+	free(t->want);
+	free(t->orig);
+}
+
+static void
+keys_init(struct keys *ks, uint64_t seed)
+{
+	for (int a = 0; a < 2; a++)
+		for (int i = 0; i < NKEYS; i++) {
+			vt_rand(ks->raw[a][i], 32, seed + 64 * a + i);
+			VT_EXPECT(vecsec_aead_key_init(&ks->k[a][i], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+						       VECSEC_AEAD_CHACHA20_POLY1305,
+						       ks->raw[a][i], 32) == 0, "key init");
+		}
+}
+
+static void
+one_burst(unsigned int n, struct keys *ks, uint64_t seed, bool bad, const char *cfg)
+{
+	struct tjob *t = calloc(n + 1, sizeof(*t));
+	struct vecsec_aead_job **jp = calloc(n + 1, sizeof(*jp));
+	uint64_t st = seed;
+
+	for (unsigned int i = 0; i < n; i++) {
+		tjob_make(&t[i], ks, &st, bad);
+		jp[i] = &t[i].job;
+	}
+	VT_EXPECT(vecsec_aead_burst(jp, n) == n, "%s burst of %u", cfg, n);
+	for (unsigned int i = 0; i < n; i++) {
+		tjob_check(&t[i], i, n, cfg);
+		tjob_free(&t[i]);
+	}
+	free(t);
+	free(jp);
+}
+
+/* Every burst size for one configuration of widths. */
+static void
+bursts_for(unsigned int L, struct keys *ks, uint64_t seed, const char *cfg)
+{
+	const unsigned int sizes[] = { 0, 1, L > 1 ? L - 1 : 2, L, L + 1, 2 * L + 1, 64, 128, 256 };
+
+	unsigned int reps = slow ? 10 : 2;
+	size_t staged = vecsec_lanes_staged_max();
+
+	/* round 0 with the staged path off: every job through the general passes */
+	for (unsigned int r = 0; r < reps; r++) {
+		vecsec_lanes_set_staged_max(r == 0 ? 0 : staged);
+		for (size_t i = 0; i < VT_ARRAY_SIZE(sizes); i++) {
+			one_burst(sizes[i], ks, seed + 7919 * i + 104729 * r, false, cfg);
+			one_burst(sizes[i], ks, seed + 7919 * i + 104729 * r + 1, true, cfg);
+		}
+	}
+	vecsec_lanes_set_staged_max(staged);
+}
+
+static void
+test_bursts_every_width(void)
+{
+	static const int cws[] = { 16, 8, 4 }, pws[] = { 16, 8, 4, 1 };
+	struct keys *ks = malloc(sizeof(*ks));
+	uint64_t seed = vt_seed() ^ 0x1a4e5;
+	int configs = 0;
+
+	keys_init(ks, seed);
+	for (size_t c = 0; c < VT_ARRAY_SIZE(cws); c++) {
+		for (size_t p = 0; p < VT_ARRAY_SIZE(pws); p++) {
+			char cfg[64];
+
+			if (vecsec_lanes_force(cws[c], pws[p]) != 0)
+				continue;
+			snprintf(cfg, sizeof(cfg), "chacha x%d poly x%d", cws[c], pws[p]);
+			bursts_for((unsigned int)cws[c], ks, seed + 100003 * configs, cfg);
+			configs++;
+		}
+	}
+	VT_EXPECT(vecsec_lanes_force(-1, -1) == 0, "back to automatic");
+	printf("\n    %d width configurations", configs);
+	/* automatic choice, and lanes off (the per-job loop), whatever this ISA has */
+	bursts_for(16, ks, seed ^ 0xa070, "auto");
+	VT_EXPECT(vecsec_lanes_force(0, -1) == 0, "lanes off");
+	bursts_for(4, ks, seed ^ 0x0ff, "off");
+	VT_EXPECT(vecsec_lanes_force(-1, -1) == 0, "back to automatic");
+	free(ks);
+}
+
+/* Long jobs through the lanes too (crossover raised), and through the single path. */
+static void
+test_crossover(void)
+{
+	struct keys *ks = malloc(sizeof(*ks));
+	uint64_t seed = vt_seed() ^ 0xc205;
+	keys_init(ks, seed);
+	vecsec_lanes_set_crossover(SIZE_MAX);
+	one_burst(40, ks, seed, true, "crossover max");
+	vecsec_lanes_set_crossover(0);
+	one_burst(40, ks, seed + 1, true, "crossover 0");
+	vecsec_lanes_set_crossover(64);
+	one_burst(40, ks, seed + 2, true, "crossover 64");
+	vecsec_lanes_reset_crossover();
+	VT_EXPECT(vecsec_lanes_crossover() >= 1536, "default crossover %zu",
+		  vecsec_lanes_crossover());
+	free(ks);
+}
+
+static void
+test_width_choice(void)
+{
+	struct lanes_choice c;
+	bool any = false;
+
+	for (size_t k = 0; chacha_lane_impls[k] != NULL; k++)
+		any |= usable(chacha_lane_impls[k]->isa, chacha_lane_impls[k]->needs);
+	vecsec_lanes_choose(1, &c);
+	VT_EXPECT(c.chacha_lanes == 0, "a burst of 1 goes one by one (got %u)", c.chacha_lanes);
+	vecsec_lanes_choose(3, &c);
+	VT_EXPECT(!any || (c.chacha_lanes >= 4 && c.chacha_lanes <= 8), "3 jobs: %u lanes (%s)",
+		  c.chacha_lanes, c.chacha_name);
+	VT_EXPECT(any || c.chacha_lanes == 0, "no lane kernels: per-job (%s)", c.chacha_name);
+	vecsec_lanes_choose(32, &c);
+	printf("\n    %s: 3 jobs -> ", vt_isa());
+	{
+		struct lanes_choice c3;
+
+		vecsec_lanes_choose(3, &c3);
+		printf("%s/%s, 32 jobs -> %s/%s", c3.chacha_name, c3.poly_name, c.chacha_name,
+		       c.poly_name);
+	}
+	for (size_t k = 0; chacha_lane_impls[k] != NULL; k++)
+		if (usable(chacha_lane_impls[k]->isa, chacha_lane_impls[k]->needs)) {
+			VT_EXPECT(c.chacha_lanes == chacha_lane_impls[k]->lanes,
+				  "32 jobs take the widest (%u)", c.chacha_lanes);
+			break;
+		}
+	VT_EXPECT(vecsec_lanes_staged_max() > 0, "the staged path is on by default");
+	VT_EXPECT(vecsec_lanes_force(5, -1) == -ENOTSUP, "no 5-lane kernel");
+	VT_EXPECT(vecsec_lanes_force(-1, 3) == -ENOTSUP, "no 3-lane poly kernel");
+}
+
+int
+main(void)
+{
+	static const struct vt_test tests[] = {
+		VT_TEST(test_chacha_lane_kernels),
+		VT_TEST(test_poly_lane_kernels),
+		VT_TEST(test_width_choice),
+		VT_TEST(test_bursts_every_width),
+		VT_TEST(test_crossover),
+	};
+	const char *s = getenv("VT_SLOW");
+
+	slow = s != NULL && *s != '\0' && *s != '0';
+	return vt_main("lanes", tests, VT_ARRAY_SIZE(tests));
+}
