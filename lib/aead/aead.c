@@ -187,14 +187,15 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 
 /*
  * Jobs the lanes engine takes (lib/lanes: (X)ChaCha20-Poly1305 up to its
- * crossover length) run there together after the loop; the others one by
- * one here.
+ * crossover length) run there together after the loop, short ARIA jobs
+ * likewise grouped by key (aead_aria.c: one keystream call per group);
+ * the others one by one here.
  */
 VECSEC_API unsigned int
 vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST];
-	unsigned int nl = 0;
+	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST], *aria_jobs[VECSEC_MAX_BURST];
+	unsigned int nl = 0, na = 0;
 
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
@@ -210,12 +211,17 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 			lane_jobs[nl++] = job;
 			continue;
 		}
+		if (rc == 0 && vecsec_aead_aria_batchable(job)) {
+			aria_jobs[na++] = job;
+			continue;
+		}
 		if (rc == 0)
 			rc = ops->run(job);
 		job->status = rc == 0 ? VECSEC_JOB_OK :
 			      rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
 	}
 	vecsec_lanes_run(lane_jobs, nl);
+	vecsec_aead_aria_burst(aria_jobs, na);
 	return n;
 }
 
