@@ -144,8 +144,10 @@ static inline __attribute__((always_inline)) void
 block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
 	   unsigned int dr, __m512i t[16])
 {
-	const __m512i c0 = _mm512_set1_epi32((int)CHACHA_C0), c1 = _mm512_set1_epi32((int)CHACHA_C1);
-	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2), c3 = _mm512_set1_epi32((int)CHACHA_C3);
+	const __m512i c0 = _mm512_set1_epi32((int)CHACHA_C0);
+	const __m512i c1 = _mm512_set1_epi32((int)CHACHA_C1);
+	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2);
+	const __m512i c3 = _mm512_set1_epi32((int)CHACHA_C3);
 	__m512i x0 = c0, x1 = c1, x2 = c2, x3 = c3;
 	__m512i x4 = k[0], x5 = k[1], x6 = k[2], x7 = k[3];
 	__m512i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];

@@ -226,14 +226,15 @@ test_chacha_lane_bytes(void)
 					if (!inplace)
 						memset(want, 0x33, sizeof(want));
 					if (on)
-						vecsec_chacha_xor_blocks_ref(want, orig[i], bytes[i],
-									     &ref);
+						vecsec_chacha_xor_blocks_ref(want, orig[i],
+									     bytes[i], &ref);
 					VT_EXPECT_MEM(got, want, cap + 1,
-						      "%s lane %u bytes %u on %d it %d", im->name, i,
-						      bytes[i], on, it);
+						      "%s lane %u bytes %u on %d it %d",
+						      im->name, i, bytes[i], on, it);
 					if (on && !noks)
-						VT_EXPECT_MEM(ks[i], wks, 64, "%s lane %u ks0 it %d",
-							      im->name, i, it);
+						VT_EXPECT_MEM(ks[i], wks, 64,
+							      "%s lane %u ks0 it %d", im->name, i,
+							      it);
 					else
 						VT_EXPECT(ks[i][0] == 0x77 && ks[i][63] == 0x77,
 							  "%s lane %u off wrote ks0", im->name, i);
@@ -740,10 +741,12 @@ test_poly_lane_tags(void)
 						l.h[w][i] = edges[e][w];
 				} else {
 					l.h[0][i] = vt_next(&st) & M44_T;
-					l.h[1][i] = (vt_next(&st) & M44_T) + vt_below(&st, 1u << 20);
+					l.h[1][i] = (vt_next(&st) & M44_T) +
+						    vt_below(&st, 1u << 20);
 					l.h[2][i] = vt_next(&st) & M42_T;
 				}
-				s[0][i] = it % 4 == 1 ? UINT64_MAX - vt_below(&st, 3) : vt_next(&st);
+				s[0][i] = it % 4 == 1 ? UINT64_MAX - vt_below(&st, 3) :
+					  vt_next(&st);
 				s[1][i] = vt_next(&st);
 				tp[i] = got[i];
 			}
@@ -766,8 +769,10 @@ test_poly_lane_tags(void)
 					sb[8 + b] = (uint8_t)(s[1][i] >> (8 * b));
 				}
 				vecsec_poly1305_add_s(want, want, sb);
-				VT_EXPECT_MEM(got[i], want, 16, "%s lane %u tag (h %llx %llx %llx) it %d",
-					      im->name, i, (unsigned long long)l.h[0][i],
+				VT_EXPECT_MEM(got[i], want, 16,
+					      "%s lane %u tag (h %llx %llx %llx) it %d",
+					      im->name, i,
+					      (unsigned long long)l.h[0][i],
 					      (unsigned long long)l.h[1][i],
 					      (unsigned long long)l.h[2][i], it);
 			}
@@ -829,8 +834,8 @@ test_staged_lengths_alignments(void)
 			VT_EXPECT(vecsec_aead_seal(&key, want, want_tag, 16, pt[i] + off[i], len[i],
 						   nonce, 12, aad[i], jobs[i].aad_len) == 0,
 				  "one-shot seal len %zu", len[i]);
-			VT_EXPECT_MEM(ct[i] + off[i] + 1, want, len[i], "ciphertext len %zu off %zu",
-				      len[i], off[i]);
+			VT_EXPECT_MEM(ct[i] + off[i] + 1, want, len[i],
+				      "ciphertext len %zu off %zu", len[i], off[i]);
 			VT_EXPECT_MEM(tag[i], want_tag, 16, "tag len %zu off %zu", len[i], off[i]);
 			/* open from an odd offset into another odd offset */
 			jobs[i].dir = VECSEC_AEAD_OPEN;
