@@ -12,7 +12,9 @@
  * contiguously around the ciphertext, so each lane needs one Poly1305 run.
  * Seal with a byte-exact kernel (16 lanes, AVX-512) skips the staging of
  * the data: the kernel reads job->in and writes job->out itself, masked
- * at the ragged end (fast_seal_direct).
+ * at the ragged end (fast_seal_direct); open with it decrypts, once the
+ * tag matched, straight from job->in to job->out. Where the Poly1305 lane
+ * kernel has tags_lanes, a group's tags are finished in the lanes too.
  *
  * The other jobs go through four passes, each a lane scheduler that fills
  * free lanes, runs the kernel for as many blocks as the shortest active
