@@ -52,8 +52,8 @@ mkdir -p out
 rm -rf out/bench-gw
 echo "bench-gw: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
 if [ "$(nproc)" -lt 4 ]; then
-	echo "bench-gw: this machine has $(nproc) CPUs, shared: the 2-worker numbers are capped by"
-	echo "  that (the generator-free setup still needs both CPUs for both workers)"
+	echo "bench-gw: this machine has $(nproc) CPUs, shared with other processes: 2 workers need"
+	echo "  both, so the 2-worker numbers are capped by the machine, not by the gateway"
 fi
 # The driver removes its /dev/shm folder and the EAL runtime folders itself;
 # this catches what a killed run leaves.

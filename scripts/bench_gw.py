@@ -107,7 +107,10 @@ def gen_pcaps(d, traffics, many):
 
 
 def gw_conf(nsa, cpu_crypto, direction):
-    """The SA(s) and SP rules of one direction (vecsec-gw takes at most 1024 SAs)."""
+    """
+    1 SA: both directions (ipsec-secgw refuses -u without an inbound SA);
+    1000 SAs: the direction under test only (vecsec-gw takes at most 1024 SAs).
+    """
     typ = " type cpu-crypto" if cpu_crypto else ""
     lines = []
     if nsa == 1:
@@ -131,7 +134,8 @@ def gw_conf(nsa, cpu_crypto, direction):
                          "src %s dst %s%s" % (1000 + k, key, GW_IP, PEER_IP, typ))
             lines.append("sa in %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
                          "src %s dst %s%s" % (3000 + k, key, PEER_IP, GW_IP, typ))
-    lines = [x for x in lines if x.split()[1 if x.startswith("sa") else 2] == direction]
+    if nsa > 1:
+        lines = [x for x in lines if x.split()[1 if x.startswith("sa") else 2] == direction]
     lines += ["rt ipv4 dst 172.16.2.0/24 port 1", "rt ipv4 dst 10.1.0.0/16 port 0",
               "neigh port 0 02:00:00:00:cc:00", "neigh port 1 02:00:00:00:cc:01"]
     return "\n".join(lines) + "\n"
