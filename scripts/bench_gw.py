@@ -27,6 +27,7 @@ noisy minute does not hit one case only); the report takes medians.
 import argparse
 import csv
 import json
+import shlex
 import os
 import shutil
 import signal
@@ -473,7 +474,7 @@ def report(rows, cases, hz, hz_src, a):
             continue
         seen.add(key)
         print("  # %s (%s, %s)" % (c["label"], c["dir"], c["traffic"]))
-        print("  " + " ".join("'%s'" % x if "(" in x else x for x in c["mk"]("bench-gw")))
+        print("  " + " ".join(shlex.quote(x) for x in c["mk"]("bench-gw")))
 
 
 def plot(rows, a):
