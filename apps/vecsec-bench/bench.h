@@ -52,6 +52,12 @@ struct bench_case {
 
 extern const struct bench_case bench_cases[CASE_COUNT];
 
+/*
+ * For a peer's lacks(): why a case it does not do is missing, by family:
+ * "no XChaCha20", "no Adiantum", else other (the ARIA cases).
+ */
+const char *bench_case_missing(const struct bench_case *c, const char *other);
+
 enum bench_op {
 	BENCH_ENC = 0, /* seal / encrypt / MAC / hash */
 	BENCH_DEC = 1, /* open (AEADs only) */
@@ -110,6 +116,12 @@ struct bench_impl *bench_peer_ipsecmb(void);
 struct bench_impl *bench_vecsec_impl(int isa);
 /* vecsec: which cases this build of libvecsec has (compile-time). */
 bool bench_vecsec_has(const struct bench_case *c);
+/*
+ * vecsec: the lane kernels a burst of n (X)ChaCha20-Poly1305 jobs runs on
+ * under the current ISA (call after select), e.g. "chacha avx512 x16,
+ * poly1305 avx512ifma x8"; NULL when this build has no AEAD API.
+ */
+const char *bench_vecsec_lanes(unsigned int n);
 
 /* ---- timer (bench_timer.c) ---- */
 uint64_t bench_ticks(void);            /* TSC (x86), CNTVCT (arm64), else ns */

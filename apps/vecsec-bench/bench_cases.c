@@ -66,3 +66,18 @@ const struct bench_case bench_cases[CASE_COUNT] = {
 		.note = "Adiantum's NHPoly1305 hash (16-byte Poly1305 r + 1072-byte NH key)",
 	},
 };
+
+const char *
+bench_case_missing(const struct bench_case *c, const char *other)
+{
+	switch (c->id) {
+	case CASE_XCHACHA20_POLY1305:
+		return "no XChaCha20";
+	case CASE_ADIANTUM_XCHACHA12:
+	case CASE_ADIANTUM_XCHACHA20:
+	case CASE_NHPOLY1305:
+		return "no Adiantum";
+	default:
+		return other;
+	}
+}

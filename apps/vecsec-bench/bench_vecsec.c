@@ -15,6 +15,9 @@
 #include "vecsec/vecsec.h"
 #include "vecsec/vecsec_aead.h"
 #include "bench.h"
+#ifdef BENCH_HAVE_VECSEC_AEAD
+#include "lanes/lanes_internal.h"
+#endif
 
 #if __has_include("vecsec/vecsec_chacha.h")
 #include "vecsec/vecsec_chacha.h"
@@ -364,6 +367,39 @@ vs_burst(const struct bench_case *c, enum bench_op op, struct bench_msg *msgs, u
 #else
 	(void)c, (void)op, (void)msgs;
 	return n;
+#endif
+}
+
+#ifdef BENCH_HAVE_VECSEC_AEAD
+/* "x16-avx512" as "avx512 x16"; names without a width ("per-job") as they are */
+static void
+lane_name(char *buf, size_t len, const char *prim, const char *name)
+{
+	const char *dash = strchr(name, '-');
+
+	if (name[0] == 'x' && dash != NULL)
+		snprintf(buf, len, "%s %s %.*s", prim, dash + 1, (int)(dash - name), name);
+	else
+		snprintf(buf, len, "%s %s", prim, name);
+}
+#endif
+
+const char *
+bench_vecsec_lanes(unsigned int n)
+{
+#ifdef BENCH_HAVE_VECSEC_AEAD
+	static char buf[96];
+	char cha[40], poly[48];
+	struct lanes_choice lc;
+
+	vecsec_lanes_choose(n, &lc);
+	lane_name(cha, sizeof(cha), "chacha", lc.chacha_name);
+	lane_name(poly, sizeof(poly), "poly1305", lc.poly_name);
+	snprintf(buf, sizeof(buf), "%s, %s", cha, poly);
+	return buf;
+#else
+	(void)n;
+	return NULL;
 #endif
 }
 

@@ -529,6 +529,33 @@ print_dispatch(bool burst, const struct bench_case *c)
 	putchar('\n');
 }
 
+/*
+ * The lane kernels vecsec_aead_burst() chose for BURST_N jobs at each ISA
+ * level measured (the lanes engine takes only (X)ChaCha20-Poly1305).
+ */
+static void
+print_lanes(const struct bench_case *c)
+{
+	if (c->id != CASE_CHACHA20_POLY1305 && c->id != CASE_XCHACHA20_POLY1305)
+		return;
+	for (unsigned int i = 0; i < nimpls; i++) {
+		const struct bench_impl *im = impls[i];
+		bool measured = false;
+		const char *lanes;
+
+		for (size_t k = 0; k < nresults && !measured; k++)
+			measured = results[k].burst && results[k].cid == c->id &&
+				   results[k].impl == (int)i && results[k].status == RES_OK;
+		if (!im->is_vecsec || !measured)
+			continue;
+		if (im->select != NULL)
+			im->select(im);
+		lanes = bench_vecsec_lanes(BURST_N);
+		if (lanes != NULL)
+			printf("   %s lanes: %s\n", im->name, lanes);
+	}
+}
+
 static void
 print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigned int nsizes)
 {
@@ -542,11 +569,13 @@ print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigne
 	if (!any)
 		return;
 	printf("\n== %s%s: %s ==\n", burst ? "burst " : "", c->name, c->note);
-	if (burst)
+	if (burst) {
 		printf("   %u jobs per burst, %u keys and nonces; TSC cycles per message "
 		       "(lower is better)\n", BURST_N, BURST_N);
-	else
+		print_lanes(c);
+	} else {
 		printf("   TSC cycles per byte (lower is better)\n");
+	}
 	printf("%-8s %6s", "op", "size");
 	for (unsigned int i = 0; i < nimpls; i++) {
 		int n = (int)strlen(impls[i]->name);

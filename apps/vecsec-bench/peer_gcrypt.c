@@ -10,6 +10,7 @@
 
 #include <gcrypt.h>
 
+#include "vecsec/vecsec.h"
 #include "bench.h"
 
 #if GCRYPT_VERSION_NUMBER >= 0x010b00
@@ -71,16 +72,7 @@ gc_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 	(void)im, (void)burst;
 	if (c->id == CASE_POLY1305 || gc_algo_mode(c, &mode) != 0)
 		return NULL;
-	switch (c->id) {
-	case CASE_XCHACHA20_POLY1305:
-		return "no XChaCha20";
-	case CASE_ADIANTUM_XCHACHA12:
-	case CASE_ADIANTUM_XCHACHA20:
-	case CASE_NHPOLY1305:
-		return "no Adiantum";
-	default:
-		return "no ARIA before 1.11";
-	}
+	return bench_case_missing(c, "no ARIA before 1.11");
 }
 
 static void
@@ -94,7 +86,7 @@ gc_free(void *p)
 		gcry_cipher_close(x->h);
 	if (x->m != NULL)
 		gcry_mac_close(x->m);
-	memset(x->key, 0, sizeof(x->key));
+	vecsec_memzero(x->key, sizeof(x->key));   /* a memset before free may be dropped */
 	free(x);
 }
 

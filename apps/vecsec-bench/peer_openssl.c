@@ -62,16 +62,7 @@ ossl_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 		return poly_mac == NULL ? "no POLY1305 EVP_MAC" : NULL;
 	if (ossl_cipher(c) != NULL)
 		return NULL;
-	switch (c->id) {
-	case CASE_XCHACHA20_POLY1305:
-		return "no XChaCha20";
-	case CASE_ADIANTUM_XCHACHA12:
-	case CASE_ADIANTUM_XCHACHA20:
-	case CASE_NHPOLY1305:
-		return "no Adiantum";
-	default:
-		return "no ARIA in this build";
-	}
+	return bench_case_missing(c, "no ARIA in this build");
 }
 
 static void

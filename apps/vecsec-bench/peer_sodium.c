@@ -38,12 +38,8 @@ sodium_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst
 	case CASE_CHACHA20:
 	case CASE_POLY1305:
 		return NULL;
-	case CASE_ADIANTUM_XCHACHA12:
-	case CASE_ADIANTUM_XCHACHA20:
-	case CASE_NHPOLY1305:
-		return "no Adiantum";
 	default:
-		return "no ARIA";
+		return bench_case_missing(c, "no ARIA");
 	}
 }
 

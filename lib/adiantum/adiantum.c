@@ -192,12 +192,17 @@ args_ok(const struct vecsec_adiantum_key *k, const uint8_t *out, const uint8_t *
  * adiantum_finish()), P = P_L || P_R with |P_R| = 16:
  *   P_M = P_R + H(T, P_L);  C_M = AES_{K_E}(P_M);
  *   C_L = P_L ^ XChaCha_{K_S}(C_M || 1 || 0^63);  C_R = C_M - H(T, C_L).
- * In place works: P_R is read before C_R is written, P_L is hashed before
- * C_L overwrites it.
+ * Decryption, the same steps backwards:
+ *   C_M = C_R + H(T, C_L);  P_L = C_L ^ XChaCha_{K_S}(C_M || 1 || 0^63);
+ *   P_M = AES^-1_{K_E}(C_M);  P_R = P_M - H(T, P_L).
+ * Both are one walk: the right part plus the hash of the left, AES
+ * (encrypt) before or (decrypt) after the stream xor keyed by C_M, minus
+ * the hash of the new left part. In place works: the right part is read
+ * before it is written, the left part is hashed before it is overwritten.
  */
-VECSEC_API int
-vecsec_adiantum_encrypt(const struct vecsec_adiantum_key *key, uint8_t *out, const uint8_t *in,
-			size_t len, const uint8_t tweak[VECSEC_ADIANTUM_TWEAK_LEN])
+static int
+adiantum_crypt(const struct vecsec_adiantum_key *key, uint8_t *out, const uint8_t *in,
+	       size_t len, const uint8_t tweak[VECSEC_ADIANTUM_TWEAK_LEN], bool encrypt)
 {
 	const struct adiantum_key *k = (const struct adiantum_key *)key;
 	size_t bulk_len = len - ADIANTUM_BLOCK_LEN;
@@ -207,10 +212,13 @@ vecsec_adiantum_encrypt(const struct vecsec_adiantum_key *key, uint8_t *out, con
 	if (!args_ok(key, out, in, len, tweak))
 		return -EINVAL;
 	m = le128_add(le128_load(in + bulk_len), adiantum_hash(k, tweak, in, bulk_len));
-	le128_store(rbuf, m);
-	vecsec_aes256_impl()->encrypt(&k->aes, rbuf, rbuf);            /* C_M */
+	le128_store(rbuf, m);                                           /* P_M or C_M */
+	if (encrypt)
+		vecsec_aes256_impl()->encrypt(&k->aes, rbuf, rbuf);    /* C_M */
 	rbuf[16] = 1;                                                   /* nonce C_M || 1 || 0 */
 	xchacha_xor(out, in, bulk_len, k->stream_key, rbuf, k->rounds);
+	if (!encrypt)
+		vecsec_aes256_impl()->decrypt(&k->aes, rbuf, rbuf);    /* P_M */
 	m = le128_sub(le128_load(rbuf), adiantum_hash(k, tweak, out, bulk_len));
 	le128_store(out + bulk_len, m);
 	vecsec_memzero(rbuf, sizeof(rbuf));
@@ -218,30 +226,16 @@ vecsec_adiantum_encrypt(const struct vecsec_adiantum_key *key, uint8_t *out, con
 	return 0;
 }
 
-/*
- * Decryption, the same steps backwards:
- *   C_M = C_R + H(T, C_L);  P_L = C_L ^ XChaCha_{K_S}(C_M || 1 || 0^63);
- *   P_M = AES^-1_{K_E}(C_M);  P_R = P_M - H(T, P_L).
- */
+VECSEC_API int
+vecsec_adiantum_encrypt(const struct vecsec_adiantum_key *key, uint8_t *out, const uint8_t *in,
+			size_t len, const uint8_t tweak[VECSEC_ADIANTUM_TWEAK_LEN])
+{
+	return adiantum_crypt(key, out, in, len, tweak, true);
+}
+
 VECSEC_API int
 vecsec_adiantum_decrypt(const struct vecsec_adiantum_key *key, uint8_t *out, const uint8_t *in,
 			size_t len, const uint8_t tweak[VECSEC_ADIANTUM_TWEAK_LEN])
 {
-	const struct adiantum_key *k = (const struct adiantum_key *)key;
-	size_t bulk_len = len - ADIANTUM_BLOCK_LEN;
-	uint8_t rbuf[XCHACHA_NONCE_LEN] = { 0 };
-	struct le128 m;
-
-	if (!args_ok(key, out, in, len, tweak))
-		return -EINVAL;
-	m = le128_add(le128_load(in + bulk_len), adiantum_hash(k, tweak, in, bulk_len));
-	le128_store(rbuf, m);                                           /* C_M */
-	rbuf[16] = 1;
-	xchacha_xor(out, in, bulk_len, k->stream_key, rbuf, k->rounds);
-	vecsec_aes256_impl()->decrypt(&k->aes, rbuf, rbuf);            /* P_M */
-	m = le128_sub(le128_load(rbuf), adiantum_hash(k, tweak, out, bulk_len));
-	le128_store(out + bulk_len, m);
-	vecsec_memzero(rbuf, sizeof(rbuf));
-	vecsec_memzero(&m, sizeof(m));
-	return 0;
+	return adiantum_crypt(key, out, in, len, tweak, false);
 }

@@ -139,25 +139,15 @@ job_check(const struct vecsec_aead_job *job, const struct aead_ops **ops)
 	return 0;
 }
 
+/* The one-shot API: one linear job, run at once. */
 static int
-job_run(const struct vecsec_aead_job *job)
-{
-	const struct aead_ops *ops = NULL;
-	int rc = job_check(job, &ops);
-
-	if (rc != 0)
-		return rc;
-	return ops->run(job);
-}
-
-VECSEC_API int
-vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, size_t tag_len,
-		 const uint8_t *in, size_t len, const uint8_t *nonce, size_t nonce_len,
-		 const uint8_t *aad, size_t aad_len)
+job_run(const struct vecsec_aead_key *k, enum vecsec_aead_dir dir, uint8_t *out,
+	const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len, const uint8_t *nonce,
+	size_t nonce_len, const uint8_t *aad, size_t aad_len)
 {
 	struct vecsec_aead_job job = {
 		.key = k,
-		.dir = VECSEC_AEAD_SEAL,
+		.dir = dir,
 		.nonce = nonce,
 		.nonce_len = nonce_len,
 		.aad = aad,
@@ -168,8 +158,21 @@ vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, si
 		.tag = tag,
 		.tag_len = tag_len,
 	};
+	const struct aead_ops *ops = NULL;
+	int rc = job_check(&job, &ops);
 
-	return job_run(&job);
+	if (rc != 0)
+		return rc;
+	return ops->run(&job);
+}
+
+VECSEC_API int
+vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, size_t tag_len,
+		 const uint8_t *in, size_t len, const uint8_t *nonce, size_t nonce_len,
+		 const uint8_t *aad, size_t aad_len)
+{
+	return job_run(k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len, nonce, nonce_len, aad,
+		       aad_len);
 }
 
 VECSEC_API int
@@ -177,33 +180,22 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 		 const uint8_t *tag, size_t tag_len, const uint8_t *nonce, size_t nonce_len,
 		 const uint8_t *aad, size_t aad_len)
 {
-	struct vecsec_aead_job job = {
-		.key = k,
-		.dir = VECSEC_AEAD_OPEN,
-		.nonce = nonce,
-		.nonce_len = nonce_len,
-		.aad = aad,
-		.aad_len = aad_len,
-		.len = len,
-		.in = in,
-		.out = out,
-		.tag = (uint8_t *)(uintptr_t)tag,   /* open only reads it */
-		.tag_len = tag_len,
-	};
-
-	return job_run(&job);
+	/* open only reads the tag */
+	return job_run(k, VECSEC_AEAD_OPEN, out, in, len, (uint8_t *)(uintptr_t)tag, tag_len,
+		       nonce, nonce_len, aad, aad_len);
 }
 
 /*
  * Jobs the lanes engine takes (lib/lanes: (X)ChaCha20-Poly1305 up to its
- * crossover length) run there together after the loop; the others one by
- * one here.
+ * crossover length) run there together after the loop, short ARIA jobs
+ * likewise grouped by key (aead_aria.c: one keystream call per group);
+ * the others one by one here.
  */
 VECSEC_API unsigned int
 vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST];
-	unsigned int nl = 0;
+	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST], *aria_jobs[VECSEC_MAX_BURST];
+	unsigned int nl = 0, na = 0;
 
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
@@ -219,12 +211,17 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 			lane_jobs[nl++] = job;
 			continue;
 		}
+		if (rc == 0 && vecsec_aead_aria_batchable(job)) {
+			aria_jobs[na++] = job;
+			continue;
+		}
 		if (rc == 0)
 			rc = ops->run(job);
 		job->status = rc == 0 ? VECSEC_JOB_OK :
 			      rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
 	}
 	vecsec_lanes_run(lane_jobs, nl);
+	vecsec_aead_aria_burst(aria_jobs, na);
 	return n;
 }
 

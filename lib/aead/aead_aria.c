@@ -6,8 +6,15 @@
  * segment cursors, so linear buffers and scatter-gather lists take the
  * same path. Open hashes the whole ciphertext and checks the tag before it
  * writes any plaintext.
+ *
+ * Bursts: jobs up to BATCH_MAX_LEN bytes are grouped by key, and the
+ * counter blocks of a whole group (each GCM job's J0 too) go through one
+ * ECB call of the wide kernel, which a short packet alone could not fill;
+ * keys with only a few blocks share a many-key ECB call (a key per block)
+ * where the kernel has one; then each job xors, hashes and tags on its own.
  */
 #include <errno.h>
+#include <stdalign.h>
 #include <string.h>
 
 #include "aead_internal.h"
@@ -75,6 +82,8 @@ pair_next(struct pair_walk *w, const uint8_t **in, uint8_t **out)
 	return n;
 }
 
+static void xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g);
+
 static int
 gcm_run(const struct vecsec_aead_job *job)
 {
@@ -91,7 +100,32 @@ gcm_run(const struct vecsec_aead_job *job)
 	vecsec_aria_gcm_start(&g, gcm_key_of(job->key), job->nonce, job->nonce_len);
 	vecsec_aria_gcm_hash(&g, job->aad, job->aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
-	if (job->dir == VECSEC_AEAD_SEAL) {
+	if (job->len <= ARIA_GCM_TAIL) {
+		/* one kernel call for E(J0) and the keystream */
+		uint8_t ks[ARIA_GCM_TAIL + 16];
+
+		vecsec_aria_gcm_tail_ks(&g, ks, 0, job->len);
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			xor_ks(job, ks + 16, &g);
+			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
+			memcpy(job->tag, tag, job->tag_len);
+		} else {
+			struct aead_cursor c;
+			const uint8_t *p;
+
+			vecsec_aead_cursor_in(&c, job);
+			while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
+				vecsec_aria_gcm_hash(&g, p, n);
+			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
+			if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
+				xor_ks(job, ks + 16, NULL);
+			} else {
+				vecsec_aead_wipe_out(job);
+				rc = -EBADMSG;
+			}
+		}
+		vecsec_memzero(ks, sizeof(ks));
+	} else if (job->dir == VECSEC_AEAD_SEAL) {
 		pair_start(&w, job);
 		while ((n = pair_next(&w, &in, &out)) != 0) {
 			vecsec_aria_gcm_ctr(&g, out, in, n);
@@ -142,6 +176,229 @@ ctr_run(const struct vecsec_aead_job *job)
 		vecsec_aria_ctr32_stream(k, ctr, ks, &ks_left, out, in, n);
 	vecsec_memzero(ks, sizeof(ks));
 	return 0;
+}
+
+/* ---- bursts: one keystream call per key group ---- */
+
+#define BATCH_BLOCKS 256             /* keystream blocks per ECB call */
+#define BATCH_JOBS 64                /* jobs per ECB call */
+#define BATCH_MAX_LEN (BATCH_BLOCKS / 2 * 16)
+
+static bool
+aria_job_ok(const struct vecsec_aead_job *job)
+{
+	if (job->key->alg == VECSEC_AEAD_ARIA_GCM)
+		return job->nonce_len != 0 && job->tag_len >= 4 && job->tag_len <= 16;
+	return job->nonce_len == VECSEC_ARIA_CTR_NONCE_LEN && job->tag_len == 0 &&
+	       vecsec_aria_ctr32_fits(job->nonce, job->len);
+}
+
+bool
+vecsec_aead_aria_batchable(const struct vecsec_aead_job *job)
+{
+	return (job->key->alg == VECSEC_AEAD_ARIA_GCM || job->key->alg == VECSEC_AEAD_ARIA_CTR) &&
+	       job->len <= BATCH_MAX_LEN && aria_job_ok(job);
+}
+
+/* nb counter blocks from start, the last 32 bits counting (inc32) */
+static void
+fill_ctr32(uint8_t (*cb)[16], const uint8_t start[16], size_t nb)
+{
+	uint32_t c = (uint32_t)start[12] << 24 | (uint32_t)start[13] << 16 |
+		     (uint32_t)start[14] << 8 | start[15];
+
+	for (size_t i = 0; i < nb; i++, c++) {
+		memcpy(cb[i], start, 12);
+		cb[i][12] = (uint8_t)(c >> 24);
+		cb[i][13] = (uint8_t)(c >> 16);
+		cb[i][14] = (uint8_t)(c >> 8);
+		cb[i][15] = (uint8_t)c;
+	}
+}
+
+/* out = in ^ ks along the job's runs; hash the output into g if given */
+static void
+xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
+{
+	struct pair_walk w;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t n;
+
+	pair_start(&w, job);
+	while ((n = pair_next(&w, &in, &out)) != 0) {
+		size_t i = 0;
+
+		for (; i + 8 <= n; i += 8) {
+			uint64_t a, b;
+
+			memcpy(&a, in + i, 8);
+			memcpy(&b, ks + i, 8);
+			a ^= b;
+			memcpy(out + i, &a, 8);
+		}
+		for (; i < n; i++)
+			out[i] = in[i] ^ ks[i];
+		if (g != NULL)
+			vecsec_aria_gcm_hash(g, out, n);
+		ks += n;
+	}
+}
+
+/*
+ * Jobs whose keystream fits BATCH_BLOCKS, all under one key (byte-sliced
+ * ECB), or under several keys of one length when `multi` (the kernel's
+ * key-per-block ECB); sets each job's status.
+ */
+static void
+batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
+{
+	const struct aria_impl *impl = vecsec_aria_impl();
+	alignas(64) uint8_t cb[BATCH_BLOCKS][16];
+	alignas(64) uint8_t ks[BATCH_BLOCKS * 16];
+	const struct aria_key *kp[BATCH_BLOCKS];
+	struct aria_gcm g[BATCH_JOBS];
+	size_t first[BATCH_JOBS], t = 0;
+
+	/* counter blocks: GCM J0, inc32(J0), ...; CTR the nonce block on */
+	for (unsigned int i = 0; i < n; i++) {
+		const struct vecsec_aead_job *job = jobs[i];
+		const struct aria_gcm_key *gk = gcm_key_of(job->key);
+		size_t nb = (job->len + 15) / 16;
+
+		first[i] = t;
+		if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
+			vecsec_aria_gcm_start(&g[i], gk, job->nonce, job->nonce_len);
+			memcpy(cb[t], g[i].j0, 16);
+			kp[t++] = &gk->aria;
+			fill_ctr32(cb + t, g[i].ctr, nb);
+		} else {
+			fill_ctr32(cb + t, job->nonce, nb);
+		}
+		for (size_t b = 0; b < nb; b++)
+			kp[t + b] = &gk->aria;
+		t += nb;
+	}
+	if (multi && impl->encrypt_blocks_multi != NULL) {
+		impl->encrypt_blocks_multi(ks, cb[0], t, kp);
+	} else {
+		/* runs of one key (a single run unless the impl changed under us) */
+		for (size_t b = 0, e; b < t; b = e) {
+			for (e = b + 1; e < t && kp[e] == kp[b]; e++)
+				;
+			impl->encrypt_blocks(ks + 16 * b, cb[b], e - b, kp[b]);
+		}
+	}
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct vecsec_aead_job *job = jobs[i];
+		const uint8_t *k0 = ks + 16 * first[i];
+		uint8_t tag[16];
+		int rc = 0;
+
+		if (job->key->alg == VECSEC_AEAD_ARIA_CTR) {
+			xor_ks(job, k0, NULL);
+		} else {
+			vecsec_aria_gcm_hash(&g[i], job->aad, job->aad_len);
+			vecsec_aria_gcm_hash_pad(&g[i]);
+			if (job->dir == VECSEC_AEAD_SEAL) {
+				xor_ks(job, k0 + 16, &g[i]);
+				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
+				memcpy(job->tag, tag, job->tag_len);
+			} else {
+				struct aead_cursor c;
+				const uint8_t *p;
+				size_t len;
+
+				/* SP 800-38D 7.2: the tag over all the ciphertext first */
+				vecsec_aead_cursor_in(&c, job);
+				while ((p = vecsec_aead_cursor_next(&c, 0, &len)) != NULL)
+					vecsec_aria_gcm_hash(&g[i], p, len);
+				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
+				if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
+					xor_ks(job, k0 + 16, NULL);
+				} else {
+					vecsec_aead_wipe_out(job);
+					rc = -EBADMSG;
+				}
+			}
+			vecsec_memzero(tag, sizeof(tag));
+		}
+		job->status = rc == 0 ? VECSEC_JOB_OK : VECSEC_JOB_AUTH_FAILED;
+	}
+	vecsec_memzero(ks, 16 * t);
+	vecsec_memzero(g, sizeof(g));
+}
+
+static inline size_t
+job_blocks(const struct vecsec_aead_job *job)
+{
+	return (job->len + 15) / 16 + (job->key->alg == VECSEC_AEAD_ARIA_GCM);
+}
+
+/* Run jobs in order, in chunks of at most BATCH_JOBS jobs and BATCH_BLOCKS blocks. */
+static void
+run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
+{
+	unsigned int start = 0, i;
+	size_t blocks = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t need = job_blocks(jobs[i]);
+
+		if (i - start == BATCH_JOBS || blocks + need > BATCH_BLOCKS) {
+			batch_run(jobs + start, i - start, multi);
+			start = i;
+			blocks = 0;
+		}
+		blocks += need;
+	}
+	if (i > start)
+		batch_run(jobs + start, i - start, multi);
+}
+
+/*
+ * A key whose jobs need fewer blocks than this joins the many-key batch of
+ * its key length (when the kernel has one): alone it would leave a
+ * byte-sliced step mostly empty.
+ */
+#define MIX_BLOCKS 16
+
+void
+vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	bool multi = vecsec_aria_impl()->encrypt_blocks_multi != NULL;
+	struct vecsec_aead_job *group[VECSEC_MAX_BURST], *mixed[3][VECSEC_MAX_BURST];
+	unsigned int nm[3] = { 0, 0, 0 };
+	bool done[VECSEC_MAX_BURST] = { false };
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct vecsec_aead_key *key = jobs[i]->key;
+		unsigned int ng = 0;
+		size_t blocks = 0;
+
+		if (done[i])
+			continue;
+		/* every later job of the same key, in order */
+		for (unsigned int j = i; j < n; j++) {
+			if (done[j] || jobs[j]->key != key)
+				continue;
+			group[ng++] = jobs[j];
+			blocks += job_blocks(jobs[j]);
+			done[j] = true;
+		}
+		if (multi && blocks < MIX_BLOCKS) {
+			/* 12, 14 or 16 rounds: one many-key batch per key length */
+			unsigned int c = (gcm_key_of(key)->aria.rounds - 12) / 2;
+
+			for (unsigned int j = 0; j < ng; j++)
+				mixed[c][nm[c]++] = group[j];
+		} else {
+			run_chunks(group, ng, false);
+		}
+	}
+	for (unsigned int c = 0; c < 3; c++)
+		run_chunks(mixed[c], nm[c], true);
 }
 
 const struct aead_ops vecsec_aead_ops_aria_gcm = {

@@ -35,6 +35,14 @@ extern const struct aead_ops vecsec_aead_ops_aria_gcm;
 extern const struct aead_ops vecsec_aead_ops_aria_ctr;
 
 /*
+ * Bursts of ARIA jobs (aead_aria.c): true if a checked job may join a
+ * batch (short, and its ARIA parameters valid); the batch runs jobs
+ * grouped by key and sets every job's status.
+ */
+bool vecsec_aead_aria_batchable(const struct vecsec_aead_job *job);
+void vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n);
+
+/*
  * Walks a job's source or destination as a sequence of contiguous runs,
  * whether linear or a segment list. Empty segments are skipped.
  */

@@ -21,15 +21,37 @@ _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(struct vecsec_aria_gcm_key)
  * Widest first, the reference last. A SIMD entry needs both its flag set
  * and this primitive's kernel in it, e.g.
  *   #if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
- * (avx512_gfni 64 blocks, avx2_gfni 32, avx2_aesni 32, avx_aesni 16).
+ * (avx512_gfni 64 blocks, avx2_gfni 32, avx2_vaes 32, avx_aesni 16, aesni 16 at
+ * SSSE3).
  */
 const struct aria_impl *const vecsec_aria_impls[] = {
+#if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
+	&vecsec_aria_impl_avx512_gfni,
+#endif
+#if defined(VECSEC_HAVE_AVX2_GFNI) && defined(VECSEC_HAVE_ARIA_AVX2_GFNI)
+	&vecsec_aria_impl_avx2_gfni,
+#endif
+#if defined(VECSEC_HAVE_AVX2_VAES) && defined(VECSEC_HAVE_ARIA_AVX2_VAES)
+	&vecsec_aria_impl_avx2_vaes,
+#endif
+#if defined(VECSEC_HAVE_AVX_AESNI) && defined(VECSEC_HAVE_ARIA_AVX_AESNI)
+	&vecsec_aria_impl_avx_aesni,
+#endif
+#if defined(VECSEC_HAVE_AESNI) && defined(VECSEC_HAVE_ARIA_AESNI)
+	&vecsec_aria_impl_aesni,
+#endif
 	&vecsec_aria_impl_ref,
 	NULL,
 };
 
 /* Likewise (VECSEC_HAVE_GHASH_<SET>): avx512_vpclmul, pclmul, the reference. */
 const struct ghash_impl *const vecsec_ghash_impls[] = {
+#if defined(VECSEC_HAVE_AVX512_VPCLMUL) && defined(VECSEC_HAVE_GHASH_AVX512_VPCLMUL)
+	&vecsec_ghash_impl_avx512_vpclmul,
+#endif
+#if defined(VECSEC_HAVE_PCLMUL) && defined(VECSEC_HAVE_GHASH_PCLMUL)
+	&vecsec_ghash_impl_pclmul,
+#endif
 	&vecsec_ghash_impl_ref,
 	NULL,
 };

@@ -112,13 +112,27 @@ vecsec_aria_gcm_hash_pad(struct aria_gcm *g)
 	g->text = 1;
 }
 
+/*
+ * A final partial block goes to the kernel with the whole blocks (one
+ * call); its keystream is only needed if more text follows, so ks keeps
+ * that block's counter and *ks_left says KS_PENDING until a later call
+ * encrypts it. One-shot callers never pay for it.
+ */
+#define KS_PENDING 0x100u
+
 void
 vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
 			 uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len)
 {
 	const struct aria_impl *impl = vecsec_aria_impl();
-	size_t n;
+	size_t n, tail;
 
+	if (len == 0)
+		return;
+	if ((*ks_left & KS_PENDING) != 0) {
+		impl->encrypt_blocks(ks, ks, 1, k);
+		*ks_left &= ~KS_PENDING;
+	}
 	if (*ks_left != 0) {
 		const uint8_t *left = ks + 16 - *ks_left;
 
@@ -130,18 +144,21 @@ vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[1
 		out += n;
 		len -= n;
 	}
-	n = len & ~(size_t)15;
-	impl->ctr32_xor(out, in, n, k, ctr);
-	in += n;
-	out += n;
-	len -= n;
-	if (len != 0) {
-		impl->encrypt_blocks(ks, ctr, 1, k);
-		inc32(ctr);
-		for (size_t i = 0; i < len; i++)
-			out[i] = in[i] ^ ks[i];
-		*ks_left = (uint32_t)(16 - len);
+	tail = len % 16;
+	if (tail != 0) {
+		/* the partial block's counter: ctr + len / 16, mod 2^32 (inc32) */
+		uint32_t c = (uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 |
+			     (uint32_t)ctr[14] << 8 | ctr[15];
+
+		c += (uint32_t)(len / 16);
+		memcpy(ks, ctr, 12);
+		ks[12] = (uint8_t)(c >> 24);
+		ks[13] = (uint8_t)(c >> 16);
+		ks[14] = (uint8_t)(c >> 8);
+		ks[15] = (uint8_t)c;
+		*ks_left = (uint32_t)(16 - tail) | KS_PENDING;
 	}
+	impl->ctr32_xor(out, in, len, k, ctr);
 }
 
 void
@@ -151,9 +168,9 @@ vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t 
 }
 
 void
-vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
+vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t ej0[16])
 {
-	uint8_t lens[16], ek[16];
+	uint8_t lens[16];
 	uint64_t abits = g->aad_len * 8, cbits = g->len * 8;
 
 	vecsec_aria_gcm_hash_pad(g);
@@ -164,10 +181,46 @@ vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
 	}
 	ghash_blocks(g, lens, 1);
 	/* step 6: T = MSB_t(GCTR(J0, S)) = E(J0) ^ S */
-	vecsec_aria_impl()->encrypt_blocks(ek, g->j0, 1, &g->key->aria);
 	for (int i = 0; i < 16; i++)
-		tag[i] = ek[i] ^ g->x[i];
+		tag[i] = ej0[i] ^ g->x[i];
+}
+
+void
+vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
+{
+	uint8_t ek[16];
+
+	vecsec_aria_impl()->encrypt_blocks(ek, g->j0, 1, &g->key->aria);
+	vecsec_aria_gcm_tag_ej0(g, tag, ek);
 	vecsec_memzero(ek, sizeof(ek));
+}
+
+void
+vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL + 16], size_t skip,
+			size_t len)
+{
+	uint8_t cb[ARIA_GCM_TAIL / 16 + 1][16];
+	size_t nb = (len + 15) / 16;
+	uint32_t c = (uint32_t)g->ctr[12] << 24 | (uint32_t)g->ctr[13] << 16 |
+		     (uint32_t)g->ctr[14] << 8 | g->ctr[15];
+
+	c += (uint32_t)skip;    /* inc32, mod 2^32 */
+	memcpy(cb[0], g->j0, 16);
+	for (size_t i = 1; i <= nb; i++, c++) {
+		memcpy(cb[i], g->ctr, 12);
+		cb[i][12] = (uint8_t)(c >> 24);
+		cb[i][13] = (uint8_t)(c >> 16);
+		cb[i][14] = (uint8_t)(c >> 8);
+		cb[i][15] = (uint8_t)c;
+	}
+	vecsec_aria_impl()->encrypt_blocks(ks, cb[0], nb + 1, &g->key->aria);
+}
+
+static inline void
+xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		out[i] = in[i] ^ ks[i];
 }
 
 /* ---- keys ---- */
@@ -368,12 +421,16 @@ vecsec_aria_gcm_seal(const struct vecsec_aria_gcm_key *k, uint8_t *out, uint8_t 
 {
 	struct aria_gcm g;
 	uint8_t full[16];
+	size_t tail;
 
 	if (!oneshot_args_ok(k, out, in, len, tag, tag_len, iv, iv_len, aad, aad_len))
 		return -EINVAL;
 	vecsec_aria_gcm_start(&g, gkey_of(k), iv, iv_len);
 	vecsec_aria_gcm_hash(&g, aad, aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
+	/* whole kernel steps first; the rest carries E(J0) in one more call */
+	tail = len % ARIA_GCM_TAIL;
+	len -= tail;
 	while (len > 0) {
 		size_t n = len < GCM_CHUNK ? len : GCM_CHUNK;
 
@@ -383,7 +440,17 @@ vecsec_aria_gcm_seal(const struct vecsec_aria_gcm_key *k, uint8_t *out, uint8_t 
 		out += n;
 		len -= n;
 	}
-	vecsec_aria_gcm_tag(&g, full);
+	if (tail != 0) {
+		uint8_t ks[ARIA_GCM_TAIL + 16];
+
+		vecsec_aria_gcm_tail_ks(&g, ks, 0, tail);
+		xor_bytes(out, in, ks + 16, tail);
+		vecsec_aria_gcm_hash(&g, out, tail);
+		vecsec_aria_gcm_tag_ej0(&g, full, ks);
+		vecsec_memzero(ks, sizeof(ks));
+	} else {
+		vecsec_aria_gcm_tag(&g, full);
+	}
 	memcpy(tag, full, tag_len);
 	vecsec_memzero(full, sizeof(full));
 	vecsec_memzero(&g, sizeof(g));
@@ -397,6 +464,7 @@ vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const ui
 {
 	struct aria_gcm g;
 	uint8_t full[16];
+	size_t tail;
 	bool ok;
 
 	if (!oneshot_args_ok(k, out, in, len, tag, tag_len, iv, iv_len, aad, aad_len))
@@ -406,15 +474,32 @@ vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const ui
 	vecsec_aria_gcm_hash_pad(&g);
 	/* 7.2: authenticate the whole ciphertext before releasing plaintext */
 	vecsec_aria_gcm_hash(&g, in, len);
-	vecsec_aria_gcm_tag(&g, full);
-	ok = vecsec_ct_eq(full, tag, tag_len);
+	tail = len % ARIA_GCM_TAIL;
+	if (tail != 0) {
+		/* E(J0) with the keystream of the last tail bytes (see seal) */
+		uint8_t ks[ARIA_GCM_TAIL + 16];
+		size_t main = len - tail;
+
+		vecsec_aria_gcm_tail_ks(&g, ks, main / 16, tail);
+		vecsec_aria_gcm_tag_ej0(&g, full, ks);
+		ok = vecsec_ct_eq(full, tag, tag_len);
+		if (ok) {
+			vecsec_aria_gcm_ctr(&g, out, in, main);
+			xor_bytes(out + main, in + main, ks + 16, tail);
+		}
+		vecsec_memzero(ks, sizeof(ks));
+	} else {
+		vecsec_aria_gcm_tag(&g, full);
+		ok = vecsec_ct_eq(full, tag, tag_len);
+		if (ok)
+			vecsec_aria_gcm_ctr(&g, out, in, len);
+	}
 	vecsec_memzero(full, sizeof(full));
 	if (!ok) {
 		vecsec_memzero(&g, sizeof(g));
 		vecsec_memzero(out, len);
 		return -EBADMSG;
 	}
-	vecsec_aria_gcm_ctr(&g, out, in, len);
 	vecsec_memzero(&g, sizeof(g));
 	return 0;
 }

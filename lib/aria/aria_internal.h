@@ -89,6 +89,13 @@ struct aria_impl {
 			   const struct aria_key *k, uint8_t ctr[ARIA_BLOCK_LEN]);
 	void (*ctr32_xor)(uint8_t *out, const uint8_t *in, size_t len,
 			  const struct aria_key *k, uint8_t ctr[ARIA_BLOCK_LEN]);
+	/*
+	 * Optional (NULL: callers group runs of one key): ECB encryption of
+	 * nblocks blocks, block i with keys[i]->ek; every key has the same
+	 * rounds. For bursts of short packets under many keys.
+	 */
+	void (*encrypt_blocks_multi)(uint8_t *out, const uint8_t *in, size_t nblocks,
+				     const struct aria_key *const *keys);
 };
 
 struct ghash_impl {
@@ -126,6 +133,15 @@ void vecsec_gf128_mul_ref(uint8_t z[16], const uint8_t x[16], const uint8_t y[16
 /* Fill k with H^1..H^GHASH_POWERS. */
 void vecsec_ghash_key_init_ref(struct ghash_key *k, const uint8_t h[16]);
 
+/* SIMD kernels (each built only with its flag set, listed under its guard) */
+extern const struct ghash_impl vecsec_ghash_impl_pclmul;
+extern const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul;
+extern const struct aria_impl vecsec_aria_impl_avx512_gfni;
+extern const struct aria_impl vecsec_aria_impl_avx2_gfni;
+extern const struct aria_impl vecsec_aria_impl_avx2_vaes;
+extern const struct aria_impl vecsec_aria_impl_avx_aesni;
+extern const struct aria_impl vecsec_aria_impl_aesni;
+
 /*
  * GCM state (aria_gcm.c), shared with the AEAD layer, which drives the
  * two halves separately so that open can verify before it decrypts.
@@ -140,7 +156,7 @@ struct aria_gcm {
 	uint64_t aad_len;            /* bytes */
 	uint64_t len;                /* bytes of text hashed */
 	uint32_t buf_len;            /* bytes in buf */
-	uint32_t ks_left;            /* unused bytes at the end of ks */
+	uint32_t ks_left;            /* unused bytes at the end of ks (+0x100: not yet encrypted) */
 	uint32_t text;               /* 0: hashing AAD, 1: hashing text */
 };
 
@@ -148,8 +164,10 @@ struct aria_gcm {
 void vecsec_aria_gcm_key_setup(struct aria_gcm_key *gk, const uint8_t *key, size_t key_len);
 /*
  * CTR with the 32-bit counter, in chunks of any size: ks holds the unused
- * last *ks_left bytes of the previous keystream block (start with 0). The
- * caller makes sure the counter does not wrap where that matters.
+ * last *ks_left bytes of the previous keystream block (start with 0), or,
+ * while *ks_left has bit 8 set, that block's counter, encrypted only when
+ * a later chunk needs it (aria_gcm.c). The caller makes sure the counter
+ * does not wrap where that matters.
  */
 void vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
 			      uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len);
@@ -164,5 +182,15 @@ void vecsec_aria_gcm_hash_pad(struct aria_gcm *g);
 void vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t len);
 /* SP 800-38D 7.1 steps 5-6: the full 16-byte tag. */
 void vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16]);
+/* The same with E(J0) already computed (batched with the keystream). */
+void vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t ej0[16]);
+/*
+ * ks = E(J0) || the keystream of len bytes (len <= ARIA_GCM_TAIL) starting
+ * skip blocks after g->ctr, in one kernel call: a message's last partial
+ * kernel step (or a short message) carries E(J0) in a spare lane.
+ */
+#define ARIA_GCM_TAIL 1024
+void vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL + 16],
+			     size_t skip, size_t len);
 
 #endif /* VECSEC_ARIA_INTERNAL_H */

@@ -179,6 +179,22 @@ vt_hex(uint8_t *out, size_t cap, const char *hex)
 	return n;
 }
 
+size_t
+vt_hex_or_text(uint8_t *out, size_t cap, const char *hex, const char *text)
+{
+	size_t n;
+
+	if (hex != NULL)
+		return vt_hex(out, cap, hex);
+	n = strlen(text);
+	if (n > cap) {
+		fprintf(stderr, "vt_hex_or_text: vector longer than %zu bytes\n", cap);
+		exit(2);
+	}
+	memcpy(out, text, n);
+	return n;
+}
+
 static bool
 isa_required(const char *name)
 {

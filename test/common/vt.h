@@ -100,6 +100,8 @@ long vt_memdiff(const void *a, const void *b, size_t len);
 /* ---- hex helper for vectors typed from RFC text ---- */
 /* Parse hex (spaces, colons and newlines ignored) into out; returns bytes. */
 size_t vt_hex(uint8_t *out, size_t cap, const char *hex);
+/* A vector given as hex, or (hex NULL) as text: its bytes, no NUL. Returns bytes. */
+size_t vt_hex_or_text(uint8_t *out, size_t cap, const char *hex, const char *text);
 
 /* ---- the ISA loop ---- */
 struct vt_test {

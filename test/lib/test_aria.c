@@ -128,14 +128,23 @@ sweep_top(void)
 	return !slow && ref_again ? 256 : 1024;
 }
 
+/* after the linear part: lengths around the kernels' 1 KiB tail split and chunk sizes */
+static const size_t sweep_fixed[] = {1025, 1040, 2047, 2048, 2049, 4113, 5000, 8191};
+
 static bool
 sweep_next(struct sweep *s, size_t step)
 {
-	if (s->i <= s->top / step) {
+	size_t lin = s->top / step + 1, nfixed = VT_ARRAY_SIZE(sweep_fixed);
+
+	if (s->i < lin) {
 		s->len = s->i++ * step;
 		return true;
 	}
-	if (s->i++ > s->top / step + s->extra)
+	if (s->i < lin + nfixed) {
+		s->len = sweep_fixed[s->i++ - lin] / step * step;
+		return true;
+	}
+	if (s->i++ >= lin + nfixed + s->extra)
 		return false;
 	s->len = vt_below(&s->rng, MAX_LEN / step + 1) * step;
 	return true;
@@ -210,7 +219,10 @@ test_impls_vs_ref(void)
 {
 	const struct aria_impl *ref = &vecsec_aria_impl_ref;
 	const struct ghash_impl *gref = &vecsec_ghash_impl_ref;
-	uint8_t key[32], src[200 * 16], want[200 * 16], got[200 * 16], c1[16], c2[16];
+	static uint8_t src[200 * 16], want[4][200 * 16], got[200 * 16];
+	uint8_t key[32], c0[16], cw[2][16], c2[16];
+	const struct aria_impl *impls[16];
+	size_t nimpls = 0;
 	struct vecsec_aria_gcm_key gk;
 	const struct aria_gcm_key *k = (const struct aria_gcm_key *)(const void *)gk.opaque;
 	uint64_t rng = vt_seed() + 81;
@@ -218,43 +230,92 @@ test_impls_vs_ref(void)
 
 	vt_rand(key, 32, rng);
 	vt_rand(src, sizeof(src), rng + 1);
-	for (size_t i = 0; vecsec_aria_impls[i] != NULL; i++) {
+	for (size_t i = 0; vecsec_aria_impls[i] != NULL && nimpls < 16; i++) {
 		const struct aria_impl *impl = vecsec_aria_impls[i];
 
-		if (impl == ref || !vecsec_impl_usable(impl->isa, impl->needs, vecsec_isa_cap(),
-						       vecsec_cpu_features()))
-			continue;
-		tested++;
-		for (size_t ki = 0; ki < 3; ki++) {
-			vecsec_aria_gcm_key_init(&gk, key, key_lens[ki]);
-			for (size_t nb = 0; nb <= (slow ? 200 : 130); nb++) {
-				size_t len = nb * 16 - (nb != 0 && nb % 3 == 0 ? 5 : 0);
+		if (impl != ref && vecsec_impl_usable(impl->isa, impl->needs, vecsec_isa_cap(),
+						      vecsec_cpu_features()))
+			impls[nimpls++] = impl;
+	}
+	tested = nimpls;
+	/* the reference once per case (it is slow), then every kernel against it */
+	for (size_t ki = 0; ki < 3 && nimpls > 0; ki++) {
+		vecsec_aria_gcm_key_init(&gk, key, key_lens[ki]);
+		for (size_t nb = 0; nb <= (slow ? 200 : 130); nb++) {
+			size_t len = nb * 16 - (nb != 0 && nb % 3 == 0 ? 5 : 0);
 
-				ref->encrypt_blocks(want, src, nb, &k->aria);
+			vt_rand(c0, 16, rng + nb + ki);
+			if (nb % 2 == 0)
+				memset(c0 + 8, 0xff, 7); /* carries, wraps */
+			if (nb % 4 == 2)
+				memset(c0 + 12, 0xff, 4); /* the 32-bit counter wraps */
+			if (nb % 8 == 6)
+				memset(c0, 0xff, 15);     /* the 128-bit counter wraps */
+			ref->encrypt_blocks(want[0], src, nb, &k->aria);
+			ref->decrypt_blocks(want[1], src, nb, &k->aria);
+			for (int w = 0; w < 2; w++) {
+				memcpy(cw[w], c0, 16);
+				if (w == 0)
+					ref->ctr128_xor(want[2], src, len, &k->aria, cw[w]);
+				else
+					ref->ctr32_xor(want[3], src, len, &k->aria, cw[w]);
+			}
+			for (size_t i = 0; i < nimpls; i++) {
+				const struct aria_impl *impl = impls[i];
+
 				impl->encrypt_blocks(got, src, nb, &k->aria);
-				VT_EXPECT_MEM(got, want, nb * 16, "%s ecb enc nb %zu", impl->name,
-					      nb);
-				ref->decrypt_blocks(want, src, nb, &k->aria);
+				VT_EXPECT_MEM(got, want[0], nb * 16, "%s ecb enc nb %zu",
+					      impl->name, nb);
 				impl->decrypt_blocks(got, src, nb, &k->aria);
-				VT_EXPECT_MEM(got, want, nb * 16, "%s ecb dec nb %zu", impl->name,
-					      nb);
+				VT_EXPECT_MEM(got, want[1], nb * 16, "%s ecb dec nb %zu",
+					      impl->name, nb);
 				for (int w = 0; w < 2; w++) {
-					vt_rand(c1, 16, rng + nb + ki);
-					if (nb % 2 == 0)
-						memset(c1 + 8, 0xff, 7); /* carries, wraps */
-					memcpy(c2, c1, 16);
-					if (w == 0) {
-						ref->ctr128_xor(want, src, len, &k->aria, c1);
+					memcpy(c2, c0, 16);
+					if (w == 0)
 						impl->ctr128_xor(got, src, len, &k->aria, c2);
-					} else {
-						ref->ctr32_xor(want, src, len, &k->aria, c1);
+					else
 						impl->ctr32_xor(got, src, len, &k->aria, c2);
-					}
-					VT_EXPECT_MEM(got, want, len, "%s ctr%s len %zu",
+					VT_EXPECT_MEM(got, want[2 + w], len, "%s ctr%s len %zu",
 						      impl->name, w == 0 ? "128" : "32", len);
-					VT_EXPECT_MEM(c2, c1, 16, "%s ctr%s counter after len %zu",
-						      impl->name, w == 0 ? "128" : "32", len);
+					VT_EXPECT_MEM(c2, cw[w], 16,
+						      "%s ctr%s counter after len %zu", impl->name,
+						      w == 0 ? "128" : "32", len);
 				}
+				/* in place */
+				memcpy(got, src, len);
+				memcpy(c2, c0, 16);
+				impl->ctr32_xor(got, got, len, &k->aria, c2);
+				VT_EXPECT_MEM(got, want[3], len, "%s ctr32 in place len %zu",
+					      impl->name, len);
+			}
+		}
+	}
+	/* many keys (same length), a key per block: every impl that has it */
+	for (size_t ki = 0; ki < 3 && nimpls > 0; ki++) {
+		static struct aria_key mk[3];
+		const struct aria_key *kp[130];
+		uint8_t mkey[32];
+
+		for (int m = 0; m < 3; m++) {
+			vt_rand(mkey, key_lens[ki], rng + 700 + 3 * ki + (uint64_t)m);
+			vecsec_aria_key_schedule_ref(&mk[m], mkey, key_lens[ki]);
+		}
+		for (size_t b = 0; b < 130; b++)
+			kp[b] = &mk[vt_below(&rng, 3)];
+		for (size_t b = 0; b < 130; b++)
+			ref->encrypt_blocks(want[0] + 16 * b, src + 16 * b, 1, kp[b]);
+		for (size_t i = 0; i < nimpls; i++) {
+			const struct aria_impl *impl = impls[i];
+
+			if (impl->encrypt_blocks_multi == NULL)
+				continue;
+			for (size_t nb = 0; nb <= 130; nb += nb < 40 ? 1 : 13) {
+				memset(got, 0, sizeof(got));
+				impl->encrypt_blocks_multi(got, src, nb, kp);
+				VT_EXPECT_MEM(got, want[0], nb * 16, "%s multi-key nb %zu key %zu",
+					      impl->name, nb, key_lens[ki]);
+				VT_EXPECT_ZERO(got + nb * 16, 16, "%s multi-key writes past nb %zu",
+					       impl->name, nb);
 			}
 		}
 	}
@@ -1249,6 +1310,184 @@ test_aead_burst_mixed(void)
 	free(bufs);
 }
 
+/*
+ * aria_gcm.c's tail keystream (E(J0) || keystream from ctr + skip) where
+ * the 32-bit counter wraps inside the skipped part and inside the tail.
+ */
+static void
+test_gcm_tail_ks(void)
+{
+	const struct aria_impl *ref = &vecsec_aria_impl_ref;
+	struct vecsec_aria_gcm_key gk;
+	const struct aria_gcm_key *k = (const struct aria_gcm_key *)(const void *)gk.opaque;
+	uint8_t key[16], zero[ARIA_GCM_TAIL] = { 0 }, want[ARIA_GCM_TAIL + 16];
+	uint8_t ks[ARIA_GCM_TAIL + 16], c[16];
+	static const size_t cases[][3] = {
+		/* counter low word, skip, len */
+		{ 0xfffffff0u, 10, 100 }, { 0xfffffff0u, 20, 1000 }, { 0xffffffffu, 0, 1024 },
+		{ 0xfffffc00u, 64, 17 }, { 5, 3, 1 },
+	};
+	struct aria_gcm g;
+
+	vt_rand(key, 16, vt_seed() + 5);
+	vecsec_aria_gcm_key_init(&gk, key, 16);
+	for (size_t i = 0; i < VT_ARRAY_SIZE(cases); i++) {
+		uint32_t lo = (uint32_t)cases[i][0];
+		size_t skip = cases[i][1], len = cases[i][2];
+
+		memset(&g, 0, sizeof(g));
+		g.key = k;
+		vt_rand(g.j0, 16, vt_seed() + 6 + i);
+		vt_rand(g.ctr, 12, vt_seed() + 16 + i);
+		g.ctr[12] = (uint8_t)(lo >> 24);
+		g.ctr[13] = (uint8_t)(lo >> 16);
+		g.ctr[14] = (uint8_t)(lo >> 8);
+		g.ctr[15] = (uint8_t)lo;
+		vecsec_aria_gcm_tail_ks(&g, ks, skip, len);
+		ref->encrypt_blocks(want, g.j0, 1, &k->aria);
+		memcpy(c, g.ctr, 16);
+		lo += (uint32_t)skip;
+		c[12] = (uint8_t)(lo >> 24);
+		c[13] = (uint8_t)(lo >> 16);
+		c[14] = (uint8_t)(lo >> 8);
+		c[15] = (uint8_t)lo;
+		ref->ctr32_xor(want + 16, zero, len, &k->aria, c);
+		VT_EXPECT_MEM(ks, want, 16 + len, "tail keystream case %zu (%s)", i,
+			      vecsec_aria_impl_name());
+	}
+}
+
+/*
+ * Bursts of ARIA jobs batched by key (aead_aria.c): many jobs per key,
+ * lengths on both sides of the batch limit (2048), GCM IV lengths other
+ * than 12, CTR counters ending exactly at the 32-bit end, in place and out
+ * of place, scatter-gather, seal, open and forged open == one shot per job.
+ */
+#define BB_SLOT 2112
+
+static void
+test_aead_burst_batch(void)
+{
+	static const unsigned int sizes[] = {1, 2, 5, 64, 65, 200, VECSEC_MAX_BURST};
+	static const size_t gcm_ivs[] = {12, 12, 12, 1, 16, 60};
+	struct vecsec_aead_key keys[5];
+	uint8_t *in = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
+	uint8_t *out = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
+	uint8_t *want = xmalloc(VECSEC_MAX_BURST * BB_SLOT);
+	static uint8_t nonces[VECSEC_MAX_BURST][64], aads[VECSEC_MAX_BURST][20];
+	static uint8_t tags[VECSEC_MAX_BURST][16], wtags[VECSEC_MAX_BURST][16];
+	static struct vecsec_seg segs[VECSEC_MAX_BURST][4];
+	static struct vecsec_aead_job jobs[VECSEC_MAX_BURST];
+	struct vecsec_aead_job *jp[VECSEC_MAX_BURST];
+	uint64_t rng = vt_seed() + 77;
+
+	for (int i = 0; i < 5; i++) {
+		uint8_t key[32];
+		enum vecsec_aead_alg alg = i < 3 ? VECSEC_AEAD_ARIA_GCM : VECSEC_AEAD_ARIA_CTR;
+
+		vt_rand(key, 32, vt_seed() + 90 + (uint64_t)i);
+		VT_EXPECT(vecsec_aead_key_init(&keys[i], alg, key, key_lens[i % 3]) == 0, "key %d",
+			  i);
+	}
+	for (size_t si = 0; si < VT_ARRAY_SIZE(sizes); si++) {
+		unsigned int n = sizes[si];
+
+		for (unsigned int j = 0; j < n; j++) {
+			struct vecsec_aead_job *jb = &jobs[j];
+			const struct vecsec_aead_key *k = &keys[vt_below(&rng, 5)];
+			bool gcm = k->alg == VECSEC_AEAD_ARIA_GCM;
+			size_t len = j % 7 == 0 ? vt_below(&rng, 2101) : vt_below(&rng, 300);
+			size_t tag_len = gcm ? 4 + vt_below(&rng, 13) : 0;
+			size_t nonce_len = gcm ? gcm_ivs[vt_below(&rng, 6)] : 16;
+			size_t aad_len = gcm ? vt_below(&rng, 21) : 0;
+			uint8_t *ji = in + j * BB_SLOT, *jo = out + j * BB_SLOT;
+			uint8_t *jw = want + j * BB_SLOT, pt[BB_SLOT];
+			bool inplace = j % 2 == 1, forged = gcm && j % 4 == 2;
+
+			vt_rand(pt, len, rng + j);
+			vt_rand(nonces[j], nonce_len, rng + 1000 + j);
+			if (!gcm) {
+				/* the counter ends exactly at 2^32 - 1, or starts low */
+				uint32_t c = j % 3 == 0 ? (uint32_t)(0 - (len + 15) / 16) : 1;
+
+				nonces[j][12] = (uint8_t)(c >> 24);
+				nonces[j][13] = (uint8_t)(c >> 16);
+				nonces[j][14] = (uint8_t)(c >> 8);
+				nonces[j][15] = (uint8_t)c;
+			}
+			vt_rand(aads[j], aad_len, rng + 2000 + j);
+			memset(jb, 0, sizeof(*jb));
+			jb->key = k;
+			jb->nonce = nonces[j];
+			jb->nonce_len = nonce_len;
+			jb->aad = aads[j];
+			jb->aad_len = aad_len;
+			jb->len = len;
+			jb->in = ji;
+			jb->out = inplace ? ji : jo;
+			jb->tag = tags[j];
+			jb->tag_len = tag_len;
+			jb->status = VECSEC_JOB_PENDING;
+			VT_EXPECT(vecsec_aead_seal(k, jw, wtags[j], tag_len, pt, len, nonces[j],
+						   nonce_len, aads[j], aad_len) == 0,
+				  "one shot seal job %u", j);
+			if (j % 2 == 0) {
+				jb->dir = VECSEC_AEAD_SEAL;
+				memcpy(ji, pt, len);
+			} else {
+				jb->dir = VECSEC_AEAD_OPEN;
+				memcpy(ji, jw, len);
+				memcpy(tags[j], wtags[j], tag_len);
+				memcpy(jw, pt, len);
+			}
+			if (forged) {
+				jb->dir = VECSEC_AEAD_OPEN;
+				memcpy(ji, jw, len);
+				VT_EXPECT(vecsec_aead_seal(k, ji, tags[j], tag_len, pt, len,
+							   nonces[j], nonce_len, aads[j],
+							   aad_len) == 0, "one shot");
+				tags[j][tag_len - 1] ^= 0x01;
+				memset(jw, 0, len);
+			}
+			if (j % 5 == 4 && len > 2) {
+				/* two input and two output segments, split differently */
+				size_t a = 1 + vt_below(&rng, len - 1);
+				size_t b = 1 + vt_below(&rng, len - 1);
+
+				segs[j][0] = (struct vecsec_seg){ ji, a };
+				segs[j][1] = (struct vecsec_seg){ ji + a, len - a };
+				segs[j][2] = (struct vecsec_seg){ (uint8_t *)jb->out, b };
+				segs[j][3] = (struct vecsec_seg){ (uint8_t *)jb->out + b, len - b };
+				jb->in_segs = segs[j];
+				jb->nb_in_segs = 2;
+				jb->out_segs = segs[j] + 2;
+				jb->nb_out_segs = 2;
+			}
+			jp[j] = jb;
+		}
+		VT_EXPECT(vecsec_aead_burst(jp, n) == n, "burst %u taken", n);
+		for (unsigned int j = 0; j < n; j++) {
+			struct vecsec_aead_job *jb = &jobs[j];
+			bool forged = jb->key->alg == VECSEC_AEAD_ARIA_GCM && j % 4 == 2;
+
+			VT_EXPECT(jb->status == (forged ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_OK),
+				  "burst %u job %u status %u", n, j, jb->status);
+			VT_EXPECT_MEM(jb->out, want + j * BB_SLOT, jb->len,
+				      "burst %u job %u %s len %zu dir %u iv %zu", n, j,
+				      vecsec_aead_alg_name(jb->key->alg), jb->len, jb->dir,
+				      jb->nonce_len);
+			if (jb->dir == VECSEC_AEAD_SEAL)
+				VT_EXPECT_MEM(jb->tag, wtags[j], jb->tag_len, "burst %u tag job %u",
+					      n, j);
+		}
+	}
+	for (int i = 0; i < 5; i++)
+		vecsec_aead_key_wipe(&keys[i]);
+	free(in);
+	free(out);
+	free(want);
+}
+
 int
 main(void)
 {
@@ -1259,9 +1498,10 @@ main(void)
 		VT_TEST(test_ctr32_esp),      VT_TEST(test_ctr32_kernel_wrap),
 		VT_TEST(test_page_end),	      VT_TEST(test_gcm_vs_openssl),
 		VT_TEST(test_gcm_params),     VT_TEST(test_gcm_streaming),
-		VT_TEST(test_gcm_forgery),    VT_TEST(test_esp_gcm),
+		VT_TEST(test_gcm_forgery),    VT_TEST(test_gcm_tail_ks),    VT_TEST(test_esp_gcm),
 		VT_TEST(test_aead_aria),      VT_TEST(test_aead_esp),
 		VT_TEST(test_aead_sgl),	      VT_TEST(test_aead_burst_mixed),
+		VT_TEST(test_aead_burst_batch),
 	};
 	const char *s = getenv("VT_SLOW");
 

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 #include <sodium.h>
 
 #include "vt.h"
+#include "vt_chacha.h"
 #include "vecsec/vecsec_chacha.h"
 #include "chacha/chacha_internal.h"
 #include "rfc8439.h"
@@ -24,28 +24,6 @@
 #define MAXLEN (64 * 1024)
 
 static bool slow;
-
-/* OpenSSL: the 16-byte IV is the LE32 block counter || 12-byte nonce */
-static void
-ossl_chacha20(uint8_t *out, const uint8_t *in, size_t len, const uint8_t key[32],
-	      const uint8_t nonce[12], uint32_t ctr)
-{
-	EVP_CIPHER_CTX *c;
-	uint8_t iv[16];
-	int outl = 0;
-
-	if (len == 0)
-		return;
-	chacha_st32(iv, ctr);
-	memcpy(iv + 4, nonce, 12);
-	c = EVP_CIPHER_CTX_new();
-	if (c == NULL || EVP_EncryptInit_ex(c, EVP_chacha20(), NULL, key, iv) != 1 ||
-	    EVP_EncryptUpdate(c, out, &outl, in, (int)len) != 1 || (size_t)outl != len) {
-		fprintf(stderr, "OpenSSL chacha20 failed\n");
-		exit(2);
-	}
-	EVP_CIPHER_CTX_free(c);
-}
 
 static size_t
 hex(uint8_t *out, size_t cap, const char *h)
@@ -66,12 +44,7 @@ test_rfc8439_kat(void)
 
 		hex(key, sizeof(key), t->key);
 		hex(nonce, sizeof(nonce), t->nonce);
-		if (t->pt_hex != NULL) {
-			n = hex(pt, sizeof(pt), t->pt_hex);
-		} else {
-			n = strlen(t->pt_text);
-			memcpy(pt, t->pt_text, n);
-		}
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		VT_EXPECT(n == t->len, "%s: plaintext length %zu", t->name, n);
 		VT_EXPECT(hex(ct, sizeof(ct), t->ct) == t->len, "%s: ciphertext length", t->name);
 
@@ -199,7 +172,7 @@ ietf_case(struct vt_buf *g, const uint8_t *src, size_t len, size_t off, uint64_t
 
 	vt_rand(key, sizeof(key), seed);
 	vt_rand(nonce, sizeof(nonce), seed ^ 0x5a5a);
-	ossl_chacha20(want, src, len, key, nonce, ctr);
+	vt_ossl_chacha20(want, src, len, key, nonce, ctr);
 	crypto_stream_chacha20_ietf_xor_ic(want2, src, len, nonce, ctr, key);
 	VT_EXPECT_MEM(want2, want, len, "openssl vs libsodium len=%zu", len);
 
@@ -328,7 +301,7 @@ test_page_end(void)
 		vt_page_end_init(&po, len);
 		vt_page_end_init(&pi, len);
 		memcpy(pi.data, src, len);
-		ossl_chacha20(want, src, len, key, nonce, 7);
+		vt_ossl_chacha20(want, src, len, key, nonce, 7);
 		VT_EXPECT(vecsec_chacha_xor(po.data, pi.data, len, key, nonce, 7, 20) == 0, "len");
 		VT_EXPECT_MEM(po.data, want, len, "page end len=%zu", len);
 		crypto_stream_xchacha20_xor_ic(want, src, len, nonce, 3, key);
@@ -349,10 +322,10 @@ test_counter_limits(void)
 	vt_rand(nonce, sizeof(nonce), 12);
 	vt_rand(src, sizeof(src), 13);
 	/* IETF: the last block 2^32 - 1 is usable, one byte more wraps */
-	ossl_chacha20(want, src, 64, key, nonce, top);
+	vt_ossl_chacha20(want, src, 64, key, nonce, top);
 	VT_EXPECT(vecsec_chacha_xor(out, src, 64, key, nonce, top, 20) == 0, "last block");
 	VT_EXPECT_MEM(out, want, 64, "block 0xffffffff");
-	ossl_chacha20(want, src, 128, key, nonce, top - 1);
+	vt_ossl_chacha20(want, src, 128, key, nonce, top - 1);
 	VT_EXPECT(vecsec_chacha_xor(out, src, 128, key, nonce, top - 1, 20) == 0, "two last");
 	VT_EXPECT_MEM(out, want, 128, "blocks 0xfffffffe-f");
 	memset(out, 0x77, sizeof(out));

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 #include <sodium.h>
 
 #include "vt.h"
+#include "vt_chacha.h"
 #include "vt_aead.h"
 #include "vecsec/vecsec_aead.h"
 #include "vecsec/vecsec_chacha.h"
@@ -64,27 +64,6 @@ impl_here(const char *prim, const char *name, enum vecsec_isa isa, uint64_t need
 
 /* ---- ChaCha ---- */
 
-static void
-ossl_chacha20(uint8_t *out, const uint8_t *in, size_t len, const uint8_t key[32],
-	      const uint8_t nonce[12], uint32_t ctr)
-{
-	EVP_CIPHER_CTX *c;
-	uint8_t iv[16];
-	int outl = 0;
-
-	if (len == 0)
-		return;
-	chacha_st32(iv, ctr);
-	memcpy(iv + 4, nonce, 12);
-	c = EVP_CIPHER_CTX_new();
-	if (c == NULL || EVP_EncryptInit_ex(c, EVP_chacha20(), NULL, key, iv) != 1 ||
-	    EVP_EncryptUpdate(c, out, &outl, in, (int)len) != 1 || (size_t)outl != len) {
-		fprintf(stderr, "OpenSSL chacha20 failed\n");
-		exit(2);
-	}
-	EVP_CIPHER_CTX_free(c);
-}
-
 struct chacha_bufs {
 	struct vt_buf g;      /* output, guarded */
 	uint8_t *in;          /* input copy at an offset */
@@ -121,7 +100,7 @@ chacha_case(const struct chacha_impl *im, struct chacha_bufs *b, const uint8_t *
 	VT_EXPECT(memcmp(&a, &s, sizeof(a)) == 0, "%s state after len=%zu ctr=%u", im->name, len,
 		  ctr);
 	if (rounds == 20) {
-		ossl_chacha20(b->ossl, src, len, key, nonce, ctr);
+		vt_ossl_chacha20(b->ossl, src, len, key, nonce, ctr);
 		VT_EXPECT_MEM(out, b->ossl, len, "%s vs OpenSSL len=%zu ctr=%u", im->name, len,
 			      ctr);
 	}
@@ -170,12 +149,7 @@ test_chacha_kernels(void)
 
 			vt_hex(key, sizeof(key), t->key);
 			vt_hex(nonce, sizeof(nonce), t->nonce);
-			if (t->pt_hex != NULL) {
-				n = vt_hex(pt, sizeof(pt), t->pt_hex);
-			} else {
-				n = strlen(t->pt_text);
-				memcpy(pt, t->pt_text, n);
-			}
+			n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 			vt_hex(ct, sizeof(ct), t->ct);
 			chacha_state_init_ietf(&s, key, nonce, t->counter, 20);
 			im->xor_blocks(out, pt, n, &s);
@@ -357,12 +331,7 @@ test_poly1305_kernels(void)
 			size_t n;
 
 			vt_hex(key, sizeof(key), t->key);
-			if (t->msg_hex != NULL) {
-				n = vt_hex(m, sizeof(m), t->msg_hex);
-			} else {
-				n = strlen(t->msg_text);
-				memcpy(m, t->msg_text, n);
-			}
+			n = vt_hex_or_text(m, sizeof(m), t->msg_hex, t->msg_text);
 			vt_hex(want, sizeof(want), t->tag);
 			poly_tag(im, tag, m, n, key);
 			VT_EXPECT_MEM(tag, want, 16, "%s RFC 8439 %s", im->name, t->name);
@@ -560,12 +529,7 @@ test_stitch_rfc8439(void)
 		vt_hex(key, sizeof(key), t->key);
 		vt_hex(nonce, sizeof(nonce), t->nonce);
 		alen = vt_hex(aad, sizeof(aad), t->aad);
-		if (t->pt_hex != NULL) {
-			n = vt_hex(pt, sizeof(pt), t->pt_hex);
-		} else {
-			n = strlen(t->pt_text);
-			memcpy(pt, t->pt_text, n);
-		}
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
 		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0,

@@ -30,16 +30,30 @@ static const enum vecsec_aead_alg algs[] = {
 	VECSEC_AEAD_XCHACHA20_POLY1305,
 };
 
-static size_t
-aead_pt(const struct rfc8439_aead_vec *t, uint8_t *pt, size_t cap)
+/*
+ * A known answer through the one-shot API: seal pt (n bytes) into out and
+ * tag == ct and want, then open ct (in place: out, holding ct) == pt.
+ */
+static void
+kat_seal_open(const char *name, const struct vecsec_aead_key *k, uint8_t *out,
+	      const uint8_t *pt, const uint8_t *ct, const uint8_t want[16], size_t n,
+	      const uint8_t *nonce, size_t nl, const uint8_t *aad, size_t alen, bool in_place)
 {
-	size_t n;
+	uint8_t tag[16];
 
-	if (t->pt_hex != NULL)
-		return vt_hex(pt, cap, t->pt_hex);
-	n = strlen(t->pt_text);
-	memcpy(pt, t->pt_text, n);
-	return n;
+	VT_EXPECT(vecsec_aead_seal(k, out, tag, 16, pt, n, nonce, nl, aad, alen) == 0,
+		  "%s: seal", name);
+	VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", name);
+	VT_EXPECT_MEM(tag, want, 16, "%s: tag", name);
+	if (in_place) {
+		VT_EXPECT(vecsec_aead_open(k, out, out, n, tag, 16, nonce, nl, aad, alen) == 0,
+			  "%s: open in place", name);
+	} else {
+		memset(out, 0, n);
+		VT_EXPECT(vecsec_aead_open(k, out, ct, n, want, 16, nonce, nl, aad, alen) == 0,
+			  "%s: open", name);
+	}
+	VT_EXPECT_MEM(out, pt, n, "%s: decrypted", name);
 }
 
 static void
@@ -47,27 +61,20 @@ test_rfc8439_kat(void)
 {
 	for (size_t v = 0; v < VT_ARRAY_SIZE(rfc8439_aead); v++) {
 		const struct rfc8439_aead_vec *t = &rfc8439_aead[v];
-		uint8_t key[32], nonce[12], aad[16], pt[512], ct[512], out[512], tag[16], want[16];
+		uint8_t key[32], nonce[12], aad[16], pt[512], ct[512], out[512], want[16];
 		struct vecsec_aead_key k;
 		size_t n, alen;
 
 		vt_hex(key, sizeof(key), t->key);
 		vt_hex(nonce, sizeof(nonce), t->nonce);
 		alen = vt_hex(aad, sizeof(aad), t->aad);
-		n = aead_pt(t, pt, sizeof(pt));
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		VT_EXPECT(n == t->len, "%s: plaintext length %zu", t->name, n);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
 		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0,
 			  "key");
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
-			  "%s", t->name);
-		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", t->name);
-		VT_EXPECT_MEM(tag, want, 16, "%s: tag", t->name);
-		memset(out, 0, sizeof(out));
-		VT_EXPECT(vecsec_aead_open(&k, out, ct, n, want, 16, nonce, 12, aad, alen) == 0,
-			  "%s: open", t->name);
-		VT_EXPECT_MEM(out, pt, n, "%s: decrypted", t->name);
+		kat_seal_open(t->name, &k, out, pt, ct, want, n, nonce, 12, aad, alen, false);
 		vecsec_aead_key_wipe(&k);
 	}
 }
@@ -80,7 +87,7 @@ test_rfc7634_esp(void)
 		const struct rfc7634_esp_vec *e = &rfc7634_esp[v];
 		const struct rfc8439_aead_vec *t = e->aead;
 		uint8_t keymat[36], iv[8], nonce[12], aad[12], want_nonce[12], want_aad[16];
-		uint8_t pt[512], ct[512], out[512], tag[16], want[16];
+		uint8_t pt[512], ct[512], out[512], want[16];
 		struct vecsec_aead_key k;
 		size_t n, alen;
 
@@ -96,16 +103,10 @@ test_rfc7634_esp(void)
 			  e->name);
 		VT_EXPECT_MEM(aad, want_aad, alen, "%s: SPI || seq-hi || seq-lo", e->name);
 
-		n = aead_pt(t, pt, sizeof(pt));
+		n = vt_hex_or_text(pt, sizeof(pt), t->pt_hex, t->pt_text);
 		vt_hex(ct, sizeof(ct), t->ct);
 		vt_hex(want, sizeof(want), t->tag);
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
-			  "seal");
-		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", e->name);
-		VT_EXPECT_MEM(tag, want, 16, "%s: tag", e->name);
-		VT_EXPECT(vecsec_aead_open(&k, out, out, n, tag, 16, nonce, 12, aad, alen) == 0,
-			  "%s: open in place", e->name);
-		VT_EXPECT_MEM(out, pt, n, "%s: decrypted", e->name);
+		kat_seal_open(e->name, &k, out, pt, ct, want, n, nonce, 12, aad, alen, true);
 		vecsec_aead_key_wipe(&k);
 	}
 }
@@ -117,7 +118,7 @@ test_rfc7634_appendix(void)
 	for (size_t v = 0; v < VT_ARRAY_SIZE(rfc7634_appendix); v++) {
 		const struct rfc7634_vec *t = &rfc7634_appendix[v];
 		uint8_t keymat[36], iv[8], nonce[12], aad[64], pt[128], ct[128], out[128];
-		uint8_t tag[16], want[16];
+		uint8_t want[16];
 		struct vecsec_aead_key k;
 		size_t n, alen;
 
@@ -133,13 +134,7 @@ test_rfc7634_appendix(void)
 		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, keymat, 36) == 0,
 			  "%s key", t->name);
 		vecsec_esp_nonce(nonce, &k, iv);
-		VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, pt, n, nonce, 12, aad, alen) == 0,
-			  "%s", t->name);
-		VT_EXPECT_MEM(out, ct, n, "%s: ciphertext", t->name);
-		VT_EXPECT_MEM(tag, want, 16, "%s: tag", t->name);
-		VT_EXPECT(vecsec_aead_open(&k, out, ct, n, want, 16, nonce, 12, aad, alen) == 0,
-			  "%s: open", t->name);
-		VT_EXPECT_MEM(out, pt, n, "%s: decrypted", t->name);
+		kat_seal_open(t->name, &k, out, pt, ct, want, n, nonce, 12, aad, alen, false);
 		vecsec_aead_key_wipe(&k);
 	}
 }

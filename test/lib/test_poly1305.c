@@ -49,12 +49,7 @@ test_rfc8439_kat(void)
 		size_t n;
 
 		VT_EXPECT(vt_hex(key, sizeof(key), t->key) == 32, "%s key", t->name);
-		if (t->msg_hex != NULL) {
-			n = vt_hex(msg, sizeof(msg), t->msg_hex);
-		} else {
-			n = strlen(t->msg_text);
-			memcpy(msg, t->msg_text, n);
-		}
+		n = vt_hex_or_text(msg, sizeof(msg), t->msg_hex, t->msg_text);
 		VT_EXPECT(n == t->len, "%s: length %zu", t->name, n);
 		vt_hex(want, sizeof(want), t->tag);
 		VT_EXPECT(vecsec_poly1305(tag, msg, n, key) == 0, "%s", t->name);

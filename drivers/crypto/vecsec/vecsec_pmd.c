@@ -38,19 +38,20 @@ struct vecsec_pmd_args {
 	unsigned int max_burst;
 };
 
-/* A decimal integer in [lo, hi], the whole string. */
+/* A decimal integer in [lo, hi], the whole string; logs what it wanted if not. */
 static int
-parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
+parse_uint(const char *key, const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
 {
 	char *end;
 
-	if (s == NULL || *s == '\0' || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (errno != 0 || *end != '\0' || *v < lo || *v > hi)
-		return -EINVAL;
-	return 0;
+	if (s != NULL && *s != '\0' && *s != '-') {
+		errno = 0;
+		*v = strtoul(s, &end, 0);
+		if (errno == 0 && *end == '\0' && *v >= lo && *v <= hi)
+			return 0;
+	}
+	VECSEC_PMD_LOG(ERR, "%s=%s: want %lu..%lu", key, s != NULL ? s : "", lo, hi);
+	return -EINVAL;
 }
 
 static int
@@ -70,11 +71,8 @@ arg_max_qp(const char *key, const char *value, void *opaque)
 	struct vecsec_pmd_args *a = opaque;
 	unsigned long v;
 
-	if (parse_uint(value, 1, RTE_MAX_QUEUES_PER_PORT, &v) != 0) {
-		VECSEC_PMD_LOG(ERR, "%s=%s: want 1..%u", key, value ? value : "",
-			       RTE_MAX_QUEUES_PER_PORT);
+	if (parse_uint(key, value, 1, RTE_MAX_QUEUES_PER_PORT, &v) != 0)
 		return -EINVAL;
-	}
 	a->init.max_nb_queue_pairs = (unsigned int)v;
 	return 0;
 }
@@ -85,11 +83,8 @@ arg_socket(const char *key, const char *value, void *opaque)
 	struct vecsec_pmd_args *a = opaque;
 	unsigned long v;
 
-	if (parse_uint(value, 0, RTE_MAX_NUMA_NODES - 1, &v) != 0) {
-		VECSEC_PMD_LOG(ERR, "%s=%s: want 0..%d", key, value ? value : "",
-			       RTE_MAX_NUMA_NODES - 1);
+	if (parse_uint(key, value, 0, RTE_MAX_NUMA_NODES - 1, &v) != 0)
 		return -EINVAL;
-	}
 	a->init.socket_id = (int)v;
 	return 0;
 }
@@ -113,11 +108,8 @@ arg_max_burst(const char *key, const char *value, void *opaque)
 	struct vecsec_pmd_args *a = opaque;
 	unsigned long v;
 
-	if (parse_uint(value, 1, VECSEC_MAX_BURST, &v) != 0) {
-		VECSEC_PMD_LOG(ERR, "%s=%s: want 1..%u", key, value ? value : "",
-			       VECSEC_MAX_BURST);
+	if (parse_uint(key, value, 1, VECSEC_MAX_BURST, &v) != 0)
 		return -EINVAL;
-	}
 	a->max_burst = (unsigned int)v;
 	return 0;
 }

@@ -135,19 +135,44 @@ sgl_span(struct vecsec_pmd_scratch *sc, const struct rte_crypto_sgl *sgl, uint32
 }
 
 /*
- * Give in/out of a job; when they are described by segment lists and in
- * place, both use the same list, as libvecsec allows.
+ * Fill the next job of the scratch from a session and its buffers (in and
+ * out may be the same linear run or segment list, as libvecsec allows)
+ * and queue it. aad and tag are not read for cipher-only sessions.
  */
 static inline void
-job_io(struct vecsec_aead_job *job, uint8_t *in_lin, const struct vecsec_seg *in_segs,
-       uint32_t nb_in, uint8_t *out_lin, const struct vecsec_seg *out_segs, uint32_t nb_out)
+job_push(struct vecsec_pmd_scratch *sc, const struct vecsec_pmd_session *s,
+	 const uint8_t *nonce, uint32_t len, uint8_t *in_lin, const struct vecsec_seg *in_segs,
+	 uint32_t nb_in, uint8_t *out_lin, const struct vecsec_seg *out_segs, uint32_t nb_out,
+	 const uint8_t *aad, uint8_t *tag, void *user)
 {
+	struct vecsec_aead_job *job = &sc->jobs[sc->nb_jobs];
+
+	job->key = &s->key;
+	job->dir = s->dir;
+	job->status = VECSEC_JOB_PENDING;
+	job->nonce = nonce;
+	job->nonce_len = s->iv_len;
+	job->len = len;
 	job->in = in_lin;
 	job->in_segs = in_segs;
 	job->nb_in_segs = nb_in;
 	job->out = out_lin;
 	job->out_segs = out_segs;
 	job->nb_out_segs = nb_out;
+	if (s->cipher_only) {
+		job->aad = NULL;
+		job->aad_len = 0;
+		job->tag = NULL;
+		job->tag_len = 0;
+	} else {
+		job->aad = aad;
+		job->aad_len = s->aad_len;
+		job->tag = tag;
+		job->tag_len = s->digest_len;
+	}
+	job->user = user;
+	sc->ptrs[sc->nb_jobs] = job;
+	sc->nb_jobs++;
 }
 
 /* The session an op names, or NULL. */
@@ -188,7 +213,6 @@ static inline int
 op_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 {
 	struct vecsec_pmd_scratch *sc = &qp->scratch;
-	struct vecsec_aead_job *job = &sc->jobs[sc->nb_jobs];
 	const struct vecsec_pmd_session *s;
 	struct rte_crypto_sym_op *sym = op->sym;
 	struct rte_mbuf *src, *dst;
@@ -234,27 +258,10 @@ op_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 		if (rc != PREP_OK)
 			goto fail;
 	}
-	job->key = &s->key;
-	job->dir = s->dir;
-	job->status = VECSEC_JOB_PENDING;
-	job->nonce = rte_crypto_op_ctod_offset(op, const uint8_t *, s->iv_offset);
-	job->nonce_len = s->iv_len;
-	job->len = len;
-	job_io(job, in_lin, in_segs, nb_in, out_lin, out_segs, nb_out);
-	if (s->cipher_only) {
-		job->aad = NULL;
-		job->aad_len = 0;
-		job->tag = NULL;
-		job->tag_len = 0;
-	} else {
-		job->aad = sym->aead.aad.data;
-		job->aad_len = s->aad_len;
-		job->tag = sym->aead.digest.data;
-		job->tag_len = s->digest_len;
-	}
-	job->user = op;
-	sc->ptrs[sc->nb_jobs] = job;
-	sc->nb_jobs++;
+	job_push(sc, s, rte_crypto_op_ctod_offset(op, const uint8_t *, s->iv_offset), len,
+		 in_lin, in_segs, nb_in, out_lin, out_segs, nb_out,
+		 s->cipher_only ? NULL : sym->aead.aad.data,
+		 s->cipher_only ? NULL : sym->aead.digest.data, op);
 	return PREP_OK;
 
 bad_args:
@@ -427,10 +434,9 @@ static inline int
 cpu_prepare(struct vecsec_pmd_scratch *sc, const struct vecsec_pmd_session *s,
 	    const struct rte_crypto_sym_vec *vec, uint32_t i, uint32_t head, uint32_t tail)
 {
-	struct vecsec_aead_job *job = &sc->jobs[sc->nb_jobs];
-	const struct vecsec_seg *in_segs, *out_segs;
-	uint32_t nb_in, nb_out, segs_before = sc->nb_segs;
-	uint8_t *in_lin, *out_lin;
+	const struct vecsec_seg *in_segs;
+	uint32_t nb_in, segs_before = sc->nb_segs;
+	uint8_t *in_lin;
 	uint64_t total, len;
 	int rc;
 
@@ -451,30 +457,9 @@ cpu_prepare(struct vecsec_pmd_scratch *sc, const struct vecsec_pmd_session *s,
 	 * never read, because DPDK 22.11's rte_ipsec (lib/ipsec/misc.h,
 	 * cpu_crypto_bulk) leaves it uninitialised on the stack.
 	 */
-	out_lin = in_lin;
-	out_segs = in_segs;
-	nb_out = nb_in;
-	job->key = &s->key;
-	job->dir = s->dir;
-	job->status = VECSEC_JOB_PENDING;
-	job->nonce = vec->iv[i].va;
-	job->nonce_len = s->iv_len;
-	job->len = len;
-	job_io(job, in_lin, in_segs, nb_in, out_lin, out_segs, nb_out);
-	if (s->cipher_only) {
-		job->aad = NULL;
-		job->aad_len = 0;
-		job->tag = NULL;
-		job->tag_len = 0;
-	} else {
-		job->aad = s->aad_len != 0 ? vec->aad[i].va : NULL;
-		job->aad_len = s->aad_len;
-		job->tag = vec->digest[i].va;
-		job->tag_len = s->digest_len;
-	}
-	job->user = (void *)(uintptr_t)i;
-	sc->ptrs[sc->nb_jobs] = job;
-	sc->nb_jobs++;
+	job_push(sc, s, vec->iv[i].va, (uint32_t)len, in_lin, in_segs, nb_in, in_lin, in_segs,
+		 nb_in, s->cipher_only || s->aad_len == 0 ? NULL : vec->aad[i].va,
+		 s->cipher_only ? NULL : vec->digest[i].va, (void *)(uintptr_t)i);
 	return PREP_OK;
 fail:
 	sc->nb_segs = segs_before;
