@@ -10,7 +10,8 @@
 #   ipsec-secgw -l (library mode) + crypto_aesni_mb and + crypto_vecsec (-d),
 #     lookaside and cpu-crypto (a copy of the stock app whose only change is
 #     not requesting Rx checksum offload: test/pmd-tools/build-secgw-nocsum.sh);
-#   vecsec-gw 1000 SAs vs 1 SA, 2 workers vs 1 (64 B).
+#   vecsec-gw 1000 SAs vs 1 SA, 2 workers vs 1 (64 B); the I/O floor (vecsec-gw
+#   forwarding the same files in clear, SP bypass: what replay and sink cost).
 # Medians of several runs; Mpps wall and per CPU second, cycles/packet.
 # Writes out/bench-gw.csv, out/bench-gw.png, per-run logs in out/bench-gw/,
 # and prints the command lines that reproduce each case.

@@ -309,6 +309,17 @@ def build_cases(a, pcaps, cfgs):
                           mode="cpu-crypto" if cpu else "lookaside", dir=d, traffic=t,
                           sas=1, workers=1, mk=mk, out_port=op))
 
+    def floor(t):
+        """The I/O floor: the same ports and files, vecsec-gw forwarding in clear (SP bypass)."""
+        pv, op = ports("out", t, 1, 1)
+
+        def mk(prefix):
+            return [a.gw, "-l", "0"] + eal_common + ["--file-prefix", prefix] + pv + \
+                ["--", "-f", cfgs["bypass"], "-u", "2", "--quiet", "--duration", "120"]
+        cases.append(dict(label="I/O floor (gw bypass)", app="vecsec-gw", pmd="",
+                          mode="bypass", dir="out", traffic=t, sas=0, workers=1, mk=mk,
+                          out_port=op))
+
     for d in ("out", "in"):
         for t in a.traffic:
             vecsec_gw("vecsec-gw vecsec", "crypto_vecsec", False, d, t)
@@ -319,6 +330,9 @@ def build_cases(a, pcaps, cfgs):
                 secgw("secgw aesni_mb cpu", "crypto_aesni_mb", True, d, t)
                 secgw("secgw vecsec", "crypto_vecsec", False, d, t)
                 secgw("secgw vecsec cpu", "crypto_vecsec", True, d, t)
+        if d == "out":
+            for t in a.traffic:
+                floor(t)
         if a.many and "64" in a.traffic:
             vecsec_gw("vecsec-gw vecsec 1000 SAs", "crypto_vecsec", False, d, "64", nsa=MANY)
         if a.workers2 and "64" in a.traffic:
@@ -364,6 +378,10 @@ def main():
                         f.write(gw_conf(nsa, cpu, d))
                     os.chmod(path, 0o600)
                     cfgs[(nsa, cpu, d)] = path
+        cfgs["bypass"] = os.path.join(shm, "gw-bypass.cfg")
+        with open(cfgs["bypass"], "w") as f:
+            f.write("sp ipv4 out esp bypass pri 1 dst 10.1.0.0/16\n"
+                    "rt ipv4 dst 10.1.0.0/16 port 1\nneigh port 1 02:00:00:00:cc:01\n")
         print("bench-gw: traffic files in %s (%.1f s to make)" % (shm, time.time() - t0))
         cases = build_cases(a, pcaps, cfgs)
         print("bench-gw: %d cases x %d runs, %.1f s warm-up + %.1f s window each"
