@@ -166,7 +166,14 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	fill_xforms(c, xf);
 	memset(&prm, 0, sizeof(prm));
 	prm.userdata = (uintptr_t)s;
-	if (dp->nb_workers > 1)
+	/*
+	 * Workers share the SA's sequence state: atomic outbound numbers, a
+	 * locked inbound window. An inbound SA without a window has no such
+	 * state, and rte_ipsec (22.11) then has no window to lock: SQN_ATOM
+	 * with a 0 window dereferences NULL on the first packet.
+	 */
+	if (dp->nb_workers > 1 && (c->dir == GW_DIR_OUT ||
+			(c->window >= 0 ? (uint32_t)c->window : dp->window) != 0))
 		prm.flags = RTE_IPSEC_SAFLAG_SQN_ATOM;
 	prm.ipsec_xform.spi = c->spi;
 	prm.ipsec_xform.salt = c->salt;

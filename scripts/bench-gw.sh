@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Gateway benchmark: vecsec-gw against DPDK's stock ipsec-secgw, side by
+# side in one run. One worker lcore, one ChaCha20-Poly1305 IPv4 tunnel SA,
+# outbound (encrypt) and inbound (decrypt), 64 B, IMIX and 1400 B frames,
+# replayed from pcap files (net_pcap infinite_rx=1) into every gateway alike;
+# output to net_null. Cases:
+#   vecsec-gw + crypto_vecsec (lookaside, cpu-crypto), + crypto_aesni_mb;
+#   ipsec-secgw -l (library mode) + crypto_aesni_mb and + crypto_vecsec (-d),
+#     lookaside and cpu-crypto (a copy of the stock app whose only change is
+#     not requesting Rx checksum offload: test/pmd-tools/build-secgw-nocsum.sh);
+#   vecsec-gw 1000 SAs vs 1 SA, 2 workers vs 1 (64 B); the I/O floor (vecsec-gw
+#   forwarding the same files in clear, SP bypass: what replay and sink cost).
+# Medians of several runs; Mpps wall and per CPU second, cycles/packet.
+# Writes out/bench-gw.csv, out/bench-gw.png, per-run logs in out/bench-gw/,
+# and prints the command lines that reproduce each case.
+#
+# usage: scripts/bench-gw.sh [BUILD_DIR]        (about 7 minutes with the defaults)
+# knobs: BENCH_GW_RUNS=3 (runs per case), BENCH_GW_SECS=1.0 (window),
+#   BENCH_GW_WARMUP=0.5, BENCH_GW_TRAFFIC=64,imix,1400, BENCH_GW_SECGW=0 (skip
+#   ipsec-secgw), BENCH_GW_MANY=0 (no 1000-SA case), BENCH_GW_WORKERS2=0,
+#   BENCH_GW_TIMEOUT=900 (the whole run, seconds).
+#   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 scripts/bench-gw.sh
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${1:-build}
+
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" >/dev/null
+fi
+ninja -C "$build" -j2 >/dev/null
+gw=$(readlink -f "$build/apps/vecsec-gw/vecsec-gw")
+so=$(readlink -f "$build/drivers/crypto/vecsec/librte_crypto_vecsec.so")
+[ -x "$gw" ] || { echo "bench-gw: no $gw (is libdpdk-dev installed?)" >&2; exit 1; }
+[ -f "$so" ] || { echo "bench-gw: no $so" >&2; exit 1; }
+case "$so" in
+/tmp/* | /var/tmp/* | /dev/shm/*) echo "bench-gw: $so is under a world-writable folder: -d refuses it" >&2; exit 1 ;;
+esac
+[ "$(id -u)" = 0 ] || echo "bench-gw: not root: EAL runtime folders go to \$XDG_RUNTIME_DIR" >&2
+
+args=(--gw "$gw" --pmd-so "$so" --out out/bench-gw.csv --logs out/bench-gw
+	--runs "${BENCH_GW_RUNS:-3}" --secs "${BENCH_GW_SECS:-1.0}"
+	--warmup "${BENCH_GW_WARMUP:-0.5}" --tag $$ --traffic "${BENCH_GW_TRAFFIC:-64,imix,1400}")
+if [ "${BENCH_GW_SECGW:-1}" = 1 ]; then
+	secgw=$(test/pmd-tools/build-secgw-nocsum.sh "$build/bench-gw/secgw-nocsum")
+	args+=(--secgw "$secgw")
+fi
+[ "${BENCH_GW_MANY:-1}" = 1 ] || args+=(--no-many)
+[ "${BENCH_GW_WORKERS2:-1}" = 1 ] || args+=(--no-workers2)
+mkdir -p out
+rm -rf out/bench-gw
+echo "bench-gw: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+if [ "$(nproc)" -lt 4 ]; then
+	echo "bench-gw: this machine has $(nproc) CPUs, shared with other processes: 2 workers need"
+	echo "  both, so the 2-worker numbers are capped by the machine, not by the gateway"
+fi
+# The driver removes its /dev/shm folder and the EAL runtime folders itself;
+# this catches what a killed run leaves.
+cleanup() {
+	rm -rf "/dev/shm/vecsec-bench-gw-$$" /var/run/dpdk/vecsec-bgw-$$-* \
+		"${XDG_RUNTIME_DIR:-/nonexistent}"/dpdk/vecsec-bgw-$$-* 2>/dev/null || true
+}
+trap cleanup EXIT
+echo "bench-gw: /usr/bin/python3 scripts/bench_gw.py ${args[*]}"
+timeout -s INT -k 20 "${BENCH_GW_TIMEOUT:-900}" /usr/bin/python3 scripts/bench_gw.py "${args[@]}"

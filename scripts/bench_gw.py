@@ -1,0 +1,540 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Gateway benchmark driver (run by scripts/bench-gw.sh, which builds first).
+
+Workload: one worker lcore, one ChaCha20-Poly1305 IPv4 tunnel SA, outbound
+(clear in, ESP out) and inbound (ESP in, clear out), three traffic mixes:
+64 B frames, IMIX 7x64:4x576:1xBIG and 1400 B (sizes of the clear Ethernet
+frame; inbound frames are those packets encrypted for the SA). BIG is 1460,
+not 1500: the largest clear frame whose tunnel-ESP packet fits the ports'
+1500-byte MTU (vecsec-gw drops what does not fit, unfragmented).
+
+Traffic comes from pcap files generated here once (scapy), in /dev/shm,
+replayed by net_pcap with infinite_rx=1; the output port is net_null (tx
+counts and frees), the idle port net_null with no-rx=1. Every gateway gets
+the same ports and files. Anti-replay is off everywhere (the files repeat
+their sequence numbers). Rate = output port opackets (ethdev telemetry,
+the same query for every app) over a window after a warm-up; on-CPU rate =
+the same packets over the process's CPU time in that window (the sum over
+its threads of /proc/PID/task/*/schedstat): on a shared machine a busy-
+polling process does not always get its CPU, and the on-CPU figure is the
+steadier one. cycles/packet = TSC Hz / rate.
+
+Several runs per case (each a fresh process, cases interleaved so that a
+noisy minute does not hit one case only); the report takes medians.
+"""
+import argparse
+import csv
+import json
+import shlex
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+KEY = bytes((0x30 + i) & 0xff for i in range(36))       # 32-byte key + 4-byte salt
+GW_IP, PEER_IP = "172.16.1.1", "172.16.2.1"
+OUT_SPI, IN_SPI = 1, 2            # 1 SA each way; with --sas N: OUT 1000+k, IN 3000+k
+NPKT = 1200                       # packets per file (a multiple of 12 for IMIX)
+MANY = 1000
+TRAFFIC = {"64": [64], "imix": [64] * 7 + [576] * 4 + [1460], "1400": [1400]}
+
+
+def sa_key(k, nsa):
+    if nsa == 1:
+        return KEY
+    return bytes((0x30 + i + 7 * k) & 0xff for i in range(36))
+
+
+def hexkey(b):
+    return ":".join("%02x" % x for x in b)
+
+
+def flow_dst(f):
+    return "10.1.%d.%d" % (f >> 8, f & 255)
+
+
+# ---- traffic -------------------------------------------------------------
+
+def gen_pcaps(d, traffics, many):
+    """clear_<t>.pcap, esp1_<t>.pcap for every traffic; esp1000_64.pcap when many."""
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap, raw, conf
+    from scapy.layers.ipsec import ESP, SecurityAssociation
+    conf.verb = 0
+    made = {}
+
+    def clear(i, size):
+        f = i % MANY
+        p = IP(src="192.168.1.%d" % (1 + i % 200), dst=flow_dst(f), ttl=64) / \
+            UDP(sport=1024 + i % 4096, dport=2000)
+        pad = size - 14 - len(p)
+        return p / Raw(bytes((i + j) & 0xff for j in range(pad)))
+
+    def sa_for(spi, key):
+        return SecurityAssociation(ESP, spi=spi, crypt_algo="CHACHA20-POLY1305",
+                                   crypt_key=key, tunnel_header=IP(src=PEER_IP, dst=GW_IP))
+
+    mac = dict(src="02:00:00:00:aa:01", dst="02:00:00:00:bb:01")
+    for t in traffics:
+        sizes = TRAFFIC[t]
+        pk = [clear(i, sizes[i % len(sizes)]) for i in range(NPKT)]
+        frames = [Ether(**mac) / p for p in pk]
+        assert all(len(raw(f)) == sizes[i % len(sizes)] for i, f in enumerate(frames))
+        made["clear_" + t] = os.path.join(d, "clear_%s.pcap" % t)
+        wrpcap(made["clear_" + t], frames)
+        sa = sa_for(IN_SPI, KEY)
+        esp = []
+        for i, p in enumerate(pk):
+            sa.seq_num = i + 1
+            esp.append(Ether(**mac) / sa.encrypt(p))
+        made["esp1_" + t] = os.path.join(d, "esp1_%s.pcap" % t)
+        wrpcap(made["esp1_" + t], esp)
+    if many:
+        sas = [sa_for(3000 + k, sa_key(k, MANY)) for k in range(MANY)]
+        esp = []
+        for i in range(NPKT):
+            p = clear(i, 64)
+            sa = sas[i % MANY]
+            sa.seq_num = i // MANY + 1
+            esp.append(Ether(**mac) / sa.encrypt(p))
+        made["esp1000_64"] = os.path.join(d, "esp1000_64.pcap")
+        wrpcap(made["esp1000_64"], esp)
+    return made
+
+
+def gw_conf(nsa, cpu_crypto, direction):
+    """
+    1 SA: both directions (ipsec-secgw refuses -u without an inbound SA);
+    1000 SAs: the direction under test only (vecsec-gw takes at most 1024 SAs).
+    """
+    typ = " type cpu-crypto" if cpu_crypto else ""
+    lines = []
+    if nsa == 1:
+        lines.append("sp ipv4 out esp protect %d pri 1 dst 10.1.0.0/16 sport 0:65535 "
+                     "dport 0:65535" % OUT_SPI)
+        lines.append("sp ipv4 in esp protect %d pri 1 dst 10.1.0.0/16 sport 0:65535 "
+                     "dport 0:65535" % IN_SPI)
+        lines.append("sa out %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                     "src %s dst %s%s" % (OUT_SPI, hexkey(KEY), GW_IP, PEER_IP, typ))
+        lines.append("sa in %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                     "src %s dst %s%s" % (IN_SPI, hexkey(KEY), PEER_IP, GW_IP, typ))
+    else:
+        for k in range(nsa):
+            lines.append("sp ipv4 out esp protect %d pri 1 dst %s/32 sport 0:65535 "
+                         "dport 0:65535" % (1000 + k, flow_dst(k)))
+            lines.append("sp ipv4 in esp protect %d pri 1 dst %s/32 sport 0:65535 "
+                         "dport 0:65535" % (3000 + k, flow_dst(k)))
+        for k in range(nsa):
+            key = hexkey(sa_key(k, nsa))
+            lines.append("sa out %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                         "src %s dst %s%s" % (1000 + k, key, GW_IP, PEER_IP, typ))
+            lines.append("sa in %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                         "src %s dst %s%s" % (3000 + k, key, PEER_IP, GW_IP, typ))
+    if nsa > 1:
+        lines = [x for x in lines if x.split()[1 if x.startswith("sa") else 2] == direction]
+    lines += ["rt ipv4 dst 172.16.2.0/24 port 1", "rt ipv4 dst 10.1.0.0/16 port 0",
+              "neigh port 0 02:00:00:00:cc:00", "neigh port 1 02:00:00:00:cc:01"]
+    return "\n".join(lines) + "\n"
+
+
+# ---- one run -------------------------------------------------------------
+
+class Telemetry:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.s.settimeout(5)
+        self.s.connect(path)
+        self.s.recv(4096)
+
+    def get(self, cmd):
+        self.s.send(cmd.encode())
+        return json.loads(self.s.recv(1 << 20).decode())
+
+    def close(self):
+        self.s.close()
+
+
+def proc_cpu_ns(pid):
+    tot = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                tot += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return tot
+
+
+def runtime_dirs(prefix):
+    d = ["/var/run/dpdk/" + prefix]
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        d.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk", prefix))
+    return d
+
+
+def one_run(cmd, prefix, out_port, log, warm, secs):
+    """Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share) or an error string."""
+    for d in runtime_dirs(prefix):
+        shutil.rmtree(d, ignore_errors=True)
+    lf = open(log, "w")
+    p = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, start_new_session=True)
+    tel = None
+    try:
+        sock = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and p.poll() is None:
+            for d in runtime_dirs(prefix):
+                if os.path.exists(os.path.join(d, "dpdk_telemetry.v2")):
+                    sock = os.path.join(d, "dpdk_telemetry.v2")
+            if sock:
+                try:
+                    tel = Telemetry(sock)
+                    st = tel.get("/ethdev/stats,%d" % out_port)["/ethdev/stats"]
+                    if st and st.get("opackets", 0) > 0:
+                        break
+                except (OSError, ValueError, KeyError, TypeError):
+                    if tel:
+                        tel.close()
+                    tel = None
+            time.sleep(0.1)
+        else:
+            return "did not start" if p.poll() is None else "exited with %d" % p.returncode
+        if tel is None:
+            return "no traffic out within 30 s"
+        time.sleep(warm)
+
+        def sample():
+            st = tel.get("/ethdev/stats,%d" % out_port)["/ethdev/stats"]
+            return time.monotonic(), proc_cpu_ns(p.pid), st["opackets"]
+        t0, c0, n0 = sample()
+        time.sleep(secs)
+        t1, c1, n1 = sample()
+        if p.poll() is not None:
+            return "exited with %d during the window" % p.returncode
+        dn, dt, dc = n1 - n0, t1 - t0, (c1 - c0) / 1e9
+        if dn <= 0 or dc <= 0:
+            return "no packets in the window"
+        return dn / dt, dn / dc, dc / dt
+    finally:
+        if tel:
+            tel.close()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGINT)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        lf.close()
+        for d in runtime_dirs(prefix):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+# ---- cases ---------------------------------------------------------------
+
+def tsc_hz():
+    """The TSC's rate: the kernel's calibration when it printed it, else cpu MHz."""
+    try:
+        out = subprocess.run(["dmesg"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             universal_newlines=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    hz = 0.0
+    for line in out.splitlines():
+        for key in ("tsc: Refined TSC clocksource calibration:", "tsc: Detected"):
+            if key in line:
+                try:
+                    hz = float(line.split(key)[1].split("MHz")[0].strip(" :")) * 1e6
+                except ValueError:
+                    pass
+    if hz:
+        return hz, "kernel TSC calibration (dmesg)"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("cpu MHz"):
+                return float(line.split(":")[1]) * 1e6, "/proc/cpuinfo cpu MHz"
+    return 0.0, "unknown"
+
+
+def build_cases(a, pcaps, cfgs):
+    """(label, app, pmd, mode, dir, traffic, sas, workers, make_cmd(prefix) -> argv, out_port)"""
+    eal_common = ["--no-pci", "--no-huge", "-m", str(a.mem_mb), "--log-level", "*:warning",
+                  "--force-max-simd-bitwidth=512"]
+    cases = []
+
+    def ports(direction, traffic, nsa, nq):
+        if direction == "out":
+            f = pcaps["clear_" + traffic]
+        else:
+            f = pcaps["esp%d_%s" % (1 if nsa == 1 else MANY, traffic)]
+        pcap = "net_pcap_b0," + ",".join(["rx_pcap=" + f] * nq) + ",infinite_rx=1"
+        null = "net_null_b0,no-rx=1"
+        # port 0 protected (clear), port 1 unprotected (ESP)
+        if direction == "out":
+            return ["--vdev", pcap, "--vdev", null.replace("_b0", "_b1")], 1
+        return ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0
+
+    def vecsec_gw(label, pmd, cpu, d, t, nsa=1, workers=1):
+        cores = ",".join(str(i) for i in range(workers))
+        cdev = ["--vdev", pmd + "0"]
+        pv, op = ports(d, t, nsa, workers)
+        cfg = cfgs[(nsa, cpu, d)]
+
+        def mk(prefix):
+            return [a.gw, "-l", cores] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
+                ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", pmd, "--quiet",
+                 "--duration", "120"]
+        cases.append(dict(label=label, app="vecsec-gw", pmd=pmd,
+                          mode="cpu-crypto" if cpu else "lookaside", dir=d, traffic=t,
+                          sas=nsa, workers=workers, mk=mk, out_port=op))
+
+    def secgw(label, pmd, cpu, d, t):
+        if pmd == "crypto_vecsec":
+            cdev = ["-d", a.pmd_so, "--vdev", "crypto_vecsec0"]
+        else:
+            cdev = ["--vdev", pmd + "0"]
+        pv, op = ports(d, t, 1, 1)
+        cfg = cfgs[(1, cpu, d)]
+
+        def mk(prefix):
+            return [a.secgw, "-l", "0"] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
+                ["--", "-l", "-P", "-p", "0x3", "-u", "0x2", "--config", "(0,0,0),(1,0,0)",
+                 "-f", cfg]
+        cases.append(dict(label=label, app="ipsec-secgw", pmd=pmd,
+                          mode="cpu-crypto" if cpu else "lookaside", dir=d, traffic=t,
+                          sas=1, workers=1, mk=mk, out_port=op))
+
+    def floor(t):
+        """The I/O floor: the same ports and files, vecsec-gw forwarding in clear (SP bypass)."""
+        pv, op = ports("out", t, 1, 1)
+
+        def mk(prefix):
+            return [a.gw, "-l", "0"] + eal_common + ["--file-prefix", prefix] + pv + \
+                ["--", "-f", cfgs["bypass"], "-u", "2", "--quiet", "--duration", "120"]
+        cases.append(dict(label="I/O floor (gw bypass)", app="vecsec-gw", pmd="",
+                          mode="bypass", dir="out", traffic=t, sas=0, workers=1, mk=mk,
+                          out_port=op))
+
+    for d in ("out", "in"):
+        for t in a.traffic:
+            vecsec_gw("vecsec-gw vecsec", "crypto_vecsec", False, d, t)
+            vecsec_gw("vecsec-gw vecsec cpu", "crypto_vecsec", True, d, t)
+            vecsec_gw("vecsec-gw aesni_mb", "crypto_aesni_mb", False, d, t)
+            if a.secgw:
+                secgw("secgw aesni_mb", "crypto_aesni_mb", False, d, t)
+                secgw("secgw aesni_mb cpu", "crypto_aesni_mb", True, d, t)
+                secgw("secgw vecsec", "crypto_vecsec", False, d, t)
+                secgw("secgw vecsec cpu", "crypto_vecsec", True, d, t)
+        if d == "out":
+            for t in a.traffic:
+                floor(t)
+        if a.many and "64" in a.traffic:
+            vecsec_gw("vecsec-gw vecsec 1000 SAs", "crypto_vecsec", False, d, "64", nsa=MANY)
+        if a.workers2 and "64" in a.traffic:
+            vecsec_gw("vecsec-gw vecsec 2 workers", "crypto_vecsec", False, d, "64", workers=2)
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gw", required=True)
+    ap.add_argument("--secgw", default="")
+    ap.add_argument("--pmd-so", default="")
+    ap.add_argument("--out", required=True, help="CSV path; the PNG goes next to it")
+    ap.add_argument("--logs", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--secs", type=float, default=1.0)
+    ap.add_argument("--warmup", type=float, default=0.5)
+    ap.add_argument("--mem-mb", type=int, default=512)
+    ap.add_argument("--tag", default=str(os.getpid()),
+                    help="names /dev/shm/vecsec-bench-gw-TAG and EAL prefixes vecsec-bgw-TAG-*")
+    ap.add_argument("--traffic", default="64,imix,1400")
+    ap.add_argument("--no-many", dest="many", action="store_false")
+    ap.add_argument("--no-workers2", dest="workers2", action="store_false")
+    a = ap.parse_args()
+    a.traffic = [t for t in a.traffic.split(",") if t]
+    for t in a.traffic:
+        if t not in TRAFFIC:
+            sys.exit("bench_gw: unknown traffic %s (64, imix, 1400)" % t)
+    a.workers2 = a.workers2 and os.cpu_count() >= 2
+    os.makedirs(a.logs, exist_ok=True)
+    shm = "/dev/shm/vecsec-bench-gw-%s" % a.tag
+    os.makedirs(shm)
+    failed = 0
+    try:
+        t0 = time.time()
+        pcaps = gen_pcaps(shm, a.traffic, a.many and "64" in a.traffic)
+        cfgs = {}
+        for nsa in ([1, MANY] if a.many else [1]):
+            for cpu in (False, True):
+                for d in ("out", "in"):
+                    path = os.path.join(shm, "gw-%s-%d%s.cfg" % (d, nsa, "-cpu" if cpu else ""))
+                    with open(path, "w") as f:
+                        f.write(gw_conf(nsa, cpu, d))
+                    os.chmod(path, 0o600)
+                    cfgs[(nsa, cpu, d)] = path
+        cfgs["bypass"] = os.path.join(shm, "gw-bypass.cfg")
+        with open(cfgs["bypass"], "w") as f:
+            f.write("sp ipv4 out esp bypass pri 1 dst 10.1.0.0/16\n"
+                    "rt ipv4 dst 10.1.0.0/16 port 1\nneigh port 1 02:00:00:00:cc:01\n")
+        print("bench-gw: traffic files in %s (%.1f s to make)" % (shm, time.time() - t0))
+        cases = build_cases(a, pcaps, cfgs)
+        print("bench-gw: %d cases x %d runs, %.1f s warm-up + %.1f s window each"
+              % (len(cases), a.runs, a.warmup, a.secs))
+        res = {i: [] for i in range(len(cases))}
+        errs = {}
+        for r in range(a.runs):
+            for i, c in enumerate(cases):
+                prefix = "vecsec-bgw-%s-%d" % (a.tag, i)
+                log = os.path.join(a.logs, "case%02d-run%d.log" % (i, r))
+                v = one_run(c["mk"](prefix), prefix, c["out_port"], log, a.warmup, a.secs)
+                if isinstance(v, str):
+                    errs.setdefault(i, []).append("%s (see %s)" % (v, log))
+                    print("  run %d %-28s %-4s %-5s FAILED: %s" % (r, c["label"], c["dir"],
+                                                                 c["traffic"], v))
+                else:
+                    res[i].append(v)
+                    print("  run %d %-28s %-4s %-5s %6.3f Mpps wall %6.3f Mpps on CPU (%.0f%% CPU)"
+                          % (r, c["label"], c["dir"], c["traffic"], v[0] / 1e6, v[1] / 1e6,
+                             100 * v[2]), flush=True)
+        hz, hz_src = tsc_hz()
+        rows = []
+        for i, c in enumerate(cases):
+            v = res[i]
+            row = {k: c[k] for k in ("label", "app", "pmd", "mode", "dir", "traffic", "sas",
+                                     "workers")}
+            row["runs"] = len(v)
+            if v:
+                w = statistics.median(x[0] for x in v)
+                u = statistics.median(x[1] for x in v)
+                row.update(mpps_wall="%.4f" % (w / 1e6), mpps_cpu="%.4f" % (u / 1e6),
+                           cycles_pkt_wall="%.0f" % (hz / w) if hz else "",
+                           cycles_pkt_cpu="%.0f" % (hz / u) if hz else "",
+                           cpu_share="%.2f" % statistics.median(x[2] for x in v))
+            else:
+                failed += 1
+                row.update(mpps_wall="", mpps_cpu="", cycles_pkt_wall="", cycles_pkt_cpu="",
+                           cpu_share="")
+            rows.append(row)
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(a.out, "w", newline="") as f:
+            wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            wr.writeheader()
+            wr.writerows(rows)
+        report(rows, cases, hz, hz_src, a)
+        plot(rows, a)
+        for i, e in errs.items():
+            print("FAILED runs of %s %s %s: %s" % (cases[i]["label"], cases[i]["dir"],
+                                                  cases[i]["traffic"], "; ".join(e)))
+    finally:
+        shutil.rmtree(shm, ignore_errors=True)
+    return 1 if failed else 0
+
+
+def report(rows, cases, hz, hz_src, a):
+    print()
+    print("TSC %.3f GHz (%s); %d CPUs; medians of %d runs; Mpps = output packets per second"
+          % (hz / 1e9, hz_src, os.cpu_count(), a.runs))
+    print("%-28s %-4s %-5s %9s %9s %9s %5s" % ("case", "dir", "size", "Mpps wall", "Mpps CPU",
+                                               "cyc/pkt", "CPU"))
+    for r in rows:
+        print("%-28s %-4s %-5s %9s %9s %9s %5s" % (
+            r["label"], r["dir"], r["traffic"], r["mpps_wall"] or "-", r["mpps_cpu"] or "-",
+            r["cycles_pkt_cpu"] or "-", r["cpu_share"] or "-"))
+    print("(cyc/pkt: TSC cycles per packet on CPU; CPU: CPU seconds per second the process got)")
+    idx = {(r["label"], r["dir"], r["traffic"]): r for r in rows}
+
+    def ratio(x, y, key):
+        try:
+            return float(idx[x][key]) / float(idx[y][key])
+        except (KeyError, ValueError, ZeroDivisionError):
+            return None
+    print()
+    print("ratios on CPU (wall): vecsec-gw / stock ipsec-secgw + aesni_mb, same mode; "
+          "targets >= 2x at 64 B and IMIX, >= 1.6x at 1400 B")
+    for d in ("out", "in"):
+        for t in a.traffic:
+            parts = []
+            for gwl, sl in (("vecsec-gw vecsec", "secgw aesni_mb"),
+                            ("vecsec-gw vecsec cpu", "secgw aesni_mb cpu")):
+                rc, rw = ratio((gwl, d, t), (sl, d, t), "mpps_cpu"), \
+                    ratio((gwl, d, t), (sl, d, t), "mpps_wall")
+                if rc is not None:
+                    parts.append("%s/%s %.2fx (%.2fx)" % (gwl[10:], sl[6:], rc, rw or 0))
+            if parts:
+                print("  %-3s %-5s %s" % (d, t, "; ".join(parts)))
+    for d in ("out", "in"):
+        rc = ratio(("vecsec-gw vecsec 1000 SAs", d, "64"), ("vecsec-gw vecsec", d, "64"),
+                   "mpps_cpu")
+        rw = ratio(("vecsec-gw vecsec 1000 SAs", d, "64"), ("vecsec-gw vecsec", d, "64"),
+                   "mpps_wall")
+        if rc is not None:
+            print("  1000 SAs / 1 SA, %-3s 64 B: %.2f on CPU (%.2f wall); target >= 0.90"
+                  % (d, rc, rw or 0))
+        rw = ratio(("vecsec-gw vecsec 2 workers", d, "64"), ("vecsec-gw vecsec", d, "64"),
+                   "mpps_wall")
+        if rw is not None:
+            print("  2 workers / 1, %-3s 64 B: %.2f wall (%d CPUs on this machine, shared: "
+                  "capped)" % (d, rw, os.cpu_count()))
+    print()
+    print("reproducing command lines (FILES: the traffic and config files this script writes "
+          "in /dev/shm and removes at the end; the other sizes and directions change only "
+          "the rx_pcap file and which port is net_null):")
+    seen = set()
+    for c in cases:
+        key = (c["label"], c["sas"], c["workers"])
+        if key in seen:
+            continue
+        seen.add(key)
+        print("  # %s (%s, %s)" % (c["label"], c["dir"], c["traffic"]))
+        print("  " + " ".join(shlex.quote(x) for x in c["mk"]("bench-gw")))
+
+
+def plot(rows, a):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench-gw: no matplotlib, no PNG")
+        return
+    labels = []
+    for r in rows:
+        if r["label"] not in labels and r["sas"] == 1 and r["workers"] == 1:
+            labels.append(r["label"])
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
+    for ax, d in zip(axes, ("out", "in")):
+        n = len(labels)
+        wdt = 0.8 / max(n, 1)
+        for j, lab in enumerate(labels):
+            xs, ys, ws = [], [], []
+            for k, t in enumerate(a.traffic):
+                for r in rows:
+                    if r["label"] == lab and r["dir"] == d and r["traffic"] == t and \
+                            r["mpps_cpu"]:
+                        xs.append(k + (j - (n - 1) / 2) * wdt)
+                        ys.append(float(r["mpps_cpu"]))
+                        ws.append(float(r["mpps_wall"]))
+            ax.bar(xs, ys, wdt, label=lab)
+            ax.plot(xs, ws, "k_", markersize=8)
+        ax.set_xticks(range(len(a.traffic)))
+        ax.set_xticklabels([{"64": "64 B", "imix": "IMIX", "1400": "1400 B"}[t]
+                            for t in a.traffic])
+        ax.set_title("%s: ChaCha20-Poly1305 tunnel, 1 SA, 1 lcore" %
+                     ("outbound (encrypt)" if d == "out" else "inbound (decrypt)"))
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("Mpps per CPU second (bars); wall (ticks)")
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    png = os.path.splitext(a.out)[0] + ".png"
+    fig.savefig(png, dpi=100)
+    print("bench-gw: wrote %s and %s" % (a.out, png))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
