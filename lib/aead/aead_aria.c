@@ -245,6 +245,63 @@ xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
 	}
 }
 
+/* Short GCM jobs on linear buffers hash AAD, text and lengths in one kernel call. */
+#define SHORT_HASH_LEN 512
+
+static inline bool
+short_linear(const struct vecsec_aead_job *job)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
+	       job->aad_len + job->len <= SHORT_HASH_LEN - 32;
+}
+
+/*
+ * One short linear GCM job: ks = E(J0) || keystream; the GHASH input
+ * (A || pad || C || pad || lengths, SP 800-38D 7.1 step 5) is gathered in
+ * one buffer for a single update call. Returns 0 or -EBADMSG.
+ */
+static int
+gcm_short(const struct vecsec_aead_job *job, const uint8_t *ks, const struct ghash_impl *ghash)
+{
+	alignas(16) uint8_t hb[SHORT_HASH_LEN];
+	uint8_t x[16] = { 0 }, tag[16];
+	const struct ghash_key *hk = &gcm_key_of(job->key)->ghash;
+	size_t a = (job->aad_len + 15) & ~(size_t)15, c = (job->len + 15) & ~(size_t)15;
+	uint64_t abits = (uint64_t)job->aad_len * 8, cbits = (uint64_t)job->len * 8;
+	const uint8_t *in = job->in;
+	uint8_t *out = job->out;
+	int rc = 0;
+
+	memset(hb + a - 16 * (a != 0), 0, 16);
+	memcpy(hb, job->aad, job->aad_len);
+	memset(hb + a + c - 16 * (c != 0), 0, 16);
+	if (job->dir == VECSEC_AEAD_OPEN)
+		memcpy(hb + a, in, job->len);
+	else
+		for (size_t i = 0; i < job->len; i++)
+			hb[a + i] = out[i] = in[i] ^ ks[16 + i];
+	for (int i = 0; i < 8; i++) {
+		hb[a + c + 7 - i] = (uint8_t)(abits >> (8 * i));
+		hb[a + c + 15 - i] = (uint8_t)(cbits >> (8 * i));
+	}
+	ghash->update(x, hk, hb, (a + c) / 16 + 1);
+	/* step 6: T = E(J0) ^ S */
+	for (int i = 0; i < 16; i++)
+		tag[i] = ks[i] ^ x[i];
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		memcpy(job->tag, tag, job->tag_len);
+	} else if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
+		for (size_t i = 0; i < job->len; i++)
+			out[i] = in[i] ^ ks[16 + i];
+	} else {
+		vecsec_aead_wipe_out(job);
+		rc = -EBADMSG;
+	}
+	vecsec_memzero(tag, sizeof(tag));
+	vecsec_memzero(x, sizeof(x));
+	return rc;
+}
+
 /*
  * Jobs whose keystream fits BATCH_BLOCKS, all under one key (byte-sliced
  * ECB), or under several keys of one length when `multi` (the kernel's
@@ -254,11 +311,13 @@ static void
 batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 {
 	const struct aria_impl *impl = vecsec_aria_impl();
+	const struct ghash_impl *ghash = vecsec_ghash_impl();
 	alignas(64) uint8_t cb[BATCH_BLOCKS][16];
 	alignas(64) uint8_t ks[BATCH_BLOCKS * 16];
 	const struct aria_key *kp[BATCH_BLOCKS];
 	struct aria_gcm g[BATCH_JOBS];
 	size_t first[BATCH_JOBS], t = 0;
+	bool slow = false;
 
 	/* counter blocks: GCM J0, inc32(J0), ...; CTR the nonce block on */
 	for (unsigned int i = 0; i < n; i++) {
@@ -267,7 +326,18 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		size_t nb = (job->len + 15) / 16;
 
 		first[i] = t;
-		if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
+		if (job->key->alg == VECSEC_AEAD_ARIA_GCM && job->nonce_len == 12) {
+			/* SP 800-38D 7.1 step 2: J0 = IV || 0^31 || 1, the text from inc32(J0) */
+			uint8_t j0[16];
+
+			memcpy(j0, job->nonce, 12);
+			j0[12] = 0;
+			j0[13] = 0;
+			j0[14] = 0;
+			j0[15] = 1;
+			fill_ctr32(cb + t, j0, nb + 1);
+			kp[t++] = &gk->aria;
+		} else if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
 			vecsec_aria_gcm_start(&g[i], gk, job->nonce, job->nonce_len);
 			memcpy(cb[t], g[i].j0, 16);
 			kp[t++] = &gk->aria;
@@ -298,7 +368,12 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 
 		if (job->key->alg == VECSEC_AEAD_ARIA_CTR) {
 			xor_ks(job, k0, NULL);
+		} else if (short_linear(job)) {
+			rc = gcm_short(job, k0, ghash);
 		} else {
+			slow = true;
+			if (job->nonce_len == 12)
+				vecsec_aria_gcm_start(&g[i], gcm_key_of(job->key), job->nonce, 12);
 			vecsec_aria_gcm_hash(&g[i], job->aad, job->aad_len);
 			vecsec_aria_gcm_hash_pad(&g[i]);
 			if (job->dir == VECSEC_AEAD_SEAL) {
@@ -327,7 +402,8 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		job->status = rc == 0 ? VECSEC_JOB_OK : VECSEC_JOB_AUTH_FAILED;
 	}
 	vecsec_memzero(ks, 16 * t);
-	vecsec_memzero(g, sizeof(g));
+	if (slow)
+		vecsec_memzero(g, sizeof(g));
 }
 
 static inline size_t
