@@ -255,44 +255,73 @@ short_linear(const struct vecsec_aead_job *job)
 	       job->aad_len + job->len <= SHORT_HASH_LEN - 32;
 }
 
+/* out = in ^ ks, n bytes, linear buffers (in == out allowed) */
+static inline void
+xor_lin(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t a, b;
+
+		memcpy(&a, in + i, 8);
+		memcpy(&b, ks + i, 8);
+		a ^= b;
+		memcpy(out + i, &a, 8);
+	}
+	for (; i < n; i++)
+		out[i] = in[i] ^ ks[i];
+}
+
+/* S = GHASH(A || pad || C || pad || lengths) (SP 800-38D 7.1 step 5), one update call */
+static void
+hash_gathered(uint8_t x[16], const struct ghash_impl *ghash, const struct ghash_key *hk,
+	      const uint8_t *aad, size_t aad_len, const uint8_t *c, size_t len)
+{
+	alignas(16) uint8_t hb[SHORT_HASH_LEN];
+	size_t a = (aad_len + 15) & ~(size_t)15, cl = (len + 15) & ~(size_t)15;
+	uint64_t abits = (uint64_t)aad_len * 8, cbits = (uint64_t)len * 8;
+
+	if (ghash->hash_short != NULL && aad_len + len <= GHASH_SHORT_MAX) {
+		ghash->hash_short(x, hk, aad, aad_len, c, len);
+		return;
+	}
+	memset(hb + a - 16 * (a != 0), 0, 16);
+	memcpy(hb, aad, aad_len);
+	memset(hb + a + cl - 16 * (cl != 0), 0, 16);
+	memcpy(hb + a, c, len);
+	for (int i = 0; i < 8; i++) {
+		hb[a + cl + 7 - i] = (uint8_t)(abits >> (8 * i));
+		hb[a + cl + 15 - i] = (uint8_t)(cbits >> (8 * i));
+	}
+	memset(x, 0, 16);
+	ghash->update(x, hk, hb, (a + cl) / 16 + 1);
+}
+
 /*
- * One short linear GCM job: ks = E(J0) || keystream; the GHASH input
- * (A || pad || C || pad || lengths, SP 800-38D 7.1 step 5) is gathered in
- * one buffer for a single update call. Returns 0 or -EBADMSG.
+ * One short linear GCM job, ks = E(J0) || keystream: the whole GHASH
+ * input in one kernel call. Returns 0 or -EBADMSG.
  */
 static int
 gcm_short(const struct vecsec_aead_job *job, const uint8_t *ks, const struct ghash_impl *ghash)
 {
-	alignas(16) uint8_t hb[SHORT_HASH_LEN];
-	uint8_t x[16] = { 0 }, tag[16];
 	const struct ghash_key *hk = &gcm_key_of(job->key)->ghash;
-	size_t a = (job->aad_len + 15) & ~(size_t)15, c = (job->len + 15) & ~(size_t)15;
-	uint64_t abits = (uint64_t)job->aad_len * 8, cbits = (uint64_t)job->len * 8;
-	const uint8_t *in = job->in;
-	uint8_t *out = job->out;
+	uint8_t x[16], tag[16];
 	int rc = 0;
 
-	memset(hb + a - 16 * (a != 0), 0, 16);
-	memcpy(hb, job->aad, job->aad_len);
-	memset(hb + a + c - 16 * (c != 0), 0, 16);
-	if (job->dir == VECSEC_AEAD_OPEN)
-		memcpy(hb + a, in, job->len);
-	else
-		for (size_t i = 0; i < job->len; i++)
-			hb[a + i] = out[i] = in[i] ^ ks[16 + i];
-	for (int i = 0; i < 8; i++) {
-		hb[a + c + 7 - i] = (uint8_t)(abits >> (8 * i));
-		hb[a + c + 15 - i] = (uint8_t)(cbits >> (8 * i));
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		xor_lin(job->out, job->in, ks + 16, job->len);
+		hash_gathered(x, ghash, hk, job->aad, job->aad_len, job->out, job->len);
+	} else {
+		hash_gathered(x, ghash, hk, job->aad, job->aad_len, job->in, job->len);
 	}
-	ghash->update(x, hk, hb, (a + c) / 16 + 1);
 	/* step 6: T = E(J0) ^ S */
 	for (int i = 0; i < 16; i++)
 		tag[i] = ks[i] ^ x[i];
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		memcpy(job->tag, tag, job->tag_len);
 	} else if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
-		for (size_t i = 0; i < job->len; i++)
-			out[i] = in[i] ^ ks[16 + i];
+		xor_lin(job->out, job->in, ks + 16, job->len);
 	} else {
 		vecsec_aead_wipe_out(job);
 		rc = -EBADMSG;
