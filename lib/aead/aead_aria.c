@@ -469,36 +469,58 @@ run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
  */
 #define MIX_BLOCKS 16
 
+/* Key groups: a hash of the key pointers (public), twice the burst's slots. */
+#define GROUP_SLOTS (2 * VECSEC_MAX_BURST)
+
 void
 vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	bool multi = vecsec_aria_impl()->encrypt_blocks_multi != NULL;
 	struct vecsec_aead_job *group[VECSEC_MAX_BURST], *mixed[3][VECSEC_MAX_BURST];
-	unsigned int nm[3] = { 0, 0, 0 };
-	bool done[VECSEC_MAX_BURST] = { false };
+	const struct vecsec_aead_key *slot_key[GROUP_SLOTS];
+	uint16_t slot_grp[GROUP_SLOTS], head[VECSEC_MAX_BURST], tail[VECSEC_MAX_BURST];
+	uint16_t next[VECSEC_MAX_BURST];
+	size_t blocks[VECSEC_MAX_BURST];
+	unsigned int nm[3] = { 0, 0, 0 }, ngr = 0, mask = 1, shift = 64;
 
+	/* groups in order of first appearance, each a list of its jobs in order */
+	while (mask + 1 < 2 * n)
+		mask = 2 * mask + 1;
+	for (unsigned int m = mask + 1; m > 1; m >>= 1)
+		shift--;
+	memset(slot_key, 0, (mask + 1) * sizeof(slot_key[0]));
 	for (unsigned int i = 0; i < n; i++) {
 		const struct vecsec_aead_key *key = jobs[i]->key;
-		unsigned int ng = 0;
-		size_t blocks = 0;
+		unsigned int h = (unsigned int)(((uintptr_t)key * 0x9e3779b97f4a7c15ull) >> shift) &
+				 mask;
 
-		if (done[i])
-			continue;
-		/* every later job of the same key, in order */
-		for (unsigned int j = i; j < n; j++) {
-			if (done[j] || jobs[j]->key != key)
-				continue;
-			group[ng++] = jobs[j];
-			blocks += job_blocks(jobs[j]);
-			done[j] = true;
+		while (slot_key[h] != NULL && slot_key[h] != key)
+			h = (h + 1) & mask;
+		if (slot_key[h] == NULL) {
+			slot_key[h] = key;
+			slot_grp[h] = (uint16_t)ngr;
+			head[ngr] = (uint16_t)i;
+			blocks[ngr++] = 0;
+		} else {
+			next[tail[slot_grp[h]]] = (uint16_t)i;
 		}
-		if (multi && blocks < MIX_BLOCKS) {
+		tail[slot_grp[h]] = (uint16_t)i;
+		next[i] = UINT16_MAX;
+		blocks[slot_grp[h]] += job_blocks(jobs[i]);
+	}
+	for (unsigned int gi = 0; gi < ngr; gi++) {
+		const struct vecsec_aead_key *key = jobs[head[gi]]->key;
+		unsigned int ng = 0;
+
+		if (multi && blocks[gi] < MIX_BLOCKS) {
 			/* 12, 14 or 16 rounds: one many-key batch per key length */
 			unsigned int c = (gcm_key_of(key)->aria.rounds - 12) / 2;
 
-			for (unsigned int j = 0; j < ng; j++)
-				mixed[c][nm[c]++] = group[j];
+			for (unsigned int j = head[gi]; j != UINT16_MAX; j = next[j])
+				mixed[c][nm[c]++] = jobs[j];
 		} else {
+			for (unsigned int j = head[gi]; j != UINT16_MAX; j = next[j])
+				group[ng++] = jobs[j];
 			run_chunks(group, ng, false);
 		}
 	}
