@@ -299,29 +299,30 @@ hash_gathered(uint8_t x[16], const struct ghash_impl *ghash, const struct ghash_
 }
 
 /*
- * One short linear GCM job, ks = E(J0) || keystream: the whole GHASH
+ * One short linear GCM job, given E(J0) and its keystream: the whole GHASH
  * input in one kernel call. Returns 0 or -EBADMSG.
  */
 static int
-gcm_short(const struct vecsec_aead_job *job, const uint8_t *ks, const struct ghash_impl *ghash)
+gcm_short(const struct vecsec_aead_job *job, const uint8_t *ej0, const uint8_t *ks,
+	  const struct ghash_impl *ghash)
 {
 	const struct ghash_key *hk = &gcm_key_of(job->key)->ghash;
 	uint8_t x[16], tag[16];
 	int rc = 0;
 
 	if (job->dir == VECSEC_AEAD_SEAL) {
-		xor_lin(job->out, job->in, ks + 16, job->len);
+		xor_lin(job->out, job->in, ks, job->len);
 		hash_gathered(x, ghash, hk, job->aad, job->aad_len, job->out, job->len);
 	} else {
 		hash_gathered(x, ghash, hk, job->aad, job->aad_len, job->in, job->len);
 	}
 	/* step 6: T = E(J0) ^ S */
 	for (int i = 0; i < 16; i++)
-		tag[i] = ks[i] ^ x[i];
+		tag[i] = ej0[i] ^ x[i];
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		memcpy(job->tag, tag, job->tag_len);
 	} else if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
-		xor_lin(job->out, job->in, ks + 16, job->len);
+		xor_lin(job->out, job->in, ks, job->len);
 	} else {
 		vecsec_aead_wipe_out(job);
 		rc = -EBADMSG;
@@ -345,32 +346,44 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 	alignas(64) uint8_t ks[BATCH_BLOCKS * 16];
 	const struct aria_key *kp[BATCH_BLOCKS];
 	struct aria_gcm g[BATCH_JOBS];
-	size_t first[BATCH_JOBS], t = 0;
+	size_t first[BATCH_JOBS], ej0[BATCH_JOBS], t = 0, e;
 	bool slow = false;
 
-	/* counter blocks: GCM J0, inc32(J0), ...; CTR the nonce block on */
+	/*
+	 * Counter blocks: each job's text blocks (GCM from inc32(J0), CTR from
+	 * the nonce block) back to back, then the GCM jobs' J0s: jobs of four
+	 * blocks fill a many-key kernel's 4-block vectors with one key each.
+	 */
+	for (unsigned int i = 0; i < n; i++)
+		t += (jobs[i]->len + 15) / 16;
+	e = t;
+	t = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		const struct vecsec_aead_job *job = jobs[i];
 		const struct aria_gcm_key *gk = gcm_key_of(job->key);
 		size_t nb = (job->len + 15) / 16;
+		uint8_t c1[16];
 
 		first[i] = t;
+		ej0[i] = 0;
 		if (job->key->alg == VECSEC_AEAD_ARIA_GCM && job->nonce_len == 12) {
 			/* SP 800-38D 7.1 step 2: J0 = IV || 0^31 || 1, the text from inc32(J0) */
-			uint8_t j0[16];
-
-			memcpy(j0, job->nonce, 12);
-			j0[12] = 0;
-			j0[13] = 0;
-			j0[14] = 0;
-			j0[15] = 1;
-			fill_ctr32(cb + t, j0, nb + 1);
-			kp[t++] = &gk->aria;
+			memcpy(cb[e], job->nonce, 12);
+			cb[e][12] = 0;
+			cb[e][13] = 0;
+			cb[e][14] = 0;
+			cb[e][15] = 1;
+			memcpy(c1, cb[e], 16);
+			c1[15] = 2;
+			fill_ctr32(cb + t, c1, nb);
+			ej0[i] = e;
+			kp[e++] = &gk->aria;
 		} else if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
 			vecsec_aria_gcm_start(&g[i], gk, job->nonce, job->nonce_len);
-			memcpy(cb[t], g[i].j0, 16);
-			kp[t++] = &gk->aria;
+			memcpy(cb[e], g[i].j0, 16);
 			fill_ctr32(cb + t, g[i].ctr, nb);
+			ej0[i] = e;
+			kp[e++] = &gk->aria;
 		} else {
 			fill_ctr32(cb + t, job->nonce, nb);
 		}
@@ -378,27 +391,28 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 			kp[t + b] = &gk->aria;
 		t += nb;
 	}
+	t = e;
 	if (multi && impl->encrypt_blocks_multi != NULL) {
 		impl->encrypt_blocks_multi(ks, cb[0], t, kp);
 	} else {
 		/* runs of one key (a single run unless the impl changed under us) */
-		for (size_t b = 0, e; b < t; b = e) {
-			for (e = b + 1; e < t && kp[e] == kp[b]; e++)
+		for (size_t b = 0, b1; b < t; b = b1) {
+			for (b1 = b + 1; b1 < t && kp[b1] == kp[b]; b1++)
 				;
-			impl->encrypt_blocks(ks + 16 * b, cb[b], e - b, kp[b]);
+			impl->encrypt_blocks(ks + 16 * b, cb[b], b1 - b, kp[b]);
 		}
 	}
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
-		const uint8_t *k0 = ks + 16 * first[i];
+		const uint8_t *kt = ks + 16 * first[i], *k0 = ks + 16 * ej0[i];
 		uint8_t tag[16];
 		int rc = 0;
 
 		if (job->key->alg == VECSEC_AEAD_ARIA_CTR) {
-			xor_ks(job, k0, NULL);
+			xor_ks(job, kt, NULL);
 		} else if (short_linear(job)) {
-			rc = gcm_short(job, k0, ghash);
+			rc = gcm_short(job, k0, kt, ghash);
 		} else {
 			slow = true;
 			if (job->nonce_len == 12)
@@ -406,7 +420,7 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 			vecsec_aria_gcm_hash(&g[i], job->aad, job->aad_len);
 			vecsec_aria_gcm_hash_pad(&g[i]);
 			if (job->dir == VECSEC_AEAD_SEAL) {
-				xor_ks(job, k0 + 16, &g[i]);
+				xor_ks(job, kt, &g[i]);
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				memcpy(job->tag, tag, job->tag_len);
 			} else {
@@ -420,7 +434,7 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 					vecsec_aria_gcm_hash(&g[i], p, len);
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
-					xor_ks(job, k0 + 16, NULL);
+					xor_ks(job, kt, NULL);
 				} else {
 					vecsec_aead_wipe_out(job);
 					rc = -EBADMSG;
