@@ -368,13 +368,13 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		ej0[i] = 0;
 		if (job->key->alg == VECSEC_AEAD_ARIA_GCM && job->nonce_len == 12) {
 			/* SP 800-38D 7.1 step 2: J0 = IV || 0^31 || 1, the text from inc32(J0) */
+			static const uint8_t be1[4] = { 0, 0, 0, 1 }, be2[4] = { 0, 0, 0, 2 };
+
+			/* built from the nonce, not read back (a store-forwarding stall) */
 			memcpy(cb[e], job->nonce, 12);
-			cb[e][12] = 0;
-			cb[e][13] = 0;
-			cb[e][14] = 0;
-			cb[e][15] = 1;
-			memcpy(c1, cb[e], 16);
-			c1[15] = 2;
+			memcpy(cb[e] + 12, be1, 4);
+			memcpy(c1, job->nonce, 12);
+			memcpy(c1 + 12, be2, 4);
 			fill_ctr32(cb + t, c1, nb);
 			ej0[i] = e;
 			kp[e++] = &gk->aria;
