@@ -11,7 +11,10 @@
  * counter blocks of a whole group (each GCM job's J0 too) go through one
  * ECB call of the wide kernel, which a short packet alone could not fill;
  * keys with only a few blocks share a many-key ECB call (a key per block)
- * where the kernel has one; then each job xors, hashes and tags on its own.
+ * where the kernel has one (the text blocks first, the J0s after, so that
+ * a 64-byte job fills a 4-block vector under one key); then each job
+ * xors, hashes and tags on its own, a short linear GCM job with one GHASH
+ * call over AAD, text and lengths (the kernel's hash_short where it has one).
  */
 #include <errno.h>
 #include <stdalign.h>
