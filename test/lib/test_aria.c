@@ -1525,6 +1525,81 @@ test_aead_burst_batch(void)
 	free(want);
 }
 
+/*
+ * The ESP shape of vecsec-bench's bursts: 32 GCM jobs, each under its own
+ * key (all three key lengths), 8-byte AAD, 12-byte IV, lengths of 0..80
+ * with 64 (four blocks: a one-key vector of the many-key kernel) most
+ * common, in place for some; seal, then open of the result and a forged
+ * open, against one-shot calls.
+ */
+static void
+test_aead_burst_many_keys(void)
+{
+	enum { NJ = 32 };
+	static struct vecsec_aead_key keys[NJ];
+	static uint8_t pt[NJ][80], ct[NJ][80], buf[NJ][80], wct[NJ][80];
+	static uint8_t nonce[NJ][12], aad[NJ][8], tag[NJ][16], wtag[NJ][16];
+	static struct vecsec_aead_job jobs[NJ];
+	struct vecsec_aead_job *jp[NJ];
+	size_t lens[NJ];
+	uint64_t rng = vt_seed() + 4242;
+
+	for (unsigned int j = 0; j < NJ; j++) {
+		uint8_t key[32];
+
+		vt_rand(key, 32, rng + j);
+		VT_EXPECT(vecsec_aead_key_init(&keys[j], VECSEC_AEAD_ARIA_GCM, key,
+					       key_lens[j % 3]) == 0, "key %u", j);
+		lens[j] = j % 4 == 3 ? vt_below(&rng, 81) : 64;
+		vt_rand(pt[j], lens[j], rng + 100 + j);
+		vt_rand(nonce[j], 12, rng + 200 + j);
+		vt_rand(aad[j], 8, rng + 300 + j);
+		VT_EXPECT(vecsec_aead_seal(&keys[j], wct[j], wtag[j], 16, pt[j], lens[j], nonce[j],
+					   12, aad[j], 8) == 0, "one shot %u", j);
+	}
+	for (int pass = 0; pass < 3; pass++) {
+		for (unsigned int j = 0; j < NJ; j++) {
+			bool in_place = j % 5 == 1;
+			const uint8_t *src = pass == 0 ? pt[j] : wct[j];
+
+			memcpy(buf[j], src, lens[j]);
+			memcpy(tag[j], wtag[j], 16);
+			if (pass == 2 && j % 3 == 0)
+				tag[j][j % 16] ^= 0x40;
+			memset(ct[j], 0xee, sizeof(ct[j]));
+			jobs[j] = (struct vecsec_aead_job){
+				.key = &keys[j], .dir = pass == 0 ? VECSEC_AEAD_SEAL : VECSEC_AEAD_OPEN,
+				.status = VECSEC_JOB_PENDING, .nonce = nonce[j], .nonce_len = 12,
+				.aad = aad[j], .aad_len = 8, .len = lens[j],
+				.in = in_place ? ct[j] : buf[j], .out = ct[j], .tag = tag[j],
+				.tag_len = 16,
+			};
+			if (in_place)
+				memcpy(ct[j], src, lens[j]);
+			jp[j] = &jobs[j];
+		}
+		VT_EXPECT(vecsec_aead_burst(jp, NJ) == NJ, "burst taken");
+		for (unsigned int j = 0; j < NJ; j++) {
+			bool bad = pass == 2 && j % 3 == 0;
+
+			VT_EXPECT(jobs[j].status == (bad ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_OK),
+				  "pass %d job %u status %u", pass, j, jobs[j].status);
+			if (pass == 0) {
+				VT_EXPECT_MEM(ct[j], wct[j], lens[j], "seal job %u len %zu", j,
+					      lens[j]);
+				VT_EXPECT_MEM(tag[j], wtag[j], 16, "seal tag job %u", j);
+			} else if (!bad) {
+				VT_EXPECT_MEM(ct[j], pt[j], lens[j], "open job %u len %zu", j,
+					      lens[j]);
+			} else {
+				VT_EXPECT_ZERO(ct[j], lens[j], "forged open job %u wiped", j);
+			}
+		}
+	}
+	for (unsigned int j = 0; j < NJ; j++)
+		vecsec_aead_key_wipe(&keys[j]);
+}
+
 int
 main(void)
 {
@@ -1539,6 +1614,7 @@ main(void)
 		VT_TEST(test_aead_aria),      VT_TEST(test_aead_esp),
 		VT_TEST(test_aead_sgl),	      VT_TEST(test_aead_burst_mixed),
 		VT_TEST(test_aead_burst_batch),
+		VT_TEST(test_aead_burst_many_keys),
 	};
 	const char *s = getenv("VT_SLOW");
 
