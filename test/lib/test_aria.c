@@ -1568,7 +1568,8 @@ test_aead_burst_many_keys(void)
 				tag[j][j % 16] ^= 0x40;
 			memset(ct[j], 0xee, sizeof(ct[j]));
 			jobs[j] = (struct vecsec_aead_job){
-				.key = &keys[j], .dir = pass == 0 ? VECSEC_AEAD_SEAL : VECSEC_AEAD_OPEN,
+				.key = &keys[j],
+				.dir = pass == 0 ? VECSEC_AEAD_SEAL : VECSEC_AEAD_OPEN,
 				.status = VECSEC_JOB_PENDING, .nonce = nonce[j], .nonce_len = 12,
 				.aad = aad[j], .aad_len = 8, .len = lens[j],
 				.in = in_place ? ct[j] : buf[j], .out = ct[j], .tag = tag[j],
