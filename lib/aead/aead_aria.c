@@ -11,7 +11,10 @@
  * counter blocks of a whole group (each GCM job's J0 too) go through one
  * ECB call of the wide kernel, which a short packet alone could not fill;
  * keys with only a few blocks share a many-key ECB call (a key per block)
- * where the kernel has one; then each job xors, hashes and tags on its own.
+ * where the kernel has one (the text blocks first, the J0s after, so that
+ * a 64-byte job fills a 4-block vector under one key); then each job
+ * xors, hashes and tags on its own, a short linear GCM job with one GHASH
+ * call over AAD, text and lengths (the kernel's hash_short where it has one).
  */
 #include <errno.h>
 #include <stdalign.h>
@@ -245,6 +248,93 @@ xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
 	}
 }
 
+/* Short GCM jobs on linear buffers hash AAD, text and lengths in one kernel call. */
+#define SHORT_HASH_LEN 512
+
+static inline bool
+short_linear(const struct vecsec_aead_job *job)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
+	       job->aad_len + job->len <= SHORT_HASH_LEN - 32;
+}
+
+/* out = in ^ ks, n bytes, linear buffers (in == out allowed) */
+static inline void
+xor_lin(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t a, b;
+
+		memcpy(&a, in + i, 8);
+		memcpy(&b, ks + i, 8);
+		a ^= b;
+		memcpy(out + i, &a, 8);
+	}
+	for (; i < n; i++)
+		out[i] = in[i] ^ ks[i];
+}
+
+/* S = GHASH(A || pad || C || pad || lengths) (SP 800-38D 7.1 step 5), one update call */
+static void
+hash_gathered(uint8_t x[16], const struct ghash_impl *ghash, const struct ghash_key *hk,
+	      const uint8_t *aad, size_t aad_len, const uint8_t *c, size_t len)
+{
+	alignas(16) uint8_t hb[SHORT_HASH_LEN];
+	size_t a = (aad_len + 15) & ~(size_t)15, cl = (len + 15) & ~(size_t)15;
+	uint64_t abits = (uint64_t)aad_len * 8, cbits = (uint64_t)len * 8;
+
+	if (ghash->hash_short != NULL && aad_len + len <= GHASH_SHORT_MAX) {
+		ghash->hash_short(x, hk, aad, aad_len, c, len);
+		return;
+	}
+	memset(hb + a - 16 * (a != 0), 0, 16);
+	memcpy(hb, aad, aad_len);
+	memset(hb + a + cl - 16 * (cl != 0), 0, 16);
+	memcpy(hb + a, c, len);
+	for (int i = 0; i < 8; i++) {
+		hb[a + cl + 7 - i] = (uint8_t)(abits >> (8 * i));
+		hb[a + cl + 15 - i] = (uint8_t)(cbits >> (8 * i));
+	}
+	memset(x, 0, 16);
+	ghash->update(x, hk, hb, (a + cl) / 16 + 1);
+}
+
+/*
+ * One short linear GCM job, given E(J0) and its keystream: the whole GHASH
+ * input in one kernel call. Returns 0 or -EBADMSG.
+ */
+static int
+gcm_short(const struct vecsec_aead_job *job, const uint8_t *ej0, const uint8_t *ks,
+	  const struct ghash_impl *ghash)
+{
+	const struct ghash_key *hk = &gcm_key_of(job->key)->ghash;
+	uint8_t x[16], tag[16];
+	int rc = 0;
+
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		xor_lin(job->out, job->in, ks, job->len);
+		hash_gathered(x, ghash, hk, job->aad, job->aad_len, job->out, job->len);
+	} else {
+		hash_gathered(x, ghash, hk, job->aad, job->aad_len, job->in, job->len);
+	}
+	/* step 6: T = E(J0) ^ S */
+	for (int i = 0; i < 16; i++)
+		tag[i] = ej0[i] ^ x[i];
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		memcpy(job->tag, tag, job->tag_len);
+	} else if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
+		xor_lin(job->out, job->in, ks, job->len);
+	} else {
+		vecsec_aead_wipe_out(job);
+		rc = -EBADMSG;
+	}
+	vecsec_memzero(tag, sizeof(tag));
+	vecsec_memzero(x, sizeof(x));
+	return rc;
+}
+
 /*
  * Jobs whose keystream fits BATCH_BLOCKS, all under one key (byte-sliced
  * ECB), or under several keys of one length when `multi` (the kernel's
@@ -254,24 +344,49 @@ static void
 batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 {
 	const struct aria_impl *impl = vecsec_aria_impl();
+	const struct ghash_impl *ghash = vecsec_ghash_impl();
 	alignas(64) uint8_t cb[BATCH_BLOCKS][16];
 	alignas(64) uint8_t ks[BATCH_BLOCKS * 16];
 	const struct aria_key *kp[BATCH_BLOCKS];
 	struct aria_gcm g[BATCH_JOBS];
-	size_t first[BATCH_JOBS], t = 0;
+	size_t first[BATCH_JOBS], ej0[BATCH_JOBS], t = 0, e;
+	bool slow = false;
 
-	/* counter blocks: GCM J0, inc32(J0), ...; CTR the nonce block on */
+	/*
+	 * Counter blocks: each job's text blocks (GCM from inc32(J0), CTR from
+	 * the nonce block) back to back, then the GCM jobs' J0s: jobs of four
+	 * blocks fill a many-key kernel's 4-block vectors with one key each.
+	 */
+	for (unsigned int i = 0; i < n; i++)
+		t += (jobs[i]->len + 15) / 16;
+	e = t;
+	t = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		const struct vecsec_aead_job *job = jobs[i];
 		const struct aria_gcm_key *gk = gcm_key_of(job->key);
 		size_t nb = (job->len + 15) / 16;
+		uint8_t c1[16];
 
 		first[i] = t;
-		if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
+		ej0[i] = 0;
+		if (job->key->alg == VECSEC_AEAD_ARIA_GCM && job->nonce_len == 12) {
+			/* SP 800-38D 7.1 step 2: J0 = IV || 0^31 || 1, the text from inc32(J0) */
+			static const uint8_t be1[4] = { 0, 0, 0, 1 }, be2[4] = { 0, 0, 0, 2 };
+
+			/* built from the nonce, not read back (a store-forwarding stall) */
+			memcpy(cb[e], job->nonce, 12);
+			memcpy(cb[e] + 12, be1, 4);
+			memcpy(c1, job->nonce, 12);
+			memcpy(c1 + 12, be2, 4);
+			fill_ctr32(cb + t, c1, nb);
+			ej0[i] = e;
+			kp[e++] = &gk->aria;
+		} else if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
 			vecsec_aria_gcm_start(&g[i], gk, job->nonce, job->nonce_len);
-			memcpy(cb[t], g[i].j0, 16);
-			kp[t++] = &gk->aria;
+			memcpy(cb[e], g[i].j0, 16);
 			fill_ctr32(cb + t, g[i].ctr, nb);
+			ej0[i] = e;
+			kp[e++] = &gk->aria;
 		} else {
 			fill_ctr32(cb + t, job->nonce, nb);
 		}
@@ -279,30 +394,36 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 			kp[t + b] = &gk->aria;
 		t += nb;
 	}
+	t = e;
 	if (multi && impl->encrypt_blocks_multi != NULL) {
 		impl->encrypt_blocks_multi(ks, cb[0], t, kp);
 	} else {
 		/* runs of one key (a single run unless the impl changed under us) */
-		for (size_t b = 0, e; b < t; b = e) {
-			for (e = b + 1; e < t && kp[e] == kp[b]; e++)
+		for (size_t b = 0, b1; b < t; b = b1) {
+			for (b1 = b + 1; b1 < t && kp[b1] == kp[b]; b1++)
 				;
-			impl->encrypt_blocks(ks + 16 * b, cb[b], e - b, kp[b]);
+			impl->encrypt_blocks(ks + 16 * b, cb[b], b1 - b, kp[b]);
 		}
 	}
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
-		const uint8_t *k0 = ks + 16 * first[i];
+		const uint8_t *kt = ks + 16 * first[i], *k0 = ks + 16 * ej0[i];
 		uint8_t tag[16];
 		int rc = 0;
 
 		if (job->key->alg == VECSEC_AEAD_ARIA_CTR) {
-			xor_ks(job, k0, NULL);
+			xor_ks(job, kt, NULL);
+		} else if (short_linear(job)) {
+			rc = gcm_short(job, k0, kt, ghash);
 		} else {
+			slow = true;
+			if (job->nonce_len == 12)
+				vecsec_aria_gcm_start(&g[i], gcm_key_of(job->key), job->nonce, 12);
 			vecsec_aria_gcm_hash(&g[i], job->aad, job->aad_len);
 			vecsec_aria_gcm_hash_pad(&g[i]);
 			if (job->dir == VECSEC_AEAD_SEAL) {
-				xor_ks(job, k0 + 16, &g[i]);
+				xor_ks(job, kt, &g[i]);
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				memcpy(job->tag, tag, job->tag_len);
 			} else {
@@ -316,7 +437,7 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 					vecsec_aria_gcm_hash(&g[i], p, len);
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
-					xor_ks(job, k0 + 16, NULL);
+					xor_ks(job, kt, NULL);
 				} else {
 					vecsec_aead_wipe_out(job);
 					rc = -EBADMSG;
@@ -327,7 +448,8 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		job->status = rc == 0 ? VECSEC_JOB_OK : VECSEC_JOB_AUTH_FAILED;
 	}
 	vecsec_memzero(ks, 16 * t);
-	vecsec_memzero(g, sizeof(g));
+	if (slow)
+		vecsec_memzero(g, sizeof(g));
 }
 
 static inline size_t
@@ -364,36 +486,58 @@ run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
  */
 #define MIX_BLOCKS 16
 
+/* Key groups: a hash of the key pointers (public), twice the burst's slots. */
+#define GROUP_SLOTS (2 * VECSEC_MAX_BURST)
+
 void
 vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	bool multi = vecsec_aria_impl()->encrypt_blocks_multi != NULL;
 	struct vecsec_aead_job *group[VECSEC_MAX_BURST], *mixed[3][VECSEC_MAX_BURST];
-	unsigned int nm[3] = { 0, 0, 0 };
-	bool done[VECSEC_MAX_BURST] = { false };
+	const struct vecsec_aead_key *slot_key[GROUP_SLOTS];
+	uint16_t slot_grp[GROUP_SLOTS], head[VECSEC_MAX_BURST], tail[VECSEC_MAX_BURST];
+	uint16_t next[VECSEC_MAX_BURST];
+	size_t blocks[VECSEC_MAX_BURST];
+	unsigned int nm[3] = { 0, 0, 0 }, ngr = 0, mask = 1, shift = 64;
 
+	/* groups in order of first appearance, each a list of its jobs in order */
+	while (mask + 1 < 2 * n)
+		mask = 2 * mask + 1;
+	for (unsigned int m = mask + 1; m > 1; m >>= 1)
+		shift--;
+	memset(slot_key, 0, (mask + 1) * sizeof(slot_key[0]));
 	for (unsigned int i = 0; i < n; i++) {
 		const struct vecsec_aead_key *key = jobs[i]->key;
-		unsigned int ng = 0;
-		size_t blocks = 0;
+		unsigned int h = (unsigned int)(((uintptr_t)key * 0x9e3779b97f4a7c15ull) >> shift) &
+				 mask;
 
-		if (done[i])
-			continue;
-		/* every later job of the same key, in order */
-		for (unsigned int j = i; j < n; j++) {
-			if (done[j] || jobs[j]->key != key)
-				continue;
-			group[ng++] = jobs[j];
-			blocks += job_blocks(jobs[j]);
-			done[j] = true;
+		while (slot_key[h] != NULL && slot_key[h] != key)
+			h = (h + 1) & mask;
+		if (slot_key[h] == NULL) {
+			slot_key[h] = key;
+			slot_grp[h] = (uint16_t)ngr;
+			head[ngr] = (uint16_t)i;
+			blocks[ngr++] = 0;
+		} else {
+			next[tail[slot_grp[h]]] = (uint16_t)i;
 		}
-		if (multi && blocks < MIX_BLOCKS) {
+		tail[slot_grp[h]] = (uint16_t)i;
+		next[i] = UINT16_MAX;
+		blocks[slot_grp[h]] += job_blocks(jobs[i]);
+	}
+	for (unsigned int gi = 0; gi < ngr; gi++) {
+		const struct vecsec_aead_key *key = jobs[head[gi]]->key;
+		unsigned int ng = 0;
+
+		if (multi && blocks[gi] < MIX_BLOCKS) {
 			/* 12, 14 or 16 rounds: one many-key batch per key length */
 			unsigned int c = (gcm_key_of(key)->aria.rounds - 12) / 2;
 
-			for (unsigned int j = 0; j < ng; j++)
-				mixed[c][nm[c]++] = group[j];
+			for (unsigned int j = head[gi]; j != UINT16_MAX; j = next[j])
+				mixed[c][nm[c]++] = jobs[j];
 		} else {
+			for (unsigned int j = head[gi]; j != UINT16_MAX; j = next[j])
+				group[ng++] = jobs[j];
 			run_chunks(group, ng, false);
 		}
 	}

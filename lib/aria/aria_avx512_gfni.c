@@ -246,13 +246,19 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 /*
  * ---- many keys: block layout, a key per 128-bit lane ----
  * Bursts of short packets under many keys (aead_aria.c): block i uses
- * keys[i]; each round key vector is four 128-bit loads. 16 blocks (4 zmm)
+ * keys[i]; each round key vector is four 128-bit loads, or one broadcast
+ * where its four blocks share a key (the caller's layout). 16 blocks (4 zmm)
  * per step keep enough independent work in flight.
  */
 static inline __m512i
-ml_key(const struct aria_key *const *keys, unsigned int r)
+ml_key(const struct aria_key *const *keys, unsigned int r, bool same)
 {
-	__m512i v = _mm512_castsi128_si512(
+	__m512i v;
+
+	/* four blocks of one key (the caller lays jobs out so): one broadcast load */
+	if (same)
+		return bl_key(keys[0]->ek[r]);
+	v = _mm512_castsi128_si512(
 		_mm_loadu_si128((const __m128i *)(const void *)keys[0]->ek[r]));
 
 	v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)keys[1]->ek[r]),
@@ -270,24 +276,29 @@ ml_step(uint8_t *out, const uint8_t *in, size_t len, const struct aria_key *cons
 	unsigned int n)
 {
 	__m512i x[4], p[7];
+	bool same[4];
 
 	for (int k = 0; k < 7; k++)
 		p[k] = _mm512_broadcast_i32x4(
 			_mm_loadu_si128((const __m128i *)(const void *)bl_perm[k]));
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		x[i] = _mm512_maskz_loadu_epi8(bl_mask(len, i), in + 64 * i);
+		/* key pointers are public: comparing them tells nothing secret */
+		same[i] = keys[4 * i] == keys[4 * i + 1] && keys[4 * i] == keys[4 * i + 2] &&
+			  keys[4 * i] == keys[4 * i + 3];
+	}
 	for (unsigned int r = 0; r + 1 < n; r++) {
 		for (int i = 0; i < 4; i++) {
-			__m512i t = _mm512_xor_si512(x[i], ml_key(keys + 4 * i, r));
+			__m512i t = _mm512_xor_si512(x[i], ml_key(keys + 4 * i, r, same[i]));
 
 			t = r % 2 == 0 ? bl_sl1(t) : bl_sl2(t);
 			x[i] = bl_diffuse(t, p);
 		}
 	}
 	for (int i = 0; i < 4; i++) {
-		__m512i t = bl_sl2(_mm512_xor_si512(x[i], ml_key(keys + 4 * i, n - 1)));
+		__m512i t = bl_sl2(_mm512_xor_si512(x[i], ml_key(keys + 4 * i, n - 1, same[i])));
 
-		x[i] = _mm512_xor_si512(t, ml_key(keys + 4 * i, n));
+		x[i] = _mm512_xor_si512(t, ml_key(keys + 4 * i, n, same[i]));
 		_mm512_mask_storeu_epi8(out + 64 * i, bl_mask(len, i), x[i]);
 	}
 }

@@ -106,7 +106,18 @@ struct ghash_impl {
 	size_t min_len;
 	void (*update)(uint8_t x[16], const struct ghash_key *k, const uint8_t *in,
 		       size_t nblocks);
+	/*
+	 * Optional (NULL: callers gather the blocks themselves): s = GHASH of
+	 * A || pad || C || pad || [8 aad_len]64 || [8 len]64 from zero (SP
+	 * 800-38D 7.1 step 5) for aad_len + len <= GHASH_SHORT_MAX, reading
+	 * exactly those bytes: one call, one reduction, for short GCM jobs.
+	 */
+	void (*hash_short)(uint8_t s[16], const struct ghash_key *k, const uint8_t *aad,
+			   size_t aad_len, const uint8_t *c, size_t len);
 };
+
+/* At most GHASH_POWERS blocks in all, padding and lengths included. */
+#define GHASH_SHORT_MAX ((GHASH_POWERS - 3) * 16)
 
 /* The tables, widest first, ref last; NULL-terminated. */
 extern const struct aria_impl *const vecsec_aria_impls[];

@@ -4,7 +4,8 @@
  * set): 16 blocks per step, four per zmm, each multiplied by its power
  * H^16..H^1 and summed unreduced; the four 128-bit lanes are folded and
  * reduced once per step (ghash_clmul.h; bit order as in ghash_pclmul.c).
- * Tails of 1..15 blocks take aggregated 128-bit steps of up to 8.
+ * Tails of 1..15 blocks take aggregated 128-bit steps of up to 8; short GCM
+ * jobs hash AAD, text and lengths in one call with masked loads (hash_short).
  * Constant time by construction.
  */
 #include <string.h>
@@ -98,6 +99,37 @@ ghash_update_avx512_vpclmul(uint8_t x[16], const struct ghash_key *k, const uint
 	gc_store_be(x, acc);
 }
 
+/* len bytes as masked 16-byte pieces, each times its power of H (*left counts down) */
+static inline void
+short_part(struct gc_prod *s, const struct ghash_key *k, const uint8_t *p, size_t len,
+	   size_t *left)
+{
+	for (size_t o = 0; o < len; o += 16) {
+		size_t n = len - o < 16 ? len - o : 16;
+		__m128i b = _mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1), p + o);
+
+		*left -= 1;
+		gc_mul_acc(s, gc_bswap(b), gc_load_be(k->h[*left]));
+	}
+}
+
+static void
+ghash_short_avx512_vpclmul(uint8_t x[16], const struct ghash_key *k, const uint8_t *aad,
+			   size_t aad_len, const uint8_t *c, size_t len)
+{
+	/* block j of n is multiplied by H^(n-j): the Horner sum, one reduction */
+	size_t left = (aad_len + 15) / 16 + (len + 15) / 16 + 1;
+	struct gc_prod s = gc_prod_zero();
+	__m128i lens = _mm_set_epi64x((long long)((uint64_t)aad_len * 8),
+				      (long long)((uint64_t)len * 8));
+
+	short_part(&s, k, aad, aad_len, &left);
+	short_part(&s, k, c, len, &left);
+	/* the lengths block, already in the reversed (register) order */
+	gc_mul_acc(&s, lens, gc_load_be(k->h[0]));
+	gc_store_be(x, gc_reduce(&s));
+}
+
 const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul = {
 	.name = "avx512_vpclmul",
 	.isa = VECSEC_ISA_AVX512,
@@ -105,4 +137,5 @@ const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul = {
 	.blocks = 16,
 	.min_len = 0,
 	.update = ghash_update_avx512_vpclmul,
+	.hash_short = ghash_short_avx512_vpclmul,
 };

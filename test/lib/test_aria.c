@@ -210,6 +210,41 @@ test_sboxes(void)
 }
 
 /*
+ * The one-call short GHASH (A || pad || C || pad || lengths from zero)
+ * against the reference update over the same blocks gathered by hand, for
+ * every pair of lengths it takes (AAD lengths sampled); odd source offsets.
+ */
+static void
+test_hash_short(const struct ghash_impl *impl, const struct ghash_key *hk, const uint8_t *aad,
+		const uint8_t *c)
+{
+	uint8_t hb[GHASH_POWERS * 16], want[16], got[16];
+
+	if (impl->hash_short == NULL)
+		return;
+	for (size_t al = 0; al <= GHASH_SHORT_MAX; al += al < 20 ? 1 : 7) {
+		for (size_t len = 0; al + len <= GHASH_SHORT_MAX; len++) {
+			size_t a = (al + 15) / 16 * 16, cl = (len + 15) / 16 * 16;
+			uint64_t abits = (uint64_t)al * 8, cbits = (uint64_t)len * 8;
+
+			memset(hb, 0, sizeof(hb));
+			memcpy(hb, aad, al);
+			memcpy(hb + a, c, len);
+			for (int i = 0; i < 8; i++) {
+				hb[a + cl + 7 - i] = (uint8_t)(abits >> (8 * i));
+				hb[a + cl + 15 - i] = (uint8_t)(cbits >> (8 * i));
+			}
+			memset(want, 0, 16);
+			vecsec_ghash_impl_ref.update(want, hk, hb, (a + cl) / 16 + 1);
+			memset(got, 0xa5, 16);
+			impl->hash_short(got, hk, aad, al, c, len);
+			VT_EXPECT_MEM(got, want, 16, "%s hash_short aad %zu len %zu", impl->name,
+				      al, len);
+		}
+	}
+}
+
+/*
  * Every kernel this CPU can run (at the current cap) against the reference,
  * called directly: ECB both ways, both CTR forms including the counter each
  * leaves behind, GHASH; block counts around every width 1..64.
@@ -300,8 +335,9 @@ test_impls_vs_ref(void)
 			vt_rand(mkey, key_lens[ki], rng + 700 + 3 * ki + (uint64_t)m);
 			vecsec_aria_key_schedule_ref(&mk[m], mkey, key_lens[ki]);
 		}
+		/* runs of one key (some of 4 aligned blocks: a broadcast key), then random */
 		for (size_t b = 0; b < 130; b++)
-			kp[b] = &mk[vt_below(&rng, 3)];
+			kp[b] = b < 40 ? &mk[(b / 4 + (b == 21)) % 3] : &mk[vt_below(&rng, 3)];
 		for (size_t b = 0; b < 130; b++)
 			ref->encrypt_blocks(want[0] + 16 * b, src + 16 * b, 1, kp[b]);
 		for (size_t i = 0; i < nimpls; i++) {
@@ -336,6 +372,7 @@ test_impls_vs_ref(void)
 			impl->update(x2, &k->ghash, src, nb);
 			VT_EXPECT_MEM(x2, x1, 16, "%s ghash nb %zu", impl->name, nb);
 		}
+		test_hash_short(impl, &k->ghash, src + 7, src + 1001);
 	}
 	printf("\n    %zu SIMD kernel tables checked against the reference\n", tested);
 	VT_EXPECT(true, "reference always present");
@@ -1488,6 +1525,82 @@ test_aead_burst_batch(void)
 	free(want);
 }
 
+/*
+ * The ESP shape of vecsec-bench's bursts: 32 GCM jobs, each under its own
+ * key (all three key lengths), 8-byte AAD, 12-byte IV, lengths of 0..80
+ * with 64 (four blocks: a one-key vector of the many-key kernel) most
+ * common, in place for some; seal, then open of the result and a forged
+ * open, against one-shot calls.
+ */
+static void
+test_aead_burst_many_keys(void)
+{
+	enum { NJ = 32 };
+	static struct vecsec_aead_key keys[NJ];
+	static uint8_t pt[NJ][80], ct[NJ][80], buf[NJ][80], wct[NJ][80];
+	static uint8_t nonce[NJ][12], aad[NJ][8], tag[NJ][16], wtag[NJ][16];
+	static struct vecsec_aead_job jobs[NJ];
+	struct vecsec_aead_job *jp[NJ];
+	size_t lens[NJ];
+	uint64_t rng = vt_seed() + 4242;
+
+	for (unsigned int j = 0; j < NJ; j++) {
+		uint8_t key[32];
+
+		vt_rand(key, 32, rng + j);
+		VT_EXPECT(vecsec_aead_key_init(&keys[j], VECSEC_AEAD_ARIA_GCM, key,
+					       key_lens[j % 3]) == 0, "key %u", j);
+		lens[j] = j % 4 == 3 ? vt_below(&rng, 81) : 64;
+		vt_rand(pt[j], lens[j], rng + 100 + j);
+		vt_rand(nonce[j], 12, rng + 200 + j);
+		vt_rand(aad[j], 8, rng + 300 + j);
+		VT_EXPECT(vecsec_aead_seal(&keys[j], wct[j], wtag[j], 16, pt[j], lens[j], nonce[j],
+					   12, aad[j], 8) == 0, "one shot %u", j);
+	}
+	for (int pass = 0; pass < 3; pass++) {
+		for (unsigned int j = 0; j < NJ; j++) {
+			bool in_place = j % 5 == 1;
+			const uint8_t *src = pass == 0 ? pt[j] : wct[j];
+
+			memcpy(buf[j], src, lens[j]);
+			memcpy(tag[j], wtag[j], 16);
+			if (pass == 2 && j % 3 == 0)
+				tag[j][j % 16] ^= 0x40;
+			memset(ct[j], 0xee, sizeof(ct[j]));
+			jobs[j] = (struct vecsec_aead_job){
+				.key = &keys[j],
+				.dir = pass == 0 ? VECSEC_AEAD_SEAL : VECSEC_AEAD_OPEN,
+				.status = VECSEC_JOB_PENDING, .nonce = nonce[j], .nonce_len = 12,
+				.aad = aad[j], .aad_len = 8, .len = lens[j],
+				.in = in_place ? ct[j] : buf[j], .out = ct[j], .tag = tag[j],
+				.tag_len = 16,
+			};
+			if (in_place)
+				memcpy(ct[j], src, lens[j]);
+			jp[j] = &jobs[j];
+		}
+		VT_EXPECT(vecsec_aead_burst(jp, NJ) == NJ, "burst taken");
+		for (unsigned int j = 0; j < NJ; j++) {
+			bool bad = pass == 2 && j % 3 == 0;
+
+			VT_EXPECT(jobs[j].status == (bad ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_OK),
+				  "pass %d job %u status %u", pass, j, jobs[j].status);
+			if (pass == 0) {
+				VT_EXPECT_MEM(ct[j], wct[j], lens[j], "seal job %u len %zu", j,
+					      lens[j]);
+				VT_EXPECT_MEM(tag[j], wtag[j], 16, "seal tag job %u", j);
+			} else if (!bad) {
+				VT_EXPECT_MEM(ct[j], pt[j], lens[j], "open job %u len %zu", j,
+					      lens[j]);
+			} else {
+				VT_EXPECT_ZERO(ct[j], lens[j], "forged open job %u wiped", j);
+			}
+		}
+	}
+	for (unsigned int j = 0; j < NJ; j++)
+		vecsec_aead_key_wipe(&keys[j]);
+}
+
 int
 main(void)
 {
@@ -1502,6 +1615,7 @@ main(void)
 		VT_TEST(test_aead_aria),      VT_TEST(test_aead_esp),
 		VT_TEST(test_aead_sgl),	      VT_TEST(test_aead_burst_mixed),
 		VT_TEST(test_aead_burst_batch),
+		VT_TEST(test_aead_burst_many_keys),
 	};
 	const char *s = getenv("VT_SLOW");
 
