@@ -10,6 +10,10 @@
  *   del sp <sp rule>       remove the first SP rule equal to this one
  *   list                   SAs and SP rules
  *   stats                  the counters
+ *   subscribe              answer OK, then keep the connection and send one
+ *                          line per SA lifetime event until it closes:
+ *                          "expire soft|hard in|out SPI packets|bytes LIMIT"
+ *                          (the last request of its connection)
  *
  * Changes never stop the workers: SP lists are rebuilt and swapped, the SAD
  * is built for concurrent readers, and what a worker might still hold (an
@@ -21,6 +25,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -35,12 +40,80 @@
 #include <rte_lcore.h>
 
 #define CTRL_LINE_MAX 4096
+#define CTRL_MAX_SUBS 8
+
+/* Lifetime events from the workers; the control thread sends them on. */
+static struct gw_event evq[GW_EVQ_SIZE];
+static unsigned int evq_head, evq_tail;        /* under evq_lock */
+static uint64_t evq_lost;
+static rte_spinlock_t evq_lock = RTE_SPINLOCK_INITIALIZER;
+static int subs[CTRL_MAX_SUBS];
+static unsigned int nb_subs;
 
 static int listen_fd = -1;
 static pthread_t ctrl_tid;
 static volatile bool ctrl_stop;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int ctrl_seq = 1000000;  /* "line" of rules added here: keeps their order */
+
+void
+gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit)
+{
+	rte_spinlock_lock(&evq_lock);
+	if (evq_tail - evq_head == GW_EVQ_SIZE) {
+		evq_lost++;
+	} else {
+		struct gw_event *e = &evq[evq_tail % GW_EVQ_SIZE];
+
+		e->hard = hard;
+		e->dir = s->dir;
+		e->by_pkts = by_pkts;
+		e->spi = s->spi;
+		e->limit = limit;
+		evq_tail++;
+	}
+	rte_spinlock_unlock(&evq_lock);
+}
+
+static void
+sub_drop(unsigned int i)
+{
+	close(subs[i]);
+	subs[i] = subs[--nb_subs];
+}
+
+/* Send the queued events to every subscriber (and a line to stdout). */
+static void
+events_flush(void)
+{
+	for (;;) {
+		struct gw_event e;
+		char line[128];
+		int len;
+		bool have = false;
+
+		rte_spinlock_lock(&evq_lock);
+		if (evq_head != evq_tail) {
+			e = evq[evq_head % GW_EVQ_SIZE];
+			evq_head++;
+			have = true;
+		}
+		rte_spinlock_unlock(&evq_lock);
+		if (!have)
+			return;
+		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 "\n",
+			e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out", e.spi,
+			e.by_pkts ? "packets" : "bytes", e.limit);
+		printf("vecsec-gw: %s", line);
+		fflush(stdout);
+		for (unsigned int i = 0; i < nb_subs;) {
+			if (send(subs[i], line, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) != len)
+				sub_drop(i);    /* gone, or not reading: it loses its subscription */
+			else
+				i++;
+		}
+	}
+}
 
 /* Wait until no worker can hold anything unpublished before this call. */
 static bool
@@ -309,7 +382,7 @@ cmd_list(FILE *out)
 
 /* One request line; the answer goes to out, ending with OK or ERR. */
 static void
-handle(char *line, FILE *out)
+handle(char *line, FILE *out, bool *subscribe)
 {
 	char err[512] = "";
 	char w0[16] = "", w1[16] = "", w2[16] = "";
@@ -345,9 +418,16 @@ handle(char *line, FILE *out)
 		cmd_list(out);
 	} else if (strcmp(w0, "stats") == 0) {
 		gw_stats_print(&gw, 0, out);
+	} else if (strcmp(w0, "subscribe") == 0) {
+		if (nb_subs == CTRL_MAX_SUBS) {
+			snprintf(err, sizeof(err), "%d subscribers already", CTRL_MAX_SUBS);
+			rc = -EBUSY;
+		} else {
+			*subscribe = true;
+		}
 	} else {
 		snprintf(err, sizeof(err),
-			 "unknown command '%s' (sa, sp, del sa, del sp, list, stats)", w0);
+			 "unknown command '%s' (sa, sp, del sa, del sp, list, stats, subscribe)", w0);
 		rc = -EINVAL;
 	}
 	if (rc != 0)
@@ -366,6 +446,7 @@ serve(int fd)
 	FILE *in = fdopen(dup(fd), "r");
 	FILE *out = fdopen(fd, "w");
 	char *line;
+	bool subscribe = false;
 
 	if (in == NULL || out == NULL) {
 		if (in != NULL)
@@ -390,10 +471,17 @@ serve(int fd)
 		} else {
 			if (len > 0 && line[len - 1] == '\n')
 				line[--len] = '\0';
-			handle(line, out);
+			handle(line, out, &subscribe);
 		}
 		explicit_bzero(line, CTRL_LINE_MAX);    /* may have held a key */
 		fflush(out);
+		if (subscribe) {
+			int sfd = dup(fd);
+
+			if (sfd >= 0)
+				subs[nb_subs++] = sfd;
+			break;
+		}
 	}
 	free(line);
 	fclose(in);
@@ -406,10 +494,26 @@ ctrl_main(void *arg)
 {
 	(void)arg;
 	while (!ctrl_stop) {
-		struct pollfd pfd = { .fd = listen_fd, .events = POLLIN };
+		struct pollfd pfd[1 + CTRL_MAX_SUBS];
+		unsigned int ns = nb_subs;
 		int fd;
 
-		if (poll(&pfd, 1, 200) <= 0)
+		pfd[0].fd = listen_fd;
+		pfd[0].events = POLLIN;
+		for (unsigned int i = 0; i < ns; i++) {
+			pfd[1 + i].fd = subs[i];
+			pfd[1 + i].events = POLLIN;
+			pfd[1 + i].revents = 0;
+		}
+		pfd[0].revents = 0;
+		events_flush();
+		if (poll(pfd, 1 + ns, 20) <= 0)
+			continue;
+		/* a subscriber that hangs up (or talks) is dropped */
+		for (unsigned int i = ns; i-- > 0;)
+			if (pfd[1 + i].revents != 0 && subs[i] == pfd[1 + i].fd)
+				sub_drop(i);
+		if (!(pfd[0].revents & POLLIN))
 			continue;
 		fd = accept(listen_fd, NULL, NULL);
 		if (fd < 0)
@@ -470,6 +574,9 @@ gw_ctrl_stop(void)
 		return;
 	ctrl_stop = true;
 	pthread_join(ctrl_tid, NULL);
+	events_flush();
+	while (nb_subs != 0)
+		sub_drop(nb_subs - 1);
 	close(listen_fd);
 	listen_fd = -1;
 	unlink(sock_path);

@@ -64,9 +64,13 @@ struct gw_sa_conf {
 	bool telemetry;
 	int32_t window;         /* -1: the global default */
 	int8_t inner;           /* family it carries: -1 from the SPs, 0 IPv4, 1 IPv6 */
+	/* vecsec: lifetimes (lifetime-soft-bytes ...), 0 = none; GW_LIFE_* index */
+	uint64_t life[4];
 	bool deleted;           /* removed at run time; the slot may be reused */
 	int line;               /* where it was defined */
 };
+
+enum gw_life { GW_LIFE_SOFT_BYTES, GW_LIFE_HARD_BYTES, GW_LIFE_SOFT_PKTS, GW_LIFE_HARD_PKTS };
 
 struct gw_sp_conf {
 	uint8_t v6;
@@ -135,7 +139,8 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 	X(RING_FULL, "ring_full") \
 	X(CRYPTO, "crypto_error") \
 	X(NO_MBUF, "no_mbuf") \
-	X(TOO_BIG, "too_big")
+	X(TOO_BIG, "too_big") \
+	X(EXPIRED, "expired")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,

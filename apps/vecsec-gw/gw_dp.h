@@ -48,7 +48,27 @@ struct gw_sa {
 	struct gw_addr src, dst;
 	const char *algo_name;
 	int line;
+	/*
+	 * Lifetimes (0 = none). Workers reserve a burst's packets and bytes
+	 * with one atomic add per SA group; the worker whose add crosses a
+	 * limit queues the expire event. Past the hard limit: GW_DROP_EXPIRED.
+	 */
+	bool has_life;
+	uint64_t life[4];               /* enum gw_life */
+	uint64_t used_pkts, used_bytes; /* reserved so far, atomic */
+	uint8_t soft_sent, hard_sent;   /* atomic exchange: one event each */
 };
+
+/* An SA lifetime event, queued by a worker, sent by the control thread. */
+struct gw_event {
+	uint8_t hard;
+	uint8_t dir;
+	uint8_t by_pkts;                /* which limit: packets, else bytes */
+	uint32_t spi;
+	uint64_t limit;
+};
+
+#define GW_EVQ_SIZE 256
 
 struct gw_sp {
 	struct gw_sp_conf r;
@@ -135,6 +155,9 @@ struct gw_dp {
 
 extern struct gw_dp gw;
 extern volatile bool gw_quit;
+
+/* ctrl.c: queue an event (workers; rare, takes a spinlock, never blocks long) */
+void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit);
 
 /* sa.c */
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);

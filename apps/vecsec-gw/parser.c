@@ -457,6 +457,20 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				sa->inner = 1;
 			else
 				return perr(p, ti, "expects ipv4 or ipv6");
+		} else if (strncmp(k, "lifetime-", 9) == 0) {
+			/* vecsec: lifetime-{soft,hard}-{bytes,packets} N (RFC 4301 4.4.2.1) */
+			static const char *const lk[4] = { "lifetime-soft-bytes",
+				"lifetime-hard-bytes", "lifetime-soft-packets", "lifetime-hard-packets" };
+			unsigned int li;
+
+			for (li = 0; li < 4 && strcmp(k, lk[li]) != 0; li++)
+				;
+			if (li == 4)
+				return perr(p, ti, "unknown SA option");
+			NEXT(p, ti, "a limit");
+			if (parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0 || v == 0)
+				return perr(p, ti, "expects a number from 1");
+			sa->life[li] = v;
 		} else if (strcmp(k, "replay_win") == 0) {
 			NEXT(p, ti, "a window size");
 			if (parse_u64(p->t[ti].s, 4096, &v) < 0)
@@ -469,6 +483,11 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 
 	if (!mode_p)
 		return perr(p, p->n, "SA %u has no 'mode'", sa->spi);
+	if ((sa->life[GW_LIFE_HARD_BYTES] != 0 &&
+	     sa->life[GW_LIFE_SOFT_BYTES] >= sa->life[GW_LIFE_HARD_BYTES]) ||
+	    (sa->life[GW_LIFE_HARD_PKTS] != 0 &&
+	     sa->life[GW_LIFE_SOFT_PKTS] >= sa->life[GW_LIFE_HARD_PKTS]))
+		return perr(p, p->n, "SA %u: a soft lifetime must be below the hard one", sa->spi);
 	if (ei >= 0) {
 		if (ci >= 0 || ai >= 0)
 			return perr(p, p->n, "SA %u: aead_algo excludes cipher_algo/auth_algo",

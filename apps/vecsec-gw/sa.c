@@ -243,6 +243,12 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	s->dst = c->dst;
 	s->algo_name = c->algo_name;
 	s->line = c->line;
+	memcpy(s->life, c->life, sizeof(s->life));
+	s->has_life = (c->life[0] | c->life[1] | c->life[2] | c->life[3]) != 0;
+	s->used_pkts = 0;
+	s->used_bytes = 0;
+	s->soft_sent = 0;
+	s->hard_sent = 0;
 	if (c->aead || c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ||
 			c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CTR)
 		s->esp_fixed = 8 + 8 + c->digest_len;

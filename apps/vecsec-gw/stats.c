@@ -187,6 +187,15 @@ tel_sa(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "dir", gw.sa[i].dir == GW_DIR_IN ? "in" : "out");
 	rte_tel_data_add_dict_u64(d, "pkts", s.pkts);
 	rte_tel_data_add_dict_u64(d, "bytes", s.bytes);
+	/* lifetimes: limits (0 = none) and whether the events were raised */
+	rte_tel_data_add_dict_u64(d, "life_soft_bytes", gw.sa[i].life[GW_LIFE_SOFT_BYTES]);
+	rte_tel_data_add_dict_u64(d, "life_hard_bytes", gw.sa[i].life[GW_LIFE_HARD_BYTES]);
+	rte_tel_data_add_dict_u64(d, "life_soft_packets", gw.sa[i].life[GW_LIFE_SOFT_PKTS]);
+	rte_tel_data_add_dict_u64(d, "life_hard_packets", gw.sa[i].life[GW_LIFE_HARD_PKTS]);
+	rte_tel_data_add_dict_u64(d, "soft_expired",
+		__atomic_load_n(&gw.sa[i].soft_sent, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "hard_expired",
+		__atomic_load_n(&gw.sa[i].hard_sent, __ATOMIC_RELAXED));
 	for (unsigned int dr = 0; dr < GW_DROP_MAX; dr++)
 		rte_tel_data_add_dict_u64(d, gw_drop_names[dr], s.drops[dr]);
 	return 0;

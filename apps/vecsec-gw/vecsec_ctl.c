@@ -7,6 +7,7 @@
  * cannot be reached.
  *
  *   vecsec-ctl [-s SOCKET] [COMMAND ...]
+ *   vecsec-ctl [-s SOCKET] monitor     print SA expire events as they come
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -58,6 +59,8 @@ main(int argc, char **argv)
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		printf("usage: %s [-s SOCKET] [COMMAND ...]\n"
 		       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats\n"
+		       "  monitor: subscribe, print one line per SA expire event until the gateway "
+		       "exits\n"
 		       "  no COMMAND: one request per line of standard input\n"
 		       "  default socket: $VECSEC_GW_SOCKET or %s\n",
 		       argv[0], CTL_DEFAULT_SOCKET);
@@ -100,8 +103,21 @@ main(int argc, char **argv)
 			memcpy(req + len, argv[i], n + 1);
 			len += n;
 		}
-		r = request(to, from, req);
-		rc = r < 0 ? 2 : r;
+		if (strcmp(req, "monitor") == 0) {
+			/* line buffered, so a reader sees each event when it comes */
+			setvbuf(stdout, NULL, _IOLBF, 0);
+			r = request(to, from, "subscribe");
+			if (r == 0) {
+				char line[CTL_LINE_MAX];
+
+				while (fgets(line, sizeof(line), from) != NULL)
+					fputs(line, stdout);
+			}
+			rc = r < 0 ? 2 : r;
+		} else {
+			r = request(to, from, req);
+			rc = r < 0 ? 2 : r;
+		}
 	} else {
 		while (fgets(req, sizeof(req), stdin) != NULL) {
 			req[strcspn(req, "\n")] = '\0';
