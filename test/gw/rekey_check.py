@@ -1,0 +1,332 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+vecsec-gw rekey and lifetimes while traffic flows (net_pcap infinite_rx on
+the protected port, 64 distinct clear packets of one size, in a loop).
+
+rekey: the gateway starts with SA out 5 and its SP. Through the control
+socket, make-before-break: SA out 6 is added, then one SP with a higher
+priority switches the traffic to it in one step; inbound, SA in 6 is
+installed while SA in 5 is still up, then SA in 5 goes; finally SA out 5
+(and its SP) is deleted. Checked on the ESP output: the SPI changes from 5
+to 6 once, never back; each SA's sequence numbers run 1, 2, ... without a
+gap; the packets around the swap decrypt (old key, then new key) to the
+clear loop with no packet missing; port rx == esp_out == ESP packets in
+the pcap, and no drop of any kind.
+
+lifetime: a subscriber (vecsec-ctl monitor) is connected first; SA out 5
+comes with lifetime-soft-packets 600 lifetime-hard-packets 1000: exactly
+1000 ESP packets come out (seq 1..1000), the rest count as `expired`, and
+the subscriber sees the soft event before the hard one. Then SA out 7 with
+lifetime-hard-bytes: exactly floor(limit / packet size) packets pass.
+
+usage: rekey_check.py GATEWAY_BINARY CTL_BINARY
+"""
+import collections
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from scapy.all import IP, UDP, Ether, Raw, wrpcap, raw
+from scapy.layers.ipsec import ESP, SecurityAssociation
+
+KEY5 = bytes(range(0x40, 0x40 + 36))
+KEY6 = bytes(range(0x80, 0x80 + 36))
+NPKT = 64
+
+
+def hexkey(k):
+    return ":".join("%02x" % b for b in k)
+
+
+def telemetry(prefix, cmds):
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        path = os.path.join(run, prefix, "dpdk_telemetry.v2")
+        if not os.path.exists(path):
+            continue
+        out = []
+        for c in cmds:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            s.recv(4096)
+            s.send(c.encode())
+            out.append(json.loads(s.recv(65536).decode()))
+            s.close()
+        return out
+    return None
+
+
+def eal_cleanup(prefix):
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
+
+def read_pcap(path):
+    """Frames of a pcap file (usec or nsec, either byte order), streamed."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        endian = "<" if hdr[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            incl = struct.unpack(endian + "I", rec[8:12])[0]
+            yield f.read(incl)
+
+
+def esp_fields(frame):
+    """(spi, seq) of Ether/IPv4/ESP."""
+    return struct.unpack("!II", frame[14 + 20:14 + 28])
+
+
+class Gw:
+    def __init__(self, gw, ctl, tmp, name, cfg_text, duration):
+        self.ctl = ctl
+        self.tmp = tmp
+        self.sock = os.path.join(tmp, name + ".sock")
+        self.prefix = "vecsec-gw-%s-%d" % (name, os.getpid())
+        self.stats = os.path.join(tmp, name + "-stats.json")
+        self.esp_out = os.path.join(tmp, name + "-esp_out.pcap")
+        cfg = os.path.join(tmp, name + ".cfg")
+        with open(cfg, "w") as f:
+            f.write(cfg_text)
+        cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
+               "--file-prefix", self.prefix, "--log-level", "*:warning",
+               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,infinite_rx=1,"
+               "tx_pcap=%s/%s-clear_out.pcap" % (tmp, tmp, name),
+               "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s" % (tmp, self.esp_out),
+               "--", "-f", cfg, "-u", "2", "--ctrl", self.sock, "--duration", str(duration),
+               "--stats-file", self.stats, "--quiet"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     universal_newlines=True)
+        for _ in range(200):
+            if os.path.exists(self.sock):
+                break
+            time.sleep(0.05)
+
+    def req(self, text):
+        r = subprocess.run([self.ctl, "-s", self.sock], input=text, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=30)
+        return r.returncode, r.stdout
+
+    def finish(self):
+        out, _ = self.proc.communicate(timeout=60)
+        return self.proc.returncode, out, json.load(open(self.stats))
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        eal_cleanup(self.prefix)
+
+
+def sa_line(dirn, spi, key, extra=""):
+    return ("sa %s %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+            "src 172.31.1.1 dst 172.31.2.1%s\n" % (dirn, spi, hexkey(key), extra))
+
+
+RT = "rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n"
+
+
+def rekey(gwbin, ctl, tmp, pkts, fail):
+    g = Gw(gwbin, ctl, tmp, "rekey", RT + sa_line("out", 5, KEY5) +
+           sa_line("in", 5, KEY5, " inner ipv4") +
+           "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n", 4)
+    try:
+        time.sleep(1.0)
+        # make before break: the new SAs first, then the policy switch in one step
+        rc, out = g.req(sa_line("out", 6, KEY6) + sa_line("in", 6, KEY6, " inner ipv4"))
+        if rc != 0:
+            fail("adding SA out 6 / in 6: %s" % out)
+        rc, out = g.req("list\n")
+        if "sa in 5 " not in out or "sa in 6 " not in out or "sa out 6 " not in out:
+            fail("new SAs not up next to the old ones: %s" % out)
+        rc, out = g.req("sp ipv4 out esp protect 6 pri 20 dst 10.5.0.0/16\n")
+        if rc != 0:
+            fail("SP switch: %s" % out)
+        time.sleep(0.5)
+        rc, out = g.req("del sa in 5\ndel sa out 5\n")
+        if rc != 0:
+            fail("deleting the old SAs: %s" % out)
+        rc, out = g.req("list\n")
+        if " 5 " in out.replace("protect 5", "") or "protect 6" not in out:
+            fail("after the rekey: %s" % out)
+        rc, out, st = g.finish()
+        if rc != 0:
+            fail("gateway exited %d: %s" % (rc, out))
+    finally:
+        g.kill()
+    # one pass: the SPI goes 5...5 6...6, each SA's seq 1, 2, ...; keep the
+    # first 100 frames and 300 each side of the switch for decryption
+    head, before, after = [], collections.deque(maxlen=300), []
+    count = {5: 0, 6: 0}
+    cur = 5
+    sw = None
+    nframes = 0
+    for fr in read_pcap(g.esp_out):
+        spi, seq = esp_fields(fr)
+        if spi == 6 and cur == 5:
+            cur = 6
+            sw = nframes
+        if spi != cur or spi not in count:
+            fail("ESP packet %d has SPI %d after SPI %d" % (nframes, spi, cur))
+            return
+        count[spi] += 1
+        if seq != count[spi]:
+            fail("SA %d packet %d has seq %d" % (spi, count[spi], seq))
+            return
+        if nframes < 100:
+            head.append(fr)
+        if cur == 5:
+            before.append(fr)
+        elif len(after) < 300:
+            after.append(fr)
+        nframes += 1
+    if sw is None or sw == 0:
+        fail("no switch from SPI 5 to SPI 6 (%s)" % count)
+        return
+    # decrypt around the swap (and the start): one unbroken walk through the clear loop
+    sas = {5: SecurityAssociation(ESP, spi=5, crypt_algo="CHACHA20-POLY1305", crypt_key=KEY5,
+                                  tunnel_header=IP(src="172.31.1.1", dst="172.31.2.1")),
+           6: SecurityAssociation(ESP, spi=6, crypt_algo="CHACHA20-POLY1305", crypt_key=KEY6,
+                                  tunnel_header=IP(src="172.31.1.1", dst="172.31.2.1"))}
+    originals = {raw(p): i for i, p in enumerate(pkts)}
+    checked = 0
+    for seg in (head[:sw], list(before) + after):
+        prev = None
+        for fr in seg:
+            spi = esp_fields(fr)[0]
+            try:
+                d = raw(sas[spi].decrypt(Ether(fr)[IP]))
+            except Exception as e:      # authentication failure
+                fail("an ESP packet of SPI %d does not decrypt: %s" % (spi, e))
+                return
+            idx = originals.get(d)
+            if idx is None:
+                fail("an ESP packet of SPI %d decrypts to no clear packet" % spi)
+                return
+            if prev is not None and idx != (prev + 1) % NPKT:
+                fail("clear packet missing around ESP packet %d (SPI %d)" % (checked, spi))
+                return
+            prev = idx
+            checked += 1
+    rx = st["ports"][0]["rx"] if "ports" in st else None
+    bad = {k: v for k, v in st["drops"].items() if v != 0}
+    if bad:
+        fail("drops during the rekey: %s" % bad)
+    if st["esp_out"] != nframes:
+        fail("esp_out %d, pcap has %d" % (st["esp_out"], nframes))
+    if rx is not None and rx != st["esp_out"]:
+        fail("port 0 rx %d != esp_out %d" % (rx, st["esp_out"]))
+    print("ok   rekey: %d ESP packets, SPI 5 for %d then SPI 6 for %d, seq unbroken, "
+          "%d decrypted around the swap in loop order, port rx %s, no drops" %
+          (nframes, sw, nframes - sw, checked, rx))
+
+
+def lifetime(gwbin, ctl, tmp, pkts, fail):
+    plen = len(raw(pkts[0]))
+    hard_bytes = 300 * plen + plen // 2         # 300 packets fit, the 301st does not
+    g = Gw(gwbin, ctl, tmp, "life", RT, 4)
+    mon = None
+    try:
+        mon = subprocess.Popen([ctl, "-s", g.sock, "monitor"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, universal_newlines=True)
+        first = mon.stdout.readline()
+        if not first.startswith("OK"):
+            fail("monitor: %r" % first)
+        rc, out = g.req(sa_line("out", 5, KEY5, " lifetime-soft-packets 600 "
+                                "lifetime-hard-packets 1000") +
+                        "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n")
+        if rc != 0:
+            fail("adding SA 5 with lifetimes: %s" % out)
+        rc, out = g.req("sa out 0x5 aead_algo chacha20-poly1305 aead_key %s mode transport "
+                        "lifetime-soft-packets 9 lifetime-hard-packets 9\n" % hexkey(KEY6))
+        if rc == 0 or hexkey(KEY6) in out:
+            fail("soft == hard accepted, or key echoed: %s" % out)
+        time.sleep(1.0)
+        tel = telemetry(g.prefix, ["/vecsec_gw/sa"])
+        if tel:
+            idx = tel[0]["/vecsec_gw/sa"][0]
+            one = telemetry(g.prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+            if one.get("pkts") != 1000 or one.get("expired", 0) == 0 or \
+                    one.get("hard_expired") != 1 or one.get("life_hard_packets") != 1000:
+                fail("telemetry of SA 5: %s" % one)
+        rc, out = g.req("del sa out 5\n" + sa_line(
+            "out", 7, KEY6, " lifetime-soft-bytes %d lifetime-hard-bytes %d" %
+            (100 * plen, hard_bytes)) + "sp ipv4 out esp protect 7 pri 10 dst 10.5.0.0/16\n")
+        if rc != 0:
+            fail("SA 7: %s" % out)
+        rc, out, st = g.finish()
+        if rc != 0:
+            fail("gateway exited %d" % rc)
+        mout, _ = mon.communicate(timeout=30)
+    finally:
+        if mon is not None and mon.poll() is None:
+            mon.kill()
+            mon.wait()
+        g.kill()
+    events = [l for l in (first + mout).split("\n") if l.startswith("expire")]
+    want = ["expire soft out 5 packets 600", "expire hard out 5 packets 1000",
+            "expire soft out 7 bytes %d" % (100 * plen), "expire hard out 7 bytes %d" % hard_bytes]
+    if events != want:
+        fail("events %s, want %s" % (events, want))
+    n5, n7 = [], []
+    for fr in read_pcap(g.esp_out):
+        spi, seq = esp_fields(fr)
+        (n5 if spi == 5 else n7).append(seq)
+    if n5 != list(range(1, 1001)):
+        fail("SA 5 sent %d packets (want exactly 1000, seq 1..1000)" % len(n5))
+    if n7 != list(range(1, 301)):
+        fail("SA 7 sent %d packets (want exactly 300 of %d bytes under %d)" %
+             (len(n7), plen, hard_bytes))
+    d = st["drops"]
+    bad = {k: v for k, v in d.items() if k not in ("policy", "expired") and v != 0}
+    if bad:
+        fail("unexpected drops %s" % bad)
+    rx = st["ports"][0]["rx"] if "ports" in st else None
+    if rx is not None and rx != d["policy"] + d["expired"] + st["esp_out"]:
+        fail("rx %d != policy %d + expired %d + esp_out %d" %
+             (rx, d["policy"], d["expired"], st["esp_out"]))
+    if st["esp_out"] != 1300 or d["expired"] == 0:
+        fail("esp_out %d, expired %d" % (st["esp_out"], d["expired"]))
+    print("ok   lifetime: SA 5 exactly 1000 packets, SA 7 exactly 300 (bytes limit), "
+          "expired %d, events in order: %s" % (d["expired"], "; ".join(events)))
+
+
+def main():
+    gwbin, ctl = sys.argv[1], sys.argv[2]
+    tmp = tempfile.mkdtemp(prefix="vecsec-gw-rekey-")
+    ok = True
+
+    def fail(msg):
+        nonlocal ok
+        print("FAIL:", msg)
+        ok = False
+
+    try:
+        pkts = [IP(src="192.168.9.%d" % (k + 1), dst="10.5.0.7", id=k) /
+                UDP(sport=1000 + k, dport=53) / Raw(bytes((k + i) & 0xff for i in range(40)))
+                for k in range(NPKT)]
+        wrpcap(os.path.join(tmp, "clear_in.pcap"),
+               [Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p for p in pkts])
+        with open(os.path.join(tmp, "empty.pcap"), "wb") as f:
+            f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        what = sys.argv[3] if len(sys.argv) > 3 else "all"
+        if what in ("all", "rekey"):
+            rekey(gwbin, ctl, tmp, pkts, fail)
+        if what in ("all", "lifetime"):
+            lifetime(gwbin, ctl, tmp, pkts, fail)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
