@@ -349,13 +349,26 @@ cmd_list(FILE *out)
 
 		if (!s->active)
 			continue;
-		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s\n",
+		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s",
 			s->dir == GW_DIR_IN ? "in" : "out", s->spi, s->algo_name,
 			s->mode == GW_MODE_TRANS  ? "transport"
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" : "");
+		if (s->has_life) {
+			static const char *const lk[4] = { "soft-bytes", "hard-bytes",
+				"soft-packets", "hard-packets" };
+
+			for (unsigned int k = 0; k < 4; k++)
+				if (s->life[k] != 0)
+					fprintf(out, " lifetime-%s %" PRIu64, lk[k], s->life[k]);
+			fprintf(out, " reserved-packets %" PRIu64 "%s%s",
+				__atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED),
+				__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED) ? " soft-expired" : "",
+				__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) ? " hard-expired" : "");
+		}
+		fputc('\n', out);
 	}
 	for (unsigned int i = 0; i < gw.conf->nb_sp; i++) {
 		const struct gw_sp_conf *sp = &gw.conf->sp[i];

@@ -175,6 +175,57 @@ spd_lookup(int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n, const st
 	gw_sp_lookup_bulk(&gw, v6, dir, l3, l3_len, pkt_len, n, out);
 }
 
+/* A limit crossed by this reservation (prev -> prev + add): the first one queues the event. */
+static inline void
+life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
+{
+	uint64_t soft = sa->life[by_pkts ? GW_LIFE_SOFT_PKTS : GW_LIFE_SOFT_BYTES];
+	uint64_t hard = sa->life[by_pkts ? GW_LIFE_HARD_PKTS : GW_LIFE_HARD_BYTES];
+
+	if (soft != 0 && prev < soft && prev + add >= soft &&
+			__atomic_exchange_n(&sa->soft_sent, 1, __ATOMIC_RELAXED) == 0)
+		gw_event_post(sa, false, by_pkts, soft);
+	if (hard != 0 && prev < hard && prev + add >= hard &&
+			__atomic_exchange_n(&sa->hard_sent, 1, __ATOMIC_RELAXED) == 0)
+		gw_event_post(sa, true, by_pkts, hard);
+}
+
+/*
+ * Lifetimes: reserve n clear packets and their bytes with one atomic add each
+ * (per SA and burst, not per packet); the packets past a hard limit are
+ * dropped as expired, from the end, so exactly the limit passes. Returns
+ * how many of mb[] go on. Once a reservation has crossed the hard limit,
+ * every later packet of the SA is expired.
+ */
+static uint16_t
+life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+{
+	uint64_t bytes = 0, prev_p, prev_b, hard;
+	uint16_t k = n;
+
+	for (uint16_t i = 0; i < n; i++)
+		bytes += mb[i]->pkt_len;
+	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
+	prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
+	hard = sa->life[GW_LIFE_HARD_PKTS];
+	if (hard != 0 && prev_p + k > hard)
+		k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
+	hard = sa->life[GW_LIFE_HARD_BYTES];
+	if (hard != 0 && prev_b + bytes > hard) {
+		uint64_t cum = prev_b;
+		uint16_t j;
+
+		for (j = 0; j < k && cum + mb[j]->pkt_len <= hard; j++)
+			cum += mb[j]->pkt_len;
+		k = j;
+	}
+	life_cross(sa, prev_p, n, true);
+	life_cross(sa, prev_b, bytes, false);
+	for (uint16_t i = k; i < n; i++)
+		drop(w, sa, mb[i], GW_DROP_EXPIRED);
+	return k;
+}
+
 /* After rte_ipsec process: count, then inbound policy check, then route. */
 static void
 post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
@@ -201,6 +252,9 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 			why = GW_DROP_REPLAY;   /* passed the checks, then lost in the window */
 		drop(w, sa, m, why);
 	}
+	/* inbound lifetimes count only what authenticated: forged packets spend nothing */
+	if (sa->has_life && sa->dir == GW_DIR_IN && k != 0)
+		k = life_admit(w, sa, mb, k);
 	for (uint16_t i = 0; i < k; i++) {
 		struct rte_mbuf *m = mb[i];
 		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
@@ -242,57 +296,6 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 	}
 }
 
-/* A limit crossed by this reservation (prev -> prev + add): the first one queues the event. */
-static inline void
-life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
-{
-	uint64_t soft = sa->life[by_pkts ? GW_LIFE_SOFT_PKTS : GW_LIFE_SOFT_BYTES];
-	uint64_t hard = sa->life[by_pkts ? GW_LIFE_HARD_PKTS : GW_LIFE_HARD_BYTES];
-
-	if (soft != 0 && prev < soft && prev + add >= soft &&
-			__atomic_exchange_n(&sa->soft_sent, 1, __ATOMIC_RELAXED) == 0)
-		gw_event_post(sa, false, by_pkts, soft);
-	if (hard != 0 && prev < hard && prev + add >= hard &&
-			__atomic_exchange_n(&sa->hard_sent, 1, __ATOMIC_RELAXED) == 0)
-		gw_event_post(sa, true, by_pkts, hard);
-}
-
-/*
- * Lifetimes: reserve n packets and their bytes with one atomic add each
- * (per SA and burst, not per packet); the packets past a hard limit are
- * dropped as expired, from the end, so exactly the limit passes. Returns
- * how many of mb[] go on. Once a reservation has crossed the hard limit,
- * every later packet of the SA is expired.
- */
-static uint16_t
-life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
-{
-	uint64_t bytes = 0, prev_p, prev_b, hard;
-	uint16_t k = n;
-
-	for (uint16_t i = 0; i < n; i++)
-		bytes += mb[i]->pkt_len;
-	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
-	prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
-	hard = sa->life[GW_LIFE_HARD_PKTS];
-	if (hard != 0 && prev_p + k > hard)
-		k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
-	hard = sa->life[GW_LIFE_HARD_BYTES];
-	if (hard != 0 && prev_b + bytes > hard) {
-		uint64_t cum = prev_b;
-		uint16_t j;
-
-		for (j = 0; j < k && cum + mb[j]->pkt_len <= hard; j++)
-			cum += mb[j]->pkt_len;
-		k = j;
-	}
-	life_cross(sa, prev_p, n, true);
-	life_cross(sa, prev_b, bytes, false);
-	for (uint16_t i = k; i < n; i++)
-		drop(w, sa, mb[i], GW_DROP_EXPIRED);
-	return k;
-}
-
 /*
  * Crypto ops of one rx burst, per cryptodev: every SA's ops go in one
  * enqueue, so a PMD that packs ops of different sessions into SIMD lanes
@@ -312,7 +315,8 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	enum gw_drop prep_why = sa->dir == GW_DIR_IN ? GW_DROP_REPLAY : GW_DROP_MALFORMED;
 	uint16_t k;
 
-	if (sa->has_life) {
+	/* outbound lifetimes before encryption: no sequence number is spent past the limit */
+	if (sa->has_life && sa->dir == GW_DIR_OUT) {
 		n = life_admit(w, sa, mb, n);
 		if (n == 0)
 			return;

@@ -34,7 +34,8 @@ sa out 5 aead_algo chacha20-poly1305 aead_key d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d
 d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4:d4 \\
 mode ipv4-tunnel src 172.16.1.5 dst 172.16.2.5 esn 4294967000 replay_win 64
 sa out 6 cipher_algo aes-128-cbc cipher_key %(K16)s auth_algo sha1-hmac auth_key %(K20)s \\
-mode transport type no-offload telemetry
+mode transport type no-offload telemetry lifetime-soft-packets 100 lifetime-hard-packets 200 \\
+lifetime-soft-bytes 1000 lifetime-hard-bytes 99999999999
 sa in 105 aead_algo aes-128-gcm aead_key %(K20)s mode ipv4-tunnel src 172.16.2.5 \\
 dst 172.16.1.5 type cpu-crypto flow-direction 0 1
 sa out 25 aead_algo aes-256-gcm aead_key %(K36)s mode ipv6-tunnel \\
@@ -86,6 +87,15 @@ BAD = [
      "defined twice"),
     ("sa out 23 cipher_algo aes-128-cbc cipher_key %s mode transport" % K16, 1, None,
      "needs aead_algo, or cipher_algo and auth_algo"),
+    ("sa out 24 %s mode transport lifetime-hard-packets 0" % GCM, 1, "0", "number from 1"),
+    ("sa out 25 %s mode transport lifetime-soft-bytes" % GCM, 1, "lifetime-soft-bytes",
+     "expects a limit"),
+    ("sa out 26 %s mode transport lifetime-hard-fortnights 3" % GCM, 1,
+     "lifetime-hard-fortnights", "unknown SA option"),
+    ("sa out 27 %s mode transport lifetime-soft-packets 10 lifetime-hard-packets 10" % GCM, 1,
+     None, "soft lifetime must be below"),
+    ("sa out 28 %s mode transport lifetime-hard-bytes 5 lifetime-soft-bytes 9" % GCM, 1,
+     None, "soft lifetime must be below"),
     ("sp ipv5 out esp bypass", 1, "ipv5", "ipv4' or 'ipv6"),
     ("sp ipv4 out ah bypass", 1, "ah", "expects 'esp'"),
     ("sp ipv4 up esp bypass", 1, "up", "in' or 'out"),
@@ -169,7 +179,8 @@ def main():
                  "protect", "bypass", "discard", "pri", "src", "dst", "proto", "sport",
                  "dport", "port", "cipher_algo", "cipher_key", "auth_algo", "auth_key",
                  "aead_algo", "aead_key", "mode", "ipv4-tunnel", "ipv6-tunnel", "transport",
-                 "type", "no-offload", "cpu-crypto", "esn", "udp-encap", "inner", "replay_win",
+                 "type", "no-offload", "cpu-crypto", "esn", "udp-encap", "inner", "replay_win", "lifetime-soft-bytes",
+                 "lifetime-hard-packets",
                  "flow-direction", "telemetry", "chacha20-poly1305", "aes-128-gcm",
                  "aes-128-cbc", "sha1-hmac", "null", "5", "0", "4294967295", "99999999999",
                  "-3", "0x10", "1:2", "65535:0", "10.0.0.0/8", "10.1.2.3", "::1", "fd00::/200",

@@ -19,6 +19,8 @@ comes with lifetime-soft-packets 600 lifetime-hard-packets 1000: exactly
 1000 ESP packets come out (seq 1..1000), the rest count as `expired`, and
 the subscriber sees the soft event before the hard one. Then SA out 7 with
 lifetime-hard-bytes: exactly floor(limit / packet size) packets pass.
+Inbound: 10 forged ESP packets then 100 genuine ones, hard limit 50: the
+forged ones spend nothing, exactly the first 50 decrypt, 50 are expired.
 
 usage: rekey_check.py GATEWAY_BINARY CTL_BINARY
 """
@@ -257,6 +259,10 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
             if one.get("pkts") != 1000 or one.get("expired", 0) == 0 or \
                     one.get("hard_expired") != 1 or one.get("life_hard_packets") != 1000:
                 fail("telemetry of SA 5: %s" % one)
+        rc, out = g.req("list\n")
+        if "lifetime-soft-packets 600 lifetime-hard-packets 1000" not in out or \
+                "soft-expired hard-expired" not in out:
+            fail("list does not show SA 5's lifetimes and state: %s" % out)
         rc, out = g.req("del sa out 5\n" + sa_line(
             "out", 7, KEY6, " lifetime-soft-bytes %d lifetime-hard-bytes %d" %
             (100 * plen, hard_bytes)) + "sp ipv4 out esp protect 7 pri 10 dst 10.5.0.0/16\n")
@@ -299,6 +305,59 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
           "expired %d, events in order: %s" % (d["expired"], "; ".join(events)))
 
 
+def lifetime_in(gwbin, ctl, tmp, pkts, fail):
+    """Inbound: forged packets spend no lifetime; exactly the hard limit decrypts."""
+    prefix = "vecsec-gw-lifein-%d" % os.getpid()
+    sa = SecurityAssociation(ESP, spi=5, crypt_algo="CHACHA20-POLY1305", crypt_key=KEY5,
+                             tunnel_header=IP(src="172.31.2.1", dst="172.31.1.1"))
+
+    def eth(p):
+        return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
+    esp_in = []
+    for k in range(10):                 # forged: the ICV's last byte flipped
+        b = bytearray(raw(sa.encrypt(pkts[k % NPKT], seq_num=k + 1)))
+        b[-1] ^= 1
+        esp_in.append(eth(IP(bytes(b))))
+    for k in range(100):
+        esp_in.append(eth(sa.encrypt(pkts[k % NPKT], seq_num=k + 1)))
+    wrpcap(os.path.join(tmp, "lifein_esp.pcap"), esp_in)
+    cfg = os.path.join(tmp, "lifein.cfg")
+    with open(cfg, "w") as f:
+        f.write(RT + sa_line("in", 5, KEY5, " lifetime-soft-packets 20 lifetime-hard-packets 50")
+                .replace("src 172.31.1.1 dst 172.31.2.1", "src 172.31.2.1 dst 172.31.1.1") +
+                "sp ipv4 in esp protect 5 pri 10 dst 10.5.0.0/16\n")
+    stats = os.path.join(tmp, "lifein-stats.json")
+    cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
+           "--file-prefix", prefix, "--log-level", "*:warning",
+           "--vdev", "net_pcap0,rx_pcap=%s/empty.pcap,tx_pcap=%s/lifein_clear.pcap" % (tmp, tmp),
+           "--vdev", "net_pcap1,rx_pcap=%s/lifein_esp.pcap,tx_pcap=%s/lifein_out.pcap" %
+           (tmp, tmp),
+           "--", "-f", cfg, "-u", "2", "--ctrl", os.path.join(tmp, "lifein.sock"),
+           "--idle-exit", "0.5", "--stats-file", stats, "--quiet"]
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
+                           universal_newlines=True)
+    finally:
+        eal_cleanup(prefix)
+    if r.returncode != 0:
+        fail("inbound lifetime gateway exited %d: %s" % (r.returncode, r.stdout))
+        return
+    events = [l.split("vecsec-gw: ", 1)[1] for l in r.stdout.split("\n")
+              if l.startswith("vecsec-gw: expire")]
+    if events != ["expire soft in 5 packets 20", "expire hard in 5 packets 50"]:
+        fail("inbound events %s" % events)
+    clear = [f[14:] for f in read_pcap(os.path.join(tmp, "lifein_clear.pcap"))]
+    if clear != [raw(pkts[k % NPKT]) for k in range(50)]:
+        fail("inbound: %d clear packets out, want the first 50 in order" % len(clear))
+    st = json.load(open(stats))
+    d = {k: v for k, v in st["drops"].items() if v != 0}
+    if d != {"auth_failed": 10, "expired": 50}:
+        fail("inbound drops %s, want auth_failed 10, expired 50" % d)
+    else:
+        print("ok   inbound lifetime: 10 forged packets spend nothing, exactly 50 of 100 "
+              "decrypt, 50 expired, events: %s" % "; ".join(events))
+
+
 def main():
     gwbin, ctl = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-rekey-")
@@ -322,6 +381,7 @@ def main():
             rekey(gwbin, ctl, tmp, pkts, fail)
         if what in ("all", "lifetime"):
             lifetime(gwbin, ctl, tmp, pkts, fail)
+            lifetime_in(gwbin, ctl, tmp, pkts, fail)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("PASS" if ok else "FAIL")
