@@ -459,7 +459,7 @@ main(int argc, char **argv)
 	gw.nb_ports = (uint16_t)RTE_MIN(rte_eth_dev_count_avail(), GW_MAX_PORTS);
 	if (gw.nb_ports == 0) {
 		fprintf(stderr, "vecsec-gw: no ports: add some with --vdev (net_pcap, net_tap, "
-			"net_ring)\n");
+			"net_ring; with --no-pci where DPDK must not take the host's NICs)\n");
 		goto out;
 	}
 	for (uint16_t p = 0; p < gw.nb_ports; p++)

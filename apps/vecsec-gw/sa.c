@@ -269,7 +269,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 			return -ENOTSUP;
 		fprintf(stderr,
 			"vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; "
-			"add one with --vdev\n",
+			"add one with --vdev (software PMDs need no PCI: --no-pci)\n",
 			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
 			s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "");
 		return -ENOTSUP;
