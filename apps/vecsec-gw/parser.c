@@ -254,13 +254,41 @@ find_kw(const char *const *first, size_t stride, size_t n, const char *s)
 
 /* ---- sa ---------------------------------------------------------------- */
 
+/*
+ * The key token at ti (hex bytes separated by ':'): exactly want bytes for
+ * algorithm kw, the last 4 of them the salt when salted. The key goes to
+ * dst/dst_len, the salt to *salt; the scratch copy is wiped either way.
+ */
+static int
+parse_sa_key(struct pctx *p, unsigned int ti, const char *kw, unsigned int want, bool salted,
+	     const char *what, uint8_t *dst, uint16_t *dst_len, uint32_t *salt)
+{
+	uint8_t key[GW_MAX_KEY + 4];
+	int klen = parse_hex_bytes(p->t[ti].s, key, sizeof(key));
+	int rc = 0;
+
+	if (klen < 0) {
+		rc = perr(p, ti, "key must be hex bytes separated by ':'");
+	} else if (klen != (int)want) {
+		rc = perr(p, ti, "%s needs %u key bytes%s, got %d", kw, want, what, klen);
+	} else {
+		if (salted) {
+			klen -= 4;
+			memcpy(salt, key + klen, 4);
+		}
+		memcpy(dst, key, (size_t)klen);
+		*dst_len = (uint16_t)klen;
+	}
+	explicit_bzero(key, sizeof(key));
+	return rc;
+}
+
 static int
 parse_sa(struct pctx *p, struct gw_conf *conf)
 {
 	struct gw_sa_conf *sa;
-	uint8_t key[GW_MAX_KEY + 4];
 	uint64_t v;
-	int klen, ci = -1, ai = -1, ei = -1;
+	int rc, ci = -1, ai = -1, ei = -1;
 	bool mode_p = false, src_p = false, dst_p = false, type_p = false;
 	bool ckey_p = false, akey_p = false, ekey_p = false, esn_p = false;
 	unsigned int ti = 1, src_ti = 0, dst_ti = 0;
@@ -303,21 +331,11 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			if (ci < 0)
 				return perr(p, ti, "must follow cipher_algo");
 			NEXT(p, ti, "key bytes");
-			klen = parse_hex_bytes(p->t[ti].s, key, sizeof(key));
-			if (klen < 0)
-				return perr(p, ti, "key must be hex bytes separated by ':'");
-			if (klen != cipher_algos[ci].key_len) {
-				explicit_bzero(key, sizeof(key));
-				return perr(p, ti, "%s needs %u key bytes, got %d",
-					    cipher_algos[ci].kw, cipher_algos[ci].key_len, klen);
-			}
-			if (cipher_algos[ci].salt) {
-				klen -= 4;
-				memcpy(&sa->salt, key + klen, 4);
-			}
-			memcpy(sa->cipher_key, key, klen);
-			sa->cipher_key_len = (uint16_t)klen;
-			explicit_bzero(key, sizeof(key));
+			rc = parse_sa_key(p, ti, cipher_algos[ci].kw, cipher_algos[ci].key_len,
+					  cipher_algos[ci].salt, "", sa->cipher_key,
+					  &sa->cipher_key_len, &sa->salt);
+			if (rc != 0)
+				return rc;
 		} else if (strcmp(k, "auth_algo") == 0) {
 			if (ai >= 0)
 				return perr(p, ti, "given twice");
@@ -330,21 +348,11 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			if (ai < 0)
 				return perr(p, ti, "must follow auth_algo");
 			NEXT(p, ti, "key bytes");
-			klen = parse_hex_bytes(p->t[ti].s, key, sizeof(key));
-			if (klen < 0)
-				return perr(p, ti, "key must be hex bytes separated by ':'");
-			if (klen != auth_algos[ai].key_len) {
-				explicit_bzero(key, sizeof(key));
-				return perr(p, ti, "%s needs %u key bytes, got %d",
-					    auth_algos[ai].kw, auth_algos[ai].key_len, klen);
-			}
-			if (auth_algos[ai].salt) {
-				klen -= 4;
-				memcpy(&sa->salt, key + klen, 4);
-			}
-			memcpy(sa->auth_key, key, klen);
-			sa->auth_key_len = (uint16_t)klen;
-			explicit_bzero(key, sizeof(key));
+			rc = parse_sa_key(p, ti, auth_algos[ai].kw, auth_algos[ai].key_len,
+					  auth_algos[ai].salt, "", sa->auth_key, &sa->auth_key_len,
+					  &sa->salt);
+			if (rc != 0)
+				return rc;
 		} else if (strcmp(k, "aead_algo") == 0) {
 			if (ei >= 0)
 				return perr(p, ti, "given twice");
@@ -357,20 +365,11 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			if (ei < 0)
 				return perr(p, ti, "must follow aead_algo");
 			NEXT(p, ti, "key bytes");
-			klen = parse_hex_bytes(p->t[ti].s, key, sizeof(key));
-			if (klen < 0)
-				return perr(p, ti, "key must be hex bytes separated by ':'");
-			if (klen != aead_algos[ei].key_len) {
-				explicit_bzero(key, sizeof(key));
-				return perr(p, ti,
-					    "%s needs %u key bytes (key + 4-byte salt), got %d",
-					    aead_algos[ei].kw, aead_algos[ei].key_len, klen);
-			}
-			klen -= 4;
-			memcpy(&sa->salt, key + klen, 4);
-			memcpy(sa->cipher_key, key, klen);
-			sa->cipher_key_len = (uint16_t)klen;
-			explicit_bzero(key, sizeof(key));
+			rc = parse_sa_key(p, ti, aead_algos[ei].kw, aead_algos[ei].key_len, true,
+					  " (key + 4-byte salt)", sa->cipher_key,
+					  &sa->cipher_key_len, &sa->salt);
+			if (rc != 0)
+				return rc;
 		} else if (strcmp(k, "mode") == 0) {
 			ONCE(p, ti, mode_p);
 			NEXT(p, ti, "ipv4-tunnel, ipv6-tunnel or transport");
