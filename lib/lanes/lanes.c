@@ -1068,6 +1068,56 @@ drain_poly(struct burst *b, const struct poly1305_lanes_impl *im)
 }
 
 /*
+ * Poly1305 over the staged inputs (c->in, c->blocks) of k jobs, pi->lanes at
+ * a time. With tags_lanes the tags are finished in the lanes: seal's into
+ * job->tag, open's into calc[i] (calc NULL: every job is a seal); without,
+ * each job's accumulator is left in its ctx for poly_tag().
+ */
+static void
+mac_staged(struct burst *b, const struct poly1305_lanes_impl *pi, const uint16_t *list,
+	   unsigned int k, uint8_t (*calc)[POLY1305_TAG_LEN])
+{
+	for (unsigned int g = 0; g < k; g += pi->lanes) {
+		unsigned int kk = k - g < pi->lanes ? k - g : pi->lanes;
+
+		b->pl.active = 0;
+		for (unsigned int i = 0; i < kk; i++) {
+			const struct job_ctx *c = &b->ctx[list[g + i]];
+
+			for (int w = 0; w < 3; w++) {
+				b->pl.h[w][i] = 0;
+				b->pl.r[w][i] = c->r[w];
+			}
+			b->pl.in[i] = c->in;
+			b->pl.blocks_left[i] = c->blocks;
+			b->pl.active |= UINT32_C(1) << i;
+		}
+		drain_poly(b, pi);
+		if (pi->tags_lanes != NULL) {
+			uint64_t s[2][VECSEC_MAX_LANES];
+			uint8_t *tp[VECSEC_MAX_LANES];
+
+			for (unsigned int i = 0; i < kk; i++) {
+				struct vecsec_aead_job *job = b->jobs[list[g + i]];
+
+				s[0][i] = b->ctx[list[g + i]].s[0];
+				s[1][i] = b->ctx[list[g + i]].s[1];
+				tp[i] = calc == NULL || job->dir == VECSEC_AEAD_SEAL ? job->tag :
+									       calc[g + i];
+			}
+			b->pl.active = (UINT32_C(1) << kk) - 1;
+			pi->tags_lanes(&b->pl, s, tp);
+			b->pl.active = 0;
+			vecsec_memzero(s, sizeof(s));
+			continue;
+		}
+		for (unsigned int i = 0; i < kk; i++)
+			for (int w = 0; w < 3; w++)
+				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
+	}
+}
+
+/*
  * The staged path: up to one ChaCha width of small linear jobs, each copied
  * into its lane's buffer behind a zero block. Seal: one kernel run gives
  * block 0 (the Poly1305 key) and the ciphertext together (counter 0 ..).
@@ -1121,44 +1171,7 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 		c->blocks = (uint32_t)((a16 + l16) / POLY1305_BLOCK_LEN + 1);
 	}
 
-	for (unsigned int g = 0; g < k; g += pi->lanes) {
-		unsigned int kk = k - g < pi->lanes ? k - g : pi->lanes;
-
-		b->pl.active = 0;
-		for (unsigned int i = 0; i < kk; i++) {
-			const struct job_ctx *c = &b->ctx[list[g + i]];
-
-			for (int w = 0; w < 3; w++) {
-				b->pl.h[w][i] = 0;
-				b->pl.r[w][i] = c->r[w];
-			}
-			b->pl.in[i] = c->in;
-			b->pl.blocks_left[i] = c->blocks;
-			b->pl.active |= UINT32_C(1) << i;
-		}
-		drain_poly(b, pi);
-		if (pi->tags_lanes != NULL) {
-			/* the group's tags in the lanes: seal's into job->tag */
-			uint64_t s[2][VECSEC_MAX_LANES];
-			uint8_t *tp[VECSEC_MAX_LANES];
-
-			for (unsigned int i = 0; i < kk; i++) {
-				struct vecsec_aead_job *job = b->jobs[list[g + i]];
-
-				s[0][i] = b->ctx[list[g + i]].s[0];
-				s[1][i] = b->ctx[list[g + i]].s[1];
-				tp[i] = job->dir == VECSEC_AEAD_SEAL ? job->tag : calc[g + i];
-			}
-			b->pl.active = (UINT32_C(1) << kk) - 1;
-			pi->tags_lanes(&b->pl, s, tp);
-			b->pl.active = 0;
-			vecsec_memzero(s, sizeof(s));
-			continue;
-		}
-		for (unsigned int i = 0; i < kk; i++)
-			for (int w = 0; w < 3; w++)
-				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
-	}
+	mac_staged(b, pi, list, k, calc);
 
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
@@ -1280,42 +1293,7 @@ fast_seal_direct(struct burst *b, const struct chacha_lanes_impl *ci,
 		c->in = p;
 		c->blocks = (uint32_t)((a16 + l16) / POLY1305_BLOCK_LEN + 1);
 	}
-	for (unsigned int g = 0; g < k; g += pi->lanes) {
-		unsigned int kk = k - g < pi->lanes ? k - g : pi->lanes;
-
-		b->pl.active = 0;
-		for (unsigned int i = 0; i < kk; i++) {
-			const struct job_ctx *c = &b->ctx[list[g + i]];
-
-			for (int w = 0; w < 3; w++) {
-				b->pl.h[w][i] = 0;
-				b->pl.r[w][i] = c->r[w];
-			}
-			b->pl.in[i] = c->in;
-			b->pl.blocks_left[i] = c->blocks;
-			b->pl.active |= UINT32_C(1) << i;
-		}
-		drain_poly(b, pi);
-		if (pi->tags_lanes != NULL) {
-			/* the group's tags in the lanes, straight into job->tag */
-			uint64_t s[2][VECSEC_MAX_LANES];
-			uint8_t *tag[VECSEC_MAX_LANES];
-
-			for (unsigned int i = 0; i < kk; i++) {
-				s[0][i] = b->ctx[list[g + i]].s[0];
-				s[1][i] = b->ctx[list[g + i]].s[1];
-				tag[i] = b->jobs[list[g + i]]->tag;
-			}
-			b->pl.active = (UINT32_C(1) << kk) - 1;
-			pi->tags_lanes(&b->pl, s, tag);
-			b->pl.active = 0;
-			vecsec_memzero(s, sizeof(s));
-			continue;
-		}
-		for (unsigned int i = 0; i < kk; i++)
-			for (int w = 0; w < 3; w++)
-				b->ctx[list[g + i]].h[w] = b->pl.h[w][i];
-	}
+	mac_staged(b, pi, list, k, NULL);
 
 	for (unsigned int i = 0; i < k; i++) {
 		struct vecsec_aead_job *job = b->jobs[list[i]];
