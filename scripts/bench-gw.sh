@@ -20,7 +20,12 @@
 # knobs: BENCH_GW_RUNS=3 (runs per case), BENCH_GW_SECS=1.0 (window),
 #   BENCH_GW_WARMUP=0.5, BENCH_GW_TRAFFIC=64,imix,1400, BENCH_GW_SECGW=0 (skip
 #   ipsec-secgw), BENCH_GW_MANY=0 (no 1000-SA case), BENCH_GW_WORKERS2=0,
-#   BENCH_GW_TIMEOUT=900 (the whole run, seconds).
+#   BENCH_GW_TIMEOUT=900 (the whole run, seconds), BENCH_GW_WORKERS=2 (lcores of the
+#   multi-worker cases: one rx queue per worker, 1 SA and 1000 SAs), BENCH_GW_ONLY=REGEX
+#   (only the cases whose "label dir size" matches), BENCH_GW_PERF=DIR (perf record
+#   every run's window there, caseNN-runR.perf.data).
+#   1000 SAs vs 1 SA only: BENCH_GW_SECGW=0 BENCH_GW_TRAFFIC=64 \
+#     BENCH_GW_ONLY='^vecsec-gw vecsec (1000 SAs )?(out|in)' scripts/bench-gw.sh
 #   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 scripts/bench-gw.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +54,9 @@ if [ "${BENCH_GW_SECGW:-1}" = 1 ]; then
 fi
 [ "${BENCH_GW_MANY:-1}" = 1 ] || args+=(--no-many)
 [ "${BENCH_GW_WORKERS2:-1}" = 1 ] || args+=(--no-workers2)
+args+=(--workers "${BENCH_GW_WORKERS:-2}")
+[ -z "${BENCH_GW_ONLY:-}" ] || args+=(--only "$BENCH_GW_ONLY")
+[ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
 mkdir -p out
 rm -rf out/bench-gw
 echo "bench-gw: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"

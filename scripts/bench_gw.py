@@ -27,6 +27,7 @@ noisy minute does not hit one case only); the report takes medians.
 import argparse
 import csv
 import json
+import re
 import shlex
 import os
 import shutil
@@ -177,7 +178,17 @@ def runtime_dirs(prefix):
     return d
 
 
-def one_run(cmd, prefix, out_port, log, warm, secs):
+def perf_start(pid, path, secs):
+    """perf record of pid over the window (--perf DIR), or None when perf cannot run."""
+    try:
+        return subprocess.Popen(["perf", "record", "-q", "-F", "4999", "-p", str(pid), "-o", path,
+                                 "--", "sleep", "%.2f" % secs],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+
+
+def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
     """Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share) or an error string."""
     for d in runtime_dirs(prefix):
         shutil.rmtree(d, ignore_errors=True)
@@ -211,9 +222,16 @@ def one_run(cmd, prefix, out_port, log, warm, secs):
         def sample():
             st = tel.get("/ethdev/stats,%d" % out_port)["/ethdev/stats"]
             return time.monotonic(), proc_cpu_ns(p.pid), st["opackets"]
+        pr = perf_start(p.pid, perf_data, secs) if perf_data else None
         t0, c0, n0 = sample()
         time.sleep(secs)
         t1, c1, n1 = sample()
+        if pr is not None:
+            try:
+                pr.wait(timeout=secs + 30)
+            except subprocess.TimeoutExpired:
+                pr.kill()
+                pr.wait()
         if p.poll() is not None:
             return "exited with %d during the window" % p.returncode
         dn, dt, dc = n1 - n0, t1 - t0, (c1 - c0) / 1e9
@@ -279,14 +297,14 @@ def build_cases(a, pcaps, cfgs):
             return ["--vdev", pcap, "--vdev", null.replace("_b0", "_b1")], 1
         return ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0
 
-    def vecsec_gw(label, pmd, cpu, d, t, nsa=1, workers=1):
+    def vecsec_gw(label, pmd, cpu, d, t, nsa=1, workers=1, gw=a.gw):
         cores = ",".join(str(i) for i in range(workers))
         cdev = ["--vdev", pmd + "0"]
         pv, op = ports(d, t, nsa, workers)
         cfg = cfgs[(nsa, cpu, d)]
 
         def mk(prefix):
-            return [a.gw, "-l", cores] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
+            return [gw, "-l", cores] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", pmd, "--quiet",
                  "--duration", "120"]
         cases.append(dict(label=label, app="vecsec-gw", pmd=pmd,
@@ -335,8 +353,24 @@ def build_cases(a, pcaps, cfgs):
                 floor(t)
         if a.many and "64" in a.traffic:
             vecsec_gw("vecsec-gw vecsec 1000 SAs", "crypto_vecsec", False, d, "64", nsa=MANY)
+        if a.gw_base and "64" in a.traffic:
+            # the same cases with another build (before/after in one run)
+            vecsec_gw("base vecsec", "crypto_vecsec", False, d, "64", gw=a.gw_base)
+            if a.many:
+                vecsec_gw("base vecsec 1000 SAs", "crypto_vecsec", False, d, "64", nsa=MANY,
+                          gw=a.gw_base)
+            if a.workers2:
+                vecsec_gw("base vecsec %d workers" % a.workers, "crypto_vecsec", False, d, "64",
+                          workers=a.workers, gw=a.gw_base)
         if a.workers2 and "64" in a.traffic:
-            vecsec_gw("vecsec-gw vecsec 2 workers", "crypto_vecsec", False, d, "64", workers=2)
+            vecsec_gw("vecsec-gw vecsec %d workers" % a.workers, "crypto_vecsec", False, d, "64",
+                      workers=a.workers)
+            if a.many:
+                vecsec_gw("vecsec-gw vecsec %d workers 1000 SAs" % a.workers, "crypto_vecsec",
+                          False, d, "64", nsa=MANY, workers=a.workers)
+    if a.only:
+        rx = re.compile(a.only)
+        cases = [c for c in cases if rx.search("%s %s %s" % (c["label"], c["dir"], c["traffic"]))]
     return cases
 
 
@@ -344,6 +378,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gw", required=True)
     ap.add_argument("--secgw", default="")
+    ap.add_argument("--gw-base", default="",
+                    help="another vecsec-gw binary: its 64 B cases run interleaved, labelled "
+                         "'base ...'")
     ap.add_argument("--pmd-so", default="")
     ap.add_argument("--out", required=True, help="CSV path; the PNG goes next to it")
     ap.add_argument("--logs", required=True)
@@ -356,12 +393,22 @@ def main():
     ap.add_argument("--traffic", default="64,imix,1400")
     ap.add_argument("--no-many", dest="many", action="store_false")
     ap.add_argument("--no-workers2", dest="workers2", action="store_false")
+    ap.add_argument("--workers", type=int, default=2,
+                    help="worker lcores of the multi-worker cases (one rx queue each)")
+    ap.add_argument("--only", default="",
+                    help="regex: run the cases whose 'label dir traffic' matches, e.g. "
+                         "'vecsec-gw vecsec (1000 SAs )?(out|in) 64'")
+    ap.add_argument("--perf", default="",
+                    help="folder: perf record (4999 Hz) each run's window into "
+                         "caseNN-runR.perf.data")
     a = ap.parse_args()
     a.traffic = [t for t in a.traffic.split(",") if t]
     for t in a.traffic:
         if t not in TRAFFIC:
             sys.exit("bench_gw: unknown traffic %s (64, imix, 1400)" % t)
-    a.workers2 = a.workers2 and os.cpu_count() >= 2
+    a.workers2 = a.workers2 and os.cpu_count() >= 2 and a.workers >= 2
+    if a.perf:
+        os.makedirs(a.perf, exist_ok=True)
     os.makedirs(a.logs, exist_ok=True)
     shm = "/dev/shm/vecsec-bench-gw-%s" % a.tag
     os.makedirs(shm)
@@ -392,7 +439,8 @@ def main():
             for i, c in enumerate(cases):
                 prefix = "vecsec-bgw-%s-%d" % (a.tag, i)
                 log = os.path.join(a.logs, "case%02d-run%d.log" % (i, r))
-                v = one_run(c["mk"](prefix), prefix, c["out_port"], log, a.warmup, a.secs)
+                pd = os.path.join(a.perf, "case%02d-run%d.perf.data" % (i, r)) if a.perf else None
+                v = one_run(c["mk"](prefix), prefix, c["out_port"], log, a.warmup, a.secs, pd)
                 if isinstance(v, str):
                     errs.setdefault(i, []).append("%s (see %s)" % (v, log))
                     print("  run %d %-28s %-4s %-5s FAILED: %s" % (r, c["label"], c["dir"],
@@ -469,18 +517,28 @@ def report(rows, cases, hz, hz_src, a):
             if parts:
                 print("  %-3s %-5s %s" % (d, t, "; ".join(parts)))
     for d in ("out", "in"):
-        rc = ratio(("vecsec-gw vecsec 1000 SAs", d, "64"), ("vecsec-gw vecsec", d, "64"),
-                   "mpps_cpu")
-        rw = ratio(("vecsec-gw vecsec 1000 SAs", d, "64"), ("vecsec-gw vecsec", d, "64"),
-                   "mpps_wall")
-        if rc is not None:
-            print("  1000 SAs / 1 SA, %-3s 64 B: %.2f on CPU (%.2f wall); target >= 0.90"
-                  % (d, rc, rw or 0))
-        rw = ratio(("vecsec-gw vecsec 2 workers", d, "64"), ("vecsec-gw vecsec", d, "64"),
-                   "mpps_wall")
-        if rw is not None:
-            print("  2 workers / 1, %-3s 64 B: %.2f wall (%d CPUs on this machine, shared: "
-                  "capped)" % (d, rw, os.cpu_count()))
+        for app in ("vecsec-gw", "base"):
+            rc = ratio((app + " vecsec 1000 SAs", d, "64"), (app + " vecsec", d, "64"),
+                       "mpps_cpu")
+            rw = ratio((app + " vecsec 1000 SAs", d, "64"), (app + " vecsec", d, "64"),
+                       "mpps_wall")
+            if rc is not None:
+                print("  %s 1000 SAs / 1 SA, %-3s 64 B: %.2f on CPU (%.2f wall); target >= 0.90"
+                      % (app, d, rc, rw or 0))
+        for app, sas in (("vecsec-gw", ""), ("vecsec-gw", " 1000 SAs"), ("base", "")):
+            nw = "%s vecsec %d workers%s" % (app, a.workers, sas)
+            one = app + " vecsec" + sas
+            rw = ratio((nw, d, "64"), (one, d, "64"), "mpps_wall")
+            rc = ratio((nw, d, "64"), (one, d, "64"), "mpps_cpu")
+            if rw is None or rc is None:
+                continue
+            # on CPU: packets per CPU second of the whole process; N workers that each
+            # had a core of their own would reach N times their on-CPU rate
+            print("  %s %d workers / 1%s, %-3s 64 B: %.2f wall with %s / %s CPUs; per CPU second "
+                  "%.2f, so %.2fx if each worker had its own core; target >= %.1f"
+                  % (app, a.workers, sas, d, rw, idx[(nw, d, "64")]["cpu_share"] or "-",
+                     idx[(one, d, "64")]["cpu_share"] or "-", rc, a.workers * rc,
+                     0.9 * a.workers))
     print()
     print("reproducing command lines (FILES: the traffic and config files this script writes "
           "in /dev/shm and removes at the end; the other sizes and directions change only "

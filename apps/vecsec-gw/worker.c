@@ -17,6 +17,7 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_ipsec_group.h>
+#include <rte_prefetch.h>
 #include <rte_udp.h>
 
 #define ESP_NATT 2      /* flag in esp_inbound()'s v6[]: ESP came in UDP */
@@ -226,13 +227,55 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	return k;
 }
 
-/* After rte_ipsec process: count, then inbound policy check, then route. */
+/*
+ * Inbound packets out of ESP, waiting for the policy check: the SAs of a
+ * burst share one SPD lookup per family (rte_acl takes a burst, but one
+ * packet per SA of a burst spread over many SAs runs it one by one).
+ */
+struct in_check {
+	uint16_t n[2];
+	struct rte_mbuf *m[2][GW_BURST];
+	struct gw_sa *sa[2][GW_BURST];
+};
+
+/* The policy for each inner packet must protect it with the SA it came in; then route. */
 static void
-post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+in_check_flush(struct gw_worker *w, struct in_check *ic)
 {
-	struct rte_mbuf *orig[GW_BURST], *inner[2][GW_BURST];
+	for (int v6 = 0; v6 < 2; v6++) {
+		const struct gw_sp *sps[GW_BURST];
+
+		if (ic->n[v6] == 0)
+			continue;
+		spd_lookup(v6, GW_DIR_IN, ic->m[v6], ic->n[v6], sps);
+		for (uint16_t i = 0; i < ic->n[v6]; i++) {
+			const struct gw_sp *sp = sps[i];
+			struct gw_sa *sa = ic->sa[v6][i];
+
+			if (sp == NULL || sp->r.action != GW_SP_PROTECT || sp->sa != sa) {
+				drop(w, sa, ic->m[v6][i], GW_DROP_POLICY);
+				continue;
+			}
+			w->st.esp_in++;
+			route_tx(w, ic->m[v6][i], false);
+		}
+		ic->n[v6] = 0;
+	}
+}
+
+/*
+ * After rte_ipsec process: count, then inbound policy check, then route.
+ * Inbound packets join ic (at most GW_BURST per flush), checked by the
+ * caller's in_check_flush(); with ic NULL, here.
+ */
+static void
+post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+	     struct in_check *ic)
+{
+	struct rte_mbuf *orig[GW_BURST];
+	struct in_check own;
 	uint32_t plen[GW_BURST];
-	uint16_t k, ninner[2] = { 0, 0 };
+	uint16_t k;
 
 	for (uint16_t i = 0; i < n; i++) {
 		orig[i] = mb[i];
@@ -252,6 +295,10 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 			why = GW_DROP_REPLAY;   /* passed the checks, then lost in the window */
 		drop(w, sa, m, why);
 	}
+	if (ic == NULL) {
+		own.n[0] = own.n[1] = 0;
+		ic = &own;
+	}
 	/* inbound lifetimes count only what authenticated: forged packets spend nothing */
 	if (sa->has_life && sa->dir == GW_DIR_IN && k != 0)
 		k = life_admit(w, sa, mb, k);
@@ -270,30 +317,15 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 				drop(w, sa, m, GW_DROP_MALFORMED);
 				continue;
 			}
-			inner[v6][ninner[v6]++] = m;
+			ic->m[v6][ic->n[v6]] = m;
+			ic->sa[v6][ic->n[v6]++] = sa;
 		} else {
 			w->st.esp_out++;
 			route_tx(w, m, true);
 		}
 	}
-	/* inbound: the policy for the inner packet must protect it with this SA */
-	for (int v6 = 0; v6 < 2; v6++) {
-		const struct gw_sp *sps[GW_BURST];
-
-		if (ninner[v6] == 0)
-			continue;
-		spd_lookup(v6, GW_DIR_IN, inner[v6], ninner[v6], sps);
-		for (uint16_t i = 0; i < ninner[v6]; i++) {
-			const struct gw_sp *sp = sps[i];
-
-			if (sp == NULL || sp->r.action != GW_SP_PROTECT || sp->sa != sa) {
-				drop(w, sa, inner[v6][i], GW_DROP_POLICY);
-				continue;
-			}
-			w->st.esp_in++;
-			route_tx(w, inner[v6][i], false);
-		}
-	}
+	if (ic == &own)
+		in_check_flush(w, ic);
 }
 
 /*
@@ -304,7 +336,40 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 struct cop_batch {
 	uint16_t n[GW_MAX_CDEV];
 	struct rte_crypto_op *cop[GW_MAX_CDEV][GW_BURST];
+	/*
+	 * Ops come from one mempool call per burst, not one per SA: the first
+	 * SA that needs ops takes them for every packet not yet submitted
+	 * (left); what no SA takes goes back in batch_enqueue().
+	 */
+	uint16_t left, nspare;
+	struct rte_crypto_op *spare[GW_BURST];
+	struct in_check ic;     /* inbound CPU-crypto SAs, one check after the burst */
 };
+
+/* n ops for one SA of the burst, from the burst's allocation; 0 if the pool is empty. */
+static inline uint16_t
+cop_take(struct gw_worker *w, struct cop_batch *b, struct rte_crypto_op *cop[], uint16_t n)
+{
+	if (b->nspare < n) {
+		if (b->nspare != 0)
+			rte_mempool_put_bulk(w->cop_pool, (void **)b->spare, b->nspare);
+		b->nspare = 0;
+		b->nspare = RTE_MAX(b->left, n);
+		/* a pool too low for the rest of the burst may still serve this SA */
+		if (rte_crypto_op_bulk_alloc(w->cop_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC, b->spare,
+				b->nspare) == 0) {
+			b->nspare = n;
+			if (rte_crypto_op_bulk_alloc(w->cop_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC,
+					b->spare, n) == 0) {
+				b->nspare = 0;
+				return 0;
+			}
+		}
+	}
+	b->nspare -= n;
+	memcpy(cop, &b->spare[b->nspare], n * sizeof(cop[0]));
+	return n;
+}
 
 /* Packets of one SA: prepare, then CPU crypto now or ops into the batch. */
 static void
@@ -326,12 +391,12 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		for (uint16_t i = k; i < n; i++)
 			drop(w, sa, mb[i], prep_why);
 		if (k != 0)
-			post_process(w, sa, mb, k);
+			post_process(w, sa, mb, k, &b->ic);
 		return;
 	}
 	/* at most GW_BURST packets per rx burst in all, so the batch has room */
 	cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
-	if (rte_crypto_op_bulk_alloc(w->cop_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC, cop, n) == 0) {
+	if (cop_take(w, b, cop, n) == 0) {
 		for (uint16_t i = 0; i < n; i++)
 			drop(w, sa, mb[i], GW_DROP_NO_MBUF);
 		return;
@@ -347,6 +412,9 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 static void
 batch_enqueue(struct gw_worker *w, struct cop_batch *b)
 {
+	if (b->nspare != 0)
+		rte_mempool_put_bulk(w->cop_pool, (void **)b->spare, b->nspare);
+	b->nspare = 0;
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
 		uint16_t k = b->n[id], e;
 
@@ -366,28 +434,100 @@ batch_enqueue(struct gw_worker *w, struct cop_batch *b)
 	}
 }
 
+/* What esp_submit() and rte_ipsec prepare read of an SA (gw_sa, rte_ipsec_sa): in flight early. */
+static inline void
+sa_prefetch(const struct gw_sa *sa)
+{
+	rte_prefetch0(sa);
+	rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0((const uint8_t *)sa + 2 * RTE_CACHE_LINE_SIZE);
+}
+
+static inline void
+ipsec_sa_prefetch(const struct gw_sa *sa)
+{
+	const uint8_t *p = (const uint8_t *)sa->sa;
+
+	rte_prefetch0(p);
+	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(p + 2 * RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(p + 3 * RTE_CACHE_LINE_SIZE);
+}
+
+#define SA_GROUP_SLOTS (2 * GW_BURST)   /* open addressing, at most half full */
+#define SA_PREFETCH_AHEAD 4
+
+/*
+ * Group n packets by SA in one pass (a burst spread over many SAs has as
+ * many groups as packets): gid[i] is packet i's group, groups numbered in
+ * order of first appearance, gsa[] their SAs, gcnt[] their sizes. A small
+ * hash of the SA pointer finds the group; a run of one SA skips it.
+ */
+static uint16_t
+sa_group(struct gw_sa *const sas[], uint16_t n, uint8_t gid[], struct gw_sa *gsa[],
+	 uint16_t gcnt[])
+{
+	uint8_t slot[SA_GROUP_SLOTS];   /* group + 1, 0 = free */
+	uint16_t ng = 0;
+
+	memset(slot, 0, sizeof(slot));
+	for (uint16_t i = 0; i < n; i++) {
+		struct gw_sa *sa = sas[i];
+		uint32_t h;
+
+		if (i != 0 && sa == sas[i - 1]) {
+			gid[i] = gid[i - 1];
+			gcnt[gid[i]]++;
+			continue;
+		}
+		h = ((uint32_t)((uintptr_t)sa >> 6) * 2654435761u) >> 26;
+		while (slot[h] != 0 && gsa[slot[h] - 1] != sa)
+			h = (h + 1) & (SA_GROUP_SLOTS - 1);
+		if (slot[h] == 0) {
+			sa_prefetch(sa);
+			gsa[ng] = sa;
+			gcnt[ng] = 0;
+			slot[h] = (uint8_t)++ng;
+		}
+		gid[i] = (uint8_t)(slot[h] - 1);
+		gcnt[gid[i]]++;
+	}
+	return ng;
+}
+
 /* Submit n packets with their SAs, one call per SA, keeping arrival order within an SA. */
 static void
 esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], uint16_t n)
 {
-	bool done[GW_BURST] = { false };
+	struct rte_mbuf *sorted[GW_BURST];
+	struct gw_sa *gsa[GW_BURST];
+	uint16_t gcnt[GW_BURST], gofs[GW_BURST], ng, at = 0;
+	uint8_t gid[GW_BURST];
 	struct cop_batch b;
 
+	RTE_BUILD_BUG_ON(SA_GROUP_SLOTS != 64 || GW_BURST > 255);
 	memset(b.n, 0, sizeof(b.n));
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *g[GW_BURST];
-		uint16_t k = 0;
-
-		if (done[i])
-			continue;
-		for (uint16_t j = i; j < n; j++) {
-			if (!done[j] && sas[j] == sas[i]) {
-				g[k++] = mb[j];
-				done[j] = true;
-			}
-		}
-		esp_submit(w, sas[i], g, k, &b);
+	b.left = n;
+	b.nspare = 0;
+	b.ic.n[0] = b.ic.n[1] = 0;
+	ng = sa_group(sas, n, gid, gsa, gcnt);
+	for (uint16_t g = 0; g < ng; g++) {
+		gofs[g] = at;
+		at += gcnt[g];
+		if (g < SA_PREFETCH_AHEAD)
+			ipsec_sa_prefetch(gsa[g]);
 	}
+	for (uint16_t i = 0; i < n; i++)
+		sorted[gofs[gid[i]]++] = mb[i];
+	at = 0;
+	for (uint16_t g = 0; g < ng; g++) {
+		if (g + SA_PREFETCH_AHEAD < ng)
+			ipsec_sa_prefetch(gsa[g + SA_PREFETCH_AHEAD]);
+		esp_submit(w, gsa[g], &sorted[at], gcnt[g], &b);
+		at += gcnt[g];
+		b.left -= gcnt[g];
+	}
+	in_check_flush(w, &b.ic);
 	batch_enqueue(w, &b);
 }
 
@@ -551,12 +691,28 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 		esp_group_submit(w, out_sa, out, nout);
 }
 
+/* What post_process() touches of a group's SA: rte_ipsec_sa and this worker's counters. */
+static inline void
+post_prefetch(struct gw_worker *w, const struct rte_ipsec_group *g)
+{
+	const struct rte_ipsec_session *ss = g->id.ptr;
+	const struct gw_sa *sa;
+
+	if (ss == NULL)
+		return;
+	sa = container_of(ss, const struct gw_sa, ss);
+	ipsec_sa_prefetch(sa);
+	rte_prefetch0(&w->sa_st[sa->idx]);
+	rte_prefetch0((const uint8_t *)&w->sa_st[sa->idx] + RTE_CACHE_LINE_SIZE);
+}
+
 static unsigned int
 crypto_dequeue(struct gw_worker *w)
 {
 	struct rte_crypto_op *cop[GW_BURST];
 	struct rte_mbuf *mb[GW_BURST];
 	struct rte_ipsec_group grp[GW_BURST];
+	struct in_check ic = { .n = { 0, 0 } };
 	unsigned int total = 0;
 
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
@@ -578,17 +734,22 @@ crypto_dequeue(struct gw_worker *w)
 		ng = rte_ipsec_pkt_crypto_group((const struct rte_crypto_op **)(uintptr_t)cop, mb,
 			grp, n);
 		rte_mempool_put_bulk(w->cop_pool, (void **)cop, n);
+		for (uint16_t g = 0; g < ng && g < SA_PREFETCH_AHEAD; g++)
+			post_prefetch(w, &grp[g]);
 		for (uint16_t g = 0; g < ng; g++) {
 			struct rte_ipsec_session *ss = grp[g].id.ptr;
 			struct gw_sa *sa = ss != NULL ? container_of(ss, struct gw_sa, ss) : NULL;
 
+			if (g + SA_PREFETCH_AHEAD < ng)
+				post_prefetch(w, &grp[g + SA_PREFETCH_AHEAD]);
 			if (sa == NULL) {
 				for (uint32_t i = 0; i < grp[g].cnt; i++)
 					drop(w, NULL, grp[g].m[i], GW_DROP_CRYPTO);
 				continue;
 			}
-			post_process(w, sa, grp[g].m, (uint16_t)grp[g].cnt);
+			post_process(w, sa, grp[g].m, (uint16_t)grp[g].cnt, &ic);
 		}
+		in_check_flush(w, &ic);
 		if (n == GW_BURST)
 			goto again;
 	}

@@ -15,6 +15,7 @@
 #include <rte_crypto.h>
 #include <rte_cryptodev.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 #include <cryptodev_pmd.h>
 
@@ -318,6 +319,36 @@ op_reject(struct rte_crypto_op *op, int why)
 }
 
 /*
+ * Start loading the session lines op_prepare() and the engine read (the
+ * cryptodev header, the key, the key's alg field 2 KiB further, the
+ * session fields after the key) for every op of the burst at once: with
+ * many sessions each is a cache miss, and these overlap instead of
+ * queueing one behind the other. A run of one session costs one check.
+ */
+static inline void
+session_prefetch(struct rte_crypto_op *const *ops, unsigned int n)
+{
+	const struct rte_cryptodev_sym_session *prev = NULL;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rte_cryptodev_sym_session *sess;
+		const struct vecsec_pmd_session *s;
+
+		if (ops[i]->sess_type != RTE_CRYPTO_OP_WITH_SESSION)
+			continue;
+		sess = ops[i]->sym->session;
+		if (sess == prev || sess == NULL)
+			continue;
+		prev = sess;
+		s = CRYPTODEV_GET_SYM_SESS_PRIV(sess);
+		rte_prefetch0(sess);
+		rte_prefetch0(s->key.opaque);
+		rte_prefetch0(&s->key.alg);
+		rte_prefetch0(&s->iv_offset);
+	}
+}
+
+/*
  * Process ops[0..n), n <= max_burst: every op ends with a final status.
  * Returns how many were refused before the engine (bad args or session).
  */
@@ -325,6 +356,8 @@ static inline unsigned int
 qp_process(struct vecsec_pmd_qp *qp, struct rte_crypto_op **ops, unsigned int n)
 {
 	unsigned int bad = 0;
+
+	session_prefetch(ops, n);
 
 	for (unsigned int i = 0; i < n; i++) {
 		int rc = op_prepare(qp, ops[i]);
