@@ -463,11 +463,12 @@ def main():
                 row.update(mpps_wall="%.4f" % (w / 1e6), mpps_cpu="%.4f" % (u / 1e6),
                            cycles_pkt_wall="%.0f" % (hz / w) if hz else "",
                            cycles_pkt_cpu="%.0f" % (hz / u) if hz else "",
-                           cpu_share="%.2f" % statistics.median(x[2] for x in v))
+                           cpu_share="%.2f" % statistics.median(x[2] for x in v),
+                           mpps_cpu_best="%.4f" % (max(x[1] for x in v) / 1e6))
             else:
                 failed += 1
                 row.update(mpps_wall="", mpps_cpu="", cycles_pkt_wall="", cycles_pkt_cpu="",
-                           cpu_share="")
+                           cpu_share="", mpps_cpu_best="")
             rows.append(row)
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w", newline="") as f:
@@ -488,13 +489,14 @@ def report(rows, cases, hz, hz_src, a):
     print()
     print("TSC %.3f GHz (%s); %d CPUs; medians of %d runs; Mpps = output packets per second"
           % (hz / 1e9, hz_src, os.cpu_count(), a.runs))
-    print("%-28s %-4s %-5s %9s %9s %9s %5s" % ("case", "dir", "size", "Mpps wall", "Mpps CPU",
-                                               "cyc/pkt", "CPU"))
+    print("%-28s %-4s %-5s %9s %9s %9s %5s %9s" % ("case", "dir", "size", "Mpps wall",
+                                                    "Mpps CPU", "cyc/pkt", "CPU", "best CPU"))
     for r in rows:
-        print("%-28s %-4s %-5s %9s %9s %9s %5s" % (
+        print("%-28s %-4s %-5s %9s %9s %9s %5s %9s" % (
             r["label"], r["dir"], r["traffic"], r["mpps_wall"] or "-", r["mpps_cpu"] or "-",
-            r["cycles_pkt_cpu"] or "-", r["cpu_share"] or "-"))
-    print("(cyc/pkt: TSC cycles per packet on CPU; CPU: CPU seconds per second the process got)")
+            r["cycles_pkt_cpu"] or "-", r["cpu_share"] or "-", r["mpps_cpu_best"] or "-"))
+    print("(cyc/pkt: TSC cycles per packet on CPU; CPU: CPU seconds per second the process got;")
+    print(" best CPU: the highest on-CPU Mpps of the runs, the one least disturbed by others)")
     idx = {(r["label"], r["dir"], r["traffic"]): r for r in rows}
 
     def ratio(x, y, key):
@@ -522,9 +524,11 @@ def report(rows, cases, hz, hz_src, a):
                        "mpps_cpu")
             rw = ratio((app + " vecsec 1000 SAs", d, "64"), (app + " vecsec", d, "64"),
                        "mpps_wall")
+            rb = ratio((app + " vecsec 1000 SAs", d, "64"), (app + " vecsec", d, "64"),
+                       "mpps_cpu_best")
             if rc is not None:
-                print("  %s 1000 SAs / 1 SA, %-3s 64 B: %.2f on CPU (%.2f wall); target >= 0.90"
-                      % (app, d, rc, rw or 0))
+                print("  %s 1000 SAs / 1 SA, %-3s 64 B: %.2f on CPU, %.2f best on CPU (%.2f wall); "
+                      "target >= 0.90" % (app, d, rc, rb or 0, rw or 0))
         for app, sas in (("vecsec-gw", ""), ("vecsec-gw", " 1000 SAs"), ("base", "")):
             nw = "%s vecsec %d workers%s" % (app, a.workers, sas)
             one = app + " vecsec" + sas
