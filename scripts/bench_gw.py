@@ -160,15 +160,20 @@ class Telemetry:
         self.s.close()
 
 
-def proc_cpu_ns(pid):
-    tot = 0
+def thread_cpu_ns(pid):
+    """{thread id: ns on CPU so far}"""
+    per = {}
     for t in os.listdir("/proc/%d/task" % pid):
         try:
             with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
-                tot += int(f.read().split()[0])
+                per[t] = int(f.read().split()[0])
         except (OSError, ValueError, IndexError):
             pass
-    return tot
+    return per
+
+
+def proc_cpu_ns(pid):
+    return sum(thread_cpu_ns(pid).values())
 
 
 def runtime_dirs(prefix):
@@ -189,7 +194,10 @@ def perf_start(pid, path, secs):
 
 
 def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
-    """Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share) or an error string."""
+    """
+    Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share, [CPU share of each thread
+    that ran more than 2 % of the window, largest first]) or an error string.
+    """
     for d in runtime_dirs(prefix):
         shutil.rmtree(d, ignore_errors=True)
     lf = open(log, "w")
@@ -221,11 +229,15 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
 
         def sample():
             st = tel.get("/ethdev/stats,%d" % out_port)["/ethdev/stats"]
-            return time.monotonic(), proc_cpu_ns(p.pid), st["opackets"]
+            th = thread_cpu_ns(p.pid)
+            return time.monotonic(), th, st["opackets"]
         pr = perf_start(p.pid, perf_data, secs) if perf_data else None
-        t0, c0, n0 = sample()
+        t0, th0, n0 = sample()
         time.sleep(secs)
-        t1, c1, n1 = sample()
+        t1, th1, n1 = sample()
+        c0, c1 = sum(th0.values()), sum(th1.values())
+        shares = sorted(((th1[t] - th0.get(t, 0)) / 1e9 / (t1 - t0) for t in th1), reverse=True)
+        shares = [x for x in shares if x > 0.02]
         if pr is not None:
             try:
                 pr.wait(timeout=secs + 30)
@@ -237,7 +249,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
         dn, dt, dc = n1 - n0, t1 - t0, (c1 - c0) / 1e9
         if dn <= 0 or dc <= 0:
             return "no packets in the window"
-        return dn / dt, dn / dc, dc / dt
+        return dn / dt, dn / dc, dc / dt, shares
     finally:
         if tel:
             tel.close()
@@ -447,9 +459,11 @@ def main():
                                                                  c["traffic"], v))
                 else:
                     res[i].append(v)
-                    print("  run %d %-28s %-4s %-5s %6.3f Mpps wall %6.3f Mpps on CPU (%.0f%% CPU)"
+                    print("  run %d %-28s %-4s %-5s %6.3f Mpps wall %6.3f Mpps on CPU "
+                          "(%.0f%% CPU: %s)"
                           % (r, c["label"], c["dir"], c["traffic"], v[0] / 1e6, v[1] / 1e6,
-                             100 * v[2]), flush=True)
+                             100 * v[2], "+".join("%.0f" % (100 * x) for x in v[3])),
+                          flush=True)
         hz, hz_src = tsc_hz()
         rows = []
         for i, c in enumerate(cases):
@@ -464,11 +478,15 @@ def main():
                            cycles_pkt_wall="%.0f" % (hz / w) if hz else "",
                            cycles_pkt_cpu="%.0f" % (hz / u) if hz else "",
                            cpu_share="%.2f" % statistics.median(x[2] for x in v),
-                           mpps_cpu_best="%.4f" % (max(x[1] for x in v) / 1e6))
+                           mpps_cpu_best="%.4f" % (max(x[1] for x in v) / 1e6),
+                           thread_cpu="+".join(
+                               "%.2f" % statistics.median(x[3][j] if j < len(x[3]) else 0
+                                                          for x in v)
+                               for j in range(c["workers"])))
             else:
                 failed += 1
                 row.update(mpps_wall="", mpps_cpu="", cycles_pkt_wall="", cycles_pkt_cpu="",
-                           cpu_share="", mpps_cpu_best="")
+                           cpu_share="", mpps_cpu_best="", thread_cpu="")
             rows.append(row)
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w", newline="") as f:
@@ -538,9 +556,11 @@ def report(rows, cases, hz, hz_src, a):
                 continue
             # on CPU: packets per CPU second of the whole process; N workers that each
             # had a core of their own would reach N times their on-CPU rate
-            print("  %s %d workers / 1%s, %-3s 64 B: %.2f wall with %s / %s CPUs; per CPU second "
-                  "%.2f, so %.2fx if each worker had its own core; target >= %.1f"
+            print("  %s %d workers / 1%s, %-3s 64 B: %.2f wall with %s (%s) / %s CPUs; "
+                  "per CPU second %.2f, so %.2fx if each worker had its own core; "
+                  "target >= %.1f"
                   % (app, a.workers, sas, d, rw, idx[(nw, d, "64")]["cpu_share"] or "-",
+                     idx[(nw, d, "64")]["thread_cpu"] or "-",
                      idx[(one, d, "64")]["cpu_share"] or "-", rc, a.workers * rc,
                      0.9 * a.workers))
     print()

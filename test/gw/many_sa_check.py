@@ -147,7 +147,8 @@ def main():
         stats = os.path.join(tmp, "stats.json")
         cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
                "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
+               "--vdev",
+               "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
                "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
                "--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats,
                "--quiet"] + extra
