@@ -526,8 +526,9 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *er
 	if (rc == 0 && s->dir == GW_DIR_IN)
 		rc = sad_add(dp, s);
 	if (rc != 0) {
-		snprintf(err, err_len, "SA %s %u: %s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
-			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc));
+		snprintf(err, err_len, "SA %s %u: %s%s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
+			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc),
+			rc == -ENOTSUP && sa_is_aria(c) ? " (ARIA needs crypto_vecsec)" : "");
 		gw_sa_free(s);
 		return rc;
 	}

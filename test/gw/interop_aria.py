@@ -19,9 +19,10 @@ size; a tampered ICV counts auth_failed, a replay counts replay; every
 counter must be exact. Without --cpu-crypto two SAs still say `type
 cpu-crypto`, so both kinds of session run in one gateway. Then the parser:
 ARIA-CTR with an auth algorithm and a wrong ARIA key length are refused with
-FILE:LINE: token '...'.
+FILE:LINE: token '...'; the control socket adds ARIA SAs (on crypto_vecsec)
+and refuses them, naming crypto_vecsec, when only crypto_aesni_mb is there.
 
-usage: interop_aria.py GATEWAY_BINARY [--cpu-crypto]
+usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto]
 """
 import ctypes
 import json
@@ -31,6 +32,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 from scapy.all import IP, IPv6, UDP, Ether, Raw, IPOption, rdpcap, wrpcap, raw
 
@@ -323,10 +325,97 @@ def parser_checks(gw, tmp):
     return ok
 
 
+def ctrl_checks(gw, ctl, tmp, extra_app):
+    """
+    ARIA SAs through the control socket's `sa` add (the same parser): they
+    land on crypto_vecsec; ARIA-CTR with an auth algorithm gets ERR; on a
+    gateway whose only cryptodev is crypto_aesni_mb an ARIA SA gets ERR
+    naming crypto_vecsec, while an AES-GCM SA is accepted.
+    """
+    ok = True
+    k36, k20 = key(7, 36), key(8, 20)
+    with open(os.path.join(tmp, "empty.pcap"), "wb") as f:   # header only, Ethernet
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for run, vdev in (("vecsec", []), ("aesni_mb", ["--vdev", "crypto_aesni_mb_aria0"])):
+        sock = os.path.join(tmp, "gw-%s.sock" % run)
+        prefix = "vecsec-gw-aria-ctrl-%d" % os.getpid()
+        cmd = ["timeout", "60", gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
+               "--file-prefix", prefix, "--log-level", "*:warning"] + vdev + [
+               "--vdev", "net_pcap0,rx_pcap=%s/empty.pcap,tx_pcap=%s/c.pcap" % (tmp, tmp),
+               "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s/e.pcap" % (tmp, tmp),
+               "--", "-u", "2", "--ctrl", sock, "--duration", "1.5", "--quiet"] + extra_app
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                universal_newlines=True)
+
+        def req(text):
+            r = subprocess.run([ctl, "-s", sock], input=text, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, universal_newlines=True, timeout=30)
+            return r.returncode, r.stdout.strip()
+
+        try:
+            for _ in range(200):
+                if os.path.exists(sock):
+                    break
+                time.sleep(0.05)
+            else:
+                print("FAIL: %s: no control socket" % run)
+                ok = False
+                continue
+            gcm = ("sa out 9 aead_algo aria-256-gcm aead_key %s mode transport inner ipv4\n"
+                   % hexkey(k36))
+            ctr = ("sa in 9 cipher_algo aria-128-ctr cipher_key %s auth_algo null mode "
+                   "ipv4-tunnel src 172.30.9.1 dst 172.30.9.2\n" % hexkey(k20))
+            bad = ("sa out 10 cipher_algo aria-128-ctr cipher_key %s auth_algo sha1-hmac "
+                   "auth_key %s mode transport\n" % (hexkey(k20), hexkey(key(9, 20))))
+            answers = [req(gcm), req(ctr), req(bad), req("list\n")]
+            for rc, out in answers:
+                if hexkey(k36)[:20] in out or hexkey(k20)[:20] in out:
+                    print("FAIL: %s: key bytes in an answer" % run)
+                    ok = False
+            (g_rc, g_out), (c_rc, c_out), (b_rc, b_out), (_, lst) = answers
+            if b_rc == 0 or "auth_algo null" not in b_out or "'sha1-hmac'" not in b_out:
+                print("FAIL: %s: ARIA-CTR with sha1-hmac: %d %s" % (run, b_rc, b_out))
+                ok = False
+            if run == "vecsec":
+                if g_rc != 0 or c_rc != 0 or \
+                        "sa out 9 aria-256-gcm transport inner ipv4 cryptodev crypto_vecsec" \
+                        not in lst or "sa in 9 aria-128-ctr ipv4-tunnel" not in lst:
+                    print("FAIL: ARIA SAs through the control socket: %s / %s / %s"
+                          % (g_out, c_out, lst))
+                    ok = False
+                else:
+                    print("ok   control socket: ARIA-GCM and ARIA-CTR SAs added, on "
+                          "crypto_vecsec; ARIA-CTR + sha1-hmac refused")
+                if req("del sa out 9\n")[0] != 0 or req("del sa in 9\n")[0] != 0:
+                    print("FAIL: cannot delete the ARIA SAs")
+                    ok = False
+            else:
+                aes = gcm.replace("aria-256-gcm", "aes-256-gcm").replace("out 9", "out 11")
+                a_rc, a_out = req(aes)
+                if g_rc == 0 or "ARIA needs crypto_vecsec" not in g_out or c_rc == 0 or \
+                        a_rc != 0:
+                    print("FAIL: crypto_aesni_mb only: ARIA %d %s / %d %s, AES-GCM %d %s"
+                          % (g_rc, g_out, c_rc, c_out, a_rc, a_out))
+                    ok = False
+                else:
+                    print("ok   control socket, crypto_aesni_mb only: ARIA SAs refused (%s), "
+                          "AES-GCM accepted" % g_out.split("\n")[-1])
+            out, _ = proc.communicate(timeout=60)
+            if proc.returncode != 0:
+                print("FAIL: %s: gateway exited with %d\n%s" % (run, proc.returncode, out))
+                ok = False
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            eal_cleanup(prefix)
+    return ok
+
+
 def main():
-    gwbin = sys.argv[1]
+    gwbin, ctlbin = sys.argv[1], sys.argv[2]
     extra_app = []
-    for a in sys.argv[2:]:
+    for a in sys.argv[3:]:
         if a == "--cpu-crypto":
             extra_app.append(a)
         else:
@@ -338,6 +427,7 @@ def main():
     ok = True
     try:
         ok = parser_checks(gwbin, tmp)
+        ok = ctrl_checks(gwbin, ctlbin, tmp, extra_app) and ok
         outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
         ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
         conf = "".join(s.conf for s in outs + ins)
