@@ -42,6 +42,11 @@ static const struct demo_sa demo_sas[] = {
 		"10.14.0.0/16", " esn 4294967280", "IPv4 tunnel, ESN crossing 2^32" },
 	{ 15, "chacha20-poly1305", "ipv4-tunnel src 172.16.1.15 dst 172.16.2.15", "ipv6",
 		"fd00:15::/32", "", "IPv6 in IPv4 tunnel" },
+#ifdef VECSEC_GW_STATIC_PMD
+	/* only crypto_vecsec has ARIA: in the demo when it is linked in */
+	{ 16, "aria-256-gcm", "ipv4-tunnel src 172.16.1.16 dst 172.16.2.16", "ipv4",
+		"10.16.0.0/16", "", "IPv4 tunnel, ARIA-GCM" },
+#endif
 };
 
 static const char demo_tail[] =
@@ -69,11 +74,13 @@ gw_demo_conf(char *buf, size_t cap, const char *aead)
 		const char *alg = aead != NULL ? aead : d->aead;
 		/* key + salt bytes for the algorithm */
 		unsigned int klen = strcmp(alg, "aes-128-gcm") == 0 ? 20 :
-			strcmp(alg, "aes-192-gcm") == 0 ? 28 : 36;
+			strcmp(alg, "aes-192-gcm") == 0 ? 28 :
+			strcmp(alg, "aria-128-gcm") == 0 ? 20 :
+			strcmp(alg, "aria-192-gcm") == 0 ? 28 : 36;
 		char key[36 * 3];
 
 		if (aead != NULL && strcmp(alg, "chacha20-poly1305") != 0 &&
-				strncmp(alg, "aes-", 4) != 0)
+				strncmp(alg, "aes-", 4) != 0 && strncmp(alg, "aria-", 5) != 0)
 			return -1;
 		for (unsigned int k = 0; k < klen; k++)
 			snprintf(key + 3 * k, sizeof(key) - 3 * k, "%02x%s",
