@@ -136,6 +136,18 @@ sess_xform(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2])
 	return ci;
 }
 
+/*
+ * -e turns ESN on for every SA, and rte_ipsec then builds the 12-byte AAD of
+ * RFC 4106/4309/7634 (SPI || SQN high || SQN low) for AEAD SAs: the session
+ * must take 12 AAD bytes, not the 8 the parser set for an SA without `esn N`.
+ */
+static void
+esn_aad_fix(const struct gw_dp *dp, const struct gw_sa_conf *c, struct rte_crypto_sym_xform *xf)
+{
+	if (dp->esn && !c->esn && xf[0].type == RTE_CRYPTO_SYM_XFORM_AEAD)
+		xf[0].aead.aad_length = (uint16_t)(c->aad_len + 4);
+}
+
 /* Can device id run every xform of the chain (and CPU crypto if asked)? */
 static bool
 cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
@@ -227,6 +239,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	int sz, rc;
 
 	fill_xforms(c, xf);
+	esn_aad_fix(dp, c, xf);
 	ipx = ipsec_xform(c, xf, ix);
 	memset(&prm, 0, sizeof(prm));
 	prm.userdata = (uintptr_t)s;
@@ -368,6 +381,7 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	int rc;
 
 	fill_xforms(c, xf);
+	esn_aad_fix(dp, c, xf);
 	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, sess_xform(c, xf), dp->sess_pool);
 	if (s->cses == NULL) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create a session on %s: %s\n",

@@ -22,7 +22,10 @@ ARIA-CTR with an auth algorithm and a wrong ARIA key length are refused with
 FILE:LINE: token '...'; the control socket adds ARIA SAs (on crypto_vecsec)
 and refuses them, naming crypto_vecsec, when only crypto_aesni_mb is there.
 
-usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto]
+With -e the gateway runs with ESN on every SA (then GCM's AAD is 12 bytes
+on all of them).
+
+usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto] [-e]
 """
 import ctypes
 import json
@@ -38,6 +41,7 @@ from scapy.all import IP, IPv6, UDP, Ether, Raw, IPOption, rdpcap, wrpcap, raw
 
 N = 10              # valid packets per SA and direction
 ESN0 = 0xfffffffb   # ESN SAs start here: the 32-bit boundary is crossed in the run
+ALL_ESN = False     # -e: ESN on every SA (those without `esn N` start at 0)
 
 # ---- ARIA through OpenSSL ------------------------------------------------
 
@@ -129,7 +133,8 @@ SAS = [
 
 class Sa:
     def __init__(self, idx, spec, inbound):
-        (self.name, spi, self.algo, klen, self.mode, self.fam, self.esn, self.cpu) = spec
+        (self.name, spi, self.algo, klen, self.mode, self.fam, self.esn_n, self.cpu) = spec
+        self.esn = self.esn_n or ALL_ESN
         self.gcm = self.algo.endswith("gcm")
         self.inbound = inbound
         self.spi = spi + (0x1000 if inbound else 0)
@@ -160,7 +165,7 @@ class Sa:
         if self.tunnel:
             s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
             sa += " src %s dst %s" % (s, t)
-        if self.esn:
+        if self.esn_n:
             sa += " esn %d" % ESN0
         if self.cpu:
             sa += " type cpu-crypto"
@@ -177,7 +182,7 @@ class Sa:
 
     def seq(self, k):
         """64-bit sequence number of packet k (as in interop_scapy.py)."""
-        if not self.esn:
+        if not self.esn_n:
             return k + 1
         return ESN0 + k + (1 if self.inbound else 0)
 
@@ -413,10 +418,14 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
 
 
 def main():
+    global ALL_ESN
     gwbin, ctlbin = sys.argv[1], sys.argv[2]
     extra_app = []
     for a in sys.argv[3:]:
         if a == "--cpu-crypto":
+            extra_app.append(a)
+        elif a == "-e":
+            ALL_ESN = True
             extra_app.append(a)
         else:
             sys.exit("unknown argument " + a)
