@@ -158,14 +158,14 @@ gw_natt_trs_decap(struct rte_mbuf *m)
 }
 
 /*
- * Outbound, after rte_ipsec: m is IP (+ IPv6 extensions) + ESP. Insert the
- * UDP header (RFC 3948 2.1: ports 4500; checksum 0 over IPv4, computed over
- * IPv6, where RFC 8200 8.1 does not allow 0), set the protocol to UDP and
- * fix the lengths. Returns 0, -ENOBUFS without headroom, -EINVAL if m is
- * not IP + ESP.
+ * Outbound, after rte_ipsec, transport SA: m is IP (+ IPv6 extensions) +
+ * ESP. Insert the UDP header (RFC 3948 2.1: ports 4500; checksum 0 over
+ * IPv4, computed over IPv6, where RFC 8200 8.1 does not allow 0), set the
+ * protocol to UDP and fix the lengths. Returns 0, -ENOBUFS without
+ * headroom, -EINVAL if m is not IP + ESP.
  */
-int
-gw_natt_trs_encap(struct rte_mbuf *m)
+static int
+trs_encap(struct rte_mbuf *m)
 {
 	const uint32_t uh = sizeof(struct rte_udp_hdr);
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
@@ -249,4 +249,32 @@ gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto)
 	l4[ck_off + 1] = 0;
 	ck = l4_cksum(l3, hl, proto, l4, l4_len);
 	memcpy(l4 + ck_off, &ck, 2);
+}
+
+/*
+ * Outbound NAT-T after rte_ipsec: transport SAs get their UDP header here
+ * (add_udp); tunnel SAs have it from rte_ipsec's template, whose checksum
+ * is 0, which IPv6 does not allow (RFC 8200 8.1): computed here.
+ */
+int
+gw_natt_outb(struct rte_mbuf *m, bool add_udp)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_udp_hdr *u;
+	uint32_t nh_off;
+	uint8_t proto;
+	int hl;
+
+	if (add_udp)
+		return trs_encap(m);
+	if ((p[0] >> 4) != 6 || !rte_pktmbuf_is_contiguous(m))
+		return 0;
+	hl = gw_ip6_walk(p, m->pkt_len, &proto, &nh_off);
+	if (hl < 0 || proto != IPPROTO_UDP || m->pkt_len < (uint32_t)hl + sizeof(*u))
+		return -EINVAL;
+	u = (struct rte_udp_hdr *)(p + hl);
+	u->dgram_cksum = 0;
+	u->dgram_cksum = l4_cksum(p, (uint32_t)hl, IPPROTO_UDP, (const uint8_t *)u,
+		m->pkt_len - (uint32_t)hl);
+	return 0;
 }

@@ -279,7 +279,7 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 				gw_natt_trs_l4_fix(m, proto);
 			inner[v6][ninner[v6]++] = m;
 		} else {
-			if (sa->natt && sa->mode == GW_MODE_TRANS && gw_natt_trs_encap(m) != 0) {
+			if (sa->natt && gw_natt_outb(m, sa->mode == GW_MODE_TRANS) != 0) {
 				drop(w, sa, m, GW_DROP_NO_MBUF);
 				continue;
 			}
