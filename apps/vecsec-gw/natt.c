@@ -11,6 +11,7 @@
 #include "gw_dp.h"
 #include "gw_pkt.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 

@@ -12,6 +12,7 @@
 #include "gw_dp.h"
 #include "gw_pkt.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -279,8 +280,10 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 				gw_natt_trs_l4_fix(m, proto);
 			inner[v6][ninner[v6]++] = m;
 		} else {
-			if (sa->natt && gw_natt_outb(m, sa->mode == GW_MODE_TRANS) != 0) {
-				drop(w, sa, m, GW_DROP_NO_MBUF);
+			int rc = sa->natt ? gw_natt_outb(m, sa->mode == GW_MODE_TRANS) : 0;
+
+			if (rc != 0) {
+				drop(w, sa, m, rc == -ENOBUFS ? GW_DROP_NO_MBUF : GW_DROP_MALFORMED);
 				continue;
 			}
 			w->st.esp_out++;
