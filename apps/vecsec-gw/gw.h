@@ -148,7 +148,8 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 	X(CRYPTO, "crypto_error") \
 	X(NO_MBUF, "no_mbuf") \
 	X(TOO_BIG, "too_big") \
-	X(EXPIRED, "expired")
+	X(EXPIRED, "expired") \
+	X(KEEPALIVE, "natt_keepalive")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,
