@@ -44,11 +44,6 @@ static const struct demo_sa demo_sas[] = {
 		"10.14.0.0/16", " esn 4294967280", "IPv4 tunnel, ESN crossing 2^32" },
 	{ 15, "chacha20-poly1305", "ipv4-tunnel src 172.16.1.15 dst 172.16.2.15", "ipv6",
 		"fd00:15::/32", "", "IPv6 in IPv4 tunnel" },
-#ifdef VECSEC_GW_STATIC_PMD
-	/* only crypto_vecsec has ARIA: in the demo when it is linked in */
-	{ 16, "aria-256-gcm", "ipv4-tunnel src 172.16.1.16 dst 172.16.2.16", "ipv4",
-		"10.16.0.0/16", "", "IPv4 tunnel, ARIA-GCM" },
-#endif
 };
 
 static const char demo_tail[] =
