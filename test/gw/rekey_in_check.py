@@ -242,6 +242,18 @@ class Gw:
         eal_cleanup(self.prefix)
 
 
+def note(answer):
+    """
+    A grace period that ran past its 2 s (a worker descheduled that long on a
+    loaded machine) answers "OK warning: ...": the change is published, only
+    the old table or SA is kept rather than freed. Not a failure of the rekey;
+    the packet counts decide.
+    """
+    for line in answer.split("\n"):
+        if line.startswith("OK warning"):
+            print("note:", line)
+
+
 def wait_for(what, cond, st, gws=()):
     deadline = time.monotonic() + WAIT
     while not cond():
@@ -300,19 +312,22 @@ def run(gwbin, ctl, tmp, window):
         wait_for("traffic between the steps", lambda: st.out_count >= mark + 2000, st)
         rc, out = a.req("replace sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16 "
                         "with protect 6\n")
-        if rc != 0 or "warning" in out:
+        if rc != 0:
             raise RuntimeError("A: replace sp: %s" % out)
+        note(out)
         # every SPI 5 packet has left A once SPI 6 shows; then wait until B took them all
         wait_for("the first SPI 6 packet", lambda: st.relay_count[6] > 0, st)
         n5 = st.relay_count[5]
         wait_for("B's SA in 5 to count all %d SPI 5 packets" % n5,
                  lambda: b.sa_in_count(5) == n5, st)
         rc, out = b.req("del sa in 5\n")
-        if rc != 0 or "warning" in out:
+        if rc != 0:
             raise RuntimeError("B: del sa in 5: %s" % out)
+        note(out)
         rc, out = a.req("del sa out 5\n")
-        if rc != 0 or "warning" in out:
+        if rc != 0:
             raise RuntimeError("A: del sa out 5: %s" % out)
+        note(out)
         rc, out = b.req("list\n")
         if "sa in 5 " in out or "protect 6 pri 10" not in out or "SA in 5" in out:
             raise RuntimeError("B after the rekey: %s" % out)
