@@ -357,7 +357,7 @@ cmd_del_sp(const char *rule, char *err, size_t err_len)
 	return rc;
 }
 
-/* "with protect SPI|bypass|discard" into r's action; false if it is not that. */
+/* The words after `with` (protect SPI, bypass, discard) into r; false if not that. */
 static bool
 parse_new_action(const char *p, struct gw_sp_conf *r)
 {
