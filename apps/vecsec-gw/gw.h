@@ -91,6 +91,9 @@ struct gw_sp_conf {
 	uint8_t proto_lo, proto_hi;
 	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
 	int line;
+	/* inbound PROTECT after `replace sp`: the SA it protected with before is
+	 * still accepted until that SA is deleted; 0 none (SPI 0 is reserved) */
+	uint32_t spi_prev;
 };
 
 struct gw_rt_conf {
