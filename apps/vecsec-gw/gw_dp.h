@@ -73,6 +73,7 @@ struct gw_event {
 struct gw_sp {
 	struct gw_sp_conf r;
 	struct gw_sa *sa;       /* PROTECT */
+	struct gw_sa *sa_prev;  /* inbound: r.spi_prev's SA while it is up, else NULL */
 };
 
 /*
@@ -190,6 +191,11 @@ int gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bo
 int gw_worker_loop(void *arg);
 unsigned int gw_worker_poll(struct gw_worker *w);
 void gw_worker_drain(struct gw_worker *w);
+/* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
+bool gw_natt_is_keepalive(const struct rte_mbuf *m);
+int gw_natt_trs_decap(struct rte_mbuf *m);
+int gw_natt_outb(struct rte_mbuf *m, bool add_udp);
+void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
 /* stats.c */
 void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);
