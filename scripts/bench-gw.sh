@@ -23,7 +23,10 @@
 #   BENCH_GW_TIMEOUT=900 (the whole run, seconds), BENCH_GW_WORKERS=2 (lcores of the
 #   multi-worker cases: one rx queue per worker, 1 SA and 1000 SAs), BENCH_GW_ONLY=REGEX
 #   (only the cases whose "label dir size" matches), BENCH_GW_PERF=DIR (perf record
-#   every run's window there, caseNN-runR.perf.data).
+#   every run's window there, caseNN-runR.perf.data), BENCH_GW_SAS=1000 (SAs of the
+#   many-SA cases: 32 keeps the per-SA state in cache, one SA per packet as with 1000).
+#   BENCH_GW_BASE=PATH (another vecsec-gw binary, e.g. a copy built from main: its
+#   64 B crypto_vecsec cases run interleaved with this build's, labelled "base").
 #   1000 SAs vs 1 SA only: BENCH_GW_SECGW=0 BENCH_GW_TRAFFIC=64 \
 #     BENCH_GW_ONLY='^vecsec-gw vecsec (1000 SAs )?(out|in)' scripts/bench-gw.sh
 #   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 scripts/bench-gw.sh
@@ -54,8 +57,9 @@ if [ "${BENCH_GW_SECGW:-1}" = 1 ]; then
 fi
 [ "${BENCH_GW_MANY:-1}" = 1 ] || args+=(--no-many)
 [ "${BENCH_GW_WORKERS2:-1}" = 1 ] || args+=(--no-workers2)
-args+=(--workers "${BENCH_GW_WORKERS:-2}")
+args+=(--workers "${BENCH_GW_WORKERS:-2}" --sas "${BENCH_GW_SAS:-1000}")
 [ -z "${BENCH_GW_ONLY:-}" ] || args+=(--only "$BENCH_GW_ONLY")
+[ -z "${BENCH_GW_BASE:-}" ] || args+=(--gw-base "$(readlink -f "$BENCH_GW_BASE")")
 [ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
 mkdir -p out
 rm -rf out/bench-gw

@@ -42,7 +42,7 @@ KEY = bytes((0x30 + i) & 0xff for i in range(36))       # 32-byte key + 4-byte s
 GW_IP, PEER_IP = "172.16.1.1", "172.16.2.1"
 OUT_SPI, IN_SPI = 1, 2            # 1 SA each way; with --sas N: OUT 1000+k, IN 3000+k
 NPKT = 1200                       # packets per file (a multiple of 12 for IMIX)
-MANY = 1000
+MANY = 1000                       # SAs of the many-SA cases (--sas)
 TRAFFIC = {"64": [64], "imix": [64] * 7 + [576] * 4 + [1460], "1400": [1400]}
 
 
@@ -63,7 +63,7 @@ def flow_dst(f):
 # ---- traffic -------------------------------------------------------------
 
 def gen_pcaps(d, traffics, many):
-    """clear_<t>.pcap, esp1_<t>.pcap for every traffic; esp1000_64.pcap when many."""
+    """clear_<t>.pcap, esp1_<t>.pcap for every traffic; esp<MANY>_64.pcap when many."""
     from scapy.all import Ether, IP, UDP, Raw, wrpcap, raw, conf
     from scapy.layers.ipsec import ESP, SecurityAssociation
     conf.verb = 0
@@ -103,15 +103,15 @@ def gen_pcaps(d, traffics, many):
             sa = sas[i % MANY]
             sa.seq_num = i // MANY + 1
             esp.append(Ether(**mac) / sa.encrypt(p))
-        made["esp1000_64"] = os.path.join(d, "esp1000_64.pcap")
-        wrpcap(made["esp1000_64"], esp)
+        made["esp%d_64" % MANY] = os.path.join(d, "esp%d_64.pcap" % MANY)
+        wrpcap(made["esp%d_64" % MANY], esp)
     return made
 
 
 def gw_conf(nsa, cpu_crypto, direction):
     """
     1 SA: both directions (ipsec-secgw refuses -u without an inbound SA);
-    1000 SAs: the direction under test only (vecsec-gw takes at most 1024 SAs).
+    MANY SAs: the direction under test only (vecsec-gw takes at most 1024 SAs).
     """
     typ = " type cpu-crypto" if cpu_crypto else ""
     lines = []
@@ -364,12 +364,13 @@ def build_cases(a, pcaps, cfgs):
             for t in a.traffic:
                 floor(t)
         if a.many and "64" in a.traffic:
-            vecsec_gw("vecsec-gw vecsec 1000 SAs", "crypto_vecsec", False, d, "64", nsa=MANY)
+            vecsec_gw("vecsec-gw vecsec %d SAs" % MANY, "crypto_vecsec", False, d, "64",
+                      nsa=MANY)
         if a.gw_base and "64" in a.traffic:
             # the same cases with another build (before/after in one run)
             vecsec_gw("base vecsec", "crypto_vecsec", False, d, "64", gw=a.gw_base)
             if a.many:
-                vecsec_gw("base vecsec 1000 SAs", "crypto_vecsec", False, d, "64", nsa=MANY,
+                vecsec_gw("base vecsec %d SAs" % MANY, "crypto_vecsec", False, d, "64", nsa=MANY,
                           gw=a.gw_base)
             if a.workers2:
                 vecsec_gw("base vecsec %d workers" % a.workers, "crypto_vecsec", False, d, "64",
@@ -378,7 +379,7 @@ def build_cases(a, pcaps, cfgs):
             vecsec_gw("vecsec-gw vecsec %d workers" % a.workers, "crypto_vecsec", False, d, "64",
                       workers=a.workers)
             if a.many:
-                vecsec_gw("vecsec-gw vecsec %d workers 1000 SAs" % a.workers, "crypto_vecsec",
+                vecsec_gw("vecsec-gw vecsec %d workers %d SAs" % (a.workers, MANY), "crypto_vecsec",
                           False, d, "64", nsa=MANY, workers=a.workers)
     if a.only:
         rx = re.compile(a.only)
@@ -387,6 +388,7 @@ def build_cases(a, pcaps, cfgs):
 
 
 def main():
+    global MANY
     ap = argparse.ArgumentParser()
     ap.add_argument("--gw", required=True)
     ap.add_argument("--secgw", default="")
@@ -404,6 +406,9 @@ def main():
                     help="names /dev/shm/vecsec-bench-gw-TAG and EAL prefixes vecsec-bgw-TAG-*")
     ap.add_argument("--traffic", default="64,imix,1400")
     ap.add_argument("--no-many", dest="many", action="store_false")
+    ap.add_argument("--sas", type=int, default=MANY,
+                    help="SAs of the many-SA cases (2..1024; the traffic round-robins over "
+                         "them, every burst spread over 32 of them)")
     ap.add_argument("--no-workers2", dest="workers2", action="store_false")
     ap.add_argument("--workers", type=int, default=2,
                     help="worker lcores of the multi-worker cases (one rx queue each)")
@@ -414,6 +419,9 @@ def main():
                     help="folder: perf record (4999 Hz) each run's window into "
                          "caseNN-runR.perf.data")
     a = ap.parse_args()
+    if not 2 <= a.sas <= 1024:
+        sys.exit("bench_gw: --sas takes 2..1024")
+    MANY = a.sas
     a.traffic = [t for t in a.traffic.split(",") if t]
     for t in a.traffic:
         if t not in TRAFFIC:
@@ -536,18 +544,19 @@ def report(rows, cases, hz, hz_src, a):
                     parts.append("%s/%s %.2fx (%.2fx)" % (gwl[10:], sl[6:], rc, rw or 0))
             if parts:
                 print("  %-3s %-5s %s" % (d, t, "; ".join(parts)))
+    many = " %d SAs" % MANY
     for d in ("out", "in"):
         for app in ("vecsec-gw", "base"):
-            rc = ratio((app + " vecsec 1000 SAs", d, "64"), (app + " vecsec", d, "64"),
+            rc = ratio((app + " vecsec" + many, d, "64"), (app + " vecsec", d, "64"),
                        "mpps_cpu")
-            rw = ratio((app + " vecsec 1000 SAs", d, "64"), (app + " vecsec", d, "64"),
+            rw = ratio((app + " vecsec" + many, d, "64"), (app + " vecsec", d, "64"),
                        "mpps_wall")
-            rb = ratio((app + " vecsec 1000 SAs", d, "64"), (app + " vecsec", d, "64"),
+            rb = ratio((app + " vecsec" + many, d, "64"), (app + " vecsec", d, "64"),
                        "mpps_cpu_best")
             if rc is not None:
-                print("  %s 1000 SAs / 1 SA, %-3s 64 B: %.2f on CPU, %.2f best on CPU (%.2f wall); "
-                      "target >= 0.90" % (app, d, rc, rb or 0, rw or 0))
-        for app, sas in (("vecsec-gw", ""), ("vecsec-gw", " 1000 SAs"), ("base", "")):
+                print("  %s %d SAs / 1 SA, %-3s 64 B: %.2f on CPU, %.2f best on CPU (%.2f wall); "
+                      "target >= 0.90" % (app, MANY, d, rc, rb or 0, rw or 0))
+        for app, sas in (("vecsec-gw", ""), ("vecsec-gw", many), ("base", "")):
             nw = "%s vecsec %d workers%s" % (app, a.workers, sas)
             one = app + " vecsec" + sas
             rw = ratio((nw, d, "64"), (one, d, "64"), "mpps_wall")

@@ -485,8 +485,12 @@ sad_setup(struct gw_dp *dp)
 {
 	struct rte_ipsec_sad_conf sc = { .socket_id = SOCKET_ID_ANY };
 
+	/*
+	 * Twice the SAs: rte_hash (cuckoo, random seed, no extension table)
+	 * sized to 1024 sometimes refuses one of 1000 SAs as "no space".
+	 */
 	for (int i = 0; i < RTE_IPSEC_SAD_KEY_TYPE_MASK; i++)
-		sc.max_sa[i] = GW_MAX_SA;
+		sc.max_sa[i] = 2 * GW_MAX_SA;
 	/* lookups while the control socket adds and deletes */
 	if (dp->ctrl)
 		sc.flags = RTE_IPSEC_SAD_FLAG_RW_CONCURRENCY;
