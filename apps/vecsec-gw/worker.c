@@ -368,7 +368,6 @@ cop_take(struct gw_worker *w, struct cop_batch *b, struct rte_crypto_op *cop[], 
 	if (b->nspare < n) {
 		if (b->nspare != 0)
 			rte_mempool_put_bulk(w->cop_pool, (void **)b->spare, b->nspare);
-		b->nspare = 0;
 		b->nspare = RTE_MAX(b->left, n);
 		/* a pool too low for the rest of the burst may still serve this SA */
 		if (rte_crypto_op_bulk_alloc(w->cop_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC, b->spare,
