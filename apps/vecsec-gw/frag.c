@@ -329,8 +329,10 @@ gw_frag_setup(struct gw_dp *dp, struct rte_mempool *mp)
 		f->id6 = (uint32_t)(rte_rdtsc() * 2654435761u) ^ (i << 28);
 		if (dp->frag_tbl_sz == 0)
 			continue;       /* --reassemble 0: fragments go on as they are */
-		f->tbl = rte_ip_frag_table_create(dp->frag_tbl_sz, GW_FRAG_BUCKET_ENTRIES,
-			dp->frag_tbl_sz, f->ttl_cycles, rte_socket_id());
+		/* NUM entries in use at most; slots: buckets (a power of 2) x 4 x 2 hashes */
+		f->tbl = rte_ip_frag_table_create((dp->frag_tbl_sz + GW_FRAG_BUCKET_ENTRIES - 1) /
+			GW_FRAG_BUCKET_ENTRIES, GW_FRAG_BUCKET_ENTRIES, dp->frag_tbl_sz,
+			f->ttl_cycles, rte_socket_id());
 		if (f->tbl == NULL) {
 			fprintf(stderr, "vecsec-gw: cannot create a fragment table of %u "
 				"entries\n", dp->frag_tbl_sz);
@@ -354,6 +356,9 @@ gw_frag_teardown(struct gw_dp *dp)
 		rte_free(f);
 		dp->worker[i].frag = NULL;
 	}
+	if (dp->frag_indirect != NULL && rte_mempool_in_use_count(dp->frag_indirect) != 0)
+		fprintf(stderr, "vecsec-gw: %u indirect mbufs still in use at exit\n",
+			rte_mempool_in_use_count(dp->frag_indirect));
 	rte_mempool_free(dp->frag_indirect);
 	dp->frag_indirect = NULL;
 }
