@@ -169,7 +169,8 @@ frag_in6(struct gw_worker *w, struct rte_mbuf *m, uint64_t now)
 	uint32_t ofs, len;
 	struct gw_frag_dup k;
 
-	if (m->pkt_len < sizeof(*h) + GW_IPV6_FRAG_HDR) {
+	/* librte_ip_frag takes the Fragment header only right after the fixed header */
+	if (m->l3_len != sizeof(*h) || m->pkt_len < sizeof(*h) + GW_IPV6_FRAG_HDR) {
 		frag_drop(w, m);
 		return NULL;
 	}

@@ -10,6 +10,8 @@
 
 #include "gw_dp.h"
 
+#include <stdio.h>
+
 #include <rte_ring.h>
 
 /*
@@ -29,6 +31,15 @@ struct gw_gen_cfg {
 	uint64_t count;
 	uint16_t frame_size;            /* Ethernet frame without FCS */
 	uint32_t max_inflight;
+	/*
+	 * --gen-pcap: when wire_in[0] is set, the ESP side's link is two rings per
+	 * queue, and gw_gen_wire() moves what port 1 sent (wire_in) to port 2's
+	 * rx (wire_out), writing every packet to esp.pcap on the way; generated
+	 * clear packets go to clear.pcap. NULL files: no capture.
+	 */
+	struct rte_ring *wire_in[GW_MAX_WORKERS];
+	struct rte_ring *wire_out[GW_MAX_WORKERS];
+	FILE *clear_pcap, *esp_pcap;
 };
 
 int gw_gen_init(const struct gw_conf *conf, const struct gw_gen_cfg *cfg);
@@ -42,5 +53,15 @@ bool gw_gen_done(const struct gw_dp *dp);
 int gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles,
 		double cpu_seconds);
 void gw_gen_free(void);
+
+/*
+ * --gen-pcap: open DIR/clear.pcap and DIR/esp.pcap for writing into cfg
+ * (classic pcap, Ethernet, microsecond stamps); 0 or -errno with a message.
+ */
+int gw_gen_capture_open(struct gw_gen_cfg *cfg, const char *dir);
+/* Move what is on the ESP link to port 2, recording it; returns how many. */
+unsigned int gw_gen_wire(void);
+/* Flush and close the capture files; -1 if a write failed. */
+int gw_gen_capture_close(struct gw_gen_cfg *cfg);
 
 #endif /* VECSEC_GW_GEN_H */

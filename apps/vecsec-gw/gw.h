@@ -141,6 +141,7 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 	X(NO_MBUF, "no_mbuf") \
 	X(TOO_BIG, "too_big") \
 	X(EXPIRED, "expired") \
+	X(KEEPALIVE, "natt_keepalive") \
 	X(FRAG, "frag")
 
 enum gw_drop {

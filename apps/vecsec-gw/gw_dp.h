@@ -218,6 +218,11 @@ void gw_frag_flush(struct gw_worker *w);
  */
 int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6,
 		struct rte_mbuf *out[GW_FRAG_MAX_OUT]);
+/* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
+bool gw_natt_is_keepalive(const struct rte_mbuf *m);
+int gw_natt_trs_decap(struct rte_mbuf *m);
+int gw_natt_outb(struct rte_mbuf *m, bool add_udp);
+void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
 /* stats.c */
 void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);

@@ -4,7 +4,8 @@
  *
  *   vecsec-gw [EAL options] -- [-f FILE] [-u MASK] [-w N] [-e] ...
  *   vecsec-gw --check FILE          parse a configuration, no EAL
- *   vecsec-gw [EAL options] -- --demo [--gen-pkts N] [--gen-size B]
+ *   vecsec-gw [EAL options] -- --demo [-f FILE] [--gen-pkts N] [--gen-size B]
+ *                                     [--gen-pcap DIR]
  *
  * Every ethdev is a port; -u names the unprotected ones, where ESP flows
  * (RFC 4301's and ipsec-secgw's meaning); the others are protected, clear.
@@ -16,6 +17,7 @@
 #include "gw_dp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -56,6 +59,7 @@ struct opts {
 	double duration;
 	double idle_exit;
 	const char *demo_aead;
+	const char *gen_pcap;
 	bool quiet;
 	uint16_t mtu[GW_MAX_PORTS];     /* --mtu, 0: the port's own */
 };
@@ -82,6 +86,13 @@ usage(const char *prog)
 	       "  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
 	       "  --demo-aead ALGO   every demo SA uses ALGO (chacha20-poly1305, aes-128-gcm, "
 	       "...)\n"
+	       "  --demo -f FILE     the demo's ring ports and traffic with your SAs and SPs\n"
+	       "                     (ports 0, 3 protected, 1 -> 2 the ESP link; route ESP to\n"
+	       "                     port 1, clear to port 3)\n"
+	       "  --gen-pcap DIR     with --demo: write the generated clear packets to\n"
+	       "                     DIR/clear.pcap and the valid ESP (and bypass) packets on\n"
+	       "                     the link to DIR/esp.pcap, for replay (net_pcap); the\n"
+	       "                     built-in config goes to DIR/demo.cfg\n"
 	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n"
 	       "  --mtu N | P:N      largest IP packet sent on every port | on port P; bigger\n"
 	       "                     ones are fragmented (default: the port's MTU, 1500)\n"
@@ -144,6 +155,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "gen-pkts", required_argument, NULL, 'N' },
 		{ "gen-size", required_argument, NULL, 'Z' },
 		{ "demo-aead", required_argument, NULL, 'A' },
+		{ "gen-pcap", required_argument, NULL, 'W' },
 		{ "config", required_argument, NULL, 'G' },
 		{ "check", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -254,6 +266,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'A':
 			o->demo_aead = optarg;
+			break;
+		case 'W':
+			o->gen_pcap = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -390,15 +405,15 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
  * to the checker; port 0 and 2 tx must stay empty.
  */
 static int
-demo_ports(struct gw_gen_cfg *gc)
+demo_ports(struct gw_gen_cfg *gc, bool wire)
 {
 	unsigned int nq = gw.nb_workers;
-	struct rte_ring *r[7][GW_MAX_WORKERS];
-	static const char *const role[7] = {
-		"p0rx", "p0tx", "p1rx", "link", "p2tx", "p3tx", "p3rx",
+	struct rte_ring *r[8][GW_MAX_WORKERS];
+	static const char *const role[8] = {
+		"p0rx", "p0tx", "p1rx", "link", "p2tx", "p3tx", "p3rx", "wire",
 	};
 
-	for (unsigned int k = 0; k < 7; k++) {
+	for (unsigned int k = 0; k < (wire ? 8u : 7u); k++) {
 		for (unsigned int q = 0; q < nq; q++) {
 			char name[RTE_RING_NAMESIZE];
 			/* port 1 and port 3 rx rings get nothing: keep them small */
@@ -411,9 +426,11 @@ demo_ports(struct gw_gen_cfg *gc)
 				return -ENOMEM;
 		}
 	}
+	/* --gen-pcap: port 2 reads the "wire" rings, which gw_gen_wire() fills from "link" */
 	if (rte_eth_from_rings("net_gw_p0", r[0], nq, r[1], nq, SOCKET_ID_ANY) != 0 ||
 			rte_eth_from_rings("net_gw_p1", r[2], nq, r[3], nq, SOCKET_ID_ANY) != 1 ||
-			rte_eth_from_rings("net_gw_p2", r[3], nq, r[4], nq, SOCKET_ID_ANY) != 2 ||
+			rte_eth_from_rings("net_gw_p2", r[wire ? 7 : 3], nq, r[4], nq,
+				SOCKET_ID_ANY) != 2 ||
 			rte_eth_from_rings("net_gw_p3", r[6], nq, r[5], nq, SOCKET_ID_ANY) != 3) {
 		fprintf(stderr, "vecsec-gw: demo: cannot create ring ports (is another ethdev "
 			"given with --vdev?)\n");
@@ -424,9 +441,41 @@ demo_ports(struct gw_gen_cfg *gc)
 		gc->out[q] = r[5][q];
 		gc->sink[2 * q] = r[1][q];
 		gc->sink[2 * q + 1] = r[4][q];
+		if (wire) {
+			gc->wire_in[q] = r[3][q];
+			gc->wire_out[q] = r[7][q];
+		}
 	}
 	gc->nb_in = gc->nb_out = nq;
 	gc->nb_sink = 2 * nq;
+	return 0;
+}
+
+/* --gen-pcap with the built-in config: DIR/demo.cfg (made-up demo keys), 0600 */
+static int
+write_demo_cfg(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+	int fd, ok;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/demo.cfg", dir) >= sizeof(path))
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f == NULL) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "vecsec-gw: --gen-pcap: cannot write %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	ok = fputs("# vecsec-gw built-in demo configuration (made-up keys: never for real "
+		"traffic)\n", f) >= 0 && fputs(demo_text, f) >= 0;
+	if (fclose(f) != 0 || !ok) {
+		fprintf(stderr, "vecsec-gw: --gen-pcap: cannot write %s\n", path);
+		return -1;
+	}
 	return 0;
 }
 
@@ -465,12 +514,20 @@ main(int argc, char **argv)
 		if (parse_args(argc - dd, argv + dd, &o) != 0)
 			return 2;
 	}
-	if ((o.demo && o.cfg_file != NULL) || (!o.demo && o.cfg_file == NULL && !gw.ctrl)) {
-		fprintf(stderr, "vecsec-gw: give either -f FILE or --demo (after --)\n");
+	if (!o.demo && o.cfg_file == NULL && !gw.ctrl) {
+		fprintf(stderr, "vecsec-gw: give -f FILE or --demo (after --)\n");
 		usage(argv[0]);
 		return 2;
 	}
-	if (o.demo) {
+	if (o.gen_pcap != NULL && !o.demo) {
+		fprintf(stderr, "vecsec-gw: --gen-pcap needs --demo\n");
+		return 2;
+	}
+	if (o.demo && o.cfg_file != NULL && o.demo_aead != NULL) {
+		fprintf(stderr, "vecsec-gw: --demo-aead applies to the built-in config, not -f\n");
+		return 2;
+	}
+	if (o.demo && o.cfg_file == NULL) {
 		rc = gw_demo_conf(demo_text, sizeof(demo_text), o.demo_aead);
 		if (rc != 0)
 			snprintf(err, sizeof(err), "--demo-aead %s: chacha20-poly1305 or "
@@ -515,7 +572,10 @@ main(int argc, char **argv)
 				"vecsec-gw: --demo makes its own ports; give no net vdev\n");
 			goto out;
 		}
-		if (demo_ports(&gc) != 0)
+		if (demo_ports(&gc, o.gen_pcap != NULL) != 0)
+			goto out;
+		if (o.gen_pcap != NULL && (gw_gen_capture_open(&gc, o.gen_pcap) != 0 ||
+				(o.cfg_file == NULL && write_demo_cfg(o.gen_pcap) != 0)))
 			goto out;
 		o.unprot_mask = 0x6;    /* ESP on ports 1 and 2 */
 		o.unprot_given = true;
@@ -603,9 +663,11 @@ main(int argc, char **argv)
 		gc.count = o.gen_pkts;
 		gc.frame_size = o.gen_size;
 		gc.max_inflight = 2048 * gw.nb_workers;
+		/* the flows come from the outbound SPs: parse again, keys are gone from conf */
 		if (demo_conf == NULL ||
-				gw_conf_parse_string(demo_conf, "<demo>", demo_text, err,
-					sizeof(err)) != 0 ||
+				(o.cfg_file != NULL ? gw_conf_parse_file(demo_conf, o.cfg_file, err,
+					sizeof(err)) : gw_conf_parse_string(demo_conf, "<demo>",
+					demo_text, err, sizeof(err))) != 0 ||
 				gw_gen_init(demo_conf, &gc) != 0) {
 			free(demo_conf);
 			goto out;
@@ -643,6 +705,8 @@ main(int argc, char **argv)
 			w0->last_rx_tsc = t1;
 		}
 		if (o.demo) {
+			if (o.gen_pcap != NULL)
+				gw_gen_wire();
 			gw_gen_pull();
 			if (gw_gen_done(&gw))
 				gw_quit = true;
@@ -685,6 +749,15 @@ main(int argc, char **argv)
 	if (o.demo && gw_gen_report(&gw, (double)(t_end - t_start) / (double)hz, busy,
 			cpu_seconds() - cpu_start) != 0)
 		ret = 1;
+	if (o.gen_pcap != NULL) {
+		if (gw_gen_capture_close(&gc) != 0) {
+			fprintf(stderr, "vecsec-gw: --gen-pcap: writing %s failed\n", o.gen_pcap);
+			ret = 1;
+		} else {
+			printf("vecsec-gw: wrote %s/clear.pcap and %s/esp.pcap%s\n", o.gen_pcap,
+				o.gen_pcap, o.cfg_file == NULL ? " and demo.cfg" : "");
+		}
+	}
 	if (o.stats_file != NULL && gw_stats_write_json(&gw, o.stats_file) != 0) {
 		fprintf(stderr, "vecsec-gw: cannot write %s\n", o.stats_file);
 		ret = 1;
@@ -702,6 +775,7 @@ out:
 		}
 	}
 	if (o.demo) {
+		gw_gen_capture_close(&gc);
 		gw_gen_free();
 	}
 	gw_frag_teardown(&gw);

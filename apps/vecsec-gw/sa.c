@@ -218,14 +218,11 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		 * NAT-T (RFC 3948), tunnel mode: rte_ipsec 22.11 adds the UDP header
 		 * outbound (from the template) but cannot init an inbound SA with
 		 * it, so inbound the worker steps over the UDP header itself.
+		 * Transport mode: rte_ipsec has no UDP header for it at all; natt.c
+		 * adds it after outbound and removes it before inbound processing.
 		 */
-		if (c->mode == GW_MODE_TRANS) {
-			fprintf(stderr, "vecsec-gw: SA %u (line %d): udp-encap needs a tunnel SA\n",
-				c->spi, c->line);
-			return -EINVAL;
-		}
 		s->natt = true;
-		if (c->dir == GW_DIR_OUT) {
+		if (c->dir == GW_DIR_OUT && c->mode != GW_MODE_TRANS) {
 			prm.ipsec_xform.options.udp_encap = 1;
 			prm.ipsec_xform.udp.sport = GW_NATT_PORT;
 			prm.ipsec_xform.udp.dport = GW_NATT_PORT;

@@ -9,6 +9,7 @@
  * run-time changes publish new ones (ctrl.c).
  */
 #include "gw_dp.h"
+#include "gw_pkt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -238,6 +239,21 @@ gw_sp_teardown(struct gw_dp *dp)
 	gw_sp_free(dp->spd);
 }
 
+/*
+ * The upper-layer protocol of an IPv6 packet: after the extension headers
+ * the worker counted in l3_len (Hop-by-Hop, Routing, Destination Options).
+ */
+static inline uint8_t
+sp_ip6_upper(const uint8_t *l3, uint32_t l3_len)
+{
+	uint8_t proto = 0;
+
+	if (l3_len <= sizeof(struct rte_ipv6_hdr) ||
+			gw_ip6_walk(l3, l3_len, &proto, NULL) != (int)l3_len)
+		return l3[offsetof(struct rte_ipv6_hdr, proto)];
+	return proto;
+}
+
 static inline bool
 prefix_match(const uint8_t *a, const uint8_t *net, unsigned int len)
 {
@@ -269,7 +285,7 @@ gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *l3,
 
 		src = h->src_addr;
 		dst = h->dst_addr;
-		proto = h->proto;
+		proto = sp_ip6_upper(l3, l3_len);
 	} else {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
 
@@ -311,7 +327,7 @@ key_of(struct sp_key *k, bool v6, const uint8_t *l3, uint32_t l3_len, uint32_t p
 
 		memcpy(k->src, h->src_addr, 16);
 		memcpy(k->dst, h->dst_addr, 16);
-		proto = h->proto;
+		proto = sp_ip6_upper(l3, l3_len);
 	} else {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
 

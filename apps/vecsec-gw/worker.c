@@ -10,6 +10,7 @@
  * Every drop is counted once, under its reason, per SA where there is one.
  */
 #include "gw_dp.h"
+#include "gw_pkt.h"
 
 #include <errno.h>
 #include <string.h>
@@ -62,6 +63,7 @@ parse_l3(struct rte_mbuf *m, uint8_t *proto)
 	if ((p[0] >> 4) == 6) {
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)p;
 		uint32_t tl;
+		int hl;
 
 		if (len < sizeof(*h))
 			return -1;
@@ -70,8 +72,11 @@ parse_l3(struct rte_mbuf *m, uint8_t *proto)
 			return -1;
 		if (tl < len)
 			rte_pktmbuf_trim(m, (uint16_t)(len - tl));
-		m->l3_len = sizeof(*h);
-		*proto = h->proto;
+		/* l3_len covers the extension chain: ESP, the SPD's ports and rte_ipsec follow it */
+		hl = gw_ip6_walk(p, tl, proto, NULL);
+		if (hl < 0)
+			return -1;
+		m->l3_len = (uint32_t)hl;
 		return 1;
 	}
 	return -1;
@@ -279,8 +284,16 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 				drop(w, sa, m, GW_DROP_MALFORMED);
 				continue;
 			}
+			if (sa->natt && sa->mode == GW_MODE_TRANS)
+				gw_natt_trs_l4_fix(m, proto);
 			inner[v6][ninner[v6]++] = m;
 		} else {
+			int rc = sa->natt ? gw_natt_outb(m, sa->mode == GW_MODE_TRANS) : 0;
+
+			if (rc != 0) {
+				drop(w, sa, m, rc == -ENOBUFS ? GW_DROP_NO_MBUF : GW_DROP_MALFORMED);
+				continue;
+			}
 			w->st.esp_out++;
 			route_tx(w, m, true);
 		}
@@ -448,6 +461,11 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 			drop(w, NULL, m, GW_DROP_NO_SA);
 			continue;
 		}
+		/* transport NAT-T: rte_ipsec must see plain ESP */
+		if (sa->natt && sa->mode == GW_MODE_TRANS && gw_natt_trs_decap(m) < 0) {
+			drop(w, sa, m, GW_DROP_MALFORMED);
+			continue;
+		}
 		clen = (int32_t)(m->pkt_len - m->l3_len) - sa->esp_fixed;
 		if (clen <= 0 || (clen & (sa->pad_align - 1)) != 0 ||
 				rte_pktmbuf_tailroom(rte_pktmbuf_lastseg(m)) < sa->tail_need) {
@@ -506,6 +524,10 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 				(rc < 0 || (v6 = parse_l3(m, &proto)) < 0)) {
 			if (rc > 0)
 				drop(w, NULL, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		if (prot && proto == IPPROTO_UDP && gw_natt_is_keepalive(m)) {
+			drop(w, NULL, m, GW_DROP_KEEPALIVE);     /* RFC 3948 2.3: nothing to do */
 			continue;
 		}
 		if (prot && proto == IPPROTO_UDP && is_natt(m)) {

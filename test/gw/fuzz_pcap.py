@@ -3,7 +3,11 @@
 """
 vecsec-gw robustness: seeded random and half-valid frames (truncated and
 lying IPv4/IPv6 headers, fragments, ESP with known and unknown SPIs, random
-lengths 0..1514, options, odd ethertypes) into both ports from pcap files.
+lengths 0..1514, options, odd ethertypes) into both ports from pcap files,
+then (from a second seeded stream, so the first frames stay as they were)
+NAT-T and IPv6 extension header cases: ESP in UDP 4500 for transport and
+tunnel SAs with lying UDP lengths, keepalives, IKE markers, extension chains
+of random kinds and lengths, truncated anywhere, before ESP, UDP or TCP.
 The gateway must not crash, and every received packet must be either sent
 or dropped under exactly one reason: sum(rx) == sum(tx) + sum(drops).
 No scapy needed (plain struct), so the frames can be anything.
@@ -30,6 +34,17 @@ sa out 1 aead_algo chacha20-poly1305 aead_key %(k36)s mode ipv4-tunnel src 172.3
 sa in 2 aead_algo chacha20-poly1305 aead_key %(k36)s mode ipv4-tunnel src 172.31.1.1 dst 172.31.2.1
 sa out 3 aead_algo aes-128-gcm aead_key %(k20)s mode transport
 sa in 4 aead_algo aes-128-gcm aead_key %(k20)s mode transport
+sa out 5 aead_algo chacha20-poly1305 aead_key %(k36)s mode transport udp-encap
+sa in 6 aead_algo chacha20-poly1305 aead_key %(k36)s mode transport udp-encap
+sa out 7 aead_algo aes-128-gcm aead_key %(k20)s mode transport udp-encap
+sa in 8 aead_algo aes-128-gcm aead_key %(k20)s mode transport udp-encap
+sp ipv4 out esp protect 5 pri 2 dst 10.5.0.0/16
+sp ipv4 in esp protect 6 pri 2 dst 10.6.0.0/16
+sp ipv6 out esp protect 7 pri 2 dst fd05::/16
+sp ipv6 in esp protect 8 pri 2 dst fd06::/16
+rt ipv4 dst 10.5.0.0/16 port 1
+rt ipv6 dst fd05::/16 port 1
+rt ipv6 dst fd06::/16 port 0
 rt ipv4 dst 172.31.1.0/24 port 1
 rt ipv4 dst 10.9.0.0/16 port 1
 rt ipv6 dst fd01::/16 port 1
@@ -112,6 +127,60 @@ def frame(rnd, esp_side):
     return b"\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02" + struct.pack("!H", et) + l3
 
 
+def ext_chain(rnd, last):
+    """Random IPv6 extension headers (valid or not) ending in protocol last: (first nh, bytes)."""
+    kinds = [rnd.choice([0, 43, 60, 60, 44, 51, 0]) for _ in range(rnd.choice([0, 1, 2, 3, 5]))]
+    out = b""
+    for i, k in enumerate(kinds):
+        nxt = kinds[i + 1] if i + 1 < len(kinds) else last
+        units = rnd.choice([0, 0, 1, 2, 15, 255])
+        body = bytes(rnd.getrandbits(8) for _ in range((units + 1) * 8 - 2))
+        out += bytes([nxt, units]) + body
+    return (kinds[0] if kinds else last), out
+
+
+def frame_natt_ext(rnd, esp_side):
+    v4 = lambda a, b, c, d: bytes([a, b, c, d])
+    v6 = lambda p: bytes([0xfd, p] + [0] * 13 + [rnd.randint(1, 9)])
+    lie = rnd.random() < 0.2
+    kind = rnd.random()
+    if esp_side:
+        spi = rnd.choice([6, 8, 2, 4, 99])
+        what = rnd.random()
+        if what < 0.2:
+            pl = b"\xff"                              # NAT-keepalive
+        elif what < 0.35:
+            pl = b"\x00\x00\x00\x00" + bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 40)))
+        else:
+            pl = esp(rnd, spi)
+        ulen = 8 + len(pl)
+        if rnd.random() < 0.2:
+            ulen = rnd.choice([0, 7, 8, ulen - 1, ulen + 1, 65535])
+        udp = struct.pack("!HHHH", 4500, rnd.choice([4500, 4500, 4501]), ulen & 0xffff, 0) + pl
+        if kind < 0.4:
+            l3 = ipv4(rnd, v4(172, 31, 1, 1), v4(172, 31, 2, 1), 17, udp, lie)
+            et = 0x0800
+        else:
+            last = rnd.choice([17, 17, 50])
+            nh, ext = ext_chain(rnd, last)
+            l3 = ipv6(rnd, v6(9), v6(rnd.choice([2, 6])), nh,
+                      ext + (udp if last == 17 else esp(rnd, spi)), lie)
+            et = 0x86dd
+    else:
+        proto = rnd.choice([6, 17, 1])
+        pl = bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 1400)))
+        if kind < 0.3:
+            l3 = ipv4(rnd, v4(192, 168, 0, 1), v4(10, 5, 0, 1), proto, pl, lie)
+            et = 0x0800
+        else:
+            nh, ext = ext_chain(rnd, proto)
+            l3 = ipv6(rnd, v6(9), v6(rnd.choice([1, 5, 2])), nh, ext + pl, lie)
+            et = 0x86dd
+    if rnd.random() < 0.15:
+        l3 = l3[:rnd.randint(0, len(l3))]             # cut anywhere
+    return b"\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02" + struct.pack("!H", et) + l3
+
+
 def write_pcap(path, frames):
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
@@ -138,6 +207,9 @@ def main():
         # empty frames are not valid pcap records for every reader: keep >= 1 byte
         clear = [frame(rnd, False) or b"\x00" for _ in range(count)]
         prot = [frame(rnd, True) or b"\x00" for _ in range(count)]
+        rnd2 = random.Random(seed * 7919 + 1)
+        clear += [frame_natt_ext(rnd2, False) for _ in range(count // 4)]
+        prot += [frame_natt_ext(rnd2, True) for _ in range(count // 4)]
         write_pcap(os.path.join(tmp, "clear_in.pcap"), clear)
         write_pcap(os.path.join(tmp, "esp_in.pcap"), prot)
         cfg = os.path.join(tmp, "gw.cfg")
@@ -164,10 +236,10 @@ def main():
         moved = rx - s.get("reasm_frags", 0) + s.get("reassembled", 0) + \
             s.get("frags_out", 0) - s.get("fragmented", 0)
         print("seed %d: %d frames in, rx %d, tx %d, drops %d (%s)" %
-              (seed, 2 * count, rx, tx, drops,
+              (seed, len(clear) + len(prot), rx, tx, drops,
                ", ".join("%s %d" % kv for kv in sorted(s["drops"].items()) if kv[1])))
-        if rx != 2 * count:
-            print("FAIL: rx %d, wrote %d frames" % (rx, 2 * count))
+        if rx != len(clear) + len(prot):
+            print("FAIL: rx %d, wrote %d frames" % (rx, len(clear) + len(prot)))
             ok = False
         if moved != tx + drops:
             print("FAIL: rx %d (%d after fragments) != tx %d + drops %d: a packet was lost or "
