@@ -169,8 +169,22 @@ frag_in6(struct gw_worker *w, struct rte_mbuf *m, uint64_t now)
 	uint32_t ofs, len;
 	struct gw_frag_dup k;
 
-	/* librte_ip_frag takes the Fragment header only right after the fixed header */
-	if (m->l3_len != sizeof(*h) || m->pkt_len < sizeof(*h) + GW_IPV6_FRAG_HDR) {
+	if (m->l3_len > sizeof(*h)) {
+		/*
+		 * Hop-by-Hop, Routing or Destination Options before the Fragment header
+		 * (parse_l3 walked them): librte_ip_frag takes the Fragment header only
+		 * right after the fixed header, so they go (we are the destination).
+		 */
+		uint32_t ext = m->l3_len - (uint32_t)sizeof(*h);
+
+		memmove(rte_pktmbuf_mtod_offset(m, uint8_t *, ext), h, sizeof(*h));
+		rte_pktmbuf_adj(m, (uint16_t)ext);
+		h = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+		h->proto = IPPROTO_FRAGMENT;
+		h->payload_len = rte_cpu_to_be_16((uint16_t)(m->pkt_len - sizeof(*h)));
+		m->l3_len = sizeof(*h);
+	}
+	if (m->pkt_len < sizeof(*h) + GW_IPV6_FRAG_HDR) {
 		frag_drop(w, m);
 		return NULL;
 	}

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 
-from scapy.all import (IP, IPv6, IPv6ExtHdrFragment, UDP, Ether, Raw, rdpcap, wrpcap, raw,
+from scapy.all import (IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, UDP, Ether, Raw, rdpcap, wrpcap, raw,
                        fragment, fragment6, defragment, defragment6)
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
@@ -366,6 +366,13 @@ def main():
     c6("v6 reversed", 3000, lambda f: f[::-1])
     c6("v6 duplicated piece", 3000, lambda f: [f[0], f[1], f[1], f[2]], extra_drop=1)
     c6("v6 6000 B (chain, clear side refragmented)", 6000, lambda f: f)
+
+    def hbh(f):
+        """Hop-by-Hop before each Fragment header (unfragmentable part, RFC 8200 4.5)"""
+        return [IPv6(raw(IPv6(src=x.src, dst=x.dst, nh=0) / IPv6ExtHdrHopByHop(nh=44) /
+                         raw(x[IPv6ExtHdrFragment]))) for x in f]
+
+    c6("v6 Hop-by-Hop before the Fragment header", 2500, lambda f: hbh(f)[::-1])
     p = inner6(94, 3000)
     f = frags6(IPv6(raw(in6.sa.encrypt(p))), next(ids))
     ov = raw(f[1])
