@@ -320,11 +320,10 @@ gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6,
 }
 
 int
-gw_frag_setup(struct gw_dp *dp, struct rte_mempool *mp)
+gw_frag_setup(struct gw_dp *dp)
 {
 	uint64_t ttl = (uint64_t)((double)dp->frag_ttl_ns * (double)rte_get_tsc_hz() / 1e9);
 
-	(void)mp;
 	dp->frag_indirect = rte_pktmbuf_pool_create("gw_frag_ind", 8192, 256, 0, 0,
 		rte_socket_id());
 	if (dp->frag_indirect == NULL) {

@@ -198,7 +198,7 @@ void gw_worker_drain(struct gw_worker *w);
 #define GW_FRAG_MAX_OUT 64              /* fragments of one packet on tx */
 #define GW_FRAG_DEFAULT_TBL 256
 #define GW_FRAG_DEFAULT_TTL_NS 10000000000ull   /* 10 s, as ipsec-secgw */
-int gw_frag_setup(struct gw_dp *dp, struct rte_mempool *mp);
+int gw_frag_setup(struct gw_dp *dp);
 void gw_frag_teardown(struct gw_dp *dp);
 /*
  * rx: *m starts with a checked IP header (parse_l3). Returns 0: not a

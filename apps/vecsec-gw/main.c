@@ -626,7 +626,7 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (gw_frag_setup(&gw, mp) != 0)
+	if (gw_frag_setup(&gw) != 0)
 		goto out;
 	if (!o.quiet) {
 		printf("vecsec-gw: %u SA, %u SP, %u routes, %u ports, %u worker(s)\n", gw.nb_sa,
