@@ -77,6 +77,13 @@ for drv in "${drivers[@]}"; do
 			--demo-aead chacha20-poly1305 --prefer "$drv"
 	done
 done
+# ARIA-GCM: only crypto_vecsec has it
+if [ -f build/drivers/crypto/vecsec/libvecsec_pmd.a ]; then
+	for size in 64 1400; do
+		run "aria-128-gcm on crypto_vecsec, $size B" --gen-size "$size" \
+			--demo-aead aria-128-gcm
+	done
+fi
 echo "== summary: $pkts packets each, one worker lcore, each packet encrypted and decrypted =="
 printf '%s\n' "${summary[@]}"
 echo "(per CPU s: packets per CPU second of the whole process, generator and checker"

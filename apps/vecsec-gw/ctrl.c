@@ -8,6 +8,12 @@
  *                          `inner ipv4|ipv6` when no SP rule names it yet)
  *   del sa in|out SPI      remove an SA and the SP rules that protect with it
  *   del sp <sp rule>       remove the first SP rule equal to this one
+ *   replace sp <sp rule> with protect SPI|bypass|discard
+ *                          give the first SP rule equal to this one a new
+ *                          action in one SPD swap (priority, selectors and
+ *                          place kept); an inbound rule that protected with
+ *                          SA OLD also accepts OLD until `del sa in OLD`
+ *   version                "version MAJOR.MINOR" (see CTRL_VERSION)
  *   list                   SAs and SP rules
  *   stats                  the counters
  *   subscribe              answer OK, then keep the connection and send one
@@ -40,6 +46,13 @@
 #include <rte_lcore.h>
 
 #define CTRL_LINE_MAX 4096
+/*
+ * The protocol's version, answered by `version`: MINOR grows when requests
+ * or answer lines are added (what worked before works the same), MAJOR when
+ * an existing request or answer changes. 1.0 had no `version` request (an
+ * old gateway answers it with ERR); 1.1 added `replace sp` and `version`.
+ */
+#define CTRL_VERSION "1.1"
 #define CTRL_MAX_SUBS 8
 
 /* Lifetime events from the workers; the control thread sends them on. */
@@ -287,7 +300,10 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 
 		if (sp->action == GW_SP_PROTECT && sp->dir == dir && sp->spi == spi)
 			continue;
-		c->sp[n++] = *sp;
+		c->sp[n] = *sp;
+		if (c->sp[n].dir == dir && c->sp[n].spi_prev == spi)
+			c->sp[n].spi_prev = 0;  /* a replaced rule's old SA: no longer accepted */
+		n++;
 	}
 	c->nb_sp = n;
 	c->sa[i].deleted = true;
@@ -341,6 +357,128 @@ cmd_del_sp(const char *rule, char *err, size_t err_len)
 	return rc;
 }
 
+/* The words after `with` (protect SPI, bypass, discard) into r; false if not that. */
+static bool
+parse_new_action(const char *p, struct gw_sp_conf *r)
+{
+	char w[16] = "", rest[2] = "";
+	unsigned long spi;
+	char *end;
+	int n;
+
+	n = sscanf(p, " %15s %1s", w, rest);
+	if (n == 1 && strcmp(w, "bypass") == 0) {
+		r->action = GW_SP_BYPASS;
+		r->spi = 0;
+		return true;
+	}
+	if (n == 1 && strcmp(w, "discard") == 0) {
+		r->action = GW_SP_DISCARD;
+		r->spi = 0;
+		return true;
+	}
+	if (n < 1 || strcmp(w, "protect") != 0)
+		return false;
+	p = strstr(p, "protect") + strlen("protect");
+	errno = 0;
+	spi = strtoul(p, &end, 0);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno != 0 || end == p || *end != '\0' || spi == 0 || spi > UINT32_MAX ||
+			strchr(p, '-') != NULL)
+		return false;
+	r->action = GW_SP_PROTECT;
+	r->spi = (uint32_t)spi;
+	return true;
+}
+
+/*
+ * `replace sp <rule> with <action>`: one SPD rebuild and swap, so no packet
+ * ever sees both rules or neither (the old way, add a higher-priority rule
+ * then delete the old one, takes two). The error messages never quote the
+ * request: a misplaced `sa` line there would carry a key.
+ */
+static int
+cmd_replace_sp(const char *req, char *err, size_t err_len)
+{
+	const char *with = strstr(req, " with ");
+	struct gw_conf *c;
+	struct gw_sp_conf want;
+	unsigned int old_sp, j;
+	char *rule;
+	int rc;
+
+	if (with == NULL) {
+		snprintf(err, err_len, "usage: replace sp <sp rule> with protect SPI|bypass|discard");
+		return -EINVAL;
+	}
+	rule = strndup(req, (size_t)(with - req));
+	c = scratch_copy();
+	if (rule == NULL || c == NULL) {
+		free(rule);
+		scratch_free(c);
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	old_sp = c->nb_sp;
+	rc = gw_conf_parse_string(c, "<ctrl>", rule, err, err_len);
+	explicit_bzero(rule, strlen(rule));
+	free(rule);
+	if (rc == 0 && (c->nb_sp != old_sp + 1 || c->nb_sa != gw.conf->nb_sa)) {
+		snprintf(err, err_len, "replace sp expects one sp rule before `with`");
+		rc = -EINVAL;
+	}
+	if (rc != 0)
+		goto out;
+	want = c->sp[old_sp];
+	c->nb_sp = old_sp;
+	for (j = 0; j < old_sp && !same_sp(&c->sp[j], &want); j++)
+		;
+	if (j == old_sp) {
+		snprintf(err, err_len, "no such SP rule");
+		rc = -ENOENT;
+		goto out;
+	}
+	if (!parse_new_action(with + strlen(" with "), &want)) {
+		snprintf(err, err_len,
+			 "after `with`: protect SPI (1 to 4294967295), bypass or discard");
+		rc = -EINVAL;
+		goto out;
+	}
+	if (want.action == GW_SP_PROTECT) {
+		const struct gw_sa_conf *sc = gw_conf_find_sa(c, want.dir, want.spi);
+		const struct gw_sa *s = sc != NULL ? &gw.sa[sc - c->sa] : NULL;
+
+		if (s == NULL || !s->active) {
+			snprintf(err, err_len, "SA %s %u is not up",
+				 want.dir == GW_DIR_IN ? "in" : "out", want.spi);
+			rc = -EINVAL;
+			goto out;
+		}
+		if (s->inner_v6 != want.v6) {
+			snprintf(err, err_len, "SA %u carries %s", want.spi,
+				 s->inner_v6 ? "IPv6" : "IPv4");
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+	/* make before break inbound: what is in flight under the old SA still passes */
+	want.spi_prev = c->sp[j].spi_prev;
+	if (want.dir == GW_DIR_IN && c->sp[j].action == GW_SP_PROTECT &&
+			(want.action != GW_SP_PROTECT || want.spi != c->sp[j].spi))
+		want.spi_prev = c->sp[j].spi;
+	want.line = c->sp[j].line;      /* same place among equal priorities */
+	c->sp[j] = want;
+	rc = spd_publish(c, err, err_len);
+	if (rc == 0) {
+		gw_conf_wipe_keys(c);
+		memcpy(gw.conf, c, sizeof(*c));
+	}
+out:
+	scratch_free(c);
+	return rc;
+}
+
 static void
 cmd_list(FILE *out)
 {
@@ -388,8 +526,11 @@ cmd_list(FILE *out)
 			fprintf(out, " %s %s/%u", k ? "dst" : "src", a,
 				k ? sp->dst_len : sp->src_len);
 		}
-		fprintf(out, " proto %u:%u sport %u:%u dport %u:%u\n", sp->proto_lo,
+		fprintf(out, " proto %u:%u sport %u:%u dport %u:%u", sp->proto_lo,
 			sp->proto_hi, sp->sport_lo, sp->sport_hi, sp->dport_lo, sp->dport_hi);
+		if (sp->spi_prev != 0)
+			fprintf(out, " # and SA in %u until it is deleted", sp->spi_prev);
+		fputc('\n', out);
 	}
 }
 
@@ -427,6 +568,16 @@ handle(char *line, FILE *out, bool *subscribe)
 		}
 	} else if (strcmp(w0, "del") == 0 && strcmp(w1, "sp") == 0) {
 		rc = cmd_del_sp(strstr(line, "sp"), err, sizeof(err));
+	} else if (strcmp(w0, "replace") == 0) {
+		if (strcmp(w1, "sp") == 0) {
+			rc = cmd_replace_sp(strstr(line, "sp"), err, sizeof(err));
+		} else {
+			snprintf(err, sizeof(err),
+				 "usage: replace sp <sp rule> with protect SPI|bypass|discard");
+			rc = -EINVAL;
+		}
+	} else if (strcmp(w0, "version") == 0 && n == 1) {
+		fprintf(out, "version %s\n", CTRL_VERSION);
 	} else if (strcmp(w0, "list") == 0) {
 		cmd_list(out);
 	} else if (strcmp(w0, "stats") == 0) {
@@ -439,8 +590,12 @@ handle(char *line, FILE *out, bool *subscribe)
 			*subscribe = true;
 		}
 	} else {
+		/* quote only a word, never what could be key bytes */
+		if (strspn(w0, "abcdefghijklmnopqrstuvwxyz-_") != strlen(w0))
+			strcpy(w0, "?");
 		snprintf(err, sizeof(err),
-			 "unknown command '%s' (sa, sp, del sa, del sp, list, stats, subscribe)", w0);
+			 "unknown command '%s' (sa, sp, del sa, del sp, replace sp, list, stats, "
+			 "subscribe, version)", w0);
 		rc = -EINVAL;
 	}
 	if (rc != 0)

@@ -71,11 +71,13 @@ gw_demo_conf(char *buf, size_t cap, const char *aead)
 		const char *alg = aead != NULL ? aead : d->aead;
 		/* key + salt bytes for the algorithm */
 		unsigned int klen = strcmp(alg, "aes-128-gcm") == 0 ? 20 :
-			strcmp(alg, "aes-192-gcm") == 0 ? 28 : 36;
+			strcmp(alg, "aes-192-gcm") == 0 ? 28 :
+			strcmp(alg, "aria-128-gcm") == 0 ? 20 :
+			strcmp(alg, "aria-192-gcm") == 0 ? 28 : 36;
 		char key[36 * 3];
 
 		if (aead != NULL && strcmp(alg, "chacha20-poly1305") != 0 &&
-				strncmp(alg, "aes-", 4) != 0)
+				strncmp(alg, "aes-", 4) != 0 && strncmp(alg, "aria-", 5) != 0)
 			return -1;
 		for (unsigned int k = 0; k < klen; k++)
 			snprintf(key + 3 * k, sizeof(key) - 3 * k, "%02x%s",

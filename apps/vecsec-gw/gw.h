@@ -22,6 +22,14 @@
 #define GW_MAX_KEY 64
 #define GW_DEFAULT_WINDOW 1024
 
+/*
+ * vecsec: crypto_vecsec's private algorithm ids (rte_pmd_vecsec.h:
+ * RTE_PMD_VECSEC_AEAD_ARIA_GCM, RTE_PMD_VECSEC_CIPHER_ARIA_CTR; DPDK 22.11
+ * has no ARIA). sa.c checks that they match the PMD's header.
+ */
+#define GW_AEAD_ARIA_GCM 0x5601
+#define GW_CIPHER_ARIA_CTR 0x5602
+
 /* ---- configuration (parser.c) ------------------------------------------ */
 
 enum gw_dir { GW_DIR_IN = 0, GW_DIR_OUT = 1 };
@@ -83,6 +91,9 @@ struct gw_sp_conf {
 	uint8_t proto_lo, proto_hi;
 	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
 	int line;
+	/* inbound PROTECT after `replace sp`: the SA it protected with before is
+	 * still accepted until that SA is deleted; 0 none (SPI 0 is reserved) */
+	uint32_t spi_prev;
 };
 
 struct gw_rt_conf {

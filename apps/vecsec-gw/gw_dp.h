@@ -73,6 +73,7 @@ struct gw_event {
 struct gw_sp {
 	struct gw_sp_conf r;
 	struct gw_sa *sa;       /* PROTECT */
+	struct gw_sa *sa_prev;  /* inbound: r.spi_prev's SA while it is up, else NULL */
 };
 
 /*

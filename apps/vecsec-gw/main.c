@@ -530,8 +530,8 @@ main(int argc, char **argv)
 	if (o.demo && o.cfg_file == NULL) {
 		rc = gw_demo_conf(demo_text, sizeof(demo_text), o.demo_aead);
 		if (rc != 0)
-			snprintf(err, sizeof(err), "--demo-aead %s: chacha20-poly1305 or "
-				"aes-{128,192,256}-gcm", o.demo_aead);
+			snprintf(err, sizeof(err), "--demo-aead %s: chacha20-poly1305, "
+				"aes-{128,192,256}-gcm or aria-{128,192,256}-gcm", o.demo_aead);
 		else
 			rc = gw_conf_parse_string(&conf, "<demo>", demo_text, err, sizeof(err));
 	}

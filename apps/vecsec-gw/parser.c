@@ -187,6 +187,10 @@ static const struct cipher_algo cipher_algos[] = {
 	{ "aes-256-ctr", RTE_CRYPTO_CIPHER_AES_CTR, 36, 16, true },
 	{ "3des-cbc", RTE_CRYPTO_CIPHER_3DES_CBC, 24, 8, false },
 	{ "des-cbc", RTE_CRYPTO_CIPHER_DES_CBC, 8, 8, false },
+	/* vecsec: ARIA-CTR (RFC 5794), ESP layout of RFC 3686: key + 4-byte nonce */
+	{ "aria-128-ctr", (enum rte_crypto_cipher_algorithm)GW_CIPHER_ARIA_CTR, 20, 16, true },
+	{ "aria-192-ctr", (enum rte_crypto_cipher_algorithm)GW_CIPHER_ARIA_CTR, 28, 16, true },
+	{ "aria-256-ctr", (enum rte_crypto_cipher_algorithm)GW_CIPHER_ARIA_CTR, 36, 16, true },
 };
 
 struct auth_algo {
@@ -221,6 +225,10 @@ static const struct aead_algo aead_algos[] = {
 	{ "aes-256-ccm", RTE_CRYPTO_AEAD_AES_CCM, 36, 11 },
 	/* RFC 7634: 32-byte key + 4-byte salt, nonce = salt || IV */
 	{ "chacha20-poly1305", RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 36, 12 },
+	/* vecsec: ARIA-GCM (RFC 5794), ESP layout of RFC 4106: key + 4-byte salt */
+	{ "aria-128-gcm", (enum rte_crypto_aead_algorithm)GW_AEAD_ARIA_GCM, 20, 12 },
+	{ "aria-192-gcm", (enum rte_crypto_aead_algorithm)GW_AEAD_ARIA_GCM, 28, 12 },
+	{ "aria-256-gcm", (enum rte_crypto_aead_algorithm)GW_AEAD_ARIA_GCM, 36, 12 },
 };
 
 #define FIND_ALGO(tab, s) find_kw(&(tab)[0].kw, sizeof((tab)[0]), \
@@ -291,7 +299,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	int rc, ci = -1, ai = -1, ei = -1;
 	bool mode_p = false, src_p = false, dst_p = false, type_p = false;
 	bool ckey_p = false, akey_p = false, ekey_p = false, esn_p = false;
-	unsigned int ti = 1, src_ti = 0, dst_ti = 0;
+	unsigned int ti = 1, src_ti = 0, dst_ti = 0, ai_ti = 0;
 
 	if (conf->nb_sa == GW_MAX_SA)
 		return perr(p, 0, "too many SAs (at most %d)", GW_MAX_SA);
@@ -343,6 +351,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			ai = FIND_ALGO(auth_algos, p->t[ti].s);
 			if (ai < 0)
 				return perr(p, ti, "unknown authentication algorithm");
+			ai_ti = ti;
 		} else if (strcmp(k, "auth_key") == 0) {
 			ONCE(p, ti, akey_p);
 			if (ai < 0)
@@ -511,6 +520,11 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 		if (auth_algos[ai].algo == RTE_CRYPTO_AUTH_AES_GMAC &&
 				cipher_algos[ci].algo != RTE_CRYPTO_CIPHER_NULL)
 			return perr(p, p->n, "SA %u: aes-gmac needs cipher_algo null", sa->spi);
+		if (cipher_algos[ci].algo == (enum rte_crypto_cipher_algorithm)GW_CIPHER_ARIA_CTR &&
+				auth_algos[ai].algo != RTE_CRYPTO_AUTH_NULL)
+			return perr(p, ai_ti, "%s needs auth_algo null (only crypto_vecsec has "
+				"ARIA, and it chains no auth to a cipher; use aria-*-gcm for "
+				"integrity)", cipher_algos[ci].kw);
 		sa->cipher_algo = cipher_algos[ci].algo;
 		sa->auth_algo = auth_algos[ai].algo;
 		sa->algo_name = cipher_algos[ci].kw;

@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
+#include <rte_pmd_vecsec.h>
 
 #define GW_CDEV_DESC 2048
 
@@ -72,6 +73,79 @@ fill_xforms(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2])
 	au->auth.key.length = c->auth_key_len;
 	au->auth.digest_length = c->digest_len;
 	xf[0].next = &xf[1];
+}
+
+/* ---- vecsec: ARIA SAs (crypto_vecsec's private algorithm ids) ------------ */
+
+_Static_assert(GW_AEAD_ARIA_GCM == (int)RTE_PMD_VECSEC_AEAD_ARIA_GCM &&
+	       GW_CIPHER_ARIA_CTR == (int)RTE_PMD_VECSEC_CIPHER_ARIA_CTR,
+	       "gw.h's ARIA ids differ from rte_pmd_vecsec.h's");
+
+static bool
+sa_is_aria(const struct gw_sa_conf *c)
+{
+	return c->aead ? c->aead_algo == GW_AEAD_ARIA_GCM : c->cipher_algo == GW_CIPHER_ARIA_CTR;
+}
+
+/*
+ * The xforms rte_ipsec_sa_init() is given for an ARIA SA: a copy of the
+ * real ones (fill_xforms) with AES-GCM for ARIA-GCM and AES-CTR for
+ * ARIA-CTR, same key length. rte_ipsec (22.11) knows no ARIA, but it reads
+ * the xform only for the ESP layout (lib/ipsec/sa.c, esp_sa_init: 8-byte
+ * ESP IV, ICV and AAD length, padding, iv.offset), never to compute: ESP
+ * ARIA-GCM has the layout of AES-GCM (RFC 4106), ARIA-CTR that of AES-CTR
+ * (RFC 3686). So it writes salt || IV || be32(1) (GCM: the session reads
+ * 12 bytes) or nonce || IV || be32(1) (CTR: the 16-byte counter block) at
+ * iv.offset of each op, or in the IV it hands to CPU crypto, and SPI || SQN
+ * (8 or 12 bytes) as GCM's AAD. The session is made with the real ARIA
+ * xform (sess_xform), which only crypto_vecsec accepts.
+ */
+static struct rte_crypto_sym_xform *
+ipsec_xform(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2],
+	    struct rte_crypto_sym_xform ix[2])
+{
+	if (!sa_is_aria(c))
+		return xf;
+	memcpy(ix, xf, 2 * sizeof(ix[0]));
+	if (ix[0].next != NULL)
+		ix[0].next = &ix[1];
+	for (unsigned int i = 0; i < 2; i++) {
+		if (ix[i].type == RTE_CRYPTO_SYM_XFORM_AEAD)
+			ix[i].aead.algo = RTE_CRYPTO_AEAD_AES_GCM;
+		else if (ix[i].type == RTE_CRYPTO_SYM_XFORM_CIPHER)
+			ix[i].cipher.algo = RTE_CRYPTO_CIPHER_AES_CTR;
+	}
+	return ix;
+}
+
+/*
+ * The xform chain of the cryptodev session (and of the capability check).
+ * ARIA-CTR runs its cipher xform alone: the parser allows only auth null
+ * with it, and crypto_vecsec chains nothing. Changes xf for that case; call
+ * ipsec_xform() first.
+ */
+static struct rte_crypto_sym_xform *
+sess_xform(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2])
+{
+	struct rte_crypto_sym_xform *ci;
+
+	if (c->aead || c->cipher_algo != GW_CIPHER_ARIA_CTR)
+		return xf;
+	ci = xf[0].type == RTE_CRYPTO_SYM_XFORM_CIPHER ? &xf[0] : &xf[1];
+	ci->next = NULL;
+	return ci;
+}
+
+/*
+ * -e turns ESN on for every SA, and rte_ipsec then builds the 12-byte AAD of
+ * RFC 4106/4309/7634 (SPI || SQN high || SQN low) for AEAD SAs: the session
+ * must take 12 AAD bytes, not the 8 the parser set for an SA without `esn N`.
+ */
+static void
+esn_aad_fix(const struct gw_dp *dp, const struct gw_sa_conf *c, struct rte_crypto_sym_xform *xf)
+{
+	if (dp->esn && !c->esn && xf[0].type == RTE_CRYPTO_SYM_XFORM_AEAD)
+		xf[0].aead.aad_length = (uint16_t)(c->aad_len + 4);
 }
 
 /* Can device id run every xform of the chain (and CPU crypto if asked)? */
@@ -157,13 +231,16 @@ static int
 sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
 		bool only_used)
 {
-	struct rte_crypto_sym_xform xf[2];
+	struct rte_crypto_sym_xform xf[2], ix[2];
+	struct rte_crypto_sym_xform *ipx;
 	struct rte_ipsec_sa_prm prm;
 	struct rte_ipv4_hdr h4;
 	struct rte_ipv6_hdr h6;
 	int sz, rc;
 
 	fill_xforms(c, xf);
+	esn_aad_fix(dp, c, xf);
+	ipx = ipsec_xform(c, xf, ix);
 	memset(&prm, 0, sizeof(prm));
 	prm.userdata = (uintptr_t)s;
 	/*
@@ -184,7 +261,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	prm.ipsec_xform.esn.value = c->esn_init;
 	if (c->dir == GW_DIR_IN)
 		prm.ipsec_xform.replay_win_sz = c->window >= 0 ? (uint32_t)c->window : dp->window;
-	prm.crypto_xform = xf;
+	prm.crypto_xform = ipx;
 	if (c->mode == GW_MODE_TRANS) {
 		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TRANSPORT;
 		prm.trs.proto = fam ? IPPROTO_IPV6 : IPPROTO_IPIP;
@@ -260,15 +337,17 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
 	s->tail_need = 16 + 4;
 
-	rc = pick_cdev(dp, xf, s->action == GW_SA_CPU_CRYPTO, only_used);
+	rc = pick_cdev(dp, sess_xform(c, xf), s->action == GW_SA_CPU_CRYPTO, only_used);
 	if (rc < 0) {
 		if (quiet)
 			return -ENOTSUP;
 		fprintf(stderr,
-			"vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; "
-			"add one with --vdev (software PMDs need no PCI: --no-pci)\n",
+			"vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; %s\n",
 			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
-			s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "");
+			s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "",
+			sa_is_aria(c) ? "ARIA needs crypto_vecsec built with ARIA "
+			"(--vdev crypto_vecsec0, or -d librte_crypto_vecsec.so)" :
+			"add one with --vdev (software PMDs need no PCI: --no-pci)");
 		return -ENOTSUP;
 	}
 	s->cdev_id = (uint8_t)rc;
@@ -299,7 +378,8 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	int rc;
 
 	fill_xforms(c, xf);
-	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, xf, dp->sess_pool);
+	esn_aad_fix(dp, c, xf);
+	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, sess_xform(c, xf), dp->sess_pool);
 	if (s->cses == NULL) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create a session on %s: %s\n",
 			c->spi, c->line, rte_cryptodev_name_get(s->cdev_id),
@@ -457,8 +537,9 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *er
 	if (rc == 0 && s->dir == GW_DIR_IN)
 		rc = sad_add(dp, s);
 	if (rc != 0) {
-		snprintf(err, err_len, "SA %s %u: %s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
-			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc));
+		snprintf(err, err_len, "SA %s %u: %s%s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
+			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc),
+			rc == -ENOTSUP && sa_is_aria(c) ? " (ARIA needs crypto_vecsec)" : "");
 		gw_sa_free(s);
 		return rc;
 	}

@@ -164,6 +164,16 @@ cmp_pri(const void *a, const void *b)
 	return x->r.line < y->r.line ? -1 : x->r.line > y->r.line;
 }
 
+/* The inbound SA a replaced rule still accepts: NULL once it is gone. */
+static struct gw_sa *
+sp_prev_sa(const struct gw_dp *dp, uint32_t spi)
+{
+	for (unsigned int j = 0; j < dp->nb_sa; j++)
+		if (dp->sa[j].active && dp->sa[j].dir == GW_DIR_IN && dp->sa[j].spi == spi)
+			return &dp->sa[j];
+	return NULL;
+}
+
 int
 gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2])
 {
@@ -185,8 +195,11 @@ gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *o
 				sp = &spd->rules[spd->n++];
 				sp->r = *r;
 				sp->sa = NULL;
+				sp->sa_prev = NULL;
 				if (r->action != GW_SP_PROTECT)
 					continue;
+				if (dir == GW_DIR_IN && r->spi_prev != 0)
+					sp->sa_prev = sp_prev_sa(dp, r->spi_prev);
 				for (unsigned int j = 0; j < dp->nb_sa; j++)
 					if (dp->sa[j].active && dp->sa[j].dir == dir &&
 							dp->sa[j].spi == r->spi)

@@ -58,7 +58,8 @@ main(int argc, char **argv)
 	}
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		printf("usage: %s [-s SOCKET] [COMMAND ...]\n"
-		       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats\n"
+		       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats,\n"
+		       "    replace sp <rule> with protect SPI|bypass|discard, version\n"
 		       "  monitor: subscribe, print one line per SA expire event until the gateway "
 		       "exits\n"
 		       "  no COMMAND: one request per line of standard input\n"

@@ -308,7 +308,8 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		for (uint16_t i = 0; i < ninner[v6]; i++) {
 			const struct gw_sp *sp = sps[i];
 
-			if (sp == NULL || sp->r.action != GW_SP_PROTECT || sp->sa != sa) {
+			if (sp == NULL || sp->r.action != GW_SP_PROTECT ||
+					(sp->sa != sa && sp->sa_prev != sa)) {
 				drop(w, sa, inner[v6][i], GW_DROP_POLICY);
 				continue;
 			}

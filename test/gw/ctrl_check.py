@@ -131,12 +131,39 @@ def main():
         req("del", "sa", "in", "5", want_ok=False)
         req("del", "sp", "ipv4", "out", "esp", "bypass", want_ok=False)
         req("frobnicate", want_ok=False)
+        req(HEXKEY.replace(":", ""), want_ok=False)               # unknown word: not echoed
+        # replace sp (protocol 1.1): one rule's action swapped in one SPD swap
+        if req("version").split("\n")[0] != "version 1.1":
+            fail("version is not 1.1")
+        req("sp", "ipv4", "in", "esp", "bypass", "pri", "5", "dst", "10.99.0.0/16")
+        byp = ["sp", "ipv4", "in", "esp", "bypass", "pri", "5", "dst", "10.99.0.0/16"]
+        req("replace", *byp, want_ok=False)                               # no `with`
+        req("replace", *byp, "with", "protect", "5", want_ok=False)       # no SA in 5
+        req("replace", *byp, "with", "protect", HEXKEY, want_ok=False)    # not echoed
+        req("replace", *byp, "with", "protect", "0", want_ok=False)       # SPI 0 reserved
+        req("replace", *byp, "with", "protect", "-5", want_ok=False)
+        req("replace", *byp, "with", "discard", "now", want_ok=False)     # trailing word
+        req("replace", *byp, "with", "frob", want_ok=False)
+        req("replace", *byp[:-1], "10.98.0.0/16", "with", "discard", want_ok=False)  # no rule
+        req("replace", "sa", "out", "8", "aead_algo", "chacha20-poly1305", "aead_key",
+            HEXKEY, "mode", "transport", "with", "discard", want_ok=False)  # an sa: not echoed
+        req(stdin="replace sa out 8 aead_algo chacha20-poly1305 aead_key %s mode transport "
+            "with protect 5\n" % HEXKEY, want_ok=False)
+        req(stdin="replace sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16 with protect 5 "
+            "aead_key %s\n" % HEXKEY, want_ok=False)
+        req("replace", *byp, "with", "discard")
+        out = req("list")
+        if "sp ipv4 in esp discard pri 5 src 0.0.0.0/0 dst 10.99.0.0/16" not in out or \
+                "bypass" in out:
+            fail("replace did not turn the bypass rule into discard: %s" % out)
+        req("del", "sp", "ipv4", "in", "esp", "discard", "pri", "5", "dst", "10.99.0.0/16")
         # random requests on one connection: one answer each, the gateway lives on
         rnd = random.Random(2)
         words = ["sa", "sp", "del", "in", "out", "5", "6", "99", "ipv4", "ipv6", "esp",
                  "protect", "bypass", "discard", "pri", "dst", "10.5.0.0/16", "mode",
                  "transport", "ipv4-tunnel", "aead_algo", "chacha20-poly1305", "aead_key",
-                 "list", "stats", "inner", "src", "1.1.1.1", "x" * 200, "0x5", "-1", ""]
+                 "list", "stats", "inner", "src", "1.1.1.1", "x" * 200, "0x5", "-1", "",
+                 "replace", "with", "version"]
         reqs = []
         for _ in range(200):
             line = " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 12))).strip()
@@ -171,7 +198,12 @@ def main():
                           (stats_t["/vecsec_gw/stats"]["esp_out"], one["pkts"]))
         proc.send_signal(signal.SIGUSR1)        # stats on stdout now
         time.sleep(0.2)
-        req("del", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst", "10.5.0.0/16")
+        # outbound, under traffic: protect 5 -> discard in one request (policy drops)
+        req("replace", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst",
+            "10.5.0.0/16", "with", "discard")
+        if "sp ipv4 out esp discard pri 10" not in req("list"):
+            fail("outbound replace not listed")
+        req("del", "sp", "ipv4", "out", "esp", "discard", "pri", "10", "dst", "10.5.0.0/16")
         req("del", "sa", "out", "5")
         if req("list").strip() != "OK":
             fail("list is not empty after the deletes")

@@ -5,10 +5,12 @@ vecsec-gw rekey and lifetimes while traffic flows (net_pcap infinite_rx on
 the protected port, 64 distinct clear packets of one size, in a loop).
 
 rekey: the gateway starts with SA out 5 and its SP. Through the control
-socket, make-before-break: SA out 6 is added, then one SP with a higher
-priority switches the traffic to it in one step; inbound, SA in 6 is
+socket, make-before-break: SA out 6 is added, then `replace sp` turns the
+SP from protect 5 into protect 6 in one SPD swap; inbound, SA in 6 is
 installed while SA in 5 is still up, then SA in 5 goes; finally SA out 5
-(and its SP) is deleted. Checked on the ESP output: the SPI changes from 5
+is deleted. The ESP output is a named pipe read and checked as it comes
+(nothing is stored but 700 frames to decrypt; a slow reader only slows
+the gateway, net_pcap blocks). Checked on the ESP output: the SPI changes from 5
 to 6 once, never back; each SA's sequence numbers run 1, 2, ... without a
 gap; the packets around the swap decrypt (old key, then new key) to the
 clear loop with no packet missing; port rx == esp_out == ESP packets in
@@ -33,6 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap, raw
@@ -94,7 +97,7 @@ class Gw:
         self.sock = os.path.join(tmp, name + ".sock")
         self.prefix = "vecsec-gw-%s-%d" % (name, os.getpid())
         self.stats = os.path.join(tmp, name + "-stats.json")
-        self.esp_out = os.path.join(tmp, name + "-esp_out.pcap")
+        self.esp_out = os.path.join(tmp, name + "-esp_out.pcap")      # a file or a pipe
         cfg = os.path.join(tmp, name + ".cfg")
         with open(cfg, "w") as f:
             f.write(cfg_text)
@@ -136,7 +139,59 @@ def sa_line(dirn, spi, key, extra=""):
 RT = "rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n"
 
 
+class EspWatch:
+    """
+    Reads the gateway's ESP output as it is written (tx_pcap is a named pipe,
+    so nothing is stored: a slow reader only slows the gateway, net_pcap's
+    writes block) and checks it in one pass: the SPI goes 5...5 6...6, each
+    SA's seq 1, 2, ...; keeps the first 100 frames and 300 each side of the
+    switch for decryption afterwards.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self.errors = []
+        self.head, self.before, self.after = [], collections.deque(maxlen=300), []
+        self.count = {5: 0, 6: 0}
+        self.sw = None
+        self.nframes = 0
+        self.done = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        cur = 5
+        try:
+            for fr in read_pcap(self.path):
+                if self.errors:
+                    continue            # drain, so that the gateway is never blocked
+                spi, seq = esp_fields(fr)
+                if spi == 6 and cur == 5:
+                    cur = 6
+                    self.sw = self.nframes
+                if spi != cur or spi not in self.count:
+                    self.errors.append("ESP packet %d has SPI %d after SPI %d" %
+                                       (self.nframes, spi, cur))
+                    continue
+                self.count[spi] += 1
+                if seq != self.count[spi]:
+                    self.errors.append("SA %d packet %d has seq %d" % (spi, self.count[spi], seq))
+                    continue
+                if self.nframes < 100:
+                    self.head.append(fr)
+                if cur == 5:
+                    self.before.append(fr)
+                elif len(self.after) < 300:
+                    self.after.append(fr)
+                self.nframes += 1
+        finally:
+            self.done = True
+
+
 def rekey(gwbin, ctl, tmp, pkts, fail):
+    esp_fifo = os.path.join(tmp, "rekey-esp_out.pcap")
+    os.mkfifo(esp_fifo, 0o600)
+    watch = EspWatch(esp_fifo)
     g = Gw(gwbin, ctl, tmp, "rekey", RT + sa_line("out", 5, KEY5) +
            sa_line("in", 5, KEY5, " inner ipv4") +
            "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n", 3)
@@ -149,7 +204,9 @@ def rekey(gwbin, ctl, tmp, pkts, fail):
         rc, out = g.req("list\n")
         if "sa in 5 " not in out or "sa in 6 " not in out or "sa out 6 " not in out:
             fail("new SAs not up next to the old ones: %s" % out)
-        rc, out = g.req("sp ipv4 out esp protect 6 pri 20 dst 10.5.0.0/16\n")
+        # the switch: one request, one SPD swap (protocol 1.1)
+        rc, out = g.req("replace sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16 "
+                        "with protect 6\n")
         if rc != 0:
             fail("SP switch: %s" % out)
         time.sleep(0.5)
@@ -164,34 +221,18 @@ def rekey(gwbin, ctl, tmp, pkts, fail):
             fail("gateway exited %d: %s" % (rc, out))
     finally:
         g.kill()
-    # one pass: the SPI goes 5...5 6...6, each SA's seq 1, 2, ...; keep the
-    # first 100 frames and 300 each side of the switch for decryption
-    head, before, after = [], collections.deque(maxlen=300), []
-    count = {5: 0, 6: 0}
-    cur = 5
-    sw = None
-    nframes = 0
-    for fr in read_pcap(g.esp_out):
-        spi, seq = esp_fields(fr)
-        if spi == 6 and cur == 5:
-            cur = 6
-            sw = nframes
-        if spi != cur or spi not in count:
-            fail("ESP packet %d has SPI %d after SPI %d" % (nframes, spi, cur))
-            return
-        count[spi] += 1
-        if seq != count[spi]:
-            fail("SA %d packet %d has seq %d" % (spi, count[spi], seq))
-            return
-        if nframes < 100:
-            head.append(fr)
-        if cur == 5:
-            before.append(fr)
-        elif len(after) < 300:
-            after.append(fr)
-        nframes += 1
+    watch.thread.join(timeout=60)
+    if not watch.done:
+        fail("the ESP output did not end")
+        return
+    for e in watch.errors:
+        fail(e)
+    if watch.errors:
+        return
+    head, before, after = watch.head, watch.before, watch.after
+    sw, nframes = watch.sw, watch.nframes
     if sw is None or sw == 0:
-        fail("no switch from SPI 5 to SPI 6 (%s)" % count)
+        fail("no switch from SPI 5 to SPI 6 (%s)" % watch.count)
         return
     # decrypt around the swap (and the start): one unbroken walk through the clear loop
     sas = {5: SecurityAssociation(ESP, spi=5, crypt_algo="CHACHA20-POLY1305", crypt_key=KEY5,
@@ -360,9 +401,8 @@ def lifetime_in(gwbin, ctl, tmp, pkts, fail):
 
 def main():
     gwbin, ctl = sys.argv[1], sys.argv[2]
-    # the ESP capture runs to hundreds of MB: keep it in memory, off the disk
-    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    tmp = tempfile.mkdtemp(prefix="vecsec-gw-rekey-", dir=shm)
+    # the rekey's ESP output is read through a pipe as it comes: nothing big is stored
+    tmp = tempfile.mkdtemp(prefix="vecsec-gw-rekey-")
     ok = True
 
     def fail(msg):

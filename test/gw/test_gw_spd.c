@@ -210,6 +210,77 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	return bad != 0;
 }
 
+/*
+ * `replace sp` (ctrl.c) leaves an inbound rule's previous SA in spi_prev:
+ * the build resolves it to that SA while it is up (the data path accepts
+ * both), to NULL once it is gone or for outbound rules, never an error.
+ */
+static int
+check_prev(void)
+{
+	static struct gw_conf conf;
+	static struct gw_dp dp;
+#define PREV_KEY "01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:" \
+	"19:1a:1b:1c:1d:1e:1f:20:21:22:23:24"
+	static const char *const text =
+		"sa in 5 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
+		"sa out 5 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
+		"sp ipv4 in esp protect 5 pri 1 dst 10.0.0.0/8\n"
+		"sp ipv4 out esp protect 5 pri 1 dst 10.0.0.0/8\n";
+	char err[512];
+	int fails = 0;
+
+	memset(&conf, 0, sizeof(conf));
+	memset(&dp, 0, sizeof(dp));
+	if (gw_conf_parse_string(&conf, "<prev>", text, err, sizeof(err)) != 0) {
+		printf("FAIL prev: %s\n", err);
+		return 1;
+	}
+	dp.sa = calloc(4, sizeof(*dp.sa));
+	if (dp.sa == NULL)
+		return 1;
+	/* SAs in 5, in 6, out 5, out 6; both rules now protect with 6, had 5 */
+	for (unsigned int i = 0; i < 4; i++) {
+		dp.sa[i].active = true;
+		dp.sa[i].spi = 5 + (i & 1);
+		dp.sa[i].dir = i < 2 ? GW_DIR_IN : GW_DIR_OUT;
+	}
+	dp.nb_sa = 4;
+	for (unsigned int j = 0; j < conf.nb_sp; j++) {
+		conf.sp[j].spi = 6;
+		conf.sp[j].spi_prev = 5;
+	}
+	for (int round = 0; round < 3; round++) {
+		const struct gw_sa *want_prev = round == 0 ? &dp.sa[0] : NULL;
+		const struct gw_sp *in, *out;
+
+		if (round == 1)
+			dp.sa[0].active = false;        /* `del sa in 5` */
+		if (round == 2)
+			conf.sp[0].spi_prev = 99;       /* an SA that never was */
+		if (gw_sp_build(&dp, &conf, dp.spd) != 0) {
+			printf("FAIL prev round %d: gw_sp_build\n", round);
+			fails++;
+			continue;
+		}
+		in = &dp.spd[0][GW_DIR_IN]->rules[0];
+		out = &dp.spd[0][GW_DIR_OUT]->rules[0];
+		if (in->sa != &dp.sa[1] || in->sa_prev != want_prev || out->sa != &dp.sa[3] ||
+				out->sa_prev != NULL) {
+			printf("FAIL prev round %d: in sa %p prev %p, out sa %p prev %p\n", round,
+				(const void *)in->sa, (const void *)in->sa_prev, (const void *)out->sa,
+				(const void *)out->sa_prev);
+			fails++;
+		}
+		gw_sp_free(dp.spd);
+	}
+	printf("%s prev: inbound rule accepts the previous SA while it is up, not after, "
+		"outbound never\n", fails ? "FAIL" : "ok  ");
+	free(dp.sa);
+	gw_conf_wipe(&conf);
+	return fails;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -252,6 +323,7 @@ main(int argc, char **argv)
 		fails += check_conf(name, &conf, 4000);
 		gw_conf_wipe(&conf);
 	}
+	fails += check_prev();
 	rte_eal_cleanup();
 	/* tuples that never match (or always do) would prove nothing */
 	if (total_hits == 0 || total_misses == 0) {
