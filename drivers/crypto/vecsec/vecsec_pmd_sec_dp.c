@@ -46,6 +46,32 @@
 #define IPPROTO_ESP_ 50
 #define WIN_MASK (VECSEC_PMD_WIN_WORDS - 1)
 
+/* ESP fields sit wherever the IP header left them: no alignment assumed. */
+static inline void
+put_be32(uint8_t *p, uint32_t v)
+{
+	rte_be32_t b = rte_cpu_to_be_32(v);
+
+	memcpy(p, &b, sizeof(b));
+}
+
+static inline void
+put_be64(uint8_t *p, uint64_t v)
+{
+	rte_be64_t b = rte_cpu_to_be_64(v);
+
+	memcpy(p, &b, sizeof(b));
+}
+
+static inline uint32_t
+get_be32(const uint8_t *p)
+{
+	rte_be32_t b;
+
+	memcpy(&b, p, sizeof(b));
+	return rte_be_to_cpu_32(b);
+}
+
 /* ---- sequence numbers and the replay window ---- */
 
 /* The next egress number, or false once the last one has been used. */
@@ -346,9 +372,9 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	}
 	ip_set_len(p, outer_ver, m->pkt_len);
 	esp = p + outer;
-	*(rte_be32_t *)(void *)esp = rte_cpu_to_be_32(s->spi);
-	*(rte_be32_t *)(void *)(esp + 4) = rte_cpu_to_be_32((uint32_t)seq);
-	*(rte_be64_t *)(void *)(esp + ESP_HDR_LEN) = rte_cpu_to_be_64(seq);
+	put_be32(esp, s->spi);
+	put_be32(esp + 4, (uint32_t)seq);
+	put_be64(esp + ESP_HDR_LEN, seq);
 	m->l2_len = 0;
 	m->l3_len = outer;
 
@@ -412,9 +438,9 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	if ((clen & 3) != 0)
 		goto bad;
 	esp = p + hlen;
-	if (rte_be_to_cpu_32(*(const rte_be32_t *)(const void *)esp) != s->spi)
+	if (get_be32(esp) != s->spi)
 		goto bad;
-	lo = rte_be_to_cpu_32(*(const rte_be32_t *)(const void *)(esp + 4));
+	lo = get_be32(esp + 4);
 
 	rte_spinlock_lock(&s->lock);
 	if (s->esn) {
