@@ -67,6 +67,7 @@ struct tsa {
 	bool esn;
 	uint64_t esn_value;      /* egress: first number; ingress: highest seen */
 	uint32_t win;
+	bool no_stats;           /* session without options.stats */
 	uint8_t src[16], dst[16];
 	void *out, *in;
 };
@@ -94,6 +95,7 @@ session(struct tsa *a, bool egress)
 	c.ipsec.spi = a->spi;
 	c.ipsec.salt = salt;
 	c.ipsec.options.esn = a->esn;
+	c.ipsec.options.stats = !a->no_stats;
 	c.ipsec.direction = egress ? RTE_SECURITY_IPSEC_SA_DIR_EGRESS :
 		RTE_SECURITY_IPSEC_SA_DIR_INGRESS;
 	c.ipsec.proto = RTE_SECURITY_IPSEC_SA_PROTO_ESP;
@@ -206,8 +208,16 @@ mbuf_of(const uint8_t *b, uint32_t len)
  * Run n mbufs through a session: one enqueue of the whole burst. Returns
  * the op statuses in st[] (mbufs stay in m[], changed in place).
  */
+static bool run_qp(void *sess, uint16_t qp, struct rte_mbuf *m[], unsigned int n, uint8_t st[]);
+
 static bool
 run(void *sess, struct rte_mbuf *m[], unsigned int n, uint8_t st[])
+{
+	return run_qp(sess, 0, m, n, st);
+}
+
+static bool
+run_qp(void *sess, uint16_t qp, struct rte_mbuf *m[], unsigned int n, uint8_t st[])
 {
 	struct rte_crypto_op *ops[BURST], *back[BURST];
 	unsigned int got = 0;
@@ -220,9 +230,9 @@ run(void *sess, struct rte_mbuf *m[], unsigned int n, uint8_t st[])
 		ops[i]->sym->m_src = m[i];
 		rte_security_attach_session(ops[i], sess);
 	}
-	VT_EXPECT(rte_cryptodev_enqueue_burst(g.dev_id, 0, ops, (uint16_t)n) == n, "enqueue");
+	VT_EXPECT(rte_cryptodev_enqueue_burst(g.dev_id, qp, ops, (uint16_t)n) == n, "enqueue");
 	for (int spin = 0; got < n && spin < 1000; spin++)
-		got += rte_cryptodev_dequeue_burst(g.dev_id, 0, back + got, (uint16_t)(n - got));
+		got += rte_cryptodev_dequeue_burst(g.dev_id, qp, back + got, (uint16_t)(n - got));
 	VT_EXPECT(got == n, "dequeued %u of %u", got, n);
 	for (unsigned int i = 0; i < got; i++) {
 		VT_EXPECT(back[i] == ops[i], "order kept");
@@ -1006,6 +1016,16 @@ test_stats_and_wipe(void)
 		  st.ipsec.ibytes == 2 * clen, "ingress stats");
 	for (int i = 0; i < 3; i++)
 		rte_pktmbuf_free(m[i]);
+	{
+		struct tsa b;
+
+		tsa_init(&b, RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 32, M_TUN4, g.seed + 4);
+		b.no_stats = true;
+		if (tsa_open(&b))
+			VT_EXPECT(rte_security_session_stats_get(g.ctx, b.out, &st) == -ENOTSUP,
+				  "no stats without options.stats");
+		tsa_close(&b);
+	}
 	/* destroy wipes: the object goes back to the pool with zeroed private data */
 	priv = (const uint8_t *)a.out;
 	sz = rte_security_session_get_size(g.ctx);
@@ -1019,7 +1039,117 @@ test_stats_and_wipe(void)
 	}
 }
 
+/*
+ * Two lcores, one queue pair each, one session: egress numbers are never
+ * handed out twice, and of two copies of every packet arriving on both
+ * lcores exactly one passes ingress.
+ */
+#define MT_PKTS 1024
+#define MT_LEN 100
+
+static struct {
+	struct tsa a;
+	uint8_t esp[MT_PKTS][MT_LEN + 64];
+	uint32_t esp_len[MT_PKTS];
+	uint64_t seq[2][MT_PKTS / 2];
+	unsigned int ok[2];
+	bool ingress;            /* phase 2 */
+	bool bad[2];             /* a failure that was not a replay */
+} mt;
+
+static int
+mt_worker(void *arg)
+{
+	unsigned int id = (unsigned int)(uintptr_t)arg;
+	struct rte_mbuf *m[BURST];
+	uint8_t st[BURST], clear[MT_LEN];
+	uint32_t clen = make_ip(clear, false, MT_LEN - 20, 1);
+
+	if (mt.ingress)   /* every packet on both lcores, in opposite orders */
+		goto ingress;
+	for (unsigned int b = 0; b < MT_PKTS / 2; b += BURST) {
+		for (unsigned int i = 0; i < BURST; i++)
+			m[i] = mbuf_of(clear, clen);
+		if (!run_qp(mt.a.out, (uint16_t)id, m, BURST, st))
+			return -1;
+		for (unsigned int i = 0; i < BURST; i++) {
+			const uint8_t *p = rte_pktmbuf_mtod(m[i], const uint8_t *);
+			unsigned int k = id * (MT_PKTS / 2) + b + i;
+
+			mt.ok[id] += st[i] == RTE_CRYPTO_OP_STATUS_SUCCESS;
+			mt.seq[id][b + i] = be(p + 24, 4);
+			mt.esp_len[k] = m[i]->pkt_len;
+			memcpy(mt.esp[k], p, RTE_MIN(m[i]->pkt_len, (uint32_t)sizeof(mt.esp[k])));
+			rte_pktmbuf_free(m[i]);
+		}
+	}
+	return 0;
+ingress:
+	for (unsigned int b = 0; b < MT_PKTS; b += BURST) {
+		for (unsigned int i = 0; i < BURST; i++) {
+			unsigned int k = id ? MT_PKTS - 1 - (b + i) : b + i;
+
+			m[i] = mbuf_of(mt.esp[k], mt.esp_len[k]);
+		}
+		if (!run_qp(mt.a.in, (uint16_t)id, m, BURST, st))
+			return -1;
+		for (unsigned int i = 0; i < BURST; i++) {
+			mt.ok[id] += st[i] == RTE_CRYPTO_OP_STATUS_SUCCESS;
+			if (st[i] != RTE_CRYPTO_OP_STATUS_SUCCESS && !replay_flag(m[i]))
+				mt.bad[id] = true;
+			rte_pktmbuf_free(m[i]);
+		}
+	}
+	return 0;
+}
+
+static void
+test_two_lcores(void)
+{
+	unsigned int other = rte_get_next_lcore(rte_lcore_id(), 1, 0);
+	static uint8_t seen[MT_PKTS + 1];
+
+	if (other >= RTE_MAX_LCORE) {
+		printf("SKIP pmd_sec/test_two_lcores: EAL has one lcore (give it -l 0,1)\n");
+		VT_EXPECT(getenv("VT_PMD_SEC_NEED_MT") == NULL, "two lcores required");
+		return;
+	}
+	tsa_init(&mt.a, RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 32, M_TUN4, g.seed + 71);
+	mt.a.win = 2048;
+	if (!tsa_open(&mt.a))
+		return;
+	for (int phase = 0; phase < 2; phase++) {
+		mt.ok[0] = mt.ok[1] = 0;
+		mt.bad[0] = mt.bad[1] = false;
+		mt.ingress = phase == 1;
+		rte_eal_remote_launch(mt_worker, (void *)(uintptr_t)1, other);
+		VT_EXPECT(mt_worker((void *)(uintptr_t)0) == 0, "lcore 0");
+		VT_EXPECT(rte_eal_wait_lcore(other) == 0, "lcore 1");
+		if (phase == 0) {
+			memset(seen, 0, sizeof(seen));
+			for (int w = 0; w < 2; w++)
+				for (unsigned int i = 0; i < MT_PKTS / 2; i++)
+					if (mt.seq[w][i] >= 1 && mt.seq[w][i] <= MT_PKTS)
+						seen[mt.seq[w][i]]++;
+			unsigned int once = 0;
+
+			for (unsigned int i = 1; i <= MT_PKTS; i++)
+				once += seen[i] == 1;
+			VT_EXPECT(mt.ok[0] + mt.ok[1] == MT_PKTS && once == MT_PKTS,
+				  "egress from two lcores: %u ok, %u numbers used once", mt.ok[0] + mt.ok[1],
+				  once);
+		} else {
+			VT_EXPECT(mt.ok[0] + mt.ok[1] == MT_PKTS,
+				  "ingress of two copies: %u + %u passed, want %u in all", mt.ok[0],
+				  mt.ok[1], MT_PKTS);
+			VT_EXPECT(!mt.bad[0] && !mt.bad[1], "every other failure is a replay");
+		}
+	}
+	tsa_close(&mt.a);
+}
+
 static const struct vt_test tests[] = {
+	VT_TEST(test_two_lcores),
 	VT_TEST(test_caps),
 	VT_TEST(test_roundtrip),
 	VT_TEST(test_esn),
@@ -1034,7 +1164,7 @@ static const struct vt_test tests[] = {
 static int
 setup(void)
 {
-	struct rte_cryptodev_config conf = { .nb_queue_pairs = 1 };
+	struct rte_cryptodev_config conf = { .nb_queue_pairs = 2 };
 	struct rte_cryptodev_qp_conf qc = { .nb_descriptors = 256 };
 	int id = rte_cryptodev_get_dev_id(DEV_NAME);
 	int bit;
@@ -1068,6 +1198,7 @@ setup(void)
 	conf.socket_id = g.socket;
 	if (rte_cryptodev_configure(g.dev_id, &conf) != 0 ||
 	    rte_cryptodev_queue_pair_setup(g.dev_id, 0, &qc, g.socket) != 0 ||
+	    rte_cryptodev_queue_pair_setup(g.dev_id, 1, &qc, g.socket) != 0 ||
 	    rte_cryptodev_start(g.dev_id) != 0) {
 		printf("device setup failed\n");
 		return -1;

@@ -81,12 +81,13 @@ struct vecsec_pmd_sec_session {
 	uint8_t tunnel;
 	uint8_t tun_v6;               /* outer header family (tunnel) */
 	uint8_t esn;
+	uint8_t stats;                /* options.stats: count packets, bytes, errors */
 	uint8_t tun_hdr_len;          /* 20 or 40 */
 	uint8_t tun_hdr[40];          /* outer header template, lengths 0 */
 	/* egress: the last sequence number used (atomic) and the ceiling */
 	uint64_t seq_out;
 	uint64_t seq_max;
-	/* ingress: highest authenticated number, window, its lock */
+	/* ingress: highest authenticated number and window (written under lock) */
 	rte_spinlock_t lock;
 	uint32_t win;                 /* replay window in packets, 0: off */
 	uint64_t top;

@@ -213,6 +213,7 @@ sec_session_create(void *device, struct rte_security_session_conf *conf,
 	}
 	s->spi = ix->spi;
 	s->esn = ix->options.esn;
+	s->stats = ix->options.stats;
 	/* RFC 4303 3.3.3: never wrap; the last number is 2^32 - 1 (2^64 - 1 with ESN) */
 	s->seq_max = s->esn ? UINT64_MAX : UINT32_MAX;
 	/* egress: the first packet carries esn.value (at least 1), as rte_ipsec does */
@@ -258,6 +259,8 @@ sec_session_stats_get(void *device __rte_unused, struct rte_security_session *se
 	s = SECURITY_GET_SESS_PRIV(sess);
 	if (s->magic != VECSEC_PMD_SEC_MAGIC)
 		return -EINVAL;
+	if (!s->stats)
+		return -ENOTSUP;   /* made without options.stats */
 	pkts = __atomic_load_n(&s->pkts, __ATOMIC_RELAXED);
 	bytes = __atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
 	errors = __atomic_load_n(&s->errors, __ATOMIC_RELAXED);

@@ -123,35 +123,59 @@ esn_recover(uint64_t top, uint32_t win, uint32_t lo, uint64_t *seq)
 	return true;
 }
 
-/* RFC 4303 A.1: false for a number already seen or left of the window. */
+/*
+ * RFC 4303 A.1: false for a number already seen or left of the window. Read
+ * without the lock before decryption (relaxed loads: a stale answer only
+ * lets a replay reach the ICV check, never past it), and again under the
+ * lock by win_update() once the ICV matched.
+ */
 static inline bool
 win_check(const struct vecsec_pmd_sec_session *s, uint64_t seq)
 {
-	if (s->win == 0 || seq > s->top)
+	uint64_t top = __atomic_load_n(&s->top, __ATOMIC_RELAXED);
+
+	if (s->win == 0 || seq > top)
 		return true;
-	if (seq + s->win <= s->top)
+	if (seq + s->win <= top)
 		return false;
-	return ((s->bits[(seq >> 6) & WIN_MASK] >> (seq & 63)) & 1) == 0;
+	return ((__atomic_load_n(&s->bits[(seq >> 6) & WIN_MASK], __ATOMIC_RELAXED) >>
+		 (seq & 63)) & 1) == 0;
 }
 
-/* Record an authenticated number; false if it turned out a replay after all. */
+/* Record an authenticated number (lock held); false if it turned out a replay after all. */
 static inline bool
 win_update(struct vecsec_pmd_sec_session *s, uint64_t seq)
 {
+	uint64_t top = s->top;
+
 	if (!win_check(s, seq))
 		return false;
-	if (seq > s->top) {
-		uint64_t from = (s->top >> 6) + 1, to = seq >> 6;
+	if (seq > top) {
+		uint64_t from = (top >> 6) + 1, to = seq >> 6;
 
-		if (to >= from && to - from >= VECSEC_PMD_WIN_WORDS - 1)
-			memset(s->bits, 0, sizeof(s->bits));
-		else
-			for (uint64_t w = from; w <= to; w++)
-				s->bits[w & WIN_MASK] = 0;
-		s->top = seq;
+		if (to >= from && to - from >= VECSEC_PMD_WIN_WORDS - 1) {
+			from = 0;
+			to = VECSEC_PMD_WIN_WORDS - 1;
+		}
+		for (uint64_t w = from; w <= to; w++)
+			__atomic_store_n(&s->bits[w & WIN_MASK], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->top, seq, __ATOMIC_RELAXED);
 	}
-	s->bits[(seq >> 6) & WIN_MASK] |= UINT64_C(1) << (seq & 63);
+	__atomic_store_n(&s->bits[(seq >> 6) & WIN_MASK],
+			 s->bits[(seq >> 6) & WIN_MASK] | UINT64_C(1) << (seq & 63),
+			 __ATOMIC_RELAXED);
 	return true;
+}
+
+/* Without a window only the top moves (ESN recovery needs it): no lock. */
+static inline void
+top_raise(struct vecsec_pmd_sec_session *s, uint64_t seq)
+{
+	uint64_t top = __atomic_load_n(&s->top, __ATOMIC_RELAXED);
+
+	while (seq > top && !__atomic_compare_exchange_n(&s->top, &top, seq, true,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 /* ---- op outcome ---- */
@@ -166,7 +190,7 @@ op_fail(struct vecsec_pmd_sec_session *s, struct rte_crypto_op *op, uint8_t stat
 	if (m != NULL)
 		m->ol_flags |= RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED |
 			(replay ? vecsec_pmd_replay_flag : 0);
-	if (s != NULL)
+	if (s != NULL && s->stats)
 		__atomic_fetch_add(&s->errors, 1, __ATOMIC_RELAXED);
 }
 
@@ -174,6 +198,8 @@ static inline void
 op_ok(struct vecsec_pmd_sec_session *s, struct rte_crypto_op *op, struct rte_mbuf *m)
 {
 	op->status = RTE_CRYPTO_OP_STATUS_SUCCESS;
+	if (!s->stats)
+		return;   /* options.stats: the application asked for no counting */
 	__atomic_fetch_add(&s->pkts, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->bytes, m->pkt_len, __ATOMIC_RELAXED);
 }
@@ -442,15 +468,13 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 		goto bad;
 	lo = get_be32(esp + 4);
 
-	rte_spinlock_lock(&s->lock);
 	if (s->esn) {
-		fresh = esn_recover(s->top, s->win, lo, &seq);
+		fresh = esn_recover(__atomic_load_n(&s->top, __ATOMIC_RELAXED), s->win, lo, &seq);
 	} else {
 		seq = lo;
 		fresh = true;
 	}
 	fresh = fresh && (s->win == 0 || seq != 0) && win_check(s, seq);
-	rte_spinlock_unlock(&s->lock);
 	if (!fresh) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, true);
 		return PREP_DONE;
@@ -493,9 +517,14 @@ ingress_finish(struct vecsec_pmd_sec_session *s, struct vecsec_pmd_sec_job *sj,
 	bool fresh;
 	int ver;
 
-	rte_spinlock_lock(&s->lock);
-	fresh = win_update(s, sj->seq);
-	rte_spinlock_unlock(&s->lock);
+	if (s->win == 0) {
+		top_raise(s, sj->seq);
+		fresh = true;
+	} else {
+		rte_spinlock_lock(&s->lock);
+		fresh = win_update(s, sj->seq);
+		rte_spinlock_unlock(&s->lock);
+	}
 	if (!fresh) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, true);
 		return;
