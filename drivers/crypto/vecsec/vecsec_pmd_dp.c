@@ -233,7 +233,11 @@ qp_process(struct vecsec_pmd_qp *qp, struct rte_crypto_op **ops, unsigned int n)
 	unsigned int bad = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		int rc = op_prepare(qp, ops[i]);
+		int rc;
+
+		qp->cur_ops = ops + i;
+		qp->cur_left = n - i;
+		rc = op_prepare(qp, ops[i]);
 
 		if (unlikely(rc == PREP_FULL)) {
 			qp_run(qp);
@@ -247,6 +251,7 @@ qp_process(struct vecsec_pmd_qp *qp, struct rte_crypto_op **ops, unsigned int n)
 			bad++;
 		}
 	}
+	qp->seq_sess = NULL;   /* numbers reserved and not used are skipped */
 	qp_run(qp);
 	return bad;
 }

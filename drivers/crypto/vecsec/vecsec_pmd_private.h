@@ -84,6 +84,7 @@ struct vecsec_pmd_sec_session {
 	uint8_t stats;                /* options.stats: count packets, bytes, errors */
 	uint8_t tun_hdr_len;          /* 20 or 40 */
 	uint8_t tun_hdr[40];          /* outer header template, lengths 0 */
+	uint32_t tun_csum;            /* IPv4 template: ones' complement sum, length 0 */
 	/* egress: the last sequence number used (atomic) and the ceiling */
 	uint64_t seq_out;
 	uint64_t seq_max;
@@ -130,6 +131,14 @@ struct vecsec_pmd_qp {
 	struct rte_cryptodev_stats stats;
 	char name[RTE_RING_NAMESIZE];
 	struct vecsec_pmd_scratch scratch;
+	/*
+	 * ESP egress: sequence numbers reserved for a run of consecutive ops
+	 * of one session within one qp_process() call: [seq_next, seq_end).
+	 */
+	struct rte_crypto_op **cur_ops;        /* the op being prepared and those after it */
+	unsigned int cur_left;
+	const void *seq_sess;
+	uint64_t seq_next, seq_end;
 	/* sessionless ops: a key per job of one engine call, wiped after it */
 	unsigned int nb_sl;
 	struct vecsec_pmd_session sl[VECSEC_MAX_BURST];

@@ -113,6 +113,7 @@ tunnel_template(struct vecsec_pmd_sec_session *s, const struct rte_security_ipse
 		memcpy(s->tun_hdr, &h, sizeof(h));
 		s->tun_hdr_len = sizeof(h);
 		s->tun_v6 = 0;
+		s->tun_csum = rte_raw_cksum(&h, sizeof(h));
 		return 0;
 	}
 	if (t->type == RTE_SECURITY_IPSEC_TUNNEL_IPV6) {

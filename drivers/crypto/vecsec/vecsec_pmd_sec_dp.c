@@ -74,18 +74,36 @@ get_be32(const uint8_t *p)
 
 /* ---- sequence numbers and the replay window ---- */
 
-/* The next egress number, or false once the last one has been used. */
+/*
+ * The next egress number, or false once the last one has been used. One
+ * atomic per run of consecutive ops of the session in the burst: the queue
+ * pair reserves the run's numbers at once (so each queue pair's packets
+ * keep their order, and numbers never repeat across queue pairs).
+ */
 static inline bool
-seq_next(struct vecsec_pmd_sec_session *s, uint64_t *seq)
+seq_next(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s, uint64_t *seq)
 {
-	uint64_t cur = __atomic_load_n(&s->seq_out, __ATOMIC_RELAXED);
+	if (qp->seq_sess != s || qp->seq_next == qp->seq_end) {
+		const void *sess = qp->cur_ops[0]->sym->session;
+		uint64_t cur, take;
+		unsigned int run = 1;
 
-	do {
-		if (cur >= s->seq_max)
-			return false;
-	} while (!__atomic_compare_exchange_n(&s->seq_out, &cur, cur + 1, false,
-					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-	*seq = cur + 1;
+		while (run < qp->cur_left && run < 64 &&
+		       qp->cur_ops[run]->sess_type == RTE_CRYPTO_OP_SECURITY_SESSION &&
+		       qp->cur_ops[run]->sym->session == sess)
+			run++;
+		cur = __atomic_load_n(&s->seq_out, __ATOMIC_RELAXED);
+		do {
+			if (cur >= s->seq_max)
+				return false;
+			take = RTE_MIN((uint64_t)run, s->seq_max - cur);
+		} while (!__atomic_compare_exchange_n(&s->seq_out, &cur, cur + take, false,
+						      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		qp->seq_sess = s;
+		qp->seq_next = cur + 1;
+		qp->seq_end = cur + take + 1;
+	}
+	*seq = qp->seq_next++;
 	return true;
 }
 
@@ -377,7 +395,7 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	if (rte_pktmbuf_headroom(m) < outer - hlen + ESP_HIV_LEN ||
 	    rte_pktmbuf_tailroom(rte_pktmbuf_lastseg(m)) < pad + 2 + VECSEC_PMD_ESP_ICV_LEN)
 		goto bad;
-	if (!seq_next(s, &seq)) {
+	if (!seq_next(qp, s, &seq)) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, false);   /* never wrap */
 		return PREP_DONE;
 	}
@@ -396,7 +414,18 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 		memmove(p, p + ESP_HIV_LEN, hlen);
 		p[nh_off] = IPPROTO_ESP_;
 	}
-	ip_set_len(p, outer_ver, m->pkt_len);
+	if (s->tunnel && outer_ver == 4) {
+		/* the template's sum plus the length (RFC 1071, RFC 1624 3) */
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
+		uint32_t sum = s->tun_csum + (uint16_t)rte_cpu_to_be_16((uint16_t)m->pkt_len);
+
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		h->total_length = rte_cpu_to_be_16((uint16_t)m->pkt_len);
+		h->hdr_checksum = (uint16_t)~sum;
+	} else {
+		ip_set_len(p, outer_ver, m->pkt_len);
+	}
 	esp = p + outer;
 	put_be32(esp, s->spi);
 	put_be32(esp + 4, (uint32_t)seq);
