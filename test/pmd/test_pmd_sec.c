@@ -1148,7 +1148,92 @@ test_two_lcores(void)
 	tsa_close(&mt.a);
 }
 
+/* A chain of segments of the given sizes (the rest in the last) holding b. */
+static struct rte_mbuf *
+chain_of(const uint8_t *b, uint32_t len, const uint32_t *sizes, unsigned int nb)
+{
+	struct rte_mbuf *head = NULL;
+	uint32_t off = 0;
+
+	for (unsigned int i = 0; i < nb; i++) {
+		uint32_t take = i + 1 == nb ? len - off : RTE_MIN(sizes[i], len - off);
+		struct rte_mbuf *m = mbuf_of(b + off, take);
+
+		if (m == NULL || (head != NULL && rte_pktmbuf_chain(head, m) != 0)) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		if (head == NULL)
+			head = m;
+		off += take;
+	}
+	return head;
+}
+
+/*
+ * Chained mbufs: egress with the payload over several segments (trailer
+ * and ICV into the last one's tailroom), ingress with the ciphertext, the
+ * trailer and the ICV split anywhere across segments.
+ */
+static void
+test_chained(void)
+{
+	static uint8_t clear[MAX_PKT], flat[MAX_PKT], pkt[MAX_PKT];
+	static const uint32_t splits[][4] = {
+		{ 20, 1, 7, 0 }, { 24, 100, 3, 0 }, { 40, 500, 600, 0 }, { 30, 13, 17, 0 },
+	};
+
+	for (int mode = M_TUN4; mode <= M_TRS; mode++) {
+		struct tsa a;
+
+		tsa_init(&a, RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 32, (enum mode)mode, g.seed + 200);
+		a.win = 1024;
+		if (!tsa_open(&a))
+			return;
+		for (unsigned int sp = 0; sp < RTE_DIM(splits); sp++) {
+			for (uint32_t pl = 0; pl < 1200; pl += 97) {
+				uint32_t clen = make_ip(clear, false, pl, pl + sp);
+				struct rte_mbuf *m = chain_of(clear, clen, splits[sp], 4);
+				uint8_t st;
+				uint32_t len;
+
+				if (m == NULL)
+					continue;
+				run(a.out, &m, 1, &st);
+				VT_EXPECT(st == RTE_CRYPTO_OP_STATUS_SUCCESS, "chained egress %u", st);
+				len = m->pkt_len;
+				VT_EXPECT(rte_pktmbuf_read(m, 0, len, flat) != NULL, "read");
+				check_esp(&a, rte_pktmbuf_read(m, 0, len, flat), len, clear, clen,
+					  ++a.esn_value);
+				rte_pktmbuf_free(m);
+				/* the same ESP bytes split elsewhere: ICV over 2 segments */
+				memcpy(pkt, flat, len);
+				{
+					/* the first segment holds IP header, ESP header and IV */
+					uint32_t cut[3] = { (mode == M_TUN6 ? 40 : 20) + 16 + 3, 1, 0 };
+
+					cut[2] = len - cut[0] - cut[1] > 9 ? len - cut[0] - cut[1] - 9 : 1;
+					m = chain_of(pkt, len, cut, 4);
+				}
+				if (m == NULL)
+					continue;
+				run(a.in, &m, 1, &st);
+				VT_EXPECT(st == RTE_CRYPTO_OP_STATUS_SUCCESS, "chained ingress %u", st);
+				VT_EXPECT(m->pkt_len == clen, "length %u want %u", m->pkt_len, clen);
+				if (m->pkt_len == clen)
+					VT_EXPECT_MEM(rte_pktmbuf_read(m, 0, clen, flat), clear, clen,
+						      "chained round trip mode %d len %u", mode, clen);
+				VT_EXPECT(rte_pktmbuf_lastseg(m)->next == NULL, "chain end");
+				rte_pktmbuf_free(m);
+			}
+		}
+		tsa_close(&a);
+	}
+}
+
 static const struct vt_test tests[] = {
+	VT_TEST(test_chained),
 	VT_TEST(test_two_lcores),
 	VT_TEST(test_caps),
 	VT_TEST(test_roundtrip),

@@ -16,8 +16,9 @@
  * 0. Ingress: ESP is found by walking the IP header. Output: l2_len 0,
  * l3_len the outer (egress) or remaining (transport ingress) IP header, 0
  * for a tunnel's inner packet. The IP header, the ESP header and the IV lie
- * in the first segment; the ESP trailer and ICV in the last one (egress:
- * its tailroom); otherwise the op fails.
+ * in the first segment; egress appends the trailer and ICV in the last
+ * segment's tailroom; otherwise the op fails. Ingress trailer and ICV may
+ * span segments.
  *
  * Sequence numbers: one atomic per packet, never wrapping (RFC 4303 3.3.3);
  * the IV is the 64-bit sequence number (RFC 7634 2: unique per key). ESN
@@ -222,6 +223,38 @@ op_ok(struct vecsec_pmd_sec_session *s, struct rte_crypto_op *op, struct rte_mbu
 	__atomic_fetch_add(&s->bytes, m->pkt_len, __ATOMIC_RELAXED);
 }
 
+/*
+ * Drop the last len bytes of a chain, segments included when the tail
+ * spans them (the segments freed go back to their pools). -1 if the chain
+ * is shorter than len.
+ */
+static inline int
+mbuf_cut_tail(struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *seg = m;
+	uint32_t keep, nb = 1;
+
+	if (len > m->pkt_len)
+		return -1;
+	if (rte_pktmbuf_lastseg(m)->data_len >= len)
+		return rte_pktmbuf_trim(m, (uint16_t)len);
+	keep = m->pkt_len - len;
+	while (keep > seg->data_len && seg->next != NULL) {
+		keep -= seg->data_len;
+		seg = seg->next;
+		nb++;
+	}
+	if (keep > seg->data_len)
+		return -1;
+	seg->data_len = (uint16_t)keep;
+	if (seg->next != NULL)
+		rte_pktmbuf_free(seg->next);
+	seg->next = NULL;
+	m->nb_segs = (uint16_t)nb;
+	m->pkt_len -= len;
+	return 0;
+}
+
 /* ---- IP headers ---- */
 
 static inline bool
@@ -261,7 +294,7 @@ ip_check(struct rte_mbuf *m, const uint8_t *p, uint32_t avail)
 	} else {
 		return 0;
 	}
-	if (tl < len && rte_pktmbuf_trim(m, (uint16_t)(len - tl)) != 0)
+	if (tl < len && mbuf_cut_tail(m, len - tl) != 0)
 		return 0;
 	return (p[0] >> 4);
 }
@@ -582,14 +615,14 @@ ingress_finish(struct vecsec_pmd_sec_session *s, struct vecsec_pmd_sec_job *sj,
 		in = rte_pktmbuf_read(m, hlen + ESP_HIV_LEN, 1, &v);
 		if (in == NULL || (in[0] >> 4) != (t[1] == IPPROTO_IPIP ? 4 : 6))
 			goto bad;
-		if (rte_pktmbuf_trim(m, (uint16_t)cut) != 0)
+		if (mbuf_cut_tail(m, cut) != 0)
 			goto bad;
 		rte_pktmbuf_adj(m, (uint16_t)(hlen + ESP_HIV_LEN));
 		m->l3_len = 0;
 	} else {
 		uint8_t nh = t[1];
 
-		if (rte_pktmbuf_trim(m, (uint16_t)cut) != 0)
+		if (mbuf_cut_tail(m, cut) != 0)
 			goto bad;
 		p = rte_pktmbuf_mtod(m, uint8_t *);
 		ver = p[0] >> 4;
