@@ -33,6 +33,7 @@
 #include <rte_crypto.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_security_driver.h>
 #include <rte_spinlock.h>
 
@@ -441,7 +442,10 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	tail[pad + 1] = nh;
 	if (s->tunnel) {
 		p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(outer + ESP_HIV_LEN));
-		memcpy(p, s->tun_hdr, outer);
+		if (outer == sizeof(struct rte_ipv4_hdr))   /* constant sizes: inline copies */
+			memcpy(p, s->tun_hdr, sizeof(struct rte_ipv4_hdr));
+		else
+			memcpy(p, s->tun_hdr, sizeof(struct rte_ipv6_hdr));
 	} else {
 		p = (uint8_t *)rte_pktmbuf_prepend(m, ESP_HIV_LEN);
 		memmove(p, p + ESP_HIV_LEN, hlen);
@@ -665,6 +669,13 @@ vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 	}
 	if (qp->scratch.nb_segs + m->nb_segs > VECSEC_PMD_MAX_SEGS)
 		return PREP_FULL;
+	if (qp->cur_left > 1) {
+		/* the next packet's headers: this path reads them first */
+		const struct rte_mbuf *n = qp->cur_ops[1]->sym->m_src;
+
+		if (n != NULL)
+			rte_prefetch0(rte_pktmbuf_mtod(n, const void *));
+	}
 	m->ol_flags &= ~(RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED | vecsec_pmd_replay_flag);
 	return s->egress ? egress_prepare(qp, s, op, m) : ingress_prepare(qp, s, op, m);
 }
