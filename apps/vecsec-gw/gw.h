@@ -153,7 +153,8 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 	X(NO_MBUF, "no_mbuf") \
 	X(TOO_BIG, "too_big") \
 	X(EXPIRED, "expired") \
-	X(KEEPALIVE, "natt_keepalive")
+	X(KEEPALIVE, "natt_keepalive") \
+	X(FRAG, "frag")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,
@@ -177,6 +178,9 @@ struct gw_stats {
 	struct gw_port_stats port[GW_MAX_PORTS];
 	uint64_t drops[GW_DROP_MAX];
 	uint64_t bypass, esp_in, esp_out;
+	/* fragments (frag.c): datagrams reassembled and the fragments they took; */
+	/* packets fragmented on tx and the fragments made */
+	uint64_t reassembled, reasm_frags, fragmented, frags_out;
 };
 
 #endif /* VECSEC_GW_H */

@@ -93,7 +93,7 @@ struct gw_port {
 	bool esp_side;                  /* unprotected (RFC 4301, ipsec-secgw -u): ESP here */
 	bool tx_shared;                 /* fewer tx queues than workers: take tx_lock */
 	uint16_t nb_txq;
-	uint16_t mtu;                   /* largest IP packet sent (no fragmentation) */
+	uint16_t mtu;                   /* largest IP packet sent (frag.c splits bigger) */
 	rte_spinlock_t tx_lock[GW_MAX_WORKERS];
 	struct rte_ether_addr mac;
 	struct rte_ether_addr peer;     /* neigh, or 02:00:00:00:00:<port> */
@@ -131,6 +131,7 @@ struct gw_worker {
 	uint64_t drained;               /* polls that ended with nothing in a cryptodev */
 	uint64_t busy_cycles;           /* spent in iterations that moved packets */
 	uint64_t last_rx_tsc;
+	struct gw_frag_w *frag;         /* reassembly table and fragment IDs (frag.c) */
 };
 
 struct gw_dp {
@@ -153,6 +154,9 @@ struct gw_dp {
 	bool esn;                       /* ESN on every SA (-e) */
 	bool force_cpu_crypto;
 	const char *prefer_driver;      /* cryptodev driver tried first */
+	uint32_t frag_tbl_sz;           /* reassembly entries per worker, 0: none */
+	uint64_t frag_ttl_ns;           /* a datagram's fragments wait this long */
+	struct rte_mempool *frag_indirect;      /* indirect mbufs of tx fragments */
 };
 
 extern struct gw_dp gw;
@@ -194,6 +198,30 @@ int gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bo
 int gw_worker_loop(void *arg);
 unsigned int gw_worker_poll(struct gw_worker *w);
 void gw_worker_drain(struct gw_worker *w);
+/* frag.c */
+#define GW_FRAG_MAX_OUT 64              /* fragments of one packet on tx */
+#define GW_FRAG_DEFAULT_TBL 256
+#define GW_FRAG_DEFAULT_TTL_NS 10000000000ull   /* 10 s, as ipsec-secgw */
+int gw_frag_setup(struct gw_dp *dp);
+void gw_frag_teardown(struct gw_dp *dp);
+/*
+ * rx: *m starts with a checked IP header (parse_l3). Returns 0: not a
+ * fragment, go on; -1: a fragment, taken (kept for its datagram, or dropped
+ * and counted); 1: *m is now a whole datagram (or an IPv6 atomic fragment
+ * without its Fragment header) to parse again.
+ */
+int gw_frag_in(struct gw_worker *w, struct rte_mbuf **m, int v6, uint8_t proto);
+/* each poll: expire what waited past --frag-ttl (counted as GW_DROP_FRAG) */
+void gw_frag_poll(struct gw_worker *w);
+/* at stop: drop (count) every fragment still waiting */
+void gw_frag_flush(struct gw_worker *w);
+/*
+ * tx: split m (IP header first) into fragments of at most mtu bytes; m is
+ * consumed on success. Returns the count, or -errno with m untouched
+ * (-ENOTSUP: IPv4 DF; -EINVAL: cannot be fragmented; -ENOMEM).
+ */
+int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6,
+		struct rte_mbuf *out[GW_FRAG_MAX_OUT]);
 /* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
 bool gw_natt_is_keepalive(const struct rte_mbuf *m);
 int gw_natt_trs_decap(struct rte_mbuf *m);

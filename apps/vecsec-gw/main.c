@@ -61,6 +61,7 @@ struct opts {
 	const char *demo_aead;
 	const char *gen_pcap;
 	bool quiet;
+	uint16_t mtu[GW_MAX_PORTS];     /* --mtu, 0: the port's own */
 };
 
 static void
@@ -93,8 +94,14 @@ usage(const char *prog)
 	       "                     the link to DIR/esp.pcap, for replay (net_pcap); the\n"
 	       "                     built-in config goes to DIR/demo.cfg\n"
 	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n"
+	       "  --mtu N | P:N      largest IP packet sent on every port | on port P; bigger\n"
+	       "                     ones are fragmented (default: the port's MTU, 1500)\n"
+	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
+	       "  --frag-ttl NS      fragments wait at most NS ns for their datagram\n"
+	       "                     (default %llu)\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
-	       prog, prog, GW_DEFAULT_WINDOW);
+	       prog, prog, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS);
 }
 
 static void
@@ -104,6 +111,34 @@ on_signal(int sig)
 		print_now = true;
 	else
 		gw_quit = true;
+}
+
+/* --mtu N (every port) or P:N (port P); N is the largest IP packet sent */
+static int
+parse_mtu(const char *arg, struct opts *o)
+{
+	const char *colon = strchr(arg, ':');
+	unsigned long p = GW_MAX_PORTS, n;
+	char *end;
+
+	errno = 0;
+	if (colon != NULL) {
+		p = strtoul(arg, &end, 10);
+		if (end != colon || errno != 0 || p >= GW_MAX_PORTS)
+			goto bad;
+		arg = colon + 1;
+	}
+	n = strtoul(arg, &end, 10);
+	if (*end != '\0' || errno != 0 || n < RTE_ETHER_MIN_MTU || n > 16384)
+		goto bad;
+	for (unsigned int i = 0; i < GW_MAX_PORTS; i++)
+		if (p == GW_MAX_PORTS || p == i)
+			o->mtu[i] = (uint16_t)n;
+	return 0;
+bad:
+	fprintf(stderr, "vecsec-gw: --mtu %s: N or PORT:N, N in %u..16384\n", arg,
+		RTE_ETHER_MIN_MTU);
+	return -1;
 }
 
 static int
@@ -124,6 +159,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "config", required_argument, NULL, 'G' },
 		{ "check", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "mtu", required_argument, NULL, 'U' },
+		{ "reassemble", required_argument, NULL, 'B' },
+		{ "frag-ttl", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -235,6 +273,30 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'U':
+			if (parse_mtu(optarg, o) != 0)
+				return -1;
+			break;
+		case 'B': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || n > 65536) {
+				fprintf(stderr, "vecsec-gw: --reassemble %s: 0..65536\n", optarg);
+				return -1;
+			}
+			gw.frag_tbl_sz = (uint32_t)n;
+			break;
+		}
+		case 'L': {
+			unsigned long long ns = strtoull(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || ns == 0 || ns > 3600000000000ull) {
+				fprintf(stderr, "vecsec-gw: --frag-ttl %s: 1..3.6e12 ns\n", optarg);
+				return -1;
+			}
+			gw.frag_ttl_ns = ns;
+			break;
+		}
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -421,7 +483,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { .gen_pkts = 100000, .gen_size = 64 };
-	struct rte_mempool *mp;
+	struct rte_mempool *mp = NULL;
 	struct gw_gen_cfg gc = { .max_inflight = 2048 };
 	char err[512];
 	int dd = argc, rc, ret = 1, nargs;
@@ -431,6 +493,8 @@ main(int argc, char **argv)
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	gw.window = GW_DEFAULT_WINDOW;
+	gw.frag_tbl_sz = GW_FRAG_DEFAULT_TBL;
+	gw.frag_ttl_ns = GW_FRAG_DEFAULT_TTL_NS;
 	gw.prefer_driver = "crypto_vecsec";
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
@@ -525,6 +589,16 @@ main(int argc, char **argv)
 	for (uint16_t p = 0; p < gw.nb_ports; p++)
 		if (port_init(p, mp, (o.unprot_mask >> p & 1) != 0) != 0)
 			goto out;
+	for (uint16_t p = 0; p < gw.nb_ports; p++) {
+		if (o.mtu[p] == 0)
+			continue;
+		/* the device's own MTU where it has one; what we send is bounded here anyway */
+		rc = rte_eth_dev_set_mtu(p, o.mtu[p]);
+		if (rc != 0 && rc != -ENOTSUP && !o.quiet)
+			printf("vecsec-gw: port %u: device MTU not set to %u: %s\n", p, o.mtu[p],
+			       strerror(-rc));
+		gw.port[p].mtu = o.mtu[p];
+	}
 	for (unsigned int i = 0; i < conf.nb_neigh; i++)
 		if (conf.neigh[i].port < gw.nb_ports)
 			memcpy(gw.port[conf.neigh[i].port].peer.addr_bytes, conf.neigh[i].mac, 6);
@@ -552,6 +626,8 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (gw_frag_setup(&gw) != 0)
+		goto out;
 	if (!o.quiet) {
 		printf("vecsec-gw: %u SA, %u SP, %u routes, %u ports, %u worker(s)\n", gw.nb_sa,
 			conf.nb_sp, conf.nb_rt, gw.nb_ports, gw.nb_workers);
@@ -702,6 +778,7 @@ out:
 		gw_gen_capture_close(&gc);
 		gw_gen_free();
 	}
+	gw_frag_teardown(&gw);
 	gw_rt_teardown(&gw);
 	gw_sp_teardown(&gw);
 	gw_sa_teardown(&gw);
@@ -710,6 +787,10 @@ out:
 		free(gw.worker[w].sa_st);
 	}
 	rte_free(gw.rcu);
+	/* every mbuf back in the pool: nothing leaked on any path (fragments included) */
+	if (mp != NULL && rte_mempool_in_use_count(mp) != 0)
+		fprintf(stderr, "vecsec-gw: %u mbufs still in use at exit\n",
+			rte_mempool_in_use_count(mp));
 	rte_eal_cleanup();
 	return ret;
 }

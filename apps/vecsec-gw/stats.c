@@ -36,6 +36,10 @@ gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out)
 		out->bypass += s->bypass;
 		out->esp_in += s->esp_in;
 		out->esp_out += s->esp_out;
+		out->reassembled += s->reassembled;
+		out->reasm_frags += s->reasm_frags;
+		out->fragmented += s->fragmented;
+		out->frags_out += s->frags_out;
 	}
 }
 
@@ -67,6 +71,10 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 				t.port[p].rx, t.port[p].tx);
 	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
+	if (t.reasm_frags != 0 || t.frags_out != 0)
+		fprintf(f, "  reassembled %" PRIu64 " (from %" PRIu64 " fragments) fragmented %"
+			PRIu64 " (into %" PRIu64 ")\n", t.reassembled, t.reasm_frags,
+			t.fragmented, t.frags_out);
 	fprintf(f, "  drops:");
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 		fprintf(f, " %s %" PRIu64, gw_drop_names[d], t.drops[d]);
@@ -111,7 +119,11 @@ gw_stats_write_json(const struct gw_dp *dp, const char *path)
 			p ? ", " : "", p, dp->port[p].esp_side ? "true" : "false", t.port[p].rx,
 			t.port[p].tx);
 	fprintf(f, "],\n  \"esp_out\": %" PRIu64 ", \"esp_in\": %" PRIu64 ", \"bypass\": %" PRIu64
-		",\n  \"drops\": {", t.esp_out, t.esp_in, t.bypass);
+		",\n  ", t.esp_out, t.esp_in, t.bypass);
+	/* fragments (the "frag" drop reason is with the others) */
+	fprintf(f, "\"reassembled\": %" PRIu64 ", \"reasm_frags\": %" PRIu64
+		", \"fragmented\": %" PRIu64 ", \"frags_out\": %" PRIu64 ",\n  \"drops\": {",
+		t.reassembled, t.reasm_frags, t.fragmented, t.frags_out);
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 		fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], t.drops[d]);
 	fprintf(f, "},\n  \"sa\": [");
@@ -150,6 +162,10 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "esp_out", t.esp_out);
 	rte_tel_data_add_dict_u64(d, "esp_in", t.esp_in);
 	rte_tel_data_add_dict_u64(d, "bypass", t.bypass);
+	rte_tel_data_add_dict_u64(d, "reassembled", t.reassembled);
+	rte_tel_data_add_dict_u64(d, "reasm_frags", t.reasm_frags);
+	rte_tel_data_add_dict_u64(d, "fragmented", t.fragmented);
+	rte_tel_data_add_dict_u64(d, "frags_out", t.frags_out);
 	for (unsigned int dr = 0; dr < GW_DROP_MAX; dr++)
 		rte_tel_data_add_dict_u64(d, gw_drop_names[dr], t.drops[dr]);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {

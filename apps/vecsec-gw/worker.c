@@ -139,9 +139,17 @@ route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 		drop(w, NULL, m, GW_DROP_NO_ROUTE);
 		return;
 	}
-	/* no fragmentation (yet): what does not fit the port's MTU is dropped, counted */
+	/* too big for the port: fragments (each routed again, they fit), else too_big */
 	if (m->pkt_len > gw.port[port].mtu) {
-		drop(w, NULL, m, GW_DROP_TOO_BIG);
+		struct rte_mbuf *fr[GW_FRAG_MAX_OUT];
+		int nf = gw_frag_split(w, m, gw.port[port].mtu, v6, fr);
+
+		if (nf < 0) {
+			drop(w, NULL, m, nf == -ENOMEM ? GW_DROP_NO_MBUF : GW_DROP_TOO_BIG);
+			return;
+		}
+		for (int i = 0; i < nf; i++)
+			route_tx(w, fr[i], to_esp_side);
 		return;
 	}
 	if (!v6) {
@@ -508,10 +516,17 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
 		uint8_t proto;
-		int v6;
+		int v6, rc;
 
 		if (strip_l2(m) < 0 || (v6 = parse_l3(m, &proto)) < 0) {
 			drop(w, NULL, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		/* fragments wait for their datagram, which then goes on from here */
+		if (w->frag != NULL && (rc = gw_frag_in(w, &m, v6, proto)) != 0 &&
+				(rc < 0 || (v6 = parse_l3(m, &proto)) < 0)) {
+			if (rc > 0)
+				drop(w, NULL, m, GW_DROP_MALFORMED);
 			continue;
 		}
 		if (prot && proto == IPPROTO_UDP && gw_natt_is_keepalive(m)) {
@@ -640,6 +655,7 @@ gw_worker_poll(struct gw_worker *w)
 	}
 	if (w->inflight_total != 0)
 		moved += crypto_dequeue(w);
+	gw_frag_poll(w);
 	for (uint16_t p = 0; p < gw.nb_ports; p++)
 		tx_flush(w, p);
 	if (gw.rcu != NULL) {
@@ -667,6 +683,7 @@ gw_worker_drain(struct gw_worker *w)
 		for (uint16_t p = 0; p < gw.nb_ports; p++)
 			tx_flush(w, p);
 	}
+	gw_frag_flush(w);
 }
 
 int

@@ -206,8 +206,10 @@ def main():
                 p = s.clear(k, 40 + 13 * k)
                 out_orig[s.spi].append(p)
                 clear_in.append(eth(p))
-        # one outbound packet that fits the MTU in clear but not after ESP -> too_big
-        big = outs[0].clear(N, 1500 - 20 - 8 - 10)
+        # one outbound packet that fits the MTU in clear but not after ESP, with DF in
+        # transport mode (cannot be fragmented) -> too_big
+        big = outs[2].clear(N, 1500 - 20 - 8 - 10 - 12)
+        big[IP].flags = "DF"
         clear_in.append(eth(big))
         # inbound traffic
         esp_in, in_orig = [], []
@@ -334,7 +336,7 @@ def main():
                 ok = False
         for e in st["sa"]:
             inbound = e["dir"] == "in"
-            want_pkts = N + (1 if not inbound and e["spi"] == outs[0].spi else 0)  # the big one
+            want_pkts = N + (1 if not inbound and e["spi"] == outs[2].spi else 0)  # the big one
             if e["pkts"] != want_pkts:
                 print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], want_pkts))
                 ok = False
