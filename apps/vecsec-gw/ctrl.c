@@ -493,7 +493,8 @@ cmd_list(FILE *out)
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
-			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" : "");
+			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
+			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
 		if (s->has_life) {
 			static const char *const lk[4] = { "soft-bytes", "hard-bytes",
 				"soft-packets", "hard-packets" };

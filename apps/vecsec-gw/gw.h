@@ -39,6 +39,7 @@ enum gw_sa_mode { GW_MODE_TUN4, GW_MODE_TUN6, GW_MODE_TRANS };
 enum gw_sa_action {
 	GW_SA_LOOKASIDE_NONE,   /* cryptodev enqueue/dequeue (no-offload) */
 	GW_SA_CPU_CRYPTO,       /* rte_cryptodev_sym_cpu_crypto_process */
+	GW_SA_LOOKASIDE_PROTOCOL, /* rte_security ESP session on the cryptodev (crypto_vecsec) */
 };
 
 enum gw_sp_action { GW_SP_DISCARD, GW_SP_BYPASS, GW_SP_PROTECT };

@@ -42,9 +42,10 @@ struct gw_sa {
 	uint16_t pad_align;
 	uint16_t tail_need;     /* tailroom rte_ipsec needs for AAD/ESN */
 	uint8_t cdev_id;
-	void *cses;             /* cryptodev session */
+	void *cses;             /* cryptodev session; rte_security session (lookaside-protocol) */
 	struct rte_ipsec_sa *sa;
 	struct rte_ipsec_session ss;
+	struct rte_security_ipsec_xform sa_ix;  /* lookaside-protocol: for the rte_security session */
 	struct gw_addr src, dst;
 	const char *algo_name;
 	int line;
@@ -165,6 +166,8 @@ extern volatile bool gw_quit;
 void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit);
 
 /* sa.c */
+/* crypto_vecsec's dynamic mbuf flag for replayed ESP (lookaside-protocol SAs), or 0 */
+extern uint64_t gw_sec_replay_flag;
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_sa_teardown(struct gw_dp *dp);
 /* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */

@@ -9,7 +9,8 @@
  *
  * Differences from ipsec-secgw, on purpose: an SP rule without proto, sport
  * or dport matches any value (ipsec-secgw's ACL would match only 0), and SA
- * types other than no-offload / lookaside-none / cpu-crypto are refused.
+ * types other than no-offload / lookaside-none / cpu-crypto /
+ * lookaside-protocol-offload are refused.
  */
 #include "gw.h"
 
@@ -420,11 +421,12 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				sa->action = GW_SA_LOOKASIDE_NONE;
 			else if (strcmp(p->t[ti].s, "cpu-crypto") == 0)
 				sa->action = GW_SA_CPU_CRYPTO;
-			else if (strcmp(p->t[ti].s, "lookaside-protocol-offload") == 0 ||
-					strcmp(p->t[ti].s, "inline-protocol-offload") == 0 ||
+			else if (strcmp(p->t[ti].s, "lookaside-protocol-offload") == 0)
+				sa->action = GW_SA_LOOKASIDE_PROTOCOL;
+			else if (strcmp(p->t[ti].s, "inline-protocol-offload") == 0 ||
 					strcmp(p->t[ti].s, "inline-crypto-offload") == 0)
-				return perr(p, ti, "not supported by vecsec-gw (use no-offload or "
-					"cpu-crypto)");
+				return perr(p, ti, "not supported by vecsec-gw (use no-offload, "
+					"cpu-crypto or lookaside-protocol-offload)");
 			else
 				return perr(p, ti, "unknown action type");
 		} else if (strcmp(k, "port_id") == 0 || strcmp(k, "mss") == 0) {

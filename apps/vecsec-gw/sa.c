@@ -17,7 +17,9 @@
 #include <rte_errno.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_pmd_vecsec.h>
+#include <rte_security.h>
 
 #define GW_CDEV_DESC 2048
 
@@ -227,6 +229,169 @@ inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
 	return fam;
 }
 
+/* ---- vecsec: lookaside-protocol SAs (rte_security ESP sessions) ---------- */
+
+uint64_t gw_sec_replay_flag;
+static struct rte_mempool *sec_pool;    /* rte_security sessions, made on first need */
+
+/*
+ * A cryptodev whose rte_security context offers lookaside-protocol ESP for
+ * this SA: mode, direction, ESN, window, and the AEAD with this key length
+ * among its crypto capabilities (crypto_vecsec: ChaCha20-Poly1305, ARIA-GCM).
+ */
+static bool
+sec_cdev_supports(uint8_t id, const struct gw_sa_conf *c, const struct rte_security_ipsec_xform *ix,
+		const struct rte_crypto_sym_xform *xf)
+{
+	struct rte_security_capability_idx idx = {
+		.action = RTE_SECURITY_ACTION_TYPE_LOOKASIDE_PROTOCOL,
+		.protocol = RTE_SECURITY_PROTOCOL_IPSEC,
+		.ipsec = { .proto = RTE_SECURITY_IPSEC_SA_PROTO_ESP, .mode = ix->mode,
+			   .direction = ix->direction },
+	};
+	const struct rte_cryptodev_capabilities *cc;
+	const struct rte_security_capability *cap;
+	struct rte_cryptodev_info info;
+	void *ctx;
+
+	rte_cryptodev_info_get(id, &info);
+	if (!(info.feature_flags & RTE_CRYPTODEV_FF_SECURITY))
+		return false;
+	ctx = rte_cryptodev_get_sec_ctx(id);
+	if (ctx == NULL || xf->type != RTE_CRYPTO_SYM_XFORM_AEAD || xf->next != NULL)
+		return false;
+	cap = rte_security_capability_get(ctx, &idx);
+	if (cap == NULL || (ix->options.esn && !cap->ipsec.options.esn) ||
+	    (c->udp_encap && !cap->ipsec.options.udp_encap) ||
+	    ix->replay_win_sz > cap->ipsec.replay_win_sz_max)
+		return false;
+	for (cc = cap->crypto_capabilities; cc != NULL && cc->op != RTE_CRYPTO_OP_TYPE_UNDEFINED;
+	     cc++) {
+		const struct rte_crypto_param_range *k = &cc->sym.aead.key_size;
+
+		if (cc->sym.xform_type != RTE_CRYPTO_SYM_XFORM_AEAD ||
+		    cc->sym.aead.algo != xf->aead.algo)
+			continue;
+		if (xf->aead.key.length >= k->min && xf->aead.key.length <= k->max &&
+		    (k->increment == 0 ? xf->aead.key.length == k->min :
+		     (xf->aead.key.length - k->min) % k->increment == 0))
+			return true;
+	}
+	return false;
+}
+
+static int
+sec_pick_cdev(struct gw_dp *dp, const struct gw_sa_conf *c,
+		const struct rte_security_ipsec_xform *ix, const struct rte_crypto_sym_xform *xf,
+		bool only_used)
+{
+	int best = -1;
+
+	for (uint8_t id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+		struct rte_cryptodev_info info;
+
+		if ((only_used && !dp->cdev[id].used) || !sec_cdev_supports(id, c, ix, xf))
+			continue;
+		rte_cryptodev_info_get(id, &info);
+		if (best < 0)
+			best = id;
+		if (dp->prefer_driver != NULL && info.driver_name != NULL &&
+				strcmp(info.driver_name, dp->prefer_driver) == 0)
+			return id;
+	}
+	return best;
+}
+
+/* rte_security's tunnel end points from the SA's addresses (rte_ipsec takes a header). */
+static void
+sec_tunnel(const struct gw_sa_conf *c, struct rte_security_ipsec_xform *ix)
+{
+	memset(&ix->tunnel, 0, sizeof(ix->tunnel));
+	if (c->mode == GW_MODE_TUN4) {
+		ix->tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV4;
+		memcpy(&ix->tunnel.ipv4.src_ip, c->src.b, 4);
+		memcpy(&ix->tunnel.ipv4.dst_ip, c->dst.b, 4);
+		ix->tunnel.ipv4.ttl = 64;
+	} else if (c->mode == GW_MODE_TUN6) {
+		ix->tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV6;
+		memcpy(&ix->tunnel.ipv6.src_addr, c->src.b, 16);
+		memcpy(&ix->tunnel.ipv6.dst_addr, c->dst.b, 16);
+		ix->tunnel.ipv6.hlimit = 64;
+	}
+}
+
+/* The session pool, sized for the largest security session of the used devices. */
+static int
+sec_pool_create(struct gw_dp *dp)
+{
+	unsigned int max = 0;
+
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		void *ctx;
+
+		if (!dp->cdev[id].used)
+			continue;
+		ctx = rte_cryptodev_get_sec_ctx((uint8_t)id);
+		if (ctx != NULL)
+			max = RTE_MAX(max, rte_security_session_get_size(ctx));
+	}
+	if (max == 0 || sec_pool != NULL)
+		return 0;
+	sec_pool = rte_mempool_create("gw_sec_sess", GW_MAX_SA + 63, max, 0, 0, NULL, NULL, NULL,
+				      NULL, SOCKET_ID_ANY, 0);
+	if (sec_pool == NULL) {
+		fprintf(stderr, "vecsec-gw: cannot create the security session pool: %s\n",
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	/* crypto_vecsec marks replayed ESP with this flag (rte_pmd_vecsec.h) */
+	int bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME, NULL);
+
+	gw_sec_replay_flag = bit >= 0 ? RTE_BIT64(bit) : 0;
+	return 0;
+}
+
+/*
+ * The rte_security session of a lookaside-protocol SA, from the same
+ * ipsec xform rte_ipsec was given (the PMD does ESP, rte_ipsec only checks
+ * the mbuf flags: lib/ipsec/sa.c, lksd_proto_prepare, pkt_flag_process).
+ * ARIA SAs get their real xform here, not rte_ipsec's AES stand-in.
+ */
+static int
+sec_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
+{
+	struct rte_security_session_conf conf = {
+		.action_type = RTE_SECURITY_ACTION_TYPE_LOOKASIDE_PROTOCOL,
+		.protocol = RTE_SECURITY_PROTOCOL_IPSEC,
+	};
+	struct rte_crypto_sym_xform xf[2];
+	void *ctx = rte_cryptodev_get_sec_ctx(s->cdev_id);
+	int rc;
+
+	if (ctx == NULL || sec_pool == NULL)
+		return -ENOTSUP;
+	fill_xforms(c, xf);
+	esn_aad_fix(dp, c, xf);
+	conf.ipsec = s->sa_ix;
+	conf.crypto_xform = sess_xform(c, xf);
+	s->cses = rte_security_session_create(ctx, &conf, sec_pool);
+	if (s->cses == NULL) {
+		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create an rte_security session "
+			"on %s\n", c->spi, c->line, rte_cryptodev_name_get(s->cdev_id));
+		return -EINVAL;
+	}
+	memset(&s->ss, 0, sizeof(s->ss));
+	s->ss.sa = s->sa;
+	s->ss.type = RTE_SECURITY_ACTION_TYPE_LOOKASIDE_PROTOCOL;
+	s->ss.security.ses = s->cses;
+	s->ss.security.ctx = ctx;
+	rc = rte_ipsec_session_prepare(&s->ss);
+	if (rc != 0)
+		fprintf(stderr, "vecsec-gw: SA %u (line %d): rte_ipsec_session_prepare: %s\n",
+			c->spi, c->line, strerror(-rc));
+	return rc;
+}
+
 static int
 sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
 		bool only_used)
@@ -312,7 +477,8 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	s->dir = c->dir;
 	s->mode = c->mode;
 	s->inner_v6 = (uint8_t)fam;
-	s->action = dp->force_cpu_crypto ? GW_SA_CPU_CRYPTO : c->action;
+	s->action = dp->force_cpu_crypto && c->action != GW_SA_LOOKASIDE_PROTOCOL ?
+		GW_SA_CPU_CRYPTO : c->action;
 	s->src = c->src;
 	s->dst = c->dst;
 	s->algo_name = c->algo_name;
@@ -337,7 +503,24 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
 	s->tail_need = 16 + 4;
 
-	rc = pick_cdev(dp, sess_xform(c, xf), s->action == GW_SA_CPU_CRYPTO, only_used);
+	if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
+		/* the PMD frames ESP itself: tunnel end points as addresses, not a header */
+		s->sa_ix = prm.ipsec_xform;
+		sec_tunnel(c, &s->sa_ix);
+		rc = sec_pick_cdev(dp, c, &s->sa_ix, sess_xform(c, xf), only_used);
+	} else {
+		rc = pick_cdev(dp, sess_xform(c, xf), s->action == GW_SA_CPU_CRYPTO, only_used);
+	}
+	if (rc < 0 && s->action == GW_SA_LOOKASIDE_PROTOCOL) {
+		if (quiet)
+			return -ENOTSUP;
+		fprintf(stderr, "vecsec-gw: SA %s %u (line %d, %s): no cryptodev offers it as "
+			"lookaside-protocol ESP%s (crypto_vecsec: ChaCha20-Poly1305 and ARIA-GCM, "
+			"tunnel or transport, no udp-encap)\n",
+			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
+			c->udp_encap ? " with udp-encap" : "");
+		return -ENOTSUP;
+	}
 	if (rc < 0) {
 		if (quiet)
 			return -ENOTSUP;
@@ -377,6 +560,8 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	struct rte_crypto_sym_xform xf[2];
 	int rc;
 
+	if (s->action == GW_SA_LOOKASIDE_PROTOCOL)
+		return sec_session(dp, s, c);
 	fill_xforms(c, xf);
 	esn_aad_fix(dp, c, xf);
 	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, sess_xform(c, xf), dp->sess_pool);
@@ -560,7 +745,9 @@ void
 gw_sa_free(struct gw_sa *s)
 {
 	s->active = false;
-	if (s->cses != NULL)
+	if (s->cses != NULL && s->action == GW_SA_LOOKASIDE_PROTOCOL)
+		rte_security_session_destroy(rte_cryptodev_get_sec_ctx(s->cdev_id), s->cses);
+	else if (s->cses != NULL)
 		rte_cryptodev_sym_session_free(s->cdev_id, s->cses);   /* wipes the key */
 	if (s->sa != NULL) {
 		rte_ipsec_sa_fini(s->sa);
@@ -669,6 +856,9 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 				return rc;
 		}
 	}
+	rc = sec_pool_create(dp);
+	if (rc != 0)
+		return rc;
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		rc = sa_session(dp, &dp->sa[i], &conf->sa[i]);
 		if (rc != 0)
@@ -688,6 +878,8 @@ gw_sa_teardown(struct gw_dp *dp)
 	rte_ipsec_sad_destroy(dp->sad4);
 	rte_ipsec_sad_destroy(dp->sad6);
 	rte_mempool_free(dp->sess_pool);
+	rte_mempool_free(sec_pool);
+	sec_pool = NULL;
 	free(dp->sa);
 	dp->sa = NULL;
 	dp->nb_sa = 0;

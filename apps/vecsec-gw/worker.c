@@ -324,7 +324,9 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 
 		for (j = 0; j < n && orig[j] != m; j++)
 			;
-		if (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED)
+		if (m->ol_flags & gw_sec_replay_flag)
+			why = GW_DROP_REPLAY;   /* lookaside-protocol: the PMD's window */
+		else if (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED)
 			why = sa->dir == GW_DIR_IN ? GW_DROP_AUTH : GW_DROP_CRYPTO;
 		else if (sa->dir == GW_DIR_IN && j < n && m->pkt_len != plen[j])
 			why = GW_DROP_REPLAY;   /* passed the checks, then lost in the window */

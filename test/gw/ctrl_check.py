@@ -8,7 +8,10 @@ SP; then ESP comes out (checked with scapy: it decrypts to the originals, in
 sequence); deleting the SP and SA stops it again. Also: bad requests get ERR
 with a reason and never echo key bytes; the gateway exits cleanly.
 
-usage: ctrl_check.py GATEWAY_BINARY CTL_BINARY
+With --lookaside-protocol the SA added at run time is `type
+lookaside-protocol-offload` (crypto_vecsec's rte_security ESP session).
+
+usage: ctrl_check.py GATEWAY_BINARY CTL_BINARY [--lookaside-protocol]
 """
 import json
 import random
@@ -115,7 +118,9 @@ def main():
             fail("list is not empty at start")
         # add while packets flow: SA first (as strongSwan does), then its policy
         sa = ("sa out 5 aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
-              "src 172.31.1.1 dst 172.31.2.1\n" % HEXKEY)
+              "src 172.31.1.1 dst 172.31.2.1%s\n" % (HEXKEY, " type lookaside-protocol-offload"
+                                                     if "--lookaside-protocol" in sys.argv[3:]
+                                                     else ""))
         req(stdin=sa + "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n")
         out = req("list")
         if "sa out 5 chacha20-poly1305 ipv4-tunnel" not in out or "protect 5" not in out:

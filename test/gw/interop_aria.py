@@ -25,7 +25,11 @@ and refuses them, naming crypto_vecsec, when only crypto_aesni_mb is there.
 With -e the gateway runs with ESN on every SA (then GCM's AAD is 12 bytes
 on all of them).
 
-usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto] [-e]
+With --lookaside-protocol the ARIA-GCM SAs are `type
+lookaside-protocol-offload` (crypto_vecsec's rte_security ESP sessions
+with the real ARIA xform, no AES stand-in); ARIA-CTR stays lookaside-none.
+
+usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto] [-e] [--lookaside-protocol]
 """
 import ctypes
 import json
@@ -167,7 +171,9 @@ class Sa:
             sa += " src %s dst %s" % (s, t)
         if self.esn_n:
             sa += " esn %d" % ESN0
-        if self.cpu:
+        if LKP and self.gcm:
+            sa += " type lookaside-protocol-offload"
+        elif self.cpu:
             sa += " type cpu-crypto"
         self.conf = sp + sa + "\n"
 
@@ -417,8 +423,11 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
     return ok
 
 
+LKP = False     # --lookaside-protocol
+
+
 def main():
-    global ALL_ESN
+    global ALL_ESN, LKP
     gwbin, ctlbin = sys.argv[1], sys.argv[2]
     extra_app = []
     for a in sys.argv[3:]:
@@ -427,6 +436,8 @@ def main():
         elif a == "-e":
             ALL_ESN = True
             extra_app.append(a)
+        elif a == "--lookaside-protocol":
+            LKP = True
         else:
             sys.exit("unknown argument " + a)
     selftest()

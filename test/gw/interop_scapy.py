@@ -13,7 +13,13 @@ gateway decrypts, the clear packets must equal the originals byte for byte.
 Then tampered, replayed, truncated and unknown-SPI packets must be dropped
 under the right counter, and every counter must be exact.
 
-usage: interop_scapy.py GATEWAY_BINARY [--cpu-crypto] [--vdev CRYPTO_VDEV] [-d PMD.so]
+With --lookaside-protocol, the ChaCha20-Poly1305 SAs without NAT-T are
+`type lookaside-protocol-offload`: crypto_vecsec's rte_security ESP sessions
+do the ESP framing, sequence numbers, anti-replay and crypto; the rest stay
+lookaside-none. Same packets, same counters.
+
+usage: interop_scapy.py GATEWAY_BINARY [--cpu-crypto] [--lookaside-protocol]
+                        [--vdev CRYPTO_VDEV] [-d PMD.so]
 """
 import json
 import os
@@ -28,6 +34,7 @@ from scapy.layers.ipsec import ESP, SecurityAssociation
 
 N = 12          # valid packets per SA and direction
 ESN0 = 0xfffffffc   # ESN SAs start here: the 32-bit boundary is crossed in the run
+LKP = False         # --lookaside-protocol
 
 
 def key(tag, n):
@@ -91,6 +98,8 @@ class Sa:
             sa += " esn %d" % ESN0
         if self.natt:
             sa += " udp-encap"
+        elif LKP and self.algo == "chacha20-poly1305":
+            sa += " type lookaside-protocol-offload"
         self.conf = sp + sa + "\n"
         hdr = None
         if self.tunnel:
@@ -165,6 +174,9 @@ def main():
         a = args.pop(0)
         if a == "--cpu-crypto":
             extra_app.append(a)
+        elif a == "--lookaside-protocol":
+            global LKP
+            LKP = True
         elif a in ("--vdev", "-d"):
             extra_eal += [a, args.pop(0)]
         else:

@@ -52,6 +52,17 @@ extern "C" {
  */
 #define RTE_PMD_VECSEC_CIPHER_ARIA_CTR ((enum rte_crypto_cipher_algorithm)0x5602)
 
+/**
+ * rte_security lookaside-protocol ESP (RTE_CRYPTODEV_FF_SECURITY): an op
+ * whose security session failed has RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED in
+ * its mbuf (what rte_ipsec's pkt_flag_process reads) and an op status of
+ * AUTH_FAILED (ICV mismatch) or ERROR (anything else). A replayed or too
+ * old packet (ERROR) also carries this dynamic mbuf flag, registered when
+ * the first crypto_vecsec device is probed; find its bit with
+ * rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME, NULL).
+ */
+#define RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME "rte_pmd_vecsec_dynflag_esp_replay"
+
 #ifdef __cplusplus
 }
 #endif

@@ -247,7 +247,14 @@ vecsec_pmd_probe(struct rte_vdev_device *vdev)
 	priv->isa = vecsec_isa_cap();
 	priv->aria = lib_has_aria();
 
+	rc = vecsec_pmd_sec_ctx_create(dev);
+	if (rc != 0) {
+		VECSEC_PMD_LOG(ERR, "%s: no rte_security context: %d", name, rc);
+		rte_cryptodev_pmd_destroy(dev);
+		return rc;
+	}
 	dev->feature_flags = RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO |
+		RTE_CRYPTODEV_FF_SECURITY |
 		RTE_CRYPTODEV_FF_SYM_OPERATION_CHAINING |
 		RTE_CRYPTODEV_FF_IN_PLACE_SGL |
 		RTE_CRYPTODEV_FF_OOP_SGL_IN_SGL_OUT |
@@ -279,6 +286,7 @@ vecsec_pmd_remove(struct rte_vdev_device *vdev)
 	dev = rte_cryptodev_pmd_get_named_dev(name);
 	if (dev == NULL)
 		return -ENODEV;
+	vecsec_pmd_sec_ctx_destroy(dev);
 	return rte_cryptodev_pmd_destroy(dev);
 }
 

@@ -14,6 +14,8 @@
 #include <rte_cryptodev.h>
 #include <rte_log.h>
 #include <rte_ring.h>
+#include <rte_security.h>
+#include <rte_spinlock.h>
 #include <cryptodev_pmd.h>
 
 #include "vecsec/vecsec_aead.h"
@@ -60,6 +62,53 @@ struct vecsec_pmd_session {
 };
 
 /*
+ * rte_security lookaside-protocol ESP session (vecsec_pmd_sec.c). The
+ * replay window is a ring of 64-bit words (RFC 4303 A.1 with RFC 6479's
+ * layout): bit (seq mod 64 * VECSEC_PMD_WIN_WORDS) is set once seq has
+ * authenticated; words are cleared as the top advances past them.
+ */
+#define VECSEC_PMD_WIN_WORDS 128                        /* power of two */
+#define VECSEC_PMD_REPLAY_WIN_MAX ((VECSEC_PMD_WIN_WORDS - 1) * 64)  /* 8128 */
+#define VECSEC_PMD_SEC_MAGIC 0x56534553u                /* "VSES" */
+#define VECSEC_PMD_ESP_IV_LEN 8
+#define VECSEC_PMD_ESP_ICV_LEN 16
+
+struct vecsec_pmd_sec_session {
+	struct vecsec_aead_key key;   /* first: 64-byte aligned; holds the salt */
+	uint32_t magic;               /* VECSEC_PMD_SEC_MAGIC while created */
+	uint32_t spi;                 /* host order */
+	uint8_t egress;
+	uint8_t tunnel;
+	uint8_t tun_v6;               /* outer header family (tunnel) */
+	uint8_t esn;
+	uint8_t stats;                /* options.stats: count packets, bytes, errors */
+	uint8_t tun_hdr_len;          /* 20 or 40 */
+	uint8_t tun_hdr[40];          /* outer header template, lengths 0 */
+	uint32_t tun_csum;            /* IPv4 template: ones' complement sum, length 0 */
+	/* egress: the last sequence number used (atomic) and the ceiling */
+	uint64_t seq_out;
+	uint64_t seq_max;
+	/* ingress: highest authenticated number and window (written under lock) */
+	rte_spinlock_t lock;
+	uint32_t win;                 /* replay window in packets, 0: off */
+	uint64_t top;
+	uint64_t bits[VECSEC_PMD_WIN_WORDS];
+	/* rte_security_ipsec_stats, relaxed atomics */
+	uint64_t pkts, bytes, errors;
+};
+
+/* What the ESP path keeps of one op between building its job and finishing it. */
+struct vecsec_pmd_sec_job {
+	uint8_t nonce[12];
+	uint8_t aad[12];
+	uint8_t icv[VECSEC_PMD_ESP_ICV_LEN];  /* ingress ICV split across segments */
+	uint64_t seq;                         /* full 64-bit number */
+	uint16_t hlen;                        /* IP header (+ extensions) before ESP */
+	uint16_t nh_off;                      /* transport ingress: next-header byte */
+	uint32_t ct_len;                      /* ciphertext: payload + padding + 2 */
+};
+
+/*
  * Scratch for one call of vecsec_aead_burst(): jobs, their pointers, and
  * the segments of their scatter-gather lists. Lives in the queue pair
  * (enqueue) or on the caller's stack (CPU crypto): the data path never
@@ -69,6 +118,7 @@ struct vecsec_pmd_scratch {
 	struct vecsec_aead_job jobs[VECSEC_MAX_BURST];
 	struct vecsec_aead_job *ptrs[VECSEC_MAX_BURST];
 	struct vecsec_seg segs[VECSEC_PMD_MAX_SEGS];
+	struct vecsec_pmd_sec_job sec[VECSEC_MAX_BURST];   /* by job index */
 	unsigned int nb_jobs;
 	unsigned int nb_segs;
 };
@@ -81,6 +131,14 @@ struct vecsec_pmd_qp {
 	struct rte_cryptodev_stats stats;
 	char name[RTE_RING_NAMESIZE];
 	struct vecsec_pmd_scratch scratch;
+	/*
+	 * ESP egress: sequence numbers reserved for a run of consecutive ops
+	 * of one session within one qp_process() call: [seq_next, seq_end).
+	 */
+	struct rte_crypto_op **cur_ops;        /* the op being prepared and those after it */
+	unsigned int cur_left;
+	const void *seq_sess;
+	uint64_t seq_next, seq_end;
 	/* sessionless ops: a key per job of one engine call, wiped after it */
 	unsigned int nb_sl;
 	struct vecsec_pmd_session sl[VECSEC_MAX_BURST];
@@ -100,6 +158,17 @@ const struct rte_cryptodev_capabilities *vecsec_pmd_capabilities(bool aria);
 extern struct rte_cryptodev_ops vecsec_pmd_ops;
 int vecsec_pmd_session_set(struct vecsec_pmd_session *s, const struct rte_crypto_sym_xform *xform,
 			   bool aria);
+
+/* vecsec_pmd_sec.c: rte_security context of a device */
+int vecsec_pmd_sec_ctx_create(struct rte_cryptodev *dev);
+void vecsec_pmd_sec_ctx_destroy(struct rte_cryptodev *dev);
+/* Dynamic mbuf flag set with RX_SEC_OFFLOAD_FAILED on replays (0: not registered). */
+extern uint64_t vecsec_pmd_replay_flag;
+
+/* vecsec_pmd_sec_dp.c: PREP_* codes of vecsec_pmd_dp.h */
+int vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op);
+void vecsec_pmd_sec_finish(struct vecsec_pmd_qp *qp, unsigned int j, struct rte_crypto_op *op,
+			   uint32_t job_status);
 
 /* vecsec_pmd_dp.c */
 uint16_t vecsec_pmd_enqueue_burst(void *qp, struct rte_crypto_op **ops, uint16_t nb_ops);
