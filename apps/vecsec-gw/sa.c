@@ -189,26 +189,6 @@ cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
 	return true;
 }
 
-static int
-pick_cdev(struct gw_dp *dp, const struct rte_crypto_sym_xform *xf, bool cpu, bool only_used)
-{
-	int best = -1;
-
-	for (uint8_t id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
-		struct rte_cryptodev_info info;
-
-		if ((only_used && !dp->cdev[id].used) || !cdev_supports(id, xf, cpu))
-			continue;
-		rte_cryptodev_info_get(id, &info);
-		if (best < 0)
-			best = id;
-		if (dp->prefer_driver != NULL && info.driver_name != NULL &&
-				strcmp(info.driver_name, dp->prefer_driver) == 0)
-			return id;
-	}
-	return best;
-}
-
 /* Family (0 IPv4, 1 IPv6) of the traffic the SPs send through this SA. */
 static int
 inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
@@ -280,17 +260,26 @@ sec_cdev_supports(uint8_t id, const struct gw_sa_conf *c, const struct rte_secur
 	return false;
 }
 
+/* What an SA needs of a cryptodev: a protocol session when ix is set, else xf (cpu: CPU crypto). */
+struct cdev_want {
+	const struct gw_sa_conf *c;
+	const struct rte_security_ipsec_xform *ix;
+	const struct rte_crypto_sym_xform *xf;
+	bool cpu;
+};
+
+/* The first cryptodev that fits, or the preferred driver's if it fits too; -1 if none. */
 static int
-sec_pick_cdev(struct gw_dp *dp, const struct gw_sa_conf *c,
-		const struct rte_security_ipsec_xform *ix, const struct rte_crypto_sym_xform *xf,
-		bool only_used)
+pick_cdev(struct gw_dp *dp, const struct cdev_want *w, bool only_used)
 {
 	int best = -1;
 
 	for (uint8_t id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
 		struct rte_cryptodev_info info;
+		bool fits = w->ix != NULL ? sec_cdev_supports(id, w->c, w->ix, w->xf) :
+			cdev_supports(id, w->xf, w->cpu);
 
-		if ((only_used && !dp->cdev[id].used) || !sec_cdev_supports(id, c, ix, xf))
+		if ((only_used && !dp->cdev[id].used) || !fits)
 			continue;
 		rte_cryptodev_info_get(id, &info);
 		if (best < 0)
@@ -507,9 +496,11 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		/* the PMD frames ESP itself: tunnel end points as addresses, not a header */
 		s->sa_ix = prm.ipsec_xform;
 		sec_tunnel(c, &s->sa_ix);
-		rc = sec_pick_cdev(dp, c, &s->sa_ix, sess_xform(c, xf), only_used);
+		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .ix = &s->sa_ix,
+			.xf = sess_xform(c, xf) }, only_used);
 	} else {
-		rc = pick_cdev(dp, sess_xform(c, xf), s->action == GW_SA_CPU_CRYPTO, only_used);
+		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .xf = sess_xform(c, xf),
+			.cpu = s->action == GW_SA_CPU_CRYPTO }, only_used);
 	}
 	if (rc < 0 && s->action == GW_SA_LOOKASIDE_PROTOCOL) {
 		if (quiet)
