@@ -21,28 +21,24 @@ lookaside-none. Same packets, same counters.
 usage: interop_scapy.py GATEWAY_BINARY [--cpu-crypto] [--lookaside-protocol]
                         [--vdev CRYPTO_VDEV] [-d PMD.so]
 """
-import json
 import os
-import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
-from scapy.all import IP, IPv6, UDP, Ether, Raw, IPOption, rdpcap, wrpcap, raw
+from scapy.all import IP, IPv6, UDP, Raw, IPOption, rdpcap, wrpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey, norm  # noqa: E402
 
 N = 12          # valid packets per SA and direction
 ESN0 = 0xfffffffc   # ESN SAs start here: the 32-bit boundary is crossed in the run
 LKP = False         # --lookaside-protocol
 
 
-def key(tag, n):
-    return bytes((tag * 37 + i * 11 + 5) & 0xff for i in range(n))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
+key = gwtest.keygen(37, 11, 5)
 
 
 # name, spi, algo (gateway keyword), scapy algo, key bytes incl. salt, mode, inner family, esn,
@@ -142,47 +138,13 @@ class Sa:
         return self.sa.decrypt(p, esn_en=self.esn, esn=s >> 32)
 
 
-def eth(p):
-    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
-
-
-def norm(p):
-    """Bytes of an IP packet with checksums and lengths recomputed by scapy."""
-    p = p.copy()
-    for layer in (IP, UDP):
-        if layer in p:
-            if hasattr(p[layer], "chksum"):
-                del p[layer].chksum
-            if hasattr(p[layer], "len"):
-                del p[layer].len
-    if IPv6 in p:
-        del p[IPv6].plen
-    return raw(p.__class__(raw(p)))
-
-
-
-def eal_cleanup(prefix):
-    """EAL leaves its runtime folder behind; remove the one this test made."""
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
-
 def main():
+    global LKP
     gwbin = sys.argv[1]
-    extra_app, extra_eal = [], []
-    args = sys.argv[2:]
-    while args:
-        a = args.pop(0)
-        if a == "--cpu-crypto":
-            extra_app.append(a)
-        elif a == "--lookaside-protocol":
-            global LKP
-            LKP = True
-        elif a in ("--vdev", "-d"):
-            extra_eal += [a, args.pop(0)]
-        else:
-            sys.exit("unknown argument " + a)
+    extra_app, extra_eal, own = gwtest.gw_args(sys.argv[2:], flags=("--lookaside-protocol",))
+    LKP = "--lookaside-protocol" in own
 
-    prefix = "vecsec-gw-%s-%d" % (os.path.basename(sys.argv[0])[:6], os.getpid())
+    prefix = gwtest.file_prefix(os.path.basename(sys.argv[0])[:6])
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-interop-")
     ok = True
     try:
@@ -195,9 +157,7 @@ def main():
         conf += "rt ipv4 dst 10.100.0.0/16 port 1\nrt ipv6 dst fd01::/16 port 1\n"
         conf += "rt ipv4 dst 10.200.0.0/16 port 0\nrt ipv6 dst fd02::/16 port 0\n"
         conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write(conf)
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         # outbound traffic, interleaved over the SAs
         clear_in, out_orig = [], {s.spi: [] for s in outs}
@@ -250,34 +210,21 @@ def main():
         wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
         wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
         stats = os.path.join(tmp, "stats.json")
-        cmd = [gwbin, "-l", os.environ.get("GW_LCORES", "0"), "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
-        cmd += extra_eal + ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5",
-                            "--stats-file", stats, "--quiet"] + extra_app
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
-                           universal_newlines=True)
-        print(r.stdout)
-        if r.returncode != 0:
-            print("FAIL: gateway exited with", r.returncode)
+        cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp), extra_eal,
+                            gwtest.pcap_run(cfg, stats) + extra_app,
+                            lcores=os.environ.get("GW_LCORES", "0"))
+        if gwtest.run_gw(cmd).returncode != 0:
             return 1
 
         # outbound: decrypt what the gateway encrypted
-        by_spi = {s.spi: s for s in outs}
-        seen = {s.spi: 0 for s in outs}
+        esp_out = gwtest.EspOut(outs)
         for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
             p = f.payload
-            e = p[ESP] if ESP in p else None
-            if e is None or e.spi not in by_spi:
-                print("FAIL: unexpected packet on the ESP port:", f.summary())
-                ok = False
+            s, k = esp_out.take(p[ESP].spi if ESP in p else None, f.summary())
+            if s is None:
                 continue
-            s = by_spi[e.spi]
-            k = seen[e.spi]
-            seen[e.spi] += 1
-            if e.seq != (s.seq(k) & 0xffffffff):
-                print("FAIL: %s: packet %d has seq %d, want %d" % (s.name, k, e.seq, s.seq(k)))
+            if p[ESP].seq != (s.seq(k) & 0xffffffff):
+                print("FAIL: %s: packet %d has seq %d, want %d" % (s.name, k, p[ESP].seq, s.seq(k)))
                 ok = False
             if s.natt != (UDP in p and p[UDP].dport == 4500 and p[UDP].sport == 4500):
                 print("FAIL: %s: packet %d: UDP encapsulation %s" % (s.name, k, "missing"
@@ -286,78 +233,33 @@ def main():
             if s.tunnel and (p.src != s.gw or p.dst != s.peer):
                 print("FAIL: %s: outer header %s -> %s" % (s.name, p.src, p.dst))
                 ok = False
-            try:
-                d = s.decrypt(p, k)
-            except Exception as ex:  # scapy raises on a bad ICV
-                print("FAIL: %s: packet %d does not decrypt: %s" % (s.name, k, ex))
-                ok = False
-                continue
-            if norm(d) != norm(out_orig[s.spi][k]):
-                print("FAIL: %s: packet %d decrypts to something else" % (s.name, k))
-                d.show()
-                ok = False
-        for s in outs:
-            if seen[s.spi] != N:
-                print("FAIL: %s: %d ESP packets out, want %d" % (s.name, seen[s.spi], N))
-                ok = False
-            else:
-                print("ok   outbound %-17s %d packets decrypt with scapy to the originals"
-                      % (s.name, N))
+            # scapy raises on a bad ICV
+            ok = gwtest.check_decrypt(s.name, k, lambda: s.decrypt(p, k), out_orig[s.spi][k]) and ok
+        ok = esp_out.check_counts(N, "ok   outbound %-17s %d packets decrypt with scapy to the "
+                                  "originals") and ok
 
         # inbound: the gateway's clear output must equal scapy's originals, in
         # order within each SA (the gateway may interleave SAs differently)
-        got = {s.spi: [] for s in ins}
-        by_dst = {s.dst: s for s in ins}
-        for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
-            p = f.payload
-            if p.dst not in by_dst:
-                print("FAIL: unexpected packet on the clear port:", f.summary())
-                ok = False
-                continue
-            got[by_dst[p.dst].spi].append(raw(p))
-        for s in ins:
-            want = [raw(p) for (t, p) in in_orig if t is s]
-            if got[s.spi] != want:
-                print("FAIL: inbound %s: %d packets out, %d expected, or different bytes"
-                      % (s.name, len(got[s.spi]), len(want)))
-                for i, (a, b) in enumerate(zip(got[s.spi], want)):
-                    if a != b:
-                        print("  first difference at packet %d" % i)
-                        break
-                ok = False
-            else:
-                print("ok   inbound  %-17s %d scapy packets decrypt to the originals" % (s.name, N))
+        got, ok1 = gwtest.clear_by_sa(rdpcap(os.path.join(tmp, "clear_out.pcap")), ins)
+        want = {s.spi: [raw(p) for (t, p) in in_orig if t is s] for s in ins}
+        ok2 = gwtest.check_inbound(ins, got, want, lambda s: "ok   inbound  %-17s %d scapy packets "
+                                   "decrypt to the originals" % (s.name, N))
+        ok = ok1 and ok2 and ok
 
         # counters
-        st = json.load(open(stats))
-        for reason, n in st["drops"].items():
-            if n != exp_drops.get(reason, 0):
-                print("FAIL: drop counter %s = %d, want %d" % (reason, n, exp_drops.get(reason, 0)))
-                ok = False
-        for e in st["sa"]:
-            inbound = e["dir"] == "in"
-            want_pkts = N + (1 if not inbound and e["spi"] == outs[2].spi else 0)  # the big one
-            if e["pkts"] != want_pkts:
-                print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], want_pkts))
-                ok = False
-            if inbound and e["spi"] == s0.spi:
-                for reason in ("auth_failed", "replay"):
-                    if e["drops"][reason] != 1:
-                        print("FAIL: SA in %#x: %s %d, want 1" % (e["spi"], reason, e["drops"][reason]))
-                        ok = False
-                if e["drops"]["malformed"] != 1:
-                    print("FAIL: SA in %#x: malformed %d, want 1" % (e["spi"], e["drops"]["malformed"]))
-                    ok = False
-        if st["esp_out"] != N * len(SAS) + 1 or st["esp_in"] != N * len(SAS):
-            print("FAIL: esp_out %d esp_in %d, want %d" % (st["esp_out"], st["esp_in"], N * len(SAS)))
-            ok = False
+        st = gwtest.load_stats(stats)
+        ok = gwtest.check_drops(st, exp_drops) and ok
+        # the big one counts on its outbound SA
+        ok = gwtest.check_sa_pkts(st, lambda e: N + (1 if e["dir"] == "out" and
+                                                     e["spi"] == outs[2].spi else 0)) and ok
+        ok = gwtest.check_sa_drops(st, lambda e, r: 1 if e["dir"] == "in" and e["spi"] == s0.spi
+                                   else None, ("auth_failed", "replay", "malformed")) and ok
+        ok = gwtest.check_esp_totals(st, N * len(SAS) + 1, N * len(SAS)) and ok
         if ok:
             print("ok   drops: %s" % ", ".join("%s %d" % kv for kv in sorted(exp_drops.items())))
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,353 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Shared harness of the vecsec-gw test scripts in test/gw/.
+
+The scripts run the gateway over net_pcap files (port 0 protected/clear,
+port 1 unprotected/ESP), then check what it wrote and its --stats-file
+JSON. What every one of them did the same way lives here: test keys,
+pcap files, the EAL command line, running the gateway, grouping its
+output per SA and comparing it with the originals, counter checks, and
+the final PASS/FAIL and cleanup.
+
+Every check function prints "FAIL: ..." for each mismatch (or an "ok   ..."
+line when given one) and returns True when all matched, so a script keeps
+its own `ok = check(...) and ok` flow. scapy is imported only by the
+functions that need it.
+
+A script imports it from its own folder:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gwtest
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+# pcap global header: little-endian magic, v2.4, snaplen 65535, Ethernet
+PCAP_HEADER = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+
+
+# ---- keys ------------------------------------------------------------------
+
+def keygen(mul, step, add):
+    """
+    A key maker key(tag, n): n bytes (tag * mul + i * step + add) & 0xff.
+    Each script picks its own constants so its SAs' keys differ from others'.
+    """
+    def key(tag, n):
+        return bytes((tag * mul + i * step + add) & 0xff for i in range(n))
+    return key
+
+
+def hexkey(b):
+    """Key bytes as the configuration file writes them: aa:bb:cc..."""
+    return ":".join("%02x" % x for x in b)
+
+
+# ---- command line ----------------------------------------------------------
+
+def gw_args(args, flags=(), values=(), app_flags=("--cpu-crypto",), eal_opts=("--vdev", "-d")):
+    """
+    Split a test script's arguments: app_flags go to the gateway after
+    `--`, eal_opts take a value and go to EAL, flags and values (options
+    that take one) are the script's own. Anything else exits. Returns
+    (extra_app, extra_eal, own) where own maps each flag seen to True and
+    each value option to its value. A flag may be in both flags and
+    app_flags.
+    """
+    extra_app, extra_eal, own = [], [], {}
+    args = list(args)
+    while args:
+        a = args.pop(0)
+        known = False
+        if a in app_flags:
+            extra_app.append(a)
+            known = True
+        if a in flags:
+            own[a] = True
+            known = True
+        if a in eal_opts:
+            extra_eal += [a, args.pop(0)]
+        elif a in values:
+            own[a] = args.pop(0)
+        elif not known:
+            sys.exit("unknown argument " + a)
+    return extra_app, extra_eal, own
+
+
+def file_prefix(tag):
+    """An EAL --file-prefix of this process alone (tests run side by side)."""
+    return "vecsec-gw-%s-%d" % (tag, os.getpid())
+
+
+def eal_args(prefix, lcores="0"):
+    """The EAL options every gateway run starts with: no PCI, no hugepages, 512 MB."""
+    return ["-l", lcores, "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
+            "--log-level", "*:warning"]
+
+
+def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),
+               esp=("esp_in.pcap", "esp_out.pcap")):
+    """--vdev options of port 0 (clear: rx, tx file) and port 1 (ESP) in folder tmp."""
+    return ["--vdev", "net_pcap0,rx_pcap=%s/%s,tx_pcap=%s/%s" % (tmp, clear[0], tmp, clear[1]),
+            "--vdev", "net_pcap1,rx_pcap=%s/%s,tx_pcap=%s/%s" % (tmp, esp[0], tmp, esp[1])]
+
+
+def gw_cmd(gwbin, prefix, ports, eal=(), app=(), lcores="0"):
+    """The gateway's argv: EAL options, the ports, extra EAL options, `--`, app options."""
+    return [gwbin] + eal_args(prefix, lcores) + list(ports) + list(eal) + ["--"] + list(app)
+
+
+def pcap_run(cfg, stats, idle="0.5"):
+    """App options of a run over pcap files: config, 2 s stats, exit when idle, stats JSON."""
+    return ["-f", cfg, "-u", "2", "--idle-exit", idle, "--stats-file", stats, "--quiet"]
+
+
+def run_gw(cmd, timeout=120, tail=None, note=""):
+    """
+    Run the gateway to its end and print its output (the last `tail`
+    characters when given). A non-zero exit prints "FAIL: gateway exited
+    with N" + note. Returns the CompletedProcess.
+    """
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
+                       universal_newlines=True)
+    print(r.stdout if tail is None else r.stdout[-tail:])
+    if r.returncode != 0:
+        print("FAIL: gateway exited with %d%s" % (r.returncode, note))
+    return r
+
+
+# ---- files and cleanup -----------------------------------------------------
+
+def write_config(path, text):
+    """Write a gateway configuration file; returns its path."""
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def write_pcap(path, frames=()):
+    """A pcap file of raw Ethernet frames (bytes); with none, the header only."""
+    with open(path, "wb") as f:
+        f.write(PCAP_HEADER)
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
+    return path
+
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one of this prefix."""
+    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
+        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+
+
+def cleanup(tmp, *prefixes):
+    """Remove the test's temporary folder and the EAL folders of its prefixes."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    for p in prefixes:
+        eal_cleanup(p)
+
+
+def finish(ok):
+    """Print the verdict line; returns the exit status."""
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+# ---- packets (scapy) -------------------------------------------------------
+
+def eth(p):
+    """p in an Ethernet frame, as the test's peer sends it."""
+    from scapy.all import Ether
+    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
+
+
+def norm(p, tcp=False):
+    """
+    Bytes of an IP packet with checksums and lengths recomputed by scapy
+    (IP, UDP and, with tcp, TCP's checksum), to compare packets that went
+    through a NAT or a decrypt.
+    """
+    from scapy.all import IP, IPv6, UDP, TCP, raw
+    p = p.copy()
+    for layer in (IP, UDP, TCP) if tcp else (IP, UDP):
+        if layer in p:
+            if hasattr(p[layer], "chksum"):
+                del p[layer].chksum
+            if layer is not TCP and hasattr(p[layer], "len"):
+                del p[layer].len
+    if IPv6 in p:
+        del p[IPv6].plen
+    return raw(p.__class__(raw(p)))
+
+
+# ---- the gateway's output per SA -------------------------------------------
+
+class EspOut:
+    """
+    The gateway's ESP packets per outbound SA, counted in arrival order:
+    take() gives each packet its SA and index k (0, 1, ... within the SA).
+    """
+
+    def __init__(self, outs):
+        self.outs = list(outs)
+        self.by_spi = {s.spi: s for s in self.outs}
+        self.seen = {s.spi: 0 for s in self.outs}
+        self.ok = True
+
+    def take(self, spi, what):
+        """(SA, k) of a packet with this SPI, or (None, None) with a FAIL line if no SA has it."""
+        if spi not in self.by_spi:
+            print("FAIL: unexpected packet on the ESP port:", what)
+            self.ok = False
+            return None, None
+        k = self.seen[spi]
+        self.seen[spi] += 1
+        return self.by_spi[spi], k
+
+    def check_counts(self, n, ok_line):
+        """
+        Every SA sent exactly n packets; ok_line % (name, n) is printed for
+        those that did. Returns True when all did and take() saw no stranger.
+        """
+        for s in self.outs:
+            if self.seen[s.spi] != n:
+                print("FAIL: %s: %d ESP packets out, want %d" % (s.name, self.seen[s.spi], n))
+                self.ok = False
+            else:
+                print(ok_line % (s.name, n))
+        return self.ok
+
+
+def check_decrypt(name, k, decrypt, want, errors=(Exception,), show=True):
+    """
+    Packet k of SA `name`: decrypt() (which raises one of errors on a bad
+    ICV or framing) must give `want`, compared after norm(). Returns True
+    when it does.
+    """
+    try:
+        d = decrypt()
+    except errors as ex:
+        print("FAIL: %s: packet %d does not decrypt: %s" % (name, k, ex))
+        return False
+    if norm(d) != norm(want):
+        print("FAIL: %s: packet %d decrypts to something else" % (name, k))
+        if show:
+            d.show()
+        return False
+    return True
+
+
+def clear_by_sa(frames, ins):
+    """
+    Group the clear port's frames by inbound SA (the SA whose inner dst
+    the packet has), as raw IP bytes in order. Returns (got, ok): got maps
+    SPI to a list; a frame no SA claims is a FAIL.
+    """
+    from scapy.all import raw
+    ok = True
+    got = {s.spi: [] for s in ins}
+    by_dst = {s.dst: s for s in ins}
+    for f in frames:
+        p = f.payload
+        if p.dst not in by_dst:
+            print("FAIL: unexpected packet on the clear port:", f.summary())
+            ok = False
+            continue
+        got[by_dst[p.dst].spi].append(raw(p))
+    return got, ok
+
+
+def check_inbound(ins, got, want, ok_line):
+    """
+    For each inbound SA s the gateway's clear packets got[s.spi] must be
+    want[s.spi] byte for byte, in order. Prints ok_line(s) for those that
+    are, the first differing packet of those that are not.
+    """
+    ok = True
+    for s in ins:
+        g, w = got[s.spi], want[s.spi]
+        if g != w:
+            print("FAIL: inbound %s: %d packets out, %d expected, or different bytes"
+                  % (s.name, len(g), len(w)))
+            for i, (a, b) in enumerate(zip(g, w)):
+                if a != b:
+                    print("  first difference at packet %d:\n  got  %s\n  want %s"
+                          % (i, a.hex(), b.hex()))
+                    break
+            ok = False
+        else:
+            print(ok_line(s))
+    return ok
+
+
+# ---- counters (--stats-file) -----------------------------------------------
+
+def load_stats(path):
+    """The gateway's --stats-file JSON."""
+    with open(path) as f:
+        return json.load(f)
+
+
+def check_drops(st, exp):
+    """Every global drop counter equals exp[reason] (0 when absent)."""
+    ok = True
+    for reason, n in st["drops"].items():
+        if n != exp.get(reason, 0):
+            print("FAIL: drop counter %s = %d, want %d" % (reason, n, exp.get(reason, 0)))
+            ok = False
+    return ok
+
+
+def check_sa_pkts(st, want):
+    """Every SA's packet counter equals want(entry) (entry: the SA's JSON object)."""
+    ok = True
+    for e in st["sa"]:
+        w = want(e)
+        if e["pkts"] != w:
+            print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], w))
+            ok = False
+    return ok
+
+
+def check_sa_drops(st, want, reasons=None):
+    """
+    Per-SA drop counters: for every SA and reason (all of the SA's, or
+    those given) the counter equals want(entry, reason); None skips it.
+    """
+    ok = True
+    for e in st["sa"]:
+        for reason in reasons if reasons is not None else e["drops"]:
+            w = want(e, reason)
+            if w is not None and e["drops"][reason] != w:
+                print("FAIL: SA %s %#x: %s %d, want %d" % (e["dir"], e["spi"], reason,
+                                                          e["drops"][reason], w))
+                ok = False
+    return ok
+
+
+def check_esp_totals(st, esp_out, esp_in):
+    """The gateway's esp_out and esp_in totals."""
+    if st["esp_out"] != esp_out or st["esp_in"] != esp_in:
+        print("FAIL: esp_out %d esp_in %d, want %d %d" % (st["esp_out"], st["esp_in"], esp_out,
+                                                          esp_in))
+        return False
+    return True
+
+
+def port_totals(st):
+    """(rx, tx, drops): frames in and out over all ports, and all drops."""
+    return (sum(p["rx"] for p in st["ports"]), sum(p["tx"] for p in st["ports"]),
+            sum(st["drops"].values()))
+
+
+def frames_moved(st):
+    """
+    rx with fragments accounted: fragments taken into reassembled datagrams
+    count as their datagram, datagrams fragmented on tx as their pieces;
+    must equal tx + drops when no frame was lost or counted twice.
+    """
+    return (port_totals(st)[0] - st.get("reasm_frags", 0) + st.get("reassembled", 0) +
+            st.get("frags_out", 0) - st.get("fragmented", 0))
