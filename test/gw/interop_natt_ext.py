@@ -22,28 +22,24 @@ extension chains, a fragment header: each counted once under its reason.
 
 usage: interop_natt_ext.py GATEWAY_BINARY [--cpu-crypto] [--vdev CRYPTO_VDEV]
 """
-import json
 import os
-import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
-from scapy.all import (IP, IPv6, UDP, TCP, Ether, Raw, IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt,
+from scapy.all import (IP, IPv6, UDP, TCP, Raw, IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt,
                        IPv6ExtHdrRouting, IPv6ExtHdrFragment, rdpcap, wrpcap, raw)
 from scapy.layers.ipsec import ESP, SecurityAssociation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey  # noqa: E402
 
 N = 12          # valid packets per SA and direction
 EXT = (0, 43, 60)   # Hop-by-Hop, Routing, Destination Options
 
 
-def key(tag, n):
-    return bytes((tag * 41 + i * 13 + 3) & 0xff for i in range(n))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
+key = gwtest.keygen(41, 13, 3)
 
 
 # name, spi, gateway algo, scapy algo, key bytes incl. salt, mode, family, NAT-T,
@@ -179,22 +175,9 @@ class Sa:
         return IP(e) if e[0] >> 4 == 4 else IPv6(e)
 
 
-def eth(p):
-    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
-
-
 def norm(p):
-    """Bytes of an IP packet with checksums and lengths recomputed by scapy."""
-    p = p.copy()
-    for layer in (IP, UDP, TCP):
-        if layer in p:
-            if hasattr(p[layer], "chksum"):
-                del p[layer].chksum
-            if layer is not TCP and hasattr(p[layer], "len"):
-                del p[layer].len
-    if IPv6 in p:
-        del p[IPv6].plen
-    return raw(p.__class__(raw(p)))
+    """gwtest.norm with TCP's checksum recomputed too (NAT'd packets)."""
+    return gwtest.norm(p, tcp=True)
 
 
 def check_out(s, b, k, fail):
@@ -244,25 +227,11 @@ def check_out(s, b, k, fail):
     return bytes(e)
 
 
-def eal_cleanup(prefix):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
-
-
 def main():
     gwbin = sys.argv[1]
-    extra_app, extra_eal = [], []
-    args = sys.argv[2:]
-    while args:
-        a = args.pop(0)
-        if a == "--cpu-crypto":
-            extra_app.append(a)
-        elif a in ("--vdev", "-d"):
-            extra_eal += [a, args.pop(0)]
-        else:
-            sys.exit("unknown argument " + a)
+    extra_app, extra_eal, _ = gwtest.gw_args(sys.argv[2:])
 
-    prefix = "vecsec-gw-natt-%d" % os.getpid()
+    prefix = gwtest.file_prefix("natt")
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-natt-")
     fails = []
 
@@ -285,9 +254,7 @@ def main():
         conf += "rt ipv6 dst fd01::/16 port 1\nrt ipv4 dst 10.200.0.0/16 port 0\n"
         conf += "rt ipv6 dst fd02::/16 port 0\nrt ipv4 dst 172.31.2.0/24 port 0\n"
         conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write(conf)
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         # outbound
         clear_in, out_orig = [], {s.spi: [] for s in outs}
@@ -368,22 +335,14 @@ def main():
         wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
         wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
         stats = os.path.join(tmp, "stats.json")
-        cmd = [gwbin, "-l", os.environ.get("GW_LCORES", "0"), "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
-        cmd += extra_eal + ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5",
-                            "--stats-file", stats, "--quiet"] + extra_app
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
-                           universal_newlines=True)
-        print(r.stdout)
-        if r.returncode != 0:
-            fail("gateway exited with %d" % r.returncode)
+        cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp), extra_eal,
+                            gwtest.pcap_run(cfg, stats) + extra_app,
+                            lcores=os.environ.get("GW_LCORES", "0"))
+        if gwtest.run_gw(cmd).returncode != 0:
             return 1
 
         # outbound: check headers, decrypt
-        by_spi = {s.spi: s for s in outs}
-        seen = {s.spi: 0 for s in outs}
+        esp_out = gwtest.EspOut(outs)
         for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
             b = raw(f.payload)
             v4 = b[0] >> 4 == 4
@@ -391,85 +350,56 @@ def main():
             if (b[9] if v4 else ext_chain(b)[1]) == 17:
                 off += 8
             spi = struct.unpack("!I", b[off:off + 4])[0]
-            if spi not in by_spi:
-                fail("unexpected packet on the ESP port: %s" % f.summary())
+            s, k = esp_out.take(spi, f.summary())
+            if s is None:
                 continue
-            s = by_spi[spi]
-            k = seen[spi]
-            seen[spi] += 1
             e = check_out(s, b, k, fail)
             if e is None:
                 continue
             ep = IP(e) if v4 else IPv6(e)
             if ep[ESP].seq != k + 1:
                 fail("%s: packet %d has seq %d" % (s.name, k, ep[ESP].seq))
-            try:
-                d = s.plain.decrypt(ep)
-            except Exception as ex:  # scapy raises on a bad ICV
-                fail("%s: packet %d does not decrypt: %s" % (s.name, k, ex))
-                continue
-            if norm(d) != norm(out_orig[spi][k]):
-                fail("%s: packet %d decrypts to something else" % (s.name, k))
-                d.show()
-        for s in outs:
-            if seen[s.spi] != N:
-                fail("%s: %d ESP packets out, want %d" % (s.name, seen[s.spi], N))
-            else:
-                print("ok   outbound %-22s %d packets decrypt with scapy to the originals"
-                      % (s.name, N))
+            # scapy raises on a bad ICV
+            if not gwtest.check_decrypt(s.name, k, lambda: s.plain.decrypt(ep), out_orig[spi][k]):
+                fails.append(s.name)
+        if not esp_out.check_counts(N, "ok   outbound %-22s %d packets decrypt with scapy to the "
+                                    "originals"):
+            fails.append("outbound")
 
         # inbound: byte for byte, in order per SA
-        got = {s.spi: [] for s in ins}
-        by_dst = {s.dst: s for s in ins}
-        ike_seen = 0
+        frames, ike_seen = [], 0
         for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
-            p = f.payload
-            if raw(p) in (raw(ike4), raw(byp6)):
+            if raw(f.payload) in (raw(ike4), raw(byp6)):
                 ike_seen += 1
-                continue
-            if p.dst not in by_dst:
-                fail("unexpected packet on the clear port: %s" % f.summary())
-                continue
-            got[by_dst[p.dst].spi].append(raw(p))
+            else:
+                frames.append(f)
+        got, ok1 = gwtest.clear_by_sa(frames, ins)
         if ike_seen != 2:
             fail("IKE on 4500 and UDP 7777 after extensions: %d bypassed, want 2" % ike_seen)
-        for s in ins:
-            if got[s.spi] != in_want[s.spi]:
-                fail("inbound %s: %d packets out, %d expected, or different bytes"
-                     % (s.name, len(got[s.spi]), len(in_want[s.spi])))
-                for i, (a, b) in enumerate(zip(got[s.spi], in_want[s.spi])):
-                    if a != b:
-                        print("  first difference at packet %d:\n  got  %s\n  want %s" %
-                              (i, a.hex(), b.hex()))
-                        break
-            else:
-                print("ok   inbound  %-22s %d scapy packets decrypt to the originals%s" %
-                      (s.name, N, " (NAT'd ones with fixed checksums)"
-                       if s.natt and not s.tunnel else ""))
+        ok2 = gwtest.check_inbound(ins, got, in_want, lambda s: "ok   inbound  %-22s %d scapy "
+                                   "packets decrypt to the originals%s" %
+                                   (s.name, N, " (NAT'd ones with fixed checksums)"
+                                    if s.natt and not s.tunnel else ""))
+        if not (ok1 and ok2):
+            fails.append("inbound")
 
         # counters
-        st = json.load(open(stats))
-        for reason, n in st["drops"].items():
-            if n != exp.get(reason, 0):
-                fail("drop counter %s = %d, want %d" % (reason, n, exp.get(reason, 0)))
-        for e in st["sa"]:
-            if e["pkts"] != N:
-                fail("SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], N))
-            want_mal = 1 if e["dir"] == "in" and e["spi"] == s0.spi else 0
-            if e["drops"]["malformed"] != want_mal:
-                fail("SA %s %#x: malformed %d, want %d" % (e["dir"], e["spi"],
-                                                           e["drops"]["malformed"], want_mal))
-        if st["esp_out"] != N * len(SAS) or st["esp_in"] != N * len(SAS) or st["bypass"] != 2:
-            fail("esp_out %d esp_in %d bypass %d, want %d %d 2" %
-                 (st["esp_out"], st["esp_in"], st["bypass"], N * len(SAS), N * len(SAS)))
+        st = gwtest.load_stats(stats)
+        ok = gwtest.check_drops(st, exp)
+        ok = gwtest.check_sa_pkts(st, lambda e: N) and ok
+        ok = gwtest.check_sa_drops(st, lambda e, r: 1 if e["dir"] == "in" and e["spi"] == s0.spi
+                                   else 0, ("malformed",)) and ok
+        ok = gwtest.check_esp_totals(st, N * len(SAS), N * len(SAS)) and ok
+        if st["bypass"] != 2:
+            fail("bypass %d, want 2" % st["bypass"])
+        if not ok:
+            fails.append("counters")
         if not fails:
             print("ok   drops: %s, bypass 2 (IKE, IPv6 with extensions)" %
                   ", ".join("%s %d" % kv for kv in sorted(exp.items())))
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("FAIL" if fails else "PASS")
-    return 1 if fails else 0
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(not fails)
 
 
 if __name__ == "__main__":
