@@ -21,9 +21,11 @@ A script imports it from its own folder:
 import json
 import os
 import shutil
+import socket
 import struct
 import subprocess
 import sys
+import time
 
 # pcap global header: little-endian magic, v2.4, snaplen 65535, Ethernet
 PCAP_HEADER = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
@@ -137,10 +139,29 @@ def write_pcap(path, frames=()):
     return path
 
 
+def read_pcap(path):
+    """Frames (bytes) of a pcap file (usec or nsec, either byte order), streamed."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        endian = "<" if hdr[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            incl = struct.unpack(endian + "I", rec[8:12])[0]
+            yield f.read(incl)
+
+
+def eal_run_dirs(prefix):
+    """Where EAL may keep the runtime folder of a file prefix (root, then user)."""
+    return [os.path.join(run, prefix) for run in
+            ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk")]
+
+
 def eal_cleanup(prefix):
     """EAL leaves its runtime folder behind; remove the one of this prefix."""
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+    for d in eal_run_dirs(prefix):
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def cleanup(tmp, *prefixes):
@@ -154,6 +175,45 @@ def finish(ok):
     """Print the verdict line; returns the exit status."""
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
+
+
+# ---- a running gateway: control socket, telemetry -----------------------
+
+def wait_path(path, tries=200, step=0.05):
+    """Wait until path exists (the gateway's control socket); True if it does."""
+    for _ in range(tries):
+        if os.path.exists(path):
+            return True
+        time.sleep(step)
+    return False
+
+
+def ctl(ctlbin, sock, text=None, words=()):
+    """
+    One vecsec-ctl request to the gateway at sock: text on stdin, or words
+    as arguments. Returns the CompletedProcess (stdout with stderr).
+    """
+    return subprocess.run([ctlbin, "-s", sock] + list(words), input=text,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=30)
+
+
+def telemetry(prefix, cmds):
+    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
+    for d in eal_run_dirs(prefix):
+        path = os.path.join(d, "dpdk_telemetry.v2")
+        if not os.path.exists(path):
+            continue
+        out = []
+        for c in cmds:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            s.recv(4096)                                # greeting
+            s.send(c.encode())
+            out.append(json.loads(s.recv(65536).decode()))
+            s.close()
+        return out
+    return None
 
 
 # ---- packets (scapy) -------------------------------------------------------
