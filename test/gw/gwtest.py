@@ -92,9 +92,14 @@ def eal_args(prefix, lcores="0"):
 
 def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),
                esp=("esp_in.pcap", "esp_out.pcap")):
-    """--vdev options of port 0 (clear: rx, tx file) and port 1 (ESP) in folder tmp."""
-    return ["--vdev", "net_pcap0,rx_pcap=%s/%s,tx_pcap=%s/%s" % (tmp, clear[0], tmp, clear[1]),
-            "--vdev", "net_pcap1,rx_pcap=%s/%s,tx_pcap=%s/%s" % (tmp, esp[0], tmp, esp[1])]
+    """
+    --vdev options of port 0 (clear: rx, tx file) and port 1 (ESP), file
+    names in folder tmp (an absolute one, a named pipe say, stays as it is).
+    An rx name may carry more net_pcap options: "in.pcap,infinite_rx=1".
+    """
+    j = os.path.join
+    return ["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (j(tmp, clear[0]), j(tmp, clear[1])),
+            "--vdev", "net_pcap1,rx_pcap=%s,tx_pcap=%s" % (j(tmp, esp[0]), j(tmp, esp[1]))]
 
 
 def gw_cmd(gwbin, prefix, ports, eal=(), app=(), lcores="0"):
