@@ -193,14 +193,14 @@ def wait_path(path, tries=200, step=0.05):
     return False
 
 
-def ctl(ctlbin, sock, text=None, words=()):
+def ctl(ctlbin, sock, text=None, words=(), timeout=30):
     """
     One vecsec-ctl request to the gateway at sock: text on stdin, or words
     as arguments. Returns the CompletedProcess (stdout with stderr).
     """
     return subprocess.run([ctlbin, "-s", sock] + list(words), input=text,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, timeout=30)
+                          universal_newlines=True, timeout=timeout)
 
 
 def telemetry(prefix, cmds):
