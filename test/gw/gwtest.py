@@ -126,6 +126,95 @@ def run_gw(cmd, timeout=120, tail=None, note=""):
     return r
 
 
+# ---- test SAs: addresses and configuration ---------------------------------
+
+# the next hops of port 0 (clear) and port 1 (ESP)
+NEIGH = "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
+
+
+class AddressPlan:
+    """
+    Addresses of a script's test SA pairs. SA index idx (n = idx + 1) gets:
+    tunnel ends peer/gw "<peer4>.n"/"<gw4>.n" (IPv4 outer header) or
+    "<peer6>::n"/"<gw6>::n" (mode ipv6-tunnel, or always when peer4 is
+    None); a protected network per direction, 10.<net4>.n.0/24 or
+    fd0<net6>:n::/48 (net4, net6: (outbound, inbound)); inner packets from
+    192.168.n.1 or fd09::n to host 7 of that network.
+    """
+
+    def __init__(self, peer4, gw4, peer6, gw6, net4=(100, 200), net6=(1, 2)):
+        self.peer4, self.gw4, self.peer6, self.gw6 = peer4, gw4, peer6, gw6
+        self.net4, self.net6 = net4, net6
+
+    def apply(self, sa, idx):
+        """Set sa.peer, sa.gw, sa.net, sa.src, sa.dst from sa.inbound, sa.mode and sa.fam."""
+        n = idx + 1
+        d = 1 if sa.inbound else 0
+        if self.peer4 is None or sa.mode == "ipv6-tunnel":
+            sa.peer, sa.gw = "%s::%d" % (self.peer6, n), "%s::%d" % (self.gw6, n)
+        else:
+            sa.peer, sa.gw = "%s.%d" % (self.peer4, n), "%s.%d" % (self.gw4, n)
+        if sa.fam == 4:
+            sa.net = "10.%d.%d.0/24" % (self.net4[d], n)
+            sa.src, sa.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (self.net4[d], n)
+        else:
+            sa.net = "fd0%d:%x::/48" % (self.net6[d], n)
+            sa.src, sa.dst = "fd09::%d" % n, "fd0%d:%x::7" % (self.net6[d], n)
+
+
+def direction(sa):
+    """"in" or "out", as the configuration says it."""
+    return "in" if sa.inbound else "out"
+
+
+def tunnel_ends(sa):
+    """(src, dst) of the outer header: peer -> gateway inbound, gateway -> peer outbound."""
+    return (sa.peer, sa.gw) if sa.inbound else (sa.gw, sa.peer)
+
+
+def sp_line(sa):
+    """The SP that sends sa's protected network through sa."""
+    return "sp %s %s esp protect %d pri 1 dst %s\n" % ("ipv4" if sa.fam == 4 else "ipv6",
+                                                       direction(sa), sa.spi, sa.net)
+
+
+def sa_pairs(cls, specs):
+    """(outbound, inbound) SAs cls(idx, spec, inbound) of each spec."""
+    return ([cls(i, s, False) for i, s in enumerate(specs)],
+            [cls(i, s, True) for i, s in enumerate(specs)])
+
+
+def clear_traffic(outs, n, size):
+    """
+    n clear packets per outbound SA, interleaved (packet k of each SA in
+    turn), s.clear(k, size(k)). Returns (frames for clear_in.pcap,
+    originals per SPI).
+    """
+    frames, orig = [], {s.spi: [] for s in outs}
+    for k in range(n):
+        for s in outs:
+            p = s.clear(k, size(k))
+            orig[s.spi].append(p)
+            frames.append(eth(p))
+    return frames, orig
+
+
+def esp_traffic(ins, n, size):
+    """
+    n ESP packets per inbound SA, interleaved: s.encrypt(s.clear(k,
+    size(k)), k). Returns (frames for esp_in.pcap, the clear packets' bytes
+    per SPI: what the gateway must put out).
+    """
+    from scapy.all import raw
+    frames, want = [], {s.spi: [] for s in ins}
+    for k in range(n):
+        for s in ins:
+            p = s.clear(k, size(k))
+            want[s.spi].append(raw(p))
+            frames.append(eth(s.encrypt(p, k)))
+    return frames, want
+
+
 # ---- files and cleanup -----------------------------------------------------
 
 def write_config(path, text):
@@ -271,6 +360,24 @@ class EspOut:
         k = self.seen[spi]
         self.seen[spi] += 1
         return self.by_spi[spi], k
+
+    def each(self, path, spi_of=None):
+        """
+        (p, s, k) for every frame of the pcap file at path whose SPI belongs
+        to an SA: p the IP packet (scapy), s its SA, k its index. spi_of(p)
+        finds the SPI (scapy's ESP layer by default; None: not ESP).
+        """
+        from scapy.all import rdpcap
+        from scapy.layers.ipsec import ESP
+        for f in rdpcap(path):
+            p = f.payload
+            if spi_of is not None:
+                spi = spi_of(p)
+            else:
+                spi = p[ESP].spi if ESP in p else None
+            s, k = self.take(spi, f.summary())
+            if s is not None:
+                yield p, s, k
 
     def check_counts(self, n, ok_line):
         """

@@ -43,7 +43,7 @@ from scapy.all import IP, IPv6, UDP, Raw, IPOption, rdpcap, wrpcap, raw
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
-from gwtest import eth, hexkey, norm, eal_cleanup  # noqa: E402
+from gwtest import eth, hexkey, eal_cleanup  # noqa: E402
 
 N = 10              # valid packets per SA and direction
 ESN0 = 0xfffffffb   # ESN SAs start here: the 32-bit boundary is crossed in the run
@@ -116,6 +116,7 @@ def selftest():
 # ---- ESP -----------------------------------------------------------------
 
 key = gwtest.keygen(29, 13, 3)
+PLAN = gwtest.AddressPlan("172.30.1", "172.30.2", "fd00:ca", "fd00:cb", (110, 210), (3, 4))
 
 
 # name, spi, gateway keyword, key bytes incl. salt/nonce, mode, inner family, esn, type cpu-crypto
@@ -142,21 +143,8 @@ class Sa:
         kb = key(self.spi & 0xff ^ (0x3c if inbound else 0), klen)
         self.key, self.salt = kb[:-4], kb[-4:]
         self.tunnel = self.mode != "transport"
-        outer6 = self.mode == "ipv6-tunnel"
-        n = idx + 1
-        if outer6:
-            self.peer, self.gw = "fd00:ca::%d" % n, "fd00:cb::%d" % n
-        else:
-            self.peer, self.gw = "172.30.1.%d" % n, "172.30.2.%d" % n
-        d = "in" if inbound else "out"
-        if self.fam == 4:
-            self.net = "10.%d.%d.0/24" % (210 if inbound else 110, n)
-            self.src, self.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (210 if inbound else 110, n)
-        else:
-            self.net = "fd0%d:%x::/48" % (4 if inbound else 3, n)
-            self.src, self.dst = "fd09::%d" % n, "fd0%d:%x::7" % (4 if inbound else 3, n)
-        ipv = "ipv4" if self.fam == 4 else "ipv6"
-        sp = "sp %s %s esp protect %d pri 1 dst %s\n" % (ipv, d, self.spi, self.net)
+        PLAN.apply(self, idx)
+        d = gwtest.direction(self)
         if self.gcm:
             sa = "sa %s %d aead_algo %s aead_key %s" % (d, self.spi, self.algo, hexkey(kb))
         else:
@@ -164,15 +152,14 @@ class Sa:
                 d, self.spi, self.algo, hexkey(kb))
         sa += " mode %s" % self.mode
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
-            sa += " src %s dst %s" % (s, t)
+            sa += " src %s dst %s" % gwtest.tunnel_ends(self)
         if self.esn_n:
             sa += " esn %d" % ESN0
         if LKP and self.gcm:
             sa += " type lookaside-protocol-offload"
         elif self.cpu:
             sa += " type cpu-crypto"
-        self.conf = sp + sa + "\n"
+        self.conf = gwtest.sp_line(self) + sa + "\n"
 
     def clear(self, k, size=80):
         body = bytes(((k * 5 + i + self.spi) & 0xff) for i in range(size))
@@ -265,6 +252,11 @@ class Sa:
         h.proto = nh
         del h.len, h.chksum
         return IP(raw(h / Raw(inner)))
+
+
+def esp_spi(p):
+    """SPI of the ESP header right after the IP header of p (no UDP, no extensions)."""
+    return struct.unpack("!I", raw(p)[(40 if p.version == 6 else p.ihl * 4):][:4])[0]
 
 
 def parser_checks(gw, tmp):
@@ -413,27 +405,16 @@ def main():
     try:
         ok = parser_checks(gwbin, tmp)
         ok = ctrl_checks(gwbin, ctlbin, tmp, extra_app) and ok
-        outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
-        ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
+        outs, ins = gwtest.sa_pairs(Sa, SAS)
         conf = "".join(s.conf for s in outs + ins)
         conf += "rt ipv4 dst 172.30.1.0/24 port 1\nrt ipv6 dst fd00:ca::/32 port 1\n"
         conf += "rt ipv4 dst 10.110.0.0/16 port 1\nrt ipv6 dst fd03::/16 port 1\n"
         conf += "rt ipv4 dst 10.210.0.0/16 port 0\nrt ipv6 dst fd04::/16 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
+        conf += gwtest.NEIGH
         cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
-        clear_in, out_orig = [], {s.spi: [] for s in outs}
-        for k in range(N):
-            for s in outs:
-                p = s.clear(k, 20 + 37 * k)
-                out_orig[s.spi].append(p)
-                clear_in.append(eth(p))
-        esp_in, in_orig = [], []
-        for k in range(N):
-            for s in ins:
-                p = s.clear(k, 25 + 41 * k)
-                in_orig.append((s, p))
-                esp_in.append(eth(s.encrypt(p, k)))
+        clear_in, out_orig = gwtest.clear_traffic(outs, N, lambda k: 20 + 37 * k)
+        esp_in, in_want = gwtest.esp_traffic(ins, N, lambda k: 25 + 41 * k)
         # bad packets: a tampered ICV on each GCM SA of the first two, a replay on
         # a GCM SA and on a CTR SA
         g0, g1, c0 = ins[0], ins[1], ins[6]
@@ -456,24 +437,17 @@ def main():
             return 1
 
         esp_out = gwtest.EspOut(outs)
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            p = f.payload
-            raw_p = raw(p)
-            spi = struct.unpack("!I", raw_p[(40 if p.version == 6 else p.ihl * 4):][:4])[0]
-            s, k = esp_out.take(spi, f.summary())
-            if s is None:
-                continue
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap"), esp_spi):
             if s.tunnel and (p.src != s.gw or p.dst != s.peer):
                 print("FAIL: %s: outer header %s -> %s" % (s.name, p.src, p.dst))
                 ok = False
-            ok = gwtest.check_decrypt(s.name, k, lambda: s.decrypt(p, k), out_orig[spi][k],
+            ok = gwtest.check_decrypt(s.name, k, lambda: s.decrypt(p, k), out_orig[s.spi][k],
                                       (AuthError, ValueError)) and ok
         ok = esp_out.check_counts(N, "ok   outbound %-17s %d packets decrypt with OpenSSL ARIA "
                                   "to the originals") and ok
 
         got, ok1 = gwtest.clear_by_sa(rdpcap(os.path.join(tmp, "clear_out.pcap")), ins)
-        want = {s.spi: [raw(p) for (t, p) in in_orig if t is s] for s in ins}
-        ok2 = gwtest.check_inbound(ins, got, want, lambda s: "ok   inbound  %-17s %d OpenSSL ARIA "
+        ok2 = gwtest.check_inbound(ins, got, in_want, lambda s: "ok   inbound  %-17s %d OpenSSL ARIA "
                                    "packets decrypt to the originals" % (s.name, N))
         ok = ok1 and ok2 and ok
 

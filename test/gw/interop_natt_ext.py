@@ -40,6 +40,8 @@ EXT = (0, 43, 60)   # Hop-by-Hop, Routing, Destination Options
 
 
 key = gwtest.keygen(41, 13, 3)
+# tunnel ends always IPv6 (the tunnel SAs are ipv6-tunnel), networks as interop_scapy.py
+PLAN = gwtest.AddressPlan(None, None, "fd00:aa", "fd00:bb")
 
 
 # name, spi, gateway algo, scapy algo, key bytes incl. salt, mode, family, NAT-T,
@@ -107,29 +109,18 @@ class Sa:
         self.key = key(self.spi & 0xff ^ (0x33 if inbound else 0), klen)
         self.tunnel = self.mode != "transport"
         n = idx + 1
-        self.peer, self.gw = "fd00:aa::%d" % n, "fd00:bb::%d" % n
-        d = "in" if inbound else "out"
-        if self.fam == 4:
-            self.net = "10.%d.%d.0/24" % (200 if inbound else 100, n)
-            self.src, self.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (200 if inbound else 100, n)
-            self.nat_src = "198.51.100.%d" % n
-        else:
-            self.net = "fd0%d:%x::/48" % (2 if inbound else 1, n)
-            self.src, self.dst = "fd09::%d" % n, "fd0%d:%x::7" % (2 if inbound else 1, n)
-            self.nat_src = "2001:db8::%d" % n
-        ipv = "ipv4" if self.fam == 4 else "ipv6"
-        sp = "sp %s %s esp protect %d pri 1 dst %s\n" % (ipv, d, self.spi, self.net)
-        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (d, self.spi, self.algo,
-                                                           hexkey(self.key), self.mode)
+        PLAN.apply(self, idx)
+        self.nat_src = "198.51.100.%d" % n if self.fam == 4 else "2001:db8::%d" % n
+        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (gwtest.direction(self), self.spi,
+                                                           self.algo, hexkey(self.key), self.mode)
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
-            sa += " src %s dst %s" % (s, t)
+            sa += " src %s dst %s" % gwtest.tunnel_ends(self)
         if self.natt:
             sa += " udp-encap"
-        self.conf = sp + sa + "\n"
+        self.conf = gwtest.sp_line(self) + sa + "\n"
         hdr = None
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
+            s, t = gwtest.tunnel_ends(self)
             hdr = IPv6(src=s, dst=t)
         self.hdr = hdr
         self.sa = self.make_sa(self.natt)
@@ -178,6 +169,16 @@ class Sa:
 def norm(p):
     """gwtest.norm with TCP's checksum recomputed too (NAT'd packets)."""
     return gwtest.norm(p, tcp=True)
+
+
+def esp_spi(p):
+    """SPI of the gateway's ESP packet p: after the IP header, extensions and NAT-T's UDP."""
+    b = raw(p)
+    v4 = b[0] >> 4 == 4
+    off = (b[0] & 15) * 4 if v4 else ext_chain(b)[0]
+    if (b[9] if v4 else ext_chain(b)[1]) == 17:
+        off += 8
+    return struct.unpack("!I", b[off:off + 4])[0]
 
 
 def check_out(s, b, k, fail):
@@ -241,8 +242,7 @@ def main():
         return None
 
     try:
-        outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
-        ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
+        outs, ins = gwtest.sa_pairs(Sa, SAS)
         conf = "".join(s.conf for s in outs + ins)
         # IKE to the gateway's addresses on port 4500 passes (IPv4 only: IPv6 IKE -> policy)
         conf += "sp ipv4 in esp bypass pri 100 proto 17:17 dport 4500:4500 dst 172.31.2.0/24\n"
@@ -253,16 +253,11 @@ def main():
         conf += "rt ipv6 dst fd00:aa::/32 port 1\nrt ipv4 dst 10.100.0.0/16 port 1\n"
         conf += "rt ipv6 dst fd01::/16 port 1\nrt ipv4 dst 10.200.0.0/16 port 0\n"
         conf += "rt ipv6 dst fd02::/16 port 0\nrt ipv4 dst 172.31.2.0/24 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
+        conf += gwtest.NEIGH
         cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         # outbound
-        clear_in, out_orig = [], {s.spi: [] for s in outs}
-        for k in range(N):
-            for s in outs:
-                p = s.clear(k, 20 + 11 * k)
-                out_orig[s.spi].append(p)
-                clear_in.append(eth(p))
+        clear_in, out_orig = gwtest.clear_traffic(outs, N, lambda k: 20 + 11 * k)
         # a truncated extension chain on the protected side -> malformed
         clear_in.append(eth(IPv6(raw(IPv6(src="fd09::1", dst="fd01:1::7", nh=43) /
                                      Raw(b"\x11\x02" + b"\x00" * 10)))))
@@ -343,16 +338,9 @@ def main():
 
         # outbound: check headers, decrypt
         esp_out = gwtest.EspOut(outs)
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            b = raw(f.payload)
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap"), esp_spi):
+            b = raw(p)
             v4 = b[0] >> 4 == 4
-            off = (b[0] & 15) * 4 if v4 else ext_chain(b)[0]
-            if (b[9] if v4 else ext_chain(b)[1]) == 17:
-                off += 8
-            spi = struct.unpack("!I", b[off:off + 4])[0]
-            s, k = esp_out.take(spi, f.summary())
-            if s is None:
-                continue
             e = check_out(s, b, k, fail)
             if e is None:
                 continue
@@ -360,7 +348,7 @@ def main():
             if ep[ESP].seq != k + 1:
                 fail("%s: packet %d has seq %d" % (s.name, k, ep[ESP].seq))
             # scapy raises on a bad ICV
-            if not gwtest.check_decrypt(s.name, k, lambda: s.plain.decrypt(ep), out_orig[spi][k]):
+            if not gwtest.check_decrypt(s.name, k, lambda: s.plain.decrypt(ep), out_orig[s.spi][k]):
                 fails.append(s.name)
         if not esp_out.check_counts(N, "ok   outbound %-22s %d packets decrypt with scapy to the "
                                     "originals"):

@@ -31,7 +31,7 @@ from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
-from gwtest import eth, hexkey, norm  # noqa: E402
+from gwtest import eth, hexkey  # noqa: E402
 
 N = 12          # valid packets per SA and direction
 ESN0 = 0xfffffffc   # ESN SAs start here: the 32-bit boundary is crossed in the run
@@ -39,6 +39,9 @@ LKP = False         # --lookaside-protocol
 
 
 key = gwtest.keygen(37, 11, 5)
+# tunnel ends: peer -> gateway inbound, gateway -> peer outbound; protected networks
+# 10.1xx (out), 10.2xx (in); fd01:xx:: / fd02:xx::
+PLAN = gwtest.AddressPlan("172.31.1", "172.31.2", "fd00:aa", "fd00:bb")
 
 
 # name, spi, algo (gateway keyword), scapy algo, key bytes incl. salt, mode, inner family, esn,
@@ -68,38 +71,21 @@ class Sa:
         self.key = key(self.spi & 0xff ^ (0x55 if inbound else 0), klen)
         self.tunnel = self.mode != "transport"
         outer6 = self.mode == "ipv6-tunnel"
-        n = idx + 1
-        # tunnel end points: peer -> gateway inbound, gateway -> peer outbound
-        if outer6:
-            self.peer, self.gw = "fd00:aa::%d" % n, "fd00:bb::%d" % n
-        else:
-            self.peer, self.gw = "172.31.1.%d" % n, "172.31.2.%d" % n
-        d = "in" if inbound else "out"
-        # protected networks: 10.1xx (out), 10.2xx (in); fd01:xx:: / fd02:xx::
-        if self.fam == 4:
-            self.net = "10.%d.%d.0/24" % (200 if inbound else 100, n)
-            self.src, self.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (200 if inbound else 100, n)
-        else:
-            self.net = "fd0%d:%x::/48" % (2 if inbound else 1, n)
-            self.src, self.dst = "fd09::%d" % n, "fd0%d:%x::7" % (2 if inbound else 1, n)
-        ipv = "ipv4" if self.fam == 4 else "ipv6"
-        sp = "sp %s %s esp protect %d pri 1 dst %s\n" % (ipv, d, self.spi, self.net)
-        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (d, self.spi, self.algo,
-                                                           hexkey(self.key), self.mode)
+        PLAN.apply(self, idx)
+        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (gwtest.direction(self), self.spi,
+                                                           self.algo, hexkey(self.key), self.mode)
         if self.tunnel:
-            # outbound: src gw dst peer; inbound: the packet's outer src peer, dst gw
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
-            sa += " src %s dst %s" % (s, t)
+            sa += " src %s dst %s" % gwtest.tunnel_ends(self)
         if self.esn:
             sa += " esn %d" % ESN0
         if self.natt:
             sa += " udp-encap"
         elif LKP and self.algo == "chacha20-poly1305":
             sa += " type lookaside-protocol-offload"
-        self.conf = sp + sa + "\n"
+        self.conf = gwtest.sp_line(self) + sa + "\n"
         hdr = None
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
+            s, t = gwtest.tunnel_ends(self)
             hdr = IPv6(src=s, dst=t) if outer6 else IP(src=s, dst=t)
         self.sa = SecurityAssociation(ESP, spi=self.spi, crypt_algo=self.salgo,
                                       crypt_key=self.key, tunnel_header=hdr,
@@ -148,36 +134,25 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-interop-")
     ok = True
     try:
-        outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
-        ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
+        outs, ins = gwtest.sa_pairs(Sa, SAS)
         conf = "".join(s.conf for s in outs + ins)
         # outbound: ESP (tunnel: outer dst, transport: inner dst) -> port 1
         # inbound: decrypted -> port 0
         conf += "rt ipv4 dst 172.31.1.0/24 port 1\nrt ipv6 dst fd00:aa::/32 port 1\n"
         conf += "rt ipv4 dst 10.100.0.0/16 port 1\nrt ipv6 dst fd01::/16 port 1\n"
         conf += "rt ipv4 dst 10.200.0.0/16 port 0\nrt ipv6 dst fd02::/16 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
+        conf += gwtest.NEIGH
         cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         # outbound traffic, interleaved over the SAs
-        clear_in, out_orig = [], {s.spi: [] for s in outs}
-        for k in range(N):
-            for s in outs:
-                p = s.clear(k, 40 + 13 * k)
-                out_orig[s.spi].append(p)
-                clear_in.append(eth(p))
+        clear_in, out_orig = gwtest.clear_traffic(outs, N, lambda k: 40 + 13 * k)
         # one outbound packet that fits the MTU in clear but not after ESP, with DF in
         # transport mode (cannot be fragmented) -> too_big
         big = outs[2].clear(N, 1500 - 20 - 8 - 10 - 12)
         big[IP].flags = "DF"
         clear_in.append(eth(big))
         # inbound traffic
-        esp_in, in_orig = [], []
-        for k in range(N):
-            for s in ins:
-                p = s.clear(k, 30 + 17 * k)
-                in_orig.append((s, p))
-                esp_in.append(eth(s.encrypt(p, k)))
+        esp_in, in_want = gwtest.esp_traffic(ins, N, lambda k: 30 + 17 * k)
         # bad packets, all on SA 0 (IPv4 tunnel ChaCha20-Poly1305)
         s0 = ins[0]
         good = s0.encrypt(s0.clear(N, 64), N)
@@ -218,11 +193,7 @@ def main():
 
         # outbound: decrypt what the gateway encrypted
         esp_out = gwtest.EspOut(outs)
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            p = f.payload
-            s, k = esp_out.take(p[ESP].spi if ESP in p else None, f.summary())
-            if s is None:
-                continue
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap")):
             if p[ESP].seq != (s.seq(k) & 0xffffffff):
                 print("FAIL: %s: packet %d has seq %d, want %d" % (s.name, k, p[ESP].seq, s.seq(k)))
                 ok = False
@@ -241,8 +212,7 @@ def main():
         # inbound: the gateway's clear output must equal scapy's originals, in
         # order within each SA (the gateway may interleave SAs differently)
         got, ok1 = gwtest.clear_by_sa(rdpcap(os.path.join(tmp, "clear_out.pcap")), ins)
-        want = {s.spi: [raw(p) for (t, p) in in_orig if t is s] for s in ins}
-        ok2 = gwtest.check_inbound(ins, got, want, lambda s: "ok   inbound  %-17s %d scapy packets "
+        ok2 = gwtest.check_inbound(ins, got, in_want, lambda s: "ok   inbound  %-17s %d scapy packets "
                                    "decrypt to the originals" % (s.name, N))
         ok = ok1 and ok2 and ok
 

@@ -26,7 +26,7 @@ from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
-from gwtest import eth, hexkey, norm  # noqa: E402
+from gwtest import eth, hexkey  # noqa: E402
 
 K = 5           # packets per SA and direction
 CROSS = 9       # inbound packets on one SA for another SA's network
@@ -88,7 +88,7 @@ def main():
         ins = [Sa(i, True) for i in range(nsa)]
         conf = "".join(s.conf for s in outs + ins)
         conf += "rt ipv4 dst 172.31.1.0/24 port 1\nrt ipv4 dst 10.200.0.0/16 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
+        conf += gwtest.NEIGH
         cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         clear_in, out_orig = [], {s.spi: [] for s in outs}
@@ -120,11 +120,7 @@ def main():
             return 1
 
         esp_out = gwtest.EspOut(outs)
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            p = f.payload
-            s, k = esp_out.take(p[ESP].spi if ESP in p else None, f.summary())
-            if s is None:
-                continue
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap")):
             if p[ESP].seq != k + 1 or k >= K:
                 print("FAIL: SA out %#x: packet %d has seq %d" % (s.spi, k, p[ESP].seq))
                 ok = False
