@@ -162,6 +162,18 @@ class AddressPlan:
             sa.src, sa.dst = "fd09::%d" % n, "fd0%d:%x::7" % (self.net6[d], n)
 
 
+    def routes(self):
+        """
+        rt rules of a pcap run: ESP to the peers and traffic to the outbound
+        networks leave on port 1, the inbound networks' on port 0.
+        """
+        return ("rt ipv4 dst %s.0/24 port 1\nrt ipv6 dst %s::/32 port 1\n"
+                "rt ipv4 dst 10.%d.0.0/16 port 1\nrt ipv6 dst fd0%d::/16 port 1\n"
+                "rt ipv4 dst 10.%d.0.0/16 port 0\nrt ipv6 dst fd0%d::/16 port 0\n"
+                % (self.peer4, self.peer6, self.net4[0], self.net6[0], self.net4[1],
+                   self.net6[1]))
+
+
 def direction(sa):
     """"in" or "out", as the configuration says it."""
     return "in" if sa.inbound else "out"
@@ -176,6 +188,22 @@ def sp_line(sa):
     """The SP that sends sa's protected network through sa."""
     return "sp %s %s esp protect %d pri 1 dst %s\n" % ("ipv4" if sa.fam == 4 else "ipv6",
                                                        direction(sa), sa.spi, sa.net)
+
+
+def udp_packet(sa, k, size, body_mul, sport, dport):
+    """
+    Clear packet k of SA sa: sa.src -> sa.dst, UDP sport -> dport, `size`
+    body bytes (k * body_mul + i + sa.spi); every third IPv4 packet carries
+    header options (NOP NOP NOP EOL).
+    """
+    from scapy.all import IP, IPv6, UDP, Raw, IPOption
+    body = bytes(((k * body_mul + i + sa.spi) & 0xff) for i in range(size))
+    if sa.fam == 4:
+        ip = IP(src=sa.src, dst=sa.dst,
+                options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
+    else:
+        ip = IPv6(src=sa.src, dst=sa.dst)
+    return ip / UDP(sport=sport, dport=dport) / Raw(body)
 
 
 def sa_pairs(cls, specs):

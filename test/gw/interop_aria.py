@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from scapy.all import IP, IPv6, UDP, Raw, IPOption, rdpcap, wrpcap, raw
+from scapy.all import IP, IPv6, Raw, rdpcap, wrpcap, raw
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
@@ -162,13 +162,7 @@ class Sa:
         self.conf = gwtest.sp_line(self) + sa + "\n"
 
     def clear(self, k, size=80):
-        body = bytes(((k * 5 + i + self.spi) & 0xff) for i in range(size))
-        if self.fam == 4:
-            ip = IP(src=self.src, dst=self.dst,
-                    options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
-        else:
-            ip = IPv6(src=self.src, dst=self.dst)
-        return ip / UDP(sport=3000 + k, dport=4000) / Raw(body)
+        return gwtest.udp_packet(self, k, size, 5, 3000 + k, 4000)
 
     def seq(self, k):
         """64-bit sequence number of packet k (as in interop_scapy.py)."""
@@ -407,10 +401,7 @@ def main():
         ok = ctrl_checks(gwbin, ctlbin, tmp, extra_app) and ok
         outs, ins = gwtest.sa_pairs(Sa, SAS)
         conf = "".join(s.conf for s in outs + ins)
-        conf += "rt ipv4 dst 172.30.1.0/24 port 1\nrt ipv6 dst fd00:ca::/32 port 1\n"
-        conf += "rt ipv4 dst 10.110.0.0/16 port 1\nrt ipv6 dst fd03::/16 port 1\n"
-        conf += "rt ipv4 dst 10.210.0.0/16 port 0\nrt ipv6 dst fd04::/16 port 0\n"
-        conf += gwtest.NEIGH
+        conf += PLAN.routes() + gwtest.NEIGH
         cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         clear_in, out_orig = gwtest.clear_traffic(outs, N, lambda k: 20 + 37 * k)

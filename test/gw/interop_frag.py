@@ -109,6 +109,19 @@ def defrag6(pkts):
     return out, len(groups)
 
 
+def split_within_mtu(path, what):
+    """
+    The IPv4 and IPv6 packets of a pcap file the gateway wrote, and False
+    (with a FAIL line) if a frame is larger than the MTU (1500).
+    """
+    frames = rdpcap(path)
+    big = [f for f in frames if len(f) - 14 > 1500]
+    if big:
+        print("FAIL: %d %s frames larger than the MTU" % (len(big), what))
+    return ([IP(raw(f.payload)) for f in frames if IP in f],
+            [IPv6(raw(f.payload)) for f in frames if IPv6 in f], not big)
+
+
 def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     """
     A datagram with a piece missing, the gateway left running: the counters
@@ -401,13 +414,8 @@ def main():
             ok = False
 
         # inbound: the clear port's frames, each within the MTU, defragmented by scapy
-        frames = rdpcap(os.path.join(tmp, "clear_out.pcap"))
-        big = [f for f in frames if len(f) - 14 > 1500]
-        if big:
-            print("FAIL: %d clear frames larger than the MTU" % len(big))
-            ok = False
-        v4 = [IP(raw(f.payload)) for f in frames if IP in f]
-        v6 = [IPv6(raw(f.payload)) for f in frames if IPv6 in f]
+        v4, v6, ok1 = split_within_mtu(os.path.join(tmp, "clear_out.pcap"), "clear")
+        ok = ok1 and ok
         nfrag4 = sum(1 for p in v4 if p.flags.MF or p.frag)
         got = [norm(p) for p in defragment(v4)]
         g6, nfrag6 = defrag6(v6)
@@ -430,13 +438,8 @@ def main():
                                                           "too_big"))
 
         # outbound: defragment what the gateway sent, then decrypt
-        frames = rdpcap(os.path.join(tmp, "esp_out.pcap"))
-        big = [f for f in frames if len(f) - 14 > 1500]
-        if big:
-            print("FAIL: %d ESP frames larger than the MTU" % len(big))
-            ok = False
-        v4 = [IP(raw(f.payload)) for f in frames if IP in f]
-        v6 = [IPv6(raw(f.payload)) for f in frames if IPv6 in f]
+        v4, v6, ok1 = split_within_mtu(os.path.join(tmp, "esp_out.pcap"), "ESP")
+        ok = ok1 and ok
         ids4 = {}
         for p in v4:
             if p.flags.MF or p.frag:

@@ -26,7 +26,7 @@ import struct
 import sys
 import tempfile
 
-from scapy.all import IP, IPv6, UDP, Raw, IPOption, rdpcap, wrpcap, raw
+from scapy.all import IP, IPv6, UDP, Raw, rdpcap, wrpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -94,14 +94,7 @@ class Sa:
                                       else None)
 
     def clear(self, k, size=80):
-        body = bytes(((k * 7 + i + self.spi) & 0xff) for i in range(size))
-        if self.fam == 4:
-            # every third IPv4 packet carries header options (NOP NOP NOP EOL)
-            ip = IP(src=self.src, dst=self.dst,
-                    options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
-        else:
-            ip = IPv6(src=self.src, dst=self.dst)
-        return ip / UDP(sport=1000 + k, dport=2000) / Raw(body)
+        return gwtest.udp_packet(self, k, size, 7, 1000 + k, 2000)
 
     def seq(self, k):
         """
@@ -138,10 +131,7 @@ def main():
         conf = "".join(s.conf for s in outs + ins)
         # outbound: ESP (tunnel: outer dst, transport: inner dst) -> port 1
         # inbound: decrypted -> port 0
-        conf += "rt ipv4 dst 172.31.1.0/24 port 1\nrt ipv6 dst fd00:aa::/32 port 1\n"
-        conf += "rt ipv4 dst 10.100.0.0/16 port 1\nrt ipv6 dst fd01::/16 port 1\n"
-        conf += "rt ipv4 dst 10.200.0.0/16 port 0\nrt ipv6 dst fd02::/16 port 0\n"
-        conf += gwtest.NEIGH
+        conf += PLAN.routes() + gwtest.NEIGH
         cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         # outbound traffic, interleaved over the SAs
