@@ -243,6 +243,28 @@ def esp_traffic(ins, n, size):
     return frames, want
 
 
+def run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, eal=(), app=(), lcores="0",
+                idle="0.5", quiet=True, wrap=(), timeout=120):
+    """
+    The usual run: clear_in and esp_in (scapy frames) become the input
+    pcaps of port 0 and port 1 in tmp, the gateway runs over them with
+    config cfg until idle, its stats in tmp/stats.json. wrap goes before
+    the binary (a `timeout` command). Returns the stats file's path, or
+    None when the gateway failed (FAIL printed).
+    """
+    from scapy.all import wrpcap
+    wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
+    wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
+    stats = os.path.join(tmp, "stats.json")
+    run = pcap_run(cfg, stats, idle)
+    if not quiet:
+        run.remove("--quiet")
+    cmd = list(wrap) + gw_cmd(gwbin, prefix, pcap_ports(tmp), eal, run + list(app), lcores)
+    if run_gw(cmd, timeout).returncode != 0:
+        return None
+    return stats
+
+
 # ---- files and cleanup -----------------------------------------------------
 
 def write_config(path, text):
@@ -481,6 +503,13 @@ def check_inbound(ins, got, want, ok_line):
         else:
             print(ok_line(s))
     return ok
+
+
+def check_clear_port(path, ins, want, ok_line):
+    """clear_by_sa() of the pcap file at path, then check_inbound(); True if both pass."""
+    from scapy.all import rdpcap
+    got, ok = clear_by_sa(rdpcap(path), ins)
+    return check_inbound(ins, got, want, ok_line) and ok
 
 
 # ---- counters (--stats-file) -----------------------------------------------

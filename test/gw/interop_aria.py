@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from scapy.all import IP, IPv6, Raw, rdpcap, wrpcap, raw
+from scapy.all import IP, IPv6, Raw, raw
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
@@ -417,14 +417,9 @@ def main():
         exp_sa = {(g0.spi, "auth_failed"): 1, (g1.spi, "auth_failed"): 1,
                   (g0.spi, "replay"): 1, (c0.spi, "replay"): 1}
 
-        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
-        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
-        stats = os.path.join(tmp, "stats.json")
-        run = gwtest.pcap_run(cfg, stats)
-        run.remove("--quiet")
-        cmd = ["timeout", "150"] + gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp),
-                                                 app=run + extra_app)
-        if gwtest.run_gw(cmd, timeout=160).returncode != 0:
+        stats = gwtest.run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, app=extra_app,
+                                   quiet=False, wrap=("timeout", "150"), timeout=160)
+        if stats is None:
             return 1
 
         esp_out = gwtest.EspOut(outs)
@@ -437,10 +432,9 @@ def main():
         ok = esp_out.check_counts(N, "ok   outbound %-17s %d packets decrypt with OpenSSL ARIA "
                                   "to the originals") and ok
 
-        got, ok1 = gwtest.clear_by_sa(rdpcap(os.path.join(tmp, "clear_out.pcap")), ins)
-        ok2 = gwtest.check_inbound(ins, got, in_want, lambda s: "ok   inbound  %-17s %d OpenSSL ARIA "
-                                   "packets decrypt to the originals" % (s.name, N))
-        ok = ok1 and ok2 and ok
+        ok = gwtest.check_clear_port(os.path.join(tmp, "clear_out.pcap"), ins, in_want,
+                                     lambda s: "ok   inbound  %-17s %d OpenSSL ARIA packets "
+                                     "decrypt to the originals" % (s.name, N)) and ok
 
         st = gwtest.load_stats(stats)
         ok = gwtest.check_drops(st, exp_drops) and ok

@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 from scapy.all import (IP, IPv6, UDP, TCP, Raw, IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt,
-                       IPv6ExtHdrRouting, IPv6ExtHdrFragment, rdpcap, wrpcap, raw)
+                       IPv6ExtHdrRouting, IPv6ExtHdrFragment, rdpcap, raw)
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -327,13 +327,9 @@ def main():
         esp_in.append(eth(IPv6(**a6) / IPv6ExtHdrHopByHop() / IPv6ExtHdrFragment(m=1) / esp6))
         exp["frag"] = 2
 
-        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
-        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
-        stats = os.path.join(tmp, "stats.json")
-        cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp), extra_eal,
-                            gwtest.pcap_run(cfg, stats) + extra_app,
-                            lcores=os.environ.get("GW_LCORES", "0"))
-        if gwtest.run_gw(cmd).returncode != 0:
+        stats = gwtest.run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, extra_eal,
+                                   extra_app, lcores=os.environ.get("GW_LCORES", "0"))
+        if stats is None:
             return 1
 
         # outbound: check headers, decrypt

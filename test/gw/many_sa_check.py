@@ -21,7 +21,7 @@ import random
 import sys
 import tempfile
 
-from scapy.all import IP, UDP, Raw, rdpcap, wrpcap, raw
+from scapy.all import IP, UDP, Raw, rdpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -111,12 +111,8 @@ def main():
             cross[ins[a].spi] = cross.get(ins[a].spi, 0) + 1
             esp_in.insert(rnd.randrange(len(esp_in) + 1), eth(ins[a].encrypt(p)))
 
-        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
-        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
-        stats = os.path.join(tmp, "stats.json")
-        cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp),
-                            app=gwtest.pcap_run(cfg, stats) + extra)
-        if gwtest.run_gw(cmd).returncode != 0:
+        stats = gwtest.run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, app=extra)
+        if stats is None:
             return 1
 
         esp_out = gwtest.EspOut(outs)
