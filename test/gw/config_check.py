@@ -10,10 +10,12 @@ usage: config_check.py GATEWAY_BINARY
 """
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
 
 K16 = ":".join(["a1"] * 16)
 K20 = ":".join(["b2"] * 20)
@@ -144,9 +146,7 @@ def main():
             goods.append((name, open(path).read()))
         for name, text in goods:
             count += 1
-            path = os.path.join(tmp, name)
-            with open(path, "w") as f:
-                f.write(text)
+            path = gwtest.write_config(os.path.join(tmp, name), text)
             rc, out = run(gw, path)
             if rc != 0 or ": OK:" not in out:
                 print("FAIL: %s does not parse (rc %d): %s" % (name, rc, out.strip()))
@@ -157,9 +157,8 @@ def main():
         for i, (rule, line, token, words) in enumerate(BAD):
             count += 1
             name = "bad%02d.cfg" % i
-            path = os.path.join(tmp, name)
-            with open(path, "w") as f:
-                f.write("# two lines of comment\n\n" + rule + "\n")
+            path = gwtest.write_config(os.path.join(tmp, name),
+                                       "# two lines of comment\n\n" + rule + "\n")
             rc, out = run(gw, path)
             want = "%s:%d: " % (path, line + 2)
             want += ("token '%s': " % token) if token is not None else "at end of rule: "
@@ -191,17 +190,14 @@ def main():
             lines = []
             for _ in range(rnd.randint(1, 6)):
                 lines.append(" ".join(rnd.choice(words) for _ in range(rnd.randint(0, 24))))
-            path = os.path.join(tmp, "fuzz.cfg")
-            with open(path, "w") as f:
-                f.write("\n".join(lines) + ("\n" if rnd.random() < 0.8 else ""))
-            r = subprocess.run([gw, "--check", path], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=30, universal_newlines=True)
-            out = r.stdout + r.stderr
-            if r.returncode not in (0, 1) or "Sanitizer" in out or \
-                    (r.returncode == 1 and "token" not in out and "rule" not in out):
+            path = gwtest.write_config(os.path.join(tmp, "fuzz.cfg"), "\n".join(lines) +
+                                       ("\n" if rnd.random() < 0.8 else ""))
+            rc, out = run(gw, path)
+            if rc not in (0, 1) or "Sanitizer" in out or \
+                    (rc == 1 and "token" not in out and "rule" not in out):
                 crashes += 1
                 if crashes < 4:
-                    print("FAIL: random config %d: rc %d: %s\n%s" % (i, r.returncode,
+                    print("FAIL: random config %d: rc %d: %s\n%s" % (i, rc,
                           out[-500:], "\n".join(lines)[:500]))
         count += 1
         if crashes:
@@ -215,14 +211,13 @@ def main():
         if rc == 0 or "cannot open" not in out:
             print("FAIL: a missing file gives rc %d: %s" % (rc, out))
             fails += 1
-        empty = os.path.join(tmp, "empty.cfg")
-        open(empty, "w").close()
+        empty = gwtest.write_config(os.path.join(tmp, "empty.cfg"), "")
         rc, out = run(gw, empty)
         if rc != 0:
             print("FAIL: an empty file gives rc %d: %s" % (rc, out))
             fails += 1
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        gwtest.cleanup(tmp)
     print("%d of %d configuration checks passed" % (count - fails, count))
     return 1 if fails else 0
 

@@ -13,12 +13,9 @@ lookaside-protocol-offload` (crypto_vecsec's rte_security ESP session).
 
 usage: ctrl_check.py GATEWAY_BINARY CTL_BINARY [--lookaside-protocol]
 """
-import json
 import random
 import os
-import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -28,33 +25,13 @@ import time
 from scapy.all import IP, UDP, Ether, Raw, wrpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth  # noqa: E402
+
 KEY = bytes(range(0x40, 0x40 + 36))
-HEXKEY = ":".join("%02x" % b for b in KEY)
+HEXKEY = gwtest.hexkey(KEY)
 
-
-def telemetry(prefix, cmds):
-    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        path = os.path.join(run, prefix, "dpdk_telemetry.v2")
-        if not os.path.exists(path):
-            continue
-        out = []
-        for c in cmds:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            s.connect(path)
-            s.recv(4096)                                # greeting
-            s.send(c.encode())
-            out.append(json.loads(s.recv(65536).decode()))
-            s.close()
-        return out
-    return None
-
-
-
-def eal_cleanup(prefix):
-    """EAL leaves its runtime folder behind; remove the one this test made."""
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
 
 def main():
     gw, ctl = sys.argv[1], sys.argv[2]
@@ -62,7 +39,7 @@ def main():
     sock = os.path.join(tmp, "gw.sock")
     ok = True
     proc = None
-    prefix = "vecsec-gw-ctrl-%d" % os.getpid()
+    prefix = gwtest.file_prefix("ctrl")
 
     def fail(msg):
         nonlocal ok
@@ -70,12 +47,7 @@ def main():
         ok = False
 
     def req(*words, stdin=None, want_ok=True):
-        if stdin is not None:
-            r = subprocess.run([ctl, "-s", sock], input=stdin, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, universal_newlines=True, timeout=30)
-        else:
-            r = subprocess.run([ctl, "-s", sock] + list(words), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, universal_newlines=True, timeout=30)
+        r = gwtest.ctl(ctl, sock, stdin, () if stdin is not None else words)
         shown = " ".join(words) if stdin is None else "<stdin>"
         if HEXKEY in r.stdout or "40:41:42" in r.stdout:
             fail("key bytes in an answer to %s" % shown)
@@ -88,28 +60,19 @@ def main():
     try:
         pkts = [IP(src="192.168.9.%d" % (k + 1), dst="10.5.0.7") / UDP(sport=1000 + k, dport=53) /
                 Raw(bytes((k + i) & 0xff for i in range(40 + k))) for k in range(4)]
-        wrpcap(os.path.join(tmp, "clear_in.pcap"),
-               [Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p for p in pkts])
-        with open(os.path.join(tmp, "empty.pcap"), "wb") as f:   # header only, Ethernet
-            f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write("rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n")
+        wrpcap(os.path.join(tmp, "clear_in.pcap"), [eth(p) for p in pkts])
+        gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"),
+                                  "rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n")
         stats = os.path.join(tmp, "stats.json")
-        cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,infinite_rx=1,tx_pcap=%s/clear_out.pcap"
-               % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
-               "--", "-f", cfg, "-u", "2", "--ctrl", sock, "--duration", "4",
-               "--stats-file", stats, "--quiet"]
+        ports = gwtest.pcap_ports(tmp, ("clear_in.pcap,infinite_rx=1", "clear_out.pcap"),
+                                  ("empty.pcap", "esp_out.pcap"))
+        cmd = gwtest.gw_cmd(gw, prefix, ports, app=["-f", cfg, "-u", "2", "--ctrl", sock,
+                                                    "--duration", "4", "--stats-file", stats,
+                                                    "--quiet"])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 universal_newlines=True)
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
-        else:
+        if not gwtest.wait_path(sock, 100):
             fail("no control socket after 5 s")
             return 1
         if os.stat(sock).st_mode & 0o077:
@@ -186,7 +149,7 @@ def main():
         if "SA out 5" not in st:
             fail("stats do not show SA out 5")
         # the same counters through DPDK telemetry
-        tel = telemetry(prefix, ["/vecsec_gw/stats", "/vecsec_gw/sa"])
+        tel = gwtest.telemetry(prefix, ["/vecsec_gw/stats", "/vecsec_gw/sa"])
         if tel is None:
             fail("no DPDK telemetry socket for %s" % prefix)
         else:
@@ -195,7 +158,7 @@ def main():
                 fail("telemetry: %s %s" % (stats_t, sa_list))
             else:
                 idx = sa_list["/vecsec_gw/sa"][0]
-                one = telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+                one = gwtest.telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
                 if one["spi"] != 5 or one["pkts"] == 0:
                     fail("telemetry SA: %s" % one)
                 else:
@@ -230,15 +193,7 @@ def main():
         n = 0
         first = 0
         by_spi = {5: 0, 7: 0}
-        with open(os.path.join(tmp, "esp_out.pcap"), "rb") as f:
-            data = f.read()
-        # usec or nsec pcap, either byte order
-        endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-        off = 24
-        while off + 16 <= len(data):
-            incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
-            frame = data[off + 16:off + 16 + incl]
-            off += 16 + incl
+        for frame in gwtest.read_pcap(os.path.join(tmp, "esp_out.pcap")):
             spi = struct.unpack("!I", frame[14 + 20:14 + 24])[0]  # Ether, IPv4, ESP
             by_spi[spi] = by_spi.get(spi, 0) + 1
             if spi != 5 or n >= 200:
@@ -263,7 +218,7 @@ def main():
         else:
             print("ok   %d ESP packets of SA 5 decrypt to the originals (%d of SA 5, %d of SA 7 "
                   "in all)" % (n, by_spi[5], by_spi[7]))
-        s = json.load(open(stats))
+        s = gwtest.load_stats(stats)
         if s["drops"]["policy"] == 0:
             fail("no policy drops before/after the SA")
         bad = {k: v for k, v in s["drops"].items() if k != "policy" and v != 0}
@@ -275,10 +230,8 @@ def main():
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

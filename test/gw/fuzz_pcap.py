@@ -14,14 +14,14 @@ No scapy needed (plain struct), so the frames can be anything.
 
 usage: fuzz_pcap.py GATEWAY_BINARY [SEED] [COUNT] [gateway options, e.g. --cpu-crypto]
 """
-import json
 import os
 import random
-import shutil
 import struct
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
 
 CONF = """\
 sp ipv4 out esp protect 1 dst 10.1.0.0/16
@@ -181,18 +181,6 @@ def frame_natt_ext(rnd, esp_side):
     return b"\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02" + struct.pack("!H", et) + l3
 
 
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
-
-
-
-def eal_cleanup(prefix):
-    """EAL leaves its runtime folder behind; remove the one this test made."""
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
 
 def main():
     gw = sys.argv[1]
@@ -200,7 +188,7 @@ def main():
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 4000
     extra = sys.argv[4:]
     rnd = random.Random(seed)
-    prefix = "vecsec-gw-%s-%d" % (os.path.basename(sys.argv[0])[:6], os.getpid())
+    prefix = gwtest.file_prefix(os.path.basename(sys.argv[0])[:6])
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-fuzz-")
     ok = True
     try:
@@ -210,31 +198,19 @@ def main():
         rnd2 = random.Random(seed * 7919 + 1)
         clear += [frame_natt_ext(rnd2, False) for _ in range(count // 4)]
         prot += [frame_natt_ext(rnd2, True) for _ in range(count // 4)]
-        write_pcap(os.path.join(tmp, "clear_in.pcap"), clear)
-        write_pcap(os.path.join(tmp, "esp_in.pcap"), prot)
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write(CONF)
+        gwtest.write_pcap(os.path.join(tmp, "clear_in.pcap"), clear)
+        gwtest.write_pcap(os.path.join(tmp, "esp_in.pcap"), prot)
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), CONF)
         stats = os.path.join(tmp, "stats.json")
-        cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--no-telemetry",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
-               "--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats, "--quiet"] + extra
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
-                           universal_newlines=True)
-        print(r.stdout[-3000:])
+        cmd = gwtest.gw_cmd(gw, prefix, ["--no-telemetry"] + gwtest.pcap_ports(tmp),
+                            app=gwtest.pcap_run(cfg, stats) + extra)
+        r = gwtest.run_gw(cmd, timeout=300, tail=3000, note=" (seed %d)" % seed)
         if r.returncode != 0:
-            print("FAIL: gateway exited with %d (seed %d)" % (r.returncode, seed))
             return 1
-        s = json.load(open(stats))
-        rx = sum(p["rx"] for p in s["ports"])
-        tx = sum(p["tx"] for p in s["ports"])
-        drops = sum(s["drops"].values())
+        s = gwtest.load_stats(stats)
+        rx, tx, drops = gwtest.port_totals(s)
         # fragments: taken into reassembled datagrams, or made on tx (frag.c)
-        moved = rx - s.get("reasm_frags", 0) + s.get("reassembled", 0) + \
-            s.get("frags_out", 0) - s.get("fragmented", 0)
+        moved = gwtest.frames_moved(s)
         print("seed %d: %d frames in, rx %d, tx %d, drops %d (%s)" %
               (seed, len(clear) + len(prot), rx, tx, drops,
                ", ".join("%s %d" % kv for kv in sorted(s["drops"].items()) if kv[1])))
@@ -246,10 +222,8 @@ def main():
                   "counted twice" % (rx, moved, tx, drops))
             ok = False
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

@@ -15,9 +15,7 @@ The built-in generator's pcap output (--demo --gen-pcap DIR) is valid ESP:
 
 usage: gen_pcap_check.py GATEWAY_BINARY [--cpu-crypto]
 """
-import json
 import os
-import shutil
 import struct
 import subprocess
 import sys
@@ -25,6 +23,9 @@ import tempfile
 
 from scapy.all import IP, IPv6, Ether, UDP, rdpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
 
 PKTS = 1400     # 200 per flow: the ESN SA crosses 2^32 after 16
 SIZE = 200
@@ -77,12 +78,11 @@ def main():
     gw = sys.argv[1]
     extra = ["--cpu-crypto"] if "--cpu-crypto" in sys.argv[2:] else []
     tmp = tempfile.mkdtemp(prefix="vecsec-gen-")
+    prefixes = ("vecsec-gen-%d" % os.getpid(), "vecsec-gen2-%d" % os.getpid())
     try:
-        eal = ["-l", "0", "--no-pci", "--no-huge", "-m", "512", "--log-level", "*:warning",
-               "--no-telemetry"]
-        rc, out = run([gw] + eal + ["--file-prefix", "vecsec-gen-%d" % os.getpid(), "--",
+        rc, out = run(gwtest.gw_cmd(gw, prefixes[0], ["--no-telemetry"], app=[
                                     "--demo", "--gen-pkts", str(PKTS), "--gen-size", str(SIZE),
-                                    "--gen-pcap", tmp] + extra)
+                                    "--gen-pcap", tmp] + extra))
         if rc != 0 or "demo: PASS" not in out:
             print(out)
             fail("the generating demo run failed (rc %d)" % rc)
@@ -147,19 +147,17 @@ def main():
                bypass))
 
         # 3. replay the link into a second gateway: decryption from a file
-        with open(os.path.join(tmp, "empty.pcap"), "wb") as f:
-            f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
         stats = os.path.join(tmp, "stats.json")
         out_clear = os.path.join(tmp, "clear_out.pcap")
-        rc, out = run([gw] + eal + [
-            "--file-prefix", "vecsec-gen2-%d" % os.getpid(),
-            "--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1",
+        rc, out = run(gwtest.gw_cmd(gw, prefixes[1], [
+            "--no-telemetry", "--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1",
             "--vdev", "net_pcap2,rx_pcap=%s,tx_pcap=%s" % (
                 os.path.join(tmp, "esp.pcap"), os.path.join(tmp, "p2_out.pcap")),
             "--vdev", "net_pcap3,rx_pcap=%s,tx_pcap=%s" % (
-                os.path.join(tmp, "empty.pcap"), out_clear),
-            "--", "-f", os.path.join(tmp, "demo.cfg"), "-u", "0x6", "--idle-exit", "0.5",
-            "--stats-file", stats] + extra, timeout=120)
+                os.path.join(tmp, "empty.pcap"), out_clear)],
+            app=["-f", os.path.join(tmp, "demo.cfg"), "-u", "0x6", "--idle-exit", "0.5",
+                 "--stats-file", stats] + extra), timeout=120)
         if rc != 0:
             print(out)
             fail("the replaying gateway failed (rc %d)" % rc)
@@ -173,8 +171,7 @@ def main():
         if sorted(got) != list(range(PKTS)) or any(v != 1 for v in got.values()):
             fail("replay gave %d distinct packets of %d (%d total)" %
                  (len(got), PKTS, len(back)))
-        with open(stats) as f:
-            st = json.load(f)
+        st = gwtest.load_stats(stats)
         drops = sum(st["drops"].values()) if "drops" in st else None
         if drops != 0:
             fail("replay counted drops: %s" % st.get("drops"))
@@ -182,7 +179,7 @@ def main():
               "no drops" % len(back))
         print("PASS")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        gwtest.cleanup(tmp, *prefixes)
 
 
 if __name__ == "__main__":

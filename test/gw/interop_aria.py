@@ -32,16 +32,18 @@ with the real ARIA xform, no AES stand-in); ARIA-CTR stays lookaside-none.
 usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto] [-e] [--lookaside-protocol]
 """
 import ctypes
-import json
 import os
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-from scapy.all import IP, IPv6, UDP, Ether, Raw, IPOption, rdpcap, wrpcap, raw
+from scapy.all import IP, IPv6, Raw, raw
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey, eal_cleanup  # noqa: E402
 
 N = 10              # valid packets per SA and direction
 ESN0 = 0xfffffffb   # ESN SAs start here: the 32-bit boundary is crossed in the run
@@ -113,12 +115,8 @@ def selftest():
 
 # ---- ESP -----------------------------------------------------------------
 
-def key(tag, n):
-    return bytes((tag * 29 + i * 13 + 3) & 0xff for i in range(n))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
+key = gwtest.keygen(29, 13, 3)
+PLAN = gwtest.AddressPlan("172.30.1", "172.30.2", "fd00:ca", "fd00:cb", (110, 210), (3, 4))
 
 
 # name, spi, gateway keyword, key bytes incl. salt/nonce, mode, inner family, esn, type cpu-crypto
@@ -145,21 +143,8 @@ class Sa:
         kb = key(self.spi & 0xff ^ (0x3c if inbound else 0), klen)
         self.key, self.salt = kb[:-4], kb[-4:]
         self.tunnel = self.mode != "transport"
-        outer6 = self.mode == "ipv6-tunnel"
-        n = idx + 1
-        if outer6:
-            self.peer, self.gw = "fd00:ca::%d" % n, "fd00:cb::%d" % n
-        else:
-            self.peer, self.gw = "172.30.1.%d" % n, "172.30.2.%d" % n
-        d = "in" if inbound else "out"
-        if self.fam == 4:
-            self.net = "10.%d.%d.0/24" % (210 if inbound else 110, n)
-            self.src, self.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (210 if inbound else 110, n)
-        else:
-            self.net = "fd0%d:%x::/48" % (4 if inbound else 3, n)
-            self.src, self.dst = "fd09::%d" % n, "fd0%d:%x::7" % (4 if inbound else 3, n)
-        ipv = "ipv4" if self.fam == 4 else "ipv6"
-        sp = "sp %s %s esp protect %d pri 1 dst %s\n" % (ipv, d, self.spi, self.net)
+        PLAN.apply(self, idx)
+        d = gwtest.direction(self)
         if self.gcm:
             sa = "sa %s %d aead_algo %s aead_key %s" % (d, self.spi, self.algo, hexkey(kb))
         else:
@@ -167,24 +152,17 @@ class Sa:
                 d, self.spi, self.algo, hexkey(kb))
         sa += " mode %s" % self.mode
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
-            sa += " src %s dst %s" % (s, t)
+            sa += " src %s dst %s" % gwtest.tunnel_ends(self)
         if self.esn_n:
             sa += " esn %d" % ESN0
         if LKP and self.gcm:
             sa += " type lookaside-protocol-offload"
         elif self.cpu:
             sa += " type cpu-crypto"
-        self.conf = sp + sa + "\n"
+        self.conf = gwtest.sp_line(self) + sa + "\n"
 
     def clear(self, k, size=80):
-        body = bytes(((k * 5 + i + self.spi) & 0xff) for i in range(size))
-        if self.fam == 4:
-            ip = IP(src=self.src, dst=self.dst,
-                    options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
-        else:
-            ip = IPv6(src=self.src, dst=self.dst)
-        return ip / UDP(sport=3000 + k, dport=4000) / Raw(body)
+        return gwtest.udp_packet(self, k, size, 5, 3000 + k, 4000)
 
     def seq(self, k):
         """64-bit sequence number of packet k (as in interop_scapy.py)."""
@@ -270,27 +248,9 @@ class Sa:
         return IP(raw(h / Raw(inner)))
 
 
-def eth(p):
-    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
-
-
-def norm(p):
-    """Bytes of an IP packet with checksums and lengths recomputed by scapy."""
-    p = p.copy()
-    for layer in (IP, UDP):
-        if layer in p:
-            if hasattr(p[layer], "chksum"):
-                del p[layer].chksum
-            if hasattr(p[layer], "len"):
-                del p[layer].len
-    if IPv6 in p:
-        del p[IPv6].plen
-    return raw(p.__class__(raw(p)))
-
-
-def eal_cleanup(prefix):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+def esp_spi(p):
+    """SPI of the ESP header right after the IP header of p (no UDP, no extensions)."""
+    return struct.unpack("!I", raw(p)[(40 if p.version == 6 else p.ihl * 4):][:4])[0]
 
 
 def parser_checks(gw, tmp):
@@ -345,16 +305,14 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
     """
     ok = True
     k36, k20 = key(7, 36), key(8, 20)
-    with open(os.path.join(tmp, "empty.pcap"), "wb") as f:   # header only, Ethernet
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
     for run, vdev in (("vecsec", []), ("aesni_mb", ["--vdev", "crypto_aesni_mb_aria0"])):
         sock = os.path.join(tmp, "gw-%s.sock" % run)
-        prefix = "vecsec-gw-aria-ctrl-%d" % os.getpid()
-        cmd = ["timeout", "60", gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning"] + vdev + [
-               "--vdev", "net_pcap0,rx_pcap=%s/empty.pcap,tx_pcap=%s/c.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s/e.pcap" % (tmp, tmp),
-               "--", "-u", "2", "--ctrl", sock, "--duration", "1.5", "--quiet"] + extra_app
+        prefix = gwtest.file_prefix("aria-ctrl")
+        cmd = ["timeout", "60"] + gwtest.gw_cmd(
+            gw, prefix, vdev + gwtest.pcap_ports(tmp, ("empty.pcap", "c.pcap"),
+                                                 ("empty.pcap", "e.pcap")),
+            app=["-u", "2", "--ctrl", sock, "--duration", "1.5", "--quiet"] + extra_app)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 universal_newlines=True)
 
@@ -429,48 +387,25 @@ LKP = False     # --lookaside-protocol
 def main():
     global ALL_ESN, LKP
     gwbin, ctlbin = sys.argv[1], sys.argv[2]
-    extra_app = []
-    for a in sys.argv[3:]:
-        if a == "--cpu-crypto":
-            extra_app.append(a)
-        elif a == "-e":
-            ALL_ESN = True
-            extra_app.append(a)
-        elif a == "--lookaside-protocol":
-            LKP = True
-        else:
-            sys.exit("unknown argument " + a)
+    extra_app, _, own = gwtest.gw_args(sys.argv[3:], flags=("-e", "--lookaside-protocol"),
+                                       app_flags=("--cpu-crypto", "-e"), eal_opts=())
+    ALL_ESN = "-e" in own
+    LKP = "--lookaside-protocol" in own
     selftest()
 
-    prefix = "vecsec-gw-aria-%d" % os.getpid()
+    prefix = gwtest.file_prefix("aria")
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-aria-")
     ok = True
     try:
         ok = parser_checks(gwbin, tmp)
         ok = ctrl_checks(gwbin, ctlbin, tmp, extra_app) and ok
-        outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
-        ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
+        outs, ins = gwtest.sa_pairs(Sa, SAS)
         conf = "".join(s.conf for s in outs + ins)
-        conf += "rt ipv4 dst 172.30.1.0/24 port 1\nrt ipv6 dst fd00:ca::/32 port 1\n"
-        conf += "rt ipv4 dst 10.110.0.0/16 port 1\nrt ipv6 dst fd03::/16 port 1\n"
-        conf += "rt ipv4 dst 10.210.0.0/16 port 0\nrt ipv6 dst fd04::/16 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write(conf)
+        conf += PLAN.routes() + gwtest.NEIGH
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
-        clear_in, out_orig = [], {s.spi: [] for s in outs}
-        for k in range(N):
-            for s in outs:
-                p = s.clear(k, 20 + 37 * k)
-                out_orig[s.spi].append(p)
-                clear_in.append(eth(p))
-        esp_in, in_orig = [], []
-        for k in range(N):
-            for s in ins:
-                p = s.clear(k, 25 + 41 * k)
-                in_orig.append((s, p))
-                esp_in.append(eth(s.encrypt(p, k)))
+        clear_in, out_orig = gwtest.clear_traffic(outs, N, lambda k: 20 + 37 * k)
+        esp_in, in_want = gwtest.esp_traffic(ins, N, lambda k: 25 + 41 * k)
         # bad packets: a tampered ICV on each GCM SA of the first two, a replay on
         # a GCM SA and on a CTR SA
         g0, g1, c0 = ins[0], ins[1], ins[6]
@@ -482,104 +417,41 @@ def main():
         exp_sa = {(g0.spi, "auth_failed"): 1, (g1.spi, "auth_failed"): 1,
                   (g0.spi, "replay"): 1, (c0.spi, "replay"): 1}
 
-        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
-        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
-        stats = os.path.join(tmp, "stats.json")
-        cmd = ["timeout", "150", gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
-               "--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats] + extra_app
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=160,
-                           universal_newlines=True)
-        print(r.stdout)
-        if r.returncode != 0:
-            print("FAIL: gateway exited with", r.returncode)
+        stats = gwtest.run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, app=extra_app,
+                                   quiet=False, wrap=("timeout", "150"), timeout=160)
+        if stats is None:
             return 1
 
-        by_spi = {s.spi: s for s in outs}
-        seen = {s.spi: 0 for s in outs}
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            p = f.payload
-            raw_p = raw(p)
-            spi = struct.unpack("!I", raw_p[(40 if p.version == 6 else p.ihl * 4):][:4])[0]
-            if spi not in by_spi:
-                print("FAIL: unexpected packet on the ESP port:", f.summary())
-                ok = False
-                continue
-            s = by_spi[spi]
-            k = seen[spi]
-            seen[spi] += 1
+        esp_out = gwtest.EspOut(outs)
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap"), esp_spi):
             if s.tunnel and (p.src != s.gw or p.dst != s.peer):
                 print("FAIL: %s: outer header %s -> %s" % (s.name, p.src, p.dst))
                 ok = False
-            try:
-                d = s.decrypt(p, k)
-            except (AuthError, ValueError) as ex:
-                print("FAIL: %s: packet %d does not decrypt: %s" % (s.name, k, ex))
-                ok = False
-                continue
-            if norm(d) != norm(out_orig[spi][k]):
-                print("FAIL: %s: packet %d decrypts to something else" % (s.name, k))
-                d.show()
-                ok = False
-        for s in outs:
-            if seen[s.spi] != N:
-                print("FAIL: %s: %d ESP packets out, want %d" % (s.name, seen[s.spi], N))
-                ok = False
-            else:
-                print("ok   outbound %-17s %d packets decrypt with OpenSSL ARIA to the originals"
-                      % (s.name, N))
+            ok = gwtest.check_decrypt(s.name, k, lambda: s.decrypt(p, k), out_orig[s.spi][k],
+                                      (AuthError, ValueError)) and ok
+        ok = esp_out.check_counts(N, "ok   outbound %-17s %d packets decrypt with OpenSSL ARIA "
+                                  "to the originals") and ok
 
-        got = {s.spi: [] for s in ins}
-        by_dst = {s.dst: s for s in ins}
-        for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
-            p = f.payload
-            if p.dst not in by_dst:
-                print("FAIL: unexpected packet on the clear port:", f.summary())
-                ok = False
-                continue
-            got[by_dst[p.dst].spi].append(raw(p))
-        for s in ins:
-            want = [raw(p) for (t, p) in in_orig if t is s]
-            if got[s.spi] != want:
-                print("FAIL: inbound %s: %d packets out, %d expected, or different bytes"
-                      % (s.name, len(got[s.spi]), len(want)))
-                ok = False
-            else:
-                print("ok   inbound  %-17s %d OpenSSL ARIA packets decrypt to the originals"
-                      % (s.name, N))
+        ok = gwtest.check_clear_port(os.path.join(tmp, "clear_out.pcap"), ins, in_want,
+                                     lambda s: "ok   inbound  %-17s %d OpenSSL ARIA packets "
+                                     "decrypt to the originals" % (s.name, N)) and ok
 
-        st = json.load(open(stats))
-        for reason, n in st["drops"].items():
-            if n != exp_drops.get(reason, 0):
-                print("FAIL: drop counter %s = %d, want %d" % (reason, n, exp_drops.get(reason, 0)))
-                ok = False
+        st = gwtest.load_stats(stats)
+        ok = gwtest.check_drops(st, exp_drops) and ok
         for e in st["sa"]:
             # only crypto_vecsec has ARIA: the capability check must have picked it
             if not e["cryptodev"].startswith("crypto_vecsec"):
                 print("FAIL: SA %s %#x on %s" % (e["dir"], e["spi"], e["cryptodev"]))
                 ok = False
-            if e["pkts"] != N:
-                print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], N))
-                ok = False
-            for reason, n in e["drops"].items():
-                want = exp_sa.get((e["spi"], reason), 0) if e["dir"] == "in" else 0
-                if n != want:
-                    print("FAIL: SA %s %#x: %s %d, want %d" % (e["dir"], e["spi"], reason, n,
-                                                              want))
-                    ok = False
-        if st["esp_out"] != N * len(SAS) or st["esp_in"] != N * len(SAS):
-            print("FAIL: esp_out %d esp_in %d, want %d" % (st["esp_out"], st["esp_in"],
-                                                           N * len(SAS)))
-            ok = False
+        ok = gwtest.check_sa_pkts(st, lambda e: N) and ok
+        ok = gwtest.check_sa_drops(st, lambda e, r: exp_sa.get((e["spi"], r), 0)
+                                   if e["dir"] == "in" else 0) and ok
+        ok = gwtest.check_esp_totals(st, N * len(SAS), N * len(SAS)) and ok
         if ok:
             print("ok   drops: auth_failed 2 (tampered ICV), replay 2, per SA exact")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

@@ -32,28 +32,27 @@ overlapping IPv4/IPv6 fragments with real datagrams' pieces mixed in
 
 usage: interop_frag.py GATEWAY_BINARY [--cpu-crypto] [--vdev CRYPTO_VDEV]
 """
-import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-from scapy.all import (IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, UDP, Ether, Raw, rdpcap, wrpcap, raw,
+from scapy.all import (IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, UDP, Raw, rdpcap, wrpcap, raw,
                        fragment, fragment6, defragment, defragment6)
 from scapy.layers.ipsec import ESP, SecurityAssociation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey, norm, eal_cleanup  # noqa: E402
 
 TTL_NS = 200000000      # --frag-ttl: 200 ms, well inside --idle-exit
 
 
 def key(tag):
-    return bytes((tag * 37 + i * 11 + 5) & 0xff for i in range(36))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
+    """A 36-byte ChaCha20-Poly1305 key (with salt), as interop_scapy.py makes them."""
+    return gwtest.keygen(37, 11, 5)(tag, 36)
 
 
 def body(tag, size):
@@ -85,24 +84,6 @@ class Sa:
                                       nat_t_header=UDP(sport=4500, dport=4500) if natt else None)
 
 
-def eth(p):
-    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
-
-
-def norm(p):
-    """Bytes of an IP packet with checksums and lengths recomputed by scapy."""
-    p = p.copy()
-    for layer in (IP, UDP):
-        if layer in p:
-            if hasattr(p[layer], "chksum"):
-                del p[layer].chksum
-            if hasattr(p[layer], "len"):
-                del p[layer].len
-    if IPv6 in p:
-        del p[IPv6].plen
-    return raw(p.__class__(raw(p)))
-
-
 def frags4(p, size=1480):
     return [IP(raw(f)) for f in fragment(p, fragsize=size)]
 
@@ -128,9 +109,17 @@ def defrag6(pkts):
     return out, len(groups)
 
 
-def eal_cleanup(prefix):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
+def split_within_mtu(path, what):
+    """
+    The IPv4 and IPv6 packets of a pcap file the gateway wrote, and False
+    (with a FAIL line) if a frame is larger than the MTU (1500).
+    """
+    frames = rdpcap(path)
+    big = [f for f in frames if len(f) - 14 > 1500]
+    if big:
+        print("FAIL: %d %s frames larger than the MTU" % (len(big), what))
+    return ([IP(raw(f.payload)) for f in frames if IP in f],
+            [IPv6(raw(f.payload)) for f in frames if IPv6 in f], not big)
 
 
 def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
@@ -145,13 +134,12 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     wrpcap(os.path.join(tmp, "ttl_clear.pcap"), [eth(IP(dst="10.9.9.9") / UDP())])
     with open(os.path.join(tmp, "ttl.cfg"), "w") as fh:
         fh.write("rt ipv4 dst 10.0.0.0/8 port 0\n")
-    prefix = "vecsec-gw-fragttl-%d" % os.getpid()
-    cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
-           "--log-level", "*:warning",
-           "--vdev", "net_pcap0,rx_pcap=%s/ttl_clear.pcap,tx_pcap=%s/ttl_co.pcap" % (tmp, tmp),
-           "--vdev", "net_pcap1,rx_pcap=%s/ttl_esp.pcap,tx_pcap=%s/ttl_eo.pcap" % (tmp, tmp)]
-    cmd += extra_eal + ["--", "-f", os.path.join(tmp, "ttl.cfg"), "-u", "2", "--duration", "2.5",
-                        "--quiet"] + (["--frag-ttl", str(ttl_ns)] if ttl_ns else []) + extra_app
+    prefix = gwtest.file_prefix("fragttl")
+    cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp, ("ttl_clear.pcap", "ttl_co.pcap"),
+                                                         ("ttl_esp.pcap", "ttl_eo.pcap")),
+                        extra_eal, ["-f", os.path.join(tmp, "ttl.cfg"), "-u", "2", "--duration",
+                                    "2.5", "--quiet"] +
+                        (["--frag-ttl", str(ttl_ns)] if ttl_ns else []) + extra_app)
     g = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
     try:
@@ -211,15 +199,12 @@ def storm(gwbin, extra_eal, extra_app, tmp, seed, count):
     wrpcap(os.path.join(tmp, "storm_clear.pcap"), frames[: count // 4])
     with open(os.path.join(tmp, "storm.cfg"), "w") as fh:
         fh.write("rt ipv4 dst 10.0.0.0/8 port 0\n")
-    prefix = "vecsec-gw-fragstorm-%d" % os.getpid()
+    prefix = gwtest.file_prefix("fragstorm")
     stats = os.path.join(tmp, "storm.json")
-    cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
-           "--log-level", "*:warning",
-           "--vdev", "net_pcap0,rx_pcap=%s/storm_clear.pcap,tx_pcap=%s/st_co.pcap" % (tmp, tmp),
-           "--vdev", "net_pcap1,rx_pcap=%s/storm_esp.pcap,tx_pcap=%s/st_eo.pcap" % (tmp, tmp)]
-    cmd += extra_eal + ["--", "-f", os.path.join(tmp, "storm.cfg"), "-u", "2", "--idle-exit",
-                        "0.5", "--frag-ttl", "50000000", "--reassemble", "16", "--stats-file",
-                        stats, "--quiet"] + extra_app
+    cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp, ("storm_clear.pcap", "st_co.pcap"),
+                                                         ("storm_esp.pcap", "st_eo.pcap")),
+                        extra_eal, gwtest.pcap_run(os.path.join(tmp, "storm.cfg"), stats) +
+                        ["--frag-ttl", "50000000", "--reassemble", "16"] + extra_app)
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
                            universal_newlines=True)
@@ -228,11 +213,9 @@ def storm(gwbin, extra_eal, extra_app, tmp, seed, count):
     if r.returncode != 0 or "still in use" in r.stdout:
         print(r.stdout)
         return "exit %d%s" % (r.returncode, ", mbufs leaked" if "still in use" in r.stdout else "")
-    st = json.load(open(stats))
-    rx = sum(p["rx"] for p in st["ports"])
-    tx = sum(p["tx"] for p in st["ports"])
-    drops = sum(st["drops"].values())
-    lhs = rx - st["reasm_frags"] + st["reassembled"] + st["frags_out"] - st["fragmented"]
+    st = gwtest.load_stats(stats)
+    rx, tx, drops = gwtest.port_totals(st)
+    lhs = gwtest.frames_moved(st)
     if rx != len(frames) + count // 4 or lhs != tx + drops:
         return "rx %d (%d frames) tx %d drops %d reassembled %d/%d" % (
             rx, len(frames) + count // 4, tx, drops, st["reassembled"], st["reasm_frags"])
@@ -244,16 +227,7 @@ def storm(gwbin, extra_eal, extra_app, tmp, seed, count):
 
 def main():
     gwbin = sys.argv[1]
-    extra_app, extra_eal = [], []
-    args = sys.argv[2:]
-    while args:
-        a = args.pop(0)
-        if a == "--cpu-crypto":
-            extra_app.append(a)
-        elif a in ("--vdev", "-d"):
-            extra_eal += [a, args.pop(0)]
-        else:
-            sys.exit("unknown argument " + a)
+    extra_app, extra_eal, _ = gwtest.gw_args(sys.argv[2:])
 
     # inbound SAs (ESP -> clear port 0), outbound SAs (clear -> ESP port 1)
     in4 = Sa("in", 0x201, "ipv4-tunnel", 4, "10.200.1.0/24", "172.31.1.1", "172.31.2.1")
@@ -420,42 +394,28 @@ def main():
     out_pkts = {s.spi: sum(1 for (t, _) in out_want if t is s) for s in (out4, out6, outtr)}
     out_pkts[outtr.spi] += 1    # the DF one is encrypted, then too_big on tx
 
-    prefix = "vecsec-gw-frag-%d" % os.getpid()
+    prefix = gwtest.file_prefix("frag")
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-frag-")
     ok = True
     try:
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as fh:
-            fh.write(conf)
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
         wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
         wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
         stats = os.path.join(tmp, "stats.json")
-        cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
-        cmd += extra_eal + ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.6", "--frag-ttl",
-                            str(TTL_NS), "--mtu", "1500", "--stats-file", stats,
-                            "--quiet"] + extra_app
+        cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp), extra_eal,
+                            gwtest.pcap_run(cfg, stats, idle="0.6") +
+                            ["--frag-ttl", str(TTL_NS), "--mtu", "1500"] + extra_app)
         print(" ".join(cmd))
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
-                           universal_newlines=True)
-        print(r.stdout)
+        r = gwtest.run_gw(cmd)
         if r.returncode != 0:
-            print("FAIL: gateway exited with", r.returncode)
             return 1
         if "still in use" in r.stdout:
             print("FAIL: mbufs leaked")
             ok = False
 
         # inbound: the clear port's frames, each within the MTU, defragmented by scapy
-        frames = rdpcap(os.path.join(tmp, "clear_out.pcap"))
-        big = [f for f in frames if len(f) - 14 > 1500]
-        if big:
-            print("FAIL: %d clear frames larger than the MTU" % len(big))
-            ok = False
-        v4 = [IP(raw(f.payload)) for f in frames if IP in f]
-        v6 = [IPv6(raw(f.payload)) for f in frames if IPv6 in f]
+        v4, v6, ok1 = split_within_mtu(os.path.join(tmp, "clear_out.pcap"), "clear")
+        ok = ok1 and ok
         nfrag4 = sum(1 for p in v4 if p.flags.MF or p.frag)
         got = [norm(p) for p in defragment(v4)]
         g6, nfrag6 = defrag6(v6)
@@ -478,13 +438,8 @@ def main():
                                                           "too_big"))
 
         # outbound: defragment what the gateway sent, then decrypt
-        frames = rdpcap(os.path.join(tmp, "esp_out.pcap"))
-        big = [f for f in frames if len(f) - 14 > 1500]
-        if big:
-            print("FAIL: %d ESP frames larger than the MTU" % len(big))
-            ok = False
-        v4 = [IP(raw(f.payload)) for f in frames if IP in f]
-        v6 = [IPv6(raw(f.payload)) for f in frames if IPv6 in f]
+        v4, v6, ok1 = split_within_mtu(os.path.join(tmp, "esp_out.pcap"), "ESP")
+        ok = ok1 and ok
         ids4 = {}
         for p in v4:
             if p.flags.MF or p.frag:
@@ -519,27 +474,17 @@ def main():
                   "decrypt = originals" % (len(want), n_clear_frag, len(ids4), len(set(ids4)), n6))
 
         # counters
-        st = json.load(open(stats))
-        for reason, n in st["drops"].items():
-            if n != exp.get(reason, 0):
-                print("FAIL: drop counter %s = %d, want %d" % (reason, n, exp.get(reason, 0)))
-                ok = False
+        st = gwtest.load_stats(stats)
+        ok = gwtest.check_drops(st, exp) and ok
         n_in = sum(len(w) for (_, _, w, _) in cases) + 1    # + the DF one, then too_big
         if st["esp_in"] != n_in:
             print("FAIL: esp_in %d, want %d" % (st["esp_in"], n_in))
             ok = False
-        for e in st["sa"]:
-            want_pkts = (in_pkts if e["dir"] == "in" else out_pkts).get(e["spi"], 0)
-            if e["spi"] == in4.spi:
-                want_pkts += 1  # the DF packet decrypts, then is too_big on the clear port
-            if e["pkts"] != want_pkts:
-                print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"],
-                                                              want_pkts))
-                ok = False
-        rx = sum(p["rx"] for p in st["ports"])
-        tx = sum(p["tx"] for p in st["ports"])
-        drops = sum(st["drops"].values())
-        lhs = rx - st["reasm_frags"] + st["reassembled"] + st["frags_out"] - st["fragmented"]
+        # the DF packet of in4 decrypts, then is too_big on the clear port
+        ok = gwtest.check_sa_pkts(st, lambda e: (in_pkts if e["dir"] == "in" else out_pkts).get(
+            e["spi"], 0) + (1 if e["spi"] == in4.spi else 0)) and ok
+        rx, tx, drops = gwtest.port_totals(st)
+        lhs = gwtest.frames_moved(st)
         if lhs != tx + drops or rx != len(esp_in) + len(clear_in):
             print("FAIL: accounting: rx %d - reasm_frags %d + reassembled %d + frags_out %d - "
                   "fragmented %d = %d, tx %d + drops %d = %d" % (
@@ -577,10 +522,8 @@ def main():
                 print("FAIL: fragment storm seed %d: %s" % (seed, why))
                 ok = False
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

@@ -22,28 +22,26 @@ extension chains, a fragment header: each counted once under its reason.
 
 usage: interop_natt_ext.py GATEWAY_BINARY [--cpu-crypto] [--vdev CRYPTO_VDEV]
 """
-import json
 import os
-import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
-from scapy.all import (IP, IPv6, UDP, TCP, Ether, Raw, IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt,
-                       IPv6ExtHdrRouting, IPv6ExtHdrFragment, rdpcap, wrpcap, raw)
+from scapy.all import (IP, IPv6, UDP, TCP, Raw, IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt,
+                       IPv6ExtHdrRouting, IPv6ExtHdrFragment, rdpcap, raw)
 from scapy.layers.ipsec import ESP, SecurityAssociation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey  # noqa: E402
 
 N = 12          # valid packets per SA and direction
 EXT = (0, 43, 60)   # Hop-by-Hop, Routing, Destination Options
 
 
-def key(tag, n):
-    return bytes((tag * 41 + i * 13 + 3) & 0xff for i in range(n))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
+key = gwtest.keygen(41, 13, 3)
+# tunnel ends always IPv6 (the tunnel SAs are ipv6-tunnel), networks as interop_scapy.py
+PLAN = gwtest.AddressPlan(None, None, "fd00:aa", "fd00:bb")
 
 
 # name, spi, gateway algo, scapy algo, key bytes incl. salt, mode, family, NAT-T,
@@ -111,29 +109,18 @@ class Sa:
         self.key = key(self.spi & 0xff ^ (0x33 if inbound else 0), klen)
         self.tunnel = self.mode != "transport"
         n = idx + 1
-        self.peer, self.gw = "fd00:aa::%d" % n, "fd00:bb::%d" % n
-        d = "in" if inbound else "out"
-        if self.fam == 4:
-            self.net = "10.%d.%d.0/24" % (200 if inbound else 100, n)
-            self.src, self.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (200 if inbound else 100, n)
-            self.nat_src = "198.51.100.%d" % n
-        else:
-            self.net = "fd0%d:%x::/48" % (2 if inbound else 1, n)
-            self.src, self.dst = "fd09::%d" % n, "fd0%d:%x::7" % (2 if inbound else 1, n)
-            self.nat_src = "2001:db8::%d" % n
-        ipv = "ipv4" if self.fam == 4 else "ipv6"
-        sp = "sp %s %s esp protect %d pri 1 dst %s\n" % (ipv, d, self.spi, self.net)
-        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (d, self.spi, self.algo,
-                                                           hexkey(self.key), self.mode)
+        PLAN.apply(self, idx)
+        self.nat_src = "198.51.100.%d" % n if self.fam == 4 else "2001:db8::%d" % n
+        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (gwtest.direction(self), self.spi,
+                                                           self.algo, hexkey(self.key), self.mode)
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
-            sa += " src %s dst %s" % (s, t)
+            sa += " src %s dst %s" % gwtest.tunnel_ends(self)
         if self.natt:
             sa += " udp-encap"
-        self.conf = sp + sa + "\n"
+        self.conf = gwtest.sp_line(self) + sa + "\n"
         hdr = None
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
+            s, t = gwtest.tunnel_ends(self)
             hdr = IPv6(src=s, dst=t)
         self.hdr = hdr
         self.sa = self.make_sa(self.natt)
@@ -179,22 +166,19 @@ class Sa:
         return IP(e) if e[0] >> 4 == 4 else IPv6(e)
 
 
-def eth(p):
-    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
-
-
 def norm(p):
-    """Bytes of an IP packet with checksums and lengths recomputed by scapy."""
-    p = p.copy()
-    for layer in (IP, UDP, TCP):
-        if layer in p:
-            if hasattr(p[layer], "chksum"):
-                del p[layer].chksum
-            if layer is not TCP and hasattr(p[layer], "len"):
-                del p[layer].len
-    if IPv6 in p:
-        del p[IPv6].plen
-    return raw(p.__class__(raw(p)))
+    """gwtest.norm with TCP's checksum recomputed too (NAT'd packets)."""
+    return gwtest.norm(p, tcp=True)
+
+
+def esp_spi(p):
+    """SPI of the gateway's ESP packet p: after the IP header, extensions and NAT-T's UDP."""
+    b = raw(p)
+    v4 = b[0] >> 4 == 4
+    off = (b[0] & 15) * 4 if v4 else ext_chain(b)[0]
+    if (b[9] if v4 else ext_chain(b)[1]) == 17:
+        off += 8
+    return struct.unpack("!I", b[off:off + 4])[0]
 
 
 def check_out(s, b, k, fail):
@@ -244,25 +228,11 @@ def check_out(s, b, k, fail):
     return bytes(e)
 
 
-def eal_cleanup(prefix):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
-
-
 def main():
     gwbin = sys.argv[1]
-    extra_app, extra_eal = [], []
-    args = sys.argv[2:]
-    while args:
-        a = args.pop(0)
-        if a == "--cpu-crypto":
-            extra_app.append(a)
-        elif a in ("--vdev", "-d"):
-            extra_eal += [a, args.pop(0)]
-        else:
-            sys.exit("unknown argument " + a)
+    extra_app, extra_eal, _ = gwtest.gw_args(sys.argv[2:])
 
-    prefix = "vecsec-gw-natt-%d" % os.getpid()
+    prefix = gwtest.file_prefix("natt")
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-natt-")
     fails = []
 
@@ -272,8 +242,7 @@ def main():
         return None
 
     try:
-        outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
-        ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
+        outs, ins = gwtest.sa_pairs(Sa, SAS)
         conf = "".join(s.conf for s in outs + ins)
         # IKE to the gateway's addresses on port 4500 passes (IPv4 only: IPv6 IKE -> policy)
         conf += "sp ipv4 in esp bypass pri 100 proto 17:17 dport 4500:4500 dst 172.31.2.0/24\n"
@@ -284,18 +253,11 @@ def main():
         conf += "rt ipv6 dst fd00:aa::/32 port 1\nrt ipv4 dst 10.100.0.0/16 port 1\n"
         conf += "rt ipv6 dst fd01::/16 port 1\nrt ipv4 dst 10.200.0.0/16 port 0\n"
         conf += "rt ipv6 dst fd02::/16 port 0\nrt ipv4 dst 172.31.2.0/24 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write(conf)
+        conf += gwtest.NEIGH
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         # outbound
-        clear_in, out_orig = [], {s.spi: [] for s in outs}
-        for k in range(N):
-            for s in outs:
-                p = s.clear(k, 20 + 11 * k)
-                out_orig[s.spi].append(p)
-                clear_in.append(eth(p))
+        clear_in, out_orig = gwtest.clear_traffic(outs, N, lambda k: 20 + 11 * k)
         # a truncated extension chain on the protected side -> malformed
         clear_in.append(eth(IPv6(raw(IPv6(src="fd09::1", dst="fd01:1::7", nh=43) /
                                      Raw(b"\x11\x02" + b"\x00" * 10)))))
@@ -365,111 +327,63 @@ def main():
         esp_in.append(eth(IPv6(**a6) / IPv6ExtHdrHopByHop() / IPv6ExtHdrFragment(m=1) / esp6))
         exp["frag"] = 2
 
-        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
-        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
-        stats = os.path.join(tmp, "stats.json")
-        cmd = [gwbin, "-l", os.environ.get("GW_LCORES", "0"), "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
-        cmd += extra_eal + ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5",
-                            "--stats-file", stats, "--quiet"] + extra_app
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
-                           universal_newlines=True)
-        print(r.stdout)
-        if r.returncode != 0:
-            fail("gateway exited with %d" % r.returncode)
+        stats = gwtest.run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, extra_eal,
+                                   extra_app, lcores=os.environ.get("GW_LCORES", "0"))
+        if stats is None:
             return 1
 
         # outbound: check headers, decrypt
-        by_spi = {s.spi: s for s in outs}
-        seen = {s.spi: 0 for s in outs}
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            b = raw(f.payload)
+        esp_out = gwtest.EspOut(outs)
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap"), esp_spi):
+            b = raw(p)
             v4 = b[0] >> 4 == 4
-            off = (b[0] & 15) * 4 if v4 else ext_chain(b)[0]
-            if (b[9] if v4 else ext_chain(b)[1]) == 17:
-                off += 8
-            spi = struct.unpack("!I", b[off:off + 4])[0]
-            if spi not in by_spi:
-                fail("unexpected packet on the ESP port: %s" % f.summary())
-                continue
-            s = by_spi[spi]
-            k = seen[spi]
-            seen[spi] += 1
             e = check_out(s, b, k, fail)
             if e is None:
                 continue
             ep = IP(e) if v4 else IPv6(e)
             if ep[ESP].seq != k + 1:
                 fail("%s: packet %d has seq %d" % (s.name, k, ep[ESP].seq))
-            try:
-                d = s.plain.decrypt(ep)
-            except Exception as ex:  # scapy raises on a bad ICV
-                fail("%s: packet %d does not decrypt: %s" % (s.name, k, ex))
-                continue
-            if norm(d) != norm(out_orig[spi][k]):
-                fail("%s: packet %d decrypts to something else" % (s.name, k))
-                d.show()
-        for s in outs:
-            if seen[s.spi] != N:
-                fail("%s: %d ESP packets out, want %d" % (s.name, seen[s.spi], N))
-            else:
-                print("ok   outbound %-22s %d packets decrypt with scapy to the originals"
-                      % (s.name, N))
+            # scapy raises on a bad ICV
+            if not gwtest.check_decrypt(s.name, k, lambda: s.plain.decrypt(ep), out_orig[s.spi][k]):
+                fails.append(s.name)
+        if not esp_out.check_counts(N, "ok   outbound %-22s %d packets decrypt with scapy to the "
+                                    "originals"):
+            fails.append("outbound")
 
         # inbound: byte for byte, in order per SA
-        got = {s.spi: [] for s in ins}
-        by_dst = {s.dst: s for s in ins}
-        ike_seen = 0
+        frames, ike_seen = [], 0
         for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
-            p = f.payload
-            if raw(p) in (raw(ike4), raw(byp6)):
+            if raw(f.payload) in (raw(ike4), raw(byp6)):
                 ike_seen += 1
-                continue
-            if p.dst not in by_dst:
-                fail("unexpected packet on the clear port: %s" % f.summary())
-                continue
-            got[by_dst[p.dst].spi].append(raw(p))
+            else:
+                frames.append(f)
+        got, ok1 = gwtest.clear_by_sa(frames, ins)
         if ike_seen != 2:
             fail("IKE on 4500 and UDP 7777 after extensions: %d bypassed, want 2" % ike_seen)
-        for s in ins:
-            if got[s.spi] != in_want[s.spi]:
-                fail("inbound %s: %d packets out, %d expected, or different bytes"
-                     % (s.name, len(got[s.spi]), len(in_want[s.spi])))
-                for i, (a, b) in enumerate(zip(got[s.spi], in_want[s.spi])):
-                    if a != b:
-                        print("  first difference at packet %d:\n  got  %s\n  want %s" %
-                              (i, a.hex(), b.hex()))
-                        break
-            else:
-                print("ok   inbound  %-22s %d scapy packets decrypt to the originals%s" %
-                      (s.name, N, " (NAT'd ones with fixed checksums)"
-                       if s.natt and not s.tunnel else ""))
+        ok2 = gwtest.check_inbound(ins, got, in_want, lambda s: "ok   inbound  %-22s %d scapy "
+                                   "packets decrypt to the originals%s" %
+                                   (s.name, N, " (NAT'd ones with fixed checksums)"
+                                    if s.natt and not s.tunnel else ""))
+        if not (ok1 and ok2):
+            fails.append("inbound")
 
         # counters
-        st = json.load(open(stats))
-        for reason, n in st["drops"].items():
-            if n != exp.get(reason, 0):
-                fail("drop counter %s = %d, want %d" % (reason, n, exp.get(reason, 0)))
-        for e in st["sa"]:
-            if e["pkts"] != N:
-                fail("SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], N))
-            want_mal = 1 if e["dir"] == "in" and e["spi"] == s0.spi else 0
-            if e["drops"]["malformed"] != want_mal:
-                fail("SA %s %#x: malformed %d, want %d" % (e["dir"], e["spi"],
-                                                           e["drops"]["malformed"], want_mal))
-        if st["esp_out"] != N * len(SAS) or st["esp_in"] != N * len(SAS) or st["bypass"] != 2:
-            fail("esp_out %d esp_in %d bypass %d, want %d %d 2" %
-                 (st["esp_out"], st["esp_in"], st["bypass"], N * len(SAS), N * len(SAS)))
+        st = gwtest.load_stats(stats)
+        ok = gwtest.check_drops(st, exp)
+        ok = gwtest.check_sa_pkts(st, lambda e: N) and ok
+        ok = gwtest.check_sa_drops(st, lambda e, r: 1 if e["dir"] == "in" and e["spi"] == s0.spi
+                                   else 0, ("malformed",)) and ok
+        ok = gwtest.check_esp_totals(st, N * len(SAS), N * len(SAS)) and ok
+        if st["bypass"] != 2:
+            fail("bypass %d, want 2" % st["bypass"])
+        if not ok:
+            fails.append("counters")
         if not fails:
             print("ok   drops: %s, bypass 2 (IKE, IPv6 with extensions)" %
                   ", ".join("%s %d" % kv for kv in sorted(exp.items())))
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("FAIL" if fails else "PASS")
-    return 1 if fails else 0
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(not fails)
 
 
 if __name__ == "__main__":

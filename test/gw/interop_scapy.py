@@ -21,28 +21,27 @@ lookaside-none. Same packets, same counters.
 usage: interop_scapy.py GATEWAY_BINARY [--cpu-crypto] [--lookaside-protocol]
                         [--vdev CRYPTO_VDEV] [-d PMD.so]
 """
-import json
 import os
-import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
-from scapy.all import IP, IPv6, UDP, Ether, Raw, IPOption, rdpcap, wrpcap, raw
+from scapy.all import IP, IPv6, UDP, Raw, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey  # noqa: E402
 
 N = 12          # valid packets per SA and direction
 ESN0 = 0xfffffffc   # ESN SAs start here: the 32-bit boundary is crossed in the run
 LKP = False         # --lookaside-protocol
 
 
-def key(tag, n):
-    return bytes((tag * 37 + i * 11 + 5) & 0xff for i in range(n))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
+key = gwtest.keygen(37, 11, 5)
+# tunnel ends: peer -> gateway inbound, gateway -> peer outbound; protected networks
+# 10.1xx (out), 10.2xx (in); fd01:xx:: / fd02:xx::
+PLAN = gwtest.AddressPlan("172.31.1", "172.31.2", "fd00:aa", "fd00:bb")
 
 
 # name, spi, algo (gateway keyword), scapy algo, key bytes incl. salt, mode, inner family, esn,
@@ -72,38 +71,21 @@ class Sa:
         self.key = key(self.spi & 0xff ^ (0x55 if inbound else 0), klen)
         self.tunnel = self.mode != "transport"
         outer6 = self.mode == "ipv6-tunnel"
-        n = idx + 1
-        # tunnel end points: peer -> gateway inbound, gateway -> peer outbound
-        if outer6:
-            self.peer, self.gw = "fd00:aa::%d" % n, "fd00:bb::%d" % n
-        else:
-            self.peer, self.gw = "172.31.1.%d" % n, "172.31.2.%d" % n
-        d = "in" if inbound else "out"
-        # protected networks: 10.1xx (out), 10.2xx (in); fd01:xx:: / fd02:xx::
-        if self.fam == 4:
-            self.net = "10.%d.%d.0/24" % (200 if inbound else 100, n)
-            self.src, self.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (200 if inbound else 100, n)
-        else:
-            self.net = "fd0%d:%x::/48" % (2 if inbound else 1, n)
-            self.src, self.dst = "fd09::%d" % n, "fd0%d:%x::7" % (2 if inbound else 1, n)
-        ipv = "ipv4" if self.fam == 4 else "ipv6"
-        sp = "sp %s %s esp protect %d pri 1 dst %s\n" % (ipv, d, self.spi, self.net)
-        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (d, self.spi, self.algo,
-                                                           hexkey(self.key), self.mode)
+        PLAN.apply(self, idx)
+        sa = "sa %s %d aead_algo %s aead_key %s mode %s" % (gwtest.direction(self), self.spi,
+                                                           self.algo, hexkey(self.key), self.mode)
         if self.tunnel:
-            # outbound: src gw dst peer; inbound: the packet's outer src peer, dst gw
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
-            sa += " src %s dst %s" % (s, t)
+            sa += " src %s dst %s" % gwtest.tunnel_ends(self)
         if self.esn:
             sa += " esn %d" % ESN0
         if self.natt:
             sa += " udp-encap"
         elif LKP and self.algo == "chacha20-poly1305":
             sa += " type lookaside-protocol-offload"
-        self.conf = sp + sa + "\n"
+        self.conf = gwtest.sp_line(self) + sa + "\n"
         hdr = None
         if self.tunnel:
-            s, t = (self.peer, self.gw) if inbound else (self.gw, self.peer)
+            s, t = gwtest.tunnel_ends(self)
             hdr = IPv6(src=s, dst=t) if outer6 else IP(src=s, dst=t)
         self.sa = SecurityAssociation(ESP, spi=self.spi, crypt_algo=self.salgo,
                                       crypt_key=self.key, tunnel_header=hdr,
@@ -112,14 +94,7 @@ class Sa:
                                       else None)
 
     def clear(self, k, size=80):
-        body = bytes(((k * 7 + i + self.spi) & 0xff) for i in range(size))
-        if self.fam == 4:
-            # every third IPv4 packet carries header options (NOP NOP NOP EOL)
-            ip = IP(src=self.src, dst=self.dst,
-                    options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
-        else:
-            ip = IPv6(src=self.src, dst=self.dst)
-        return ip / UDP(sport=1000 + k, dport=2000) / Raw(body)
+        return gwtest.udp_packet(self, k, size, 7, 1000 + k, 2000)
 
     def seq(self, k):
         """
@@ -142,82 +117,32 @@ class Sa:
         return self.sa.decrypt(p, esn_en=self.esn, esn=s >> 32)
 
 
-def eth(p):
-    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
-
-
-def norm(p):
-    """Bytes of an IP packet with checksums and lengths recomputed by scapy."""
-    p = p.copy()
-    for layer in (IP, UDP):
-        if layer in p:
-            if hasattr(p[layer], "chksum"):
-                del p[layer].chksum
-            if hasattr(p[layer], "len"):
-                del p[layer].len
-    if IPv6 in p:
-        del p[IPv6].plen
-    return raw(p.__class__(raw(p)))
-
-
-
-def eal_cleanup(prefix):
-    """EAL leaves its runtime folder behind; remove the one this test made."""
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
-
 def main():
+    global LKP
     gwbin = sys.argv[1]
-    extra_app, extra_eal = [], []
-    args = sys.argv[2:]
-    while args:
-        a = args.pop(0)
-        if a == "--cpu-crypto":
-            extra_app.append(a)
-        elif a == "--lookaside-protocol":
-            global LKP
-            LKP = True
-        elif a in ("--vdev", "-d"):
-            extra_eal += [a, args.pop(0)]
-        else:
-            sys.exit("unknown argument " + a)
+    extra_app, extra_eal, own = gwtest.gw_args(sys.argv[2:], flags=("--lookaside-protocol",))
+    LKP = "--lookaside-protocol" in own
 
-    prefix = "vecsec-gw-%s-%d" % (os.path.basename(sys.argv[0])[:6], os.getpid())
+    prefix = gwtest.file_prefix(os.path.basename(sys.argv[0])[:6])
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-interop-")
     ok = True
     try:
-        outs = [Sa(i, s, False) for i, s in enumerate(SAS)]
-        ins = [Sa(i, s, True) for i, s in enumerate(SAS)]
+        outs, ins = gwtest.sa_pairs(Sa, SAS)
         conf = "".join(s.conf for s in outs + ins)
         # outbound: ESP (tunnel: outer dst, transport: inner dst) -> port 1
         # inbound: decrypted -> port 0
-        conf += "rt ipv4 dst 172.31.1.0/24 port 1\nrt ipv6 dst fd00:aa::/32 port 1\n"
-        conf += "rt ipv4 dst 10.100.0.0/16 port 1\nrt ipv6 dst fd01::/16 port 1\n"
-        conf += "rt ipv4 dst 10.200.0.0/16 port 0\nrt ipv6 dst fd02::/16 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write(conf)
+        conf += PLAN.routes() + gwtest.NEIGH
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         # outbound traffic, interleaved over the SAs
-        clear_in, out_orig = [], {s.spi: [] for s in outs}
-        for k in range(N):
-            for s in outs:
-                p = s.clear(k, 40 + 13 * k)
-                out_orig[s.spi].append(p)
-                clear_in.append(eth(p))
+        clear_in, out_orig = gwtest.clear_traffic(outs, N, lambda k: 40 + 13 * k)
         # one outbound packet that fits the MTU in clear but not after ESP, with DF in
         # transport mode (cannot be fragmented) -> too_big
         big = outs[2].clear(N, 1500 - 20 - 8 - 10 - 12)
         big[IP].flags = "DF"
         clear_in.append(eth(big))
         # inbound traffic
-        esp_in, in_orig = [], []
-        for k in range(N):
-            for s in ins:
-                p = s.clear(k, 30 + 17 * k)
-                in_orig.append((s, p))
-                esp_in.append(eth(s.encrypt(p, k)))
+        esp_in, in_want = gwtest.esp_traffic(ins, N, lambda k: 30 + 17 * k)
         # bad packets, all on SA 0 (IPv4 tunnel ChaCha20-Poly1305)
         s0 = ins[0]
         good = s0.encrypt(s0.clear(N, 64), N)
@@ -247,37 +172,16 @@ def main():
         exp_drops = {"auth_failed": 1, "replay": 1, "malformed": 2, "no_sa": 3, "policy": 1,
                      "too_big": 1}
 
-        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
-        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
-        stats = os.path.join(tmp, "stats.json")
-        cmd = [gwbin, "-l", os.environ.get("GW_LCORES", "0"), "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp)]
-        cmd += extra_eal + ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5",
-                            "--stats-file", stats, "--quiet"] + extra_app
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
-                           universal_newlines=True)
-        print(r.stdout)
-        if r.returncode != 0:
-            print("FAIL: gateway exited with", r.returncode)
+        stats = gwtest.run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, extra_eal,
+                                   extra_app, lcores=os.environ.get("GW_LCORES", "0"))
+        if stats is None:
             return 1
 
         # outbound: decrypt what the gateway encrypted
-        by_spi = {s.spi: s for s in outs}
-        seen = {s.spi: 0 for s in outs}
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            p = f.payload
-            e = p[ESP] if ESP in p else None
-            if e is None or e.spi not in by_spi:
-                print("FAIL: unexpected packet on the ESP port:", f.summary())
-                ok = False
-                continue
-            s = by_spi[e.spi]
-            k = seen[e.spi]
-            seen[e.spi] += 1
-            if e.seq != (s.seq(k) & 0xffffffff):
-                print("FAIL: %s: packet %d has seq %d, want %d" % (s.name, k, e.seq, s.seq(k)))
+        esp_out = gwtest.EspOut(outs)
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap")):
+            if p[ESP].seq != (s.seq(k) & 0xffffffff):
+                print("FAIL: %s: packet %d has seq %d, want %d" % (s.name, k, p[ESP].seq, s.seq(k)))
                 ok = False
             if s.natt != (UDP in p and p[UDP].dport == 4500 and p[UDP].sport == 4500):
                 print("FAIL: %s: packet %d: UDP encapsulation %s" % (s.name, k, "missing"
@@ -286,78 +190,31 @@ def main():
             if s.tunnel and (p.src != s.gw or p.dst != s.peer):
                 print("FAIL: %s: outer header %s -> %s" % (s.name, p.src, p.dst))
                 ok = False
-            try:
-                d = s.decrypt(p, k)
-            except Exception as ex:  # scapy raises on a bad ICV
-                print("FAIL: %s: packet %d does not decrypt: %s" % (s.name, k, ex))
-                ok = False
-                continue
-            if norm(d) != norm(out_orig[s.spi][k]):
-                print("FAIL: %s: packet %d decrypts to something else" % (s.name, k))
-                d.show()
-                ok = False
-        for s in outs:
-            if seen[s.spi] != N:
-                print("FAIL: %s: %d ESP packets out, want %d" % (s.name, seen[s.spi], N))
-                ok = False
-            else:
-                print("ok   outbound %-17s %d packets decrypt with scapy to the originals"
-                      % (s.name, N))
+            # scapy raises on a bad ICV
+            ok = gwtest.check_decrypt(s.name, k, lambda: s.decrypt(p, k), out_orig[s.spi][k]) and ok
+        ok = esp_out.check_counts(N, "ok   outbound %-17s %d packets decrypt with scapy to the "
+                                  "originals") and ok
 
         # inbound: the gateway's clear output must equal scapy's originals, in
         # order within each SA (the gateway may interleave SAs differently)
-        got = {s.spi: [] for s in ins}
-        by_dst = {s.dst: s for s in ins}
-        for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
-            p = f.payload
-            if p.dst not in by_dst:
-                print("FAIL: unexpected packet on the clear port:", f.summary())
-                ok = False
-                continue
-            got[by_dst[p.dst].spi].append(raw(p))
-        for s in ins:
-            want = [raw(p) for (t, p) in in_orig if t is s]
-            if got[s.spi] != want:
-                print("FAIL: inbound %s: %d packets out, %d expected, or different bytes"
-                      % (s.name, len(got[s.spi]), len(want)))
-                for i, (a, b) in enumerate(zip(got[s.spi], want)):
-                    if a != b:
-                        print("  first difference at packet %d" % i)
-                        break
-                ok = False
-            else:
-                print("ok   inbound  %-17s %d scapy packets decrypt to the originals" % (s.name, N))
+        ok = gwtest.check_clear_port(os.path.join(tmp, "clear_out.pcap"), ins, in_want,
+                                     lambda s: "ok   inbound  %-17s %d scapy packets decrypt to "
+                                     "the originals" % (s.name, N)) and ok
 
         # counters
-        st = json.load(open(stats))
-        for reason, n in st["drops"].items():
-            if n != exp_drops.get(reason, 0):
-                print("FAIL: drop counter %s = %d, want %d" % (reason, n, exp_drops.get(reason, 0)))
-                ok = False
-        for e in st["sa"]:
-            inbound = e["dir"] == "in"
-            want_pkts = N + (1 if not inbound and e["spi"] == outs[2].spi else 0)  # the big one
-            if e["pkts"] != want_pkts:
-                print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], want_pkts))
-                ok = False
-            if inbound and e["spi"] == s0.spi:
-                for reason in ("auth_failed", "replay"):
-                    if e["drops"][reason] != 1:
-                        print("FAIL: SA in %#x: %s %d, want 1" % (e["spi"], reason, e["drops"][reason]))
-                        ok = False
-                if e["drops"]["malformed"] != 1:
-                    print("FAIL: SA in %#x: malformed %d, want 1" % (e["spi"], e["drops"]["malformed"]))
-                    ok = False
-        if st["esp_out"] != N * len(SAS) + 1 or st["esp_in"] != N * len(SAS):
-            print("FAIL: esp_out %d esp_in %d, want %d" % (st["esp_out"], st["esp_in"], N * len(SAS)))
-            ok = False
+        st = gwtest.load_stats(stats)
+        ok = gwtest.check_drops(st, exp_drops) and ok
+        # the big one counts on its outbound SA
+        ok = gwtest.check_sa_pkts(st, lambda e: N + (1 if e["dir"] == "out" and
+                                                     e["spi"] == outs[2].spi else 0)) and ok
+        ok = gwtest.check_sa_drops(st, lambda e, r: 1 if e["dir"] == "in" and e["spi"] == s0.spi
+                                   else None, ("auth_failed", "replay", "malformed")) and ok
+        ok = gwtest.check_esp_totals(st, N * len(SAS) + 1, N * len(SAS)) and ok
         if ok:
             print("ok   drops: %s" % ", ".join("%s %d" % kv for kv in sorted(exp_drops.items())))
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

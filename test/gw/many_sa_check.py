@@ -16,24 +16,21 @@ sent on SA a whose inner destination belongs to SA b are dropped as
 
 usage: many_sa_check.py GATEWAY_BINARY [--cpu-crypto] [--sas N]
 """
-import json
 import os
 import random
-import shutil
-import subprocess
 import sys
 import tempfile
 
-from scapy.all import IP, UDP, Ether, Raw, rdpcap, wrpcap, raw
+from scapy.all import IP, UDP, Raw, rdpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey  # noqa: E402
 
 K = 5           # packets per SA and direction
 CROSS = 9       # inbound packets on one SA for another SA's network
 GW_OUT, PEER = "172.31.2.1", "172.31.1.1"
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
 
 
 class Sa:
@@ -64,19 +61,6 @@ class Sa:
         return self.sa.encrypt(p)
 
 
-def eth(p):
-    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
-
-
-def norm(p):
-    p = p.copy()
-    for layer in (IP, UDP):
-        if layer in p:
-            del p[layer].chksum
-            del p[layer].len
-    return raw(p.__class__(raw(p)))
-
-
 def order(rnd, nsa):
     """SA index per packet: K each, shuffled, with some runs of one SA kept together."""
     runs = []
@@ -91,25 +75,12 @@ def order(rnd, nsa):
     return [s for (s, r) in runs for _ in range(r)]
 
 
-def eal_cleanup(prefix):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
-
-
 def main():
     gwbin = sys.argv[1]
-    extra, nsa = [], 100
-    args = sys.argv[2:]
-    while args:
-        a = args.pop(0)
-        if a == "--cpu-crypto":
-            extra.append(a)
-        elif a == "--sas":
-            nsa = int(args.pop(0))
-        else:
-            sys.exit("unknown argument " + a)
+    extra, _, own = gwtest.gw_args(sys.argv[2:], values=("--sas",), eal_opts=())
+    nsa = int(own.get("--sas", 100))
     rnd = random.Random(7)
-    prefix = "vecsec-gw-manysa-%d" % os.getpid()
+    prefix = gwtest.file_prefix("manysa")
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-manysa-")
     ok = True
     try:
@@ -117,10 +88,8 @@ def main():
         ins = [Sa(i, True) for i in range(nsa)]
         conf = "".join(s.conf for s in outs + ins)
         conf += "rt ipv4 dst 172.31.1.0/24 port 1\nrt ipv4 dst 10.200.0.0/16 port 0\n"
-        conf += "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
-        cfg = os.path.join(tmp, "gw.cfg")
-        with open(cfg, "w") as f:
-            f.write(conf)
+        conf += gwtest.NEIGH
+        cfg = gwtest.write_config(os.path.join(tmp, "gw.cfg"), conf)
 
         clear_in, out_orig = [], {s.spi: [] for s in outs}
         for i in order(rnd, nsa):
@@ -142,64 +111,29 @@ def main():
             cross[ins[a].spi] = cross.get(ins[a].spi, 0) + 1
             esp_in.insert(rnd.randrange(len(esp_in) + 1), eth(ins[a].encrypt(p)))
 
-        wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
-        wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
-        stats = os.path.join(tmp, "stats.json")
-        cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
-               "--log-level", "*:warning",
-               "--vdev",
-               "net_pcap0,rx_pcap=%s/clear_in.pcap,tx_pcap=%s/clear_out.pcap" % (tmp, tmp),
-               "--vdev", "net_pcap1,rx_pcap=%s/esp_in.pcap,tx_pcap=%s/esp_out.pcap" % (tmp, tmp),
-               "--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats,
-               "--quiet"] + extra
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
-                           universal_newlines=True)
-        print(r.stdout)
-        if r.returncode != 0:
-            print("FAIL: gateway exited with", r.returncode)
+        stats = gwtest.run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, app=extra)
+        if stats is None:
             return 1
 
-        by_spi = {s.spi: s for s in outs}
-        seen = {s.spi: 0 for s in outs}
-        for f in rdpcap(os.path.join(tmp, "esp_out.pcap")):
-            p = f.payload
-            e = p[ESP] if ESP in p else None
-            if e is None or e.spi not in by_spi:
-                print("FAIL: unexpected packet on the ESP port:", f.summary())
+        esp_out = gwtest.EspOut(outs)
+        for p, s, k in esp_out.each(os.path.join(tmp, "esp_out.pcap")):
+            if p[ESP].seq != k + 1 or k >= K:
+                print("FAIL: SA out %#x: packet %d has seq %d" % (s.spi, k, p[ESP].seq))
                 ok = False
                 continue
-            s = by_spi[e.spi]
-            k = seen[e.spi]
-            seen[e.spi] += 1
-            if e.seq != k + 1 or k >= K:
-                print("FAIL: SA out %#x: packet %d has seq %d" % (s.spi, k, e.seq))
-                ok = False
-                continue
-            try:
-                d = s.sa.decrypt(p)
-            except Exception as ex:  # scapy raises on a bad ICV
-                print("FAIL: SA out %#x: packet %d does not decrypt: %s" % (s.spi, k, ex))
-                ok = False
-                continue
-            if norm(d) != norm(out_orig[s.spi][k]):
-                print("FAIL: SA out %#x: packet %d decrypts to something else" % (s.spi, k))
-                ok = False
-        bad = [s.spi for s in outs if seen[s.spi] != K]
+            # scapy raises on a bad ICV
+            ok = gwtest.check_decrypt("SA out %#x" % s.spi, k, lambda: s.sa.decrypt(p),
+                                      out_orig[s.spi][k], show=False) and ok
+        ok = esp_out.ok and ok
+        bad = [s.spi for s in outs if esp_out.seen[s.spi] != K]
         if bad:
             print("FAIL: %d outbound SAs without %d packets out, first %#x" % (len(bad), K, bad[0]))
             ok = False
         else:
             print("ok   outbound: %d SAs x %d packets decrypt with scapy, in order" % (nsa, K))
 
-        got = {s.spi: [] for s in ins}
-        by_dst = {s.dst: s for s in ins}
-        for f in rdpcap(os.path.join(tmp, "clear_out.pcap")):
-            p = f.payload
-            if p.dst not in by_dst:
-                print("FAIL: unexpected packet on the clear port:", f.summary())
-                ok = False
-                continue
-            got[by_dst[p.dst].spi].append(raw(p))
+        got, ok1 = gwtest.clear_by_sa(rdpcap(os.path.join(tmp, "clear_out.pcap")), ins)
+        ok = ok1 and ok
         nbad = 0
         for s in ins:
             if got[s.spi] != [raw(p) for p in in_orig[s.spi]]:
@@ -213,28 +147,20 @@ def main():
             print("ok   inbound: %d SAs x %d packets decrypt to the originals, in order"
                   % (nsa, K))
 
-        st = json.load(open(stats))
-        for reason, n in st["drops"].items():
-            want = CROSS if reason == "policy" else 0
-            if n != want:
-                print("FAIL: drop counter %s = %d, want %d" % (reason, n, want))
-                ok = False
+        st = gwtest.load_stats(stats)
+        ok = gwtest.check_drops(st, {"policy": CROSS}) and ok
         for e in st["sa"]:
             c = cross.get(e["spi"], 0) if e["dir"] == "in" else 0
             if e["pkts"] != K + c or e["drops"]["policy"] != c:
                 print("FAIL: SA %s %#x: %d packets, %d policy drops; want %d, %d"
                       % (e["dir"], e["spi"], e["pkts"], e["drops"]["policy"], K + c, c))
                 ok = False
-        if st["esp_out"] != K * nsa or st["esp_in"] != K * nsa:
-            print("FAIL: esp_out %d esp_in %d, want %d" % (st["esp_out"], st["esp_in"], K * nsa))
-            ok = False
+        ok = gwtest.check_esp_totals(st, K * nsa, K * nsa) and ok
         if ok:
             print("ok   counters: %d policy drops on the SAs they came in on" % CROSS)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        eal_cleanup(prefix)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp, prefix)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

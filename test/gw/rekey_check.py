@@ -27,10 +27,7 @@ forged ones spend nothing, exactly the first 50 decrypt, 50 are expired.
 usage: rekey_check.py GATEWAY_BINARY CTL_BINARY
 """
 import collections
-import json
 import os
-import shutil
-import socket
 import struct
 import subprocess
 import sys
@@ -41,48 +38,13 @@ import time
 from scapy.all import IP, UDP, Ether, Raw, wrpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import eth, hexkey, eal_cleanup, read_pcap, telemetry  # noqa: E402
+
 KEY5 = bytes(range(0x40, 0x40 + 36))
 KEY6 = bytes(range(0x80, 0x80 + 36))
 NPKT = 64
-
-
-def hexkey(k):
-    return ":".join("%02x" % b for b in k)
-
-
-def telemetry(prefix, cmds):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        path = os.path.join(run, prefix, "dpdk_telemetry.v2")
-        if not os.path.exists(path):
-            continue
-        out = []
-        for c in cmds:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            s.connect(path)
-            s.recv(4096)
-            s.send(c.encode())
-            out.append(json.loads(s.recv(65536).decode()))
-            s.close()
-        return out
-    return None
-
-
-def eal_cleanup(prefix):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
-
-
-def read_pcap(path):
-    """Frames of a pcap file (usec or nsec, either byte order), streamed."""
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        endian = "<" if hdr[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            incl = struct.unpack(endian + "I", rec[8:12])[0]
-            yield f.read(incl)
 
 
 def esp_fields(frame):
@@ -95,34 +57,26 @@ class Gw:
         self.ctl = ctl
         self.tmp = tmp
         self.sock = os.path.join(tmp, name + ".sock")
-        self.prefix = "vecsec-gw-%s-%d" % (name, os.getpid())
+        self.prefix = gwtest.file_prefix(name)
         self.stats = os.path.join(tmp, name + "-stats.json")
         self.esp_out = os.path.join(tmp, name + "-esp_out.pcap")      # a file or a pipe
-        cfg = os.path.join(tmp, name + ".cfg")
-        with open(cfg, "w") as f:
-            f.write(cfg_text)
-        cmd = [gw, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", self.prefix, "--log-level", "*:warning",
-               "--vdev", "net_pcap0,rx_pcap=%s/clear_in.pcap,infinite_rx=1,"
-               "tx_pcap=%s/%s-clear_out.pcap" % (tmp, tmp, name),
-               "--vdev", "net_pcap1,rx_pcap=%s/empty.pcap,tx_pcap=%s" % (tmp, self.esp_out),
-               "--", "-f", cfg, "-u", "2", "--ctrl", self.sock, "--duration", str(duration),
-               "--stats-file", self.stats, "--quiet"]
+        cfg = gwtest.write_config(os.path.join(tmp, name + ".cfg"), cfg_text)
+        ports = gwtest.pcap_ports(tmp, ("clear_in.pcap,infinite_rx=1", name + "-clear_out.pcap"),
+                                  ("empty.pcap", self.esp_out))
+        cmd = gwtest.gw_cmd(gw, self.prefix, ports, app=[
+            "-f", cfg, "-u", "2", "--ctrl", self.sock, "--duration", str(duration),
+            "--stats-file", self.stats, "--quiet"])
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      universal_newlines=True)
-        for _ in range(200):
-            if os.path.exists(self.sock):
-                break
-            time.sleep(0.05)
+        gwtest.wait_path(self.sock)
 
     def req(self, text):
-        r = subprocess.run([self.ctl, "-s", self.sock], input=text, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=30)
+        r = gwtest.ctl(self.ctl, self.sock, text)
         return r.returncode, r.stdout
 
     def finish(self):
         out, _ = self.proc.communicate(timeout=60)
-        return self.proc.returncode, out, json.load(open(self.stats))
+        return self.proc.returncode, out, gwtest.load_stats(self.stats)
 
     def kill(self):
         if self.proc.poll() is None:
@@ -348,12 +302,9 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
 
 def lifetime_in(gwbin, ctl, tmp, pkts, fail):
     """Inbound: forged packets spend no lifetime; exactly the hard limit decrypts."""
-    prefix = "vecsec-gw-lifein-%d" % os.getpid()
+    prefix = gwtest.file_prefix("lifein")
     sa = SecurityAssociation(ESP, spi=5, crypt_algo="CHACHA20-POLY1305", crypt_key=KEY5,
                              tunnel_header=IP(src="172.31.2.1", dst="172.31.1.1"))
-
-    def eth(p):
-        return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
     esp_in = []
     for k in range(10):                 # forged: the ICV's last byte flipped
         b = bytearray(raw(sa.encrypt(pkts[k % NPKT], seq_num=k + 1)))
@@ -362,19 +313,13 @@ def lifetime_in(gwbin, ctl, tmp, pkts, fail):
     for k in range(100):
         esp_in.append(eth(sa.encrypt(pkts[k % NPKT], seq_num=k + 1)))
     wrpcap(os.path.join(tmp, "lifein_esp.pcap"), esp_in)
-    cfg = os.path.join(tmp, "lifein.cfg")
-    with open(cfg, "w") as f:
-        f.write(RT + sa_line("in", 5, KEY5, " lifetime-soft-packets 20 lifetime-hard-packets 50")
+    cfg = gwtest.write_config(os.path.join(tmp, "lifein.cfg"), RT + sa_line("in", 5, KEY5, " lifetime-soft-packets 20 lifetime-hard-packets 50")
                 .replace("src 172.31.1.1 dst 172.31.2.1", "src 172.31.2.1 dst 172.31.1.1") +
                 "sp ipv4 in esp protect 5 pri 10 dst 10.5.0.0/16\n")
     stats = os.path.join(tmp, "lifein-stats.json")
-    cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-           "--file-prefix", prefix, "--log-level", "*:warning",
-           "--vdev", "net_pcap0,rx_pcap=%s/empty.pcap,tx_pcap=%s/lifein_clear.pcap" % (tmp, tmp),
-           "--vdev", "net_pcap1,rx_pcap=%s/lifein_esp.pcap,tx_pcap=%s/lifein_out.pcap" %
-           (tmp, tmp),
-           "--", "-f", cfg, "-u", "2", "--ctrl", os.path.join(tmp, "lifein.sock"),
-           "--idle-exit", "0.5", "--stats-file", stats, "--quiet"]
+    cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(
+        tmp, ("empty.pcap", "lifein_clear.pcap"), ("lifein_esp.pcap", "lifein_out.pcap")),
+        app=gwtest.pcap_run(cfg, stats) + ["--ctrl", os.path.join(tmp, "lifein.sock")])
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
                            universal_newlines=True)
@@ -390,7 +335,7 @@ def lifetime_in(gwbin, ctl, tmp, pkts, fail):
     clear = [f[14:] for f in read_pcap(os.path.join(tmp, "lifein_clear.pcap"))]
     if clear != [raw(pkts[k % NPKT]) for k in range(50)]:
         fail("inbound: %d clear packets out, want the first 50 in order" % len(clear))
-    st = json.load(open(stats))
+    st = gwtest.load_stats(stats)
     d = {k: v for k, v in st["drops"].items() if v != 0}
     if d != {"auth_failed": 10, "expired": 50}:
         fail("inbound drops %s, want auth_failed 10, expired 50" % d)
@@ -414,10 +359,8 @@ def main():
         pkts = [IP(src="192.168.9.%d" % (k + 1), dst="10.5.0.7", id=k) /
                 UDP(sport=1000 + k, dport=53) / Raw(bytes((k + i) & 0xff for i in range(40)))
                 for k in range(NPKT)]
-        wrpcap(os.path.join(tmp, "clear_in.pcap"),
-               [Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p for p in pkts])
-        with open(os.path.join(tmp, "empty.pcap"), "wb") as f:
-            f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        wrpcap(os.path.join(tmp, "clear_in.pcap"), [eth(p) for p in pkts])
+        gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
         what = sys.argv[3] if len(sys.argv) > 3 else "all"
         if what in ("all", "rekey"):
             rekey(gwbin, ctl, tmp, pkts, fail)
@@ -425,9 +368,8 @@ def main():
             lifetime(gwbin, ctl, tmp, pkts, fail)
             lifetime_in(gwbin, ctl, tmp, pkts, fail)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        gwtest.cleanup(tmp)
+    return gwtest.finish(ok)
 
 
 if __name__ == "__main__":

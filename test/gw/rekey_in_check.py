@@ -37,16 +37,18 @@ B's SA in 5 counted exactly the SPI 5 packets; nothing on the wrong ports.
 usage: rekey_in_check.py GATEWAY_BINARY CTL_BINARY [WINDOW]
        WINDOW: B's anti-replay window (-w), 0 (off) by default
 """
-import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
+from gwtest import hexkey, eal_cleanup  # noqa: E402
 
 KEY5 = bytes(range(0x40, 0x40 + 36))
 KEY6 = bytes(range(0x80, 0x80 + 36))
@@ -74,18 +76,9 @@ def clear_template():
     return eth, ip + udp
 
 
-def hexkey(k):
-    return ":".join("%02x" % b for b in k)
-
-
 def sa_line(dirn, spi, key):
     return ("sa %s %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
             "src 172.31.1.1 dst 172.31.2.1\n" % (dirn, spi, hexkey(key)))
-
-
-def eal_cleanup(prefix):
-    for run in ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk"):
-        shutil.rmtree(os.path.join(run, prefix), ignore_errors=True)
 
 
 def pcap_records(fd, on_chunk=None):
@@ -142,8 +135,7 @@ def writer(st, path):
     flen = len(eth) + len(l3l4) + PAYLOAD_LEN
     prefix = struct.pack("<IIII", 0, 0, flen, flen) + eth + l3l4
     with open(path, "wb", buffering=0) as f:
-        # pcap, usec, Ethernet
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        f.write(gwtest.PCAP_HEADER)                 # pcap, usec, Ethernet
         seq = 0
         while not st.stop_writer and seq + 256 <= NMAX:
             chunk = b"".join(prefix + struct.pack("!Q", s) * (PAYLOAD_LEN // 8)
@@ -206,23 +198,17 @@ class Gw:
     def __init__(self, gwbin, ctl, tmp, name, cfg_text, vdevs, extra):
         self.ctl = ctl
         self.sock = os.path.join(tmp, name + ".sock")
-        self.prefix = "vecsec-gw-rkin-%s-%d" % (name, os.getpid())
+        self.prefix = gwtest.file_prefix("rkin-" + name)
         self.stats = os.path.join(tmp, name + "-stats.json")
         self.log = open(os.path.join(tmp, name + ".log"), "w+")
-        cfg = os.path.join(tmp, name + ".cfg")
-        with open(cfg, "w") as f:
-            f.write(cfg_text)
-        cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
-               "--file-prefix", self.prefix, "--log-level", "*:warning"]
-        for v in vdevs:
-            cmd += ["--vdev", v]
-        cmd += ["--", "-f", cfg, "-u", "2", "--ctrl", self.sock, "--idle-exit", "1",
-                "--stats-file", self.stats, "--quiet"] + extra
+        cfg = gwtest.write_config(os.path.join(tmp, name + ".cfg"), cfg_text)
+        ports = [a for v in vdevs for a in ("--vdev", v)]
+        cmd = gwtest.gw_cmd(gwbin, self.prefix, ports, app=gwtest.pcap_run(
+            cfg, self.stats, idle="1") + ["--ctrl", self.sock] + extra)
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
 
     def req(self, text):
-        r = subprocess.run([self.ctl, "-s", self.sock], input=text, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+        r = gwtest.ctl(self.ctl, self.sock, text, timeout=60)
         return r.returncode, r.stdout
 
     def sa_in_count(self, spi):
@@ -269,9 +255,7 @@ def run(gwbin, ctl, tmp, window):
     fifo = {n: os.path.join(tmp, n) for n in ("a_in", "a_esp", "b_esp", "b_clear")}
     for p in fifo.values():
         os.mkfifo(p, 0o600)
-    empty = os.path.join(tmp, "empty.pcap")
-    with open(empty, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    empty = gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
     threads = [threading.Thread(target=writer, args=(st, fifo["a_in"]), daemon=True),
                threading.Thread(target=relay, args=(st, fifo["a_esp"], fifo["b_esp"]),
                                 daemon=True),
@@ -363,7 +347,7 @@ def run(gwbin, ctl, tmp, window):
     n5, n6 = st.relay_count[5], st.relay_count[6]
     if n5 + n6 != sent:
         fails.append("relay saw %d ESP packets for %d sent" % (n5 + n6, sent))
-    sa_st = json.load(open(a.stats)), json.load(open(b.stats))
+    sa_st = gwtest.load_stats(a.stats), gwtest.load_stats(b.stats)
     for name, s in zip("AB", sa_st):
         bad = {k: v for k, v in s["drops"].items() if v != 0}
         if bad:
@@ -391,7 +375,7 @@ def main():
     try:
         fails, res = run(gwbin, ctl, tmp, window)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        gwtest.cleanup(tmp)
     for f in fails:
         print("FAIL:", f)
     if fails:

@@ -17,12 +17,14 @@ usage: secgw_b2b.py GATEWAY_BINARY SECGW_BINARY [BUILD_SECGW_SH OUT_DIR]   (as r
 (with BUILD_SECGW_SH, ipsec-secgw is built first: the script is idempotent)
 """
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwtest  # noqa: E402
 
 N = 20
 KEY5 = ":".join("%02x" % (0x40 + i) for i in range(36))
@@ -67,28 +69,26 @@ def inner(gw, secgw, tmp):
     names = {k: "vs%s%d" % (k, pid % 100000) for k in MAC}
     br = "vsbr%d" % (pid % 100000)
     eal = ["--no-pci", "--no-huge", "-m", "512"]
-    with open(os.path.join(tmp, "secgw.cfg"), "w") as f:
-        f.write(SECGW_CFG)
-    with open(os.path.join(tmp, "vecsec.cfg"), "w") as f:
-        f.write(VECSEC_CFG)
+    prefixes = ("vecsec-b2b-s-%d" % pid, "vecsec-b2b-v-%d" % pid)
+    gwtest.write_config(os.path.join(tmp, "secgw.cfg"), SECGW_CFG)
+    gwtest.write_config(os.path.join(tmp, "vecsec.cfg"), VECSEC_CFG)
     slog = open(os.path.join(tmp, "secgw.log"), "w")
     vlog = open(os.path.join(tmp, "vecsec.log"), "w")
     # each on its own lcore: two busy-polling gateways on one CPU starve each other;
     # ipsec-secgw says "entering main loop" at INFO level
     sp = subprocess.Popen(["stdbuf", "-oL", "-eL", secgw, "-l", "1"] + eal + [
         "--log-level", "lib.eal:warning",
-        "--file-prefix", "vecsec-b2b-s-%d" % pid, "--vdev", "crypto_aesni_mb_b2b",
+        "--file-prefix", prefixes[0], "--vdev", "crypto_aesni_mb_b2b",
         "--vdev", "net_tap0,iface=%s,mac=%s" % (names["sc"], MAC["sc"]),
         "--vdev", "net_tap1,iface=%s,mac=%s" % (names["se"], MAC["se"]),
         "--", "-l", "-P", "-p", "0x3", "-u", "0x2", "--config", "(0,0,1),(1,0,1)",
         "-s", "8192", "-f", os.path.join(tmp, "secgw.cfg")], stdout=slog,
         stderr=subprocess.STDOUT)
-    vp = subprocess.Popen([gw, "-l", "0"] + eal + [
-        "--log-level", "*:warning", "--file-prefix", "vecsec-b2b-v-%d" % pid,
+    vp = subprocess.Popen(gwtest.gw_cmd(gw, prefixes[1], [
         "--vdev", "net_tap0,iface=%s,mac=%s" % (names["vc"], MAC["vc"]),
-        "--vdev", "net_tap1,iface=%s,mac=%s" % (names["ve"], MAC["ve"]),
-        "--", "-u", "2", "-f", os.path.join(tmp, "vecsec.cfg"), "--duration", "90",
-        "--stats-file", os.path.join(tmp, "stats.json")], stdout=vlog, stderr=subprocess.STDOUT)
+        "--vdev", "net_tap1,iface=%s,mac=%s" % (names["ve"], MAC["ve"])], app=[
+        "-u", "2", "-f", os.path.join(tmp, "vecsec.cfg"), "--duration", "90",
+        "--stats-file", os.path.join(tmp, "stats.json")]), stdout=vlog, stderr=subprocess.STDOUT)
     try:
         sh("ip", "link", "add", br, "type", "bridge")
         sh("ip", "link", "set", br, "up")
@@ -153,8 +153,8 @@ def inner(gw, secgw, tmp):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-        for pre in ("vecsec-b2b-s-%d" % pid, "vecsec-b2b-v-%d" % pid):
-            shutil.rmtree(os.path.join("/var/run/dpdk", pre), ignore_errors=True)
+        for pre in prefixes:
+            gwtest.eal_cleanup(pre)
     if vp.returncode != 0:
         print("FAIL: vecsec-gw exited with %d" % vp.returncode)
         ok = False
@@ -193,8 +193,8 @@ def main():
         rc = r.returncode
     finally:
         sh("ip", "netns", "del", ns, check=False)
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS" if rc == 0 else "FAIL")
+        gwtest.cleanup(tmp)
+    gwtest.finish(rc == 0)
     return rc
 
 

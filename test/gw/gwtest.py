@@ -1,0 +1,582 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Shared harness of the vecsec-gw test scripts in test/gw/.
+
+The scripts run the gateway over net_pcap files (port 0 protected/clear,
+port 1 unprotected/ESP), then check what it wrote and its --stats-file
+JSON. What every one of them did the same way lives here: test keys,
+pcap files, the EAL command line, running the gateway, grouping its
+output per SA and comparing it with the originals, counter checks, and
+the final PASS/FAIL and cleanup.
+
+Every check function prints "FAIL: ..." for each mismatch (or an "ok   ..."
+line when given one) and returns True when all matched, so a script keeps
+its own `ok = check(...) and ok` flow. scapy is imported only by the
+functions that need it.
+
+A script imports it from its own folder:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gwtest
+"""
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+# pcap global header: little-endian magic, v2.4, snaplen 65535, Ethernet
+PCAP_HEADER = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+
+
+# ---- keys ------------------------------------------------------------------
+
+def keygen(mul, step, add):
+    """
+    A key maker key(tag, n): n bytes (tag * mul + i * step + add) & 0xff.
+    Each script picks its own constants so its SAs' keys differ from others'.
+    """
+    def key(tag, n):
+        return bytes((tag * mul + i * step + add) & 0xff for i in range(n))
+    return key
+
+
+def hexkey(b):
+    """Key bytes as the configuration file writes them: aa:bb:cc..."""
+    return ":".join("%02x" % x for x in b)
+
+
+# ---- command line ----------------------------------------------------------
+
+def gw_args(args, flags=(), values=(), app_flags=("--cpu-crypto",), eal_opts=("--vdev", "-d")):
+    """
+    Split a test script's arguments: app_flags go to the gateway after
+    `--`, eal_opts take a value and go to EAL, flags and values (options
+    that take one) are the script's own. Anything else exits. Returns
+    (extra_app, extra_eal, own) where own maps each flag seen to True and
+    each value option to its value. A flag may be in both flags and
+    app_flags.
+    """
+    extra_app, extra_eal, own = [], [], {}
+    args = list(args)
+    while args:
+        a = args.pop(0)
+        known = False
+        if a in app_flags:
+            extra_app.append(a)
+            known = True
+        if a in flags:
+            own[a] = True
+            known = True
+        if a in eal_opts:
+            extra_eal += [a, args.pop(0)]
+        elif a in values:
+            own[a] = args.pop(0)
+        elif not known:
+            sys.exit("unknown argument " + a)
+    return extra_app, extra_eal, own
+
+
+def file_prefix(tag):
+    """An EAL --file-prefix of this process alone (tests run side by side)."""
+    return "vecsec-gw-%s-%d" % (tag, os.getpid())
+
+
+def eal_args(prefix, lcores="0"):
+    """The EAL options every gateway run starts with: no PCI, no hugepages, 512 MB."""
+    return ["-l", lcores, "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
+            "--log-level", "*:warning"]
+
+
+def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),
+               esp=("esp_in.pcap", "esp_out.pcap")):
+    """
+    --vdev options of port 0 (clear: rx, tx file) and port 1 (ESP), file
+    names in folder tmp (an absolute one, a named pipe say, stays as it is).
+    An rx name may carry more net_pcap options: "in.pcap,infinite_rx=1".
+    """
+    j = os.path.join
+    return ["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (j(tmp, clear[0]), j(tmp, clear[1])),
+            "--vdev", "net_pcap1,rx_pcap=%s,tx_pcap=%s" % (j(tmp, esp[0]), j(tmp, esp[1]))]
+
+
+def gw_cmd(gwbin, prefix, ports, eal=(), app=(), lcores="0"):
+    """The gateway's argv: EAL options, the ports, extra EAL options, `--`, app options."""
+    return [gwbin] + eal_args(prefix, lcores) + list(ports) + list(eal) + ["--"] + list(app)
+
+
+def pcap_run(cfg, stats, idle="0.5"):
+    """App options of a run over pcap files: config, 2 s stats, exit when idle, stats JSON."""
+    return ["-f", cfg, "-u", "2", "--idle-exit", idle, "--stats-file", stats, "--quiet"]
+
+
+def run_gw(cmd, timeout=120, tail=None, note=""):
+    """
+    Run the gateway to its end and print its output (the last `tail`
+    characters when given). A non-zero exit prints "FAIL: gateway exited
+    with N" + note. Returns the CompletedProcess.
+    """
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
+                       universal_newlines=True)
+    print(r.stdout if tail is None else r.stdout[-tail:])
+    if r.returncode != 0:
+        print("FAIL: gateway exited with %d%s" % (r.returncode, note))
+    return r
+
+
+# ---- test SAs: addresses and configuration ---------------------------------
+
+# the next hops of port 0 (clear) and port 1 (ESP)
+NEIGH = "neigh port 0 02:00:00:00:00:01\nneigh port 1 02:00:00:00:00:02\n"
+
+
+class AddressPlan:
+    """
+    Addresses of a script's test SA pairs. SA index idx (n = idx + 1) gets:
+    tunnel ends peer/gw "<peer4>.n"/"<gw4>.n" (IPv4 outer header) or
+    "<peer6>::n"/"<gw6>::n" (mode ipv6-tunnel, or always when peer4 is
+    None); a protected network per direction, 10.<net4>.n.0/24 or
+    fd0<net6>:n::/48 (net4, net6: (outbound, inbound)); inner packets from
+    192.168.n.1 or fd09::n to host 7 of that network.
+    """
+
+    def __init__(self, peer4, gw4, peer6, gw6, net4=(100, 200), net6=(1, 2)):
+        self.peer4, self.gw4, self.peer6, self.gw6 = peer4, gw4, peer6, gw6
+        self.net4, self.net6 = net4, net6
+
+    def apply(self, sa, idx):
+        """Set sa.peer, sa.gw, sa.net, sa.src, sa.dst from sa.inbound, sa.mode and sa.fam."""
+        n = idx + 1
+        d = 1 if sa.inbound else 0
+        if self.peer4 is None or sa.mode == "ipv6-tunnel":
+            sa.peer, sa.gw = "%s::%d" % (self.peer6, n), "%s::%d" % (self.gw6, n)
+        else:
+            sa.peer, sa.gw = "%s.%d" % (self.peer4, n), "%s.%d" % (self.gw4, n)
+        if sa.fam == 4:
+            sa.net = "10.%d.%d.0/24" % (self.net4[d], n)
+            sa.src, sa.dst = "192.168.%d.1" % n, "10.%d.%d.7" % (self.net4[d], n)
+        else:
+            sa.net = "fd0%d:%x::/48" % (self.net6[d], n)
+            sa.src, sa.dst = "fd09::%d" % n, "fd0%d:%x::7" % (self.net6[d], n)
+
+
+    def routes(self):
+        """
+        rt rules of a pcap run: ESP to the peers and traffic to the outbound
+        networks leave on port 1, the inbound networks' on port 0.
+        """
+        return ("rt ipv4 dst %s.0/24 port 1\nrt ipv6 dst %s::/32 port 1\n"
+                "rt ipv4 dst 10.%d.0.0/16 port 1\nrt ipv6 dst fd0%d::/16 port 1\n"
+                "rt ipv4 dst 10.%d.0.0/16 port 0\nrt ipv6 dst fd0%d::/16 port 0\n"
+                % (self.peer4, self.peer6, self.net4[0], self.net6[0], self.net4[1],
+                   self.net6[1]))
+
+
+def direction(sa):
+    """"in" or "out", as the configuration says it."""
+    return "in" if sa.inbound else "out"
+
+
+def tunnel_ends(sa):
+    """(src, dst) of the outer header: peer -> gateway inbound, gateway -> peer outbound."""
+    return (sa.peer, sa.gw) if sa.inbound else (sa.gw, sa.peer)
+
+
+def sp_line(sa):
+    """The SP that sends sa's protected network through sa."""
+    return "sp %s %s esp protect %d pri 1 dst %s\n" % ("ipv4" if sa.fam == 4 else "ipv6",
+                                                       direction(sa), sa.spi, sa.net)
+
+
+def udp_packet(sa, k, size, body_mul, sport, dport):
+    """
+    Clear packet k of SA sa: sa.src -> sa.dst, UDP sport -> dport, `size`
+    body bytes (k * body_mul + i + sa.spi); every third IPv4 packet carries
+    header options (NOP NOP NOP EOL).
+    """
+    from scapy.all import IP, IPv6, UDP, Raw, IPOption
+    body = bytes(((k * body_mul + i + sa.spi) & 0xff) for i in range(size))
+    if sa.fam == 4:
+        ip = IP(src=sa.src, dst=sa.dst,
+                options=[IPOption(b"\x01\x01\x01\x00")] if k % 3 == 2 else [])
+    else:
+        ip = IPv6(src=sa.src, dst=sa.dst)
+    return ip / UDP(sport=sport, dport=dport) / Raw(body)
+
+
+def sa_pairs(cls, specs):
+    """(outbound, inbound) SAs cls(idx, spec, inbound) of each spec."""
+    return ([cls(i, s, False) for i, s in enumerate(specs)],
+            [cls(i, s, True) for i, s in enumerate(specs)])
+
+
+def clear_traffic(outs, n, size):
+    """
+    n clear packets per outbound SA, interleaved (packet k of each SA in
+    turn), s.clear(k, size(k)). Returns (frames for clear_in.pcap,
+    originals per SPI).
+    """
+    frames, orig = [], {s.spi: [] for s in outs}
+    for k in range(n):
+        for s in outs:
+            p = s.clear(k, size(k))
+            orig[s.spi].append(p)
+            frames.append(eth(p))
+    return frames, orig
+
+
+def esp_traffic(ins, n, size):
+    """
+    n ESP packets per inbound SA, interleaved: s.encrypt(s.clear(k,
+    size(k)), k). Returns (frames for esp_in.pcap, the clear packets' bytes
+    per SPI: what the gateway must put out).
+    """
+    from scapy.all import raw
+    frames, want = [], {s.spi: [] for s in ins}
+    for k in range(n):
+        for s in ins:
+            p = s.clear(k, size(k))
+            want[s.spi].append(raw(p))
+            frames.append(eth(s.encrypt(p, k)))
+    return frames, want
+
+
+def run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, eal=(), app=(), lcores="0",
+                idle="0.5", quiet=True, wrap=(), timeout=120):
+    """
+    The usual run: clear_in and esp_in (scapy frames) become the input
+    pcaps of port 0 and port 1 in tmp, the gateway runs over them with
+    config cfg until idle, its stats in tmp/stats.json. wrap goes before
+    the binary (a `timeout` command). Returns the stats file's path, or
+    None when the gateway failed (FAIL printed).
+    """
+    from scapy.all import wrpcap
+    wrpcap(os.path.join(tmp, "clear_in.pcap"), clear_in)
+    wrpcap(os.path.join(tmp, "esp_in.pcap"), esp_in)
+    stats = os.path.join(tmp, "stats.json")
+    run = pcap_run(cfg, stats, idle)
+    if not quiet:
+        run.remove("--quiet")
+    cmd = list(wrap) + gw_cmd(gwbin, prefix, pcap_ports(tmp), eal, run + list(app), lcores)
+    if run_gw(cmd, timeout).returncode != 0:
+        return None
+    return stats
+
+
+# ---- files and cleanup -----------------------------------------------------
+
+def write_config(path, text):
+    """Write a gateway configuration file; returns its path."""
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def write_pcap(path, frames=()):
+    """A pcap file of raw Ethernet frames (bytes); with none, the header only."""
+    with open(path, "wb") as f:
+        f.write(PCAP_HEADER)
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
+    return path
+
+
+def read_pcap(path):
+    """Frames (bytes) of a pcap file (usec or nsec, either byte order), streamed."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        endian = "<" if hdr[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            incl = struct.unpack(endian + "I", rec[8:12])[0]
+            yield f.read(incl)
+
+
+def eal_run_dirs(prefix):
+    """Where EAL may keep the runtime folder of a file prefix (root, then user)."""
+    return [os.path.join(run, prefix) for run in
+            ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk")]
+
+
+def eal_cleanup(prefix):
+    """EAL leaves its runtime folder behind; remove the one of this prefix."""
+    for d in eal_run_dirs(prefix):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def cleanup(tmp, *prefixes):
+    """Remove the test's temporary folder and the EAL folders of its prefixes."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    for p in prefixes:
+        eal_cleanup(p)
+
+
+def finish(ok):
+    """Print the verdict line; returns the exit status."""
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+# ---- a running gateway: control socket, telemetry -----------------------
+
+def wait_path(path, tries=200, step=0.05):
+    """Wait until path exists (the gateway's control socket); True if it does."""
+    for _ in range(tries):
+        if os.path.exists(path):
+            return True
+        time.sleep(step)
+    return False
+
+
+def ctl(ctlbin, sock, text=None, words=(), timeout=30):
+    """
+    One vecsec-ctl request to the gateway at sock: text on stdin, or words
+    as arguments. Returns the CompletedProcess (stdout with stderr).
+    """
+    return subprocess.run([ctlbin, "-s", sock] + list(words), input=text,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=timeout)
+
+
+def telemetry(prefix, cmds):
+    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
+    for d in eal_run_dirs(prefix):
+        path = os.path.join(d, "dpdk_telemetry.v2")
+        if not os.path.exists(path):
+            continue
+        out = []
+        for c in cmds:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(path)
+            s.recv(4096)                                # greeting
+            s.send(c.encode())
+            out.append(json.loads(s.recv(65536).decode()))
+            s.close()
+        return out
+    return None
+
+
+# ---- packets (scapy) -------------------------------------------------------
+
+def eth(p):
+    """p in an Ethernet frame, as the test's peer sends it."""
+    from scapy.all import Ether
+    return Ether(src="02:00:00:00:00:aa", dst="02:00:00:00:00:bb") / p
+
+
+def norm(p, tcp=False):
+    """
+    Bytes of an IP packet with checksums and lengths recomputed by scapy
+    (IP, UDP and, with tcp, TCP's checksum), to compare packets that went
+    through a NAT or a decrypt.
+    """
+    from scapy.all import IP, IPv6, UDP, TCP, raw
+    p = p.copy()
+    for layer in (IP, UDP, TCP) if tcp else (IP, UDP):
+        if layer in p:
+            if hasattr(p[layer], "chksum"):
+                del p[layer].chksum
+            if layer is not TCP and hasattr(p[layer], "len"):
+                del p[layer].len
+    if IPv6 in p:
+        del p[IPv6].plen
+    return raw(p.__class__(raw(p)))
+
+
+# ---- the gateway's output per SA -------------------------------------------
+
+class EspOut:
+    """
+    The gateway's ESP packets per outbound SA, counted in arrival order:
+    take() gives each packet its SA and index k (0, 1, ... within the SA).
+    """
+
+    def __init__(self, outs):
+        self.outs = list(outs)
+        self.by_spi = {s.spi: s for s in self.outs}
+        self.seen = {s.spi: 0 for s in self.outs}
+        self.ok = True
+
+    def take(self, spi, what):
+        """(SA, k) of a packet with this SPI, or (None, None) with a FAIL line if no SA has it."""
+        if spi not in self.by_spi:
+            print("FAIL: unexpected packet on the ESP port:", what)
+            self.ok = False
+            return None, None
+        k = self.seen[spi]
+        self.seen[spi] += 1
+        return self.by_spi[spi], k
+
+    def each(self, path, spi_of=None):
+        """
+        (p, s, k) for every frame of the pcap file at path whose SPI belongs
+        to an SA: p the IP packet (scapy), s its SA, k its index. spi_of(p)
+        finds the SPI (scapy's ESP layer by default; None: not ESP).
+        """
+        from scapy.all import rdpcap
+        from scapy.layers.ipsec import ESP
+        for f in rdpcap(path):
+            p = f.payload
+            if spi_of is not None:
+                spi = spi_of(p)
+            else:
+                spi = p[ESP].spi if ESP in p else None
+            s, k = self.take(spi, f.summary())
+            if s is not None:
+                yield p, s, k
+
+    def check_counts(self, n, ok_line):
+        """
+        Every SA sent exactly n packets; ok_line % (name, n) is printed for
+        those that did. Returns True when all did and take() saw no stranger.
+        """
+        for s in self.outs:
+            if self.seen[s.spi] != n:
+                print("FAIL: %s: %d ESP packets out, want %d" % (s.name, self.seen[s.spi], n))
+                self.ok = False
+            else:
+                print(ok_line % (s.name, n))
+        return self.ok
+
+
+def check_decrypt(name, k, decrypt, want, errors=(Exception,), show=True):
+    """
+    Packet k of SA `name`: decrypt() (which raises one of errors on a bad
+    ICV or framing) must give `want`, compared after norm(). Returns True
+    when it does.
+    """
+    try:
+        d = decrypt()
+    except errors as ex:
+        print("FAIL: %s: packet %d does not decrypt: %s" % (name, k, ex))
+        return False
+    if norm(d) != norm(want):
+        print("FAIL: %s: packet %d decrypts to something else" % (name, k))
+        if show:
+            d.show()
+        return False
+    return True
+
+
+def clear_by_sa(frames, ins):
+    """
+    Group the clear port's frames by inbound SA (the SA whose inner dst
+    the packet has), as raw IP bytes in order. Returns (got, ok): got maps
+    SPI to a list; a frame no SA claims is a FAIL.
+    """
+    from scapy.all import raw
+    ok = True
+    got = {s.spi: [] for s in ins}
+    by_dst = {s.dst: s for s in ins}
+    for f in frames:
+        p = f.payload
+        if p.dst not in by_dst:
+            print("FAIL: unexpected packet on the clear port:", f.summary())
+            ok = False
+            continue
+        got[by_dst[p.dst].spi].append(raw(p))
+    return got, ok
+
+
+def check_inbound(ins, got, want, ok_line):
+    """
+    For each inbound SA s the gateway's clear packets got[s.spi] must be
+    want[s.spi] byte for byte, in order. Prints ok_line(s) for those that
+    are, the first differing packet of those that are not.
+    """
+    ok = True
+    for s in ins:
+        g, w = got[s.spi], want[s.spi]
+        if g != w:
+            print("FAIL: inbound %s: %d packets out, %d expected, or different bytes"
+                  % (s.name, len(g), len(w)))
+            for i, (a, b) in enumerate(zip(g, w)):
+                if a != b:
+                    print("  first difference at packet %d:\n  got  %s\n  want %s"
+                          % (i, a.hex(), b.hex()))
+                    break
+            ok = False
+        else:
+            print(ok_line(s))
+    return ok
+
+
+def check_clear_port(path, ins, want, ok_line):
+    """clear_by_sa() of the pcap file at path, then check_inbound(); True if both pass."""
+    from scapy.all import rdpcap
+    got, ok = clear_by_sa(rdpcap(path), ins)
+    return check_inbound(ins, got, want, ok_line) and ok
+
+
+# ---- counters (--stats-file) -----------------------------------------------
+
+def load_stats(path):
+    """The gateway's --stats-file JSON."""
+    with open(path) as f:
+        return json.load(f)
+
+
+def check_drops(st, exp):
+    """Every global drop counter equals exp[reason] (0 when absent)."""
+    ok = True
+    for reason, n in st["drops"].items():
+        if n != exp.get(reason, 0):
+            print("FAIL: drop counter %s = %d, want %d" % (reason, n, exp.get(reason, 0)))
+            ok = False
+    return ok
+
+
+def check_sa_pkts(st, want):
+    """Every SA's packet counter equals want(entry) (entry: the SA's JSON object)."""
+    ok = True
+    for e in st["sa"]:
+        w = want(e)
+        if e["pkts"] != w:
+            print("FAIL: SA %s %#x: %d packets, want %d" % (e["dir"], e["spi"], e["pkts"], w))
+            ok = False
+    return ok
+
+
+def check_sa_drops(st, want, reasons=None):
+    """
+    Per-SA drop counters: for every SA and reason (all of the SA's, or
+    those given) the counter equals want(entry, reason); None skips it.
+    """
+    ok = True
+    for e in st["sa"]:
+        for reason in reasons if reasons is not None else e["drops"]:
+            w = want(e, reason)
+            if w is not None and e["drops"][reason] != w:
+                print("FAIL: SA %s %#x: %s %d, want %d" % (e["dir"], e["spi"], reason,
+                                                          e["drops"][reason], w))
+                ok = False
+    return ok
+
+
+def check_esp_totals(st, esp_out, esp_in):
+    """The gateway's esp_out and esp_in totals."""
+    if st["esp_out"] != esp_out or st["esp_in"] != esp_in:
+        print("FAIL: esp_out %d esp_in %d, want %d %d" % (st["esp_out"], st["esp_in"], esp_out,
+                                                          esp_in))
+        return False
+    return True
+
+
+def port_totals(st):
+    """(rx, tx, drops): frames in and out over all ports, and all drops."""
+    return (sum(p["rx"] for p in st["ports"]), sum(p["tx"] for p in st["ports"]),
+            sum(st["drops"].values()))
+
+
+def frames_moved(st):
+    """
+    rx with fragments accounted: fragments taken into reassembled datagrams
+    count as their datagram, datagrams fragmented on tx as their pieces;
+    must equal tx + drops when no frame was lost or counted twice.
+    """
+    return (port_totals(st)[0] - st.get("reasm_frags", 0) + st.get("reassembled", 0) +
+            st.get("frags_out", 0) - st.get("fragmented", 0))
