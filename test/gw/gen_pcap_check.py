@@ -25,6 +25,7 @@ from scapy.all import IP, IPv6, Ether, UDP, rdpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# every EAL start goes through gwtest.eal_args(): --no-pci --no-huge -m 512
 import gwtest  # noqa: E402
 
 PKTS = 1400     # 200 per flow: the ESN SA crosses 2^32 after 16

@@ -42,6 +42,7 @@ import time
 from scapy.all import IP, IPv6, Raw, raw
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# every EAL start goes through gwtest.eal_args(): --no-pci --no-huge -m 512
 import gwtest  # noqa: E402
 from gwtest import eth, hexkey, eal_cleanup  # noqa: E402
 

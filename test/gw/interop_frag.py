@@ -44,6 +44,7 @@ from scapy.all import (IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, UDP, Ra
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# every EAL start goes through gwtest.eal_args(): --no-pci --no-huge -m 512
 import gwtest  # noqa: E402
 from gwtest import eth, hexkey, norm, eal_cleanup  # noqa: E402
 

@@ -32,6 +32,7 @@ from scapy.all import (IP, IPv6, UDP, TCP, Raw, IPv6ExtHdrHopByHop, IPv6ExtHdrDe
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# every EAL start goes through gwtest.eal_args(): --no-pci --no-huge -m 512
 import gwtest  # noqa: E402
 from gwtest import eth, hexkey  # noqa: E402
 

@@ -47,6 +47,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# every EAL start goes through gwtest.eal_args(): --no-pci --no-huge -m 512
 import gwtest  # noqa: E402
 from gwtest import hexkey, eal_cleanup  # noqa: E402
 
