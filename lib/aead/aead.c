@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The generic AEAD layer (vecsec_aead.h): the per-algorithm ops table, key
- * objects, the one-shot API built on jobs, the checks every job passes
- * before an algorithm sees it, the scatter-gather cursor, the burst, and
- * the ESP helpers of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4.
+ * objects, the one-shot API built on jobs, the burst, and the ESP helpers
+ * of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4.
  *
  * vecsec_aead_burst() hands (X)ChaCha20-Poly1305 jobs to lib/lanes (jobs
  * packed into SIMD lanes) and runs the others job by job; either way each
@@ -89,25 +88,7 @@ vecsec_aead_key_wipe(struct vecsec_aead_key *k)
 		vecsec_memzero(k, sizeof(*k));
 }
 
-/* Segments must cover len bytes; a segment that gives bytes needs data. */
-static bool
-segs_ok(const struct vecsec_seg *segs, uint32_t nb, size_t len)
-{
-	size_t sum = 0;
-
-	if (segs == NULL)
-		return false;
-	for (uint32_t i = 0; i < nb && sum < len; i++) {
-		if (segs[i].len > 0 && segs[i].data == NULL)
-			return false;
-		if (segs[i].len > SIZE_MAX - sum)
-			return true;            /* covers anything */
-		sum += segs[i].len;
-	}
-	return sum >= len;
-}
-
-/* The generic checks (aead_internal.h): pointers, lengths, coverage. */
+/* The generic checks (lib/job), then the algorithm's ops. */
 static int
 job_check(const struct vecsec_aead_job *job, const struct aead_ops **ops)
 {
@@ -116,27 +97,7 @@ job_check(const struct vecsec_aead_job *job, const struct aead_ops **ops)
 	*ops = ops_of(job->key->alg);
 	if (*ops == NULL)
 		return -EINVAL;
-	if (job->dir != VECSEC_AEAD_SEAL && job->dir != VECSEC_AEAD_OPEN)
-		return -EINVAL;
-	if (job->nonce == NULL)
-		return -EINVAL;
-	if (job->aad_len > VECSEC_AEAD_MAX_AAD_LEN || (job->aad == NULL && job->aad_len > 0))
-		return -EINVAL;
-	if (job->tag == NULL && job->tag_len > 0)
-		return -EINVAL;
-	if (job->nb_in_segs == 0) {
-		if (job->in == NULL && job->len > 0)
-			return -EINVAL;
-	} else if (!segs_ok(job->in_segs, job->nb_in_segs, job->len)) {
-		return -EINVAL;
-	}
-	if (job->nb_out_segs == 0) {
-		if (job->out == NULL && job->len > 0)
-			return -EINVAL;
-	} else if (!segs_ok(job->out_segs, job->nb_out_segs, job->len)) {
-		return -EINVAL;
-	}
-	return 0;
+	return vecsec_job_check(job);
 }
 
 /* The one-shot API: one linear job, run at once. */
@@ -217,84 +178,11 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 		}
 		if (rc == 0)
 			rc = ops->run(job);
-		job->status = rc == 0 ? VECSEC_JOB_OK :
-			      rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
+		job->status = vecsec_job_status(rc);
 	}
 	vecsec_lanes_run(lane_jobs, nl);
 	vecsec_aead_aria_burst(aria_jobs, na);
 	return n;
-}
-
-/* ---- segment cursor ---- */
-
-void
-vecsec_aead_cursor_in(struct aead_cursor *c, const struct vecsec_aead_job *job)
-{
-	c->segs = job->nb_in_segs > 0 ? job->in_segs : NULL;
-	c->nb_segs = job->nb_in_segs;
-	c->seg = 0;
-	c->off = 0;
-	c->lin = (uint8_t *)(uintptr_t)job->in;   /* read only through this cursor */
-	c->left = job->len;
-}
-
-void
-vecsec_aead_cursor_out(struct aead_cursor *c, const struct vecsec_aead_job *job)
-{
-	c->segs = job->nb_out_segs > 0 ? job->out_segs : NULL;
-	c->nb_segs = job->nb_out_segs;
-	c->seg = 0;
-	c->off = 0;
-	c->lin = job->out;
-	c->left = job->len;
-}
-
-uint8_t *
-vecsec_aead_cursor_next(struct aead_cursor *c, size_t max, size_t *n)
-{
-	uint8_t *p;
-	size_t k;
-
-	if (c->left == 0) {
-		*n = 0;
-		return NULL;
-	}
-	if (c->segs == NULL) {
-		p = c->lin + c->off;
-		k = c->left;
-	} else {
-		/* skip used-up and empty segments; job_check made sure they cover left */
-		while (c->seg < c->nb_segs && c->off == c->segs[c->seg].len) {
-			c->seg++;
-			c->off = 0;
-		}
-		if (c->seg == c->nb_segs) {
-			*n = 0;
-			return NULL;
-		}
-		p = c->segs[c->seg].data + c->off;
-		k = c->segs[c->seg].len - c->off;
-		if (k > c->left)
-			k = c->left;
-	}
-	if (max != 0 && k > max)
-		k = max;
-	c->off += k;
-	c->left -= k;
-	*n = k;
-	return p;
-}
-
-void
-vecsec_aead_wipe_out(const struct vecsec_aead_job *job)
-{
-	struct aead_cursor c;
-	uint8_t *p;
-	size_t n;
-
-	vecsec_aead_cursor_out(&c, job);
-	while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
-		vecsec_memzero(p, n);
 }
 
 /* ---- ESP helpers ---- */

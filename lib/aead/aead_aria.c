@@ -42,56 +42,13 @@ aria_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 	return 0;
 }
 
-/*
- * Pairs the runs of the input and output cursors: each step gives the
- * longest piece that is contiguous in both.
- */
-struct pair_walk {
-	struct aead_cursor in, out;
-	const uint8_t *pi;
-	uint8_t *po;
-	size_t ni, no;
-};
-
-static void
-pair_start(struct pair_walk *w, const struct vecsec_aead_job *job)
-{
-	vecsec_aead_cursor_in(&w->in, job);
-	vecsec_aead_cursor_out(&w->out, job);
-	w->pi = NULL;
-	w->po = NULL;
-	w->ni = 0;
-	w->no = 0;
-}
-
-static size_t
-pair_next(struct pair_walk *w, const uint8_t **in, uint8_t **out)
-{
-	size_t n;
-
-	if (w->ni == 0)
-		w->pi = vecsec_aead_cursor_next(&w->in, 0, &w->ni);
-	if (w->no == 0)
-		w->po = vecsec_aead_cursor_next(&w->out, 0, &w->no);
-	n = w->ni < w->no ? w->ni : w->no;
-	if (n == 0)
-		return 0;
-	*in = w->pi;
-	*out = w->po;
-	w->pi += n;
-	w->ni -= n;
-	w->po += n;
-	w->no -= n;
-	return n;
-}
-
 static void xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g);
 
 static int
 gcm_run(const struct vecsec_aead_job *job)
 {
 	struct aria_gcm g;
-	struct pair_walk w;
+	struct job_pair w;
 	const uint8_t *in;
 	uint8_t *out, tag[16];
 	size_t n;
@@ -113,44 +70,44 @@ gcm_run(const struct vecsec_aead_job *job)
 			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
 			memcpy(job->tag, tag, job->tag_len);
 		} else {
-			struct aead_cursor c;
+			struct job_cursor c;
 			const uint8_t *p;
 
-			vecsec_aead_cursor_in(&c, job);
-			while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
+			vecsec_job_cursor_in(&c, job);
+			while ((p = vecsec_job_cursor_next(&c, 0, &n)) != NULL)
 				vecsec_aria_gcm_hash(&g, p, n);
 			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
 			if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
 				xor_ks(job, ks + 16, NULL);
 			} else {
-				vecsec_aead_wipe_out(job);
+				vecsec_job_wipe_out(job);
 				rc = -EBADMSG;
 			}
 		}
 		vecsec_memzero(ks, sizeof(ks));
 	} else if (job->dir == VECSEC_AEAD_SEAL) {
-		pair_start(&w, job);
-		while ((n = pair_next(&w, &in, &out)) != 0) {
+		vecsec_job_pair_start(&w, job);
+		while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
 			vecsec_aria_gcm_ctr(&g, out, in, n);
 			vecsec_aria_gcm_hash(&g, out, n);
 		}
 		vecsec_aria_gcm_tag(&g, tag);
 		memcpy(job->tag, tag, job->tag_len);
 	} else {
-		struct aead_cursor c;
+		struct job_cursor c;
 		const uint8_t *p;
 
 		/* SP 800-38D 7.2: the tag over all the ciphertext first */
-		vecsec_aead_cursor_in(&c, job);
-		while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
+		vecsec_job_cursor_in(&c, job);
+		while ((p = vecsec_job_cursor_next(&c, 0, &n)) != NULL)
 			vecsec_aria_gcm_hash(&g, p, n);
 		vecsec_aria_gcm_tag(&g, tag);
 		if (!vecsec_ct_eq(tag, job->tag, job->tag_len)) {
-			vecsec_aead_wipe_out(job);
+			vecsec_job_wipe_out(job);
 			rc = -EBADMSG;
 		} else {
-			pair_start(&w, job);
-			while ((n = pair_next(&w, &in, &out)) != 0)
+			vecsec_job_pair_start(&w, job);
+			while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0)
 				vecsec_aria_gcm_ctr(&g, out, in, n);
 		}
 	}
@@ -163,7 +120,7 @@ static int
 ctr_run(const struct vecsec_aead_job *job)
 {
 	const struct aria_key *k = &gcm_key_of(job->key)->aria;
-	struct pair_walk w;
+	struct job_pair w;
 	const uint8_t *in;
 	uint8_t *out, ctr[16], ks[16];
 	uint32_t ks_left = 0;
@@ -174,8 +131,8 @@ ctr_run(const struct vecsec_aead_job *job)
 	    !vecsec_aria_ctr32_fits(job->nonce, job->len))
 		return -EINVAL;
 	memcpy(ctr, job->nonce, 16);
-	pair_start(&w, job);
-	while ((n = pair_next(&w, &in, &out)) != 0)
+	vecsec_job_pair_start(&w, job);
+	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0)
 		vecsec_aria_ctr32_stream(k, ctr, ks, &ks_left, out, in, n);
 	vecsec_memzero(ks, sizeof(ks));
 	return 0;
@@ -223,13 +180,13 @@ fill_ctr32(uint8_t (*cb)[16], const uint8_t start[16], size_t nb)
 static void
 xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
 {
-	struct pair_walk w;
+	struct job_pair w;
 	const uint8_t *in;
 	uint8_t *out;
 	size_t n;
 
-	pair_start(&w, job);
-	while ((n = pair_next(&w, &in, &out)) != 0) {
+	vecsec_job_pair_start(&w, job);
+	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
 		size_t i = 0;
 
 		for (; i + 8 <= n; i += 8) {
@@ -327,7 +284,7 @@ gcm_short(const struct vecsec_aead_job *job, const uint8_t *ej0, const uint8_t *
 	} else if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
 		xor_lin(job->out, job->in, ks, job->len);
 	} else {
-		vecsec_aead_wipe_out(job);
+		vecsec_job_wipe_out(job);
 		rc = -EBADMSG;
 	}
 	vecsec_memzero(tag, sizeof(tag));
@@ -427,19 +384,19 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				memcpy(job->tag, tag, job->tag_len);
 			} else {
-				struct aead_cursor c;
+				struct job_cursor c;
 				const uint8_t *p;
 				size_t len;
 
 				/* SP 800-38D 7.2: the tag over all the ciphertext first */
-				vecsec_aead_cursor_in(&c, job);
-				while ((p = vecsec_aead_cursor_next(&c, 0, &len)) != NULL)
+				vecsec_job_cursor_in(&c, job);
+				while ((p = vecsec_job_cursor_next(&c, 0, &len)) != NULL)
 					vecsec_aria_gcm_hash(&g[i], p, len);
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
 					xor_ks(job, kt, NULL);
 				} else {
-					vecsec_aead_wipe_out(job);
+					vecsec_job_wipe_out(job);
 					rc = -EBADMSG;
 				}
 			}

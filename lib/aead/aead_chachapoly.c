@@ -130,28 +130,17 @@ run_xor(struct chachapoly_run *r, uint8_t *out, const uint8_t *in, size_t n)
 	}
 }
 
-/*
- * Walk input and output together in runs contiguous in both; a copy of a
- * cursor peeks at how long its current run is.
- */
+/* Input and output walked together in runs contiguous in both (lib/job). */
 static void
 run_crypt(struct chachapoly_run *r, const struct vecsec_aead_job *job, bool mac_out)
 {
-	struct aead_cursor ci, co;
+	struct job_pair w;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t n;
 
-	vecsec_aead_cursor_in(&ci, job);
-	vecsec_aead_cursor_out(&co, job);
-	for (;;) {
-		struct aead_cursor pi = ci, po = co;
-		size_t ni, no, n;
-		uint8_t *in, *out;
-
-		if (vecsec_aead_cursor_next(&pi, 0, &ni) == NULL ||
-		    vecsec_aead_cursor_next(&po, 0, &no) == NULL)
-			break;
-		n = ni < no ? ni : no;
-		in = vecsec_aead_cursor_next(&ci, n, &ni);
-		out = vecsec_aead_cursor_next(&co, n, &no);
+	vecsec_job_pair_start(&w, job);
+	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
 		run_xor(r, out, in, n);
 		if (mac_out)
 			vecsec_poly1305_update(&r->mac, out, n);
@@ -318,17 +307,17 @@ chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 		run_crypt(&r, job, true);
 		run_finish(&r, job, job->tag);
 	} else {
-		struct aead_cursor ci;
+		struct job_cursor ci;
 		const uint8_t *p;
 		size_t n;
 
 		/* pass 1: MAC the ciphertext, release nothing before the tag matched */
-		vecsec_aead_cursor_in(&ci, job);
-		while ((p = vecsec_aead_cursor_next(&ci, 0, &n)) != NULL)
+		vecsec_job_cursor_in(&ci, job);
+		while ((p = vecsec_job_cursor_next(&ci, 0, &n)) != NULL)
 			vecsec_poly1305_update(&r.mac, p, n);
 		run_finish(&r, job, tag);
 		if (!vecsec_ct_eq(tag, job->tag, VECSEC_AEAD_TAG_LEN)) {
-			vecsec_aead_wipe_out(job);
+			vecsec_job_wipe_out(job);
 			rc = -EBADMSG;
 		} else {
 			/* pass 2: decrypt */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internal AEAD plumbing (never installed): one ops entry per algorithm,
- * and a segment cursor so every algorithm walks scatter-gather lists the
- * same way. The one-shot API and the burst are built on run(): a one-shot
- * call is a job with linear buffers.
+ * Internal AEAD plumbing (never installed): one ops entry per algorithm.
+ * The one-shot API and the burst are built on run(): a one-shot call is a
+ * job with linear buffers. Jobs themselves (checks, cursor, wipe) are
+ * lib/job's.
  */
 #ifndef VECSEC_AEAD_INTERNAL_H
 #define VECSEC_AEAD_INTERNAL_H
@@ -13,6 +13,7 @@
 
 #include "vecsec/vecsec_aead.h"
 #include "cpu_internal.h"
+#include "job/job_internal.h"
 
 struct aead_ops {
 	enum vecsec_aead_alg alg;
@@ -41,31 +42,5 @@ extern const struct aead_ops vecsec_aead_ops_aria_ctr;
  */
 bool vecsec_aead_aria_batchable(const struct vecsec_aead_job *job);
 void vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n);
-
-/*
- * Walks a job's source or destination as a sequence of contiguous runs,
- * whether linear or a segment list. Empty segments are skipped.
- */
-struct aead_cursor {
-	const struct vecsec_seg *segs; /* NULL: linear */
-	uint32_t nb_segs;
-	uint32_t seg;                  /* current segment */
-	size_t off;                    /* offset in it (or in the linear buffer) */
-	uint8_t *lin;                  /* linear buffer */
-	size_t left;                   /* bytes still to walk */
-};
-
-void vecsec_aead_cursor_in(struct aead_cursor *c, const struct vecsec_aead_job *job);
-void vecsec_aead_cursor_out(struct aead_cursor *c, const struct vecsec_aead_job *job);
-/*
- * Next contiguous run of at most max bytes (0 = no limit): returns its
- * pointer and stores its length in *n (0 at the end).
- */
-uint8_t *vecsec_aead_cursor_next(struct aead_cursor *c, size_t max, size_t *n);
-
-/*
- * Zero a job's whole output (after a failed open): linear or segments.
- */
-void vecsec_aead_wipe_out(const struct vecsec_aead_job *job);
 
 #endif /* VECSEC_AEAD_INTERNAL_H */

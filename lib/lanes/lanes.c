@@ -46,6 +46,7 @@
 
 #include "lanes_internal.h"
 #include "aead/aead_internal.h"
+#include "job/job_internal.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
 
@@ -292,7 +293,7 @@ struct job_ctx {
  * through the segment cursors of aead.c.
  */
 struct chacha_lane {
-	struct aead_cursor ci, co;
+	struct job_cursor ci, co;
 	bool lin;               /* linear job: lin_in/lin_out from off to len */
 	const uint8_t *lin_in;
 	uint8_t *lin_out;
@@ -303,7 +304,7 @@ struct chacha_lane {
 enum { PH_AAD, PH_TEXT, PH_LENS, PH_DONE };
 
 struct poly_lane {
-	struct aead_cursor c;   /* the ciphertext (scatter-gather) */
+	struct job_cursor c;   /* the ciphertext (scatter-gather) */
 	const uint8_t *lin;     /* the ciphertext (linear); NULL: the cursor */
 	size_t off, len;        /* linear: bytes done, bytes in all */
 	size_t aad_off;
@@ -547,7 +548,7 @@ static bool
 chacha_chunk(struct burst *b, unsigned int i)
 {
 	struct chacha_lane *s = &b->cs[i];
-	struct aead_cursor pi, po;
+	struct job_cursor pi, po;
 	size_t ni, no, n, k = 0;
 	uint8_t *in, *out, *p;
 
@@ -572,15 +573,15 @@ chacha_chunk(struct burst *b, unsigned int i)
 	}
 	pi = s->ci;
 	po = s->co;
-	in = vecsec_aead_cursor_next(&pi, 0, &ni);
+	in = vecsec_job_cursor_next(&pi, 0, &ni);
 	if (in == NULL)
 		return false;
-	out = vecsec_aead_cursor_next(&po, 0, &no);
+	out = vecsec_job_cursor_next(&po, 0, &no);
 	n = ni < no ? ni : no;
 	if (n >= CHACHA_BLOCK_LEN) {
 		n -= n % CHACHA_BLOCK_LEN;
-		vecsec_aead_cursor_next(&s->ci, n, &ni);
-		vecsec_aead_cursor_next(&s->co, n, &no);
+		vecsec_job_cursor_next(&s->ci, n, &ni);
+		vecsec_job_cursor_next(&s->co, n, &no);
 		b->cl.in[i] = in;
 		b->cl.out[i] = out;
 		b->cl.blocks_left[i] = (uint32_t)(n / CHACHA_BLOCK_LEN);
@@ -588,7 +589,7 @@ chacha_chunk(struct burst *b, unsigned int i)
 		return true;
 	}
 	while (k < CHACHA_BLOCK_LEN &&
-	       (p = vecsec_aead_cursor_next(&s->ci, CHACHA_BLOCK_LEN - k, &n)) != NULL) {
+	       (p = vecsec_job_cursor_next(&s->ci, CHACHA_BLOCK_LEN - k, &n)) != NULL) {
 		memcpy(b->stage[i] + k, p, n);
 		k += n;
 	}
@@ -612,7 +613,7 @@ chacha_unstage(struct burst *b, unsigned int i)
 		s->staged = 0;
 		return;
 	}
-	while (k < s->staged && (p = vecsec_aead_cursor_next(&s->co, s->staged - k, &n)) != NULL) {
+	while (k < s->staged && (p = vecsec_job_cursor_next(&s->co, s->staged - k, &n)) != NULL) {
 		memcpy(p, b->stage[i] + k, n);
 		k += n;
 	}
@@ -638,8 +639,8 @@ chacha_refill(struct burst *b, unsigned int i, unsigned int *next)
 			s->off = (size_t)pc->first * CHACHA_BLOCK_LEN;
 			s->len = pc->count == 0 || end > job->len ? job->len : end;
 		} else {
-			vecsec_aead_cursor_in(&s->ci, job);
-			vecsec_aead_cursor_out(&s->co, job);
+			vecsec_job_cursor_in(&s->ci, job);
+			vecsec_job_cursor_out(&s->co, job);
 		}
 		if (chacha_chunk(b, i)) {
 			/* RFC 8439 2.8: the data starts at block counter 1 */
@@ -771,7 +772,7 @@ poly_chunk(struct burst *b, unsigned int i)
 		}
 		/* fall through */
 	case PH_TEXT: {
-		struct aead_cursor pc = s->c;
+		struct job_cursor pc = s->c;
 
 		if (s->lin != NULL) {
 			n = s->len - s->off;
@@ -793,16 +794,16 @@ poly_chunk(struct burst *b, unsigned int i)
 			}
 			goto lens;
 		}
-		p = vecsec_aead_cursor_next(&pc, 0, &n);
+		p = vecsec_job_cursor_next(&pc, 0, &n);
 		if (p != NULL && n >= POLY1305_BLOCK_LEN) {
 			n -= n % POLY1305_BLOCK_LEN;
-			vecsec_aead_cursor_next(&s->c, n, &n);
+			vecsec_job_cursor_next(&s->c, n, &n);
 			b->pl.in[i] = p;
 			b->pl.blocks_left[i] = (uint32_t)(n / POLY1305_BLOCK_LEN);
 			return true;
 		}
 		while (k < POLY1305_BLOCK_LEN &&
-		       (p = vecsec_aead_cursor_next(&s->c, POLY1305_BLOCK_LEN - k, &n)) != NULL) {
+		       (p = vecsec_job_cursor_next(&s->c, POLY1305_BLOCK_LEN - k, &n)) != NULL) {
 			memcpy(st + k, p, n);
 			k += n;
 		}
@@ -845,12 +846,12 @@ poly_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned int 
 			if (job->nb_out_segs == 0)
 				b->ps[i].lin = job->out;
 			else
-				vecsec_aead_cursor_out(&b->ps[i].c, job);
+				vecsec_job_cursor_out(&b->ps[i].c, job);
 		} else {
 			if (job->nb_in_segs == 0)
 				b->ps[i].lin = job->in;
 			else
-				vecsec_aead_cursor_in(&b->ps[i].c, job);
+				vecsec_job_cursor_in(&b->ps[i].c, job);
 		}
 		b->ps[i].off = 0;
 		b->ps[i].len = job->len;
@@ -998,10 +999,7 @@ run_one_by_one(struct vecsec_aead_job *const *jobs, unsigned int n)
 	for (unsigned int i = 0; i < n; i++) {
 		const struct aead_ops *ops = jobs[i]->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ?
 			&vecsec_aead_ops_chacha20_poly1305 : &vecsec_aead_ops_xchacha20_poly1305;
-		int rc = ops->run(jobs[i]);
-
-		jobs[i]->status = rc == 0 ? VECSEC_JOB_OK :
-				  rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
+		jobs[i]->status = vecsec_job_status(ops->run(jobs[i]));
 	}
 }
 
@@ -1209,7 +1207,7 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
 			verified |= UINT32_C(1) << i;
 			job->status = VECSEC_JOB_OK;
 		} else {
-			vecsec_aead_wipe_out(job);
+			vecsec_job_wipe_out(job);
 			job->status = VECSEC_JOB_AUTH_FAILED;
 		}
 		vecsec_memzero(tag, sizeof(tag));
@@ -1416,7 +1414,7 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 			open[no++] = (uint16_t)j;
 			job->status = VECSEC_JOB_OK;
 		} else {
-			vecsec_aead_wipe_out(job);
+			vecsec_job_wipe_out(job);
 			job->status = VECSEC_JOB_AUTH_FAILED;
 		}
 		vecsec_memzero(tag, sizeof(tag));
