@@ -27,9 +27,6 @@ const struct chacha_impl *const vecsec_chacha_impls[] = {
 #if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_SSSE3)
 	&vecsec_chacha_impl_ssse3,
 #endif
-#if defined(VECSEC_HAVE_NEON) && defined(VECSEC_HAVE_CHACHA_NEON)
-	&vecsec_chacha_impl_neon,
-#endif
 	&vecsec_chacha_impl_ref,
 	NULL,
 };

@@ -52,45 +52,15 @@
 
 /* ---- lane kernels and the choice of width ---- */
 
-static void poly_blocks_scalar(struct poly1305_lanes *l, uint32_t nblocks);
-
-/* Runs the (constant-time) reference per lane: for CPUs without lane kernels. */
-static const struct poly1305_lanes_impl poly_lanes_scalar = {
-	.name = "scalar",
-	.isa = VECSEC_ISA_SCALAR,
-	.needs = 0,
-	.lanes = 8,
-	.blocks_lanes = poly_blocks_scalar,
-};
-
-/* Widest first; an entry needs its flag set and its kernel file. */
-static const struct chacha_lanes_impl *const chacha_tab[] = {
-#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_LANES_AVX512)
-	&vecsec_chacha_lanes_x16_avx512,
-#endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_LANES_AVX2)
-	&vecsec_chacha_lanes_x8_avx2,
-#endif
-#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_LANES_SSSE3)
-	&vecsec_chacha_lanes_x4_ssse3,
-#endif
-	NULL,
-};
-
-static const struct poly1305_lanes_impl *const poly_tab[] = {
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_LANES_AVX512_IFMA)
-	&vecsec_poly1305_lanes_x16_avx512ifma,
-	&vecsec_poly1305_lanes_x8_avx512ifma,
-#endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_LANES_AVX2)
-	&vecsec_poly1305_lanes_x4_avx2,
-#endif
-	&poly_lanes_scalar,
-	NULL,
-};
-
-#define NB_CHACHA (sizeof(chacha_tab) / sizeof(chacha_tab[0]) - 1)
-#define NB_POLY (sizeof(poly_tab) / sizeof(poly_tab[0]) - 1)
+/*
+ * Lane kernels come from each primitive's own table (an entry with lanes
+ * and xor_lanes / blocks_lanes): widest first, the Poly1305 reference last
+ * (its lane form runs the reference per lane, for CPUs without lane
+ * kernels).
+ */
+#define chacha_tab vecsec_chacha_impls
+#define poly_tab vecsec_poly1305_impls
+#define poly_lanes_scalar vecsec_poly1305_impl_ref
 #define SELECTED (UINT32_C(1) << 31)
 
 /* bit i: chacha_tab[i] usable under the cap; bit 8 + i: poly_tab[i]; SELECTED */
@@ -118,15 +88,21 @@ vecsec_lanes_select(enum vecsec_isa cap, uint64_t feat)
 {
 	uint32_t m = SELECTED;
 
-	for (size_t i = 0; i < NB_CHACHA; i++)
-		if (vecsec_impl_usable(chacha_tab[i]->isa, chacha_tab[i]->needs, cap, feat))
+	unsigned int widest = 0;
+
+	for (size_t i = 0; chacha_tab[i] != NULL; i++)
+		if (chacha_tab[i]->xor_lanes != NULL &&
+		    vecsec_impl_usable(chacha_tab[i]->isa, chacha_tab[i]->needs, cap, feat)) {
 			m |= UINT32_C(1) << i;
-	for (size_t i = 0; i < NB_POLY; i++)
-		if (vecsec_impl_usable(poly_tab[i]->isa, poly_tab[i]->needs, cap, feat))
+			if (widest == 0)
+				widest = chacha_tab[i]->lanes;
+		}
+	for (size_t i = 0; poly_tab[i] != NULL; i++)
+		if (poly_tab[i]->blocks_lanes != NULL &&
+		    vecsec_impl_usable(poly_tab[i]->isa, poly_tab[i]->needs, cap, feat))
 			m |= UINT32_C(1) << (8 + i);
-	atomic_store_explicit(&crossover_auto,
-			      (m & 1) != 0 && NB_CHACHA > 0 && chacha_tab[0]->lanes >= 16 ?
-			      CROSSOVER_WIDE : CROSSOVER_NARROW, memory_order_relaxed);
+	atomic_store_explicit(&crossover_auto, widest >= 16 ? CROSSOVER_WIDE : CROSSOVER_NARROW,
+			      memory_order_relaxed);
 	atomic_store_explicit(&lanes_avail, m, memory_order_release);
 }
 
@@ -146,13 +122,13 @@ avail(void)
  * The narrowest usable kernel with at least n lanes, else the widest: a
  * burst of 3 runs on 4 lanes, not 16; a width given by force wins.
  */
-static const struct chacha_lanes_impl *
+static const struct chacha_impl *
 pick_chacha(unsigned int n, uint32_t m)
 {
-	const struct chacha_lanes_impl *pick = NULL;
+	const struct chacha_impl *pick = NULL;
 	int f = atomic_load_explicit(&force_chacha, memory_order_relaxed);
 
-	for (size_t i = 0; i < NB_CHACHA; i++) {
+	for (size_t i = 0; chacha_tab[i] != NULL; i++) {
 		if (!(m & (UINT32_C(1) << i)))
 			continue;
 		if (f >= 0) {
@@ -168,14 +144,14 @@ pick_chacha(unsigned int n, uint32_t m)
 	return pick;
 }
 
-static const struct poly1305_lanes_impl *
+static const struct poly1305_impl *
 pick_poly(unsigned int n, uint32_t m)
 {
-	const struct poly1305_lanes_impl *pick = &poly_lanes_scalar;
+	const struct poly1305_impl *pick = &poly_lanes_scalar;
 	int f = atomic_load_explicit(&force_poly, memory_order_relaxed);
 	bool first = true;
 
-	for (size_t i = 0; i < NB_POLY; i++) {
+	for (size_t i = 0; poly_tab[i] != NULL; i++) {
 		if (!(m & (UINT32_C(1) << (8 + i))))
 			continue;
 		if (f > 0) {
@@ -198,13 +174,13 @@ void
 vecsec_lanes_choose(unsigned int n, struct lanes_choice *c)
 {
 	uint32_t m = avail();
-	const struct chacha_lanes_impl *ci = pick_chacha(n, m);
-	const struct poly1305_lanes_impl *pi = pick_poly(n, m);
+	const struct chacha_impl *ci = pick_chacha(n, m);
+	const struct poly1305_impl *pi = pick_poly(n, m);
 
 	c->chacha_lanes = ci != NULL ? ci->lanes : 0;
-	c->chacha_name = ci != NULL ? ci->name : "per-job";
+	c->chacha_name = ci != NULL ? ci->lanes_name : "per-job";
 	c->poly_lanes = ci != NULL ? pi->lanes : 0;
-	c->poly_name = ci != NULL ? pi->name : "per-job";
+	c->poly_name = ci != NULL ? pi->lanes_name : "per-job";
 }
 
 int
@@ -213,11 +189,11 @@ vecsec_lanes_force(int chacha_w, int poly_w)
 	uint32_t m = avail();
 	bool ok_c = chacha_w <= 0, ok_p = poly_w < 0 || poly_w == 1;
 
-	for (size_t i = 0; i < NB_CHACHA; i++)
+	for (size_t i = 0; chacha_tab[i] != NULL; i++)
 		if ((m & (UINT32_C(1) << i)) && chacha_w > 0 &&
 		    chacha_tab[i]->lanes == (unsigned int)chacha_w)
 			ok_c = true;
-	for (size_t i = 0; i < NB_POLY; i++)
+	for (size_t i = 0; poly_tab[i] != NULL; i++)
 		if ((m & (UINT32_C(1) << (8 + i))) && poly_w > 1 &&
 		    poly_tab[i] != &poly_lanes_scalar && poly_tab[i]->lanes == (unsigned int)poly_w)
 			ok_p = true;
@@ -470,29 +446,6 @@ poly_tag(uint8_t tag[16], const uint64_t hin[3], const uint64_t s[2])
 	st64(tag + 8, hi);
 }
 
-/* The reference per lane (poly_lanes_scalar). */
-static void
-poly_blocks_scalar(struct poly1305_lanes *l, uint32_t nblocks)
-{
-	struct poly1305_state st;
-
-	for (int i = 0; i < VECSEC_MAX_LANES; i++) {
-		if (!(l->active & (UINT32_C(1) << i)))
-			continue;
-		memset(&st, 0, sizeof(st));
-		for (int k = 0; k < 3; k++) {
-			st.h[k] = l->h[k][i];
-			st.r[k] = l->r[k][i];
-		}
-		vecsec_poly1305_blocks_ref(&st, l->in[i], nblocks, 1);
-		for (int k = 0; k < 3; k++)
-			l->h[k][i] = st.h[k];
-		l->in[i] += (size_t)nblocks * POLY1305_BLOCK_LEN;
-		l->blocks_left[i] -= nblocks;
-	}
-	vecsec_memzero(&st, sizeof(st));
-}
-
 /* RFC 8439 2.6, 2.5: r (clamped, radix 2^44) and s from keystream block 0 */
 static void
 take_otk(struct job_ctx *c, const uint8_t *block0)
@@ -520,7 +473,7 @@ lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
 
 /* Pass 1: block 0 of every job's keystream gives its r and s (RFC 8439 2.6). */
 static void
-pass_otk(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+pass_otk(struct burst *b, const struct chacha_impl *im, const uint16_t *list,
 	 unsigned int n)
 {
 	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
@@ -708,7 +661,7 @@ make_pieces(struct burst *b, const uint16_t *list, unsigned int n, unsigned int 
 
 /* Passes 2 and 4: ChaCha20 from counter 1 over the listed jobs' data. */
 static void
-pass_chacha(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+pass_chacha(struct burst *b, const struct chacha_impl *im, const uint16_t *list,
 	    unsigned int n)
 {
 	unsigned int next = 0;
@@ -870,7 +823,7 @@ poly_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned int 
 
 /* Pass 3: every job's Poly1305 accumulator into ctx[].h. */
 static void
-pass_poly(struct burst *b, const struct poly1305_lanes_impl *im, const uint16_t *list,
+pass_poly(struct burst *b, const struct poly1305_impl *im, const uint16_t *list,
 	  unsigned int n)
 {
 	unsigned int next = 0;
@@ -960,7 +913,7 @@ setup_job(struct job_ctx *c, const struct vecsec_aead_job *job)
  * the subkey, which replaces the job's key words.
  */
 static void
-xchacha_subkeys(struct burst *b, const struct chacha_lanes_impl *im, const uint16_t *list,
+xchacha_subkeys(struct burst *b, const struct chacha_impl *im, const uint16_t *list,
 		unsigned int n)
 {
 	static const uint32_t sigma[4] = { CHACHA_C0, CHACHA_C1, CHACHA_C2, CHACHA_C3 };
@@ -1034,7 +987,7 @@ pad16(size_t n)
 
 /* Run the active lanes of the ChaCha or Poly1305 struct until all are done. */
 static void
-drain_chacha(struct burst *b, const struct chacha_lanes_impl *im)
+drain_chacha(struct burst *b, const struct chacha_impl *im)
 {
 	while (b->cl.active != 0) {
 		uint32_t nb = UINT32_MAX;
@@ -1050,7 +1003,7 @@ drain_chacha(struct burst *b, const struct chacha_lanes_impl *im)
 }
 
 static void
-drain_poly(struct burst *b, const struct poly1305_lanes_impl *im)
+drain_poly(struct burst *b, const struct poly1305_impl *im)
 {
 	while (b->pl.active != 0) {
 		uint32_t nb = UINT32_MAX;
@@ -1072,7 +1025,7 @@ drain_poly(struct burst *b, const struct poly1305_lanes_impl *im)
  * each job's accumulator is left in its ctx for poly_tag().
  */
 static void
-mac_staged(struct burst *b, const struct poly1305_lanes_impl *pi, const uint16_t *list,
+mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list,
 	   unsigned int k, uint8_t (*calc)[POLY1305_TAG_LEN])
 {
 	for (unsigned int g = 0; g < k; g += pi->lanes) {
@@ -1127,8 +1080,8 @@ mac_staged(struct burst *b, const struct poly1305_lanes_impl *pi, const uint16_t
  * plaintext out only then; a failed job's output is zeroed.
  */
 static void
-fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
-	   const struct poly1305_lanes_impl *pi, const uint16_t *list, unsigned int k)
+fast_group(struct burst *b, const struct chacha_impl *ci,
+	   const struct poly1305_impl *pi, const uint16_t *list, unsigned int k)
 {
 	uint32_t verified = 0, bytes[VECSEC_MAX_LANES];
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];      /* open: computed tags */
@@ -1253,8 +1206,8 @@ fast_group(struct burst *b, const struct chacha_lanes_impl *ci,
  * slower at both 64 and 256 bytes than the copy back.
  */
 static void
-fast_seal_direct(struct burst *b, const struct chacha_lanes_impl *ci,
-		 const struct poly1305_lanes_impl *pi, const uint16_t *list, unsigned int k)
+fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
+		 const struct poly1305_impl *pi, const uint16_t *list, unsigned int k)
 {
 	uint32_t bytes[VECSEC_MAX_LANES];
 	uint8_t *ks0[VECSEC_MAX_LANES];
@@ -1314,12 +1267,12 @@ fast_seal_direct(struct burst *b, const struct chacha_lanes_impl *ci,
  * 1.13 / 1.15 1.20 1.20; the staged path keeps 16 (64 B: 2.17..2.19 /
  * 2.09..2.11). Pinned widths (vecsec_lanes_force) stay as they are.
  */
-static const struct poly1305_lanes_impl *
-general_poly(const struct poly1305_lanes_impl *pi, uint32_t m)
+static const struct poly1305_impl *
+general_poly(const struct poly1305_impl *pi, uint32_t m)
 {
 	if (pi->lanes <= 8 || atomic_load_explicit(&force_poly, memory_order_relaxed) >= 0)
 		return pi;
-	for (size_t i = 0; i < NB_POLY; i++)
+	for (size_t i = 0; poly_tab[i] != NULL; i++)
 		if ((m & (UINT32_C(1) << (8 + i))) && poly_tab[i] != &poly_lanes_scalar &&
 		    poly_tab[i]->lanes == 8)
 			return poly_tab[i];
@@ -1330,8 +1283,8 @@ void
 vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	uint32_t m;
-	const struct chacha_lanes_impl *ci;
-	const struct poly1305_lanes_impl *pi;
+	const struct chacha_impl *ci;
+	const struct poly1305_impl *pi;
 	struct job_ctx ctx[VECSEC_MAX_BURST];
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
 	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST];

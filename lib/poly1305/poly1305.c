@@ -20,12 +20,10 @@
 const struct poly1305_impl *const vecsec_poly1305_impls[] = {
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_AVX512_IFMA)
 	&vecsec_poly1305_impl_avx512ifma,
+	&vecsec_poly1305_impl_avx512ifma_x8,
 #endif
 #if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_AVX2)
 	&vecsec_poly1305_impl_avx2,
-#endif
-#if defined(VECSEC_HAVE_NEON) && defined(VECSEC_HAVE_POLY1305_NEON)
-	&vecsec_poly1305_impl_neon,
 #endif
 	&vecsec_poly1305_impl_ref,
 	NULL,

@@ -51,8 +51,8 @@ struct poly1305_state {
 };
 
 /*
- * Lanes layout (lib/lanes, STYLE.md 6): lane i absorbs
- * blocks_left[i] full blocks (pad 1) from in[i] into h[.][i] with r[.][i].
+ * Lanes layout (one message per SIMD lane): lane i absorbs blocks_left[i]
+ * full blocks (pad 1) from in[i] into h[.][i] with r[.][i].
  */
 struct poly1305_lanes {
 	uint64_t h[3][VECSEC_MAX_LANES];
@@ -62,31 +62,27 @@ struct poly1305_lanes {
 	uint32_t active;
 };
 
-struct poly1305_impl {
-	const char *name;            /* "avx2" */
-	enum vecsec_isa isa;
-	uint64_t needs;              /* e.g. VECSEC_CPU_AVX512IFMA */
-	unsigned int lanes;          /* messages per blocks_lanes() call (0: none) */
-	size_t min_len;              /* bytes below which a narrower impl is faster */
-	void (*blocks)(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
-		       uint32_t pad);
-	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
-};
-
 /*
- * Lane kernels (lib/poly1305/poly1305_lanes_<set>.c), found by lib/lanes.
- * blocks_lanes absorbs nblocks full blocks (pad 1: the AEAD of RFC 8439 2.8
- * pads everything to whole blocks) on every lane whose bit is set in
+ * One entry of the dispatch table per (ISA, lane width): the
+ * single-message kernel and the lane kernel of that ISA. An ISA with lane
+ * kernels of two widths (AVX-512 IFMA: 16 and 8) has two entries with the
+ * same blocks(); single-message selection takes the first usable entry.
+ *
+ * blocks_lanes absorbs nblocks full blocks (pad 1: the AEAD of RFC 8439
+ * 2.8 pads everything to whole blocks) on every lane whose bit is set in
  * `active` (nblocks <= every active blocks_left), advancing in[] and
  * decreasing blocks_left[]; h and r stay in radix 2^44 in the struct (a
  * kernel converts inside), h partly reduced as for struct poly1305_state;
  * inactive lanes are never touched, nor their in[] read.
  */
-struct poly1305_lanes_impl {
-	const char *name;            /* "x8-avx512ifma" */
+struct poly1305_impl {
+	const char *name;            /* "avx2" */
 	enum vecsec_isa isa;
-	uint64_t needs;
-	unsigned int lanes;          /* 4, 8 or 16 */
+	uint64_t needs;              /* e.g. VECSEC_CPU_AVX512IFMA */
+	void (*blocks)(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
+		       uint32_t pad);
+	unsigned int lanes;          /* messages per blocks_lanes() call */
+	const char *lanes_name;      /* "x8-avx512ifma": printed by tests and the bench */
 	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
 	/*
 	 * Optional (NULL: not there): the tag (RFC 8439 2.5: (h mod p) + s
@@ -98,9 +94,13 @@ struct poly1305_lanes_impl {
 			   uint8_t *const *tag);
 };
 
-extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x4_avx2;
-extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma;
-extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma;
+/* Lane kernels (poly1305_lanes_<set>.c, poly1305_ref.c), listed by the table. */
+void vecsec_poly1305_blocks_lanes_ref(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_blocks_lanes_x4_avx2(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_blocks_lanes_x8_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_blocks_lanes_x16_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_tags_lanes_avx512ifma(const struct poly1305_lanes *l,
+					   const uint64_t s[2][VECSEC_MAX_LANES], uint8_t *const *tag);
 
 /* Widest first, NULL-terminated, the reference last (poly1305.c). */
 extern const struct poly1305_impl *const vecsec_poly1305_impls[];
@@ -108,7 +108,7 @@ extern const struct poly1305_impl *const vecsec_poly1305_impls[];
 extern const struct poly1305_impl vecsec_poly1305_impl_ref;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx2;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma;
-extern const struct poly1305_impl vecsec_poly1305_impl_neon;
+extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma_x8;
 
 void vecsec_poly1305_blocks_ref(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
 				uint32_t pad);

@@ -157,12 +157,38 @@ vecsec_poly1305_add_s(uint8_t out[16], const uint8_t h[16], const uint8_t s[16])
 	st64(out + 8, hi);
 }
 
+/*
+ * The lane form of the reference: each active lane in turn (for CPUs
+ * without a lane kernel; as constant time as blocks_ref).
+ */
+void
+vecsec_poly1305_blocks_lanes_ref(struct poly1305_lanes *l, uint32_t nblocks)
+{
+	struct poly1305_state st;
+
+	for (int i = 0; i < VECSEC_MAX_LANES; i++) {
+		if (!(l->active & (UINT32_C(1) << i)))
+			continue;
+		memset(&st, 0, sizeof(st));
+		for (int k = 0; k < 3; k++) {
+			st.h[k] = l->h[k][i];
+			st.r[k] = l->r[k][i];
+		}
+		vecsec_poly1305_blocks_ref(&st, l->in[i], nblocks, 1);
+		for (int k = 0; k < 3; k++)
+			l->h[k][i] = st.h[k];
+		l->in[i] += (size_t)nblocks * POLY1305_BLOCK_LEN;
+		l->blocks_left[i] -= nblocks;
+	}
+	vecsec_memzero(&st, sizeof(st));
+}
+
 const struct poly1305_impl vecsec_poly1305_impl_ref = {
 	.name = "ref",
 	.isa = VECSEC_ISA_SCALAR,
 	.needs = 0,
-	.lanes = 0,
-	.min_len = 0,
 	.blocks = vecsec_poly1305_blocks_ref,
-	.blocks_lanes = NULL,
+	.lanes = 8,
+	.lanes_name = "scalar",
+	.blocks_lanes = vecsec_poly1305_blocks_lanes_ref,
 };
