@@ -13,7 +13,21 @@
 
 #include "vecsec/vecsec_aead.h"
 #include "aead_internal.h"
-#include "lanes/lanes_internal.h"
+#include "chachapoly/chachapoly_internal.h"
+
+const struct aead_ops vecsec_aead_ops_chacha20_poly1305 = {
+	.alg = VECSEC_AEAD_CHACHA20_POLY1305,
+	.name = "chacha20-poly1305",
+	.key_init = vecsec_chachapoly_key_init,
+	.run = vecsec_chachapoly_run,
+};
+
+const struct aead_ops vecsec_aead_ops_xchacha20_poly1305 = {
+	.alg = VECSEC_AEAD_XCHACHA20_POLY1305,
+	.name = "xchacha20-poly1305",
+	.key_init = vecsec_chachapoly_key_init,
+	.run = vecsec_xchachapoly_run,
+};
 
 /*
  * Indexed by enum vecsec_aead_alg; NULL (or past the end): not built,
@@ -168,7 +182,8 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 		if (job == NULL)
 			continue;
 		rc = job_check(job, &ops);
-		if (rc == 0 && vecsec_lanes_accepts(job)) {
+		if (rc == 0 && (job->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ||
+				job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305)) {
 			lane_jobs[nl++] = job;
 			continue;
 		}
@@ -180,7 +195,7 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 			rc = ops->run(job);
 		job->status = vecsec_job_status(rc);
 	}
-	vecsec_lanes_run(lane_jobs, nl);
+	vecsec_chachapoly_burst(lane_jobs, nl);
 	vecsec_aead_aria_burst(aria_jobs, na);
 	return n;
 }

@@ -27,7 +27,7 @@
 #include "vecsec/vecsec_aead.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
-#include "lanes/lanes_internal.h"
+#include "chachapoly/chachapoly_knobs.h"
 
 static bool slow;
 

@@ -26,7 +26,7 @@
 #include <intel-ipsec-mb.h>
 
 #include "vecsec/vecsec_aead.h"
-#include "lanes/lanes_internal.h"
+#include "chachapoly/chachapoly_knobs.h"
 
 #define NJOBS 32
 #define SAMPLES 31

@@ -1,27 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * AEAD ops for ChaCha20-Poly1305 (RFC 8439 2.8) and XChaCha20-Poly1305
+ * ChaCha20-Poly1305 (RFC 8439 2.8) and XChaCha20-Poly1305
  * (draft-irtf-cfrg-xchacha-03 2.3: HChaCha20 subkey, ChaCha20 with nonce
  * 00000000 || nonce[16..24]; the construction of libsodium's
- * crypto_aead_xchacha20poly1305_ietf). Portable C over the dispatched ChaCha
- * and Poly1305 kernels, streaming over the segment cursors so scatter-gather
- * lists with segments of any size (one byte, empty) give the linear result.
- * Open MACs the ciphertext first and decrypts only after the tag matched.
- * Linear jobs go through a stitched one-pass kernel when the dispatch has
- * one (chachapoly_internal.h); its open decrypts while it MACs and wipes
- * the output if the tag then fails.
+ * crypto_aead_xchacha20poly1305_ietf): the steps every form shares (key
+ * and nonce words, the one subkey derivation, the verdict on open), the
+ * one-shot path and its stitched variant. Portable C over the dispatched
+ * ChaCha and Poly1305 kernels, streaming over the segment cursors so
+ * scatter-gather lists with segments of any size (one byte, empty) give
+ * the linear result. Open MACs the ciphertext first and decrypts only
+ * after the tag matched. Linear jobs go through a stitched one-pass
+ * kernel when the dispatch has one (chachapoly_internal.h); its open
+ * decrypts while it MACs and wipes the output if the tag then fails.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vecsec/vecsec_aead.h"
 #include "vecsec/vecsec_poly1305.h"
-#include "aead_internal.h"
-#include "chacha/chacha_internal.h"
+#include "job/job_internal.h"
 #include "chachapoly_internal.h"
-
-/* RFC 8439 2.8: counter 1..2^32-1 for the data, block 0 gives the MAC key */
-#define CHACHAPOLY_MAX_LEN (((UINT64_C(1) << 32) - 1) * CHACHA_BLOCK_LEN)
 
 struct chachapoly_run {
 	struct chacha_state st;
@@ -30,8 +30,8 @@ struct chachapoly_run {
 	size_t ks_used;                 /* bytes of ks already used (64: none left) */
 };
 
-static int
-chachapoly_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
+int
+vecsec_chachapoly_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 {
 	if (key_len != VECSEC_CHACHAPOLY_KEY_LEN)
 		return -EINVAL;
@@ -40,6 +40,194 @@ chachapoly_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_le
 }
 
 static const uint8_t zeros[CHACHA_BLOCK_LEN];
+
+/* ---- the shared steps ---- */
+
+static inline uint32_t
+le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+bool
+vecsec_chachapoly_words(const struct vecsec_aead_job *job, uint32_t key[8], uint32_t nonce[3])
+{
+	const uint8_t *k = (const uint8_t *)job->key->opaque;
+
+	for (int w = 0; w < 8; w++)
+		key[w] = le32(k + 4 * w);
+	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		/*
+		 * Words 12-13 as a 64-bit counter: the same as the draft's 4
+		 * zero bytes while the counter is below 2^32, and like
+		 * libsodium (which carries into word 13) above it.
+		 */
+		nonce[0] = 0;
+		nonce[1] = le32(job->nonce + 16);
+		nonce[2] = le32(job->nonce + 20);
+		return true;
+	}
+	for (int w = 0; w < 3; w++)
+		nonce[w] = le32(job->nonce + 4 * w);
+	return false;
+}
+
+/* HChaCha20 of up to one lane kernel's width of jobs in its lanes */
+static void
+subkeys_lanes(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned int n,
+	      const struct chacha_impl *li)
+{
+	static const uint32_t sigma[4] = { CHACHA_C0, CHACHA_C1, CHACHA_C2, CHACHA_C3 };
+	struct chacha_lanes cl;
+	alignas(64) uint8_t out[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+
+	cl.rounds = 20;
+	cl.active = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		for (int w = 0; w < 8; w++)
+			cl.key[w][i] = key[i][w];
+		cl.ctr[i] = le32(nonce[i]);
+		for (int w = 0; w < 3; w++)
+			cl.nonce[w][i] = le32(nonce[i] + 4 + 4 * w);
+		cl.in[i] = zeros;
+		cl.out[i] = out[i];
+		cl.blocks_left[i] = 1;
+		cl.active |= UINT32_C(1) << i;
+	}
+	li->xor_lanes(&cl, 1);
+	for (unsigned int i = 0; i < n; i++) {
+		for (int w = 0; w < 4; w++) {
+			key[i][w] = le32(out[i] + 4 * w) - sigma[w];
+			key[i][4 + w] = le32(out[i] + 48 + 4 * w) - le32(nonce[i] + 4 * w);
+		}
+	}
+	vecsec_memzero(&cl, sizeof(cl));
+	vecsec_memzero(out, n * sizeof(out[0]));
+}
+
+void
+vecsec_xchacha_subkeys(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned int n,
+		       const struct chacha_impl *li)
+{
+	uint8_t kb[CHACHA_KEY_LEN], sub[CHACHA_KEY_LEN];
+
+	if (li != NULL && li->xor_lanes != NULL) {
+		for (unsigned int i = 0; i < n; i += li->lanes)
+			subkeys_lanes(key + i, nonce + i, n - i < li->lanes ? n - i : li->lanes,
+				      li);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		for (int w = 0; w < 8; w++)
+			chacha_st32(kb + 4 * w, key[i][w]);
+		vecsec_hchacha_ref(sub, kb, nonce[i], 20);
+		for (int w = 0; w < 8; w++)
+			key[i][w] = le32(sub + 4 * w);
+	}
+	vecsec_memzero(kb, sizeof(kb));
+	vecsec_memzero(sub, sizeof(sub));
+}
+
+/* A job's ChaCha20 state at block counter 0 (key, nonce, subkey as above). */
+static void
+job_state(struct chacha_state *st, const struct vecsec_aead_job *job)
+{
+	uint32_t key[1][8], nonce[3];
+	bool x = vecsec_chachapoly_words(job, key[0], nonce);
+
+	if (x)
+		vecsec_xchacha_subkeys(key, &job->nonce, 1, NULL);
+	st->x[0] = CHACHA_C0;
+	st->x[1] = CHACHA_C1;
+	st->x[2] = CHACHA_C2;
+	st->x[3] = CHACHA_C3;
+	for (int w = 0; w < 8; w++)
+		st->x[4 + w] = key[0][w];
+	st->x[12] = 0;
+	for (int w = 0; w < 3; w++)
+		st->x[13 + w] = nonce[w];
+	st->rounds = 20;
+	st->ctr64 = x;          /* XChaCha: words 12-13 are one 64-bit counter */
+	vecsec_memzero(key, sizeof(key));
+}
+
+int
+vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16])
+{
+	bool ok = vecsec_ct_eq(calc, job->tag, VECSEC_AEAD_TAG_LEN);
+
+	vecsec_memzero(calc, VECSEC_AEAD_TAG_LEN);
+	if (ok)
+		return 0;
+	vecsec_job_wipe_out(job);       /* never release unauthenticated text */
+	return -EBADMSG;
+}
+
+/* ---- the stitched kernels: table and selection ---- */
+
+const struct chachapoly_impl *const vecsec_chachapoly_impls[] = {
+#ifdef VECSEC_HAVE_AVX512_IFMA
+	&vecsec_chachapoly_impl_avx512ifma,
+#endif
+#ifdef VECSEC_HAVE_AVX2
+	&vecsec_chachapoly_impl_avx2,
+#endif
+	NULL,
+};
+
+static const struct chachapoly_impl *_Atomic chachapoly_cur;
+static _Atomic bool chachapoly_selected;
+static _Atomic bool env_twopass;
+static _Atomic int chachapoly_mode = CHACHAPOLY_AUTO;
+
+void
+vecsec_chachapoly_select(enum vecsec_isa cap, uint64_t feat)
+{
+	const struct chachapoly_impl *pick = NULL;
+	const char *env = getenv("VECSEC_CHACHAPOLY");
+
+	for (size_t i = 0; vecsec_chachapoly_impls[i] != NULL; i++) {
+		const struct chachapoly_impl *im = vecsec_chachapoly_impls[i];
+
+		if (vecsec_impl_usable(im->isa, im->needs, cap, feat)) {
+			pick = im;
+			break;
+		}
+	}
+	atomic_store_explicit(&env_twopass, env != NULL && strcmp(env, "twopass") == 0,
+			      memory_order_relaxed);
+	atomic_store_explicit(&chachapoly_cur, pick, memory_order_release);
+	atomic_store_explicit(&chachapoly_selected, true, memory_order_release);
+}
+
+const struct chachapoly_impl *
+vecsec_chachapoly_impl_for(size_t len)
+{
+	const struct chachapoly_impl *im;
+	int mode = atomic_load_explicit(&chachapoly_mode, memory_order_relaxed);
+
+	if (!atomic_load_explicit(&chachapoly_selected, memory_order_acquire))
+		vecsec_dispatch_init();
+	if (mode == CHACHAPOLY_TWOPASS || atomic_load_explicit(&env_twopass, memory_order_relaxed))
+		return NULL;
+	im = atomic_load_explicit(&chachapoly_cur, memory_order_acquire);
+	(void)len;      /* the wrapper calls the kernel only from its min_len up */
+	return im;
+}
+
+enum chachapoly_mode
+vecsec_chachapoly_set_mode(enum chachapoly_mode mode)
+{
+	return (enum chachapoly_mode)atomic_exchange(&chachapoly_mode, (int)mode);
+}
+
+/* ---- one shot, two passes, any segmentation ---- */
 
 static void
 mac_pad16(struct vecsec_poly1305_ctx *mac, size_t len)
@@ -53,25 +241,11 @@ mac_pad16(struct vecsec_poly1305_ctx *mac, size_t len)
  * block 0 (RFC 8439 2.6) leaving the counter at 1, MAC the padded AAD.
  */
 static void
-run_start(struct chachapoly_run *r, const struct vecsec_aead_job *job, bool xchacha)
+run_start(struct chachapoly_run *r, const struct vecsec_aead_job *job)
 {
-	const uint8_t *key = (const uint8_t *)job->key->opaque;
 	uint8_t otk[CHACHA_BLOCK_LEN];
 
-	if (xchacha) {
-		uint8_t subkey[CHACHA_KEY_LEN];
-
-		/*
-		 * draft-irtf-cfrg-xchacha 2.3. Words 12-13 as a 64-bit counter: the
-		 * same as the draft's 4 zero bytes while the counter is below 2^32,
-		 * and like libsodium (which carries into word 13) above it.
-		 */
-		vecsec_hchacha_ref(subkey, key, job->nonce, 20);
-		chacha_state_init_64(&r->st, subkey, job->nonce + HCHACHA_NONCE_LEN, 0, 20);
-		vecsec_memzero(subkey, sizeof(subkey));
-	} else {
-		chacha_state_init_ietf(&r->st, key, job->nonce, 0, 20);
-	}
+	job_state(&r->st, job);
 	vecsec_chacha_xor_state(&r->st, otk, zeros, sizeof(otk));
 	vecsec_poly1305_init(&r->mac, otk);
 	vecsec_memzero(otk, sizeof(otk));
@@ -87,13 +261,9 @@ run_finish(struct chachapoly_run *r, const struct vecsec_aead_job *job,
 	   uint8_t tag[VECSEC_AEAD_TAG_LEN])
 {
 	uint8_t lens[16];
-	uint64_t a = job->aad_len, c = job->len;
 
 	mac_pad16(&r->mac, job->len);
-	for (int i = 0; i < 8; i++) {
-		lens[i] = (uint8_t)(a >> (8 * i));
-		lens[8 + i] = (uint8_t)(c >> (8 * i));
-	}
+	vecsec_chachapoly_lengths(lens, job->aad_len, job->len);
 	vecsec_poly1305_update(&r->mac, lens, sizeof(lens));
 	vecsec_poly1305_final(&r->mac, tag);
 }
@@ -180,29 +350,18 @@ mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint
  * job shorter than a step, is released only after the tag matched.
  */
 static int
-chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_aead_job *job,
-			bool xchacha)
+chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_aead_job *job)
 {
 	const struct poly1305_impl *pi = vecsec_poly1305_impl();
 	struct chacha_state st;
 	struct poly1305_state ps;
 	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
 	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
-	uint64_t a = job->aad_len, c = job->len;
 	size_t done = 0, sbuf_len = 0, tail, body;
 	bool short_job = false;
 	int rc = 0;
 
-	if (xchacha) {
-		uint8_t subkey[CHACHA_KEY_LEN];
-
-		/* as run_start(): draft-irtf-cfrg-xchacha 2.3 */
-		vecsec_hchacha_ref(subkey, (const uint8_t *)job->key->opaque, job->nonce, 20);
-		chacha_state_init_64(&st, subkey, job->nonce + HCHACHA_NONCE_LEN, 0, 20);
-		vecsec_memzero(subkey, sizeof(subkey));
-	} else {
-		chacha_state_init_ietf(&st, (const uint8_t *)job->key->opaque, job->nonce, 0, 20);
-	}
+	job_state(&st, job);
 	if (job->len < sk->min_len && job->len <= SHORT_MAX) {
 		/*
 		 * Short job: one ChaCha call makes the one-time key (block 0) and
@@ -256,23 +415,18 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 		mac_padded(&ps, pi, job->in + done, job->len - done);
 	}
 lengths:
-	for (int i = 0; i < 8; i++) {
-		lens[i] = (uint8_t)(a >> (8 * i));
-		lens[8 + i] = (uint8_t)(c >> (8 * i));
-	}
+	vecsec_chachapoly_lengths(lens, job->aad_len, job->len);
 	pi->blocks(&ps, lens, 1, 1);
-	vecsec_poly1305_core_emit(&ps, tag);
-	vecsec_poly1305_add_s(tag, tag, otk + 16);
+	vecsec_poly1305_tag(tag, ps.h, otk + 16);
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
-	} else if (!vecsec_ct_eq(tag, job->tag, VECSEC_AEAD_TAG_LEN)) {
-		vecsec_memzero(job->out, job->len);     /* the kernel's part too */
-		rc = -EBADMSG;
-	} else if (short_job) {
-		if (job->len > 0)
-			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
 	} else {
-		vecsec_chacha_xor_state(&st, job->out + done, job->in + done, job->len - done);
+		rc = vecsec_chachapoly_verify(job, tag);     /* wipes the kernel's part too */
+		if (rc == 0 && short_job && job->len > 0)
+			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+		else if (rc == 0 && !short_job)
+			vecsec_chacha_xor_state(&st, job->out + done, job->in + done,
+						job->len - done);
 	}
 	vecsec_memzero(&st, sizeof(st));
 	vecsec_memzero(&ps, sizeof(ps));
@@ -283,7 +437,7 @@ lengths:
 }
 
 static int
-chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
+run(const struct vecsec_aead_job *job, bool xchacha)
 {
 	const struct chachapoly_impl *sk;
 	struct chachapoly_run r;
@@ -300,9 +454,9 @@ chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
 	if (sk != NULL && job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
 	    (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
-		return chachapoly_run_stitched(sk, job, xchacha);
+		return chachapoly_run_stitched(sk, job);
 
-	run_start(&r, job, xchacha);
+	run_start(&r, job);
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		run_crypt(&r, job, true);
 		run_finish(&r, job, job->tag);
@@ -316,41 +470,23 @@ chachapoly_run(const struct vecsec_aead_job *job, bool xchacha)
 		while ((p = vecsec_job_cursor_next(&ci, 0, &n)) != NULL)
 			vecsec_poly1305_update(&r.mac, p, n);
 		run_finish(&r, job, tag);
-		if (!vecsec_ct_eq(tag, job->tag, VECSEC_AEAD_TAG_LEN)) {
-			vecsec_job_wipe_out(job);
-			rc = -EBADMSG;
-		} else {
-			/* pass 2: decrypt */
-			run_crypt(&r, job, false);
-		}
+		rc = vecsec_chachapoly_verify(job, tag);
+		if (rc == 0)
+			run_crypt(&r, job, false);      /* pass 2: decrypt */
 	}
 	vecsec_memzero(&r, sizeof(r));
 	vecsec_memzero(tag, sizeof(tag));
 	return rc;
 }
 
-static int
-chacha20_poly1305_run(const struct vecsec_aead_job *job)
+int
+vecsec_chachapoly_run(const struct vecsec_aead_job *job)
 {
-	return chachapoly_run(job, false);
+	return run(job, false);
 }
 
-static int
-xchacha20_poly1305_run(const struct vecsec_aead_job *job)
+int
+vecsec_xchachapoly_run(const struct vecsec_aead_job *job)
 {
-	return chachapoly_run(job, true);
+	return run(job, true);
 }
-
-const struct aead_ops vecsec_aead_ops_chacha20_poly1305 = {
-	.alg = VECSEC_AEAD_CHACHA20_POLY1305,
-	.name = "chacha20-poly1305",
-	.key_init = chachapoly_key_init,
-	.run = chacha20_poly1305_run,
-};
-
-const struct aead_ops vecsec_aead_ops_xchacha20_poly1305 = {
-	.alg = VECSEC_AEAD_XCHACHA20_POLY1305,
-	.name = "xchacha20-poly1305",
-	.key_init = chachapoly_key_init,
-	.run = xchacha20_poly1305_run,
-};

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The lanes engine: a burst of independent ChaCha20-Poly1305 (RFC 8439 2.8)
- * and XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha 2.3) jobs run through
- * 4/8/16-lane ChaCha and 4/8/16-lane Poly1305 kernels. Portable C: the
- * lane kernels do the arithmetic, this file only schedules.
+ * Bursts of ChaCha20-Poly1305 (RFC 8439 2.8) and XChaCha20-Poly1305
+ * (draft-irtf-cfrg-xchacha 2.3) jobs in SIMD lanes: 4/8/16-lane ChaCha and
+ * 4/8/16-lane Poly1305 kernels (the lane entries of lib/chacha's and
+ * lib/poly1305's tables), each job ending exactly as the one-shot path
+ * leaves it. Jobs longer than the crossover, or with wrong lengths, go
+ * through the one-shot path. Portable C: the lane kernels do the
+ * arithmetic, this file lays out the construction for them.
  *
  * Small linear jobs (<= FAST_MAX bytes, AAD <= 64) take the staged path,
  * a ChaCha width of them at a time (fast_group): each is copied into its
@@ -39,16 +42,16 @@
  * No allocation: the per-job context (VECSEC_MAX_BURST entries) and the
  * per-lane buffers (VECSEC_MAX_LANES) live on the stack, about 55 KiB in
  * all; keys, keystream and plaintext in them are wiped before return.
+ * The jobs are interleaved, so a job's output (data or tag) must not
+ * overlap another job's input, AAD, tag or output (the burst contract:
+ * independent jobs); sharing read-only inputs (a nonce, an AAD) is fine.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "lanes_internal.h"
-#include "aead/aead_internal.h"
 #include "job/job_internal.h"
-#include "chacha/chacha_internal.h"
-#include "poly1305/poly1305_internal.h"
+#include "chachapoly_internal.h"
 
 /* ---- lane kernels and the choice of width ---- */
 
@@ -229,8 +232,12 @@ vecsec_lanes_reset_crossover(void)
 	atomic_store_explicit(&crossover_forced, CROSSOVER_UNSET, memory_order_relaxed);
 }
 
-bool
-vecsec_lanes_accepts(const struct vecsec_aead_job *job)
+/*
+ * True if the lanes take this job: (X)ChaCha20-Poly1305 with its nonce and
+ * tag lengths right and len at most the crossover.
+ */
+static bool
+lanes_take(const struct vecsec_aead_job *job)
 {
 	uint32_t alg = job->key->alg;
 
@@ -257,7 +264,7 @@ vecsec_lanes_accepts(const struct vecsec_aead_job *job)
 struct job_ctx {
 	uint32_t key[8];        /* ChaCha20 key words (XChaCha: the HChaCha subkey) */
 	uint32_t nonce[3];      /* state words 13..15 */
-	uint64_t s[2];          /* Poly1305 s, little-endian words */
+	uint8_t s[16];          /* Poly1305 s (RFC 8439 2.5) */
 	uint64_t h[3];          /* Poly1305 accumulator, radix 2^44 */
 	uint64_t r[3];          /* clamped r, radix 2^44 */
 	const uint8_t *in;      /* staged path: the whole Poly1305 input */
@@ -375,22 +382,7 @@ zero_small(uint8_t *d, size_t n)
 		d[k] = 0;
 }
 
-#define M44 ((UINT64_C(1) << 44) - 1)
-#define M42 ((UINT64_C(1) << 42) - 1)
-
-/* little-endian loads and stores as single moves (byte shuffles stall here) */
-static inline uint32_t
-le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
-
+/* a little-endian load as a single move (byte shuffles stall here) */
 static inline uint64_t
 le64(const uint8_t *p)
 {
@@ -403,61 +395,12 @@ le64(const uint8_t *p)
 	return v;
 }
 
+/* RFC 8439 2.6, 2.5: r (clamped) and s from keystream block 0 */
 static inline void
-st64(uint8_t *p, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	memcpy(p, &v, sizeof(v));
-}
-
-/*
- * RFC 8439 2.5: the tag is (h mod p) + s mod 2^128. h in radix 2^44,
- * partly reduced; constant time (a mask picks h or h - p).
- */
-static void
-poly_tag(uint8_t tag[16], const uint64_t hin[3], const uint64_t s[2])
-{
-	uint64_t h0 = hin[0], h1 = hin[1], h2 = hin[2], g0, g1, g2, c, mask, lo, hi;
-
-	for (int i = 0; i < 2; i++) {
-		c = h0 >> 44; h0 &= M44; h1 += c;
-		c = h1 >> 44; h1 &= M44; h2 += c;
-		c = h2 >> 42; h2 &= M42; h0 += c * 5;
-	}
-	c = h0 >> 44; h0 &= M44; h1 += c;
-	c = h1 >> 44; h1 &= M44; h2 += c;
-	/* now h < 2^130 + 2^44: h - p = h + 5 - 2^130 */
-	g0 = h0 + 5;
-	c = g0 >> 44; g0 &= M44;
-	g1 = h1 + c;
-	c = g1 >> 44; g1 &= M44;
-	g2 = h2 + c - (UINT64_C(1) << 42);
-	mask = (g2 >> 63) - 1;          /* all ones when h >= p */
-	h0 = (h0 & ~mask) | (g0 & mask);
-	h1 = (h1 & ~mask) | (g1 & mask);
-	h2 = (h2 & ~mask) | (g2 & mask);
-	lo = h0 | h1 << 44;
-	hi = (h1 >> 20) | h2 << 24;
-	c = lo + s[0];
-	hi += s[1] + (c < lo);
-	st64(tag, c);
-	st64(tag + 8, hi);
-}
-
-/* RFC 8439 2.6, 2.5: r (clamped, radix 2^44) and s from keystream block 0 */
-static void
 take_otk(struct job_ctx *c, const uint8_t *block0)
 {
-	uint64_t t0 = le64(block0) & UINT64_C(0x0ffffffc0fffffff);
-	uint64_t t1 = le64(block0 + 8) & UINT64_C(0x0ffffffc0ffffffc);
-
-	c->r[0] = t0 & M44;
-	c->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
-	c->r[2] = t1 >> 24;
-	c->s[0] = le64(block0 + 16);
-	c->s[1] = le64(block0 + 24);
+	vecsec_poly1305_clamp(c->r, block0);
+	memcpy(c->s, block0 + 16, sizeof(c->s));
 }
 
 static void
@@ -771,8 +714,7 @@ poly_chunk(struct burst *b, unsigned int i)
 		/* fall through */
 	case PH_LENS:
 lens:
-		st64(st, job->aad_len);
-		st64(st + 8, job->len);
+		vecsec_chachapoly_lengths(st, job->aad_len, job->len);
 		b->pl.in[i] = st;
 		b->pl.blocks_left[i] = 1;
 		s->phase = PH_DONE;
@@ -881,78 +823,39 @@ longest_first(struct vecsec_aead_job *const *jobs, uint16_t *list, unsigned int 
 }
 
 /*
- * Key words and nonce words of each job. XChaCha (draft-irtf-cfrg-xchacha
- * 2.3): the key words are set by xchacha_subkeys(); state words 13..15 are
- * 0 (the counter's high word, as aead_chachapoly.c) || nonce[16..24]. Lane
- * jobs are far below 2^32 blocks, so word 13 stays 0. Returns true for an
- * XChaCha job.
- */
-static bool
-setup_job(struct job_ctx *c, const struct vecsec_aead_job *job)
-{
-	const uint8_t *key = (const uint8_t *)job->key->opaque;
-
-	for (int w = 0; w < 8; w++)
-		c->key[w] = le32(key + 4 * w);
-	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
-		c->nonce[0] = 0;
-		c->nonce[1] = le32(job->nonce + 16);
-		c->nonce[2] = le32(job->nonce + 20);
-		return true;
-	}
-	for (int w = 0; w < 3; w++)
-		c->nonce[w] = le32(job->nonce + 4 * w);
-	return false;
-}
-
-/*
- * HChaCha20 (draft-irtf-cfrg-xchacha 2.2) of the listed XChaCha jobs in the
- * lanes: a ChaCha20 block whose words 12..15 are the first 16 nonce bytes
- * is the permuted state plus that input, so taking the constants from
- * words 0..3 and the nonce words from 12..15 again leaves HChaCha's output,
- * the subkey, which replaces the job's key words.
+ * HChaCha20 subkeys of the listed XChaCha jobs (vecsec_xchacha_subkeys, in
+ * the lanes of ci), a lane width's worth at a time, into their ctx key words.
  */
 static void
-xchacha_subkeys(struct burst *b, const struct chacha_impl *im, const uint16_t *list,
+xchacha_subkeys(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		unsigned int n)
 {
-	static const uint32_t sigma[4] = { CHACHA_C0, CHACHA_C1, CHACHA_C2, CHACHA_C3 };
+	uint32_t key[VECSEC_MAX_LANES][8];
+	const uint8_t *nonce[VECSEC_MAX_LANES];
 
-	for (unsigned int j0 = 0; j0 < n; j0 += im->lanes) {
-		unsigned int k = n - j0 < im->lanes ? n - j0 : im->lanes;
+	for (unsigned int j0 = 0; j0 < n; j0 += VECSEC_MAX_LANES) {
+		unsigned int k = n - j0 < VECSEC_MAX_LANES ? n - j0 : VECSEC_MAX_LANES;
 
-		b->cl.active = 0;
 		for (unsigned int i = 0; i < k; i++) {
-			const uint8_t *nonce = b->jobs[list[j0 + i]]->nonce;
-
-			lane_key(b, i, list[j0 + i], le32(nonce));
-			for (int w = 0; w < 3; w++)
-				b->cl.nonce[w][i] = le32(nonce + 4 + 4 * w);
-			b->cl.in[i] = zero_block;
-			b->cl.out[i] = b->stage[i];
-			b->cl.blocks_left[i] = 1;
-			b->cl.active |= UINT32_C(1) << i;
+			memcpy(key[i], b->ctx[list[j0 + i]].key, sizeof(key[i]));
+			nonce[i] = b->jobs[list[j0 + i]]->nonce;
 		}
-		im->xor_lanes(&b->cl, 1);
-		for (unsigned int i = 0; i < k; i++) {
-			struct job_ctx *c = &b->ctx[list[j0 + i]];
-			const uint8_t *nonce = b->jobs[list[j0 + i]]->nonce;
-
-			for (int w = 0; w < 4; w++) {
-				c->key[w] = le32(b->stage[i] + 4 * w) - sigma[w];
-				c->key[4 + w] = le32(b->stage[i] + 48 + 4 * w) - le32(nonce + 4 * w);
-			}
-		}
+		vecsec_xchacha_subkeys(key, nonce, k, ci);
+		for (unsigned int i = 0; i < k; i++)
+			memcpy(b->ctx[list[j0 + i]].key, key[i], sizeof(key[i]));
 	}
+	vecsec_memzero(key, sizeof(key));
 }
 
 static void
 run_one_by_one(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
-		const struct aead_ops *ops = jobs[i]->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ?
-			&vecsec_aead_ops_chacha20_poly1305 : &vecsec_aead_ops_xchacha20_poly1305;
-		jobs[i]->status = vecsec_job_status(ops->run(jobs[i]));
+		struct vecsec_aead_job *job = jobs[i];
+
+		job->status = vecsec_job_status(job->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ?
+						vecsec_chachapoly_run(job) :
+						vecsec_xchachapoly_run(job));
 	}
 }
 
@@ -1022,7 +925,7 @@ drain_poly(struct burst *b, const struct poly1305_impl *im)
  * Poly1305 over the staged inputs (c->in, c->blocks) of k jobs, pi->lanes at
  * a time. With tags_lanes the tags are finished in the lanes: seal's into
  * job->tag, open's into calc[i] (calc NULL: every job is a seal); without,
- * each job's accumulator is left in its ctx for poly_tag().
+ * each job's accumulator is left in its ctx for vecsec_poly1305_tag().
  */
 static void
 mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list,
@@ -1051,8 +954,8 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 			for (unsigned int i = 0; i < kk; i++) {
 				struct vecsec_aead_job *job = b->jobs[list[g + i]];
 
-				s[0][i] = b->ctx[list[g + i]].s[0];
-				s[1][i] = b->ctx[list[g + i]].s[1];
+				s[0][i] = le64(b->ctx[list[g + i]].s);
+				s[1][i] = le64(b->ctx[list[g + i]].s + 8);
 				tp[i] = calc == NULL || job->dir == VECSEC_AEAD_SEAL ? job->tag :
 									       calc[g + i];
 			}
@@ -1116,8 +1019,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 			mv16(p + a16 - 16, zero_block);
 		copy_small(p, job->aad, job->aad_len);
 		zero_small(buf + CHACHA_BLOCK_LEN + job->len, l16 - job->len);
-		st64(p + a16 + l16, job->aad_len);
-		st64(p + a16 + l16 + 8, job->len);
+		vecsec_chachapoly_lengths(p + a16 + l16, job->aad_len, job->len);
 		c->in = p;
 		c->blocks = (uint32_t)((a16 + l16) / POLY1305_BLOCK_LEN + 1);
 	}
@@ -1132,15 +1034,16 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 
 		if (job->dir == VECSEC_AEAD_SEAL) {
 			if (pi->tags_lanes == NULL)
-				poly_tag(job->tag, c->h, c->s);
+				vecsec_poly1305_tag(job->tag, c->h, c->s);
 			job->status = VECSEC_JOB_OK;
 			continue;
 		}
 		if (pi->tags_lanes == NULL)
-			poly_tag(tag, c->h, c->s);
+			vecsec_poly1305_tag(tag, c->h, c->s);
 		else
 			memcpy(tag, calc[i], sizeof(tag));
-		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+		job->status = vecsec_job_status(vecsec_chachapoly_verify(job, tag));
+		if (job->status == VECSEC_JOB_OK) {
 			/*
 			 * Counter 1 on, the lane's key still loaded: straight from
 			 * job->in to job->out with a byte-exact kernel (the tag
@@ -1158,12 +1061,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 			if (b->cl.blocks_left[i] > 0)
 				b->cl.active |= UINT32_C(1) << i;
 			verified |= UINT32_C(1) << i;
-			job->status = VECSEC_JOB_OK;
-		} else {
-			vecsec_job_wipe_out(job);
-			job->status = VECSEC_JOB_AUTH_FAILED;
 		}
-		vecsec_memzero(tag, sizeof(tag));
 	}
 	if (ci->xor_lanes_bytes != NULL) {
 		if (b->cl.active != 0)
@@ -1239,8 +1137,7 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
 		copy_small(p, job->aad, job->aad_len);
 		copy_small(buf + CHACHA_BLOCK_LEN, job->out, job->len);
 		zero_small(buf + CHACHA_BLOCK_LEN + job->len, l16 - job->len);
-		st64(p + a16 + l16, job->aad_len);
-		st64(p + a16 + l16 + 8, job->len);
+		vecsec_chachapoly_lengths(p + a16 + l16, job->aad_len, job->len);
 		c->in = p;
 		c->blocks = (uint32_t)((a16 + l16) / POLY1305_BLOCK_LEN + 1);
 	}
@@ -1251,7 +1148,7 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
 		struct job_ctx *c = &b->ctx[list[i]];
 
 		if (pi->tags_lanes == NULL)
-			poly_tag(job->tag, c->h, c->s);
+			vecsec_poly1305_tag(job->tag, c->h, c->s);
 		job->status = VECSEC_JOB_OK;
 		/* the buffer's secret: what is left of block 0 (the Poly1305 key) */
 		vecsec_memzero(b->buf[i], CHACHA_BLOCK_LEN);
@@ -1279,8 +1176,9 @@ general_poly(const struct poly1305_impl *pi, uint32_t m)
 	return pi;
 }
 
-void
-vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
+/* Accepted jobs (lanes_take) in the lanes; sets every job's status. */
+static void
+lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	uint32_t m;
 	const struct chacha_impl *ci;
@@ -1307,7 +1205,7 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
 	for (unsigned int j = 0; j < n; j++) {
-		if (setup_job(&ctx[j], jobs[j]))
+		if (vecsec_chachapoly_words(jobs[j], ctx[j].key, ctx[j].nonce))
 			xjobs[nx++] = (uint16_t)j;
 		if (fast_ok(jobs[j], smax))
 			fast[nf++] = (uint16_t)j;
@@ -1358,19 +1256,14 @@ vecsec_lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 		uint8_t tag[POLY1305_TAG_LEN];
 
 		if (job->dir == VECSEC_AEAD_SEAL) {
-			poly_tag(job->tag, ctx[j].h, ctx[j].s);
+			vecsec_poly1305_tag(job->tag, ctx[j].h, ctx[j].s);
 			job->status = VECSEC_JOB_OK;
 			continue;
 		}
-		poly_tag(tag, ctx[j].h, ctx[j].s);
-		if (vecsec_ct_eq(tag, job->tag, sizeof(tag))) {
+		vecsec_poly1305_tag(tag, ctx[j].h, ctx[j].s);
+		job->status = vecsec_job_status(vecsec_chachapoly_verify(job, tag));
+		if (job->status == VECSEC_JOB_OK)
 			open[no++] = (uint16_t)j;
-			job->status = VECSEC_JOB_OK;
-		} else {
-			vecsec_job_wipe_out(job);
-			job->status = VECSEC_JOB_AUTH_FAILED;
-		}
-		vecsec_memzero(tag, sizeof(tag));
 	}
 	pass_chacha(&b, ci, open, no);
 out:
@@ -1378,4 +1271,19 @@ out:
 	vecsec_memzero(&b.cl, sizeof(b.cl));
 	vecsec_memzero(&b.pl, sizeof(b.pl));
 	vecsec_memzero(b.stage, sizeof(b.stage));
+}
+
+void
+vecsec_chachapoly_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST];
+	unsigned int nl = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (lanes_take(jobs[i]))
+			lane_jobs[nl++] = jobs[i];
+		else
+			run_one_by_one(jobs + i, 1);
+	}
+	lanes_run(lane_jobs, nl);
 }
