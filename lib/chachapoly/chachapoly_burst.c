@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "job/job_internal.h"
+#include "lanes/lanes.h"
 #include "chachapoly_internal.h"
 
 /* ---- lane kernels and the choice of width ---- */
@@ -273,7 +274,7 @@ struct job_ctx {
 
 /*
  * A linear job (no segment lists) walks by offset; a scatter-gather one
- * through the segment cursors of aead.c.
+ * through the segment cursors of lib/job.
  */
 struct chacha_lane {
 	struct job_cursor ci, co;
@@ -298,7 +299,6 @@ struct poly_lane {
 struct piece {
 	uint16_t job;
 	uint32_t first, count;
-	uint32_t key;           /* blocks, then the sort key */
 };
 
 #define NB_PIECES (VECSEC_MAX_BURST + VECSEC_MAX_LANES)
@@ -316,6 +316,12 @@ struct burst {
 	struct piece pieces[NB_PIECES];
 	unsigned int npieces;
 	struct job_ctx *ctx;
+	/* the lane scheduler's state: kernels, work left, lanes holding work */
+	const struct chacha_impl *ci;
+	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
+	const uint16_t *list;              /* pass 3: the jobs to MAC */
+	unsigned int nlist, next;          /* next: the next piece or job to start */
+	uint32_t busy;                     /* lanes in the middle of a piece or job */
 	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
 	struct chacha_lanes cl;
 	struct poly1305_lanes pl;
@@ -516,12 +522,12 @@ chacha_unstage(struct burst *b, unsigned int i)
 	s->staged = 0;
 }
 
-/* Give lane i the next piece; clears its bit when none is left. */
-static void
-chacha_refill(struct burst *b, unsigned int i, unsigned int *next)
+/* Start the next piece in lane i; false when none is left. */
+static bool
+chacha_refill(struct burst *b, unsigned int i)
 {
-	while (*next < b->npieces) {
-		const struct piece *pc = &b->pieces[(*next)++];
+	while (b->next < b->npieces) {
+		const struct piece *pc = &b->pieces[b->next++];
 		const struct vecsec_aead_job *job = b->jobs[pc->job];
 		struct chacha_lane *s = &b->cs[i];
 
@@ -541,11 +547,40 @@ chacha_refill(struct burst *b, unsigned int i, unsigned int *next)
 		if (chacha_chunk(b, i)) {
 			/* RFC 8439 2.8: the data starts at block counter 1 */
 			lane_key(b, i, pc->job, 1 + pc->first);
-			b->cl.active |= UINT32_C(1) << i;
-			return;
+			return true;
 		}
 	}
-	b->cl.active &= ~(UINT32_C(1) << i);
+	return false;
+}
+
+/* The scheduler's calls (lib/lanes): the ChaCha lane kernel, ... */
+static void
+chacha_run(void *ctx, uint32_t nblocks)
+{
+	struct burst *b = ctx;
+
+	b->ci->xor_lanes(&b->cl, nblocks);
+}
+
+/* ... and a lane that ran out (or is free): the rest of its piece, or the next. */
+static bool
+chacha_next(void *ctx, unsigned int i)
+{
+	struct burst *b = ctx;
+	uint32_t bit = UINT32_C(1) << i;
+
+	if (b->busy & bit) {
+		if (b->cs[i].staged != 0)
+			chacha_unstage(b, i);
+		if (chacha_chunk(b, i))
+			return true;
+	}
+	if (chacha_refill(b, i)) {
+		b->busy |= bit;
+		return true;
+	}
+	b->busy &= ~bit;
+	return false;
 }
 
 static uint32_t
@@ -560,14 +595,14 @@ job_blocks(const struct vecsec_aead_job *job)
  * at once (blocks first .. first + count - 1 of its data); pieces of at
  * least total / lanes blocks keep every lane busy to the end instead of
  * leaving one long job running alone. Scatter-gather jobs stay whole.
- * At most n + lanes pieces; longest first (counting sort, capped key).
+ * At most n + lanes pieces; longest first (lib/lanes' order).
  */
 static void
 make_pieces(struct burst *b, const uint16_t *list, unsigned int n, unsigned int lanes)
 {
 	uint64_t total = 0;
-	uint32_t size;
-	uint16_t cnt[65];
+	uint32_t size, weight[NB_PIECES];
+	uint16_t order[NB_PIECES];
 	struct piece tmp[NB_PIECES];
 	unsigned int np = 0;
 
@@ -581,56 +616,40 @@ make_pieces(struct burst *b, const uint16_t *list, unsigned int n, unsigned int 
 		uint32_t nb = job_blocks(job), first = 0;
 
 		if (job->nb_in_segs != 0 || job->nb_out_segs != 0 || nb <= size) {
-			tmp[np++] = (struct piece){ .job = list[k], .first = 0, .count = 0,
-						    .key = nb };
+			weight[np] = nb;
+			tmp[np++] = (struct piece){ .job = list[k], .first = 0, .count = 0 };
 			continue;
 		}
-		for (; first < nb; first += size)
+		for (; first < nb; first += size) {
+			weight[np] = nb - first < size ? nb - first : size;
 			tmp[np++] = (struct piece){ .job = list[k], .first = first,
-						    .count = size,
-						    .key = nb - first < size ? nb - first : size };
+						    .count = size };
+		}
 	}
-	memset(cnt, 0, sizeof(cnt));
-	for (unsigned int k = 0; k < np; k++) {
-		tmp[k].key = 63 - (tmp[k].key < 63 ? tmp[k].key : 63);
-		cnt[tmp[k].key + 1]++;
-	}
-	for (int k = 1; k < 65; k++)
-		cnt[k] += cnt[k - 1];
 	for (unsigned int k = 0; k < np; k++)
-		b->pieces[cnt[tmp[k].key]++] = tmp[k];
+		order[k] = (uint16_t)k;
+	vecsec_lanes_order(order, weight, np);
+	for (unsigned int k = 0; k < np; k++)
+		b->pieces[k] = tmp[order[k]];
 	b->npieces = np;
 }
 
 /* Passes 2 and 4: ChaCha20 from counter 1 over the listed jobs' data. */
 static void
-pass_chacha(struct burst *b, const struct chacha_impl *im, const uint16_t *list,
-	    unsigned int n)
+pass_chacha(struct burst *b, const uint16_t *list, unsigned int n)
 {
-	unsigned int next = 0;
+	const struct lanes_sched sched = {
+		.lanes = b->ci->lanes, .active = &b->cl.active, .blocks_left = b->cl.blocks_left,
+		.run = chacha_run, .refill = chacha_next, .ctx = b,
+	};
 
 	if (n == 0)
 		return;
-	make_pieces(b, list, n, im->lanes);
+	make_pieces(b, list, n, b->ci->lanes);
+	b->next = 0;
+	b->busy = 0;
 	b->cl.active = 0;
-	for (unsigned int i = 0; i < im->lanes; i++)
-		chacha_refill(b, i, &next);
-	while (b->cl.active != 0) {
-		uint32_t nb = UINT32_MAX;
-
-		for (unsigned int i = 0; i < im->lanes; i++)
-			if ((b->cl.active & (UINT32_C(1) << i)) && b->cl.blocks_left[i] < nb)
-				nb = b->cl.blocks_left[i];
-		im->xor_lanes(&b->cl, nb);
-		for (unsigned int i = 0; i < im->lanes; i++) {
-			if (!(b->cl.active & (UINT32_C(1) << i)) || b->cl.blocks_left[i] != 0)
-				continue;
-			if (b->cs[i].staged != 0)
-				chacha_unstage(b, i);
-			if (!chacha_chunk(b, i))
-				chacha_refill(b, i, &next);
-		}
-	}
+	vecsec_lanes_schedule(&sched);
 }
 
 /*
@@ -724,102 +743,92 @@ lens:
 	}
 }
 
-static void
-poly_refill(struct burst *b, unsigned int i, const uint16_t *list, unsigned int n,
-	    unsigned int *next)
+/* Start the next listed job in lane i; false when none is left. */
+static bool
+poly_refill(struct burst *b, unsigned int i)
 {
-	if (*next < n) {
-		unsigned int j = list[(*next)++];
-		const struct vecsec_aead_job *job = b->jobs[j];
+	unsigned int j;
+	const struct vecsec_aead_job *job;
 
-		b->job[i] = (uint16_t)j;
-		b->ps[i].phase = PH_AAD;
-		b->ps[i].aad_off = 0;
-		/* the ciphertext: what seal wrote, what open received */
-		b->ps[i].lin = NULL;
-		if (job->dir == VECSEC_AEAD_SEAL) {
-			if (job->nb_out_segs == 0)
-				b->ps[i].lin = job->out;
-			else
-				vecsec_job_cursor_out(&b->ps[i].c, job);
-		} else {
-			if (job->nb_in_segs == 0)
-				b->ps[i].lin = job->in;
-			else
-				vecsec_job_cursor_in(&b->ps[i].c, job);
-		}
-		b->ps[i].off = 0;
-		b->ps[i].len = job->len;
-		if (job->len == 0)
-			b->ps[i].lin = zero_block;     /* nothing to read either way */
-		for (int k = 0; k < 3; k++) {
-			b->pl.h[k][i] = 0;
-			b->pl.r[k][i] = b->ctx[j].r[k];
-		}
-		poly_chunk(b, i);          /* always has the lengths block */
-		b->pl.active |= UINT32_C(1) << i;
-		return;
+	if (b->next >= b->nlist)
+		return false;
+	j = b->list[b->next++];
+	job = b->jobs[j];
+	b->job[i] = (uint16_t)j;
+	b->ps[i].phase = PH_AAD;
+	b->ps[i].aad_off = 0;
+	/* the ciphertext: what seal wrote, what open received */
+	b->ps[i].lin = NULL;
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		if (job->nb_out_segs == 0)
+			b->ps[i].lin = job->out;
+		else
+			vecsec_job_cursor_out(&b->ps[i].c, job);
+	} else {
+		if (job->nb_in_segs == 0)
+			b->ps[i].lin = job->in;
+		else
+			vecsec_job_cursor_in(&b->ps[i].c, job);
 	}
-	b->pl.active &= ~(UINT32_C(1) << i);
+	b->ps[i].off = 0;
+	b->ps[i].len = job->len;
+	if (job->len == 0)
+		b->ps[i].lin = zero_block;     /* nothing to read either way */
+	for (int k = 0; k < 3; k++) {
+		b->pl.h[k][i] = 0;
+		b->pl.r[k][i] = b->ctx[j].r[k];
+	}
+	poly_chunk(b, i);          /* always has the lengths block */
+	return true;
 }
 
-/* Pass 3: every job's Poly1305 accumulator into ctx[].h. */
+/* The scheduler's calls (lib/lanes): the Poly1305 lane kernel, ... */
 static void
-pass_poly(struct burst *b, const struct poly1305_impl *im, const uint16_t *list,
+poly_run(void *ctx, uint32_t nblocks)
+{
+	struct burst *b = ctx;
+
+	b->pk->blocks_lanes(&b->pl, nblocks);
+}
+
+/* ... and a lane that ran out (or is free): the rest of its job, or the next. */
+static bool
+poly_next(void *ctx, unsigned int i)
+{
+	struct burst *b = ctx;
+	uint32_t bit = UINT32_C(1) << i;
+
+	if (b->busy & bit) {
+		if (poly_chunk(b, i))
+			return true;
+		for (int k = 0; k < 3; k++)
+			b->ctx[b->job[i]].h[k] = b->pl.h[k][i];
+	}
+	if (poly_refill(b, i)) {
+		b->busy |= bit;
+		return true;
+	}
+	b->busy &= ~bit;
+	return false;
+}
+
+/* Pass 3: every listed job's Poly1305 accumulator into ctx[].h, in pk's lanes. */
+static void
+pass_poly(struct burst *b, const struct poly1305_impl *pk, const uint16_t *list,
 	  unsigned int n)
 {
-	unsigned int next = 0;
+	const struct lanes_sched sched = {
+		.lanes = pk->lanes, .active = &b->pl.active, .blocks_left = b->pl.blocks_left,
+		.run = poly_run, .refill = poly_next, .ctx = b,
+	};
 
+	b->pk = pk;
+	b->list = list;
+	b->nlist = n;
+	b->next = 0;
+	b->busy = 0;
 	b->pl.active = 0;
-	for (unsigned int i = 0; i < im->lanes; i++)
-		poly_refill(b, i, list, n, &next);
-	while (b->pl.active != 0) {
-		uint32_t nb = UINT32_MAX;
-
-		for (unsigned int i = 0; i < im->lanes; i++)
-			if ((b->pl.active & (UINT32_C(1) << i)) && b->pl.blocks_left[i] < nb)
-				nb = b->pl.blocks_left[i];
-		im->blocks_lanes(&b->pl, nb);
-		for (unsigned int i = 0; i < im->lanes; i++) {
-			if (!(b->pl.active & (UINT32_C(1) << i)) || b->pl.blocks_left[i] != 0)
-				continue;
-			if (poly_chunk(b, i))
-				continue;
-			for (int k = 0; k < 3; k++)
-				b->ctx[b->job[i]].h[k] = b->pl.h[k][i];
-			poly_refill(b, i, list, n, &next);
-		}
-	}
-}
-
-/*
- * Longest jobs first (a counting sort on whole blocks, capped): a long job
- * left for last would run with most lanes idle. Lengths are public.
- */
-static void
-longest_first(struct vecsec_aead_job *const *jobs, uint16_t *list, unsigned int n)
-{
-	uint16_t cnt[65], tmp[VECSEC_MAX_BURST];
-	unsigned int key[VECSEC_MAX_BURST];
-	unsigned int i = 1;
-
-	/* already in order (a burst of equal lengths): nothing to do */
-	while (i < n && jobs[list[i]]->len <= jobs[list[i - 1]]->len)
-		i++;
-	if (i >= n)
-		return;
-	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < n; i++) {
-		size_t blocks = jobs[list[i]]->len / CHACHA_BLOCK_LEN;
-
-		key[i] = 63 - (unsigned int)(blocks < 63 ? blocks : 63);
-		cnt[key[i] + 1]++;
-	}
-	for (int k = 1; k < 65; k++)
-		cnt[k] += cnt[k - 1];
-	for (i = 0; i < n; i++)
-		tmp[cnt[key[i]]++] = list[i];
-	memcpy(list, tmp, n * sizeof(list[0]));
+	vecsec_lanes_schedule(&sched);
 }
 
 /*
@@ -890,35 +899,26 @@ pad16(size_t n)
 
 /* Run the active lanes of the ChaCha or Poly1305 struct until all are done. */
 static void
-drain_chacha(struct burst *b, const struct chacha_impl *im)
+drain_chacha(struct burst *b)
 {
-	while (b->cl.active != 0) {
-		uint32_t nb = UINT32_MAX;
+	const struct lanes_sched sched = {
+		.lanes = b->ci->lanes, .active = &b->cl.active, .blocks_left = b->cl.blocks_left,
+		.run = chacha_run, .ctx = b,
+	};
 
-		for (unsigned int i = 0; i < im->lanes; i++)
-			if ((b->cl.active & (UINT32_C(1) << i)) && b->cl.blocks_left[i] < nb)
-				nb = b->cl.blocks_left[i];
-		im->xor_lanes(&b->cl, nb);
-		for (unsigned int i = 0; i < im->lanes; i++)
-			if (b->cl.blocks_left[i] == 0)
-				b->cl.active &= ~(UINT32_C(1) << i);
-	}
+	vecsec_lanes_schedule(&sched);
 }
 
 static void
-drain_poly(struct burst *b, const struct poly1305_impl *im)
+drain_poly(struct burst *b, const struct poly1305_impl *pk)
 {
-	while (b->pl.active != 0) {
-		uint32_t nb = UINT32_MAX;
+	const struct lanes_sched sched = {
+		.lanes = pk->lanes, .active = &b->pl.active, .blocks_left = b->pl.blocks_left,
+		.run = poly_run, .ctx = b,
+	};
 
-		for (unsigned int i = 0; i < im->lanes; i++)
-			if ((b->pl.active & (UINT32_C(1) << i)) && b->pl.blocks_left[i] < nb)
-				nb = b->pl.blocks_left[i];
-		im->blocks_lanes(&b->pl, nb);
-		for (unsigned int i = 0; i < im->lanes; i++)
-			if (b->pl.blocks_left[i] == 0)
-				b->pl.active &= ~(UINT32_C(1) << i);
-	}
+	b->pk = pk;
+	vecsec_lanes_schedule(&sched);
 }
 
 /*
@@ -1002,7 +1002,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		b->cl.blocks_left[i] = 1 + (job->dir == VECSEC_AEAD_SEAL ? job_blocks(job) : 0);
 		b->cl.active |= UINT32_C(1) << i;
 	}
-	drain_chacha(b, ci);
+	drain_chacha(b);
 
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
@@ -1069,7 +1069,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		verified = 0;           /* nothing left to copy out */
 		b->cl.active = 0;
 	}
-	drain_chacha(b, ci);
+	drain_chacha(b);
 
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
@@ -1186,6 +1186,7 @@ lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	struct job_ctx ctx[VECSEC_MAX_BURST];
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
 	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST];
+	uint32_t weight[VECSEC_MAX_BURST];
 	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0;
 	size_t smax;
 	struct burst b;
@@ -1202,9 +1203,12 @@ lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 
 	b.jobs = jobs;
 	b.ctx = ctx;
+	b.ci = ci;
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
 	for (unsigned int j = 0; j < n; j++) {
+		/* the order lanes start jobs in: longest first (lengths are public) */
+		weight[j] = (uint32_t)(jobs[j]->len / CHACHA_BLOCK_LEN);
 		if (vecsec_chachapoly_words(jobs[j], ctx[j].key, ctx[j].nonce))
 			xjobs[nx++] = (uint16_t)j;
 		if (fast_ok(jobs[j], smax))
@@ -1220,7 +1224,7 @@ lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 	 * small linear jobs: a ChaCha width at a time, similar lengths
 	 * together; seal in place where the kernel is byte-exact, else staged
 	 */
-	longest_first(jobs, fast, nf);
+	vecsec_lanes_order(fast, weight, nf);
 	if (ci->xor_lanes_bytes != NULL) {
 		unsigned int nd = 0, nst = 0;
 
@@ -1240,14 +1244,14 @@ lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 		fast_group(&b, ci, pi, fast + g, nf - g < ci->lanes ? nf - g : ci->lanes);
 
 	/* the rest: the four passes */
-	longest_first(jobs, all, ng);
+	vecsec_lanes_order(all, weight, ng);
 	for (unsigned int j = 0; j < ng; j++)
 		if (jobs[all[j]]->dir == VECSEC_AEAD_SEAL)
 			seal[ns++] = all[j];
 	if (ng == 0)
 		goto out;
 	pass_otk(&b, ci, all, ng);
-	pass_chacha(&b, ci, seal, ns);
+	pass_chacha(&b, seal, ns);
 	pass_poly(&b, general_poly(pi, m), all, ng);
 
 	for (unsigned int k = 0; k < ng; k++) {
@@ -1265,7 +1269,7 @@ lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 		if (job->status == VECSEC_JOB_OK)
 			open[no++] = (uint16_t)j;
 	}
-	pass_chacha(&b, ci, open, no);
+	pass_chacha(&b, open, no);
 out:
 	vecsec_memzero(ctx, n * sizeof(ctx[0]));
 	vecsec_memzero(&b.cl, sizeof(b.cl));
