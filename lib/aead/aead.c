@@ -1,32 +1,55 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The generic AEAD layer (vecsec_aead.h): the per-algorithm ops table, key
+ * The AEAD router (vecsec_aead.h): the per-algorithm ops table, key
  * objects, the one-shot API built on jobs, the burst, and the ESP helpers
- * of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4.
+ * of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4. It knows no algorithm: each
+ * ops entry points into the layer that implements one.
  *
- * vecsec_aead_burst() hands (X)ChaCha20-Poly1305 jobs to lib/lanes (jobs
- * packed into SIMD lanes) and runs the others job by job; either way each
- * job ends exactly as vecsec_aead_seal()/vecsec_aead_open() would leave it.
+ * vecsec_aead_burst() checks every job (lib/job), then hands the jobs of
+ * each burst function over in one call ((X)ChaCha20-Poly1305 to
+ * lib/chachapoly's lanes, ARIA to lib/aria's keystream batches) and runs
+ * the others job by job; either way each job ends exactly as
+ * vecsec_aead_seal()/vecsec_aead_open() would leave it.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "vecsec/vecsec_aead.h"
 #include "aead_internal.h"
+#include "job/job_internal.h"
+#include "aria/aria_internal.h"
 #include "chachapoly/chachapoly_internal.h"
 
-const struct aead_ops vecsec_aead_ops_chacha20_poly1305 = {
+static const struct aead_ops ops_chacha20_poly1305 = {
 	.alg = VECSEC_AEAD_CHACHA20_POLY1305,
 	.name = "chacha20-poly1305",
 	.key_init = vecsec_chachapoly_key_init,
 	.run = vecsec_chachapoly_run,
+	.burst = vecsec_chachapoly_burst,
 };
 
-const struct aead_ops vecsec_aead_ops_xchacha20_poly1305 = {
+static const struct aead_ops ops_xchacha20_poly1305 = {
 	.alg = VECSEC_AEAD_XCHACHA20_POLY1305,
 	.name = "xchacha20-poly1305",
 	.key_init = vecsec_chachapoly_key_init,
 	.run = vecsec_xchachapoly_run,
+	.burst = vecsec_chachapoly_burst,
+};
+
+static const struct aead_ops ops_aria_gcm = {
+	.alg = VECSEC_AEAD_ARIA_GCM,
+	.name = "aria-gcm",
+	.key_init = vecsec_aria_aead_key_init,
+	.run = vecsec_aria_gcm_run,
+	.burst = vecsec_aria_burst,
+};
+
+static const struct aead_ops ops_aria_ctr = {
+	.alg = VECSEC_AEAD_ARIA_CTR,
+	.name = "aria-ctr",
+	.key_init = vecsec_aria_aead_key_init,
+	.run = vecsec_aria_ctr_run,
+	.burst = vecsec_aria_burst,
 };
 
 /*
@@ -35,10 +58,10 @@ const struct aead_ops vecsec_aead_ops_xchacha20_poly1305 = {
  */
 static const struct aead_ops *const aead_ops_table[] = {
 	[VECSEC_AEAD_NONE] = NULL,
-	[VECSEC_AEAD_CHACHA20_POLY1305] = &vecsec_aead_ops_chacha20_poly1305,
-	[VECSEC_AEAD_XCHACHA20_POLY1305] = &vecsec_aead_ops_xchacha20_poly1305,
-	[VECSEC_AEAD_ARIA_GCM] = &vecsec_aead_ops_aria_gcm,
-	[VECSEC_AEAD_ARIA_CTR] = &vecsec_aead_ops_aria_ctr,
+	[VECSEC_AEAD_CHACHA20_POLY1305] = &ops_chacha20_poly1305,
+	[VECSEC_AEAD_XCHACHA20_POLY1305] = &ops_xchacha20_poly1305,
+	[VECSEC_AEAD_ARIA_GCM] = &ops_aria_gcm,
+	[VECSEC_AEAD_ARIA_CTR] = &ops_aria_ctr,
 };
 
 #define NB_ALGS (sizeof(aead_ops_table) / sizeof(aead_ops_table[0]))
@@ -161,42 +184,42 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 }
 
 /*
- * Jobs the lanes engine takes (lib/lanes: (X)ChaCha20-Poly1305 up to its
- * crossover length) run there together after the loop, short ARIA jobs
- * likewise grouped by key (aead_aria.c: one keystream call per group);
- * the others one by one here.
+ * Checked jobs go to their algorithm's burst function, all the jobs of one
+ * function in one call (ChaCha20 and XChaCha20 share the lanes, GCM and
+ * CTR the ARIA batches); an entry without one runs its jobs here.
  */
 VECSEC_API unsigned int
 vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST], *aria_jobs[VECSEC_MAX_BURST];
-	unsigned int nl = 0, na = 0;
+	struct vecsec_aead_job *grp[NB_ALGS][VECSEC_MAX_BURST];
+	void (*fn[NB_ALGS])(struct vecsec_aead_job *const *, unsigned int);
+	unsigned int cnt[NB_ALGS], ng = 0;
 
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
 		const struct aead_ops *ops = NULL;
+		unsigned int g = 0;
 		int rc;
 
 		if (job == NULL)
 			continue;
 		rc = job_check(job, &ops);
-		if (rc == 0 && (job->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ||
-				job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305)) {
-			lane_jobs[nl++] = job;
+		if (rc != 0 || ops->burst == NULL) {
+			job->status = vecsec_job_status(rc == 0 ? ops->run(job) : rc);
 			continue;
 		}
-		if (rc == 0 && vecsec_aead_aria_batchable(job)) {
-			aria_jobs[na++] = job;
-			continue;
+		while (g < ng && fn[g] != ops->burst)
+			g++;
+		if (g == ng) {
+			fn[ng] = ops->burst;
+			cnt[ng++] = 0;
 		}
-		if (rc == 0)
-			rc = ops->run(job);
-		job->status = vecsec_job_status(rc);
+		grp[g][cnt[g]++] = job;
 	}
-	vecsec_chachapoly_burst(lane_jobs, nl);
-	vecsec_aead_aria_burst(aria_jobs, na);
+	for (unsigned int g = 0; g < ng; g++)
+		fn[g](grp[g], cnt[g]);
 	return n;
 }
 

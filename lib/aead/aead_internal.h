@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internal AEAD plumbing (never installed): one ops entry per algorithm.
- * The one-shot API and the burst are built on run(): a one-shot call is a
- * job with linear buffers. Jobs themselves (checks, cursor, wipe) are
- * lib/job's.
+ * The AEAD router's ops table (never installed): one entry per algorithm,
+ * each a set of function pointers into the layer that implements it
+ * (lib/chachapoly, lib/aria). Key init validates the algorithm, and its id
+ * in the key selects the entry from then on, as DPDK's lib/ipsec chooses
+ * per-SA function pointers once. The key keeps the id, not a pointer, so
+ * that a key in memory shared between processes (a DPDK session) stays
+ * valid wherever the library is mapped.
  */
 #ifndef VECSEC_AEAD_INTERNAL_H
 #define VECSEC_AEAD_INTERNAL_H
@@ -13,7 +16,6 @@
 
 #include "vecsec/vecsec_aead.h"
 #include "cpu_internal.h"
-#include "job/job_internal.h"
 
 struct aead_ops {
 	enum vecsec_aead_alg alg;
@@ -22,25 +24,17 @@ struct aead_ops {
 	int (*key_init)(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
 	/*
 	 * Run one job whose generic fields (pointers, lengths within limits,
-	 * segment coverage) aead.c has already checked; check what is
+	 * segment coverage) lib/job has already checked; check what is
 	 * algorithm-specific (nonce_len, tag_len), then seal or open.
 	 * Returns 0, -EBADMSG (open: output zeroed) or -EINVAL (nothing written).
 	 */
 	int (*run)(const struct vecsec_aead_job *job);
+	/*
+	 * Run n checked jobs of this entry's algorithm (or of another entry
+	 * with the same burst function: they are handed over together) and
+	 * set every job's status, each as run() would have left it.
+	 */
+	void (*burst)(struct vecsec_aead_job *const *jobs, unsigned int n);
 };
-
-/* One per algorithm, defined next to its implementation. */
-extern const struct aead_ops vecsec_aead_ops_chacha20_poly1305;
-extern const struct aead_ops vecsec_aead_ops_xchacha20_poly1305;
-extern const struct aead_ops vecsec_aead_ops_aria_gcm;
-extern const struct aead_ops vecsec_aead_ops_aria_ctr;
-
-/*
- * Bursts of ARIA jobs (aead_aria.c): true if a checked job may join a
- * batch (short, and its ARIA parameters valid); the batch runs jobs
- * grouped by key and sets every job's status.
- */
-bool vecsec_aead_aria_batchable(const struct vecsec_aead_job *job);
-void vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n);
 
 #endif /* VECSEC_AEAD_INTERNAL_H */

@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vecsec/vecsec_aead.h"
 #include "vecsec/vecsec_aria.h"
 #include "cpu_internal.h"
 #include "ghash/ghash_internal.h"
@@ -155,5 +156,16 @@ void vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t 
 #define ARIA_GCM_TAIL 1024
 void vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL + 16],
 			     size_t skip, size_t len);
+
+/*
+ * ARIA on AEAD jobs (aria_aead.c), the entry points the AEAD router's ops
+ * table lists: key init (a GCM key for both modes), one checked job
+ * (returns 0, -EBADMSG with the output zeroed, or -EINVAL), and a burst of
+ * checked ARIA jobs of either mode (sets every job's status).
+ */
+int vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
+int vecsec_aria_gcm_run(const struct vecsec_aead_job *job);
+int vecsec_aria_ctr_run(const struct vecsec_aead_job *job);
+void vecsec_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n);
 
 #endif /* VECSEC_ARIA_INTERNAL_H */

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * AEAD ops for ARIA-GCM (SP 800-38D; RFC 4106 layout in ESP) and ARIA-CTR
+ * ARIA-GCM (SP 800-38D; RFC 4106 layout in ESP) and ARIA-CTR
  * (RFC 3686 layout: the nonce is the 16-byte counter block whose 32-bit
- * big-endian counter must not wrap; no tag). Jobs are walked through the
+ * big-endian counter must not wrap; no tag) on AEAD jobs: the entry points
+ * the AEAD router's ops table lists. Jobs are walked through lib/job's
  * segment cursors, so linear buffers and scatter-gather lists take the
  * same path. Open hashes the whole ciphertext and checks the tag before it
  * writes any plaintext.
  *
- * Bursts: jobs up to BATCH_MAX_LEN bytes are grouped by key, and the
+ * Bursts: jobs up to BATCH_MAX_LEN bytes (with valid parameters) are
+ * grouped by key, the others run one by one; and the
  * counter blocks of a whole group (each GCM job's J0 too) go through one
  * ECB call of the wide kernel, which a short packet alone could not fill;
  * keys with only a few blocks share a many-key ECB call (a key per block)
@@ -20,8 +22,8 @@
 #include <stdalign.h>
 #include <string.h>
 
-#include "aead_internal.h"
-#include "aria/aria_internal.h"
+#include "job/job_internal.h"
+#include "aria_internal.h"
 
 _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(((struct vecsec_aead_key *)0)->opaque),
 	       "ARIA-GCM key does not fit struct vecsec_aead_key");
@@ -32,8 +34,8 @@ gcm_key_of(const struct vecsec_aead_key *k)
 	return (const struct aria_gcm_key *)(const void *)k->opaque;
 }
 
-static int
-aria_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
+int
+vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 {
 	if (key_len != 16 && key_len != 24 && key_len != 32)
 		return -EINVAL;
@@ -44,8 +46,8 @@ aria_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 
 static void xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g);
 
-static int
-gcm_run(const struct vecsec_aead_job *job)
+int
+vecsec_aria_gcm_run(const struct vecsec_aead_job *job)
 {
 	struct aria_gcm g;
 	struct job_pair w;
@@ -116,8 +118,8 @@ gcm_run(const struct vecsec_aead_job *job)
 	return rc;
 }
 
-static int
-ctr_run(const struct vecsec_aead_job *job)
+int
+vecsec_aria_ctr_run(const struct vecsec_aead_job *job)
 {
 	const struct aria_key *k = &gcm_key_of(job->key)->aria;
 	struct job_pair w;
@@ -153,8 +155,8 @@ aria_job_ok(const struct vecsec_aead_job *job)
 	       vecsec_aria_ctr32_fits(job->nonce, job->len);
 }
 
-bool
-vecsec_aead_aria_batchable(const struct vecsec_aead_job *job)
+static bool
+batchable(const struct vecsec_aead_job *job)
 {
 	return (job->key->alg == VECSEC_AEAD_ARIA_GCM || job->key->alg == VECSEC_AEAD_ARIA_CTR) &&
 	       job->len <= BATCH_MAX_LEN && aria_job_ok(job);
@@ -402,7 +404,7 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 			}
 			vecsec_memzero(tag, sizeof(tag));
 		}
-		job->status = rc == 0 ? VECSEC_JOB_OK : VECSEC_JOB_AUTH_FAILED;
+		job->status = vecsec_job_status(rc);
 	}
 	vecsec_memzero(ks, 16 * t);
 	if (slow)
@@ -446,8 +448,9 @@ run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 /* Key groups: a hash of the key pointers (public), twice the burst's slots. */
 #define GROUP_SLOTS (2 * VECSEC_MAX_BURST)
 
-void
-vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+/* Batchable jobs: grouped by key, a keystream call per group. */
+static void
+burst_batched(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	bool multi = vecsec_aria_impl()->encrypt_blocks_multi != NULL;
 	struct vecsec_aead_job *group[VECSEC_MAX_BURST], *mixed[3][VECSEC_MAX_BURST];
@@ -502,16 +505,21 @@ vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 		run_chunks(mixed[c], nm[c], true);
 }
 
-const struct aead_ops vecsec_aead_ops_aria_gcm = {
-	.alg = VECSEC_AEAD_ARIA_GCM,
-	.name = "aria-gcm",
-	.key_init = aria_key_init,
-	.run = gcm_run,
-};
+void
+vecsec_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	struct vecsec_aead_job *batch[VECSEC_MAX_BURST];
+	unsigned int nb = 0;
 
-const struct aead_ops vecsec_aead_ops_aria_ctr = {
-	.alg = VECSEC_AEAD_ARIA_CTR,
-	.name = "aria-ctr",
-	.key_init = aria_key_init,
-	.run = ctr_run,
-};
+	for (unsigned int i = 0; i < n; i++) {
+		struct vecsec_aead_job *job = jobs[i];
+
+		if (batchable(job))
+			batch[nb++] = job;
+		else
+			job->status = vecsec_job_status(job->key->alg == VECSEC_AEAD_ARIA_GCM ?
+							vecsec_aria_gcm_run(job) :
+							vecsec_aria_ctr_run(job));
+	}
+	burst_batched(batch, nb);
+}
