@@ -139,7 +139,8 @@ job_check(const struct vecsec_aead_job *job, const struct aead_ops **ops)
 
 /* The one-shot API: one linear job, run at once. */
 static int
-job_run(const struct vecsec_aead_key *k, enum vecsec_aead_dir dir, uint8_t *out,
+job_run(enum vecsec_isa level, const struct vecsec_aead_key *k, enum vecsec_aead_dir dir,
+	uint8_t *out,
 	const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len, const uint8_t *nonce,
 	size_t nonce_len, const uint8_t *aad, size_t aad_len)
 {
@@ -161,7 +162,7 @@ job_run(const struct vecsec_aead_key *k, enum vecsec_aead_dir dir, uint8_t *out,
 
 	if (rc != 0)
 		return rc;
-	return ops->run(&job);
+	return ops->run(level, &job);
 }
 
 VECSEC_API int
@@ -169,8 +170,8 @@ vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, si
 		 const uint8_t *in, size_t len, const uint8_t *nonce, size_t nonce_len,
 		 const uint8_t *aad, size_t aad_len)
 {
-	return job_run(k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len, nonce, nonce_len, aad,
-		       aad_len);
+	return job_run(vecsec_isa_cap(), k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len, nonce,
+		       nonce_len, aad, aad_len);
 }
 
 VECSEC_API int
@@ -179,8 +180,8 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 		 const uint8_t *aad, size_t aad_len)
 {
 	/* open only reads the tag */
-	return job_run(k, VECSEC_AEAD_OPEN, out, in, len, (uint8_t *)(uintptr_t)tag, tag_len,
-		       nonce, nonce_len, aad, aad_len);
+	return job_run(vecsec_isa_cap(), k, VECSEC_AEAD_OPEN, out, in, len,
+		       (uint8_t *)(uintptr_t)tag, tag_len, nonce, nonce_len, aad, aad_len);
 }
 
 /*
@@ -188,11 +189,11 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
  * function in one call (ChaCha20 and XChaCha20 share the lanes, GCM and
  * CTR the ARIA batches); an entry without one runs its jobs here.
  */
-VECSEC_API unsigned int
-vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+static unsigned int
+burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	struct vecsec_aead_job *grp[NB_ALGS][VECSEC_MAX_BURST];
-	void (*fn[NB_ALGS])(struct vecsec_aead_job *const *, unsigned int);
+	void (*fn[NB_ALGS])(enum vecsec_isa, struct vecsec_aead_job *const *, unsigned int);
 	unsigned int cnt[NB_ALGS], ng = 0;
 
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
@@ -207,7 +208,7 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 			continue;
 		rc = job_check(job, &ops);
 		if (rc != 0 || ops->burst == NULL) {
-			job->status = vecsec_job_status(rc == 0 ? ops->run(job) : rc);
+			job->status = vecsec_job_status(rc == 0 ? ops->run(level, job) : rc);
 			continue;
 		}
 		while (g < ng && fn[g] != ops->burst)
@@ -219,8 +220,14 @@ vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 		grp[g][cnt[g]++] = job;
 	}
 	for (unsigned int g = 0; g < ng; g++)
-		fn[g](grp[g], cnt[g]);
+		fn[g](level, grp[g], cnt[g]);
 	return n;
+}
+
+VECSEC_API unsigned int
+vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	return burst(vecsec_isa_cap(), jobs, n);
 }
 
 /* ---- ESP helpers ---- */

@@ -24,17 +24,18 @@ struct aead_ops {
 	int (*key_init)(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
 	/*
 	 * Run one job whose generic fields (pointers, lengths within limits,
-	 * segment coverage) lib/job has already checked; check what is
-	 * algorithm-specific (nonce_len, tag_len), then seal or open.
+	 * segment coverage) lib/job has already checked, on the kernels of a
+	 * dispatch level; check what is algorithm-specific (nonce_len,
+	 * tag_len), then seal or open.
 	 * Returns 0, -EBADMSG (open: output zeroed) or -EINVAL (nothing written).
 	 */
-	int (*run)(const struct vecsec_aead_job *job);
+	int (*run)(enum vecsec_isa level, const struct vecsec_aead_job *job);
 	/*
 	 * Run n checked jobs of this entry's algorithm (or of another entry
 	 * with the same burst function: they are handed over together) and
 	 * set every job's status, each as run() would have left it.
 	 */
-	void (*burst)(struct vecsec_aead_job *const *jobs, unsigned int n);
+	void (*burst)(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n);
 };
 
 #endif /* VECSEC_AEAD_INTERNAL_H */

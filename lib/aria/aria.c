@@ -18,11 +18,9 @@ _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(struct vecsec_aria_gcm_key)
 /* ---- dispatch ---- */
 
 /*
- * Widest first, the reference last. A SIMD entry needs both its flag set
- * and this primitive's kernel in it, e.g.
- *   #if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
- * (avx512_gfni 64 blocks, avx2_gfni 32, avx2_vaes 32, avx_aesni 16, aesni 16 at
- * SSSE3).
+ * Widest first, the reference last; an entry per flag set that builds
+ * (avx512_gfni 64 blocks, avx2_gfni 32, avx2_vaes 32, avx_aesni 16, aesni
+ * 16 at SSSE3).
  */
 const struct aria_impl *const vecsec_aria_impls[] = {
 #if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
@@ -44,28 +42,18 @@ const struct aria_impl *const vecsec_aria_impls[] = {
 	NULL,
 };
 
-static _Atomic(const struct aria_impl *) aria_cur;
+static _Atomic uint8_t aria_sel[VECSEC_NB_LEVELS];
 
-void
-vecsec_aria_select(enum vecsec_isa cap, uint64_t feat)
+const struct aria_impl *
+vecsec_aria_impl_at(enum vecsec_isa level)
 {
-	const struct aria_impl *pick = &vecsec_aria_impl_ref;
-
-	for (size_t i = 0; vecsec_aria_impls[i] != NULL; i++) {
-		const struct aria_impl *impl = vecsec_aria_impls[i];
-
-		if (vecsec_impl_usable(impl->isa, impl->needs, cap, feat)) {
-			pick = impl;
-			break;
-		}
-	}
-	atomic_store_explicit(&aria_cur, pick, memory_order_release);
+	return VECSEC_SELECT(vecsec_aria_impls, aria_sel, level);
 }
 
 const struct aria_impl *
 vecsec_aria_impl(void)
 {
-	return VECSEC_IMPL_GET(aria_cur);
+	return vecsec_aria_impl_at(vecsec_isa_cap());
 }
 
 VECSEC_API const char *

@@ -47,7 +47,7 @@ vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t 
 static void xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g);
 
 int
-vecsec_aria_gcm_run(const struct vecsec_aead_job *job)
+vecsec_aria_gcm_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
 {
 	struct aria_gcm g;
 	struct job_pair w;
@@ -59,7 +59,7 @@ vecsec_aria_gcm_run(const struct vecsec_aead_job *job)
 	if (job->nonce_len == 0 || job->tag_len < 4 || job->tag_len > 16 ||
 	    (uint64_t)job->len > VECSEC_ARIA_GCM_MAX_LEN)
 		return -EINVAL;
-	vecsec_aria_gcm_start(&g, gcm_key_of(job->key), job->nonce, job->nonce_len);
+	vecsec_aria_gcm_start(&g, level, gcm_key_of(job->key), job->nonce, job->nonce_len);
 	vecsec_aria_gcm_hash(&g, job->aad, job->aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
 	if (job->len <= ARIA_GCM_TAIL) {
@@ -119,8 +119,9 @@ vecsec_aria_gcm_run(const struct vecsec_aead_job *job)
 }
 
 int
-vecsec_aria_ctr_run(const struct vecsec_aead_job *job)
+vecsec_aria_ctr_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
 {
+	const struct aria_impl *impl = vecsec_aria_impl_at(level);
 	const struct aria_key *k = &gcm_key_of(job->key)->aria;
 	struct job_pair w;
 	const uint8_t *in;
@@ -135,7 +136,7 @@ vecsec_aria_ctr_run(const struct vecsec_aead_job *job)
 	memcpy(ctr, job->nonce, 16);
 	vecsec_job_pair_start(&w, job);
 	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0)
-		vecsec_aria_ctr32_stream(k, ctr, ks, &ks_left, out, in, n);
+		vecsec_aria_ctr32_stream(impl, k, ctr, ks, &ks_left, out, in, n);
 	vecsec_memzero(ks, sizeof(ks));
 	return 0;
 }
@@ -300,10 +301,10 @@ gcm_short(const struct vecsec_aead_job *job, const uint8_t *ej0, const uint8_t *
  * key-per-block ECB); sets each job's status.
  */
 static void
-batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
+batch_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 {
-	const struct aria_impl *impl = vecsec_aria_impl();
-	const struct ghash_impl *ghash = vecsec_ghash_impl();
+	const struct aria_impl *impl = vecsec_aria_impl_at(level);
+	const struct ghash_impl *ghash = vecsec_ghash_impl_at(level);
 	alignas(64) uint8_t cb[BATCH_BLOCKS][16];
 	alignas(64) uint8_t ks[BATCH_BLOCKS * 16];
 	const struct aria_key *kp[BATCH_BLOCKS];
@@ -341,7 +342,7 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 			ej0[i] = e;
 			kp[e++] = &gk->aria;
 		} else if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
-			vecsec_aria_gcm_start(&g[i], gk, job->nonce, job->nonce_len);
+			vecsec_aria_gcm_start(&g[i], level, gk, job->nonce, job->nonce_len);
 			memcpy(cb[e], g[i].j0, 16);
 			fill_ctr32(cb + t, g[i].ctr, nb);
 			ej0[i] = e;
@@ -378,7 +379,8 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		} else {
 			slow = true;
 			if (job->nonce_len == 12)
-				vecsec_aria_gcm_start(&g[i], gcm_key_of(job->key), job->nonce, 12);
+				vecsec_aria_gcm_start(&g[i], level, gcm_key_of(job->key),
+						      job->nonce, 12);
 			vecsec_aria_gcm_hash(&g[i], job->aad, job->aad_len);
 			vecsec_aria_gcm_hash_pad(&g[i]);
 			if (job->dir == VECSEC_AEAD_SEAL) {
@@ -419,7 +421,8 @@ job_blocks(const struct vecsec_aead_job *job)
 
 /* Run jobs in order, in chunks of at most BATCH_JOBS jobs and BATCH_BLOCKS blocks. */
 static void
-run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
+run_chunks(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n,
+	   bool multi)
 {
 	unsigned int start = 0, i;
 	size_t blocks = 0;
@@ -428,14 +431,14 @@ run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		size_t need = job_blocks(jobs[i]);
 
 		if (i - start == BATCH_JOBS || blocks + need > BATCH_BLOCKS) {
-			batch_run(jobs + start, i - start, multi);
+			batch_run(level, jobs + start, i - start, multi);
 			start = i;
 			blocks = 0;
 		}
 		blocks += need;
 	}
 	if (i > start)
-		batch_run(jobs + start, i - start, multi);
+		batch_run(level, jobs + start, i - start, multi);
 }
 
 /*
@@ -450,9 +453,9 @@ run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 
 /* Batchable jobs: grouped by key, a keystream call per group. */
 static void
-burst_batched(struct vecsec_aead_job *const *jobs, unsigned int n)
+burst_batched(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	bool multi = vecsec_aria_impl()->encrypt_blocks_multi != NULL;
+	bool multi = vecsec_aria_impl_at(level)->encrypt_blocks_multi != NULL;
 	struct vecsec_aead_job *group[VECSEC_MAX_BURST], *mixed[3][VECSEC_MAX_BURST];
 	const struct vecsec_aead_key *slot_key[GROUP_SLOTS];
 	uint16_t slot_grp[GROUP_SLOTS], head[VECSEC_MAX_BURST], tail[VECSEC_MAX_BURST];
@@ -498,15 +501,15 @@ burst_batched(struct vecsec_aead_job *const *jobs, unsigned int n)
 		} else {
 			for (unsigned int j = head[gi]; j != UINT16_MAX; j = next[j])
 				group[ng++] = jobs[j];
-			run_chunks(group, ng, false);
+			run_chunks(level, group, ng, false);
 		}
 	}
 	for (unsigned int c = 0; c < 3; c++)
-		run_chunks(mixed[c], nm[c], true);
+		run_chunks(level, mixed[c], nm[c], true);
 }
 
 void
-vecsec_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+vecsec_aria_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	struct vecsec_aead_job *batch[VECSEC_MAX_BURST];
 	unsigned int nb = 0;
@@ -518,8 +521,8 @@ vecsec_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 			batch[nb++] = job;
 		else
 			job->status = vecsec_job_status(job->key->alg == VECSEC_AEAD_ARIA_GCM ?
-							vecsec_aria_gcm_run(job) :
-							vecsec_aria_ctr_run(job));
+							vecsec_aria_gcm_run(level, job) :
+							vecsec_aria_ctr_run(level, job));
 	}
-	burst_batched(batch, nb);
+	burst_batched(level, batch, nb);
 }

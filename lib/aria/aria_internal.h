@@ -89,7 +89,8 @@ extern const struct aria_impl *const vecsec_aria_impls[];
 /* True if len bytes starting at counter block ctr keep the 32-bit counter from wrapping. */
 bool vecsec_aria_ctr32_fits(const uint8_t ctr[16], size_t len);
 
-/* The current impl (set by vecsec_aria_select). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct aria_impl *vecsec_aria_impl_at(enum vecsec_isa level);
 const struct aria_impl *vecsec_aria_impl(void);
 
 /* aria_ref.c */
@@ -122,6 +123,7 @@ struct aria_gcm {
 	uint32_t buf_len;            /* bytes in buf */
 	uint32_t ks_left;            /* unused bytes at the end of ks (+0x100: not yet encrypted) */
 	uint32_t text;               /* 0: hashing AAD, 1: hashing text */
+	uint32_t level;              /* enum vecsec_isa: the kernels it runs on */
 };
 
 /* Fill a GCM key: schedule, H = E(0^128), powers of H (key_len checked by the caller). */
@@ -133,11 +135,12 @@ void vecsec_aria_gcm_key_setup(struct aria_gcm_key *gk, const uint8_t *key, size
  * a later chunk needs it (aria_gcm.c). The caller makes sure the counter
  * does not wrap where that matters.
  */
-void vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
-			      uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len);
+void vecsec_aria_ctr32_stream(const struct aria_impl *impl, const struct aria_key *k,
+			      uint8_t ctr[16], uint8_t ks[16], uint32_t *ks_left, uint8_t *out,
+			      const uint8_t *in, size_t len);
 /* SP 800-38D 7.1 steps 1-3: J0 and the first counter block (iv_len >= 1). */
-void vecsec_aria_gcm_start(struct aria_gcm *g, const struct aria_gcm_key *k,
-			   const uint8_t *iv, size_t iv_len);
+void vecsec_aria_gcm_start(struct aria_gcm *g, enum vecsec_isa level,
+			   const struct aria_gcm_key *k, const uint8_t *iv, size_t iv_len);
 /* Hash AAD, or text, in any chunks (call gcm_hash_pad between the two). */
 void vecsec_aria_gcm_hash(struct aria_gcm *g, const uint8_t *p, size_t len);
 /* End the AAD: zero-pad the partial block; later hash calls count as text. */
@@ -161,11 +164,13 @@ void vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL 
  * ARIA on AEAD jobs (aria_aead.c), the entry points the AEAD router's ops
  * table lists: key init (a GCM key for both modes), one checked job
  * (returns 0, -EBADMSG with the output zeroed, or -EINVAL), and a burst of
- * checked ARIA jobs of either mode (sets every job's status).
+ * checked ARIA jobs of either mode (sets every job's status), all on the
+ * kernels of a dispatch level.
  */
 int vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
-int vecsec_aria_gcm_run(const struct vecsec_aead_job *job);
-int vecsec_aria_ctr_run(const struct vecsec_aead_job *job);
-void vecsec_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n);
+int vecsec_aria_gcm_run(enum vecsec_isa level, const struct vecsec_aead_job *job);
+int vecsec_aria_ctr_run(enum vecsec_isa level, const struct vecsec_aead_job *job);
+void vecsec_aria_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs,
+		       unsigned int n);
 
 #endif /* VECSEC_ARIA_INTERNAL_H */

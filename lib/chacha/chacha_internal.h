@@ -63,9 +63,9 @@ struct chacha_state {
 };
 
 /*
- * Lanes layout, word-major: one load gives a word of every lane (one
- * message per SIMD lane, so ragged lengths cost masks, not copies). Lane i processes blocks_left[i] blocks from in[i] to out[i] (whole
- * blocks only: the scheduler hands partial tails to xor_blocks), counter
+ * Lanes layout (one message per SIMD lane), word-major: one load gives a
+ * word of every lane. Lane i processes blocks_left[i] blocks from in[i] to
+ * out[i] (whole blocks only: partial tails are the caller's), counter
  * ctr[i] (state word 12) advanced by the blocks done; nonce[j][i] is state
  * word 13 + j (for a ctr64 state nonce[0] is the counter's high word, which
  * the scheduler carries itself). A call runs nblocks blocks on every lane
@@ -141,14 +141,17 @@ extern const struct chacha_impl vecsec_chacha_impl_ssse3;
 extern const struct chacha_impl vecsec_chacha_impl_avx2;
 extern const struct chacha_impl vecsec_chacha_impl_avx512;
 
-/* ---- dispatch (chacha.c), for lib/ users such as aead and adiantum ---- */
-/* The impl selected now (runs dispatch on first use). */
+/* ---- dispatch (chacha.c), for lib/ users such as chachapoly and adiantum ---- */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct chacha_impl *vecsec_chacha_impl_at(enum vecsec_isa level);
 const struct chacha_impl *vecsec_chacha_impl(void);
 /*
- * XOR len bytes with the state's keystream through the selected impl,
- * splitting at 2^32-block boundaries and carrying into word 13 for a ctr64
- * state. The caller checks that an IETF state cannot wrap.
+ * XOR len bytes with the state's keystream through impl, splitting at
+ * 2^32-block boundaries and carrying into word 13 for a ctr64 state. The
+ * caller checks that an IETF state cannot wrap. _state: the process's impl.
  */
+void vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state *st,
+			    uint8_t *out, const uint8_t *in, size_t len);
 void vecsec_chacha_xor_state(struct chacha_state *st, uint8_t *out, const uint8_t *in,
 			     size_t len);
 

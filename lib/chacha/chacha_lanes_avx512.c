@@ -181,7 +181,8 @@ block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
  * Lengths are public, so the per-lane branches on them are fine.
  */
 void
-vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uint32_t *bytes, uint8_t *const *ks0)
+vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uint32_t *bytes,
+					 uint8_t *const *ks0)
 {
 	const __mmask16 act = (__mmask16)l->active;
 	const unsigned int dr = l->rounds / 2;

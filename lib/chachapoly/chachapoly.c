@@ -15,7 +15,6 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "vecsec/vecsec_aead.h"
@@ -24,6 +23,7 @@
 #include "chachapoly_internal.h"
 
 struct chachapoly_run {
+	const struct chacha_impl *ci;
 	struct chacha_state st;
 	struct vecsec_poly1305_ctx mac;
 	uint8_t ks[CHACHA_BLOCK_LEN];   /* keystream of the current partial block */
@@ -181,44 +181,27 @@ const struct chachapoly_impl *const vecsec_chachapoly_impls[] = {
 	NULL,
 };
 
-static const struct chachapoly_impl *_Atomic chachapoly_cur;
-static _Atomic bool chachapoly_selected;
-static _Atomic bool env_twopass;
-static _Atomic int chachapoly_mode = CHACHAPOLY_AUTO;
+static _Atomic uint8_t stitch_sel[VECSEC_NB_LEVELS];
+static _Atomic int chachapoly_mode = CHACHAPOLY_AUTO;     /* a knob: tests, bench */
 
-void
-vecsec_chachapoly_select(enum vecsec_isa cap, uint64_t feat)
+/*
+ * The stitched impl for linear jobs at a level, or NULL: none there, or
+ * two passes asked for (TWOPASS mode, VECSEC_CHACHAPOLY=twopass).
+ */
+static const struct chachapoly_impl *
+stitch_at(enum vecsec_isa level)
 {
-	const struct chachapoly_impl *pick = NULL;
-	const char *env = getenv("VECSEC_CHACHAPOLY");
-
-	for (size_t i = 0; vecsec_chachapoly_impls[i] != NULL; i++) {
-		const struct chachapoly_impl *im = vecsec_chachapoly_impls[i];
-
-		if (vecsec_impl_usable(im->isa, im->needs, cap, feat)) {
-			pick = im;
-			break;
-		}
-	}
-	atomic_store_explicit(&env_twopass, env != NULL && strcmp(env, "twopass") == 0,
-			      memory_order_relaxed);
-	atomic_store_explicit(&chachapoly_cur, pick, memory_order_release);
-	atomic_store_explicit(&chachapoly_selected, true, memory_order_release);
+	if (atomic_load_explicit(&chachapoly_mode, memory_order_relaxed) == CHACHAPOLY_TWOPASS ||
+	    vecsec_dispatch_twopass())
+		return NULL;
+	return VECSEC_SELECT(vecsec_chachapoly_impls, stitch_sel, level);
 }
 
 const struct chachapoly_impl *
 vecsec_chachapoly_impl_for(size_t len)
 {
-	const struct chachapoly_impl *im;
-	int mode = atomic_load_explicit(&chachapoly_mode, memory_order_relaxed);
-
-	if (!atomic_load_explicit(&chachapoly_selected, memory_order_acquire))
-		vecsec_dispatch_init();
-	if (mode == CHACHAPOLY_TWOPASS || atomic_load_explicit(&env_twopass, memory_order_relaxed))
-		return NULL;
-	im = atomic_load_explicit(&chachapoly_cur, memory_order_acquire);
 	(void)len;      /* the wrapper calls the kernel only from its min_len up */
-	return im;
+	return stitch_at(vecsec_isa_cap());
 }
 
 enum chachapoly_mode
@@ -241,13 +224,15 @@ mac_pad16(struct vecsec_poly1305_ctx *mac, size_t len)
  * block 0 (RFC 8439 2.6) leaving the counter at 1, MAC the padded AAD.
  */
 static void
-run_start(struct chachapoly_run *r, const struct vecsec_aead_job *job)
+run_start(struct chachapoly_run *r, const struct vecsec_aead_job *job,
+	  const struct chacha_impl *ci, const struct poly1305_impl *pi)
 {
 	uint8_t otk[CHACHA_BLOCK_LEN];
 
+	r->ci = ci;
 	job_state(&r->st, job);
-	vecsec_chacha_xor_state(&r->st, otk, zeros, sizeof(otk));
-	vecsec_poly1305_init(&r->mac, otk);
+	vecsec_chacha_xor_impl(ci, &r->st, otk, zeros, sizeof(otk));
+	vecsec_poly1305_init_impl(&r->mac, otk, pi);
 	vecsec_memzero(otk, sizeof(otk));
 	r->ks_used = CHACHA_BLOCK_LEN;
 	if (job->aad_len > 0)
@@ -287,13 +272,13 @@ run_xor(struct chachapoly_run *r, uint8_t *out, const uint8_t *in, size_t n)
 	}
 	k = n - n % CHACHA_BLOCK_LEN;
 	if (k > 0) {
-		vecsec_chacha_xor_state(&r->st, out, in, k);
+		vecsec_chacha_xor_impl(r->ci, &r->st, out, in, k);
 		out += k;
 		in += k;
 		n -= k;
 	}
 	if (n > 0) {
-		vecsec_chacha_xor_state(&r->st, r->ks, zeros, CHACHA_BLOCK_LEN);
+		vecsec_chacha_xor_impl(r->ci, &r->st, r->ks, zeros, CHACHA_BLOCK_LEN);
 		for (size_t i = 0; i < n; i++)
 			out[i] = in[i] ^ r->ks[i];
 		r->ks_used = n;
@@ -350,9 +335,9 @@ mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint
  * job shorter than a step, is released only after the tag matched.
  */
 static int
-chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_aead_job *job)
+chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_impl *ci,
+			const struct poly1305_impl *pi, const struct vecsec_aead_job *job)
 {
-	const struct poly1305_impl *pi = vecsec_poly1305_impl();
 	struct chacha_state st;
 	struct poly1305_state ps;
 	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
@@ -373,7 +358,7 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 		if (job->len > 0)       /* in and out may be NULL then */
 			memcpy(sbuf + CHACHA_BLOCK_LEN, job->in, job->len);
 		sbuf_len = CHACHA_BLOCK_LEN + job->len;
-		vecsec_chacha_xor_state(&st, sbuf, sbuf, sbuf_len);
+		vecsec_chacha_xor_impl(ci, &st, sbuf, sbuf, sbuf_len);
 		memcpy(otk, sbuf, sizeof(otk));
 		vecsec_poly1305_core_init(&ps, otk);
 		if (job->aad_len > 0)
@@ -401,7 +386,7 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct vecsec_ae
 		mac_padded(&ps, pi, job->out + done, job->len - done);
 		goto lengths;
 	}
-	vecsec_chacha_xor_state(&st, otk, zeros, sizeof(otk));
+	vecsec_chacha_xor_impl(ci, &st, otk, zeros, sizeof(otk));
 	vecsec_poly1305_core_init(&ps, otk);
 	if (job->aad_len > 0)
 		mac_padded(&ps, pi, job->aad, job->aad_len);
@@ -425,8 +410,8 @@ lengths:
 		if (rc == 0 && short_job && job->len > 0)
 			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
 		else if (rc == 0 && !short_job)
-			vecsec_chacha_xor_state(&st, job->out + done, job->in + done,
-						job->len - done);
+			vecsec_chacha_xor_impl(ci, &st, job->out + done, job->in + done,
+					       job->len - done);
 	}
 	vecsec_memzero(&st, sizeof(st));
 	vecsec_memzero(&ps, sizeof(ps));
@@ -437,9 +422,11 @@ lengths:
 }
 
 static int
-run(const struct vecsec_aead_job *job, bool xchacha)
+run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 {
 	const struct chachapoly_impl *sk;
+	const struct chacha_impl *ci;
+	const struct poly1305_impl *pi;
 	struct chachapoly_run r;
 	uint8_t tag[VECSEC_AEAD_TAG_LEN];
 	int rc = 0;
@@ -450,13 +437,14 @@ run(const struct vecsec_aead_job *job, bool xchacha)
 		return -EINVAL;
 	if (!xchacha && (uint64_t)job->len > CHACHAPOLY_MAX_LEN)
 		return -EINVAL;
-	sk = vecsec_chachapoly_impl_for(job->len);
+	sk = stitch_at(level);
+	ci = vecsec_chacha_impl_at(level);
+	pi = vecsec_poly1305_impl_at(level);
 	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
-	if (sk != NULL && job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
-	    (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
-		return chachapoly_run_stitched(sk, job);
+	if (sk != NULL && vecsec_job_linear(job) && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
+		return chachapoly_run_stitched(sk, ci, pi, job);
 
-	run_start(&r, job);
+	run_start(&r, job, ci, pi);
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		run_crypt(&r, job, true);
 		run_finish(&r, job, job->tag);
@@ -480,13 +468,13 @@ run(const struct vecsec_aead_job *job, bool xchacha)
 }
 
 int
-vecsec_chachapoly_run(const struct vecsec_aead_job *job)
+vecsec_chachapoly_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
 {
-	return run(job, false);
+	return run(level, job, false);
 }
 
 int
-vecsec_xchachapoly_run(const struct vecsec_aead_job *job)
+vecsec_xchachapoly_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
 {
-	return run(job, true);
+	return run(level, job, true);
 }

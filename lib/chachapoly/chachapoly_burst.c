@@ -47,6 +47,7 @@
  * independent jobs); sharing read-only inputs (a nonce, an AAD) is fine.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -56,20 +57,6 @@
 
 /* ---- lane kernels and the choice of width ---- */
 
-/*
- * Lane kernels come from each primitive's own table (an entry with lanes
- * and xor_lanes / blocks_lanes): widest first, the Poly1305 reference last
- * (its lane form runs the reference per lane, for CPUs without lane
- * kernels).
- */
-#define chacha_tab vecsec_chacha_impls
-#define poly_tab vecsec_poly1305_impls
-#define poly_lanes_scalar vecsec_poly1305_impl_ref
-#define SELECTED (UINT32_C(1) << 31)
-
-/* bit i: chacha_tab[i] usable under the cap; bit 8 + i: poly_tab[i]; SELECTED */
-static _Atomic uint32_t lanes_avail;
-static _Atomic int force_chacha = -1, force_poly = -1;
 /*
  * Above this many bytes a job goes to the single-message path (its wide
  * kernels run many blocks of one message per register). Measured with
@@ -83,103 +70,105 @@ static _Atomic int force_chacha = -1, force_poly = -1;
  */
 #define CROSSOVER_WIDE 4096     /* 16 ChaCha lanes */
 #define CROSSOVER_NARROW 1536   /* 8 or 4 */
-static _Atomic size_t crossover_auto = CROSSOVER_WIDE;
+
+#define MAX_WIDTHS 8
+
+/*
+ * The lane kernels usable at one dispatch level: the entries of lib/chacha's
+ * and lib/poly1305's tables that have one, widest first (the Poly1305
+ * reference's lane form, the per-lane fallback, apart), and the crossover
+ * that goes with the widest ChaCha width.
+ */
+struct lane_set {
+	const struct chacha_impl *chacha[MAX_WIDTHS];
+	unsigned int chacha_w[MAX_WIDTHS], nc;
+	const struct poly1305_impl *poly[MAX_WIDTHS];
+	unsigned int poly_w[MAX_WIDTHS], np;
+	size_t crossover;
+};
+
+static struct lane_set lane_sets[VECSEC_NB_LEVELS];
+static pthread_once_t lane_sets_once = PTHREAD_ONCE_INIT;
+
+/* The knobs (chachapoly_knobs.h): tests and benchmarks only. */
+static _Atomic int force_chacha = -1, force_poly = -1;
 #define CROSSOVER_UNSET SIZE_MAX
-static _Atomic size_t crossover_forced = CROSSOVER_UNSET; /* tests, tools */
+static _Atomic size_t crossover_forced = CROSSOVER_UNSET;
 
-void
-vecsec_lanes_select(enum vecsec_isa cap, uint64_t feat)
+static void
+lane_sets_init(void)
 {
-	uint32_t m = SELECTED;
+	for (unsigned int lv = 0; lv < VECSEC_NB_LEVELS; lv++) {
+		struct lane_set *ls = &lane_sets[lv];
+		uint64_t feat = vecsec_level_features((enum vecsec_isa)lv);
 
-	unsigned int widest = 0;
+		for (size_t i = 0; vecsec_chacha_impls[i] != NULL && ls->nc < MAX_WIDTHS; i++) {
+			const struct chacha_impl *im = vecsec_chacha_impls[i];
 
-	for (size_t i = 0; chacha_tab[i] != NULL; i++)
-		if (chacha_tab[i]->xor_lanes != NULL &&
-		    vecsec_impl_usable(chacha_tab[i]->isa, chacha_tab[i]->needs, cap, feat)) {
-			m |= UINT32_C(1) << i;
-			if (widest == 0)
-				widest = chacha_tab[i]->lanes;
+			if (im->xor_lanes != NULL &&
+			    vecsec_impl_usable(im->isa, im->needs, (enum vecsec_isa)lv, feat)) {
+				ls->chacha_w[ls->nc] = im->lanes;
+				ls->chacha[ls->nc++] = im;
+			}
 		}
-	for (size_t i = 0; poly_tab[i] != NULL; i++)
-		if (poly_tab[i]->blocks_lanes != NULL &&
-		    vecsec_impl_usable(poly_tab[i]->isa, poly_tab[i]->needs, cap, feat))
-			m |= UINT32_C(1) << (8 + i);
-	atomic_store_explicit(&crossover_auto, widest >= 16 ? CROSSOVER_WIDE : CROSSOVER_NARROW,
-			      memory_order_relaxed);
-	atomic_store_explicit(&lanes_avail, m, memory_order_release);
+		for (size_t i = 0; vecsec_poly1305_impls[i] != NULL && ls->np < MAX_WIDTHS; i++) {
+			const struct poly1305_impl *im = vecsec_poly1305_impls[i];
+
+			if (im->blocks_lanes != NULL && im != &vecsec_poly1305_impl_ref &&
+			    vecsec_impl_usable(im->isa, im->needs, (enum vecsec_isa)lv, feat)) {
+				ls->poly_w[ls->np] = im->lanes;
+				ls->poly[ls->np++] = im;
+			}
+		}
+		ls->crossover = ls->nc > 0 && ls->chacha_w[0] >= 16 ? CROSSOVER_WIDE :
+			       CROSSOVER_NARROW;
+	}
 }
 
-static uint32_t
-avail(void)
+/* The lane kernels of a level, chosen once for all levels (thread-safe). */
+static const struct lane_set *
+lanes_at(enum vecsec_isa level)
 {
-	uint32_t m = atomic_load_explicit(&lanes_avail, memory_order_acquire);
-
-	if (__builtin_expect(m == 0, 0)) {
-		vecsec_dispatch_init();
-		m = atomic_load_explicit(&lanes_avail, memory_order_acquire);
-	}
-	return m;
+	pthread_once(&lane_sets_once, lane_sets_init);
+	return &lane_sets[level];
 }
 
 /*
  * The narrowest usable kernel with at least n lanes, else the widest: a
- * burst of 3 runs on 4 lanes, not 16; a width given by force wins.
+ * burst of 3 runs on 4 lanes, not 16; a width given by force wins. NULL:
+ * one job at a time (no lane kernel, lanes forced off, or a lone job).
  */
 static const struct chacha_impl *
-pick_chacha(unsigned int n, uint32_t m)
+pick_chacha(const struct lane_set *ls, unsigned int n)
 {
-	const struct chacha_impl *pick = NULL;
 	int f = atomic_load_explicit(&force_chacha, memory_order_relaxed);
+	int k;
 
-	for (size_t i = 0; chacha_tab[i] != NULL; i++) {
-		if (!(m & (UINT32_C(1) << i)))
-			continue;
-		if (f >= 0) {
-			if (chacha_tab[i]->lanes == (unsigned int)f)
-				return chacha_tab[i];
-			continue;
-		}
-		if (pick == NULL || chacha_tab[i]->lanes >= n)
-			pick = chacha_tab[i];
-	}
 	if (f == 0 || (f < 0 && n <= 1))
 		return NULL;
-	return pick;
+	k = vecsec_lanes_pick(ls->chacha_w, ls->nc, n, f);
+	return k < 0 ? NULL : ls->chacha[k];
 }
 
+/* Likewise for Poly1305; the per-lane reference when nothing else is there (or forced: 1). */
 static const struct poly1305_impl *
-pick_poly(unsigned int n, uint32_t m)
+pick_poly(const struct lane_set *ls, unsigned int n)
 {
-	const struct poly1305_impl *pick = &poly_lanes_scalar;
 	int f = atomic_load_explicit(&force_poly, memory_order_relaxed);
-	bool first = true;
+	int k;
 
-	for (size_t i = 0; poly_tab[i] != NULL; i++) {
-		if (!(m & (UINT32_C(1) << (8 + i))))
-			continue;
-		if (f > 0) {
-			if ((f == 1 && poly_tab[i] == &poly_lanes_scalar) ||
-			    (f > 1 && poly_tab[i]->lanes == (unsigned int)f &&
-			     poly_tab[i] != &poly_lanes_scalar))
-				return poly_tab[i];
-			continue;
-		}
-		if (poly_tab[i] == &poly_lanes_scalar)
-			continue;
-		if (first || poly_tab[i]->lanes >= n)
-			pick = poly_tab[i];
-		first = false;
-	}
-	return pick;
+	if (f == 1)
+		return &vecsec_poly1305_impl_ref;
+	k = vecsec_lanes_pick(ls->poly_w, ls->np, n, f);
+	return k < 0 ? &vecsec_poly1305_impl_ref : ls->poly[k];
 }
 
 void
 vecsec_lanes_choose(unsigned int n, struct lanes_choice *c)
 {
-	uint32_t m = avail();
-	const struct chacha_impl *ci = pick_chacha(n, m);
-	const struct poly1305_impl *pi = pick_poly(n, m);
+	const struct lane_set *ls = lanes_at(vecsec_isa_cap());
+	const struct chacha_impl *ci = pick_chacha(ls, n);
+	const struct poly1305_impl *pi = pick_poly(ls, n);
 
 	c->chacha_lanes = ci != NULL ? ci->lanes : 0;
 	c->chacha_name = ci != NULL ? ci->lanes_name : "per-job";
@@ -190,39 +179,35 @@ vecsec_lanes_choose(unsigned int n, struct lanes_choice *c)
 int
 vecsec_lanes_force(int chacha_w, int poly_w)
 {
-	uint32_t m = avail();
-	bool ok_c = chacha_w <= 0, ok_p = poly_w < 0 || poly_w == 1;
+	const struct lane_set *ls = lanes_at(vecsec_isa_cap());
 
-	for (size_t i = 0; chacha_tab[i] != NULL; i++)
-		if ((m & (UINT32_C(1) << i)) && chacha_w > 0 &&
-		    chacha_tab[i]->lanes == (unsigned int)chacha_w)
-			ok_c = true;
-	for (size_t i = 0; poly_tab[i] != NULL; i++)
-		if ((m & (UINT32_C(1) << (8 + i))) && poly_w > 1 &&
-		    poly_tab[i] != &poly_lanes_scalar && poly_tab[i]->lanes == (unsigned int)poly_w)
-			ok_p = true;
-	if (!ok_c || !ok_p)
+	if ((chacha_w > 0 && vecsec_lanes_pick(ls->chacha_w, ls->nc, 0, chacha_w) < 0) ||
+	    (poly_w > 1 && vecsec_lanes_pick(ls->poly_w, ls->np, 0, poly_w) < 0) || poly_w == 0)
 		return -ENOTSUP;
 	atomic_store_explicit(&force_chacha, chacha_w < 0 ? -1 : chacha_w, memory_order_relaxed);
 	atomic_store_explicit(&force_poly, poly_w < 0 ? -1 : poly_w, memory_order_relaxed);
 	return 0;
 }
 
-size_t
-vecsec_lanes_crossover(void)
+/* The crossover at a level: the forced one, else the measured one. */
+static size_t
+crossover_at(enum vecsec_isa level)
 {
 	size_t c = atomic_load_explicit(&crossover_forced, memory_order_relaxed);
 
-	if (c != CROSSOVER_UNSET)
-		return c;
-	avail();
-	return atomic_load_explicit(&crossover_auto, memory_order_relaxed);
+	return c != CROSSOVER_UNSET ? c : lanes_at(level)->crossover;
+}
+
+size_t
+vecsec_lanes_crossover(void)
+{
+	return crossover_at(vecsec_isa_cap());
 }
 
 void
 vecsec_lanes_set_crossover(size_t len)
 {
-	/* SIZE_MAX - 1 is as good as "no limit": lanes_accepts caps lengths */
+	/* SIZE_MAX - 1 is as good as "no limit": lanes_take caps lengths */
 	atomic_store_explicit(&crossover_forced, len == CROSSOVER_UNSET ? len - 1 : len,
 			      memory_order_relaxed);
 }
@@ -238,7 +223,7 @@ vecsec_lanes_reset_crossover(void)
  * tag lengths right and len at most the crossover.
  */
 static bool
-lanes_take(const struct vecsec_aead_job *job)
+lanes_take(const struct vecsec_aead_job *job, size_t crossover)
 {
 	uint32_t alg = job->key->alg;
 
@@ -256,7 +241,7 @@ lanes_take(const struct vecsec_aead_job *job)
 	 * 13: longer jobs (only possible with the crossover raised) go through
 	 * the single-message path, which checks or carries itself.
 	 */
-	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= vecsec_lanes_crossover() &&
+	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= crossover &&
 	       (uint64_t)job->len <= ((UINT64_C(1) << 32) - 2) * CHACHA_BLOCK_LEN;
 }
 
@@ -857,14 +842,14 @@ xchacha_subkeys(struct burst *b, const struct chacha_impl *ci, const uint16_t *l
 }
 
 static void
-run_one_by_one(struct vecsec_aead_job *const *jobs, unsigned int n)
+run_one_by_one(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
 
 		job->status = vecsec_job_status(job->key->alg == VECSEC_AEAD_CHACHA20_POLY1305 ?
-						vecsec_chachapoly_run(job) :
-						vecsec_xchachapoly_run(job));
+						vecsec_chachapoly_run(level, job) :
+						vecsec_xchachapoly_run(level, job));
 	}
 }
 
@@ -1165,22 +1150,21 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
  * 2.09..2.11). Pinned widths (vecsec_lanes_force) stay as they are.
  */
 static const struct poly1305_impl *
-general_poly(const struct poly1305_impl *pi, uint32_t m)
+general_poly(const struct lane_set *ls, const struct poly1305_impl *pi)
 {
 	if (pi->lanes <= 8 || atomic_load_explicit(&force_poly, memory_order_relaxed) >= 0)
 		return pi;
-	for (size_t i = 0; poly_tab[i] != NULL; i++)
-		if ((m & (UINT32_C(1) << (8 + i))) && poly_tab[i] != &poly_lanes_scalar &&
-		    poly_tab[i]->lanes == 8)
-			return poly_tab[i];
+	for (unsigned int i = 0; i < ls->np; i++)
+		if (ls->poly_w[i] == 8)
+			return ls->poly[i];
 	return pi;
 }
 
 /* Accepted jobs (lanes_take) in the lanes; sets every job's status. */
 static void
-lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
+lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	uint32_t m;
+	const struct lane_set *ls;
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pi;
 	struct job_ctx ctx[VECSEC_MAX_BURST];
@@ -1193,13 +1177,13 @@ lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 
 	if (n == 0)
 		return;
-	m = avail();
-	ci = pick_chacha(n, m);
+	ls = lanes_at(level);
+	ci = pick_chacha(ls, n);
 	if (ci == NULL) {
-		run_one_by_one(jobs, n);
+		run_one_by_one(level, jobs, n);
 		return;
 	}
-	pi = pick_poly(n, m);
+	pi = pick_poly(ls, n);
 
 	b.jobs = jobs;
 	b.ctx = ctx;
@@ -1252,7 +1236,7 @@ lanes_run(struct vecsec_aead_job *const *jobs, unsigned int n)
 		goto out;
 	pass_otk(&b, ci, all, ng);
 	pass_chacha(&b, seal, ns);
-	pass_poly(&b, general_poly(pi, m), all, ng);
+	pass_poly(&b, general_poly(ls, pi), all, ng);
 
 	for (unsigned int k = 0; k < ng; k++) {
 		unsigned int j = all[k];
@@ -1278,16 +1262,18 @@ out:
 }
 
 void
-vecsec_chachapoly_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs,
+			unsigned int n)
 {
 	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST];
+	size_t crossover = crossover_at(level);
 	unsigned int nl = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		if (lanes_take(jobs[i]))
+		if (lanes_take(jobs[i], crossover))
 			lane_jobs[nl++] = jobs[i];
 		else
-			run_one_by_one(jobs + i, 1);
+			run_one_by_one(level, jobs + i, 1);
 	}
-	lanes_run(lane_jobs, nl);
+	lanes_run(level, lane_jobs, nl);
 }

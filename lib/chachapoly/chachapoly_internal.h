@@ -86,17 +86,19 @@ int vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16]
 
 int vecsec_chachapoly_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
 /*
- * One job whose generic fields lib/job has checked: nonce and tag lengths
- * here, then seal or open. Returns 0, -EBADMSG (output zeroed) or -EINVAL.
+ * One job whose generic fields lib/job has checked, on the kernels of a
+ * dispatch level: nonce and tag lengths here, then seal or open. Returns
+ * 0, -EBADMSG (output zeroed) or -EINVAL.
  */
-int vecsec_chachapoly_run(const struct vecsec_aead_job *job);
-int vecsec_xchachapoly_run(const struct vecsec_aead_job *job);
+int vecsec_chachapoly_run(enum vecsec_isa level, const struct vecsec_aead_job *job);
+int vecsec_xchachapoly_run(enum vecsec_isa level, const struct vecsec_aead_job *job);
 /*
- * A burst of checked (X)ChaCha20-Poly1305 jobs (n <= VECSEC_MAX_BURST):
- * those up to the crossover in SIMD lanes, the others one by one; sets
- * every job's status.
+ * A burst of checked (X)ChaCha20-Poly1305 jobs (n <= VECSEC_MAX_BURST) on
+ * the kernels of a level: those up to the crossover in SIMD lanes, the
+ * others one by one; sets every job's status.
  */
-void vecsec_chachapoly_burst(struct vecsec_aead_job *const *jobs, unsigned int n);
+void vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs,
+			     unsigned int n);
 
 /* ---- stitched kernels ---- */
 

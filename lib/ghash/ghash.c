@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GHASH implementation selection: the table of kernels widest first (the
- * reference last) and its selector.
+ * reference last), selected from per level (VECSEC_SELECT).
  */
 #include <stdatomic.h>
 
@@ -19,26 +19,16 @@ const struct ghash_impl *const vecsec_ghash_impls[] = {
 	NULL,
 };
 
-static _Atomic(const struct ghash_impl *) ghash_cur;
+static _Atomic uint8_t ghash_sel[VECSEC_NB_LEVELS];
 
-void
-vecsec_ghash_select(enum vecsec_isa cap, uint64_t feat)
+const struct ghash_impl *
+vecsec_ghash_impl_at(enum vecsec_isa level)
 {
-	const struct ghash_impl *pick = &vecsec_ghash_impl_ref;
-
-	for (size_t i = 0; vecsec_ghash_impls[i] != NULL; i++) {
-		const struct ghash_impl *impl = vecsec_ghash_impls[i];
-
-		if (vecsec_impl_usable(impl->isa, impl->needs, cap, feat)) {
-			pick = impl;
-			break;
-		}
-	}
-	atomic_store_explicit(&ghash_cur, pick, memory_order_release);
+	return VECSEC_SELECT(vecsec_ghash_impls, ghash_sel, level);
 }
 
 const struct ghash_impl *
 vecsec_ghash_impl(void)
 {
-	return VECSEC_IMPL_GET(ghash_cur);
+	return vecsec_ghash_impl_at(vecsec_isa_cap());
 }

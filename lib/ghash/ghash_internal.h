@@ -53,7 +53,8 @@ struct ghash_impl {
 
 /* The table, widest first, ref last; NULL-terminated (ghash.c). */
 extern const struct ghash_impl *const vecsec_ghash_impls[];
-/* The current impl (set by vecsec_ghash_select). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct ghash_impl *vecsec_ghash_impl_at(enum vecsec_isa level);
 const struct ghash_impl *vecsec_ghash_impl(void);
 
 /* ghash_ref.c */

@@ -227,7 +227,13 @@ vecsec_poly1305_tag(uint8_t tag[16], const uint64_t h[3], const uint8_t s[16])
 /* out = (h + s) mod 2^128, all 16-byte little-endian; out may alias h. */
 void vecsec_poly1305_add_s(uint8_t out[16], const uint8_t h[16], const uint8_t s[16]);
 
-/* The impl selected now (runs dispatch on first use). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct poly1305_impl *vecsec_poly1305_impl_at(enum vecsec_isa level);
 const struct poly1305_impl *vecsec_poly1305_impl(void);
+
+struct vecsec_poly1305_ctx;
+/* vecsec_poly1305_init() with a given impl (the key is not checked). */
+void vecsec_poly1305_init_impl(struct vecsec_poly1305_ctx *ctx, const uint8_t key[32],
+			       const struct poly1305_impl *impl);
 
 #endif /* VECSEC_POLY1305_INTERNAL_H */

@@ -1374,6 +1374,7 @@ test_gcm_tail_ks(void)
 
 		memset(&g, 0, sizeof(g));
 		g.key = k;
+		g.level = vecsec_isa_cap();
 		vt_rand(g.j0, 16, vt_seed() + 6 + i);
 		vt_rand(g.ctr, 12, vt_seed() + 16 + i);
 		g.ctr[12] = (uint8_t)(lo >> 24);
