@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_engine.h"
 #include "aead_internal.h"
 #include "job/job_internal.h"
 #include "aria/aria_internal.h"
@@ -228,6 +229,40 @@ VECSEC_API unsigned int
 vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	return burst(vecsec_isa_cap(), jobs, n);
+}
+
+/* ---- the same at an engine's level (vecsec_engine.h) ---- */
+
+VECSEC_API int
+vecsec_engine_seal(const struct vecsec_engine *e, const struct vecsec_aead_key *k, uint8_t *out,
+		   uint8_t *tag, size_t tag_len, const uint8_t *in, size_t len,
+		   const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len)
+{
+	if (e == NULL)
+		return -EINVAL;
+	return job_run(vecsec_engine_isa(e), k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len,
+		       nonce, nonce_len, aad, aad_len);
+}
+
+VECSEC_API int
+vecsec_engine_open(const struct vecsec_engine *e, const struct vecsec_aead_key *k, uint8_t *out,
+		   const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len,
+		   const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len)
+{
+	if (e == NULL)
+		return -EINVAL;
+	/* open only reads the tag */
+	return job_run(vecsec_engine_isa(e), k, VECSEC_AEAD_OPEN, out, in, len,
+		       (uint8_t *)(uintptr_t)tag, tag_len, nonce, nonce_len, aad, aad_len);
+}
+
+VECSEC_API unsigned int
+vecsec_engine_burst(const struct vecsec_engine *e, struct vecsec_aead_job *const *jobs,
+		    unsigned int n)
+{
+	if (e == NULL)
+		return 0;
+	return burst(vecsec_engine_isa(e), jobs, n);
 }
 
 /* ---- ESP helpers ---- */
