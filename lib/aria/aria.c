@@ -23,19 +23,19 @@ _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(struct vecsec_aria_gcm_key)
  * 16 at SSSE3).
  */
 const struct aria_impl *const vecsec_aria_impls[] = {
-#if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
+#ifdef VECSEC_HAVE_AVX512_GFNI
 	&vecsec_aria_impl_avx512_gfni,
 #endif
-#if defined(VECSEC_HAVE_AVX2_GFNI) && defined(VECSEC_HAVE_ARIA_AVX2_GFNI)
+#ifdef VECSEC_HAVE_AVX2_GFNI
 	&vecsec_aria_impl_avx2_gfni,
 #endif
-#if defined(VECSEC_HAVE_AVX2_VAES) && defined(VECSEC_HAVE_ARIA_AVX2_VAES)
+#ifdef VECSEC_HAVE_AVX2_VAES
 	&vecsec_aria_impl_avx2_vaes,
 #endif
-#if defined(VECSEC_HAVE_AVX_AESNI) && defined(VECSEC_HAVE_ARIA_AVX_AESNI)
+#ifdef VECSEC_HAVE_AVX_AESNI
 	&vecsec_aria_impl_avx_aesni,
 #endif
-#if defined(VECSEC_HAVE_AESNI) && defined(VECSEC_HAVE_ARIA_AESNI)
+#ifdef VECSEC_HAVE_AESNI
 	&vecsec_aria_impl_aesni,
 #endif
 	&vecsec_aria_impl_ref,

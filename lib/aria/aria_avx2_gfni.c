@@ -219,7 +219,7 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 
 /*
  * ---- many keys: block layout, a key per 128-bit lane ----
- * Bursts of short packets under many keys (aead_aria.c): block i uses
+ * Bursts of short packets under many keys (aria_aead.c): block i uses
  * keys[i]; each round key vector is two 128-bit loads. 8 blocks (4 ymm)
  * per step keep enough independent work in flight.
  */

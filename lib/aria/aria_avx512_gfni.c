@@ -245,7 +245,7 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 
 /*
  * ---- many keys: block layout, a key per 128-bit lane ----
- * Bursts of short packets under many keys (aead_aria.c): block i uses
+ * Bursts of short packets under many keys (aria_aead.c): block i uses
  * keys[i]; each round key vector is four 128-bit loads, or one broadcast
  * where its four blocks share a key (the caller's layout). 16 blocks (4 zmm)
  * per step keep enough independent work in flight.

@@ -20,7 +20,7 @@
  *    counter after the last block used.
  *  - ctr32_xor: block i uses E(ctr[0..11] || (c + i mod 2^32)), c the
  *    big-endian last word: SP 800-38D's inc32, never a carry into byte 11.
- *    GCM relies on the wrap; the ESP/RFC 3686 callers (aria.c, aead_aria.c)
+ *    GCM relies on the wrap; the ESP/RFC 3686 callers (aria.c, aria_aead.c)
  *    reject messages that would wrap before calling.
  *  - both take any len: a final partial block uses the first bytes of its
  *    keystream block and still advances the counter by one; the rest of

@@ -13,13 +13,13 @@
 
 /* Widest first, the reference last; an entry per flag set that builds. */
 const struct chacha_impl *const vecsec_chacha_impls[] = {
-#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_AVX512)
+#ifdef VECSEC_HAVE_AVX512
 	&vecsec_chacha_impl_avx512,
 #endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_AVX2)
+#ifdef VECSEC_HAVE_AVX2
 	&vecsec_chacha_impl_avx2,
 #endif
-#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_SSSE3)
+#ifdef VECSEC_HAVE_SSSE3
 	&vecsec_chacha_impl_ssse3,
 #endif
 	&vecsec_chacha_impl_ref,

@@ -176,8 +176,9 @@ block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
 }
 
 /*
- * The byte-exact variant (the contract in chacha_internal.h): lib/lanes
- * reads and writes small linear jobs in place with it, no staging copies.
+ * The byte-exact variant (the contract in chacha_internal.h): the
+ * ChaCha20-Poly1305 burst reads and writes small linear jobs in place with
+ * it, no staging copies.
  * Lengths are public, so the per-lane branches on them are fine.
  */
 void

@@ -13,11 +13,11 @@
 
 /* Widest first, the reference last; an entry per flag set that builds. */
 const struct poly1305_impl *const vecsec_poly1305_impls[] = {
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_AVX512_IFMA)
+#ifdef VECSEC_HAVE_AVX512_IFMA
 	&vecsec_poly1305_impl_avx512ifma,
 	&vecsec_poly1305_impl_avx512ifma_x8,
 #endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_AVX2)
+#ifdef VECSEC_HAVE_AVX2
 	&vecsec_poly1305_impl_avx2,
 #endif
 	&vecsec_poly1305_impl_ref,

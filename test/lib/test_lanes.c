@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The lanes engine (lib/lanes) and its kernels:
+ * The ChaCha20-Poly1305 bursts in lanes (lib/chachapoly, lib/lanes) and
+ * the lane kernels:
  *   - every ChaCha lane kernel (4/8/16 lanes) the CPU can run == the scalar
  *     reference per lane (20/12/8 rounds, random keys, nonces, counters,
  *     blocks and active masks; inactive lanes untouched);
