@@ -24,13 +24,7 @@ const struct aes256_impl *const vecsec_aes256_impls[] = {
 	NULL,
 };
 
-static _Atomic uint8_t aes256_sel[VECSEC_NB_LEVELS];
-
-const struct aes256_impl *
-vecsec_aes256_impl(void)
-{
-	return VECSEC_SELECT(vecsec_aes256_impls, aes256_sel, vecsec_isa_cap());
-}
+VECSEC_DEFINE_SELECTION(aes256, aes256_impl)
 
 /* ---- Adiantum ---- */
 

@@ -55,7 +55,8 @@ extern const struct nh_impl *const vecsec_nh_impls[];
 extern const struct nh_impl vecsec_nh_impl_ref;
 void vecsec_nh_ref(const uint32_t *key, const uint8_t *msg, size_t len,
 		   uint64_t hash[NH_NUM_PASSES]);
-/* The impl selected at the process's level (vecsec_isa_cap()). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct nh_impl *vecsec_nh_impl_at(enum vecsec_isa level);
 const struct nh_impl *vecsec_nh_impl(void);
 
 /* ---- NHPoly1305 (Adiantum paper 6.4; Linux crypto/nhpoly1305.c) ---- */
@@ -126,7 +127,8 @@ void vecsec_aes256_encrypt_ref(const struct aes256_key *k, uint8_t out[AES_BLOCK
 			       const uint8_t in[AES_BLOCK_LEN]);
 void vecsec_aes256_decrypt_ref(const struct aes256_key *k, uint8_t out[AES_BLOCK_LEN],
 			       const uint8_t in[AES_BLOCK_LEN]);
-/* The impl selected at the process's level (vecsec_isa_cap()). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct aes256_impl *vecsec_aes256_impl_at(enum vecsec_isa level);
 const struct aes256_impl *vecsec_aes256_impl(void);
 
 static inline uint32_t

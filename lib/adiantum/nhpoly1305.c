@@ -19,13 +19,7 @@ const struct nh_impl *const vecsec_nh_impls[] = {
 	NULL,
 };
 
-static _Atomic uint8_t nh_sel[VECSEC_NB_LEVELS];
-
-const struct nh_impl *
-vecsec_nh_impl(void)
-{
-	return VECSEC_SELECT(vecsec_nh_impls, nh_sel, vecsec_isa_cap());
-}
+VECSEC_DEFINE_SELECTION(nh, nh_impl)
 
 /* ---- NHPoly1305 ---- */
 

@@ -42,19 +42,7 @@ const struct aria_impl *const vecsec_aria_impls[] = {
 	NULL,
 };
 
-static _Atomic uint8_t aria_sel[VECSEC_NB_LEVELS];
-
-const struct aria_impl *
-vecsec_aria_impl_at(enum vecsec_isa level)
-{
-	return VECSEC_SELECT(vecsec_aria_impls, aria_sel, level);
-}
-
-const struct aria_impl *
-vecsec_aria_impl(void)
-{
-	return vecsec_aria_impl_at(vecsec_isa_cap());
-}
+VECSEC_DEFINE_SELECTION(aria, aria_impl)
 
 VECSEC_API const char *
 vecsec_aria_impl_name(void)

@@ -179,45 +179,6 @@ fill_ctr32(uint8_t (*cb)[16], const uint8_t start[16], size_t nb)
 	}
 }
 
-/* out = in ^ ks along the job's runs; hash the output into g if given */
-static void
-xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
-{
-	struct job_pair w;
-	const uint8_t *in;
-	uint8_t *out;
-	size_t n;
-
-	vecsec_job_pair_start(&w, job);
-	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
-		size_t i = 0;
-
-		for (; i + 8 <= n; i += 8) {
-			uint64_t a, b;
-
-			memcpy(&a, in + i, 8);
-			memcpy(&b, ks + i, 8);
-			a ^= b;
-			memcpy(out + i, &a, 8);
-		}
-		for (; i < n; i++)
-			out[i] = in[i] ^ ks[i];
-		if (g != NULL)
-			vecsec_aria_gcm_hash(g, out, n);
-		ks += n;
-	}
-}
-
-/* Short GCM jobs on linear buffers hash AAD, text and lengths in one kernel call. */
-#define SHORT_HASH_LEN 512
-
-static inline bool
-short_linear(const struct vecsec_aead_job *job)
-{
-	return job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
-	       job->aad_len + job->len <= SHORT_HASH_LEN - 32;
-}
-
 /* out = in ^ ks, n bytes, linear buffers (in == out allowed) */
 static inline void
 xor_lin(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
@@ -234,6 +195,34 @@ xor_lin(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
 	}
 	for (; i < n; i++)
 		out[i] = in[i] ^ ks[i];
+}
+
+/* out = in ^ ks along the job's runs; hash the output into g if given */
+static void
+xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
+{
+	struct job_pair w;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t n;
+
+	vecsec_job_pair_start(&w, job);
+	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
+		xor_lin(out, in, ks, n);
+		if (g != NULL)
+			vecsec_aria_gcm_hash(g, out, n);
+		ks += n;
+	}
+}
+
+/* Short GCM jobs on linear buffers hash AAD, text and lengths in one kernel call. */
+#define SHORT_HASH_LEN 512
+
+static inline bool
+short_linear(const struct vecsec_aead_job *job)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
+	       job->aad_len + job->len <= SHORT_HASH_LEN - 32;
 }
 
 /* S = GHASH(A || pad || C || pad || lengths) (SP 800-38D 7.1 step 5), one update call */

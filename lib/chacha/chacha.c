@@ -26,19 +26,7 @@ const struct chacha_impl *const vecsec_chacha_impls[] = {
 	NULL,
 };
 
-static _Atomic uint8_t chacha_sel[VECSEC_NB_LEVELS];
-
-const struct chacha_impl *
-vecsec_chacha_impl_at(enum vecsec_isa level)
-{
-	return VECSEC_SELECT(vecsec_chacha_impls, chacha_sel, level);
-}
-
-const struct chacha_impl *
-vecsec_chacha_impl(void)
-{
-	return vecsec_chacha_impl_at(vecsec_isa_cap());
-}
+VECSEC_DEFINE_SELECTION(chacha, chacha_impl)
 
 void
 vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state *st, uint8_t *out,

@@ -43,25 +43,13 @@ static const uint8_t zeros[CHACHA_BLOCK_LEN];
 
 /* ---- the shared steps ---- */
 
-static inline uint32_t
-le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
-
 bool
 vecsec_chachapoly_words(const struct vecsec_aead_job *job, uint32_t key[8], uint32_t nonce[3])
 {
 	const uint8_t *k = (const uint8_t *)job->key->opaque;
 
 	for (int w = 0; w < 8; w++)
-		key[w] = le32(k + 4 * w);
+		key[w] = vecsec_load_le32(k + 4 * w);
 	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
 		/*
 		 * Words 12-13 as a 64-bit counter: the same as the draft's 4
@@ -69,12 +57,12 @@ vecsec_chachapoly_words(const struct vecsec_aead_job *job, uint32_t key[8], uint
 		 * libsodium (which carries into word 13) above it.
 		 */
 		nonce[0] = 0;
-		nonce[1] = le32(job->nonce + 16);
-		nonce[2] = le32(job->nonce + 20);
+		nonce[1] = vecsec_load_le32(job->nonce + 16);
+		nonce[2] = vecsec_load_le32(job->nonce + 20);
 		return true;
 	}
 	for (int w = 0; w < 3; w++)
-		nonce[w] = le32(job->nonce + 4 * w);
+		nonce[w] = vecsec_load_le32(job->nonce + 4 * w);
 	return false;
 }
 
@@ -92,9 +80,9 @@ subkeys_lanes(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned int n,
 	for (unsigned int i = 0; i < n; i++) {
 		for (int w = 0; w < 8; w++)
 			cl.key[w][i] = key[i][w];
-		cl.ctr[i] = le32(nonce[i]);
+		cl.ctr[i] = vecsec_load_le32(nonce[i]);
 		for (int w = 0; w < 3; w++)
-			cl.nonce[w][i] = le32(nonce[i] + 4 + 4 * w);
+			cl.nonce[w][i] = vecsec_load_le32(nonce[i] + 4 + 4 * w);
 		cl.in[i] = zeros;
 		cl.out[i] = out[i];
 		cl.blocks_left[i] = 1;
@@ -103,8 +91,9 @@ subkeys_lanes(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned int n,
 	li->xor_lanes(&cl, 1);
 	for (unsigned int i = 0; i < n; i++) {
 		for (int w = 0; w < 4; w++) {
-			key[i][w] = le32(out[i] + 4 * w) - sigma[w];
-			key[i][4 + w] = le32(out[i] + 48 + 4 * w) - le32(nonce[i] + 4 * w);
+			key[i][w] = vecsec_load_le32(out[i] + 4 * w) - sigma[w];
+			key[i][4 + w] = vecsec_load_le32(out[i] + 48 + 4 * w) -
+					vecsec_load_le32(nonce[i] + 4 * w);
 		}
 	}
 	vecsec_memzero(&cl, sizeof(cl));
@@ -128,7 +117,7 @@ vecsec_xchacha_subkeys(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned
 			chacha_st32(kb + 4 * w, key[i][w]);
 		vecsec_hchacha_ref(sub, kb, nonce[i], 20);
 		for (int w = 0; w < 8; w++)
-			key[i][w] = le32(sub + 4 * w);
+			key[i][w] = vecsec_load_le32(sub + 4 * w);
 	}
 	vecsec_memzero(kb, sizeof(kb));
 	vecsec_memzero(sub, sizeof(sub));
@@ -449,13 +438,13 @@ run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 		run_crypt(&r, job, true);
 		run_finish(&r, job, job->tag);
 	} else {
-		struct job_cursor ci;
+		struct job_cursor c;
 		const uint8_t *p;
 		size_t n;
 
 		/* pass 1: MAC the ciphertext, release nothing before the tag matched */
-		vecsec_job_cursor_in(&ci, job);
-		while ((p = vecsec_job_cursor_next(&ci, 0, &n)) != NULL)
+		vecsec_job_cursor_in(&c, job);
+		while ((p = vecsec_job_cursor_next(&c, 0, &n)) != NULL)
 			vecsec_poly1305_update(&r.mac, p, n);
 		run_finish(&r, job, tag);
 		rc = vecsec_chachapoly_verify(job, tag);

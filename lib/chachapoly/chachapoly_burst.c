@@ -306,7 +306,6 @@ struct burst {
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
 	const uint16_t *list;              /* pass 3: the jobs to MAC */
 	unsigned int nlist, next;          /* next: the next piece or job to start */
-	uint32_t busy;                     /* lanes in the middle of a piece or job */
 	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
 	struct chacha_lanes cl;
 	struct poly1305_lanes pl;
@@ -371,19 +370,6 @@ zero_small(uint8_t *d, size_t n)
 		*(u128_un *)(void *)(d + k) = z;
 	for (; k < n; k++)
 		d[k] = 0;
-}
-
-/* a little-endian load as a single move (byte shuffles stall here) */
-static inline uint64_t
-le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
 }
 
 /* RFC 8439 2.6, 2.5: r (clamped) and s from keystream block 0 */
@@ -547,25 +533,19 @@ chacha_run(void *ctx, uint32_t nblocks)
 	b->ci->xor_lanes(&b->cl, nblocks);
 }
 
-/* ... and a lane that ran out (or is free): the rest of its piece, or the next. */
+/* ... and a lane that ran out (ran) or is free: the rest of its piece, or the next. */
 static bool
-chacha_next(void *ctx, unsigned int i)
+chacha_next(void *ctx, unsigned int i, bool ran)
 {
 	struct burst *b = ctx;
-	uint32_t bit = UINT32_C(1) << i;
 
-	if (b->busy & bit) {
+	if (ran) {
 		if (b->cs[i].staged != 0)
 			chacha_unstage(b, i);
 		if (chacha_chunk(b, i))
 			return true;
 	}
-	if (chacha_refill(b, i)) {
-		b->busy |= bit;
-		return true;
-	}
-	b->busy &= ~bit;
-	return false;
+	return chacha_refill(b, i);
 }
 
 static uint32_t
@@ -632,14 +612,13 @@ pass_chacha(struct burst *b, const uint16_t *list, unsigned int n)
 		return;
 	make_pieces(b, list, n, b->ci->lanes);
 	b->next = 0;
-	b->busy = 0;
 	b->cl.active = 0;
 	vecsec_lanes_schedule(&sched);
 }
 
 /*
  * The next Poly1305 piece of lane i's job (RFC 8439 2.8): AAD, zeros to a
- * multiple of 16, ciphertext, zeros likewise, le64(aad_len) || le64(len).
+ * multiple of 16, ciphertext, zeros likewise, vecsec_load_le64(aad_len) || vecsec_load_le64(len).
  * Whole blocks in place; short pieces padded in the stage (padding a short
  * piece with zeros to 16 bytes is exactly pad16). False when done.
  */
@@ -776,25 +755,19 @@ poly_run(void *ctx, uint32_t nblocks)
 	b->pk->blocks_lanes(&b->pl, nblocks);
 }
 
-/* ... and a lane that ran out (or is free): the rest of its job, or the next. */
+/* ... and a lane that ran out (ran) or is free: the rest of its job, or the next. */
 static bool
-poly_next(void *ctx, unsigned int i)
+poly_next(void *ctx, unsigned int i, bool ran)
 {
 	struct burst *b = ctx;
-	uint32_t bit = UINT32_C(1) << i;
 
-	if (b->busy & bit) {
+	if (ran) {
 		if (poly_chunk(b, i))
 			return true;
 		for (int k = 0; k < 3; k++)
 			b->ctx[b->job[i]].h[k] = b->pl.h[k][i];
 	}
-	if (poly_refill(b, i)) {
-		b->busy |= bit;
-		return true;
-	}
-	b->busy &= ~bit;
-	return false;
+	return poly_refill(b, i);
 }
 
 /* Pass 3: every listed job's Poly1305 accumulator into ctx[].h, in pk's lanes. */
@@ -811,7 +784,6 @@ pass_poly(struct burst *b, const struct poly1305_impl *pk, const uint16_t *list,
 	b->list = list;
 	b->nlist = n;
 	b->next = 0;
-	b->busy = 0;
 	b->pl.active = 0;
 	vecsec_lanes_schedule(&sched);
 }
@@ -939,8 +911,8 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 			for (unsigned int i = 0; i < kk; i++) {
 				struct vecsec_aead_job *job = b->jobs[list[g + i]];
 
-				s[0][i] = le64(b->ctx[list[g + i]].s);
-				s[1][i] = le64(b->ctx[list[g + i]].s + 8);
+				s[0][i] = vecsec_load_le64(b->ctx[list[g + i]].s);
+				s[1][i] = vecsec_load_le64(b->ctx[list[g + i]].s + 8);
 				tp[i] = calc == NULL || job->dir == VECSEC_AEAD_SEAL ? job->tag :
 									       calc[g + i];
 			}

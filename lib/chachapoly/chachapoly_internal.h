@@ -67,12 +67,8 @@ void vecsec_xchacha_subkeys(uint32_t (*key)[8], const uint8_t *const *nonce, uns
 static inline void
 vecsec_chachapoly_lengths(uint8_t block[16], uint64_t aad_len, uint64_t len)
 {
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	aad_len = __builtin_bswap64(aad_len);
-	len = __builtin_bswap64(len);
-#endif
-	memcpy(block, &aad_len, 8);
-	memcpy(block + 8, &len, 8);
+	vecsec_store_le64(block, aad_len);
+	vecsec_store_le64(block + 8, len);
 }
 
 /*

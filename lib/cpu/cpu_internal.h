@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vecsec/vecsec.h"
 #include "vecsec_config.h"
@@ -24,6 +25,44 @@
 #endif
 
 #define VECSEC_MAX_LANES 16
+
+/*
+ * Little-endian loads and stores as single moves: portable code that runs
+ * once per message uses them (byte loops are not always merged by the
+ * compiler, and byte shuffles after vector stores stall).
+ */
+static inline uint32_t
+vecsec_load_le32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline uint64_t
+vecsec_load_le64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void
+vecsec_store_le64(void *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof(v));
+}
 
 /* Levels are 0 (scalar) .. VECSEC_ISA_AVX512; NEON shares SSSE3's rank. */
 #define VECSEC_NB_LEVELS (VECSEC_ISA_AVX512 + 1)
@@ -69,6 +108,25 @@ uint64_t vecsec_level_features(enum vecsec_isa level);
 		i_++; \
 	} \
 	(table)[i_ - 1]; })
+
+/*
+ * Defines a primitive's two selection functions from its table
+ * vecsec_<prim>_impls (entries of struct <type>):
+ *   vecsec_<prim>_impl_at(level)  the entry for a level;
+ *   vecsec_<prim>_impl()          the entry for the process's level.
+ */
+#define VECSEC_DEFINE_SELECTION(prim, type) \
+	static _Atomic uint8_t prim##_sel[VECSEC_NB_LEVELS]; \
+	const struct type * \
+	vecsec_##prim##_impl_at(enum vecsec_isa level) \
+	{ \
+		return VECSEC_SELECT(vecsec_##prim##_impls, prim##_sel, level); \
+	} \
+	const struct type * \
+	vecsec_##prim##_impl(void) \
+	{ \
+		return vecsec_##prim##_impl_at(vecsec_isa_cap()); \
+	}
 
 /*
  * The dispatch policy's other half: true while VECSEC_CHACHAPOLY=twopass

@@ -19,16 +19,4 @@ const struct ghash_impl *const vecsec_ghash_impls[] = {
 	NULL,
 };
 
-static _Atomic uint8_t ghash_sel[VECSEC_NB_LEVELS];
-
-const struct ghash_impl *
-vecsec_ghash_impl_at(enum vecsec_isa level)
-{
-	return VECSEC_SELECT(vecsec_ghash_impls, ghash_sel, level);
-}
-
-const struct ghash_impl *
-vecsec_ghash_impl(void)
-{
-	return vecsec_ghash_impl_at(vecsec_isa_cap());
-}
+VECSEC_DEFINE_SELECTION(ghash, ghash_impl)

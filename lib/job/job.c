@@ -26,6 +26,15 @@ segs_ok(const struct vecsec_seg *segs, uint32_t nb, size_t len)
 	return sum >= len;
 }
 
+/* A source or destination: a linear buffer (nb 0) or a segment list covering len. */
+static bool
+side_ok(const uint8_t *lin, const struct vecsec_seg *segs, uint32_t nb, size_t len)
+{
+	if (nb == 0)
+		return lin != NULL || len == 0;
+	return segs_ok(segs, nb, len);
+}
+
 int
 vecsec_job_check(const struct vecsec_aead_job *job)
 {
@@ -39,41 +48,34 @@ vecsec_job_check(const struct vecsec_aead_job *job)
 		return -EINVAL;
 	if (job->tag == NULL && job->tag_len > 0)
 		return -EINVAL;
-	if (job->nb_in_segs == 0) {
-		if (job->in == NULL && job->len > 0)
-			return -EINVAL;
-	} else if (!segs_ok(job->in_segs, job->nb_in_segs, job->len)) {
+	if (!side_ok(job->in, job->in_segs, job->nb_in_segs, job->len) ||
+	    !side_ok(job->out, job->out_segs, job->nb_out_segs, job->len))
 		return -EINVAL;
-	}
-	if (job->nb_out_segs == 0) {
-		if (job->out == NULL && job->len > 0)
-			return -EINVAL;
-	} else if (!segs_ok(job->out_segs, job->nb_out_segs, job->len)) {
-		return -EINVAL;
-	}
 	return 0;
+}
+
+static void
+cursor_init(struct job_cursor *c, const uint8_t *lin, const struct vecsec_seg *segs,
+	    uint32_t nb, size_t len)
+{
+	c->segs = nb > 0 ? segs : NULL;
+	c->nb_segs = nb;
+	c->seg = 0;
+	c->off = 0;
+	c->lin = (uint8_t *)(uintptr_t)lin;  /* a source is only read through the cursor */
+	c->left = len;
 }
 
 void
 vecsec_job_cursor_in(struct job_cursor *c, const struct vecsec_aead_job *job)
 {
-	c->segs = job->nb_in_segs > 0 ? job->in_segs : NULL;
-	c->nb_segs = job->nb_in_segs;
-	c->seg = 0;
-	c->off = 0;
-	c->lin = (uint8_t *)(uintptr_t)job->in;   /* read only through this cursor */
-	c->left = job->len;
+	cursor_init(c, job->in, job->in_segs, job->nb_in_segs, job->len);
 }
 
 void
 vecsec_job_cursor_out(struct job_cursor *c, const struct vecsec_aead_job *job)
 {
-	c->segs = job->nb_out_segs > 0 ? job->out_segs : NULL;
-	c->nb_segs = job->nb_out_segs;
-	c->seg = 0;
-	c->off = 0;
-	c->lin = job->out;
-	c->left = job->len;
+	cursor_init(c, job->out, job->out_segs, job->nb_out_segs, job->len);
 }
 
 uint8_t *

@@ -25,9 +25,10 @@
  * One use of the scheduler. active and blocks_left are the kernel's own
  * struct's fields (one bit, one count per lane, lane < lanes <=
  * VECSEC_MAX_LANES); run(ctx, nblocks) runs the kernel on every active lane
- * (decreasing their counts); refill(ctx, lane) gives a lane that ran out
- * (or, when filling, a free lane) its next piece of work and returns true,
- * or returns false when there is none (the lane retires). refill NULL:
+ * (decreasing their counts); refill(ctx, lane, ran) gives a lane its next
+ * piece of work and returns true, or returns false when there is none
+ * (the lane retires): ran is false when the lane is being filled, true when
+ * it ran out (it may go on with the rest of its stream). refill NULL:
  * lanes retire as they run out (the caller filled them).
  */
 struct lanes_sched {
@@ -35,7 +36,7 @@ struct lanes_sched {
 	uint32_t *active;
 	const uint32_t *blocks_left;
 	void (*run)(void *ctx, uint32_t nblocks);
-	bool (*refill)(void *ctx, unsigned int lane);
+	bool (*refill)(void *ctx, unsigned int lane, bool ran);
 	void *ctx;
 };
 
@@ -50,7 +51,7 @@ vecsec_lanes_schedule(const struct lanes_sched *s)
 
 	if (s->refill != NULL) {
 		for (unsigned int i = 0; i < s->lanes; i++) {
-			if (s->refill(s->ctx, i))
+			if (s->refill(s->ctx, i, false))
 				*active |= UINT32_C(1) << i;
 			else
 				*active &= ~(UINT32_C(1) << i);
@@ -66,7 +67,7 @@ vecsec_lanes_schedule(const struct lanes_sched *s)
 		for (unsigned int i = 0; i < s->lanes; i++) {
 			if (!(*active & (UINT32_C(1) << i)) || s->blocks_left[i] != 0)
 				continue;
-			if (s->refill == NULL || !s->refill(s->ctx, i))
+			if (s->refill == NULL || !s->refill(s->ctx, i, true))
 				*active &= ~(UINT32_C(1) << i);
 		}
 	}

@@ -24,19 +24,7 @@ const struct poly1305_impl *const vecsec_poly1305_impls[] = {
 	NULL,
 };
 
-static _Atomic uint8_t poly1305_sel[VECSEC_NB_LEVELS];
-
-const struct poly1305_impl *
-vecsec_poly1305_impl_at(enum vecsec_isa level)
-{
-	return VECSEC_SELECT(vecsec_poly1305_impls, poly1305_sel, level);
-}
-
-const struct poly1305_impl *
-vecsec_poly1305_impl(void)
-{
-	return vecsec_poly1305_impl_at(vecsec_isa_cap());
-}
+VECSEC_DEFINE_SELECTION(poly1305, poly1305_impl)
 
 /* What the public opaque storage holds. */
 struct poly1305_ctx {

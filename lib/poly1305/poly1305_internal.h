@@ -33,7 +33,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "cpu_internal.h"
 
@@ -123,32 +122,10 @@ void vecsec_poly1305_core_emit(const struct poly1305_state *st, uint8_t out[16])
  * The same steps on bare limbs (radix 2^44, as in struct poly1305_state
  * and struct poly1305_lanes), inline for the lane users that run them once
  * per message: clamp the first 16 key bytes into r; emit h fully reduced,
- * low 128 bits; the tag, emit plus s. Little-endian loads and stores as
- * single moves (byte loops are not merged by the compiler here).
+ * low 128 bits; the tag, emit plus s.
  */
 #define POLY1305_M44 ((UINT64_C(1) << 44) - 1)
 #define POLY1305_M42 ((UINT64_C(1) << 42) - 1)
-
-static inline uint64_t
-vecsec_poly1305_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
-static inline void
-vecsec_poly1305_st64(uint8_t *p, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	memcpy(p, &v, sizeof(v));
-}
 
 /*
  * RFC 8439, 2.5: "r[3], r[7], r[11], and r[15] are required to have their
@@ -158,8 +135,8 @@ vecsec_poly1305_st64(uint8_t *p, uint64_t v)
 static inline void
 vecsec_poly1305_clamp(uint64_t r[3], const uint8_t key[16])
 {
-	uint64_t t0 = vecsec_poly1305_le64(key) & UINT64_C(0x0ffffffc0fffffff);
-	uint64_t t1 = vecsec_poly1305_le64(key + 8) & UINT64_C(0x0ffffffc0ffffffc);
+	uint64_t t0 = vecsec_load_le64(key) & UINT64_C(0x0ffffffc0fffffff);
+	uint64_t t1 = vecsec_load_le64(key + 8) & UINT64_C(0x0ffffffc0ffffffc);
 
 	r[0] = t0 & POLY1305_M44;
 	r[1] = ((t0 >> 44) | (t1 << 20)) & POLY1305_M44;
@@ -206,8 +183,8 @@ vecsec_poly1305_emit(uint8_t out[16], const uint64_t h[3])
 	h1 = (h1 & ~mask) | (g1 & mask);
 	h2 = (h2 & ~mask) | (g2 & mask & POLY1305_M42);
 
-	vecsec_poly1305_st64(out, h0 | (h1 << 44));
-	vecsec_poly1305_st64(out + 8, (h1 >> 20) | (h2 << 24));
+	vecsec_store_le64(out, h0 | (h1 << 44));
+	vecsec_store_le64(out + 8, (h1 >> 20) | (h2 << 24));
 }
 
 /* RFC 8439, 2.5: tag = (h mod p) + s mod 2^128. */
@@ -217,12 +194,12 @@ vecsec_poly1305_tag(uint8_t tag[16], const uint64_t h[3], const uint8_t s[16])
 	uint64_t lo, hi, c;
 
 	vecsec_poly1305_emit(tag, h);
-	lo = vecsec_poly1305_le64(tag);
-	hi = vecsec_poly1305_le64(tag + 8);
-	c = lo + vecsec_poly1305_le64(s);
-	hi += vecsec_poly1305_le64(s + 8) + (c < lo);
-	vecsec_poly1305_st64(tag, c);
-	vecsec_poly1305_st64(tag + 8, hi);
+	lo = vecsec_load_le64(tag);
+	hi = vecsec_load_le64(tag + 8);
+	c = lo + vecsec_load_le64(s);
+	hi += vecsec_load_le64(s + 8) + (c < lo);
+	vecsec_store_le64(tag, c);
+	vecsec_store_le64(tag + 8, hi);
 }
 /* out = (h + s) mod 2^128, all 16-byte little-endian; out may alias h. */
 void vecsec_poly1305_add_s(uint8_t out[16], const uint8_t h[16], const uint8_t s[16]);
