@@ -172,7 +172,8 @@ frag_key(const struct rte_mbuf *m, struct gw_frag_dup *k)
 	if ((p[0] >> 4) == 6 && m->data_len >= sizeof(struct rte_ipv6_hdr) + GW_IPV6_FRAG_HDR &&
 	    p[offsetof(struct rte_ipv6_hdr, proto)] == IPPROTO_FRAGMENT) {
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)p;
-		const struct rte_ipv6_fragment_ext *fh = (const struct rte_ipv6_fragment_ext *)(h + 1);
+		const struct rte_ipv6_fragment_ext *fh =
+			(const struct rte_ipv6_fragment_ext *)(h + 1);
 		uint32_t pl = rte_be_to_cpu_16(h->payload_len);
 
 		if (pl < GW_IPV6_FRAG_HDR)
@@ -271,7 +272,8 @@ frag_in4(struct gw_worker *w, struct rte_mbuf *m, uint64_t now)
 	m = rte_ipv4_frag_reassemble_packet(f->tbl, &f->dr, m, now, h);
 	if (m == NULL)
 		return NULL;
-	frag_dup_forget_all(f, &k, m, (uint32_t)(rte_pktmbuf_mtod(m, const uint8_t *)[0] & 0xf) * 4);
+	frag_dup_forget_all(f, &k, m,
+			    (uint32_t)(rte_pktmbuf_mtod(m, const uint8_t *)[0] & 0xf) * 4);
 	return frag_done(w, m);
 }
 

@@ -79,7 +79,7 @@ enum gw_ck {
 struct gw_l3 {
 	uint32_t ip_len;        /* the datagram: IPv4 total length, IPv6 40 + payload length */
 	uint32_t avail;         /* of it, the bytes readable in place from the IP header on */
-	uint32_t l3_len;        /* IPv4 header with options; IPv6 header and the extensions walked */
+	uint32_t l3_len;        /* IPv4 header with options; IPv6 header, extensions walked */
 	uint8_t proto;          /* the protocol (next header) that follows l3_len */
 	uint8_t v6;
 	uint8_t frag;           /* IPv4 with MF or an offset; IPv6 with a Fragment header next */

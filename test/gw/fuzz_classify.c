@@ -54,8 +54,8 @@ check_l3(const uint8_t *p, uint32_t avail, uint32_t len, enum gw_ck ck, int v6,
 		uint8_t proto;
 
 		if (r->l3_len > GW_IP6_HDR_MAX || r->fix_cksum ||
-		    gw_ip6_walk(p, r->l3_len, &proto, NULL) != (int)r->l3_len || proto != r->proto ||
-		    r->frag != (r->proto == IPPROTO_FRAGMENT))
+		    gw_ip6_walk(p, r->l3_len, &proto, NULL) != (int)r->l3_len ||
+		    proto != r->proto || r->frag != (r->proto == IPPROTO_FRAGMENT))
 			abort();
 	}
 }

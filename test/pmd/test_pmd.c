@@ -1628,7 +1628,8 @@ test_long_chains(void)
 				}
 				char what[96];
 
-				snprintf(what, sizeof(what), "long chain, %u segments, dir %d, burst %d",
+				snprintf(what, sizeof(what),
+					 "long chain, %u segments, dir %d, burst %d",
 					 around[c].total, dir, burst);
 				run_cases(tcs, n, (uint16_t)(c % NB_QP), what);
 			}
@@ -1681,8 +1682,10 @@ out:
 static void
 test_cpu_long(void)
 {
-	static const uint32_t lens[] = { 1023, 1024, 1025, 2048, UINT16_MAX,
-					 RTE_PMD_VECSEC_MAX_SGL_SEGS, RTE_PMD_VECSEC_MAX_SGL_SEGS + 1 };
+	static const uint32_t lens[] = {
+		1023, 1024, 1025, 2048, UINT16_MAX,
+		RTE_PMD_VECSEC_MAX_SGL_SEGS, RTE_PMD_VECSEC_MAX_SGL_SEGS + 1
+	};
 	const uint32_t max = RTE_PMD_VECSEC_MAX_SGL_SEGS + 1;
 	struct rte_crypto_vec *v = calloc(max, sizeof(*v));
 	uint8_t *buf = malloc(max), *pt = malloc(max), *ct = malloc(max);
@@ -1732,14 +1735,14 @@ test_cpu_long(void)
 			ok = rte_cryptodev_sym_cpu_crypto_process(g.dev_id, ss[d].s, ofs, &vec);
 			if (too_long) {
 				VT_EXPECT(ok == 0 && st == EINVAL,
-					  "cpu crypto, %u vectors: %u ok, status %d, want EINVAL", len,
-					  ok, st);
+					  "cpu crypto, %u vectors: %u ok, status %d, want EINVAL",
+					  len, ok, st);
 				continue;
 			}
 			VT_EXPECT(ok == 1 && st == 0, "cpu crypto, %u one-byte vectors, dir %d: "
 				  "%u ok, status %d", len, d, ok, st);
-			VT_EXPECT_MEM(buf, d ? pt : ct, len, "cpu crypto %u one-byte vectors dir %d",
-				      len, d);
+			VT_EXPECT_MEM(buf, d ? pt : ct, len,
+				      "cpu crypto %u one-byte vectors dir %d", len, d);
 			if (d == 0)
 				VT_EXPECT_MEM(dig, tag, TAG_LEN, "cpu crypto tag, %u vectors", len);
 		}

@@ -1303,13 +1303,14 @@ test_dummy(void)
 		VT_EXPECT(failed_flag(k) && dummy_flag(k) && !replay_flag(k),
 			  "case %d: dummy: failure and dummy flags, not replay", c);
 		rte_pktmbuf_free(k);
-		VT_EXPECT(one_in(&a, pkt, len, &k) == RTE_CRYPTO_OP_STATUS_ERROR && replay_flag(k) &&
-			  !dummy_flag(k), "case %d: its number is spent: the copy is a replay", c);
+		VT_EXPECT(one_in(&a, pkt, len, &k) == RTE_CRYPTO_OP_STATUS_ERROR &&
+			  replay_flag(k) && !dummy_flag(k),
+			  "case %d: its number is spent: the copy is a replay", c);
 		rte_pktmbuf_free(k);
 		clen = make_ip(clear, v6, 40, g.seed + c + 10);
 		len = ossl_esp(&a, pkt, clear, clen, 3, 3);
-		VT_EXPECT(one_in(&a, pkt, len, &k) == RTE_CRYPTO_OP_STATUS_SUCCESS && !dummy_flag(k),
-			  "case %d: the packet after the dummy", c);
+		VT_EXPECT(one_in(&a, pkt, len, &k) == RTE_CRYPTO_OP_STATUS_SUCCESS &&
+			  !dummy_flag(k), "case %d: the packet after the dummy", c);
 		rte_pktmbuf_free(k);
 		VT_EXPECT(rte_security_session_stats_get(g.ctx, a.in, &st) == 0 &&
 			  st.ipsec.ipackets == 2 && st.ipsec.ierrors == 2,
@@ -1424,7 +1425,8 @@ test_long_chains(void)
 		uint32_t clen = make_ip(clear, false, cases[c].pl, g.seed + c), len;
 		uint8_t st, stl;
 
-		tsa_init(&a, RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 32, cases[c].mode, g.seed + 600 + c);
+		tsa_init(&a, RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 32, cases[c].mode,
+			 g.seed + 600 + c);
 		a.win = 64;
 		b = a;
 		if (!tsa_open(&a))
@@ -1452,8 +1454,8 @@ test_long_chains(void)
 		len = m->pkt_len;
 		VT_EXPECT(len == l->pkt_len && rte_pktmbuf_read(m, 0, len, flat) != NULL &&
 			  memcmp(rte_pktmbuf_read(m, 0, len, flat), rte_pktmbuf_mtod(l, uint8_t *),
-				 len) == 0, "case %u: chained egress == linear egress (%u bytes)", c,
-			  len);
+				 len) == 0,
+			  "case %u: chained egress == linear egress (%u bytes)", c, len);
 		if (len <= MAX_PKT && rte_pktmbuf_read(m, 0, len, flat) != NULL)
 			check_esp(&a, rte_pktmbuf_read(m, 0, len, flat), len, clear, clen, 1);
 		run(a.in, &m, 1, &st);
