@@ -51,6 +51,7 @@ struct opts {
 	const char *check_file;
 	const char *stats_file;
 	const char *ctrl_path;
+	unsigned int conf_flags;        /* GW_CONF_ALLOW_UNPROTECTED */
 	uint64_t unprot_mask;
 	bool unprot_given;
 	bool demo;
@@ -81,6 +82,10 @@ usage(const char *prog)
 	       "  --stats-file PATH  write the counters as JSON on exit\n"
 	       "  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
 	       "                     (vecsec-ctl); -f is then optional\n"
+	       "  --allow-unprotected-keys\n"
+	       "                     read -f FILE even when group or others can write it, or\n"
+	       "                     another user owns it (refused otherwise: they could\n"
+	       "                     change keys and policies); a warning instead\n"
 	       "  --demo             built-in config, ring ports and traffic; checks every packet\n"
 	       "  --gen-pkts N       demo packets (default 100000)\n"
 	       "  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
@@ -93,7 +98,8 @@ usage(const char *prog)
 	       "                     DIR/clear.pcap and the valid ESP (and bypass) packets on\n"
 	       "                     the link to DIR/esp.pcap, for replay (net_pcap); the\n"
 	       "                     built-in config goes to DIR/demo.cfg\n"
-	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n"
+	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed; with\n"
+	       "                     --allow-unprotected-keys anywhere, as -f takes it)\n"
 	       "  --mtu N | P:N      largest IP packet sent on every port | on port P; bigger\n"
 	       "                     ones are fragmented (default: the port's MTU, 1500)\n"
 	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
@@ -151,6 +157,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "idle-exit", required_argument, NULL, 'I' },
 		{ "stats-file", required_argument, NULL, 'S' },
 		{ "ctrl", required_argument, NULL, 'T' },
+		{ "allow-unprotected-keys", no_argument, NULL, 'Y' },
 		{ "demo", no_argument, NULL, 'M' },
 		{ "gen-pkts", required_argument, NULL, 'N' },
 		{ "gen-size", required_argument, NULL, 'Z' },
@@ -236,6 +243,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'T':
 			o->ctrl_path = optarg;
 			gw.ctrl = true;
+			break;
+		case 'Y':
+			o->conf_flags |= GW_CONF_ALLOW_UNPROTECTED;
 			break;
 		case 'M':
 			o->demo = true;
@@ -325,15 +335,15 @@ cpu_seconds(void)
 }
 
 static int
-check_only(const char *file)
+check_only(const char *file, unsigned int flags)
 {
 	char err[512];
-	int rc = gw_conf_parse_file(&conf, file, err, sizeof(err));
+	int rc = gw_conf_parse_file(&conf, file, flags, err, sizeof(err));
 
-	if (rc != 0) {
+	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
+	if (rc != 0)
 		return 1;
-	}
 	printf("%s: OK: %u SA, %u SP, %u routes, %u neigh", file, conf.nb_sa, conf.nb_sp,
 		conf.nb_rt, conf.nb_neigh);
 	if (conf.nb_ignored != 0)
@@ -485,7 +495,7 @@ main(int argc, char **argv)
 	struct opts o = { .gen_pkts = 100000, .gen_size = 64 };
 	struct rte_mempool *mp = NULL;
 	struct gw_gen_cfg gc = { .max_inflight = 2048 };
-	char err[512];
+	char err[512] = "";
 	int dd = argc, rc, ret = 1, nargs;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
 	double cpu_start;
@@ -505,10 +515,16 @@ main(int argc, char **argv)
 		usage(argv[0]);
 		return 0;
 	}
-	/* --check needs no EAL: look for it anywhere */
+	/* --check needs no EAL: look for it (and --allow-unprotected-keys) anywhere */
 	for (int i = 1; i + 1 < argc; i++)
-		if (strcmp(argv[i], "--check") == 0)
-			return check_only(argv[i + 1]);
+		if (strcmp(argv[i], "--check") == 0) {
+			unsigned int flags = 0;
+
+			for (int j = 1; j < argc; j++)
+				if (strcmp(argv[j], "--allow-unprotected-keys") == 0)
+					flags |= GW_CONF_ALLOW_UNPROTECTED;
+			return check_only(argv[i + 1], flags);
+		}
 	if (dd < argc) {
 		argv[dd] = argv[0];
 		if (parse_args(argc - dd, argv + dd, &o) != 0)
@@ -536,14 +552,14 @@ main(int argc, char **argv)
 			rc = gw_conf_parse_string(&conf, "<demo>", demo_text, err, sizeof(err));
 	}
 	else if (o.cfg_file != NULL)
-		rc = gw_conf_parse_file(&conf, o.cfg_file, err, sizeof(err));
+		rc = gw_conf_parse_file(&conf, o.cfg_file, o.conf_flags, err, sizeof(err));
 	else
 		rc = 0;
 	gw.conf = &conf;
-	if (rc != 0) {
+	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
+	if (rc != 0)
 		return 1;
-	}
 
 	nargs = rte_eal_init(dd, argv);
 	if (nargs < 0) {
@@ -665,9 +681,10 @@ main(int argc, char **argv)
 		gc.max_inflight = 2048 * gw.nb_workers;
 		/* the flows come from the outbound SPs: parse again, keys are gone from conf */
 		if (demo_conf == NULL ||
-				(o.cfg_file != NULL ? gw_conf_parse_file(demo_conf, o.cfg_file, err,
-					sizeof(err)) : gw_conf_parse_string(demo_conf, "<demo>",
-					demo_text, err, sizeof(err))) != 0 ||
+				(o.cfg_file != NULL ? gw_conf_parse_file(demo_conf, o.cfg_file,
+					o.conf_flags, err, sizeof(err)) :
+					gw_conf_parse_string(demo_conf, "<demo>", demo_text, err,
+					sizeof(err))) != 0 ||
 				gw_gen_init(demo_conf, &gc) != 0) {
 			free(demo_conf);
 			goto out;
