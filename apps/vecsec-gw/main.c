@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@ struct opts {
 	const char *check_file;
 	const char *stats_file;
 	const char *ctrl_path;
+	const char *ctrl_group;         /* --ctrl-group: may use the socket too */
 	unsigned int conf_flags;        /* GW_CONF_ALLOW_UNPROTECTED */
 	uint64_t unprot_mask;
 	bool unprot_given;
@@ -81,7 +83,10 @@ usage(const char *prog)
 	       "  --idle-exit S      stop once no packet moved for S seconds\n"
 	       "  --stats-file PATH  write the counters as JSON on exit\n"
 	       "  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
-	       "                     (vecsec-ctl); -f is then optional\n"
+	       "                     (vecsec-ctl); -f is then optional. Root and this\n"
+	       "                     process's user may use it\n"
+	       "  --ctrl-group NAME  members of group NAME (or GID) may use it too\n"
+	       "                     (the socket becomes mode 0660, group NAME)\n"
 	       "  --allow-unprotected-keys\n"
 	       "                     read -f FILE even when group or others can write it, or\n"
 	       "                     another user owns it (refused otherwise: they could\n"
@@ -157,6 +162,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "idle-exit", required_argument, NULL, 'I' },
 		{ "stats-file", required_argument, NULL, 'S' },
 		{ "ctrl", required_argument, NULL, 'T' },
+		{ "ctrl-group", required_argument, NULL, 'O' },
 		{ "allow-unprotected-keys", no_argument, NULL, 'Y' },
 		{ "demo", no_argument, NULL, 'M' },
 		{ "gen-pkts", required_argument, NULL, 'N' },
@@ -243,6 +249,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'T':
 			o->ctrl_path = optarg;
 			gw.ctrl = true;
+			break;
+		case 'O':
+			o->ctrl_group = optarg;
 			break;
 		case 'Y':
 			o->conf_flags |= GW_CONF_ALLOW_UNPROTECTED;
@@ -489,6 +498,24 @@ write_demo_cfg(const char *dir)
 	return 0;
 }
 
+/* --ctrl-group NAME or GID: the group's id, or -1 with a message */
+static int
+ctrl_group_id(const char *name)
+{
+	const struct group *g = getgrnam(name);
+	unsigned long id;
+	char *end;
+
+	if (g != NULL)
+		return (int)g->gr_gid;
+	errno = 0;
+	id = strtoul(name, &end, 10);
+	if (name[0] >= '0' && name[0] <= '9' && *end == '\0' && errno == 0 && id < INT32_MAX)
+		return (int)id;
+	fprintf(stderr, "vecsec-gw: --ctrl-group %s: no such group\n", name);
+	return -1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -496,12 +523,14 @@ main(int argc, char **argv)
 	struct rte_mempool *mp = NULL;
 	struct gw_gen_cfg gc = { .max_inflight = 2048 };
 	char err[512] = "";
-	int dd = argc, rc, ret = 1, nargs;
+	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
 	double cpu_start;
 
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a control client or a stdout reader that goes away is an error, not our end */
+	signal(SIGPIPE, SIG_IGN);
 	gw.window = GW_DEFAULT_WINDOW;
 	gw.frag_tbl_sz = GW_FRAG_DEFAULT_TBL;
 	gw.frag_ttl_ns = GW_FRAG_DEFAULT_TTL_NS;
@@ -537,6 +566,11 @@ main(int argc, char **argv)
 	}
 	if (o.gen_pcap != NULL && !o.demo) {
 		fprintf(stderr, "vecsec-gw: --gen-pcap needs --demo\n");
+		return 2;
+	}
+	if (o.ctrl_group != NULL && (!gw.ctrl || (ctrl_gid = ctrl_group_id(o.ctrl_group)) < 0)) {
+		if (!gw.ctrl)
+			fprintf(stderr, "vecsec-gw: --ctrl-group needs --ctrl\n");
 		return 2;
 	}
 	if (o.demo && o.cfg_file != NULL && o.demo_aead != NULL) {
@@ -664,7 +698,7 @@ main(int argc, char **argv)
 		}
 		rte_rcu_qsbr_thread_register(gw.rcu, 0);
 		rte_rcu_qsbr_thread_online(gw.rcu, 0);
-		if (gw_ctrl_start(o.ctrl_path) != 0)
+		if (gw_ctrl_start(o.ctrl_path, ctrl_gid) != 0)
 			goto out;
 		if (!o.quiet)
 			printf("vecsec-gw: control socket %s\n", o.ctrl_path);
