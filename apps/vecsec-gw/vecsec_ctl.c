@@ -248,7 +248,8 @@ from_argv(int fd, int argc, char **argv, int i)
 			if (n < 0)
 				continue;
 			a[n] = '\0';
-			puts(a);
+			if (puts(a) == EOF)
+				return 1;       /* whoever read our output is gone (SIGPIPE is off) */
 		}
 		return 0;
 	}
