@@ -612,7 +612,8 @@ req_replace_sp(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	for (k = 2; k < r->n && strcmp(r->w[k], "with") != 0; k++)
 		;
 	if (k == r->n) {
-		snprintf(err, err_len, "usage: replace sp <sp rule> with protect SPI|bypass|discard");
+		snprintf(err, err_len,
+			 "usage: replace sp <sp rule> with protect SPI|bypass|discard");
 		return -EINVAL;
 	}
 	/* the rule: from `sp` to before `with` */
@@ -707,7 +708,8 @@ usage_of(const char *w0, char *err, size_t err_len)
 		if (strlen(w0) != l0 || memcmp(w0, c->name, l0) != 0)
 			continue;
 		off += (size_t)snprintf(err + off, err_len - off, "%s %s%s%s",
-			off > strlen("usage:") ? " |" : "", c->name, c->args[0] ? " " : "", c->args);
+			off > strlen("usage:") ? " |" : "", c->name, c->args[0] ? " " : "",
+			c->args);
 	}
 }
 
@@ -723,7 +725,8 @@ dispatch(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 		unsigned int nw = cmd_match(c, r);
 
 		if (nw == 0) {
-			known = known || (strlen(r->w[0]) == l0 && memcmp(r->w[0], c->name, l0) == 0);
+			known = known ||
+				(strlen(r->w[0]) == l0 && memcmp(r->w[0], c->name, l0) == 0);
 			continue;
 		}
 		if (r->n - nw < c->min_args || r->n - nw > c->max_args) {
@@ -909,8 +912,8 @@ client_next(struct gw_ctrl_client *c)
 		}
 		if (c->eof) {
 			if (c->in_len != 0)
-				client_say(c, "ERR request refused whole: no newline before the end "
-					   "of the connection");
+				client_say(c, "ERR request refused whole: no newline before "
+					   "the end of the connection");
 			in_consume(c, c->in_len);
 			c->done = true;
 		}
@@ -1128,8 +1131,8 @@ accept_clients(void)
 		if (fd < 0)
 			return;         /* EAGAIN: no more now; others: try next time */
 		if (!peer_allowed(fd, &cr)) {
-			printf("vecsec-gw: control: refused pid %d uid %u gid %u: not root, uid %u%s\n",
-			       (int)cr.pid, (unsigned int)cr.uid, (unsigned int)cr.gid,
+			printf("vecsec-gw: control: refused pid %d uid %u gid %u: "
+			       "not root, uid %u%s\n", (int)cr.pid, (unsigned int)cr.uid, (unsigned int)cr.gid,
 			       (unsigned int)geteuid(),
 			       ctrl_gid >= 0 ? " or a member of the control group" : "");
 			refuse(fd, "ERR permission denied\n");
@@ -1218,8 +1221,8 @@ ctrl_main(void *arg)
 			if (rc == 0)
 				rc = client_work(c);
 			if (rc == 0 && c->stall_ms != 0 && now - c->stall_ms > CTRL_STALL_MS) {
-				printf("vecsec-gw: control: a client dropped: its output did not move "
-				       "for %d s\n", CTRL_STALL_MS / 1000);
+				printf("vecsec-gw: control: a client dropped: its output did "
+				       "not move for %d s\n", CTRL_STALL_MS / 1000);
 				rc = -1;
 			}
 			if (rc < 0)

@@ -578,12 +578,15 @@ eal_runtime_dir_remove(const char *dir)
 
 	if (d == NULL)
 		return;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, "config") == 0 || strcmp(e->d_name, "hugepage_info") == 0 ||
-				strcmp(e->d_name, "mp_socket") == 0 ||
-				strncmp(e->d_name, "dpdk_telemetry", strlen("dpdk_telemetry")) == 0 ||
-				strncmp(e->d_name, "fbarray_", strlen("fbarray_")) == 0)
-			unlinkat(dirfd(d), e->d_name, 0);
+	while ((e = readdir(d)) != NULL) {
+		const char *n = e->d_name;
+
+		if (strcmp(n, "config") == 0 || strcmp(n, "hugepage_info") == 0 ||
+				strcmp(n, "mp_socket") == 0 ||
+				strncmp(n, "dpdk_telemetry", strlen("dpdk_telemetry")) == 0 ||
+				strncmp(n, "fbarray_", strlen("fbarray_")) == 0)
+			unlinkat(dirfd(d), n, 0);
+	}
 	closedir(d);
 	rmdir(dir);
 }

@@ -152,7 +152,8 @@ key_shaped(const char *w)
 	if (w[0] == '0' && (w[1] == 'x' || w[1] == 'X'))
 		w += 2;
 	for (; *w != '\0'; w++) {
-		if ((*w >= '0' && *w <= '9') || (*w >= 'a' && *w <= 'f') || (*w >= 'A' && *w <= 'F'))
+		if ((*w >= '0' && *w <= '9') || (*w >= 'a' && *w <= 'f') ||
+				(*w >= 'A' && *w <= 'F'))
 			digits++;
 		else if (*w != ':' && *w != '-')
 			return false;
@@ -205,8 +206,8 @@ argv_has_key(int argc, char **argv, int i)
 {
 	for (; i < argc; i++)
 		if (is_key_keyword(argv[i]) || key_shaped(argv[i])) {
-			fprintf(stderr, "vecsec-ctl: refused: this request carries key material, and "
-				"the command line is visible to every user (ps, /proc); send it on "
+			fprintf(stderr, "vecsec-ctl: refused: this request carries key material, "
+				"and the command line is visible to every user (ps, /proc); send it on "
 				"standard input or from a file of mode 0600:\n"
 				"  vecsec-ctl [-s SOCKET] -f FILE    or    ... | vecsec-ctl "
 				"[-s SOCKET]\n");
@@ -249,7 +250,7 @@ from_argv(int fd, int argc, char **argv, int i)
 				continue;
 			a[n] = '\0';
 			if (puts(a) == EOF)
-				return 1;       /* whoever read our output is gone (SIGPIPE is off) */
+				return 1;       /* our reader is gone (SIGPIPE is off) */
 		}
 		return 0;
 	}

@@ -200,7 +200,8 @@ check_output(const char *o, size_t n, size_t want)
 			continue;
 		len = i - start;
 		start = i + 1;
-		if ((len >= 2 && memcmp(line, "OK", 2) == 0) || (len >= 3 && memcmp(line, "ERR", 3) == 0))
+		if ((len >= 2 && memcmp(line, "OK", 2) == 0) ||
+				(len >= 3 && memcmp(line, "ERR", 3) == 0))
 			answers++;
 		if (len < 3 || memcmp(line, "ERR", 3) != 0)
 			continue;
@@ -214,7 +215,8 @@ check_output(const char *o, size_t n, size_t want)
 			ql = (size_t)(end - q - 1);
 			memcpy(quoted, q + 1, ql);
 			quoted[ql] = '\0';
-			if (strcmp(quoted, "<hidden>") != 0 && strcmp(quoted, "<hidden key>") != 0 &&
+			if (strcmp(quoted, "<hidden>") != 0 &&
+					strcmp(quoted, "<hidden key>") != 0 &&
 					strcmp(gw_token_quote(quoted, NULL), quoted) != 0 &&
 					ql > 1)     /* '#' and '\' in the framing errors */
 				abort();
