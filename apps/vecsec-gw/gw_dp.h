@@ -41,6 +41,8 @@ struct gw_sa {
 	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
 	uint16_t pad_align;
 	uint16_t tail_need;     /* tailroom rte_ipsec needs for AAD/ESN */
+	uint16_t nh_from_end;   /* inbound: the trailer's next header, this far from the */
+				/* end when rte_ipsec is done with it (ICV, ESN high half) */
 	uint8_t cdev_id;
 	void *cses;             /* cryptodev session; rte_security session (lookaside-protocol) */
 	struct rte_ipsec_sa *sa;
@@ -168,6 +170,8 @@ void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limi
 /* sa.c */
 /* crypto_vecsec's dynamic mbuf flag for replayed ESP (lookaside-protocol SAs), or 0 */
 extern uint64_t gw_sec_replay_flag;
+/* the same for dummy packets (next header 59), or 0 */
+extern uint64_t gw_sec_dummy_flag;
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_sa_teardown(struct gw_dp *dp);
 /* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */
@@ -175,9 +179,21 @@ int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char
 		size_t err_len);
 int gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s);
 void gw_sa_free(struct gw_sa *s);
-/* ctrl.c */
-int gw_ctrl_start(const char *path);
+/* ctrl.c: the control socket at path; gid >= 0: members of that group may use it too */
+int gw_ctrl_start(const char *path, int gid);
 void gw_ctrl_stop(void);
+/*
+ * ctrl.c's protocol without a socket (the fuzzer, tests): a client whose
+ * answers go to sink. gw_ctrl_feed() hands it bytes the client sent (eof:
+ * it ended the connection after them) and serves every request they
+ * complete; false once the connection would be closed (the rest is not
+ * looked at). Not to be mixed with a running gw_ctrl_start().
+ */
+struct gw_ctrl_client;
+struct gw_ctrl_client *gw_ctrl_client_new(void (*sink)(void *arg, const char *p, size_t n),
+		void *arg);
+bool gw_ctrl_feed(struct gw_ctrl_client *c, const void *p, size_t n, bool eof);
+void gw_ctrl_client_free(struct gw_ctrl_client *c);
 /* sp.c */
 int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
 /* Build the four lists from conf; *out[v6][dir]; -errno. */
@@ -223,7 +239,6 @@ void gw_frag_flush(struct gw_worker *w);
 int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6,
 		struct rte_mbuf *out[GW_FRAG_MAX_OUT]);
 /* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
-bool gw_natt_is_keepalive(const struct rte_mbuf *m);
 int gw_natt_trs_decap(struct rte_mbuf *m);
 int gw_natt_outb(struct rte_mbuf *m, bool add_udp);
 void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
