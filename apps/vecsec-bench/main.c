@@ -781,11 +781,11 @@ plot_script(char *script, size_t size)
 	}
 #ifdef BENCH_PLOT_REL
 	{
-		char rel[PATH_MAX];
+		char rel[PATH_MAX], real[PATH_MAX];
 
 		if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", exe, BENCH_PLOT_REL) < sizeof(rel) &&
-				access(rel, R_OK) == 0)
-			snprintf(script, size, "%s", rel);
+				realpath(rel, real) != NULL && access(real, R_OK) == 0)
+			snprintf(script, size, "%s", real);
 	}
 #endif
 }
