@@ -43,6 +43,8 @@ major=${version%%.*}
 fails=0
 fail() { echo "pkg-install: FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "pkg-install: ok   $*"; }
+# ok_if_clean SINCE TEXT: "ok TEXT" when nothing failed since fails was SINCE
+ok_if_clean() { [ "$fails" -eq "$1" ] && ok "$2"; return 0; }
 
 dest=$(mktemp -d "$build/pkg-install.XXXXXX") || exit 1
 prefix_id=vecsec-pkg-$$
@@ -60,6 +62,7 @@ ok "meson install --destdir $D: $(echo "$out" | grep -c '^Installing') files"
 
 # ---- library, headers, pkg-config -----------------------------------------
 L=$D$libdir
+f0=$fails
 [ -f "$L/libvecsec.so.$version" ] && [ ! -L "$L/libvecsec.so.$version" ] ||
 	fail "no regular file $libdir/libvecsec.so.$version"
 [ "$(readlink "$L/libvecsec.so.$major")" = "libvecsec.so.$version" ] ||
@@ -73,17 +76,19 @@ for h in vecsec.h vecsec_version.h vecsec_aead.h vecsec_chacha.h rte_pmd_vecsec.
 	[ -f "$D$incdir/vecsec/$h" ] || fail "no $incdir/vecsec/$h"
 done
 [ -e "$D$incdir/vecsec/vecsec_version.h.in" ] && fail "the template vecsec_version.h.in is installed"
-ok "libvecsec.so.$version (soname $soname), libvecsec.a, headers in $incdir/vecsec/"
+ok_if_clean $f0 "libvecsec.so.$version (soname $soname), libvecsec.a, headers in $incdir/vecsec/"
 
 pc() {
 	PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_LIBDIR=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D \
 	PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 pkg-config "$@"
 }
+f0=$fails
 [ -f "$L/pkgconfig/libvecsec.pc" ] || fail "no $libdir/pkgconfig/libvecsec.pc"
-pcver=$(pc --modversion libvecsec 2>&1)
+pcver=$(pc --modversion libvecsec 2>/dev/null)
 [ "$pcver" = "$version" ] || fail "pkg-config --modversion libvecsec: '$pcver', want $version"
-cflags=$(pc --cflags libvecsec) libs=$(pc --libs libvecsec) slibs=$(pc --libs --static libvecsec)
-ok "pkg-config libvecsec $pcver: cflags '$cflags', libs '$libs', static '$slibs'"
+cflags=$(pc --cflags libvecsec 2>/dev/null) libs=$(pc --libs libvecsec 2>/dev/null)
+slibs=$(pc --libs --static libvecsec 2>/dev/null)
+ok_if_clean $f0 "pkg-config libvecsec $pcver: cflags '$cflags', libs '$libs', static '$slibs'"
 
 cc=${CC:-cc}
 if ! $cc -std=c11 -Wall -Wextra -Werror -o "$D/prog_shared" "$src/test/pkg/pkg_prog.c" \
@@ -115,6 +120,7 @@ for m in man8/vecsec-gw.8 man8/vecsec-ctl.8 man3/libvecsec.3; do
 		fail "no $mandir/$m"
 		continue
 	fi
+	f0=$fails
 	warn=$(groff -man -Tutf8 -ww -z "$f" 2>&1)
 	[ -z "$warn" ] || fail "$m: groff warns: $warn"
 	text=$(groff -man -Tutf8 "$f" 2>/dev/null | sed 's/.\x08//g')
@@ -122,7 +128,7 @@ for m in man8/vecsec-gw.8 man8/vecsec-ctl.8 man3/libvecsec.3; do
 	echo "$text" | grep -q "^NAME" || fail "$m: no NAME section"
 	echo "$text" | grep -q "^ *$name - " || fail "$m: NAME line is not '$name - ...'"
 	echo "$text" | grep -q "vecsec $version" || fail "$m: version $version not in its footer"
-	ok "$mandir/$m: $(echo "$text" | wc -l) lines, no groff warning"
+	ok_if_clean $f0 "$mandir/$m: $(echo "$text" | wc -l) lines, no groff warning"
 done
 
 # ---- the PMD in DPDK's plugin folder ----------------------------------------
@@ -139,13 +145,14 @@ so=librte_crypto_vecsec.so
 if [ ! -f "$P/$so.$abi" ] || [ -L "$P/$so.$abi" ]; then
 	fail "no regular file $want_dir/$so.$abi (DPDK ABI $abi); installed: $(cd "$D" && find . -name "$so*" | tr '\n' ' ')"
 else
+	f0=$fails
 	[ "$(readlink "$P/$so.${abi%%.*}")" = "$so.$abi" ] || fail "$so.${abi%%.*} is not a link to $so.$abi"
 	[ "$(readlink "$P/$so")" = "$so.${abi%%.*}" ] || fail "$so is not a link to $so.${abi%%.*}"
 	psoname=$(readelf -d "$P/$so.$abi" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 	[ "$psoname" = "$so.${abi%%.*}" ] || fail "PMD soname '$psoname', want $so.${abi%%.*}"
 	missing=$(ldd "$P/$so.$abi" | grep 'not found')
 	[ -z "$missing" ] || fail "PMD libraries not found: $missing"
-	ok "PMD in $want_dir: $so.$abi, links .so.${abi%%.*} and .so, soname $psoname"
+	ok_if_clean $f0 "PMD in $want_dir: $so.$abi, links .so.${abi%%.*} and .so, soname $psoname"
 fi
 [ -e "$L/vecsec" ] && fail "something is still installed in the old $libdir/vecsec/"
 
