@@ -782,9 +782,10 @@ plot_script(char *script, size_t size)
 #ifdef BENCH_PLOT_REL
 	{
 		char rel[PATH_MAX], real[PATH_MAX];
+		int len = snprintf(rel, sizeof(rel), "%s/%s", exe, BENCH_PLOT_REL);
 
-		if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", exe, BENCH_PLOT_REL) < sizeof(rel) &&
-				realpath(rel, real) != NULL && access(real, R_OK) == 0)
+		if (len > 0 && (size_t)len < sizeof(rel) && realpath(rel, real) != NULL &&
+				access(real, R_OK) == 0)
 			snprintf(script, size, "%s", real);
 	}
 #endif

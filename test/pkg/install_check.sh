@@ -34,7 +34,8 @@
 #   -Dpmd_dir, empty for DPDK's own folder)
 set -uo pipefail
 if [ $# -ne 10 ]; then
-	echo "usage: $0 BUILD VERSION PREFIX LIBDIR INCLUDEDIR BINDIR DATADIR MANDIR PMD_DIR SRC" >&2
+	echo "usage: $0 BUILD VERSION PREFIX LIBDIR INCLUDEDIR BINDIR DATADIR MANDIR" \
+		"PMD_DIR SRC" >&2
 	exit 2
 fi
 build=$(cd "$1" && pwd) version=$2 prefix=$3 libdir=$4 incdir=$5 bindir=$6
@@ -75,7 +76,8 @@ soname=$(readelf -d "$L/libvecsec.so.$version" 2>/dev/null | sed -n 's/.*SONAME.
 for h in vecsec.h vecsec_version.h vecsec_aead.h vecsec_chacha.h rte_pmd_vecsec.h; do
 	[ -f "$D$incdir/vecsec/$h" ] || fail "no $incdir/vecsec/$h"
 done
-[ -e "$D$incdir/vecsec/vecsec_version.h.in" ] && fail "the template vecsec_version.h.in is installed"
+[ -e "$D$incdir/vecsec/vecsec_version.h.in" ] &&
+	fail "the template vecsec_version.h.in is installed"
 ok_if_clean $f0 "libvecsec.so.$version (soname $soname), libvecsec.a, headers in $incdir/vecsec/"
 
 pc() {
@@ -94,11 +96,13 @@ cc=${CC:-cc}
 if ! $cc -std=c11 -Wall -Wextra -Werror -o "$D/prog_shared" "$src/test/pkg/pkg_prog.c" \
 		$cflags $libs 2>&1; then
 	fail "external program: compile/link with pkg-config libvecsec failed"
-elif ! out=$(LD_LIBRARY_PATH=$L "$D/prog_shared" 2>&1) || [ "${out#pkg_prog: OK $version }" = "$out" ]; then
+elif ! out=$(LD_LIBRARY_PATH=$L "$D/prog_shared" 2>&1) ||
+		[ "${out#pkg_prog: OK $version }" = "$out" ]; then
 	fail "external program (shared): '$out'"
 else
 	lib=$(LD_LIBRARY_PATH=$L ldd "$D/prog_shared" | awk '$1 ~ /^libvecsec/ {print $3}')
-	[ "$lib" = "$L/libvecsec.so.$major" ] || fail "prog_shared runs with '$lib', not $L/libvecsec.so.$major"
+	[ "$lib" = "$L/libvecsec.so.$major" ] ||
+		fail "prog_shared runs with '$lib', not $L/libvecsec.so.$major"
 	ok "external program, shared, runs with $lib: $out"
 fi
 if ! $cc -std=c11 -Wall -Wextra -Werror -static -o "$D/prog_static" \
@@ -143,10 +147,12 @@ want_dir=${pmd_opt:-$dpdk_dir}
 P=$D$want_dir
 so=librte_crypto_vecsec.so
 if [ ! -f "$P/$so.$abi" ] || [ -L "$P/$so.$abi" ]; then
-	fail "no regular file $want_dir/$so.$abi (DPDK ABI $abi); installed: $(cd "$D" && find . -name "$so*" | tr '\n' ' ')"
+	fail "no regular file $want_dir/$so.$abi (DPDK ABI $abi); installed:" \
+		"$(cd "$D" && find . -name "$so*" | tr '\n' ' ')"
 else
 	f0=$fails
-	[ "$(readlink "$P/$so.${abi%%.*}")" = "$so.$abi" ] || fail "$so.${abi%%.*} is not a link to $so.$abi"
+	[ "$(readlink "$P/$so.${abi%%.*}")" = "$so.$abi" ] ||
+		fail "$so.${abi%%.*} is not a link to $so.$abi"
 	[ "$(readlink "$P/$so")" = "$so.${abi%%.*}" ] || fail "$so is not a link to $so.${abi%%.*}"
 	psoname=$(readelf -d "$P/$so.$abi" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 	[ "$psoname" = "$so.${abi%%.*}" ] || fail "PMD soname '$psoname', want $so.${abi%%.*}"
@@ -192,7 +198,8 @@ elif ! res=$(echo "$out" | awk -v n=$ops '
 		h && NF == 10 {
 			rows++
 			if ($4 != n || $5 != n || !($8 > 0) || !($9 > 0))
-				bad = bad sprintf(" size %s: enq %s deq %s MOps %s Gbps %s;", $2, $4, $5, $8, $9)
+				bad = bad sprintf(" size %s: enq %s deq %s MOps %s Gbps %s;",
+					$2, $4, $5, $8, $9)
 			info = info sprintf(" %sB %.3f Mops %.2f Gbps;", $2, $8, $9)
 		}
 		END {
