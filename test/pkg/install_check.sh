@@ -24,6 +24,7 @@
 #    and dequeued, MOps > 0;
 #  - --version of vecsec-gw, vecsec-ctl (answered locally: the socket does
 #    not exist), vecsec-bench and vecsec-pmd-bench prints the version;
+#    vecsec-ctl refuses unknown options itself (not sent, no key echoed);
 #  - the installed vecsec-bench draws its PNG with the installed
 #    plot_bench.py (<datadir>/vecsec/ under DESTDIR), not the source tree's.
 # Starts DPDK: run it under /work/bin/iso on shared machines.
@@ -226,6 +227,22 @@ for p in vecsec-gw vecsec-ctl vecsec-bench vecsec-pmd-bench; do
 	"0 $p $version" | "0 $p $version "*) ok "$p --version: $out" ;;
 	*) fail "$p --version: exit $rc, '$out' (want '$p $version ...')" ;;
 	esac
+done
+
+# vecsec-ctl parses its options itself: an unknown one is refused (exit 1),
+# never sent (with no socket, sending would be exit 2 "cannot reach"), and
+# what follows its '=' (a key, maybe) is not echoed
+key=000102030405060708090a0b0c0d0e0f
+for args in "--json stats" "-x list" "--aead_key=$key list" "-s"; do
+	out=$(VECSEC_GW_SOCKET=$D/no-such.sock "$B/vecsec-ctl" $args 2>&1)
+	rc=$?
+	if [ $rc -ne 1 ] || ! echo "$out" | grep -q "vecsec-ctl: \(unknown option\|option .* needs\)"; then
+		fail "vecsec-ctl $args: exit $rc, '$out' (want exit 1, refused locally)"
+	elif echo "$out" | grep -q "$key"; then
+		fail "vecsec-ctl $args echoed the key: '$out'"
+	else
+		ok "vecsec-ctl $args: refused locally: ${out%%$'\n'*}"
+	fi
 done
 
 # ---- the installed vecsec-bench finds the installed plot script -------------
