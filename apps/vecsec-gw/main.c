@@ -72,7 +72,8 @@ usage(const char *prog)
 	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
 	       "  -u MASK            unprotected ports, the ESP side (hex mask, as ipsec-secgw);\n"
 	       "                     the others are protected (clear traffic)\n"
-	       "  -w N               anti-replay window (default %u, 0 disables)\n"
+	       "  -w N               anti-replay window, 0..%u packets (default %u; 0 disables\n"
+	       "                     it, except on ESN SAs, which need one: 64 there)\n"
 	       "  -e                 ESN on every SA\n"
 	       "  --cpu-crypto       process every SA with synchronous CPU crypto\n"
 	       "  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n"
@@ -99,9 +100,10 @@ usage(const char *prog)
 	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
 	       "  --frag-ttl NS      fragments wait at most NS ns for their datagram\n"
 	       "                     (default %llu)\n"
+	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
-	       prog, prog, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
-	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS);
+	       prog, prog, GW_MAX_WINDOW, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST);
 }
 
 static void
@@ -162,6 +164,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "mtu", required_argument, NULL, 'U' },
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
+		{ "rx-burst", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -196,9 +199,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'w': {
 			unsigned long w = strtoul(optarg, &end, 10);
 
-			if (*end != '\0' || errno != 0 || w > 4096) {
-				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..4096\n",
-					optarg);
+			if (*end != '\0' || errno != 0 || w > GW_MAX_WINDOW) {
+				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..%u\n",
+					optarg, GW_MAX_WINDOW);
 				return -1;
 			}
 			gw.window = (uint32_t)w;
@@ -295,6 +298,17 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			gw.frag_ttl_ns = ns;
+			break;
+		}
+		case 'X': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || n < 1 || n > GW_BURST) {
+				fprintf(stderr, "vecsec-gw: --rx-burst %s: 1..%u\n", optarg,
+					GW_BURST);
+				return -1;
+			}
+			gw.rx_burst = (uint16_t)n;
 			break;
 		}
 		case 'h':
@@ -493,6 +507,7 @@ main(int argc, char **argv)
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	gw.window = GW_DEFAULT_WINDOW;
+	gw.rx_burst = GW_BURST;
 	gw.frag_tbl_sz = GW_FRAG_DEFAULT_TBL;
 	gw.frag_ttl_ns = GW_FRAG_DEFAULT_TTL_NS;
 	gw.prefer_driver = "crypto_vecsec";
