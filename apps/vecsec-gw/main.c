@@ -502,6 +502,8 @@ main(int argc, char **argv)
 	char err[512];
 	int dd = argc, rc, ret = 1, nargs;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
+	uint64_t idle_polls[GW_MAX_WORKERS];   /* --idle-exit: each worker's polls when idle began */
+	bool idle_seen = false;
 	double cpu_start;
 
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
@@ -733,14 +735,37 @@ main(int argc, char **argv)
 			gw_quit = true;
 		if (o.idle_exit > 0) {
 			uint64_t last = 0;
+			uint64_t polls[GW_MAX_WORKERS];
 			uint32_t inflight = 0;
 
+			/*
+			 * Idle only once every worker has polled again since it looked
+			 * idle: on a loaded machine a worker (or this thread) held back
+			 * by the OS for S seconds has not moved packets, but it is not
+			 * done with its queues either. Poll counts first: a poll that
+			 * moved packets counts only after its last_rx_tsc is stored.
+			 */
 			for (unsigned int w = 0; w < gw.nb_workers; w++)
-				last = RTE_MAX(last, gw.worker[w].last_rx_tsc);
+				polls[w] = __atomic_load_n(&gw.worker[w].polls, __ATOMIC_ACQUIRE);
+			for (unsigned int w = 0; w < gw.nb_workers; w++)
+				last = RTE_MAX(last, __atomic_load_n(&gw.worker[w].last_rx_tsc,
+								     __ATOMIC_RELAXED));
 			for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 				inflight += w0->inflight[id];
-			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz)
-				gw_quit = true;
+			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz) {
+				bool polled = idle_seen;
+
+				for (unsigned int w = 0; w < gw.nb_workers; w++) {
+					polled = polled && polls[w] > idle_polls[w];
+					if (!idle_seen)
+						idle_polls[w] = polls[w];
+				}
+				idle_seen = true;
+				if (polled)
+					gw_quit = true;
+			} else {
+				idle_seen = false;
+			}
 		}
 		if (print_now || (!o.quiet && !o.demo && t1 - last_print > 10 * hz)) {
 			print_now = false;

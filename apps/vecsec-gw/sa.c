@@ -462,10 +462,9 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	struct rte_ipsec_sa_prm prm;
 	struct rte_ipv4_hdr h4;
 	struct rte_ipv6_hdr h6;
-	int sz, rc;
-
 	uint32_t win = c->window >= 0 ? (uint32_t)c->window : dp->window;
 	bool esn = c->esn || dp->esn;
+	int sz, rc;
 
 	fill_xforms(c, xf);
 	esn_aad_fix(dp, c, xf);
@@ -477,8 +476,9 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	/*
 	 * Workers share the SA's sequence state: atomic outbound numbers. The
 	 * inbound window of an rte_ipsec SA is guarded by the SA's rw_lock
-	 * (replay_setup), which also covers rte_ipsec's own window, so that
-	 * one needs no SQN_ATOM (22.11's is single-writer anyway).
+	 * (replay_setup), which also covers rte_ipsec's own window: one
+	 * writer at a time, as rte_ipsec_pkt_process() requires even with
+	 * SQN_ATOM, so that flag is not needed there.
 	 */
 	if (dp->nb_workers > 1 && c->dir == GW_DIR_OUT)
 		prm.flags = RTE_IPSEC_SAFLAG_SQN_ATOM;

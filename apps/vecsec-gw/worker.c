@@ -236,13 +236,16 @@ life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
 static uint16_t
 life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
 {
-	uint64_t bytes = 0, prev_p, prev_b, hard;
+	uint64_t bytes = 0, prev_p, prev_b = 0, hard;
+	bool by_bytes = (sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
 	uint16_t k = n;
 
-	for (uint16_t i = 0; i < n; i++)
-		bytes += mb[i]->pkt_len;
 	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
-	prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
+	if (by_bytes) {
+		for (uint16_t i = 0; i < n; i++)
+			bytes += mb[i]->pkt_len;
+		prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
+	}
 	hard = sa->hard_pkts;
 	if (hard != 0 && prev_p + k > hard)
 		k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
@@ -256,7 +259,8 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		k = j;
 	}
 	life_cross(sa, prev_p, n, true);
-	life_cross(sa, prev_b, bytes, false);
+	if (by_bytes)
+		life_cross(sa, prev_b, bytes, false);
 	for (uint16_t i = k; i < n; i++)
 		drop(w, sa, mb[i], GW_DROP_EXPIRED);
 	return k;
@@ -358,9 +362,12 @@ replay_pre(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		uint32_t lo = rte_be_to_cpu_32(esp->seq);
 		uint64_t v = lo;
 
-		/* a number outside 64 bits (-ERANGE) belongs to no packet of the SA */
+		/*
+		 * a number outside 64 bits (-ERANGE) belongs to no packet of the SA;
+		 * one above the top is fresh (the usual case: no call)
+		 */
 		if ((sa->rw_esn && vecsec_esp_esn_recover(top, sa->rw_recover, lo, &v) != 0) ||
-		    vecsec_esp_replay_check(sa->rw, v) != 0) {
+		    (v <= top && vecsec_esp_replay_check(sa->rw, v) != 0)) {
 			drop(w, sa, m, GW_DROP_REPLAY);
 			continue;
 		}
@@ -407,7 +414,8 @@ replay_post(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16
 				continue;
 			}
 			v = *esp_seq(m);
-			if (vecsec_esp_replay_check(sa->rw, v) != 0) {
+			/* above the top (ours and the run's) it is fresh: the usual case */
+			if (v <= top && vecsec_esp_replay_check(sa->rw, v) != 0) {
 				drop(w, sa, m, GW_DROP_REPLAY);
 				continue;
 			}
@@ -1006,6 +1014,10 @@ gw_worker_poll(struct gw_worker *w)
 			__atomic_store_n(&w->drained, w->drained + 1, __ATOMIC_RELEASE);
 		rte_rcu_qsbr_quiescent(gw.rcu, w->id);
 	}
+	/* --idle-exit (main.c) reads last_rx_tsc after polls: store it first */
+	if (moved != 0)
+		__atomic_store_n(&w->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+	__atomic_store_n(&w->polls, w->polls + 1, __ATOMIC_RELEASE);
 	return moved;
 }
 
