@@ -26,7 +26,7 @@
 #include <rte_rwlock.h>
 #include <rte_spinlock.h>
 
-#include <vecsec/vecsec_esp.h>
+struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worker.c */
 
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))

@@ -22,6 +22,8 @@
 #include <rte_pmd_vecsec.h>
 #include <rte_security.h>
 
+#include <vecsec/vecsec_esp.h>
+
 #define GW_CDEV_DESC 2048
 
 /* Software cryptodevs tried, in this order, when no probed device can serve an SA. */

@@ -23,6 +23,8 @@
 #include <rte_prefetch.h>
 #include <rte_udp.h>
 
+#include <vecsec/vecsec_esp.h>
+
 #define ESP_NATT 2      /* flag in esp_inbound()'s v6[]: ESP came in UDP */
 
 static inline void
