@@ -614,7 +614,7 @@ main(int argc, char **argv)
 	char err[512] = "";
 	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
-	uint64_t idle_polls[GW_MAX_WORKERS];   /* --idle-exit: each worker's polls when idle began */
+	uint64_t idle_polls[GW_MAX_WORKERS];   /* --idle-exit: polls of each worker at idle */
 	bool idle_seen = false;
 	double cpu_start;
 

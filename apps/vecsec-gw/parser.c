@@ -555,10 +555,11 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			bool is_esn = k[0] == 'e';
 
 			ONCE(p, ti, esn_p);
-			NEXT(p, ti, is_esn ? "the initial ESN value" : "the initial sequence number");
+			NEXT(p, ti, is_esn ? "the initial ESN value" :
+			     "the initial sequence number");
 			if (gw_parse_u64(p->t[ti].s, is_esn ? UINT64_MAX : UINT32_MAX, &v) < 0)
 				return perr(p, ti, is_esn ? "expects an unsigned 64-bit number" :
-					    "expects an unsigned 32-bit number (larger ones need esn)");
+					    "expects an unsigned 32-bit number (more needs esn)");
 			sa->esn = is_esn;
 			sa->esn_init = v;
 			seq_ti = ti;

@@ -359,8 +359,8 @@ replay_pre(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
-		const struct rte_esp_hdr *esp = rte_pktmbuf_mtod_offset(m, const struct rte_esp_hdr *,
-			m->l2_len + m->l3_len);
+		const struct rte_esp_hdr *esp = rte_pktmbuf_mtod_offset(m,
+			const struct rte_esp_hdr *, m->l2_len + m->l3_len);
 		uint32_t lo = rte_be_to_cpu_32(esp->seq);
 		uint64_t v = lo;
 

@@ -251,8 +251,8 @@ bug_esn(void)
 	/* P3 = 2^32 + 101: prepare authenticates it with the high half it rebuilds */
 	if (in_burst(&s, &lo3, 1, &acc3, hi3) != 0)
 		exit(2);
-	snprintf(d, sizeof(d), "window 64, top 2^32 - 10, one burst P1 = 2^32 + 100, P2 = 2^32 - 16:"
-		 " prepare gives them high halves %" PRIu64 " and %" PRIu64 ", process takes P2: "
+	snprintf(d, sizeof(d), "window 64, top 2^32 - 10, one burst P1 = 2^32 + 100, "
+		 "P2 = 2^32 - 16: prepare gives them high halves %" PRIu64 " and %" PRIu64 ", process takes P2: "
 		 "%s; then P3 = 2^32 + 101 gets high half %" PRIu64 " (RFC 4303: 1; 2 means P2 "
 		 "went in as 2^33 - 16 and every later ICV fails)", hi[0], hi[1],
 		 acc[1] ? "yes" : "no", hi3[0]);
@@ -397,7 +397,8 @@ main(int argc, char **argv)
 		printf("%s\n", differs ? "FAIL: the patch leaves a case broken" :
 		       "PASS (the patched rte_ipsec behaves as RFC 4303 in every case)");
 	else
-		printf("%s\n", differs ? "FAIL: rte_ipsec behaves differently from what is documented"
-		       : "PASS (every documented rte_ipsec bug is still there)");
+		printf("%s\n", differs ?
+		       "FAIL: rte_ipsec behaves differently from what is documented" :
+		       "PASS (every documented rte_ipsec bug is still there)");
 	return differs;
 }

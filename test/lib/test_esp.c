@@ -178,8 +178,7 @@ test_duplicates(void)
 			for (unsigned int i = 0; i < seqs[t].n; i++) {
 				int rc = vecsec_esp_replay_update(r, seqs[t].seq[i]);
 
-				VT_EXPECT(rc == seqs[t].want[i], "example %u packet %u (seq %llu): %d",
-					  t, i, (unsigned long long)seqs[t].seq[i], rc);
+				VT_EXPECT(rc == seqs[t].want[i], "example %u, %u: %d", t, i, rc);
 			}
 		}
 	}
@@ -188,7 +187,8 @@ test_duplicates(void)
 		struct vecsec_esp_replay *r = win_new(1024, true, 0);
 
 		for (uint64_t s = 1; s <= 1024; s++)
-			VT_EXPECT(vecsec_esp_replay_update(r, s) == 0, "seq %llu", (unsigned long long)s);
+			VT_EXPECT(vecsec_esp_replay_update(r, s) == 0, "seq %llu",
+				  (unsigned long long)s);
 		for (uint64_t s = 1; s <= 1024; s++)
 			VT_EXPECT(vecsec_esp_replay_check(r, s) == -EALREADY &&
 				  vecsec_esp_replay_update(r, s) == -EALREADY,
@@ -197,7 +197,43 @@ test_duplicates(void)
 	}
 }
 
-/* W - 1, W and W + 1 numbers back from the top, for many W. */
+/* W - 1, W and W + 1 numbers back from the top of a window of W from base. */
+static void
+edges_one(uint32_t w, uint64_t base)
+{
+	bool esn = base > UINT32_MAX - 20000;
+	uint64_t top = base + w + 10;
+	struct vecsec_esp_replay *r = win_new(w, esn, base);
+
+	VT_EXPECT(vecsec_esp_replay_update(r, top) == 0, "W=%u top", w);
+	VT_EXPECT(vecsec_esp_replay_top(r) == top && vecsec_esp_replay_win(r) == w,
+		  "W=%u top/win", w);
+	/* top - W + 1 is the oldest inside; top - W is out (RFC 4303 A.1) */
+	VT_EXPECT(vecsec_esp_replay_check(r, top - w + 1) == (w == 1 ? -EALREADY : 0),
+		  "W=%u: W-1 back", w);
+	VT_EXPECT(vecsec_esp_replay_check(r, top - w) == -ERANGE, "W=%u: W back", w);
+	VT_EXPECT(vecsec_esp_replay_check(r, top - w - 1) == -ERANGE, "W=%u: W+1 back", w);
+	VT_EXPECT(vecsec_esp_replay_update(r, top - w) == -ERANGE, "W=%u: W back", w);
+	if (w > 1)
+		VT_EXPECT(vecsec_esp_replay_update(r, top - w + 1) == 0, "W=%u: W-1 back", w);
+	VT_EXPECT(vecsec_esp_replay_update(r, top - w + 1) == -EALREADY,
+		  "W=%u: W-1 back again", w);
+	VT_EXPECT(vecsec_esp_replay_check(r, top) == -EALREADY, "W=%u top again", w);
+	VT_EXPECT(vecsec_esp_replay_top(r) == top, "W=%u: top unchanged", w);
+	/* one step up: top - W + 1 falls out */
+	VT_EXPECT(vecsec_esp_replay_update(r, top + 1) == 0, "W=%u: top+1", w);
+	VT_EXPECT(vecsec_esp_replay_check(r, top - w + 1) == -ERANGE, "W=%u: now W back", w);
+	/* (W <= 2: that is top or top + 1, both recorded) */
+	VT_EXPECT(vecsec_esp_replay_check(r, top - w + 2) == (w <= 2 ? -EALREADY : 0),
+		  "W=%u: W-1 back", w);
+	/* every number of the window remembered after filling it */
+	for (uint64_t s = top + 2 - w; s <= top + 1; s++)
+		vecsec_esp_replay_update(r, s);
+	for (uint64_t s = top + 2 - w; s <= top + 1; s++)
+		VT_EXPECT(vecsec_esp_replay_check(r, s) == -EALREADY, "W=%u: %llu below top %llu",
+			  w, (unsigned long long)(top + 1 - s), (unsigned long long)top);
+}
+
 static void
 test_edges(void)
 {
@@ -206,46 +242,9 @@ test_edges(void)
 	static const uint64_t bases[] = { 0, 5000, TWO32 - 3000, TWO32 + 7, UINT64_C(1) << 63,
 					  UINT64_MAX - 20000 };
 
-	for (unsigned int i = 0; i < VT_ARRAY_SIZE(ws); i++) {
-		for (unsigned int b = 0; b < VT_ARRAY_SIZE(bases); b++) {
-			uint32_t w = ws[i];
-			bool esn = bases[b] > UINT32_MAX - 20000;
-			uint64_t top = bases[b] + w + 10;
-			struct vecsec_esp_replay *r = win_new(w, esn, bases[b]);
-
-			VT_EXPECT(vecsec_esp_replay_update(r, top) == 0, "W=%u top", w);
-			VT_EXPECT(vecsec_esp_replay_top(r) == top && vecsec_esp_replay_win(r) == w,
-				  "W=%u top/win", w);
-			/* top - W + 1 is the oldest inside; top - W is out (RFC 4303 A.1) */
-			VT_EXPECT(vecsec_esp_replay_check(r, top - w + 1) == (w == 1 ? -EALREADY : 0),
-				  "W=%u: W-1 back", w);
-			VT_EXPECT(vecsec_esp_replay_check(r, top - w) == -ERANGE, "W=%u: W back", w);
-			VT_EXPECT(vecsec_esp_replay_check(r, top - w - 1) == -ERANGE,
-				  "W=%u: W+1 back", w);
-			VT_EXPECT(vecsec_esp_replay_update(r, top - w) == -ERANGE, "W=%u: W back", w);
-			if (w > 1)
-				VT_EXPECT(vecsec_esp_replay_update(r, top - w + 1) == 0,
-					  "W=%u: W-1 back", w);
-			VT_EXPECT(vecsec_esp_replay_update(r, top - w + 1) == -EALREADY,
-				  "W=%u: W-1 back again", w);
-			VT_EXPECT(vecsec_esp_replay_check(r, top) == -EALREADY, "W=%u top again", w);
-			VT_EXPECT(vecsec_esp_replay_top(r) == top, "W=%u: top unchanged", w);
-			/* one step up: top - W + 1 falls out */
-			VT_EXPECT(vecsec_esp_replay_update(r, top + 1) == 0, "W=%u: top+1", w);
-			VT_EXPECT(vecsec_esp_replay_check(r, top - w + 1) == -ERANGE,
-				  "W=%u: now W back", w);
-			/* (W <= 2: that is top or top + 1, both recorded) */
-			VT_EXPECT(vecsec_esp_replay_check(r, top - w + 2) == (w <= 2 ? -EALREADY : 0),
-				  "W=%u: W-1 back", w);
-			/* every number of the window remembered after filling it */
-			for (uint64_t s = top + 2 - w; s <= top + 1; s++)
-				vecsec_esp_replay_update(r, s);
-			for (uint64_t s = top + 2 - w; s <= top + 1; s++)
-				VT_EXPECT(vecsec_esp_replay_check(r, s) == -EALREADY,
-					  "W=%u: %llu below top %llu", w,
-					  (unsigned long long)(top + 1 - s), (unsigned long long)top);
-		}
-	}
+	for (unsigned int i = 0; i < VT_ARRAY_SIZE(ws); i++)
+		for (unsigned int b = 0; b < VT_ARRAY_SIZE(bases); b++)
+			edges_one(ws[i], bases[b]);
 }
 
 /* A jump far past the bitmap must not leave old bits that alias new numbers. */
@@ -265,12 +264,43 @@ test_jumps(void)
 			for (uint64_t s = top - w + 1; s <= top; s++)
 				VT_EXPECT(vecsec_esp_replay_update(r, s) == 0, "fill");
 			VT_EXPECT(vecsec_esp_replay_update(r, top + jump) == 0, "jump");
-			for (uint64_t s = top + jump - w + 1; s < top + jump; s++)
-				VT_EXPECT(vecsec_esp_replay_check(r, s) == (s <= top ? -EALREADY : 0),
+			for (uint64_t s = top + jump - w + 1; s < top + jump; s++) {
+				int want = s <= top ? -EALREADY : 0;
+
+				VT_EXPECT(vecsec_esp_replay_check(r, s) == want,
 					  "W=%u jump %llu: seq %llu", w, (unsigned long long)jump,
 					  (unsigned long long)s);
+			}
 		}
 	}
+}
+
+/*
+ * One random reconstruction against the model: any top and low half, or
+ * (i % 4 == 0) around a 2^32 boundary, (i % 4 == 1) near 0 or 2^64 - 1,
+ * with the low half near the window.
+ */
+static void
+recover_random(uint64_t *st, unsigned int i)
+{
+	static const uint32_t ws[] = { 0, 1, 32, 64, 100, 1024, 8128, 1u << 30 };
+	uint64_t top = vt_next(st), got = 0, mod = 0;
+	uint32_t w = ws[vt_below(st, VT_ARRAY_SIZE(ws))];
+	uint32_t lo = (uint32_t)vt_next(st), near = vt_below(st, 3 * w + 100) - w - 50;
+	int rc, mrc;
+
+	if (i % 4 == 0) {
+		top = (top & ~UINT64_C(0xffffffff)) + (uint32_t)(vt_below(st, 20000) - 10000);
+		lo = (uint32_t)top + near;
+	} else if (i % 4 == 1) {
+		top = (i & 4) ? vt_below(st, 20000) : UINT64_MAX - vt_below(st, 20000);
+		lo = (uint32_t)top + near;
+	}
+	rc = vecsec_esp_esn_recover(top, w, lo, &got);
+	mrc = model_recover(top, w, lo, &mod);
+	VT_EXPECT(rc == mrc && (rc != 0 || got == mod),
+		  "top %#llx W %u lo %#x: %d %#llx, model %d %#llx", (unsigned long long)top, w, lo,
+		  rc, (unsigned long long)got, mrc, (unsigned long long)mod);
 }
 
 /* RFC 4303 A.2.1, cases A and B, the 2^32 and 2^63 boundaries, the ends of 64 bits. */
@@ -317,8 +347,8 @@ test_esn_recover(void)
 		int mrc = model_recover(v[i].top, v[i].w, v[i].lo, &mod);
 
 		VT_EXPECT(rc == v[i].rc && (rc != 0 || got == v[i].want),
-			  "vector %u: rc %d got %#llx want %d %#llx", i, rc, (unsigned long long)got,
-			  v[i].rc, (unsigned long long)v[i].want);
+			  "vector %u: rc %d got %#llx want %d %#llx", i, rc,
+			  (unsigned long long)got, v[i].rc, (unsigned long long)v[i].want);
 		VT_EXPECT(mrc == v[i].rc && (mrc != 0 || mod == v[i].want), "model, vector %u", i);
 	}
 	/* a 32-bit window gives the low half back as it is */
@@ -333,33 +363,67 @@ test_esn_recover(void)
 	{
 		uint64_t st = vt_seed() ^ 0xe5e5;
 
-		for (unsigned int i = 0; i < 200000; i++) {
-			static const uint32_t ws[] = { 0, 1, 32, 64, 100, 1024, 8128, 1u << 30 };
-			uint64_t top = vt_next(&st), got = 0, mod = 0;
-			uint32_t w = ws[vt_below(&st, VT_ARRAY_SIZE(ws))];
-			uint32_t lo = (uint32_t)vt_next(&st);
-			int rc, mrc;
+		for (unsigned int i = 0; i < 200000; i++)
+			recover_random(&st, i);
+	}
+}
 
-			switch (i % 4) {
-			case 0: /* near a subspace boundary */
-				top = (top & ~UINT64_C(0xffffffff)) + (uint32_t)(vt_below(&st, 20000) -
-									       10000);
-				lo = (uint32_t)top + (uint32_t)(vt_below(&st, 3 * w + 100) - w - 50);
-				break;
-			case 1: /* near the ends of 64 bits */
-				top = (i & 4) ? vt_below(&st, 20000) : UINT64_MAX - vt_below(&st, 20000);
-				lo = (uint32_t)top + (uint32_t)(vt_below(&st, 3 * w + 100) - w - 50);
-				break;
-			default:
-				break;
-			}
-			rc = vecsec_esp_esn_recover(top, w, lo, &got);
-			mrc = model_recover(top, w, lo, &mod);
-			VT_EXPECT(rc == mrc && (rc != 0 || got == mod),
-				  "top %#llx W %u lo %#x: %d %#llx, model %d %#llx",
-				  (unsigned long long)top, w, lo, rc, (unsigned long long)got, mrc,
-				  (unsigned long long)mod);
+/* The next number of model_run()'s traffic (hist: recent numbers, nh of them). */
+static uint64_t
+next_seq(uint64_t *st, uint64_t *next, uint32_t w, const uint64_t hist[], unsigned int nh)
+{
+	uint32_t c = vt_below(st, 100);
+	uint64_t s;
+
+	if (c < 60 || nh == 0)
+		s = (*next)++;
+	else if (c < 75)
+		s = hist[vt_below(st, nh)];                     /* duplicate */
+	else if (c < 90)
+		s = *next - 1 - vt_below(st, 2 * w + 2);        /* reordered */
+	else if (c < 97)
+		s = *next - 1 - vt_below(st, 1000000);          /* far behind */
+	else
+		s = *next += 64 * vt_below(st, 300);            /* jump */
+	return s > *next ? *next : s;                           /* (below 0: wrapped) */
+}
+
+/* 4000 packets of random traffic on a window of W from base, against the model. */
+static void
+model_run(uint64_t *st, uint32_t w, bool esn, uint64_t base)
+{
+	static struct model m;
+	struct vecsec_esp_replay *r = win_new(w, esn, base);
+	uint64_t hist[64], next = base + 1;
+	unsigned int nh = 0;
+
+	model_init(&m, w, esn, base);
+	for (unsigned int k = 0; k < 4000; k++) {
+		uint64_t s = next_seq(st, &next, w, hist, nh), rs = 0;
+		int rc, mrc;
+
+		if (!esn)
+			s &= 0xffffffffu;
+		hist[k % 64] = s;
+		nh = k < 64 ? k + 1 : 64;
+		if (esn) {
+			/* the receiver sees the low half only */
+			int rr = vecsec_esp_replay_recover(r, (uint32_t)s, &rs);
+			int mr = model_recover(m.top, w, (uint32_t)s, &s);
+
+			VT_EXPECT(rr == mr && (rr != 0 || rs == s), "W=%u base %#llx k=%u: recover",
+				  w, (unsigned long long)base, k);
+			if (mr != 0)
+				continue;
 		}
+		if (k & 1)
+			VT_EXPECT(vecsec_esp_replay_check(r, s) == model_check(&m, s),
+				  "W=%u check %llu", w, (unsigned long long)s);
+		rc = vecsec_esp_replay_update(r, s);
+		mrc = model_update(&m, s);
+		VT_EXPECT(rc == mrc, "W=%u esn=%d base %#llx k=%u: seq %#llx: %d, model %d", w, esn,
+			  (unsigned long long)base, k, (unsigned long long)s, rc, mrc);
+		VT_EXPECT(vecsec_esp_replay_top(r) == m.top, "top");
 	}
 }
 
@@ -374,66 +438,15 @@ test_model(void)
 	static const uint32_t ws[] = { 0, 1, 32, 64, 65, 96, 128, 200, 1024, 4000, 8128 };
 	static const uint64_t bases[] = { 0, TWO32 - 5000, UINT64_C(1) << 63,
 					  (UINT64_C(1) << 63) - 3000, UINT64_MAX - 3000000 };
-	static struct model m;
 	uint64_t st = vt_seed();
 
 	for (unsigned int i = 0; i < VT_ARRAY_SIZE(ws); i++) {
 		for (unsigned int b = 0; b < VT_ARRAY_SIZE(bases); b++) {
-			for (int esn = 0; esn < 2; esn++) {
-				uint32_t w = ws[i];
-				uint64_t base = esn ? bases[b] : bases[b] & 0xffffffffu, next = base + 1;
-				struct vecsec_esp_replay *r = win_new(w, esn, base);
-				uint64_t hist[64];
-				unsigned int nh = 0, hk = 0;
+			uint64_t base32 = bases[b] & 0xffffffffu;
 
-				if (!esn && base > UINT32_MAX - 3000000)
-					base = next = 1;
-				model_init(&m, w, esn, base);
-				vecsec_esp_replay_init(r, sizeof(store), w, esn, base);
-				for (unsigned int k = 0; k < 4000; k++) {
-					uint32_t c = vt_below(&st, 100);
-					uint64_t s, rs = 0;
-					int rc, mrc, rr, mr;
-
-					if (c < 60 || nh == 0)
-						s = next++;
-					else if (c < 75)
-						s = hist[vt_below(&st, nh)];             /* duplicate */
-					else if (c < 90)
-						s = next - 1 - vt_below(&st, 2 * w + 2); /* reordered */
-					else if (c < 97)
-						s = next - 1 - vt_below(&st, 1000000);   /* far behind */
-					else
-						s = next += 64 * vt_below(&st, 300);     /* jump */
-					if (s > next)
-						s = next;
-					if (!esn)
-						s &= 0xffffffffu;
-					hist[hk++ % 64] = s;
-					nh = hk < 64 ? hk : 64;
-					if (esn) {
-						/* the receiver sees the low half only */
-						rr = vecsec_esp_replay_recover(r, (uint32_t)s, &rs);
-						mr = model_recover(m.top, w, (uint32_t)s, &s);
-						VT_EXPECT(rr == mr && (rr != 0 || rs == s),
-							  "W=%u base %#llx k=%u: recover", w,
-							  (unsigned long long)base, k);
-						if (mr != 0)
-							continue;
-					}
-					rc = (k & 1) ? vecsec_esp_replay_check(r, s) : 0;
-					mrc = model_check(&m, s);
-					VT_EXPECT(!(k & 1) || rc == mrc, "W=%u check %llu", w,
-						  (unsigned long long)s);
-					rc = vecsec_esp_replay_update(r, s);
-					mrc = model_update(&m, s);
-					VT_EXPECT(rc == mrc,
-						  "W=%u esn=%d base %#llx k=%u: seq %#llx: %d, model %d",
-						  w, esn, (unsigned long long)base, k,
-						  (unsigned long long)s, rc, mrc);
-					VT_EXPECT(vecsec_esp_replay_top(r) == m.top, "top");
-				}
-			}
+			model_run(&st, ws[i], true, bases[b]);
+			/* 32-bit: the same bases cut to 32 bits, the last ones from 0 */
+			model_run(&st, ws[i], false, base32 > UINT32_MAX - 3000000 ? 0 : base32);
 		}
 	}
 }
