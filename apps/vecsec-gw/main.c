@@ -406,6 +406,8 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 		fprintf(stderr, "vecsec-gw: port %u has no tx queue\n", port);
 		return -ENOTSUP;
 	}
+	/* the NIC's IPv4 header checksum verdict where it has one (the worker checks the rest) */
+	pc.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
 	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
 	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
 		rc = rte_eth_rx_queue_setup(port, q, GW_RX_DESC, rte_eth_dev_socket_id(port), NULL,
