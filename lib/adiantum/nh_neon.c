@@ -8,16 +8,16 @@
  * and the key strides k_s (4 words) into the same pairing, so pass i is
  * two additions and one UMLAL (unit a, lanes 0-1) plus one UMLAL2 (unit
  * a+1, lanes 2-3): each 64-bit lane sums (m[j] + k[j]) (m[j+2] + k[j+2]).
- * An odd last unit takes the form of Linux's arch/arm64/crypto/
- * nh-neon-core.S (one unit, the high half moved down for UMLAL). Key pairs
- * of odd strides come from the even ones by EXT/ZIP2: no key word past
- * k[len / 4 + 12] is read. Constant time (no branch or index on data).
+ * Four units a step load the six key pairs they need (strides a..a+5,
+ * the last k_{a+6}): no key word past key[len / 4 + 12] is read. An odd last unit takes the form of Linux's
+ * arch/arm64/crypto/nh-neon-core.S (one unit, the high half moved down for
+ * UMLAL). Constant time (no branch or index on data).
  */
 #include <arm_neon.h>
 
 #include "adiantum_internal.h"
 
-/* the key strides k_s, k_{s+1} paired as the message halves are */
+/* the key strides k_s, k_{s+1} (at key + 4 s) paired as the message halves are */
 struct kpair {
 	uint64x2_t lo, hi;
 };
@@ -28,13 +28,6 @@ kpair_load(const uint32_t *k)
 	uint64x2x2_t v = vld2q_u64((const uint64_t *)(const void *)k);
 
 	return (struct kpair){ v.val[0], v.val[1] };
-}
-
-/* (k_s, k_{s+1}) paired -> (k_{s+1}, k_{s+2}) paired, given k_{s+2} */
-static inline struct kpair
-kpair_next(struct kpair p, uint64x2_t k2)
-{
-	return (struct kpair){ vextq_u64(p.lo, k2, 1), vzip2q_u64(p.hi, k2) };
 }
 
 /* pass sum += both units' products under key pair kp */
@@ -48,20 +41,14 @@ pass2(uint64x2_t sum, uint64x2_t mlo, uint64x2_t mhi, struct kpair kp)
 	return vmlal_high_u32(sum, x, y);
 }
 
-/*
- * Units a, a+1 (msg) with key at k_a: pa, pb hold the pairs of strides a
- * and a+1; pc, pd receive those of a+2 and a+3 (the next step's pa, pb).
- */
-#define STEP2(pa, pb, pc, pd) do { \
+/* units a, a+1 (msg) under key pairs pa..pd of strides a..a+3 */
+#define UNITS2(pa, pb, pc, pd) do { \
 	uint64x2x2_t m_ = vld2q_u64((const uint64_t *)(const void *)msg); \
-	pc = kpair_load(key + 8); \
-	pd = kpair_next(pc, vreinterpretq_u64_u32(vld1q_u32(key + 16))); \
 	s0 = pass2(s0, m_.val[0], m_.val[1], pa); \
 	s1 = pass2(s1, m_.val[0], m_.val[1], pb); \
 	s2 = pass2(s2, m_.val[0], m_.val[1], pc); \
 	s3 = pass2(s3, m_.val[0], m_.val[1], pd); \
 	msg += 2 * NH_MESSAGE_UNIT; \
-	key += 8; \
 } while (0)
 
 void
@@ -70,20 +57,24 @@ vecsec_nh_neon(const uint32_t *key, const uint8_t *msg, size_t len,
 {
 	uint64x2_t s0 = vdupq_n_u64(0), s1 = s0, s2 = s0, s3 = s0;
 	size_t units = len / NH_MESSAGE_UNIT;
-	struct kpair p0, p1, p2, p3;
 
+	/*
+	 * four units a step: the six key pairs of strides a..a+5 are loaded
+	 * afresh (LD2 from L1) rather than carried, which would cost moves
+	 */
+	for (; units >= 4; units -= 4, key += 16) {
+		struct kpair p0 = kpair_load(key), p1 = kpair_load(key + 4);
+		struct kpair p2 = kpair_load(key + 8), p3 = kpair_load(key + 12);
+		struct kpair p4 = kpair_load(key + 16), p5 = kpair_load(key + 20);
+
+		UNITS2(p0, p1, p2, p3);
+		UNITS2(p2, p3, p4, p5);
+	}
 	if (units >= 2) {
-		p0 = kpair_load(key);                                   /* k0, k1 */
-		p1 = kpair_next(p0, vreinterpretq_u64_u32(vld1q_u32(key + 8)));
-		/* four units a step: the pairs change names instead of registers */
-		for (; units >= 4; units -= 4) {
-			STEP2(p0, p1, p2, p3);
-			STEP2(p2, p3, p0, p1);
-		}
-		if (units >= 2) {
-			STEP2(p0, p1, p2, p3);
-			units -= 2;
-		}
+		UNITS2(kpair_load(key), kpair_load(key + 4), kpair_load(key + 8),
+		       kpair_load(key + 12));
+		units -= 2;
+		key += 8;
 	}
 	if (units == 1) {
 		/* one unit: the high half moved down for UMLAL (Linux's form) */

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/adiantum: AES-256 (FIPS 197 C.3 and OpenSSL, every AES impl the CPU
- * can run), NHPoly1305 (Linux testmgr.h, incremental == one-shot) and
- * Adiantum (Linux testmgr.h for XChaCha12 and XChaCha20; no other library
+ * can run; dispatch picks AES-NI or the ARMv8 Cryptography Extensions
+ * where the CPU has them), NH (every impl == reference, unaligned, key and
+ * message ending at a PROT_NONE page), NHPoly1305 (all Linux testmgr.h
+ * vectors, to 2048 bytes, one-shot and incremental; incremental ==
+ * one-shot) and Adiantum (all Linux testmgr.h vectors, to 4096 bytes, for
+ * XChaCha12 and XChaCha20; no other library
  * implements it, so beyond the known answers: decrypt(encrypt(x)) == x at
  * every length 16..1024 and random ones to 64 KiB, offsets, in place,
  * guard bytes, and a one-bit change anywhere changing the whole output).
@@ -57,6 +61,16 @@ test_aes_fips197(void)
 #ifdef VECSEC_HAVE_AESNI
 	else if (vecsec_cpu_features() & VECSEC_CPU_AESNI)
 		VT_EXPECT(cur == &vecsec_aes256_impl_aesni, "cap %s picks %s",
+			  vecsec_isa_name(vecsec_isa_cap()), cur->name);
+#endif
+#ifdef VECSEC_HAVE_ARMV8CE
+	else if (vecsec_cpu_features() & VECSEC_CPU_ARM_AES)
+		VT_EXPECT(cur == &vecsec_aes256_impl_armv8ce, "cap %s picks %s",
+			  vecsec_isa_name(vecsec_isa_cap()), cur->name);
+#endif
+#if defined(__aarch64__)
+	else
+		VT_EXPECT(cur == &vecsec_aes256_impl_ref, "no HWCAP_AES, cap %s picks %s",
 			  vecsec_isa_name(vecsec_isa_cap()), cur->name);
 #endif
 	vecsec_memzero(&k, sizeof(k));
@@ -124,12 +138,17 @@ test_nhpoly1305_kat(void)
 }
 
 
-/* Every NH impl the CPU runs == the reference, lengths 0..1024 by units. */
+/*
+ * Every NH impl the CPU runs == the reference: lengths 0..1024 by units at
+ * message offsets 0..15 and key offsets of 0..3 words; then key (exactly
+ * len / 4 + 12 words) and message ending at a PROT_NONE page (no kernel
+ * reads past either).
+ */
 static void
 test_nh_impls(void)
 {
-	uint32_t key[NH_KEY_WORDS];
-	uint8_t msg[NH_MESSAGE_BYTES];
+	uint32_t key[NH_KEY_WORDS + 3];
+	uint8_t msg[NH_MESSAGE_BYTES + 16];
 	uint64_t want[NH_NUM_PASSES], got[NH_NUM_PASSES];
 
 	vt_rand(key, sizeof(key), vt_seed() ^ 0x4e48);
@@ -143,10 +162,27 @@ test_nh_impls(void)
 			continue;
 		}
 		for (size_t len = 0; len <= NH_MESSAGE_BYTES; len += NH_MESSAGE_UNIT) {
-			vecsec_nh_ref(key, msg, len, want);
+			size_t mo = (len / NH_MESSAGE_UNIT) % 16, ko = (len / NH_MESSAGE_UNIT) % 4;
+
+			vecsec_nh_ref(key + ko, msg + mo, len, want);
 			memset(got, 0xa5, sizeof(got));
-			p->nh(key, msg, len, got);
-			VT_EXPECT_MEM(got, want, sizeof(want), "nh %s len %zu", p->name, len);
+			p->nh(key + ko, msg + mo, len, got);
+			VT_EXPECT_MEM(got, want, sizeof(want), "nh %s len %zu msg+%zu key+%zu",
+				      p->name, len, mo, ko);
+		}
+		for (size_t len = 0; len <= NH_MESSAGE_BYTES; len += len < 128 ? 16 : 208) {
+			size_t kw = len / 4 + NH_KEY_EXTRA_WORDS;
+			struct vt_page_end pk, pm;
+
+			vt_page_end_init(&pk, kw * 4);
+			vt_page_end_init(&pm, len);
+			memcpy(pk.data, key, kw * 4);
+			memcpy(pm.data, msg, len);
+			vecsec_nh_ref(key, msg, len, want);
+			p->nh((const uint32_t *)(const void *)pk.data, pm.data, len, got);
+			VT_EXPECT_MEM(got, want, sizeof(want), "nh %s page end len %zu", p->name, len);
+			vt_page_end_free(&pk);
+			vt_page_end_free(&pm);
 		}
 	}
 }
@@ -218,12 +254,50 @@ test_nhpoly1305_incremental(void)
 	VT_EXPECT_ZERO(&k, sizeof(k), "key wipe");
 }
 
+/*
+ * testmgr.h nhpoly1305_tv_template[2..5] (19 to 2048 bytes: partial units,
+ * one and two NH chunks), one-shot and fed in pieces of 1..97 bytes.
+ */
+static void
+test_nhpoly1305_testmgr(void)
+{
+	uint64_t st = vt_seed() ^ 0x7e57;
+
+	for (size_t v = 0; v < VT_ARRAY_SIZE(nhpoly1305_tvs); v++) {
+		const struct nhpoly1305_tv *tv = &nhpoly1305_tvs[v];
+		const uint8_t *msg = (const uint8_t *)tv->msg;
+		struct vecsec_nhpoly1305_key k;
+		struct vecsec_nhpoly1305_ctx ctx;
+		uint8_t d[16];
+		size_t done = 0;
+
+		VT_EXPECT(vecsec_nhpoly1305_key_init(&k, (const uint8_t *)tv->key,
+						     VECSEC_NHPOLY1305_KEY_LEN) == 0, "key init");
+		VT_EXPECT(vecsec_nhpoly1305(d, msg, tv->len, &k) == 0, "one-shot");
+		VT_EXPECT_MEM(d, tv->digest, 16, "testmgr nhpoly1305 len %zu (nh %s)", tv->len,
+			      vecsec_nh_impl()->name);
+		VT_EXPECT(vecsec_nhpoly1305_init(&ctx, &k) == 0, "init");
+		while (done < tv->len) {
+			size_t n = 1 + vt_below(&st, 97);
+
+			if (n > tv->len - done)
+				n = tv->len - done;
+			VT_EXPECT(vecsec_nhpoly1305_update(&ctx, msg + done, n) == 0, "update");
+			done += n;
+		}
+		VT_EXPECT(vecsec_nhpoly1305_final(&ctx, d) == 0, "final");
+		VT_EXPECT_MEM(d, tv->digest, 16, "testmgr nhpoly1305 len %zu in pieces", tv->len);
+		vecsec_nhpoly1305_key_wipe(&k);
+	}
+}
+
 /* ---- Adiantum ---- */
 
+/* testmgr.h: all six vectors of both streams (16 to 4096 bytes) */
 static void
 test_adiantum_kat(void)
 {
-	uint8_t buf[512];
+	static uint8_t buf[4096];
 
 	for (size_t i = 0; i < VT_ARRAY_SIZE(adiantum_tvs); i++) {
 		const struct adiantum_tv *tv = &adiantum_tvs[i];
@@ -556,6 +630,7 @@ main(void)
 		VT_TEST(test_nh_impls),
 		VT_TEST(test_nhpoly1305_kat),
 		VT_TEST(test_nhpoly1305_incremental),
+		VT_TEST(test_nhpoly1305_testmgr),
 		VT_TEST(test_adiantum_kat),
 		VT_TEST(test_adiantum_roundtrip),
 		VT_TEST(test_adiantum_page_end),
