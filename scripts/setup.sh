@@ -59,7 +59,7 @@ fi
 # installed runtime's version into .deps/arm64-dev, whose .pc folder the
 # cross build names (pkg_config_path). pkgconf:arm64 gives the cross
 # pkg-config (aarch64-linux-gnu-pkg-config) of cross/aarch64-linux-gnu.ini.
-PKGS_ARM64=(libssl-dev:arm64 libsodium-dev:arm64 libcunit1-dev:arm64
+PKGS_ARM64=(libc6:arm64 libssl-dev:arm64 libsodium-dev:arm64 libcunit1-dev:arm64
 	    libgcrypt20:arm64 libgpg-error0:arm64 pkgconf:arm64)
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	log "adding the arm64 architecture (multiarch)"
