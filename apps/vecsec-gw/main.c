@@ -36,6 +36,8 @@
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
+#include "vecsec_eal.h"
+
 #define GW_NB_MBUF 16384
 #define GW_RX_DESC 1024
 #define GW_TX_DESC 1024
@@ -791,6 +793,6 @@ out:
 	if (mp != NULL && rte_mempool_in_use_count(mp) != 0)
 		fprintf(stderr, "vecsec-gw: %u mbufs still in use at exit\n",
 			rte_mempool_in_use_count(mp));
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();       /* the runtime folder too */
 	return ret;
 }

@@ -47,6 +47,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "vecsec_eal.h"
+
 #define BURST 32u
 #define KEY_LEN 32
 #define IV_LEN 12
@@ -129,7 +131,8 @@ die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
 	va_end(ap);
-	rte_exit(EXIT_FAILURE, "failed\n");
+	vecsec_eal_cleanup();
+	exit(EXIT_FAILURE);
 }
 
 static uint8_t *
@@ -257,7 +260,8 @@ parse_args(int argc, char **argv)
 			break;
 		default:
 			usage();
-			rte_exit(c == 'h' ? EXIT_SUCCESS : EXIT_FAILURE, "\n");
+			vecsec_eal_cleanup();
+			exit(c == 'h' ? EXIT_SUCCESS : EXIT_FAILURE);
 		}
 	}
 	if (optind != argc)
@@ -741,6 +745,6 @@ main(int argc, char **argv)
 	if (g.csv != NULL && fclose(g.csv) != 0)
 		die("writing %s failed", opt.csv);
 	dev_teardown();
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

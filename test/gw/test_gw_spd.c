@@ -19,6 +19,8 @@
 #include <rte_eal.h>
 #include <rte_ip.h>
 
+#include "vecsec_eal.h"
+
 struct gw_dp gw;
 volatile bool gw_quit;
 
@@ -324,7 +326,7 @@ main(int argc, char **argv)
 		gw_conf_wipe(&conf);
 	}
 	fails += check_prev();
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();
 	/* tuples that never match (or always do) would prove nothing */
 	if (total_hits == 0 || total_misses == 0) {
 		printf("FAIL: %" PRIu64 " matched, %" PRIu64 " unmatched in all\n", total_hits,
