@@ -688,6 +688,12 @@ main(int argc, char **argv)
 			w++;
 		}
 	}
+	/*
+	 * Ports started, SAs, SPD and routes set up, the control socket
+	 * listening, telemetry registered, workers launched: what a script
+	 * waits for before it talks to us (printed even with --quiet).
+	 */
+	printf("vecsec-gw: ready\n");
 	hz = rte_get_tsc_hz();
 	cpu_start = cpu_seconds();
 	t_start = rte_get_tsc_cycles();
