@@ -179,7 +179,8 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 	X(TOO_BIG, "too_big") \
 	X(EXPIRED, "expired") \
 	X(KEEPALIVE, "natt_keepalive") \
-	X(FRAG, "frag")
+	X(FRAG, "frag") \
+	X(DUMMY, "dummy")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,

@@ -41,6 +41,8 @@ struct gw_sa {
 	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
 	uint16_t pad_align;
 	uint16_t tail_need;     /* tailroom rte_ipsec needs for AAD/ESN */
+	uint16_t nh_from_end;   /* inbound: the trailer's next header, this far from the */
+				/* end when rte_ipsec is done with it (ICV, ESN high half) */
 	uint8_t cdev_id;
 	void *cses;             /* cryptodev session; rte_security session (lookaside-protocol) */
 	struct rte_ipsec_sa *sa;
@@ -168,6 +170,8 @@ void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limi
 /* sa.c */
 /* crypto_vecsec's dynamic mbuf flag for replayed ESP (lookaside-protocol SAs), or 0 */
 extern uint64_t gw_sec_replay_flag;
+/* the same for dummy packets (next header 59), or 0 */
+extern uint64_t gw_sec_dummy_flag;
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_sa_teardown(struct gw_dp *dp);
 /* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */
@@ -235,7 +239,6 @@ void gw_frag_flush(struct gw_worker *w);
 int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6,
 		struct rte_mbuf *out[GW_FRAG_MAX_OUT]);
 /* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
-bool gw_natt_is_keepalive(const struct rte_mbuf *m);
 int gw_natt_trs_decap(struct rte_mbuf *m);
 int gw_natt_outb(struct rte_mbuf *m, bool add_udp);
 void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);

@@ -4,6 +4,7 @@
  *
  *   vecsec-gw [EAL options] -- [-f FILE] [-u MASK] [-w N] [-e] ...
  *   vecsec-gw --check FILE          parse a configuration, no EAL
+ *   vecsec-gw --version | --help    no EAL either
  *   vecsec-gw [EAL options] -- --demo [-f FILE] [--gen-pkts N] [--gen-size B]
  *                                     [--gen-pcap DIR]
  *
@@ -39,6 +40,9 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 #include <rte_ring.h>
+#include <rte_version.h>
+
+#include "vecsec_version.h"
 
 #include "vecsec_eal.h"
 
@@ -78,6 +82,7 @@ usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [options]\n"
 	       "       %s --check FILE\n"
+	       "       %s --version | --help\n"
 	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
 	       "  -u MASK            unprotected ports, the ESP side (hex mask, as ipsec-secgw);\n"
 	       "                     the others are protected (clear traffic)\n"
@@ -118,9 +123,17 @@ usage(const char *prog)
 	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
 	       "  --frag-ttl NS      fragments wait at most NS ns for their datagram\n"
 	       "                     (default %llu)\n"
+	       "  --version          print the version (also before --) and exit\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
-	       prog, prog, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
+	       prog, prog, prog, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
 	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS);
+}
+
+/* --version: this build, and the DPDK it runs with (no EAL needed) */
+static void
+print_version(void)
+{
+	printf("vecsec-gw %s (%s)\n", VECSEC_VERSION_STRING, rte_version());
 }
 
 static void
@@ -185,6 +198,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -331,6 +345,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(argv[0]);
 			exit(0);
+		case 'V':
+			print_version();
+			exit(0);
 		default:
 			usage(argv[0]);
 			return -1;
@@ -393,6 +410,8 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 		fprintf(stderr, "vecsec-gw: port %u has no tx queue\n", port);
 		return -ENOTSUP;
 	}
+	/* the NIC's IPv4 header checksum verdict where it has one (the worker checks the rest) */
+	pc.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
 	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
 	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
 		rc = rte_eth_rx_queue_setup(port, q, GW_RX_DESC, rte_eth_dev_socket_id(port), NULL,
@@ -596,6 +615,10 @@ main(int argc, char **argv)
 		}
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(argv[0]);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		print_version();
 		return 0;
 	}
 	/* --check needs no EAL: look for it (and --allow-unprotected-keys) anywhere */

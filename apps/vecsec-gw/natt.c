@@ -5,8 +5,8 @@
  * SA only, so for transport SAs the worker adds it after outbound
  * processing and removes it before inbound processing (rte_ipsec then sees
  * plain ESP and restores the next protocol and lengths itself). Also the
- * NAT-keepalive test (RFC 3948 2.3) and the inner TCP/UDP checksum repair
- * after transport-mode decapsulation (RFC 3948 3.1.2, procedure 2).
+ * inner TCP/UDP checksum repair after transport-mode decapsulation
+ * (RFC 3948 3.1.2, procedure 2). Keepalives: gw_pkt_class() (gw_pkt.h).
  */
 #include "gw_dp.h"
 #include "gw_pkt.h"
@@ -101,21 +101,6 @@ l4_cksum(const uint8_t *l3, uint32_t hl, uint8_t proto, const uint8_t *l4, uint3
 	ck = (uint16_t)~__rte_raw_cksum_reduce(sum);
 	/* RFC 768: a computed 0 is sent as all ones (0 means "none" for UDP over IPv4) */
 	return ck == 0 && proto == IPPROTO_UDP ? 0xffff : ck;
-}
-
-/*
- * RFC 3948 2.3: a NAT-keepalive is a UDP datagram to port 4500 whose
- * payload is the single octet 0xFF. m has been through parse_l3 (UDP).
- */
-bool
-gw_natt_is_keepalive(const struct rte_mbuf *m)
-{
-	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
-
-	if (m->pkt_len != m->l3_len + sizeof(*u) + 1)
-		return false;
-	return u->dst_port == rte_cpu_to_be_16(GW_NATT_PORT) && ((const uint8_t *)(u + 1))[0] == 0xff;
 }
 
 /*

@@ -212,6 +212,7 @@ inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
 /* ---- vecsec: lookaside-protocol SAs (rte_security ESP sessions) ---------- */
 
 uint64_t gw_sec_replay_flag;
+uint64_t gw_sec_dummy_flag;
 static struct rte_mempool *sec_pool;    /* rte_security sessions, made on first need */
 
 /*
@@ -337,6 +338,9 @@ sec_pool_create(struct gw_dp *dp)
 	int bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME, NULL);
 
 	gw_sec_replay_flag = bit >= 0 ? RTE_BIT64(bit) : 0;
+	/* and dummy packets (next header 59, discarded) with this one */
+	bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_DUMMY_NAME, NULL);
+	gw_sec_dummy_flag = bit >= 0 ? RTE_BIT64(bit) : 0;
 	return 0;
 }
 
@@ -491,6 +495,8 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		(c->cipher_algo == RTE_CRYPTO_CIPHER_3DES_CBC ||
 		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
 	s->tail_need = 16 + 4;
+	/* rte_ipsec keeps the ESN high half between trailer and ICV (lib/ipsec: sqh_len) */
+	s->nh_from_end = (uint16_t)(c->digest_len + ((c->esn || dp->esn) ? 4 : 0) + 1);
 
 	if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
 		/* the PMD frames ESP itself: tunnel end points as addresses, not a header */

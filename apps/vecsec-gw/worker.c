@@ -34,53 +34,46 @@ drop(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m, enum gw_drop why
 }
 
 /*
- * Check the IP header at the start of m, trim link padding, set l3_len.
- * Returns 0 (IPv4), 1 (IPv6) or -1 (malformed). Only contiguous mbufs.
+ * Check the IP header at the start of m (gw_pkt_l3(), with what is known
+ * of its IPv4 checksum), trim link padding, set l3_len; an IPv4 header
+ * whose checksum field alone the NIC found wrong gets a right one.
+ * Returns 0 (IPv4), 1 (IPv6) or -1 (malformed, a wrong IPv4 checksum
+ * included). The headers must lie in the first segment.
  */
 static inline int
-parse_l3(struct rte_mbuf *m, uint8_t *proto)
+parse_l3(struct rte_mbuf *m, enum gw_ck ck, struct gw_l3 *r)
 {
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	int v6 = gw_pkt_l3(p, rte_pktmbuf_data_len(m), rte_pktmbuf_pkt_len(m), ck, r);
 
-	if (len < 1)
+	if (v6 < 0)
 		return -1;
-	if ((p[0] >> 4) == 4) {
-		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)p;
-		uint32_t hl, tl;
+	if (r->ip_len < m->pkt_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - r->ip_len));
+	m->l3_len = r->l3_len;
+	if (r->fix_cksum) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
 
-		if (len < sizeof(*h))
-			return -1;
-		hl = (uint32_t)(h->version_ihl & 0xf) * 4;
-		tl = rte_be_to_cpu_16(h->total_length);
-		if (hl < sizeof(*h) || tl < hl || tl > len)
-			return -1;
-		if (tl < len)
-			rte_pktmbuf_trim(m, (uint16_t)(len - tl));
-		m->l3_len = hl;
-		*proto = h->next_proto_id;
-		return 0;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
 	}
-	if ((p[0] >> 4) == 6) {
-		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)p;
-		uint32_t tl;
-		int hl;
+	return v6;
+}
 
-		if (len < sizeof(*h))
-			return -1;
-		tl = sizeof(*h) + rte_be_to_cpu_16(h->payload_len);
-		if (tl > len)
-			return -1;
-		if (tl < len)
-			rte_pktmbuf_trim(m, (uint16_t)(len - tl));
-		/* l3_len covers the extension chain: ESP, the SPD's ports and rte_ipsec follow it */
-		hl = gw_ip6_walk(p, tl, proto, NULL);
-		if (hl < 0)
-			return -1;
-		m->l3_len = (uint32_t)hl;
-		return 1;
+/* The NIC's word on the IPv4 header checksum (RTE_MBUF_F_RX_IP_CKSUM_*); unknown: verify. */
+static inline enum gw_ck
+rx_ck(const struct rte_mbuf *m)
+{
+	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
+		return GW_CK_GOOD;
+	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
+		return GW_CK_BAD;
+	case RTE_MBUF_F_RX_IP_CKSUM_NONE:
+		return GW_CK_FIX;
+	default:
+		return GW_CK_VERIFY;
 	}
-	return -1;
 }
 
 /* Strip the Ethernet header; -1 if it is not IPv4/IPv6 over Ethernet. */
@@ -154,6 +147,11 @@ route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 		return;
 	}
 	if (!v6) {
+		/*
+		 * Recomputed only over headers that were verified (rx, or the
+		 * inner header after decryption) or that the gateway built:
+		 * never over one that came in wrong (RFC 1812 5.2.2).
+		 */
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)l3;
 
 		h->hdr_checksum = 0;
@@ -299,6 +297,48 @@ in_check_flush(struct gw_worker *w, struct in_check *ic)
 }
 
 /*
+ * Inbound transport mode, ESP just removed: the trailer's next header went
+ * into the byte that named ESP, which m->l3_len (IP header and the IPv6
+ * extensions before ESP) still locates. 59 is a dummy packet (RFC 4303
+ * 2.6, RFC 4301 4.4.2): to be discarded, not delivered.
+ */
+static inline bool
+in_trs_dummy(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t l3 = m->l3_len;
+	uint8_t nh;
+
+	if (m->data_len < sizeof(struct rte_ipv4_hdr))
+		return false;
+	if ((p[0] >> 4) == 4)
+		return ((const struct rte_ipv4_hdr *)p)->next_proto_id == IPPROTO_NONE;
+	return l3 <= m->data_len && gw_ip6_walk(p, l3, &nh, NULL) == (int)l3 &&
+		nh == IPPROTO_NONE;
+}
+
+/*
+ * Inbound tunnel mode on rte_ipsec: a packet that authenticated (no
+ * failure flag) and that process refused untouched (length as before,
+ * plen) failed the trailer check, which wants the tunnel's next header;
+ * one whose decrypted trailer says 59 is a dummy packet, counted as one.
+ */
+static inline bool
+in_tun_dummy(const struct gw_sa *sa, const struct rte_mbuf *m, uint32_t plen)
+{
+	uint8_t nh;
+	const uint8_t *p;
+
+	if (sa->dir != GW_DIR_IN || sa->mode == GW_MODE_TRANS ||
+	    sa->action == GW_SA_LOOKASIDE_PROTOCOL ||
+	    (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED) || m->pkt_len != plen ||
+	    m->pkt_len < sa->nh_from_end)
+		return false;
+	p = rte_pktmbuf_read(m, m->pkt_len - sa->nh_from_end, 1, &nh);
+	return p != NULL && *p == IPPROTO_NONE;
+}
+
+/*
  * After rte_ipsec process: count, then inbound policy check, then route.
  * Inbound packets join ic (at most GW_BURST per flush), checked by the
  * caller's in_check_flush(); with ic NULL, here.
@@ -326,6 +366,10 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 			;
 		if (m->ol_flags & gw_sec_replay_flag)
 			why = GW_DROP_REPLAY;   /* lookaside-protocol: the PMD's window */
+		else if (m->ol_flags & gw_sec_dummy_flag)
+			why = GW_DROP_DUMMY;    /* lookaside-protocol: next header 59 */
+		else if (in_tun_dummy(sa, m, j < n ? plen[j] : 0))
+			why = GW_DROP_DUMMY;
 		else if (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED)
 			why = sa->dir == GW_DIR_IN ? GW_DROP_AUTH : GW_DROP_CRYPTO;
 		else if (sa->dir == GW_DIR_IN && j < n && m->pkt_len != plen[j])
@@ -344,18 +388,28 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
 
 		m->ol_flags = 0;
+		if (sa->dir == GW_DIR_IN && sa->mode == GW_MODE_TRANS && in_trs_dummy(m)) {
+			drop(w, sa, m, GW_DROP_DUMMY);
+			continue;
+		}
 		ss->pkts++;
 		ss->bytes += m->pkt_len;
 		if (sa->dir == GW_DIR_IN) {
-			uint8_t proto;
-			int v6 = parse_l3(m, &proto);
+			struct gw_l3 r;
+			/*
+			 * Tunnel: the inner header is verified like any received one (a
+			 * corrupted one is dropped, not given a fresh checksum). Transport:
+			 * the header was verified on rx, then ESP's removal changed it.
+			 */
+			int v6 = parse_l3(m, sa->mode == GW_MODE_TRANS ? GW_CK_GOOD : GW_CK_VERIFY,
+					  &r);
 
 			if (v6 < 0) {
 				drop(w, sa, m, GW_DROP_MALFORMED);
 				continue;
 			}
 			if (sa->natt && sa->mode == GW_MODE_TRANS)
-				gw_natt_trs_l4_fix(m, proto);
+				gw_natt_trs_l4_fix(m, r.proto);
 			ic->m[v6][ic->n[v6]] = m;
 			ic->sa[v6][ic->n[v6]++] = sa;
 		} else {
@@ -641,27 +695,6 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		esp_group_submit(w, sas, ok, nok);
 }
 
-/*
- * RFC 3948: UDP to port 4500 whose first four payload bytes are not zero
- * (zero marks IKE) is ESP; not for IPv4 fragments (no reassembly).
- */
-static inline bool
-is_natt(const struct rte_mbuf *m)
-{
-	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
-	const uint8_t *pl = (const uint8_t *)(u + 1);
-
-	if (m->pkt_len < m->l3_len + sizeof(*u) + sizeof(struct rte_esp_hdr))
-		return false;
-	if ((l3[0] >> 4) == 4 &&
-	    (rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->fragment_offset) &
-	     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
-		return false;
-	return u->dst_port == rte_cpu_to_be_16(GW_NATT_PORT) &&
-		(pl[0] | pl[1] | pl[2] | pl[3]) != 0;
-}
-
 static void
 rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n)
 {
@@ -674,49 +707,39 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
-		uint8_t proto;
+		struct gw_l3 r;
 		int v6, rc;
 
-		if (strip_l2(m) < 0 || (v6 = parse_l3(m, &proto)) < 0) {
+		/* classification: gw_pkt.h (also run by the fuzz target, on bytes) */
+		if (strip_l2(m) < 0 || (v6 = parse_l3(m, rx_ck(m), &r)) < 0) {
 			drop(w, NULL, m, GW_DROP_MALFORMED);
 			continue;
 		}
 		/* fragments wait for their datagram, which then goes on from here */
-		if (w->frag != NULL && (rc = gw_frag_in(w, &m, v6, proto)) != 0 &&
-				(rc < 0 || (v6 = parse_l3(m, &proto)) < 0)) {
+		if (r.frag && w->frag != NULL && (rc = gw_frag_in(w, &m, v6, r.proto)) != 0 &&
+				(rc < 0 || (v6 = parse_l3(m, GW_CK_GOOD, &r)) < 0)) {
 			if (rc > 0)
 				drop(w, NULL, m, GW_DROP_MALFORMED);
 			continue;
 		}
-		if (prot && proto == IPPROTO_UDP && gw_natt_is_keepalive(m)) {
+		switch (gw_pkt_class(rte_pktmbuf_mtod(m, const uint8_t *), &r, prot)) {
+		case GW_PKT_KEEPALIVE:
 			drop(w, NULL, m, GW_DROP_KEEPALIVE);     /* RFC 3948 2.3: nothing to do */
 			continue;
-		}
-		if (prot && proto == IPPROTO_UDP && is_natt(m)) {
+		case GW_PKT_ESP_NATT:
 			m->l3_len += sizeof(struct rte_udp_hdr);        /* ESP starts after UDP */
 			esp_v6[nesp] = (uint8_t)(v6 | ESP_NATT);
 			esp[nesp++] = m;
 			continue;
-		}
-		if (prot && proto == IPPROTO_ESP) {
-			if (!v6) {
-				const struct rte_ipv4_hdr *h = rte_pktmbuf_mtod(m,
-					const struct rte_ipv4_hdr *);
-
-				/* no reassembly: an ESP fragment cannot be processed */
-				if ((rte_be_to_cpu_16(h->fragment_offset) &
-				     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0) {
-					drop(w, NULL, m, GW_DROP_MALFORMED);
-					continue;
-				}
-			}
-			if (m->pkt_len < m->l3_len + sizeof(struct rte_esp_hdr)) {
-				drop(w, NULL, m, GW_DROP_MALFORMED);
-				continue;
-			}
+		case GW_PKT_ESP:
 			esp_v6[nesp] = (uint8_t)v6;
 			esp[nesp++] = m;
 			continue;
+		case GW_PKT_MALFORMED:
+			drop(w, NULL, m, GW_DROP_MALFORMED);
+			continue;
+		case GW_PKT_CLEAR:
+			break;
 		}
 		clear[v6][nclear[v6]++] = m;
 	}
