@@ -272,7 +272,8 @@ parse_args(int argc, char **argv)
 			break;
 		case 'V':
 			print_version();
-			rte_exit(EXIT_SUCCESS, "\n");
+			vecsec_eal_cleanup();
+			exit(EXIT_SUCCESS);
 		default:
 			usage();
 			vecsec_eal_cleanup();
