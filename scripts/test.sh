@@ -85,10 +85,12 @@ ninja -C build
 run_suites build "${suites[@]}"
 
 echo "== ASan + UBSan build (everything; test setup 'sanitize') =="
-# -Db_lundef=false: the PMD's .so leaves the sanitizer runtime to the program
+# -Db_lundef=false: the PMD's .so leaves the sanitizer runtime to the program.
+# -g1 (after the buildtype's -g): line tables are all a sanitizer report
+# needs, and it compiles a quarter faster (this build is the longest step).
 configure build-asan -Dbuildtype=debugoptimized \
 	-Db_sanitize=address,undefined -Db_lundef=false \
-	-Dc_args=-fno-sanitize-recover=all
+	"-Dc_args=-fno-sanitize-recover=all -g1"
 ninja -C build-asan
 # DPDK's stock tools (ipsec-secgw, dpdk-test's cryptodev part) are built by
 # the tests, uninstrumented, into BUILD/pmd-tools; the sanitizer run uses the
