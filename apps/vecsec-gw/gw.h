@@ -21,6 +21,7 @@
 #define GW_BURST 32
 #define GW_MAX_KEY 64
 #define GW_DEFAULT_WINDOW 1024
+#define GW_MAX_WINDOW 8128      /* crypto_vecsec's lookaside-protocol maximum */
 
 /*
  * vecsec: crypto_vecsec's private algorithm ids (rte_pmd_vecsec.h:
@@ -68,7 +69,7 @@ struct gw_sa_conf {
 	uint16_t aad_len;       /* 8; +4 with ESN */
 	struct gw_addr src, dst; /* tunnel end points */
 	bool esn;
-	uint64_t esn_init;
+	uint64_t esn_init;      /* `esn N` / `seq N`: outbound the first number, inbound the last seen */
 	bool udp_encap;
 	bool telemetry;
 	int32_t window;         /* -1: the global default */

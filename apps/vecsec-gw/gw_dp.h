@@ -4,7 +4,8 @@
  * the route tables, ports and workers. Built once from struct gw_conf by
  * sa.c, sp.c and rt.c before the workers start; read-only afterwards except
  * for the rte_ipsec SA's sequence and replay state, which only the worker
- * owning the packet touches (SQN_ATOM when there is more than one worker).
+ * owning the packet touches (outbound: SQN_ATOM when there is more than one
+ * worker; inbound: under the SA's rw_lock).
  */
 #ifndef VECSEC_GW_DP_H
 #define VECSEC_GW_DP_H
@@ -22,7 +23,10 @@
 #include <rte_lpm6.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_rwlock.h>
 #include <rte_spinlock.h>
+
+struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worker.c */
 
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
@@ -60,6 +64,23 @@ struct gw_sa {
 	uint64_t life[4];               /* enum gw_life */
 	uint64_t used_pkts, used_bytes; /* reserved so far, atomic */
 	uint8_t soft_sent, hard_sent;   /* atomic exchange: one event each */
+	/*
+	 * The hard packet limit the workers apply: life[GW_LIFE_HARD_PKTS], and
+	 * outbound also the sequence numbers the SA has left (its numbers never
+	 * wrap: RFC 4303 3.3.3), whichever is lower; 0 = none.
+	 */
+	uint64_t hard_pkts;
+	/*
+	 * vecsec: anti-replay of inbound rte_ipsec SAs (lookaside-none, CPU
+	 * crypto) with a window or ESN: an exact RFC 4303 window (lib/esp) in
+	 * front of rte_ipsec's (worker.c, replay_pre/replay_post). NULL: none
+	 * (lookaside-protocol SAs: the PMD's window is exact).
+	 */
+	struct vecsec_esp_replay *rw;
+	uint32_t rw_recover;            /* W rte_ipsec reconstructs ESNs with */
+	bool rw_esn;
+	bool rw_shared;                 /* more than one worker: take rw_lock */
+	rte_rwlock_t rw_lock;           /* read: replay_pre + prepare; write: process */
 };
 
 /* An SA lifetime event, queued by a worker, sent by the control thread. */
@@ -133,6 +154,7 @@ struct gw_worker {
 	uint64_t drained;               /* polls that ended with nothing in a cryptodev */
 	uint64_t busy_cycles;           /* spent in iterations that moved packets */
 	uint64_t last_rx_tsc;
+	uint64_t polls;                 /* polls done (--idle-exit waits for one more of each) */
 	struct gw_frag_w *frag;         /* reassembly table and fragment IDs (frag.c) */
 };
 
@@ -153,6 +175,7 @@ struct gw_dp {
 	struct gw_worker worker[GW_MAX_WORKERS];
 	unsigned int nb_workers;
 	uint32_t window;                /* default replay window */
+	uint16_t rx_burst;              /* packets per rx burst, 1..GW_BURST (--rx-burst) */
 	bool esn;                       /* ESN on every SA (-e) */
 	bool force_cpu_crypto;
 	const char *prefer_driver;      /* cryptodev driver tried first */
@@ -170,6 +193,8 @@ void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limi
 /* sa.c */
 /* crypto_vecsec's dynamic mbuf flag for replayed ESP (lookaside-protocol SAs), or 0 */
 extern uint64_t gw_sec_replay_flag;
+/* mbuf dynamic field: an inbound packet's full sequence number (struct gw_sa rw) */
+extern int gw_seq_dynfield;
 /* the same for dummy packets (next header 59), or 0 */
 extern uint64_t gw_sec_dummy_flag;
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);

@@ -86,7 +86,8 @@ usage(const char *prog)
 	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
 	       "  -u MASK            unprotected ports, the ESP side (hex mask, as ipsec-secgw);\n"
 	       "                     the others are protected (clear traffic)\n"
-	       "  -w N               anti-replay window (default %u, 0 disables)\n"
+	       "  -w N               anti-replay window, 0..%u packets (default %u; 0 disables\n"
+	       "                     it, except on ESN SAs, which need one: 64 there)\n"
 	       "  -e                 ESN on every SA\n"
 	       "  --cpu-crypto       process every SA with synchronous CPU crypto\n"
 	       "  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n"
@@ -123,10 +124,11 @@ usage(const char *prog)
 	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
 	       "  --frag-ttl NS      fragments wait at most NS ns for their datagram\n"
 	       "                     (default %llu)\n"
+	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
 	       "  --version          print the version (also before --) and exit\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
-	       prog, prog, prog, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
-	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS);
+	       prog, prog, prog, GW_MAX_WINDOW, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST);
 }
 
 /* --version: this build, and the DPDK it runs with (no EAL needed) */
@@ -197,6 +199,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "mtu", required_argument, NULL, 'U' },
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
+		{ "rx-burst", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -232,9 +235,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'w': {
 			unsigned long w = strtoul(optarg, &end, 10);
 
-			if (*end != '\0' || errno != 0 || w > 4096) {
-				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..4096\n",
-					optarg);
+			if (*end != '\0' || errno != 0 || w > GW_MAX_WINDOW) {
+				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..%u\n",
+					optarg, GW_MAX_WINDOW);
 				return -1;
 			}
 			gw.window = (uint32_t)w;
@@ -340,6 +343,17 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			gw.frag_ttl_ns = ns;
+			break;
+		}
+		case 'X': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || n < 1 || n > GW_BURST) {
+				fprintf(stderr, "vecsec-gw: --rx-burst %s: 1..%u\n", optarg,
+					GW_BURST);
+				return -1;
+			}
+			gw.rx_burst = (uint16_t)n;
 			break;
 		}
 		case 'h':
@@ -593,6 +607,8 @@ main(int argc, char **argv)
 	char err[512] = "";
 	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
+	uint64_t idle_polls[GW_MAX_WORKERS];   /* --idle-exit: polls of each worker at idle */
+	bool idle_seen = false;
 	double cpu_start;
 
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
@@ -605,6 +621,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	gw.window = GW_DEFAULT_WINDOW;
+	gw.rx_burst = GW_BURST;
 	gw.frag_tbl_sz = GW_FRAG_DEFAULT_TBL;
 	gw.frag_ttl_ns = GW_FRAG_DEFAULT_TTL_NS;
 	gw.prefer_driver = "crypto_vecsec";
@@ -852,14 +869,37 @@ main(int argc, char **argv)
 			gw_quit = true;
 		if (o.idle_exit > 0) {
 			uint64_t last = 0;
+			uint64_t polls[GW_MAX_WORKERS];
 			uint32_t inflight = 0;
 
+			/*
+			 * Idle only once every worker has polled again since it looked
+			 * idle: on a loaded machine a worker (or this thread) held back
+			 * by the OS for S seconds has not moved packets, but it is not
+			 * done with its queues either. Poll counts first: a poll that
+			 * moved packets counts only after its last_rx_tsc is stored.
+			 */
 			for (unsigned int w = 0; w < gw.nb_workers; w++)
-				last = RTE_MAX(last, gw.worker[w].last_rx_tsc);
+				polls[w] = __atomic_load_n(&gw.worker[w].polls, __ATOMIC_ACQUIRE);
+			for (unsigned int w = 0; w < gw.nb_workers; w++)
+				last = RTE_MAX(last, __atomic_load_n(&gw.worker[w].last_rx_tsc,
+								     __ATOMIC_RELAXED));
 			for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 				inflight += w0->inflight[id];
-			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz)
-				gw_quit = true;
+			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz) {
+				bool polled = idle_seen;
+
+				for (unsigned int w = 0; w < gw.nb_workers; w++) {
+					polled = polled && polls[w] > idle_polls[w];
+					if (!idle_seen)
+						idle_polls[w] = polls[w];
+				}
+				idle_seen = true;
+				if (polled)
+					gw_quit = true;
+			} else {
+				idle_seen = false;
+			}
 		}
 		if (print_now || (!o.quiet && !o.demo && t1 - last_print > 10 * hz)) {
 			print_now = false;

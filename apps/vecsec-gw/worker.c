@@ -19,8 +19,11 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_ipsec_group.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 #include <rte_udp.h>
+
+#include <vecsec/vecsec_esp.h>
 
 #define ESP_NATT 2      /* flag in esp_inbound()'s v6[]: ESP came in UDP */
 
@@ -212,7 +215,7 @@ static inline void
 life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
 {
 	uint64_t soft = sa->life[by_pkts ? GW_LIFE_SOFT_PKTS : GW_LIFE_SOFT_BYTES];
-	uint64_t hard = sa->life[by_pkts ? GW_LIFE_HARD_PKTS : GW_LIFE_HARD_BYTES];
+	uint64_t hard = by_pkts ? sa->hard_pkts : sa->life[GW_LIFE_HARD_BYTES];
 
 	if (soft != 0 && prev < soft && prev + add >= soft &&
 			__atomic_exchange_n(&sa->soft_sent, 1, __ATOMIC_RELAXED) == 0)
@@ -225,21 +228,25 @@ life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
 /*
  * Lifetimes: reserve n clear packets and their bytes with one atomic add each
  * (per SA and burst, not per packet); the packets past a hard limit are
- * dropped as expired, from the end, so exactly the limit passes. Returns
+ * dropped as expired, from the end, so exactly the limit passes (outbound
+ * the packet limit includes the sequence numbers left: sa->hard_pkts). Returns
  * how many of mb[] go on. Once a reservation has crossed the hard limit,
  * every later packet of the SA is expired.
  */
 static uint16_t
 life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
 {
-	uint64_t bytes = 0, prev_p, prev_b, hard;
+	uint64_t bytes = 0, prev_p, prev_b = 0, hard;
+	bool by_bytes = (sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
 	uint16_t k = n;
 
-	for (uint16_t i = 0; i < n; i++)
-		bytes += mb[i]->pkt_len;
 	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
-	prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
-	hard = sa->life[GW_LIFE_HARD_PKTS];
+	if (by_bytes) {
+		for (uint16_t i = 0; i < n; i++)
+			bytes += mb[i]->pkt_len;
+		prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
+	}
+	hard = sa->hard_pkts;
 	if (hard != 0 && prev_p + k > hard)
 		k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
 	hard = sa->life[GW_LIFE_HARD_BYTES];
@@ -252,7 +259,8 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		k = j;
 	}
 	life_cross(sa, prev_p, n, true);
-	life_cross(sa, prev_b, bytes, false);
+	if (by_bytes)
+		life_cross(sa, prev_b, bytes, false);
 	for (uint16_t i = k; i < n; i++)
 		drop(w, sa, mb[i], GW_DROP_EXPIRED);
 	return k;
@@ -294,6 +302,152 @@ in_check_flush(struct gw_worker *w, struct in_check *ic)
 		}
 		ic->n[v6] = 0;
 	}
+}
+
+/*
+ * ---- vecsec: exact anti-replay for inbound rte_ipsec SAs ------------------
+ *
+ * DPDK 22.11's rte_ipsec window marks only the low half of each 64-bit
+ * word (replays pass), counts W + 1 numbers, has no spare bitmap word, and
+ * rebuilds an ESN twice, in prepare (from the window before the burst; the
+ * ICV is checked with that number) and in process (from the window as the
+ * burst's earlier packets left it), recording the second
+ * (docs/dpdk-ipsec-replay.md). So the SA keeps an exact window of W
+ * numbers of its own (lib/esp, sa->rw; rte_ipsec's is given R = W + 64,
+ * sa.c) and rte_ipsec only sees packets its window cannot get wrong:
+ *
+ * A (replay_pre, then prepare; read lock when workers share the SA): each
+ *   packet's full number v0 is rebuilt from our window, whose top equals
+ *   rte_ipsec's (both start at `esn N`, and both record exactly the packets
+ *   rte_ipsec_pkt_process() returns), with rte_ipsec's R: so v0 is the
+ *   number prepare authenticates. Kept in the mbuf (gw_seq_dynfield).
+ *   What our window refuses already is dropped before any crypto.
+ * B (replay_post; write lock): after crypto, in arrival order, a packet
+ *   whose v0 is a duplicate or now at or below top - W (top as our window
+ *   and the packets before it in the burst leave it) is dropped as a replay
+ *   and never reaches rte_ipsec; the rest go to rte_ipsec_pkt_process() in
+ *   runs in which no packet is such a duplicate or too old for an earlier
+ *   one of the same run; what it returns is recorded (replay_record).
+ *
+ * Why rte_ipsec's second reconstruction then equals v0: Appendix A maps a
+ * low half to the one number in [T - R + 1, T - R + 2^32]. v0 lies there
+ * for the top T0 of step A. At process time rte_ipsec's top T' is T0 or
+ * higher (tops only grow), so v0 <= T0 - R + 2^32 <= T' - R + 2^32; and
+ * step B let the packet through only if v0 > T' - W > T' - R (T' is at
+ * most the top it checked against: rte_ipsec may have refused an earlier
+ * packet of the run, never recorded more). So v0 lies in T''s interval
+ * too: rte_ipsec rebuilds v0, finds it neither left of its window nor
+ * seen (it has recorded only what ours has, in a bitmap with a spare
+ * word), and both windows record the same number. Packets whose crypto
+ * failed are left to rte_ipsec (auth_failed); they record nothing.
+ */
+
+static inline uint64_t *
+esp_seq(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, gw_seq_dynfield, uint64_t *);
+}
+
+/* Step A, before rte_ipsec prepare: v0 of each packet; drops what our window refuses. */
+static uint16_t
+replay_pre(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+{
+	uint64_t top = vecsec_esp_replay_top(sa->rw);
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = mb[i];
+		const struct rte_esp_hdr *esp = rte_pktmbuf_mtod_offset(m,
+			const struct rte_esp_hdr *, m->l2_len + m->l3_len);
+		uint32_t lo = rte_be_to_cpu_32(esp->seq);
+		uint64_t v = lo;
+
+		/*
+		 * a number outside 64 bits (-ERANGE) belongs to no packet of the SA;
+		 * one above the top is fresh (the usual case: no call)
+		 */
+		if ((sa->rw_esn && vecsec_esp_esn_recover(top, sa->rw_recover, lo, &v) != 0) ||
+		    (v <= top && vecsec_esp_replay_check(sa->rw, v) != 0)) {
+			drop(w, sa, m, GW_DROP_REPLAY);
+			continue;
+		}
+		*esp_seq(m) = v;
+		mb[k++] = m;
+	}
+	return k;
+}
+
+/* After rte_ipsec_pkt_process: record what it accepted (mb[0..k), v0 set by replay_pre). */
+static inline void
+replay_record(struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t k)
+{
+	/* cannot fail: replay_post let only numbers through that the window takes */
+	for (uint16_t i = 0; i < k; i++)
+		vecsec_esp_replay_update(sa->rw, *esp_seq(mb[i]));
+}
+
+static void post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[],
+			 uint16_t n, struct in_check *ic);
+
+/* Step B: the window after crypto, then rte_ipsec process run by run (see above). */
+static void
+replay_post(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+	    struct in_check *ic)
+{
+	uint32_t win = vecsec_esp_replay_win(sa->rw);
+	uint16_t i = 0;
+
+	if (sa->rw_shared)
+		rte_rwlock_write_lock(&sa->rw_lock);
+	while (i < n) {
+		struct rte_mbuf *run[GW_BURST];
+		uint64_t seen[GW_BURST], top = vecsec_esp_replay_top(sa->rw);
+		uint16_t nr = 0, ns = 0;
+
+		for (; i < n; i++) {
+			struct rte_mbuf *m = mb[i];
+			uint64_t v;
+			bool again = false;
+
+			if (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED) {
+				run[nr++] = m;          /* rte_ipsec drops it: auth_failed */
+				continue;
+			}
+			v = *esp_seq(m);
+			/* above the top (ours and the run's) it is fresh: the usual case */
+			if (v <= top && vecsec_esp_replay_check(sa->rw, v) != 0) {
+				drop(w, sa, m, GW_DROP_REPLAY);
+				continue;
+			}
+			/* against the run's earlier packets: too old, or the same number */
+			if (v <= top) {
+				again = top - v >= win;
+				for (uint16_t j = 0; j < ns && !again; j++)
+					again = seen[j] == v;
+			}
+			if (again)
+				break;          /* decided once the run is recorded */
+			seen[ns++] = v;
+			if (v > top)
+				top = v;
+			run[nr++] = m;
+		}
+		if (nr != 0)
+			post_process(w, sa, run, nr, ic);
+	}
+	if (sa->rw_shared)
+		rte_rwlock_write_unlock(&sa->rw_lock);
+}
+
+/* After crypto: rte_ipsec process and what follows, through the exact window if the SA has one. */
+static inline void
+sa_post(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+	struct in_check *ic)
+{
+	if (sa->rw != NULL)
+		replay_post(w, sa, mb, n, ic);
+	else
+		post_process(w, sa, mb, n, ic);
 }
 
 /*
@@ -357,6 +511,8 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		plen[i] = mb[i]->pkt_len;
 	}
 	k = rte_ipsec_pkt_process(&sa->ss, mb, n);
+	if (sa->rw != NULL)
+		replay_record(sa, mb, k);
 	for (uint16_t i = k; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
 		enum gw_drop why = GW_DROP_MALFORMED;
@@ -478,28 +634,43 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	enum gw_drop prep_why = sa->dir == GW_DIR_IN ? GW_DROP_REPLAY : GW_DROP_MALFORMED;
 	uint16_t k;
 
-	/* outbound lifetimes before encryption: no sequence number is spent past the limit */
-	if (sa->has_life && sa->dir == GW_DIR_OUT) {
+	/*
+	 * outbound lifetimes and sequence numbers before encryption: no number
+	 * is spent past the limit, none is used twice
+	 */
+	if (sa->dir == GW_DIR_OUT) {
 		n = life_admit(w, sa, mb, n);
 		if (n == 0)
 			return;
 	}
+	/* inbound exact window, step A (replay_pre): read lock until prepare is done */
+	if (sa->rw != NULL) {
+		if (sa->rw_shared)
+			rte_rwlock_read_lock(&sa->rw_lock);
+		n = replay_pre(w, sa, mb, n);
+	}
 	if (sa->action == GW_SA_CPU_CRYPTO) {
-		k = rte_ipsec_pkt_cpu_prepare(&sa->ss, mb, n);
+		k = n != 0 ? rte_ipsec_pkt_cpu_prepare(&sa->ss, mb, n) : 0;
+		if (sa->rw != NULL && sa->rw_shared)
+			rte_rwlock_read_unlock(&sa->rw_lock);
 		for (uint16_t i = k; i < n; i++)
 			drop(w, sa, mb[i], prep_why);
 		if (k != 0)
-			post_process(w, sa, mb, k, &b->ic);
+			sa_post(w, sa, mb, k, &b->ic);
 		return;
 	}
 	/* at most GW_BURST packets per rx burst in all, so the batch has room */
 	cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
-	if (cop_take(w, b, cop, n) == 0) {
+	if (n == 0 || cop_take(w, b, cop, n) == 0) {
+		if (sa->rw != NULL && sa->rw_shared)
+			rte_rwlock_read_unlock(&sa->rw_lock);
 		for (uint16_t i = 0; i < n; i++)
 			drop(w, sa, mb[i], GW_DROP_NO_MBUF);
 		return;
 	}
 	k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
+	if (sa->rw != NULL && sa->rw_shared)
+		rte_rwlock_read_unlock(&sa->rw_lock);
 	for (uint16_t i = k; i < n; i++) {
 		drop(w, sa, mb[i], prep_why);
 		rte_crypto_op_free(cop[i]);
@@ -831,7 +1002,7 @@ crypto_dequeue(struct gw_worker *w)
 					drop(w, NULL, grp[g].m[i], GW_DROP_CRYPTO);
 				continue;
 			}
-			post_process(w, sa, grp[g].m, (uint16_t)grp[g].cnt, &ic);
+			sa_post(w, sa, grp[g].m, (uint16_t)grp[g].cnt, &ic);
 		}
 		in_check_flush(w, &ic);
 		if (n == GW_BURST)
@@ -849,7 +1020,7 @@ gw_worker_poll(struct gw_worker *w)
 
 	for (unsigned int q = 0; q < w->nb_rxq; q++) {
 		uint16_t port = w->rxq[q].port;
-		uint16_t n = rte_eth_rx_burst(port, w->rxq[q].queue, mb, GW_BURST);
+		uint16_t n = rte_eth_rx_burst(port, w->rxq[q].queue, mb, gw.rx_burst);
 
 		if (n == 0)
 			continue;
@@ -868,6 +1039,10 @@ gw_worker_poll(struct gw_worker *w)
 			__atomic_store_n(&w->drained, w->drained + 1, __ATOMIC_RELEASE);
 		rte_rcu_qsbr_quiescent(gw.rcu, w->id);
 	}
+	/* --idle-exit (main.c) reads last_rx_tsc after polls: store it first */
+	if (moved != 0)
+		__atomic_store_n(&w->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+	__atomic_store_n(&w->polls, w->polls + 1, __ATOMIC_RELEASE);
 	return moved;
 }
 
