@@ -28,6 +28,7 @@
  * cryptodevs. Answers never contain key bytes.
  */
 #include "gw_dp.h"
+#include "ctrl_ike.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,13 +47,8 @@
 #include <rte_lcore.h>
 
 #define CTRL_LINE_MAX 4096
-/*
- * The protocol's version, answered by `version`: MINOR grows when requests
- * or answer lines are added (what worked before works the same), MAJOR when
- * an existing request or answer changes. 1.0 had no `version` request (an
- * old gateway answers it with ERR); 1.1 added `replace sp` and `version`.
- */
-#define CTRL_VERSION "1.1"
+/* The protocol's version (ctrl_ike.h: GW_CTRL_VERSION, its history). */
+#define CTRL_VERSION GW_CTRL_VERSION
 #define CTRL_MAX_SUBS 8
 
 /* Lifetime events from the workers; the control thread sends them on. */
@@ -282,7 +278,10 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 	struct gw_sa *s;
 	unsigned int i, n = 0;
 	int rc;
+	bool reserved = gw_ike_spi_release(dir, spi);   /* `spi alloc` (1.2) */
 
+	if (sc == NULL && reserved)
+		return 0;
 	if (sc == NULL) {
 		snprintf(err, err_len, "no SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
 		return -ENOENT;
@@ -495,6 +494,8 @@ cmd_list(FILE *out)
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
 			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
+		if (s->owner != 0)
+			fprintf(out, " owner %s", gw_owner_name(s->owner));
 		if (s->has_life) {
 			static const char *const lk[4] = { "soft-bytes", "hard-bytes",
 				"soft-packets", "hard-packets" };
@@ -529,6 +530,8 @@ cmd_list(FILE *out)
 		}
 		fprintf(out, " proto %u:%u sport %u:%u dport %u:%u", sp->proto_lo,
 			sp->proto_hi, sp->sport_lo, sp->sport_hi, sp->dport_lo, sp->dport_hi);
+		if (sp->owner != 0)
+			fprintf(out, " owner %s", gw_owner_name(sp->owner));
 		if (sp->spi_prev != 0)
 			fprintf(out, " # and SA in %u until it is deleted", sp->spi_prev);
 		fputc('\n', out);
@@ -583,6 +586,8 @@ handle(char *line, FILE *out, bool *subscribe)
 		cmd_list(out);
 	} else if (strcmp(w0, "stats") == 0) {
 		gw_stats_print(&gw, 0, out);
+	} else if (gw_ctrl_ike(w0, w1, line, out, err, sizeof(err), &rc)) {
+		/* 1.2: hello, spi alloc, query sa, flush owner, bypass/natt udp, host */
 	} else if (strcmp(w0, "subscribe") == 0) {
 		if (nb_subs == CTRL_MAX_SUBS) {
 			snprintf(err, sizeof(err), "%d subscribers already", CTRL_MAX_SUBS);
@@ -596,7 +601,8 @@ handle(char *line, FILE *out, bool *subscribe)
 			strcpy(w0, "?");
 		snprintf(err, sizeof(err),
 			 "unknown command '%s' (sa, sp, del sa, del sp, replace sp, list, stats, "
-			 "subscribe, version)", w0);
+			 "subscribe, version, hello, spi alloc, query sa, flush owner, bypass udp, "
+			 "natt udp, host)", w0);
 		rc = -EINVAL;
 	}
 	if (rc != 0)
@@ -749,4 +755,18 @@ gw_ctrl_stop(void)
 	close(listen_fd);
 	listen_fd = -1;
 	unlink(sock_path);
+}
+
+/* ---- for ctrl_ike.c (protocol 1.2) -------------------------------------- */
+
+int
+gw_ctrl_spd_publish(const struct gw_conf *c, char *err, size_t err_len)
+{
+	return spd_publish(c, err, err_len);
+}
+
+bool
+gw_ctrl_grace(void)
+{
+	return grace_period();
 }

@@ -36,7 +36,9 @@ struct gw_sa {
 	uint8_t mode;           /* enum gw_sa_mode */
 	uint8_t inner_v6;       /* family of the protected traffic */
 	uint8_t action;         /* enum gw_sa_action */
-	bool natt;              /* ESP in UDP (RFC 3948), port GW_NATT_PORT */
+	bool natt;              /* ESP in UDP (RFC 3948) */
+	uint8_t owner;          /* gw_sa_conf's */
+	uint16_t natt_sport, natt_dport;        /* outbound UDP ports, host order */
 	uint16_t idx;           /* index in gw_dp.sa[] and the stats arrays */
 	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
 	uint16_t pad_align;
@@ -58,6 +60,8 @@ struct gw_sa {
 	uint64_t life[4];               /* enum gw_life */
 	uint64_t used_pkts, used_bytes; /* reserved so far, atomic */
 	uint8_t soft_sent, hard_sent;   /* atomic exchange: one event each */
+	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
+	uint64_t last_tsc;
 };
 
 /* An SA lifetime event, queued by a worker, sent by the control thread. */
@@ -225,8 +229,57 @@ int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6
 /* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
 bool gw_natt_is_keepalive(const struct rte_mbuf *m);
 int gw_natt_trs_decap(struct rte_mbuf *m);
-int gw_natt_outb(struct rte_mbuf *m, bool add_udp);
+/* after rte_ipsec: transport SAs get their UDP header (ports of s), IPv6 its checksum */
+int gw_natt_outb(struct rte_mbuf *m, const struct gw_sa *s);
+/*
+ * UDP destination ports where ESP arrives encapsulated (RFC 3948): 4500 and
+ * those an IKE daemon registers (`natt udp PORT`, host.c). Network order.
+ */
+#define GW_NATT_MAX_PORTS 8
+extern uint16_t gw_natt_ports[GW_NATT_MAX_PORTS];      /* 0 = free slot */
+static inline bool
+gw_natt_port(uint16_t port_be)
+{
+	for (unsigned int i = 0; i < GW_NATT_MAX_PORTS; i++) {
+		uint16_t p = __atomic_load_n(&gw_natt_ports[i], __ATOMIC_RELAXED);
+
+		if (p == port_be)
+			return true;
+		if (p == 0)
+			return false;
+	}
+	return false;
+}
 void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
+/* worker.c, for host.c: queue m (L2 header in front) for tx on port; count and free */
+void gw_worker_tx(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
+void gw_worker_drop(struct gw_worker *w, struct rte_mbuf *m, enum gw_drop why);
+void gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side);
+/*
+ * host.c: the exception path to the host stack (--host-port P:T[:IFNAME]).
+ * gw_host_tap[P] = T and gw_host_of[T] = P, -1 where a port has none.
+ */
+extern int8_t gw_host_tap[GW_MAX_PORTS], gw_host_of[GW_MAX_PORTS];
+extern bool gw_host_on;
+#define GW_HOST_MAX_BYPASS 8
+/* UDP source ports of the host's IKE sockets (`bypass udp PORT`), network order, 0 = free */
+extern uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
+int gw_host_parse(const char *arg);
+int gw_host_setup(struct gw_dp *dp, bool quiet);
+void gw_host_teardown(void);
+void gw_host_list(FILE *out);
+int gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port);
+/* rx on a P port, frame with its Ethernet header: true if taken (non-IP: to the host) */
+/* rx on a T port: true if taken (non-IP from the host: out on P) */
+bool gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
+/* rx on a P port, IP datagram (after parse_l3 and reassembly): true if handed to the host */
+bool gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto);
+/* rx on a T port, IP datagram: true if sent on P without the SPD (IKE sockets' bypass) */
+bool gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto);
+/* an IP datagram from the host the SPD does not protect: out on P as the host made it */
+void gw_host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6);
+/* before routing to a protected port: true if the destination is the gateway's own (to the host) */
+bool gw_host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6);
 /* stats.c */
 void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);
