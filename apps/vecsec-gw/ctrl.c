@@ -124,32 +124,102 @@ events_flush(void)
 	}
 }
 
-/* Wait until no worker can hold anything unpublished before this call. */
-static bool
-grace_period(void)
-{
-	uint64_t seen[GW_MAX_WORKERS];
-	uint64_t deadline = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+/*
+ * Deferred reclamation: an unpublished SP list set or SA is freed once
+ * every worker has passed a quiescent point after it (an SA also, after
+ * that, a poll with nothing in its cryptodevs: its crypto ops are done), checked at
+ * each request and every 20 ms, so that no request waits for it. On a busy
+ * host a descheduled worker made every SP change wait for its next time
+ * slice (tens of ms; an IKE daemon installing 1000 CHILD_SAs makes 2000).
+ * A deleted SA's slot is reused only once it is freed (gw_sa_free clears
+ * s->sa). What is still queued at exit is left to the process's end (the
+ * SAs to gw_sa_teardown).
+ */
+#define RECLAIM_MAX 512
 
-	rte_rcu_qsbr_synchronize(gw.rcu, RTE_QSBR_THRID_INVALID);
-	for (unsigned int w = 0; w < gw.nb_workers; w++)
-		seen[w] = __atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE);
-	for (unsigned int w = 0; w < gw.nb_workers; w++) {
-		while (__atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE) == seen[w]) {
-			if (gw_quit || rte_get_tsc_cycles() > deadline)
-				return false;
-			rte_pause();
-		}
+struct reclaim {
+	uint64_t token;                 /* rte_rcu_qsbr_start() after unpublishing */
+	bool quiesced;                  /* token passed, drained[] taken */
+	uint64_t drained[GW_MAX_WORKERS];
+	struct gw_spd *spd[2][2];       /* or */
+	struct gw_sa *sa;
+};
+
+static struct reclaim reclaimq[RECLAIM_MAX];
+static unsigned int nb_reclaim;
+
+static bool
+reclaim_ready(struct reclaim *r)
+{
+	if (!r->quiesced) {
+		if (rte_rcu_qsbr_check(gw.rcu, r->token, false) != 1)
+			return false;
+		r->quiesced = true;
+		if (r->sa == NULL)
+			return true;
+		for (unsigned int w = 0; w < gw.nb_workers; w++)
+			r->drained[w] = __atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE);
+		return false;
 	}
+	for (unsigned int w = 0; w < gw.nb_workers; w++)
+		if (__atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE) == r->drained[w])
+			return false;
 	return true;
 }
 
-/* Publish SP lists built from conf, free the old ones after a grace period. */
+/* Free what is safe to free; with wait, block (2 s at most) until the oldest is. */
+static void
+reclaim_poll(bool wait)
+{
+	uint64_t deadline = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+
+	while (wait && nb_reclaim != 0 && !reclaim_ready(&reclaimq[0])) {
+		if (gw_quit || rte_get_tsc_cycles() > deadline)
+			break;
+		rte_pause();
+	}
+	for (unsigned int i = 0; i < nb_reclaim;) {
+		struct reclaim *r = &reclaimq[i];
+
+		if (!reclaim_ready(r)) {
+			i++;
+			continue;
+		}
+		if (r->sa != NULL)
+			gw_sa_free(r->sa);
+		else
+			gw_sp_free(r->spd);
+		memmove(r, r + 1, (nb_reclaim - i - 1) * sizeof(*r));
+		nb_reclaim--;
+	}
+}
+
+/* Queue what was just unpublished; false if it must be leaked (queue stuck full). */
+static bool
+reclaim_add(struct gw_spd *spd[2][2], struct gw_sa *sa)
+{
+	struct reclaim *r;
+
+	if (nb_reclaim == RECLAIM_MAX)
+		reclaim_poll(true);
+	if (nb_reclaim == RECLAIM_MAX)
+		return false;
+	r = &reclaimq[nb_reclaim++];
+	memset(r, 0, sizeof(*r));
+	r->token = rte_rcu_qsbr_start(gw.rcu);
+	r->sa = sa;
+	if (spd != NULL)
+		memcpy(r->spd, spd, sizeof(r->spd));
+	return true;
+}
+
+/* Publish SP lists built from conf; the old ones are freed once no worker can read them. */
 static int
 spd_publish(const struct gw_conf *conf, char *err, size_t err_len)
 {
 	struct gw_spd *fresh[2][2], *old[2][2];
-	int rc = gw_sp_build(&gw, conf, fresh);
+	/* on the published ACLs where the change is small (sp.c; spd_compact() later) */
+	int rc = gw_sp_update(&gw, conf, gw.spd, fresh);
 
 	if (rc != 0) {
 		snprintf(err, err_len, "cannot build the SPD: %s", strerror(-rc));
@@ -159,12 +229,25 @@ spd_publish(const struct gw_conf *conf, char *err, size_t err_len)
 		for (int dir = 0; dir < 2; dir++)
 			old[v6][dir] = __atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
 				__ATOMIC_ACQ_REL);
-	if (!grace_period()) {
+	if (!reclaim_add(old, NULL))
 		snprintf(err, err_len, "workers did not reach a quiescent point; old SPD kept");
-		return 0;       /* leak rather than free what a worker may read */
-	}
-	gw_sp_free(old);
-	return 0;
+	return 0;       /* leak rather than free what a worker may read */
+}
+
+/* Idle: rebuild the ACLs of lists that carry an overlay or dead rules (sp.c). */
+static void
+spd_compact(void)
+{
+	struct gw_spd *fresh[2][2], *old[2][2];
+
+	if (!gw_sp_fragmented(gw.spd) || nb_reclaim == RECLAIM_MAX ||
+			gw_sp_build(&gw, gw.conf, fresh) != 0)
+		return;
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int dir = 0; dir < 2; dir++)
+			old[v6][dir] = __atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
+				__ATOMIC_ACQ_REL);
+	reclaim_add(old, NULL);
 }
 
 static bool
@@ -309,9 +392,7 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
 	gw_sa_sad_del(&gw, s);
 	rc = spd_publish(c, err, err_len);
-	if (rc == 0 && grace_period())
-		gw_sa_free(s);
-	else if (rc == 0)
+	if (rc == 0 && !reclaim_add(NULL, s))
 		snprintf(err, err_len, "SA %u unpublished, but kept: a worker still held it", spi);
 	memcpy(gw.conf, c, sizeof(*c));
 	scratch_free(c);
@@ -546,6 +627,7 @@ handle(char *line, FILE *out, bool *subscribe)
 	char w0[16] = "", w1[16] = "", w2[16] = "";
 	int rc = 0, n;
 
+	reclaim_poll(false);
 	n = sscanf(line, "%15s %15s %15s", w0, w1, w2);
 	if (n <= 0) {
 		fprintf(out, "OK\n");
@@ -682,8 +764,11 @@ ctrl_main(void *arg)
 		}
 		pfd[0].revents = 0;
 		events_flush();
-		if (poll(pfd, 1 + ns, 20) <= 0)
+		reclaim_poll(false);
+		if (poll(pfd, 1 + ns, 20) <= 0) {
+			spd_compact();          /* 20 ms without a request */
 			continue;
+		}
 		/* a subscriber that hangs up (or talks) is dropped */
 		for (unsigned int i = ns; i-- > 0;)
 			if (pfd[1 + i].revents != 0 && subs[i] == pfd[1 + i].fd)
@@ -766,7 +851,7 @@ gw_ctrl_spd_publish(const struct gw_conf *c, char *err, size_t err_len)
 }
 
 bool
-gw_ctrl_grace(void)
+gw_ctrl_reclaim_sa(struct gw_sa *s)
 {
-	return grace_period();
+	return reclaim_add(NULL, s);
 }

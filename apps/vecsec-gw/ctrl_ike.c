@@ -233,12 +233,10 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 	c->nb_sp = n;
 	rc = gw_ctrl_spd_publish(c, err, err_len);
 	if (rc == 0) {
-		if (gw_ctrl_grace()) {
-			for (unsigned int k = 0; k < nsa; k++)
-				gw_sa_free(&gw.sa[gone[k]]);
-		} else {
-			snprintf(err, err_len, "SAs unpublished, but kept: a worker still held them");
-		}
+		for (unsigned int k = 0; k < nsa; k++)
+			if (!gw_ctrl_reclaim_sa(&gw.sa[gone[k]]))
+				snprintf(err, err_len, "SAs unpublished, but kept: a worker still "
+					 "held them");
 		memcpy(gw.conf, c, sizeof(*c));
 	}
 	gw_conf_wipe_keys(c);

@@ -23,10 +23,11 @@
  */
 #define GW_CTRL_VERSION "1.2"
 
-/* ctrl.c: publish SP lists built from c (old ones freed after a grace period) */
+struct gw_sa;
+/* ctrl.c: publish SP lists built from c (old ones freed once no worker reads them) */
 int gw_ctrl_spd_publish(const struct gw_conf *c, char *err, size_t err_len);
-/* ctrl.c: wait until no worker can hold anything unpublished before the call */
-bool gw_ctrl_grace(void);
+/* ctrl.c: free unpublished SA s once no worker can hold it; false if it had to be kept */
+bool gw_ctrl_reclaim_sa(struct gw_sa *s);
 
 /*
  * ctrl_ike.c: serve request line if its first words w0 w1 name a 1.2

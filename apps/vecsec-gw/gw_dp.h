@@ -79,16 +79,33 @@ struct gw_sp {
 	struct gw_sp_conf r;
 	struct gw_sa *sa;       /* PROTECT */
 	struct gw_sa *sa_prev;  /* inbound: r.spi_prev's SA while it is up, else NULL */
+	bool dead;              /* a base rule no longer configured (see struct gw_spd) */
+};
+
+/* An rte_acl context, shared by the SPD lists built on it (control thread only). */
+struct gw_acl {
+	struct rte_acl_ctx *ctx;
+	unsigned int refcnt;
 };
 
 /*
- * One SPD list, ordered by priority (highest first), then by configuration
- * order. Immutable once published: the control socket builds a new one,
- * swaps the pointer and frees the old one after an RCU grace period.
+ * One SPD list: rules ordered by priority (highest first), then by
+ * configuration order. Immutable once published: the control socket builds
+ * a new one, swaps the pointer and frees the old one after an RCU grace
+ * period. An ACL build takes tens of ms with a thousand rules, so a run-time
+ * change reuses the published ACL where it can (sp.c, gw_sp_update): the
+ * base rules[0..n) are the ACL's, in its order (a changed action keeps its
+ * place); rules removed since are marked dead (a packet whose ACL answer is
+ * dead is looked up again, linearly, among the live base rules); rules
+ * added since are the overlay rules[n..n+no), in order, scanned linearly.
+ * The better of the two answers wins. The control thread rebuilds the ACL
+ * from scratch (compaction) when idle or when the overlay or the dead grow.
  */
 struct gw_spd {
-	struct rte_acl_ctx *acl;        /* NULL when n == 0 */
-	unsigned int n;
+	struct gw_acl *acl;             /* over the base; NULL when n == 0 */
+	unsigned int n;                 /* base rules */
+	unsigned int no;                /* overlay rules, after the base */
+	unsigned int nb_dead;           /* dead base rules */
 	struct gw_sp rules[];
 };
 
@@ -186,6 +203,14 @@ void gw_ctrl_stop(void);
 int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
 /* Build the four lists from conf; *out[v6][dir]; -errno. */
 int gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2]);
+/*
+ * The same lists, reusing the ACLs of prev (the published lists) where the
+ * change is small: an overlay and dead rules instead of a rebuild.
+ */
+int gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+		struct gw_spd *out[2][2]);
+/* true if some list of t has an overlay or dead rules (a full build would drop them) */
+bool gw_sp_fragmented(struct gw_spd *const t[2][2]);
 void gw_sp_free(struct gw_spd *t[2][2]);
 void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,

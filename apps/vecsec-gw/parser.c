@@ -845,11 +845,17 @@ parse_rule(struct pctx *p, struct gw_conf *conf)
 	return perr(p, 0, "unknown rule (expects sa, sp, rt, neigh or flow)");
 }
 
-/* Every protect rule must name an SA of its direction (ipsec-secgw too). */
+/*
+ * Every protect rule must name an SA of its direction (ipsec-secgw too):
+ * the rules from `first` on, those of this text (the earlier ones were
+ * checked when they came; with thousands of rules, checking all of them at
+ * each control request was quadratic).
+ */
 static int
-check_refs(const char *name, const struct gw_conf *conf, char *err, size_t err_len)
+check_refs(const char *name, const struct gw_conf *conf, unsigned int first, char *err,
+	   size_t err_len)
 {
-	for (unsigned int i = 0; i < conf->nb_sp; i++) {
+	for (unsigned int i = first; i < conf->nb_sp; i++) {
 		const struct gw_sp_conf *sp = &conf->sp[i];
 
 		if (sp->action == GW_SP_PROTECT &&
@@ -873,6 +879,7 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 	int *lineof = malloc(cap * sizeof(int));
 	const char *s = text;
 	int line = 1, rc = 0;
+	unsigned int first_sp = conf->nb_sp;
 
 	if (buf == NULL || lineof == NULL) {
 		free(buf);
@@ -941,7 +948,7 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 	free(buf);
 	free(lineof);
 	if (rc == 0)
-		rc = check_refs(name, conf, err, err_len);
+		rc = check_refs(name, conf, first_sp, err, err_len);
 	return rc;
 }
 
