@@ -234,13 +234,22 @@ spd_publish(const struct gw_conf *conf, char *err, size_t err_len)
 	return 0;       /* leak rather than free what a worker may read */
 }
 
-/* Idle: rebuild the ACLs of lists that carry an overlay or dead rules (sp.c). */
+/*
+ * Idle (no request for SPD_COMPACT_IDLE_MS): rebuild the ACLs of lists that
+ * carry an overlay or dead rules (sp.c). An IKE daemon's requests come tens
+ * of ms apart; compacting after each would rebuild the ACL per change.
+ */
+#define SPD_COMPACT_IDLE_MS 250
+static uint64_t last_request_tsc;
+
 static void
 spd_compact(void)
 {
 	struct gw_spd *fresh[2][2], *old[2][2];
 
-	if (!gw_sp_fragmented(gw.spd) || nb_reclaim == RECLAIM_MAX ||
+	if (rte_get_tsc_cycles() - last_request_tsc <
+			rte_get_tsc_hz() / 1000 * SPD_COMPACT_IDLE_MS ||
+			!gw_sp_fragmented(gw.spd) || nb_reclaim == RECLAIM_MAX ||
 			gw_sp_build(&gw, gw.conf, fresh) != 0)
 		return;
 	for (int v6 = 0; v6 < 2; v6++)
@@ -628,6 +637,7 @@ handle(char *line, FILE *out, bool *subscribe)
 	int rc = 0, n;
 
 	reclaim_poll(false);
+	last_request_tsc = rte_get_tsc_cycles();
 	n = sscanf(line, "%15s %15s %15s", w0, w1, w2);
 	if (n <= 0) {
 		fprintf(out, "OK\n");
@@ -766,7 +776,7 @@ ctrl_main(void *arg)
 		events_flush();
 		reclaim_poll(false);
 		if (poll(pfd, 1 + ns, 20) <= 0) {
-			spd_compact();          /* 20 ms without a request */
+			spd_compact();          /* if idle long enough */
 			continue;
 		}
 		/* a subscriber that hangs up (or talks) is dropped */
