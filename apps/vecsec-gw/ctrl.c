@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vecsec-gw control socket (--ctrl PATH): a Unix stream socket, mode 0600,
- * served by one control thread. Requests are text lines; each gets zero or
- * more lines of answer and then "OK" or "ERR <why>":
+ * vecsec-gw control socket (--ctrl PATH): a Unix stream socket, mode 0600
+ * (0660 and the group of --ctrl-group), served by one control thread.
+ * Requests are text lines; each gets zero or more lines of answer and then
+ * "OK" or "ERR <why>". The requests are the rows of ctrl_cmds[] below:
  *
  *   sa ... | sp ...        add a rule, ipsec-secgw syntax (an SA may say
  *                          `inner ipv4|ipv6` when no SP rule names it yet)
@@ -20,13 +21,42 @@
  *                          line per SA lifetime event until it closes:
  *                          "expire soft|hard in|out SPI packets|bytes LIMIT"
  *                          (the last request of its connection)
+ *   hello, spi alloc, query sa, flush owner, bypass udp, natt udp, host
+ *                          protocol 1.2, for IKE daemons (ctrl_ike.c)
+ *
+ * Framing: a request is exactly one line of printable ASCII (0x20-0x7e) and
+ * tabs, at most CTRL_LINE_MAX - 1 bytes, ended by '\n'. Anything else is
+ * refused whole with one ERR, and nothing of it is applied: a NUL or other
+ * control byte (CR too), a byte above 0x7e, '#' or '\' (comment and line
+ * continuation belong to configuration files), a longer line (its bytes are
+ * dropped up to its '\n'), bytes after the last '\n' when the client ends
+ * the connection. An empty line answers OK.
+ *
+ * Clients: up to CTRL_MAX_CLIENTS at once, served together by poll() over
+ * non-blocking sockets; no client can make the thread wait. A client's next
+ * request is read only once the previous answer is out, so one that does
+ * not read its answers holds back only itself; one whose unsent answer or
+ * event lines made no progress for CTRL_STALL_MS is dropped, and so is a
+ * subscriber with more than CTRL_OUT_MAX bytes of events unsent. Writes
+ * never raise SIGPIPE; a client that hangs up, or fails a write, is
+ * dropped alone. The peer's credentials (SO_PEERCRED, SO_PEERGROUPS) are
+ * checked on connect: root, the gateway's own user, or a member of the
+ * --ctrl-group group; anyone else gets one ERR line and is closed.
+ *
+ * Keys: request bytes stay in the client's buffer (pages left out of core
+ * dumps), which is wiped as each request is consumed; the words and
+ * scratch copies of the request being served likewise; no stdio stream
+ * ever holds them. Answers never contain key bytes, and an error quotes a
+ * request's token only through gw_token_quote().
  *
  * Changes never stop the workers: SP lists are rebuilt and swapped, the SAD
  * is built for concurrent readers, and what a worker might still hold (an
  * old SP list, a deleted SA, its crypto ops) is freed only after every
  * worker has passed an RCU quiescent point and a poll with nothing in its
- * cryptodevs. Answers never contain key bytes.
+ * cryptodevs.
  */
+#define _GNU_SOURCE             /* struct ucred, accept4() */
+
 #include "gw_dp.h"
 #include "ctrl_ike.h"
 
@@ -35,31 +65,73 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
-#define CTRL_LINE_MAX 4096
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59        /* Linux 4.13 */
+#endif
+
+#define CTRL_LINE_MAX 4096              /* one request and its '\n' */
+#define CTRL_MAX_WORDS (CTRL_LINE_MAX / 2)
+#define CTRL_MAX_CLIENTS 16
+#define CTRL_MAX_SUBS 8                 /* of them subscribers */
+#define CTRL_OUT_MAX (1u << 20)         /* unsent event bytes of a subscriber */
+#define CTRL_STALL_MS 10000             /* unsent output that long: dropped */
+#define CTRL_REQS_PER_TURN 16           /* then the other clients' turn */
+#define CTRL_POLL_MS 20                 /* events and stop are seen this often */
 /* The protocol's version (ctrl_ike.h: GW_CTRL_VERSION, its history). */
 #define CTRL_VERSION GW_CTRL_VERSION
-#define CTRL_MAX_SUBS 8
+
+struct gw_ctrl_client {
+	int fd;                 /* -1: no socket, answers go to sink */
+	void (*sink)(void *arg, const char *p, size_t n);
+	void *sink_arg;
+	bool sub;               /* subscribed: takes no more requests */
+	bool discard;           /* inside an over-long line: drop bytes up to its '\n' */
+	bool eof;               /* the client ended its side */
+	bool done;              /* close once the queued output is out */
+	bool dead;              /* close now */
+	char *out;              /* output not sent yet: out[out_off .. out_len) */
+	size_t out_off, out_len;
+	uint64_t stall_ms;      /* since when the output has not moved; 0: it moves */
+	size_t in_len;
+	char in[CTRL_LINE_MAX]; /* request bytes as they came, wiped when consumed */
+};
+
+/* The request being served: its words, and scratch for its rule text. */
+struct ctrl_req {
+	const char *line;       /* the whole request, NUL-terminated */
+	unsigned int n;
+	const char *w[CTRL_MAX_WORDS];
+	unsigned int off[CTRL_MAX_WORDS];       /* where w[i] starts in line */
+	bool subscribe;         /* set by `subscribe` */
+	char words[CTRL_LINE_MAX];
+	char text[CTRL_LINE_MAX];
+};
 
 /* Lifetime events from the workers; the control thread sends them on. */
 static struct gw_event evq[GW_EVQ_SIZE];
 static unsigned int evq_head, evq_tail;        /* under evq_lock */
 static uint64_t evq_lost;
 static rte_spinlock_t evq_lock = RTE_SPINLOCK_INITIALIZER;
-static int subs[CTRL_MAX_SUBS];
-static unsigned int nb_subs;
+
+static struct gw_ctrl_client *clients[CTRL_MAX_CLIENTS];
+static unsigned int nb_clients, nb_subs;
+static struct ctrl_req *req;    /* one request at a time, in secret memory */
 
 static int listen_fd = -1;
+static int ctrl_gid = -1;       /* --ctrl-group, -1 none */
 static pthread_t ctrl_tid;
 static volatile bool ctrl_stop;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -84,56 +156,16 @@ gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit)
 	rte_spinlock_unlock(&evq_lock);
 }
 
-static void
-sub_drop(unsigned int i)
-{
-	close(subs[i]);
-	subs[i] = subs[--nb_subs];
-}
-
-/* Send the queued events to every subscriber (and a line to stdout). */
-static void
-events_flush(void)
-{
-	for (;;) {
-		struct gw_event e;
-		char line[128];
-		int len;
-		bool have = false;
-
-		rte_spinlock_lock(&evq_lock);
-		if (evq_head != evq_tail) {
-			e = evq[evq_head % GW_EVQ_SIZE];
-			evq_head++;
-			have = true;
-		}
-		rte_spinlock_unlock(&evq_lock);
-		if (!have)
-			return;
-		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 "\n",
-			e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out", e.spi,
-			e.by_pkts ? "packets" : "bytes", e.limit);
-		printf("vecsec-gw: %s", line);
-		fflush(stdout);
-		for (unsigned int i = 0; i < nb_subs;) {
-			if (send(subs[i], line, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) != len)
-				sub_drop(i);    /* gone, or not reading: it loses its subscription */
-			else
-				i++;
-		}
-	}
-}
-
 /*
  * Deferred reclamation: an unpublished SP list set or SA is freed once
  * every worker has passed a quiescent point after it (an SA also, after
- * that, a poll with nothing in its cryptodevs: its crypto ops are done), checked at
- * each request and every 20 ms, so that no request waits for it. On a busy
- * host a descheduled worker made every SP change wait for its next time
- * slice (tens of ms; an IKE daemon installing 1000 CHILD_SAs makes 2000).
- * A deleted SA's slot is reused only once it is freed (gw_sa_free clears
- * s->sa). What is still queued at exit is left to the process's end (the
- * SAs to gw_sa_teardown).
+ * that, a poll with nothing in its cryptodevs: its crypto ops are done),
+ * checked at each request and every CTRL_POLL_MS, so that no request
+ * waits for it. On a busy host a descheduled worker made every SP change
+ * wait for its next time slice (tens of ms; an IKE daemon installing 1000
+ * CHILD_SAs makes 2000). A deleted SA's slot is reused only once it is
+ * freed (gw_sa_free clears s->sa). What is still queued at exit is left to
+ * the process's end (the SAs to gw_sa_teardown).
  */
 #define RECLAIM_MAX 512
 
@@ -200,6 +232,13 @@ reclaim_add(struct gw_spd *spd[2][2], struct gw_sa *sa)
 {
 	struct reclaim *r;
 
+	if (gw.rcu == NULL) {           /* no workers read it (the fuzz harness) */
+		if (sa != NULL)
+			gw_sa_free(sa);
+		else
+			gw_sp_free(spd);
+		return true;
+	}
 	if (nb_reclaim == RECLAIM_MAX)
 		reclaim_poll(true);
 	if (nb_reclaim == RECLAIM_MAX)
@@ -271,14 +310,21 @@ same_sp(const struct gw_sp_conf *a, const struct gw_sp_conf *b)
 		a->dport_lo == b->dport_lo && a->dport_hi == b->dport_hi;
 }
 
+/*
+ * A copy of the live configuration to change: one buffer, on pages left
+ * out of core dumps, reused by every request (the control thread serves
+ * one at a time); the keys it gets are wiped when the request is done.
+ */
+static struct gw_conf *scratch;
+
 static struct gw_conf *
 scratch_copy(void)
 {
-	struct gw_conf *c = malloc(sizeof(*c));
-
-	if (c != NULL)
-		memcpy(c, gw.conf, sizeof(*c));
-	return c;
+	if (scratch == NULL)
+		scratch = gw_secret_alloc(sizeof(*scratch));
+	if (scratch != NULL)
+		memcpy(scratch, gw.conf, sizeof(*scratch));
+	return scratch;
 }
 
 static void
@@ -287,7 +333,8 @@ scratch_free(struct gw_conf *c)
 	if (c == NULL)
 		return;
 	gw_conf_wipe_keys(c);
-	free(c);
+	if (c->nb_sa < GW_MAX_SA)       /* a rule that failed half-way (parser.c wipes it too) */
+		explicit_bzero(&c->sa[c->nb_sa], sizeof(c->sa[0]));
 }
 
 /* `sa ...` or `sp ...`: one rule. */
@@ -446,35 +493,24 @@ cmd_del_sp(const char *rule, char *err, size_t err_len)
 	return rc;
 }
 
-/* The words after `with` (protect SPI, bypass, discard) into r; false if not that. */
+/* The words after `with` into r: bypass | discard | protect SPI; false if not that. */
 static bool
-parse_new_action(const char *p, struct gw_sp_conf *r)
+parse_new_action(const char *const *w, unsigned int n, struct gw_sp_conf *r)
 {
-	char w[16] = "", rest[2] = "";
-	unsigned long spi;
-	char *end;
-	int n;
+	uint64_t spi;
 
-	n = sscanf(p, " %15s %1s", w, rest);
-	if (n == 1 && strcmp(w, "bypass") == 0) {
+	if (n == 1 && strcmp(w[0], "bypass") == 0) {
 		r->action = GW_SP_BYPASS;
 		r->spi = 0;
 		return true;
 	}
-	if (n == 1 && strcmp(w, "discard") == 0) {
+	if (n == 1 && strcmp(w[0], "discard") == 0) {
 		r->action = GW_SP_DISCARD;
 		r->spi = 0;
 		return true;
 	}
-	if (n < 1 || strcmp(w, "protect") != 0)
-		return false;
-	p = strstr(p, "protect") + strlen("protect");
-	errno = 0;
-	spi = strtoul(p, &end, 0);
-	while (*end == ' ' || *end == '\t')
-		end++;
-	if (errno != 0 || end == p || *end != '\0' || spi == 0 || spi > UINT32_MAX ||
-			strchr(p, '-') != NULL)
+	if (n != 2 || strcmp(w[0], "protect") != 0 || gw_parse_u64(w[1], UINT32_MAX, &spi) != 0 ||
+			spi == 0)
 		return false;
 	r->action = GW_SP_PROTECT;
 	r->spi = (uint32_t)spi;
@@ -484,35 +520,26 @@ parse_new_action(const char *p, struct gw_sp_conf *r)
 /*
  * `replace sp <rule> with <action>`: one SPD rebuild and swap, so no packet
  * ever sees both rules or neither (the old way, add a higher-priority rule
- * then delete the old one, takes two). The error messages never quote the
+ * then delete the old one, takes two). rule is the text from `sp` to before
+ * `with`, action the words after it. The error messages never quote the
  * request: a misplaced `sa` line there would carry a key.
  */
 static int
-cmd_replace_sp(const char *req, char *err, size_t err_len)
+cmd_replace_sp(const char *rule, const char *const *action, unsigned int n_action, char *err,
+	       size_t err_len)
 {
-	const char *with = strstr(req, " with ");
 	struct gw_conf *c;
 	struct gw_sp_conf want;
 	unsigned int old_sp, j;
-	char *rule;
 	int rc;
 
-	if (with == NULL) {
-		snprintf(err, err_len, "usage: replace sp <sp rule> with protect SPI|bypass|discard");
-		return -EINVAL;
-	}
-	rule = strndup(req, (size_t)(with - req));
 	c = scratch_copy();
-	if (rule == NULL || c == NULL) {
-		free(rule);
-		scratch_free(c);
+	if (c == NULL) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
 	old_sp = c->nb_sp;
 	rc = gw_conf_parse_string(c, "<ctrl>", rule, err, err_len);
-	explicit_bzero(rule, strlen(rule));
-	free(rule);
 	if (rc == 0 && (c->nb_sp != old_sp + 1 || c->nb_sa != gw.conf->nb_sa)) {
 		snprintf(err, err_len, "replace sp expects one sp rule before `with`");
 		rc = -EINVAL;
@@ -528,7 +555,7 @@ cmd_replace_sp(const char *req, char *err, size_t err_len)
 		rc = -ENOENT;
 		goto out;
 	}
-	if (!parse_new_action(with + strlen(" with "), &want)) {
+	if (!parse_new_action(action, n_action, &want)) {
 		snprintf(err, err_len,
 			 "after `with`: protect SPI (1 to 4294967295), bypass or discard");
 		rc = -EINVAL;
@@ -628,173 +655,724 @@ cmd_list(FILE *out)
 	}
 }
 
-/* One request line; the answer goes to out, ending with OK or ERR. */
+
+/* ---- requests: one table ------------------------------------------------ */
+
+/*
+ * A request handler: r holds the request's words (r->w[0] is its first
+ * word), out takes answer lines (the OK or ERR line is added after it).
+ * Returns 0 (OK; "OK warning: <err>" when err was set) or a negative errno
+ * with the reason in err. A reason never quotes the request's words, except
+ * through gw_token_quote().
+ */
+typedef int (*ctrl_fn)(struct ctrl_req *r, FILE *out, char *err, size_t err_len);
+
+struct ctrl_cmd {
+	const char *name;       /* its first word, or first two */
+	const char *args;       /* what follows, for the usage line */
+	unsigned int min_args, max_args;        /* words after the name */
+	ctrl_fn fn;
+};
+
+#define CTRL_ANY CTRL_MAX_WORDS
+
+static int
+req_rule(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)out;
+	return cmd_add(r->line + r->off[0], err, err_len);
+}
+
+static int
+req_del_sa(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	uint64_t spi;
+	bool in = strcmp(r->w[2], "in") == 0;
+
+	(void)out;
+	if ((!in && strcmp(r->w[2], "out") != 0) || gw_parse_u64(r->w[3], UINT32_MAX, &spi) != 0) {
+		snprintf(err, err_len, "usage: del sa in|out SPI");
+		return -EINVAL;
+	}
+	return cmd_del_sa(in ? GW_DIR_IN : GW_DIR_OUT, (uint32_t)spi, err, err_len);
+}
+
+static int
+req_del_sp(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)out;
+	return cmd_del_sp(r->line + r->off[1], err, err_len);
+}
+
+static int
+req_replace_sp(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	unsigned int k;
+	size_t len;
+
+	(void)out;
+	for (k = 2; k < r->n && strcmp(r->w[k], "with") != 0; k++)
+		;
+	if (k == r->n) {
+		snprintf(err, err_len,
+			 "usage: replace sp <sp rule> with protect SPI|bypass|discard");
+		return -EINVAL;
+	}
+	/* the rule: from `sp` to before `with` */
+	len = r->off[k] - r->off[1];
+	memcpy(r->text, r->line + r->off[1], len);
+	r->text[len] = '\0';
+	return cmd_replace_sp(r->text, &r->w[k + 1], r->n - k - 1, err, err_len);
+}
+
+static int
+req_version(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)r;
+	(void)err;
+	(void)err_len;
+	fprintf(out, "version %s\n", CTRL_VERSION);
+	return 0;
+}
+
+static int
+req_list(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)r;
+	(void)err;
+	(void)err_len;
+	cmd_list(out);
+	return 0;
+}
+
+static int
+req_stats(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)r;
+	(void)err;
+	(void)err_len;
+	gw_stats_print(&gw, 0, out);
+	return 0;
+}
+
+static int
+req_subscribe(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)out;
+	if (nb_subs == CTRL_MAX_SUBS) {
+		snprintf(err, err_len, "%d subscribers already", CTRL_MAX_SUBS);
+		return -EBUSY;
+	}
+	r->subscribe = true;
+	return 0;
+}
+
+/* Protocol 1.2 (ctrl_ike.c): hello, spi alloc, query sa, flush owner, bypass/natt udp, host */
+static int
+req_ike(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	int rc = -EINVAL;
+
+	if (!gw_ctrl_ike(r->w[0], r->n > 1 ? r->w[1] : "", r->line + r->off[0], out, err, err_len,
+			 &rc))
+		snprintf(err, err_len, "internal: no handler");
+	return rc;
+}
+
+/* Every request; a new one is a row here and its handler above. */
+static const struct ctrl_cmd ctrl_cmds[] = {
+	{ "sa", "<sa rule>", 1, CTRL_ANY, req_rule },
+	{ "sp", "<sp rule>", 1, CTRL_ANY, req_rule },
+	{ "del sa", "in|out SPI", 2, 2, req_del_sa },
+	{ "del sp", "<sp rule>", 1, CTRL_ANY, req_del_sp },
+	{ "replace sp", "<sp rule> with protect SPI|bypass|discard", 2, CTRL_ANY,
+	  req_replace_sp },
+	{ "list", "", 0, 0, req_list },
+	{ "stats", "", 0, 0, req_stats },
+	{ "subscribe", "", 0, 0, req_subscribe },
+	{ "version", "", 0, 0, req_version },
+	{ "hello", "", 0, 0, req_ike },
+	{ "spi alloc", "MIN MAX [owner NAME]", 2, 4, req_ike },
+	{ "query sa", "in|out SPI", 2, 2, req_ike },
+	{ "flush owner", "NAME", 1, 1, req_ike },
+	{ "bypass udp", "PORT", 1, 1, req_ike },
+	{ "natt udp", "PORT", 1, 1, req_ike },
+	{ "host", "", 0, 0, req_ike },
+};
+
+#define CTRL_NB_CMDS (sizeof(ctrl_cmds) / sizeof(ctrl_cmds[0]))
+
+/* How many of the name's words match the request's: the name's count, or 0. */
+static unsigned int
+cmd_match(const struct ctrl_cmd *cmd, const struct ctrl_req *r)
+{
+	const char *sp = strchr(cmd->name, ' ');
+	size_t len0 = sp != NULL ? (size_t)(sp - cmd->name) : strlen(cmd->name);
+
+	if (strlen(r->w[0]) != len0 || memcmp(r->w[0], cmd->name, len0) != 0)
+		return 0;
+	if (sp == NULL)
+		return 1;
+	return r->n >= 2 && strcmp(r->w[1], sp + 1) == 0 ? 2 : 0;
+}
+
+/* "usage: a | b" of every request whose name starts with word w0 */
 static void
-handle(char *line, FILE *out, bool *subscribe)
+usage_of(const char *w0, char *err, size_t err_len)
+{
+	size_t off = (size_t)snprintf(err, err_len, "usage:");
+
+	for (unsigned int i = 0; i < CTRL_NB_CMDS && off < err_len; i++) {
+		const struct ctrl_cmd *c = &ctrl_cmds[i];
+		size_t l0 = strcspn(c->name, " ");
+
+		if (strlen(w0) != l0 || memcmp(w0, c->name, l0) != 0)
+			continue;
+		off += (size_t)snprintf(err + off, err_len - off, "%s %s%s%s",
+			off > strlen("usage:") ? " |" : "", c->name, c->args[0] ? " " : "",
+			c->args);
+	}
+}
+
+/* Serve the request in r (words split); the answer goes to out. */
+static int
+dispatch(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	bool known = false;
+
+	for (unsigned int i = 0; i < CTRL_NB_CMDS; i++) {
+		const struct ctrl_cmd *c = &ctrl_cmds[i];
+		size_t l0 = strcspn(c->name, " ");
+		unsigned int nw = cmd_match(c, r);
+
+		if (nw == 0) {
+			known = known ||
+				(strlen(r->w[0]) == l0 && memcmp(r->w[0], c->name, l0) == 0);
+			continue;
+		}
+		if (r->n - nw < c->min_args || r->n - nw > c->max_args) {
+			snprintf(err, err_len, "usage: %s%s%s", c->name, c->args[0] ? " " : "",
+				 c->args);
+			return -EINVAL;
+		}
+		return c->fn(r, out, err, err_len);
+	}
+	if (known) {
+		usage_of(r->w[0], err, err_len);        /* `del x`: the forms of `del` */
+	} else {
+		char names[256];
+		size_t off = 0;
+
+		for (unsigned int i = 0; i < CTRL_NB_CMDS && off < sizeof(names); i++)
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+				i ? ", " : "", ctrl_cmds[i].name);
+		snprintf(err, err_len, "unknown command '%s' (%s)", gw_token_quote(r->w[0], NULL),
+			 names);
+	}
+	return -EINVAL;
+}
+
+/* ---- framing ------------------------------------------------------------- */
+
+/* Why line[0..len) is not one well-formed request; NULL when it is. */
+static const char *
+frame_check(const char *line, size_t len, size_t *at)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)line[i];
+
+		*at = i;
+		if (b == '\0')
+			return "a NUL byte";
+		if (b == '\t')
+			continue;
+		if (b < 0x20 || b == 0x7f)
+			return "a control character";
+		if (b > 0x7f)
+			return "a byte that is not ASCII";
+		if (b == '#')
+			return "'#' (comments are for configuration files)";
+		if (b == '\\')
+			return "'\\' (line continuation is for configuration files)";
+	}
+	return NULL;
+}
+
+/* Split r->line into words (blanks: space, tab). */
+static void
+split_words(struct ctrl_req *r, size_t len)
+{
+	size_t i = 0;
+
+	memcpy(r->words, r->line, len + 1);
+	r->n = 0;
+	while (i < len) {
+		while (i < len && (r->words[i] == ' ' || r->words[i] == '\t'))
+			i++;
+		if (i == len)
+			break;
+		r->w[r->n] = r->words + i;
+		r->off[r->n] = (unsigned int)i;
+		r->n++;
+		while (i < len && r->words[i] != ' ' && r->words[i] != '\t')
+			i++;
+		r->words[i++] = '\0';
+	}
+}
+
+static void client_queue(struct gw_ctrl_client *c, const char *p, size_t n);
+
+/* Queue "ERR <why>\n", or a plain line. */
+static void
+client_say(struct gw_ctrl_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+client_say(struct gw_ctrl_client *c, const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	client_queue(c, line, (size_t)n);
+}
+
+/* One complete line, line[len] == '\0' (its '\n' was there). */
+static void
+client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 {
 	char err[512] = "";
-	char w0[16] = "", w1[16] = "", w2[16] = "";
-	int rc = 0, n;
+	const char *why;
+	char *buf = NULL;
+	size_t at, size = 0;
+	FILE *out;
+	int rc;
 
-	reclaim_poll(false);
-	last_request_tsc = rte_get_tsc_cycles();
-	n = sscanf(line, "%15s %15s %15s", w0, w1, w2);
-	if (n <= 0) {
-		fprintf(out, "OK\n");
+	why = frame_check(line, len, &at);
+	if (why != NULL) {
+		client_say(c, "ERR request refused whole: %s at byte %zu", why, at + 1);
 		return;
 	}
-	if (strcmp(w0, "sa") == 0 || strcmp(w0, "sp") == 0) {
-		rc = cmd_add(line, err, sizeof(err));
-	} else if (strcmp(w0, "del") == 0 && strcmp(w1, "sa") == 0) {
-		unsigned long spi;
-		char *end;
-		const char *p = line + (strstr(line, w2) - line) + strlen(w2);
-
-		errno = 0;
-		spi = strtoul(p, &end, 0);
-		while (*end == ' ' || *end == '\t')
-			end++;
-		if ((strcmp(w2, "in") != 0 && strcmp(w2, "out") != 0) || errno != 0 ||
-				end == p || *end != '\0' || spi > UINT32_MAX) {
-			snprintf(err, sizeof(err), "usage: del sa in|out SPI");
-			rc = -EINVAL;
-		} else {
-			rc = cmd_del_sa(w2[0] == 'i' ? GW_DIR_IN : GW_DIR_OUT, (uint32_t)spi, err,
-				sizeof(err));
-		}
-	} else if (strcmp(w0, "del") == 0 && strcmp(w1, "sp") == 0) {
-		rc = cmd_del_sp(strstr(line, "sp"), err, sizeof(err));
-	} else if (strcmp(w0, "replace") == 0) {
-		if (strcmp(w1, "sp") == 0) {
-			rc = cmd_replace_sp(strstr(line, "sp"), err, sizeof(err));
-		} else {
-			snprintf(err, sizeof(err),
-				 "usage: replace sp <sp rule> with protect SPI|bypass|discard");
-			rc = -EINVAL;
-		}
-	} else if (strcmp(w0, "version") == 0 && n == 1) {
-		fprintf(out, "version %s\n", CTRL_VERSION);
-	} else if (strcmp(w0, "list") == 0) {
-		cmd_list(out);
-	} else if (strcmp(w0, "stats") == 0) {
-		gw_stats_print(&gw, 0, out);
-	} else if (gw_ctrl_ike(w0, w1, line, out, err, sizeof(err), &rc)) {
-		/* 1.2: hello, spi alloc, query sa, flush owner, bypass/natt udp, host */
-	} else if (strcmp(w0, "subscribe") == 0) {
-		if (nb_subs == CTRL_MAX_SUBS) {
-			snprintf(err, sizeof(err), "%d subscribers already", CTRL_MAX_SUBS);
-			rc = -EBUSY;
-		} else {
-			*subscribe = true;
-		}
-	} else {
-		/* quote only a word, never what could be key bytes */
-		if (strspn(w0, "abcdefghijklmnopqrstuvwxyz-_") != strlen(w0))
-			strcpy(w0, "?");
-		snprintf(err, sizeof(err),
-			 "unknown command '%s' (sa, sp, del sa, del sp, replace sp, list, stats, "
-			 "subscribe, version, hello, spi alloc, query sa, flush owner, bypass udp, "
-			 "natt udp, host)", w0);
-		rc = -EINVAL;
+	req->line = line;
+	req->subscribe = false;
+	split_words(req, len);
+	if (req->n == 0) {
+		client_say(c, "OK");
+		goto wipe;
 	}
+	out = open_memstream(&buf, &size);
+	if (out == NULL) {
+		client_say(c, "ERR out of memory");
+		goto wipe;
+	}
+	reclaim_poll(false);
+	last_request_tsc = rte_get_tsc_cycles();
+	rc = dispatch(req, out, err, sizeof(err));
 	if (rc != 0)
 		fprintf(out, "ERR %s\n", err);
 	else if (err[0] != '\0')
 		fprintf(out, "OK warning: %s\n", err);
 	else
 		fprintf(out, "OK\n");
+	if (fclose(out) != 0) {
+		free(buf);
+		client_say(c, "ERR out of memory");
+		goto wipe;
+	}
+	client_queue(c, buf, size);
+	free(buf);
+	if (req->subscribe) {
+		c->sub = true;
+		nb_subs++;
+	}
+wipe:
+	explicit_bzero(req->words, len + 1);
+	explicit_bzero(req->text, sizeof(req->text));
+	req->line = NULL;
+}
+
+/* Drop the first n bytes of the input, wiping what they leave behind. */
+static void
+in_consume(struct gw_ctrl_client *c, size_t n)
+{
+	memmove(c->in, c->in + n, c->in_len - n);
+	explicit_bzero(c->in + c->in_len - n, n);
+	c->in_len -= n;
+}
+
+/* Serve the next complete request, if any; false when there is none. */
+static bool
+client_next(struct gw_ctrl_client *c)
+{
+	char *nl;
+
+	if (c->discard) {
+		nl = memchr(c->in, '\n', c->in_len);
+		if (nl == NULL) {
+			in_consume(c, c->in_len);
+			if (c->eof)
+				c->done = true;
+			return false;
+		}
+		in_consume(c, (size_t)(nl + 1 - c->in));
+		c->discard = false;
+	}
+	nl = memchr(c->in, '\n', c->in_len);
+	if (nl == NULL) {
+		if (c->in_len == sizeof(c->in)) {
+			client_say(c, "ERR request refused whole: longer than %d bytes",
+				   CTRL_LINE_MAX - 1);
+			in_consume(c, c->in_len);
+			c->discard = true;
+			return true;
+		}
+		if (c->eof) {
+			if (c->in_len != 0)
+				client_say(c, "ERR request refused whole: no newline before "
+					   "the end of the connection");
+			in_consume(c, c->in_len);
+			c->done = true;
+		}
+		return false;
+	}
+	*nl = '\0';
+	client_request(c, c->in, (size_t)(nl - c->in));
+	in_consume(c, (size_t)(nl + 1 - c->in));
+	return true;
+}
+
+/* ---- clients ------------------------------------------------------------- */
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void
-serve(int fd)
+client_queue(struct gw_ctrl_client *c, const char *p, size_t n)
 {
-	/* our own stdio buffer for requests, so that the key bytes in it get wiped */
-	static char inbuf[CTRL_LINE_MAX];
-	FILE *in = fdopen(dup(fd), "r");
-	FILE *out = fdopen(fd, "w");
-	char *line;
-	bool subscribe = false;
+	char *grown;
 
-	if (in == NULL || out == NULL) {
-		if (in != NULL)
-			fclose(in);
-		if (out != NULL)
-			fclose(out);
-		else
-			close(fd);
+	if (c->dead || n == 0)
+		return;
+	if (c->fd < 0) {
+		c->sink(c->sink_arg, p, n);
 		return;
 	}
-	setvbuf(in, inbuf, _IOFBF, sizeof(inbuf));
-	line = malloc(CTRL_LINE_MAX);
-	while (line != NULL && !ctrl_stop && fgets(line, CTRL_LINE_MAX, in) != NULL) {
-		size_t len = strlen(line);
+	if (c->sub && c->out_len - c->out_off + n > CTRL_OUT_MAX) {
+		printf("vecsec-gw: control: a subscriber dropped: %zu bytes of events unread\n",
+		       c->out_len - c->out_off);
+		c->dead = true;
+		return;
+	}
+	if (c->out_off != 0) {          /* keep the unsent part only */
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+	}
+	grown = realloc(c->out, c->out_len + n);
+	if (grown == NULL) {
+		c->dead = true;
+		return;
+	}
+	memcpy(grown + c->out_len, p, n);
+	c->out = grown;
+	c->out_len += n;
+}
 
-		if (len == CTRL_LINE_MAX - 1 && line[len - 1] != '\n') {
-			int ch;
+/* Send what is queued, without waiting; -1 when the client is gone. */
+static int
+client_flush(struct gw_ctrl_client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
-			while ((ch = fgetc(in)) != EOF && ch != '\n')
-				;
-			fprintf(out, "ERR line longer than %d bytes\n", CTRL_LINE_MAX - 2);
-		} else {
-			if (len > 0 && line[len - 1] == '\n')
-				line[--len] = '\0';
-			handle(line, out, &subscribe);
+		if (n > 0) {
+			c->out_off += (size_t)n;
+			c->stall_ms = 0;
+			continue;
 		}
-		explicit_bzero(line, CTRL_LINE_MAX);    /* may have held a key */
-		fflush(out);
-		if (subscribe) {
-			int sfd = dup(fd);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (c->stall_ms == 0)
+				c->stall_ms = now_ms();
+			return 0;
+		}
+		return -1;                      /* EPIPE, ECONNRESET...: gone */
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_off = c->out_len = 0;
+	c->stall_ms = 0;
+	return 0;
+}
 
-			if (sfd >= 0)
-				subs[nb_subs++] = sfd;
+static bool
+client_pending(const struct gw_ctrl_client *c)
+{
+	return c->out_off < c->out_len;
+}
+
+/*
+ * Serve up to CTRL_REQS_PER_TURN requests, each once the answer before is
+ * out. Returns -1 (close it), 0 (waits for the client) or 1 (more to do).
+ */
+static int
+client_work(struct gw_ctrl_client *c)
+{
+	for (unsigned int turn = 0; turn < CTRL_REQS_PER_TURN; turn++) {
+		if (c->dead || (c->fd >= 0 && client_flush(c) < 0))
+			return -1;
+		if (client_pending(c))
+			return 0;
+		if (c->done)
+			return -1;
+		if (c->sub)     /* a subscriber that talks or hangs up is dropped */
+			return c->in_len != 0 || c->eof ? -1 : 0;
+		if (!client_next(c))
+			return c->done && !client_pending(c) ? -1 : 0;
+	}
+	return 1;
+}
+
+/* Bytes from the socket into the input buffer; -1 when the client is gone. */
+static int
+client_read(struct gw_ctrl_client *c)
+{
+	while (!c->eof && c->in_len < sizeof(c->in)) {
+		ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
+				 MSG_DONTWAIT);
+
+		if (n > 0) {
+			c->in_len += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			c->eof = true;
 			break;
 		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		return -1;
 	}
-	free(line);
-	fclose(in);
-	fclose(out);
-	explicit_bzero(inbuf, sizeof(inbuf));
+	return 0;
+}
+
+static struct gw_ctrl_client *
+client_new(int fd)
+{
+	struct gw_ctrl_client *c;
+
+	if (req == NULL) {
+		req = gw_secret_alloc(sizeof(*req));
+		if (req == NULL)
+			return NULL;
+	}
+	c = gw_secret_alloc(sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->fd = fd;
+	return c;
+}
+
+static void
+client_free(struct gw_ctrl_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->sub)
+		nb_subs--;
+	free(c->out);
+	gw_secret_free(c, sizeof(*c));  /* wipes what is left of its requests */
+}
+
+/*
+ * May this peer talk to us? Root, the gateway's own user, or a member of
+ * --ctrl-group (its primary group or one of its others). The socket file's
+ * mode is a second fence, not the only one.
+ */
+static bool
+peer_allowed(int fd, struct ucred *cr)
+{
+	socklen_t len = sizeof(*cr);
+	gid_t small[64], *groups = small;
+	bool ok = false;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &len) != 0 || len != sizeof(*cr))
+		return false;
+	if (cr->uid == 0 || cr->uid == geteuid())
+		return true;
+	if (ctrl_gid < 0)
+		return false;
+	if (cr->gid == (gid_t)ctrl_gid)
+		return true;
+	len = sizeof(small);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) {
+		if (errno != ERANGE || (groups = malloc(len)) == NULL)
+			return false;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0)
+			len = 0;
+	}
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		ok = ok || groups[i] == (gid_t)ctrl_gid;
+	if (groups != small)
+		free(groups);
+	return ok;
+}
+
+/* Send a line to a client we are about to close, without waiting. */
+static void
+refuse(int fd, const char *line)
+{
+	(void)send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+}
+
+static void
+accept_clients(void)
+{
+	for (;;) {
+		struct ucred cr = { .pid = 0 };
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct gw_ctrl_client *c;
+
+		if (fd < 0)
+			return;         /* EAGAIN: no more now; others: try next time */
+		if (!peer_allowed(fd, &cr)) {
+			printf("vecsec-gw: control: refused pid %d uid %u gid %u: "
+			       "not root, uid %u%s\n", (int)cr.pid, (unsigned int)cr.uid, (unsigned int)cr.gid,
+			       (unsigned int)geteuid(),
+			       ctrl_gid >= 0 ? " or a member of the control group" : "");
+			refuse(fd, "ERR permission denied\n");
+			continue;
+		}
+		if (nb_clients == CTRL_MAX_CLIENTS) {
+			refuse(fd, "ERR too many clients\n");
+			continue;
+		}
+		c = client_new(fd);
+		if (c == NULL) {
+			refuse(fd, "ERR out of memory\n");
+			continue;
+		}
+		clients[nb_clients++] = c;
+	}
+}
+
+/* Send the queued events to every subscriber (and a line to stdout). */
+static void
+events_flush(void)
+{
+	for (;;) {
+		struct gw_event e;
+		char line[128];
+		int len;
+		bool have = false;
+
+		rte_spinlock_lock(&evq_lock);
+		if (evq_head != evq_tail) {
+			e = evq[evq_head % GW_EVQ_SIZE];
+			evq_head++;
+			have = true;
+		}
+		rte_spinlock_unlock(&evq_lock);
+		if (!have)
+			return;
+		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 "\n",
+			e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out", e.spi,
+			e.by_pkts ? "packets" : "bytes", e.limit);
+		printf("vecsec-gw: %s", line);
+		fflush(stdout);
+		for (unsigned int i = 0; i < nb_clients; i++)
+			if (clients[i]->sub)
+				client_queue(clients[i], line, (size_t)len);
+	}
 }
 
 static void *
 ctrl_main(void *arg)
 {
+	bool busy = false;
+
 	(void)arg;
 	while (!ctrl_stop) {
-		struct pollfd pfd[1 + CTRL_MAX_SUBS];
-		unsigned int ns = nb_subs;
-		int fd;
+		struct pollfd pfd[1 + CTRL_MAX_CLIENTS];
+		unsigned int n = nb_clients, i;
+		uint64_t now;
 
+		events_flush();
 		pfd[0].fd = listen_fd;
 		pfd[0].events = POLLIN;
-		for (unsigned int i = 0; i < ns; i++) {
-			pfd[1 + i].fd = subs[i];
-			pfd[1 + i].events = POLLIN;
-			pfd[1 + i].revents = 0;
-		}
 		pfd[0].revents = 0;
-		events_flush();
-		reclaim_poll(false);
-		if (poll(pfd, 1 + ns, 20) <= 0) {
-			spd_compact();          /* if idle long enough */
-			continue;
+		for (i = 0; i < n; i++) {
+			const struct gw_ctrl_client *c = clients[i];
+
+			pfd[1 + i].fd = c->fd;
+			pfd[1 + i].events = 0;
+			pfd[1 + i].revents = 0;
+			/* a client's next request is read once its last answer is out */
+			if (!c->eof && c->in_len < sizeof(c->in) && (c->sub || !client_pending(c)))
+				pfd[1 + i].events |= POLLIN;
+			if (client_pending(c))
+				pfd[1 + i].events |= POLLOUT;
 		}
-		/* a subscriber that hangs up (or talks) is dropped */
-		for (unsigned int i = ns; i-- > 0;)
-			if (pfd[1 + i].revents != 0 && subs[i] == pfd[1 + i].fd)
-				sub_drop(i);
-		if (!(pfd[0].revents & POLLIN))
+		reclaim_poll(false);
+		spd_compact();          /* if idle long enough */
+		if (poll(pfd, 1 + n, busy ? 0 : CTRL_POLL_MS) < 0 && errno != EINTR)
 			continue;
-		fd = accept(listen_fd, NULL, NULL);
-		if (fd < 0)
-			continue;
-		serve(fd);
+		busy = false;
+		now = now_ms();
+		for (i = 0; i < n; i++) {
+			struct gw_ctrl_client *c = clients[i];
+			int rc = 0;
+
+			if ((pfd[1 + i].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+				rc = client_read(c);
+			if (rc == 0)
+				rc = client_work(c);
+			if (rc == 0 && c->stall_ms != 0 && now - c->stall_ms > CTRL_STALL_MS) {
+				printf("vecsec-gw: control: a client dropped: its output did "
+				       "not move for %d s\n", CTRL_STALL_MS / 1000);
+				rc = -1;
+			}
+			if (rc < 0)
+				c->dead = true;
+			busy = busy || rc > 0;
+		}
+		/* close the dead ones, keeping the others' order */
+		for (unsigned int k = i = 0; i < n; i++) {
+			struct gw_ctrl_client *c = clients[i];
+
+			clients[i] = NULL;
+			if (c->dead)
+				client_free(c);
+			else
+				clients[k++] = c;
+			nb_clients = k;
+		}
+		if (pfd[0].revents & POLLIN)
+			accept_clients();
 	}
 	return NULL;
 }
 
 int
-gw_ctrl_start(const char *path)
+gw_ctrl_start(const char *path, int gid)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -814,27 +1392,34 @@ gw_ctrl_start(const char *path)
 		}
 		unlink(path);
 	}
-	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ctrl_gid = gid;
+	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (listen_fd < 0)
 		return -errno;
 	old = umask(0177);
 	rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (rc != 0 || listen(listen_fd, 4) != 0) {
+	/* --ctrl-group: its members may connect (the peer check lets them in too) */
+	if (rc == 0 && gid >= 0 && (chown(path, (uid_t)-1, (gid_t)gid) != 0 ||
+			chmod(path, 0660) != 0))
+		rc = -1;
+	if (rc != 0 || listen(listen_fd, CTRL_MAX_CLIENTS) != 0) {
 		rc = -errno;
 		fprintf(stderr, "vecsec-gw: --ctrl %s: %s\n", path, strerror(errno));
-		close(listen_fd);
-		listen_fd = -1;
-		return rc;
+		unlink(path);
+		goto fail;
 	}
 	rc = rte_ctrl_thread_create(&ctrl_tid, "gw-ctrl", NULL, ctrl_main, NULL);
 	if (rc != 0) {
-		close(listen_fd);
-		listen_fd = -1;
+		rc = -rc;
 		unlink(path);
-		return -rc;
+		goto fail;
 	}
 	return 0;
+fail:
+	close(listen_fd);
+	listen_fd = -1;
+	return rc;
 }
 
 void
@@ -845,11 +1430,65 @@ gw_ctrl_stop(void)
 	ctrl_stop = true;
 	pthread_join(ctrl_tid, NULL);
 	events_flush();
-	while (nb_subs != 0)
-		sub_drop(nb_subs - 1);
+	for (unsigned int i = 0; i < nb_clients; i++) {
+		if (!clients[i]->dead)
+			(void)client_flush(clients[i]);        /* one try, no waiting */
+		client_free(clients[i]);
+		clients[i] = NULL;
+	}
+	nb_clients = 0;
 	close(listen_fd);
 	listen_fd = -1;
 	unlink(sock_path);
+	gw_secret_free(req, sizeof(*req));
+	req = NULL;
+	gw_secret_free(scratch, sizeof(*scratch));
+	scratch = NULL;
+}
+
+/* ---- without a socket: tests and the fuzzer ------------------------------ */
+
+struct gw_ctrl_client *
+gw_ctrl_client_new(void (*sink)(void *arg, const char *p, size_t n), void *arg)
+{
+	struct gw_ctrl_client *c = client_new(-1);
+
+	if (c != NULL) {
+		c->sink = sink;
+		c->sink_arg = arg;
+	}
+	return c;
+}
+
+bool
+gw_ctrl_feed(struct gw_ctrl_client *c, const void *p, size_t n, bool eof)
+{
+	const char *b = p;
+
+	for (;;) {
+		size_t k = RTE_MIN(n, sizeof(c->in) - c->in_len);
+		int rc;
+
+		memcpy(c->in + c->in_len, b, k);
+		c->in_len += k;
+		b += k;
+		n -= k;
+		c->eof = eof && n == 0;
+		do {
+			rc = client_work(c);
+		} while (rc > 0);
+		if (rc < 0)
+			return false;
+		if (n == 0)
+			return true;
+	}
+}
+
+void
+gw_ctrl_client_free(struct gw_ctrl_client *c)
+{
+	if (c != NULL)
+		client_free(c);
 }
 
 /* ---- for ctrl_ike.c (protocol 1.2) -------------------------------------- */

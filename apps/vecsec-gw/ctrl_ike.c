@@ -62,6 +62,12 @@ res_find(uint32_t spi)
 	return -1;
 }
 
+void
+gw_ike_reset(void)
+{
+	nb_res = 0;
+}
+
 bool
 gw_ike_spi_release(uint8_t dir, uint32_t spi)
 {

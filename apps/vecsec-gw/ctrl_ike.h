@@ -38,5 +38,7 @@ bool gw_ctrl_ike(const char *w0, const char *w1, const char *line, FILE *out, ch
 		 size_t err_len, int *rc);
 /* ctrl_ike.c: free a reserved inbound SPI; false if dir/spi had none */
 bool gw_ike_spi_release(uint8_t dir, uint32_t spi);
+/* ctrl_ike.c: forget every reservation (the fuzz harness, between inputs) */
+void gw_ike_reset(void);
 
 #endif /* VECSEC_GW_CTRL_IKE_H */

@@ -134,8 +134,33 @@ struct gw_conf {
  */
 int gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text,
 		char *err, size_t err_len);
-/* Same for a file; -errno with a message if it cannot be read. */
-int gw_conf_parse_file(struct gw_conf *conf, const char *path, char *err, size_t err_len);
+/*
+ * Same for a file; -errno with a message if it cannot be read. A file that
+ * group or others can write, or that another user owns, is refused
+ * (-EPERM): it could carry anyone's keys and policies. With
+ * GW_CONF_ALLOW_UNPROTECTED that is a warning. A warning comes back as 0
+ * with "warning: ..." in err (err is "" otherwise); one is also given
+ * when the file holds keys and group or others can read it.
+ */
+#define GW_CONF_ALLOW_UNPROTECTED 1u
+int gw_conf_parse_file(struct gw_conf *conf, const char *path, unsigned int flags, char *err,
+		size_t err_len);
+/*
+ * How an error message shows token tok (prev: the token before it, or
+ * NULL): tok itself, or "<hidden key>" / "<hidden>" when it could be key
+ * material. Every error that quotes configuration or request text goes
+ * through it (parser.c explains the rule).
+ */
+const char *gw_token_quote(const char *tok, const char *prev);
+/* s as an unsigned number (decimal, or hex after 0x) of at most max: 0, else -1. */
+int gw_parse_u64(const char *s, uint64_t max, uint64_t *v);
+/*
+ * len bytes of zeroed memory on pages of their own that are left out of
+ * core dumps (MADV_DONTDUMP), for tables that hold keys; NULL if none.
+ * gw_secret_free() wipes and releases them.
+ */
+void *gw_secret_alloc(size_t len);
+void gw_secret_free(void *p, size_t len);
 /* Zero every SA, keys included, and forget them. */
 void gw_conf_wipe(struct gw_conf *conf);
 /* Zero the key material of every SA, keep the rest. */

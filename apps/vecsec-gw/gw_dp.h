@@ -196,9 +196,21 @@ int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char
 		size_t err_len);
 int gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s);
 void gw_sa_free(struct gw_sa *s);
-/* ctrl.c */
-int gw_ctrl_start(const char *path);
+/* ctrl.c: the control socket at path; gid >= 0: members of that group may use it too */
+int gw_ctrl_start(const char *path, int gid);
 void gw_ctrl_stop(void);
+/*
+ * ctrl.c's protocol without a socket (the fuzzer, tests): a client whose
+ * answers go to sink. gw_ctrl_feed() hands it bytes the client sent (eof:
+ * it ended the connection after them) and serves every request they
+ * complete; false once the connection would be closed (the rest is not
+ * looked at). Not to be mixed with a running gw_ctrl_start().
+ */
+struct gw_ctrl_client;
+struct gw_ctrl_client *gw_ctrl_client_new(void (*sink)(void *arg, const char *p, size_t n),
+		void *arg);
+bool gw_ctrl_feed(struct gw_ctrl_client *c, const void *p, size_t n, bool eof);
+void gw_ctrl_client_free(struct gw_ctrl_client *c);
 /* sp.c */
 int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
 /* Build the four lists from conf; *out[v6][dir]; -errno. */

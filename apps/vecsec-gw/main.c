@@ -16,14 +16,18 @@
 #include "gen.h"
 #include "gw_dp.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -34,6 +38,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_memory.h>
 #include <rte_ring.h>
 
 #define GW_NB_MBUF 16384
@@ -43,7 +48,7 @@
 struct gw_dp gw;
 volatile bool gw_quit;
 static volatile bool print_now;
-static struct gw_conf conf;
+static struct gw_conf *conf;   /* gw_secret_alloc(): keys, out of core dumps */
 static char demo_text[8192];
 
 struct opts {
@@ -51,6 +56,9 @@ struct opts {
 	const char *check_file;
 	const char *stats_file;
 	const char *ctrl_path;
+	const char *ctrl_group;         /* --ctrl-group: may use the socket too */
+	unsigned int conf_flags;        /* GW_CONF_ALLOW_UNPROTECTED */
+	bool no_coredump;
 	uint64_t unprot_mask;
 	bool unprot_given;
 	bool demo;
@@ -80,7 +88,16 @@ usage(const char *prog)
 	       "  --idle-exit S      stop once no packet moved for S seconds\n"
 	       "  --stats-file PATH  write the counters as JSON on exit\n"
 	       "  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
-	       "                     (vecsec-ctl); -f is then optional\n"
+	       "                     (vecsec-ctl); -f is then optional. Root and this\n"
+	       "                     process's user may use it\n"
+	       "  --ctrl-group NAME  members of group NAME (or GID) may use it too\n"
+	       "                     (the socket becomes mode 0660, group NAME)\n"
+	       "  --allow-unprotected-keys\n"
+	       "                     read -f FILE even when group or others can write it, or\n"
+	       "                     another user owns it (refused otherwise: they could\n"
+	       "                     change keys and policies); a warning instead\n"
+	       "  --no-coredump      no core dump at all (prctl PR_SET_DUMPABLE 0); without\n"
+	       "                     it, key tables and DPDK's memory stay out of core dumps\n"
 	       "  --demo             built-in config, ring ports and traffic; checks every packet\n"
 	       "  --gen-pkts N       demo packets (default 100000)\n"
 	       "  --gen-size B       demo frame size, bytes without FCS (default 64)\n"
@@ -93,7 +110,8 @@ usage(const char *prog)
 	       "                     DIR/clear.pcap and the valid ESP (and bypass) packets on\n"
 	       "                     the link to DIR/esp.pcap, for replay (net_pcap); the\n"
 	       "                     built-in config goes to DIR/demo.cfg\n"
-	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed)\n"
+	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed; with\n"
+	       "                     --allow-unprotected-keys anywhere, as -f takes it)\n"
 	       "  --mtu N | P:N      largest IP packet sent on every port | on port P; bigger\n"
 	       "                     ones are fragmented (default: the port's MTU, 1500)\n"
 	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
@@ -156,6 +174,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "idle-exit", required_argument, NULL, 'I' },
 		{ "stats-file", required_argument, NULL, 'S' },
 		{ "ctrl", required_argument, NULL, 'T' },
+		{ "ctrl-group", required_argument, NULL, 'O' },
+		{ "allow-unprotected-keys", no_argument, NULL, 'Y' },
+		{ "no-coredump", no_argument, NULL, 'Q' },
 		{ "demo", no_argument, NULL, 'M' },
 		{ "gen-pkts", required_argument, NULL, 'N' },
 		{ "gen-size", required_argument, NULL, 'Z' },
@@ -242,6 +263,15 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'T':
 			o->ctrl_path = optarg;
 			gw.ctrl = true;
+			break;
+		case 'O':
+			o->ctrl_group = optarg;
+			break;
+		case 'Y':
+			o->conf_flags |= GW_CONF_ALLOW_UNPROTECTED;
+			break;
+		case 'Q':
+			o->no_coredump = true;
 			break;
 		case 'M':
 			o->demo = true;
@@ -335,21 +365,21 @@ cpu_seconds(void)
 }
 
 static int
-check_only(const char *file)
+check_only(const char *file, unsigned int flags)
 {
 	char err[512];
-	int rc = gw_conf_parse_file(&conf, file, err, sizeof(err));
+	int rc = gw_conf_parse_file(conf, file, flags, err, sizeof(err));
 
-	if (rc != 0) {
+	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
+	if (rc != 0)
 		return 1;
-	}
-	printf("%s: OK: %u SA, %u SP, %u routes, %u neigh", file, conf.nb_sa, conf.nb_sp,
-		conf.nb_rt, conf.nb_neigh);
-	if (conf.nb_ignored != 0)
-		printf(", %u flow rules ignored", conf.nb_ignored);
+	printf("%s: OK: %u SA, %u SP, %u routes, %u neigh", file, conf->nb_sa, conf->nb_sp,
+		conf->nb_rt, conf->nb_neigh);
+	if (conf->nb_ignored != 0)
+		printf(", %u flow rules ignored", conf->nb_ignored);
 	printf("\n");
-	gw_conf_wipe(&conf);
+	gw_conf_wipe(conf);
 	return 0;
 }
 
@@ -489,19 +519,108 @@ write_demo_cfg(const char *dir)
 	return 0;
 }
 
+/* --ctrl-group NAME or GID: the group's id, or -1 with a message */
+static int
+ctrl_group_id(const char *name)
+{
+	const struct group *g = getgrnam(name);
+	unsigned long id;
+	char *end;
+
+	if (g != NULL)
+		return (int)g->gr_gid;
+	errno = 0;
+	id = strtoul(name, &end, 10);
+	if (name[0] >= '0' && name[0] <= '9' && *end == '\0' && errno == 0 && id < INT32_MAX)
+		return (int)id;
+	fprintf(stderr, "vecsec-gw: --ctrl-group %s: no such group\n", name);
+	return -1;
+}
+
+static int
+mem_dontdump(const struct rte_memseg_list *msl, void *arg)
+{
+	unsigned int *failed = arg;
+
+	if (msl->base_va != NULL && msl->len != 0 &&
+			madvise(msl->base_va, msl->len, MADV_DONTDUMP) != 0)
+		(*failed)++;
+	return 0;
+}
+
+/*
+ * Keep key material out of core dumps. The configuration tables are on
+ * pages of their own already (gw_secret_alloc()). The cryptodev and
+ * rte_security sessions, which hold the keys (and their schedules) from
+ * now on, live in DPDK's memory, as do the packets: every memory segment
+ * list EAL has at this point (the session pools were made by
+ * gw_sa_setup(), sessions added later come from them) is marked
+ * MADV_DONTDUMP. --no-coredump gives up core dumps altogether.
+ */
+static void
+keys_out_of_dumps(bool no_coredump, bool quiet)
+{
+	unsigned int failed = 0;
+
+	rte_memseg_list_walk(mem_dontdump, &failed);
+	if (failed != 0 && !quiet)
+		printf("vecsec-gw: %u DPDK memory areas could not be left out of core dumps\n",
+		       failed);
+	if (no_coredump) {
+		struct rlimit rl = { 0, 0 };
+
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || setrlimit(RLIMIT_CORE, &rl) != 0)
+			fprintf(stderr, "vecsec-gw: --no-coredump: %s\n", strerror(errno));
+	}
+}
+
+/*
+ * EAL leaves its runtime folder (config, fbarray_* files) behind after a
+ * clean exit; nothing can use it once the primary process is gone. Remove
+ * the files EAL makes there (the telemetry socket too: its own atexit()
+ * removal comes later) and the folder; anything else keeps it.
+ */
+static void
+eal_runtime_dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *n = e->d_name;
+
+		if (strcmp(n, "config") == 0 || strcmp(n, "hugepage_info") == 0 ||
+				strcmp(n, "mp_socket") == 0 ||
+				strncmp(n, "dpdk_telemetry", strlen("dpdk_telemetry")) == 0 ||
+				strncmp(n, "fbarray_", strlen("fbarray_")) == 0)
+			unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct opts o = { .gen_pkts = 100000, .gen_size = 64 };
 	struct rte_mempool *mp = NULL;
 	struct gw_gen_cfg gc = { .max_inflight = 2048 };
-	char err[512];
-	int dd = argc, rc, ret = 1, nargs;
+	char err[512] = "";
+	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
 	double cpu_start;
 
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a control client or a stdout reader that goes away is an error, not our end */
+	signal(SIGPIPE, SIG_IGN);
+	conf = gw_secret_alloc(sizeof(*conf));
+	if (conf == NULL) {
+		fprintf(stderr, "vecsec-gw: out of memory\n");
+		return 1;
+	}
 	gw.window = GW_DEFAULT_WINDOW;
 	gw.frag_tbl_sz = GW_FRAG_DEFAULT_TBL;
 	gw.frag_ttl_ns = GW_FRAG_DEFAULT_TTL_NS;
@@ -515,10 +634,16 @@ main(int argc, char **argv)
 		usage(argv[0]);
 		return 0;
 	}
-	/* --check needs no EAL: look for it anywhere */
+	/* --check needs no EAL: look for it (and --allow-unprotected-keys) anywhere */
 	for (int i = 1; i + 1 < argc; i++)
-		if (strcmp(argv[i], "--check") == 0)
-			return check_only(argv[i + 1]);
+		if (strcmp(argv[i], "--check") == 0) {
+			unsigned int flags = 0;
+
+			for (int j = 1; j < argc; j++)
+				if (strcmp(argv[j], "--allow-unprotected-keys") == 0)
+					flags |= GW_CONF_ALLOW_UNPROTECTED;
+			return check_only(argv[i + 1], flags);
+		}
 	if (dd < argc) {
 		argv[dd] = argv[0];
 		if (parse_args(argc - dd, argv + dd, &o) != 0)
@@ -533,6 +658,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-gw: --gen-pcap needs --demo\n");
 		return 2;
 	}
+	if (o.ctrl_group != NULL && (!gw.ctrl || (ctrl_gid = ctrl_group_id(o.ctrl_group)) < 0)) {
+		if (!gw.ctrl)
+			fprintf(stderr, "vecsec-gw: --ctrl-group needs --ctrl\n");
+		return 2;
+	}
 	if (o.demo && o.cfg_file != NULL && o.demo_aead != NULL) {
 		fprintf(stderr, "vecsec-gw: --demo-aead applies to the built-in config, not -f\n");
 		return 2;
@@ -543,22 +673,22 @@ main(int argc, char **argv)
 			snprintf(err, sizeof(err), "--demo-aead %s: chacha20-poly1305, "
 				"aes-{128,192,256}-gcm or aria-{128,192,256}-gcm", o.demo_aead);
 		else
-			rc = gw_conf_parse_string(&conf, "<demo>", demo_text, err, sizeof(err));
+			rc = gw_conf_parse_string(conf, "<demo>", demo_text, err, sizeof(err));
 	}
 	else if (o.cfg_file != NULL)
-		rc = gw_conf_parse_file(&conf, o.cfg_file, err, sizeof(err));
+		rc = gw_conf_parse_file(conf, o.cfg_file, o.conf_flags, err, sizeof(err));
 	else
 		rc = 0;
-	gw.conf = &conf;
-	if (rc != 0) {
+	gw.conf = conf;
+	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
+	if (rc != 0)
 		return 1;
-	}
 
 	nargs = rte_eal_init(dd, argv);
 	if (nargs < 0) {
 		fprintf(stderr, "vecsec-gw: EAL init failed: %s\n", rte_strerror(rte_errno));
-		gw_conf_wipe(&conf);
+		gw_conf_wipe(conf);
 		return 1;
 	}
 	signal(SIGINT, on_signal);
@@ -609,15 +739,15 @@ main(int argc, char **argv)
 			       strerror(-rc));
 		gw.port[p].mtu = o.mtu[p];
 	}
-	for (unsigned int i = 0; i < conf.nb_neigh; i++)
-		if (conf.neigh[i].port < gw.nb_ports)
-			memcpy(gw.port[conf.neigh[i].port].peer.addr_bytes, conf.neigh[i].mac, 6);
+	for (unsigned int i = 0; i < conf->nb_neigh; i++)
+		if (conf->neigh[i].port < gw.nb_ports)
+			memcpy(gw.port[conf->neigh[i].port].peer.addr_bytes, conf->neigh[i].mac, 6);
 
-	rc = gw_sa_setup(&gw, &conf);
+	rc = gw_sa_setup(&gw, conf);
 	if (rc == 0)
-		rc = gw_sp_setup(&gw, &conf);
+		rc = gw_sp_setup(&gw, conf);
 	if (rc == 0)
-		rc = gw_rt_setup(&gw, &conf);
+		rc = gw_rt_setup(&gw, conf);
 	if (rc != 0)
 		goto out;
 
@@ -642,14 +772,15 @@ main(int argc, char **argv)
 		goto out;
 	if (!o.quiet) {
 		printf("vecsec-gw: %u SA, %u SP, %u routes, %u ports, %u worker(s)\n", gw.nb_sa,
-			conf.nb_sp, conf.nb_rt, gw.nb_ports, gw.nb_workers);
+			conf->nb_sp, conf->nb_rt, gw.nb_ports, gw.nb_workers);
 		for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 			if (gw.cdev[id].used)
 				printf("vecsec-gw: cryptodev %u: %s (driver %s%s)\n", id,
 				       gw.cdev[id].name, gw.cdev[id].driver,
 				       gw.cdev[id].cpu_crypto ? ", cpu-crypto" : "");
 	}
-	gw_conf_wipe_keys(&conf);       /* the keys now live in the cryptodev sessions only */
+	gw_conf_wipe_keys(conf);       /* the keys now live in the cryptodev sessions only */
+	keys_out_of_dumps(o.no_coredump, o.quiet);
 	if (gw.ctrl) {
 		size_t sz = rte_rcu_qsbr_get_memsize(gw.nb_workers);
 
@@ -660,7 +791,7 @@ main(int argc, char **argv)
 		}
 		rte_rcu_qsbr_thread_register(gw.rcu, 0);
 		rte_rcu_qsbr_thread_online(gw.rcu, 0);
-		if (gw_ctrl_start(o.ctrl_path) != 0)
+		if (gw_ctrl_start(o.ctrl_path, ctrl_gid) != 0)
 			goto out;
 		if (!o.quiet)
 			printf("vecsec-gw: control socket %s\n", o.ctrl_path);
@@ -669,7 +800,7 @@ main(int argc, char **argv)
 		printf("vecsec-gw: telemetry commands not registered\n");
 
 	if (o.demo) {
-		struct gw_conf *demo_conf = calloc(1, sizeof(*demo_conf));
+		struct gw_conf *demo_conf = gw_secret_alloc(sizeof(*demo_conf));
 
 		gc.mp = mp;
 		gc.count = o.gen_pkts;
@@ -677,15 +808,15 @@ main(int argc, char **argv)
 		gc.max_inflight = 2048 * gw.nb_workers;
 		/* the flows come from the outbound SPs: parse again, keys are gone from conf */
 		if (demo_conf == NULL ||
-				(o.cfg_file != NULL ? gw_conf_parse_file(demo_conf, o.cfg_file, err,
-					sizeof(err)) : gw_conf_parse_string(demo_conf, "<demo>",
-					demo_text, err, sizeof(err))) != 0 ||
+				(o.cfg_file != NULL ? gw_conf_parse_file(demo_conf, o.cfg_file,
+					o.conf_flags, err, sizeof(err)) :
+					gw_conf_parse_string(demo_conf, "<demo>", demo_text, err,
+					sizeof(err))) != 0 ||
 				gw_gen_init(demo_conf, &gc) != 0) {
-			free(demo_conf);
+			gw_secret_free(demo_conf, sizeof(*demo_conf));
 			goto out;
 		}
-		gw_conf_wipe(demo_conf);
-		free(demo_conf);
+		gw_secret_free(demo_conf, sizeof(*demo_conf));
 	}
 
 	gw.worker[0].lcore = rte_get_main_lcore();
@@ -780,7 +911,7 @@ out:
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
 	gw_ctrl_stop();
 	gw_host_teardown();
-	gw_conf_wipe(&conf);
+	gw_conf_wipe(conf);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {
 		if (gw.port[p].used) {
 			rte_eth_dev_stop(p);
@@ -804,6 +935,9 @@ out:
 	if (mp != NULL && rte_mempool_in_use_count(mp) != 0)
 		fprintf(stderr, "vecsec-gw: %u mbufs still in use at exit\n",
 			rte_mempool_in_use_count(mp));
+	snprintf(err, sizeof(err), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	eal_runtime_dir_remove(err);
+	gw_secret_free(conf, sizeof(*conf));
 	return ret;
 }

@@ -16,10 +16,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_crypto_sym.h>
 
@@ -39,8 +43,113 @@ struct pctx {
 	int line;               /* first line of the rule */
 };
 
-/* A token that holds key bytes is never echoed: errors show this instead. */
+/*
+ * Errors quote the token they are about, unless it could be key material.
+ * The rule, the only place that decides it (the control socket's answers
+ * use it too): a token is quoted only when it is not the value of a key
+ * keyword (cipher_key, auth_key, aead_key: "<hidden key>") and has one of
+ * these shapes, which no key written as hex bytes has:
+ *   - a word: lowercase letters, digits, '-' and '_', at most 32
+ *     characters, with at least one letter from g to z (so not hex);
+ *   - a decimal number of at most 10 digits (a leading '-' allowed), or a
+ *     range of two (X:Y);
+ *   - digits and dots with an optional /prefix (an IPv4 address, or what was
+ *     meant as one);
+ *   - an IPv6 address with "::" or a /prefix.
+ * Anything else (hex strings with or without ':', MAC addresses, full
+ * 8-group IPv6 addresses, mixed case, other punctuation) shows as
+ * "<hidden>". The rule also holds when the key keyword is missing, misspelt
+ * or misplaced: a key (8 bytes at least, 16 hex digits) is never one of
+ * these shapes.
+ */
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #define HIDDEN_KEY "<hidden key>"
+#define HIDDEN "<hidden>"
+
+static bool
+is_key_keyword(const char *s)
+{
+	return s != NULL && (strcmp(s, "cipher_key") == 0 || strcmp(s, "auth_key") == 0 ||
+		strcmp(s, "aead_key") == 0);
+}
+
+/* s[0..n) is 1..max decimal digits */
+static bool
+all_digits(const char *s, size_t n, size_t max)
+{
+	if (n == 0 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+static bool
+public_shape(const char *t)
+{
+	size_t n = strlen(t), i;
+	const char *colon = strchr(t, ':'), *slash = strchr(t, '/');
+	char buf[INET6_ADDRSTRLEN];
+	struct in6_addr a6;
+	bool hex_only = true, ok;
+
+	if (n == 0)
+		return true;
+	if (t[0] != '-' && n <= 32) {                           /* a word */
+		for (i = 0; i < n; i++) {
+			char c = t[i];
+
+			if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+					c == '_'))
+				break;
+			if (c >= 'g' && c <= 'z')
+				hex_only = false;
+		}
+		if (i == n && !hex_only)
+			return true;
+	}
+	if (t[0] == '-' && all_digits(t + 1, n - 1, 10))       /* a number */
+		return true;
+	if (colon == NULL && all_digits(t, n, 10))
+		return true;
+	if (colon != NULL && strchr(colon + 1, ':') == NULL &&  /* a range X:Y */
+			all_digits(t, (size_t)(colon - t), 10) &&
+			all_digits(colon + 1, n - (size_t)(colon - t) - 1, 10))
+		return true;
+	if (slash != NULL && !all_digits(slash + 1, n - (size_t)(slash - t) - 1, 3))
+		return false;
+	if (slash == NULL)
+		slash = t + n;
+	if (strspn(t, "0123456789.") == (size_t)(slash - t) && slash - t <= 15)
+		return true;                                    /* IPv4, or meant as one */
+	if ((size_t)(slash - t) >= sizeof(buf) || (strstr(t, "::") == NULL && *slash == '\0'))
+		return false;
+	memcpy(buf, t, (size_t)(slash - t));
+	buf[slash - t] = '\0';
+	ok = inet_pton(AF_INET6, buf, &a6) == 1;               /* IPv6 with :: or /len */
+	explicit_bzero(buf, sizeof(buf));
+	return ok;
+}
+
+const char *
+gw_token_quote(const char *tok, const char *prev)
+{
+	if (is_key_keyword(prev))
+		return HIDDEN_KEY;
+	return public_shape(tok) ? tok : HIDDEN;
+}
 
 /* vecsec: owner tags; names only grow (an id stays valid while rules carry it) */
 static char owner_names[GW_MAX_OWNERS][GW_OWNER_LEN];
@@ -77,12 +186,10 @@ perr(struct pctx *p, unsigned int ti, const char *fmt, ...)
 	va_list ap;
 	int off;
 	int line = ti < p->n ? p->t[ti].line : p->line;
-	bool secret = ti > 0 && ti < p->n && (strcmp(p->t[ti - 1].s, "cipher_key") == 0 ||
-		strcmp(p->t[ti - 1].s, "auth_key") == 0 || strcmp(p->t[ti - 1].s, "aead_key") == 0);
 
 	if (ti < p->n)
 		off = snprintf(p->err, p->err_len, "%s:%d: token '%s': ", p->name, line,
-			secret ? HIDDEN_KEY : p->t[ti].s);
+			gw_token_quote(p->t[ti].s, ti > 0 ? p->t[ti - 1].s : NULL));
 	else
 		off = snprintf(p->err, p->err_len, "%s:%d: at end of rule: ", p->name, line);
 	if (off < 0 || (size_t)off >= p->err_len)
@@ -95,8 +202,8 @@ perr(struct pctx *p, unsigned int ti, const char *fmt, ...)
 
 /* ---- value parsers: 0 or -1, never partial --------------------------- */
 
-static int
-parse_u64(const char *s, uint64_t max, uint64_t *v)
+int
+gw_parse_u64(const char *s, uint64_t max, uint64_t *v)
 {
 	char *end;
 	unsigned long long x;
@@ -119,6 +226,7 @@ parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi)
 {
 	char buf[64];
 	char *colon;
+	int rc;
 
 	if (strlen(s) >= sizeof(buf))
 		return -1;
@@ -127,9 +235,10 @@ parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi)
 	if (colon == NULL)
 		return -1;
 	*colon = '\0';
-	if (parse_u64(buf, max, lo) < 0 || parse_u64(colon + 1, max, hi) < 0 || *lo > *hi)
-		return -1;
-	return 0;
+	rc = gw_parse_u64(buf, max, lo) < 0 || gw_parse_u64(colon + 1, max, hi) < 0 || *lo > *hi ?
+		-1 : 0;
+	explicit_bzero(buf, sizeof(buf));       /* a misplaced key may have landed here */
+	return rc;
 }
 
 /* `owner NAME` at token ti: the id into *owner, or an error */
@@ -151,6 +260,7 @@ parse_range_any(const char *s, uint64_t max, uint64_t *x, uint64_t *y)
 {
 	char buf[64];
 	char *colon;
+	int rc;
 
 	if (strlen(s) >= sizeof(buf))
 		return -1;
@@ -159,7 +269,9 @@ parse_range_any(const char *s, uint64_t max, uint64_t *x, uint64_t *y)
 	if (colon == NULL)
 		return -1;
 	*colon = '\0';
-	return parse_u64(buf, max, x) < 0 || parse_u64(colon + 1, max, y) < 0 ? -1 : 0;
+	rc = gw_parse_u64(buf, max, x) < 0 || gw_parse_u64(colon + 1, max, y) < 0 ? -1 : 0;
+	explicit_bzero(buf, sizeof(buf));       /* a misplaced key may have landed here */
+	return rc;
 }
 
 /* "a.b.c.d" or an IPv6 address, with "/len" when prefix is not NULL. */
@@ -175,29 +287,19 @@ parse_addr(const char *s, bool v6, struct gw_addr *a, uint8_t *prefix)
 	strcpy(buf, s);
 	slash = strchr(buf, '/');
 	if (slash != NULL) {
-		if (prefix == NULL)
-			return -1;
 		*slash = '\0';
-		if (parse_u64(slash + 1, v6 ? 128 : 32, &len) < 0)
-			return -1;
+		if (prefix == NULL || gw_parse_u64(slash + 1, v6 ? 128 : 32, &len) < 0)
+			goto bad;
 	}
 	memset(a, 0, sizeof(*a));
 	if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, a->b) != 1)
-		return -1;
+		goto bad;
 	if (prefix != NULL)
 		*prefix = (uint8_t)len;
+	explicit_bzero(buf, sizeof(buf));
 	return 0;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
+bad:
+	explicit_bzero(buf, sizeof(buf));       /* a misplaced key may have landed here */
 	return -1;
 }
 
@@ -377,7 +479,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	else
 		return perr(p, ti, "expects 'in' or 'out'");
 	NEXT(p, ti, "an SPI");
-	if (parse_u64(p->t[ti].s, UINT32_MAX, &v) < 0)
+	if (gw_parse_u64(p->t[ti].s, UINT32_MAX, &v) < 0)
 		return perr(p, ti, "SPI must be an unsigned 32-bit number");
 	sa->spi = (uint32_t)v;
 	if (gw_conf_find_sa(conf, sa->dir, sa->spi) != NULL)
@@ -490,7 +592,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				return perr(p, ti, "unknown action type");
 		} else if (strcmp(k, "port_id") == 0 || strcmp(k, "mss") == 0) {
 			NEXT(p, ti, "a number");
-			if (parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
 				return perr(p, ti, "expects an unsigned 16-bit number");
 		} else if (strcmp(k, "fallback") == 0) {
 			NEXT(p, ti, "lookaside-none or cpu-crypto");
@@ -499,10 +601,10 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				return perr(p, ti, "fallback must be lookaside-none or cpu-crypto");
 		} else if (strcmp(k, "flow-direction") == 0) {
 			NEXT(p, ti, "a port id");
-			if (parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
 				return perr(p, ti, "expects a port id");
 			NEXT(p, ti, "a queue id");
-			if (parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
 				return perr(p, ti, "expects a queue id");
 		} else if (strcmp(k, "udp-encap") == 0) {
 			sa->udp_encap = true;
@@ -528,7 +630,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 		} else if (strcmp(k, "esn") == 0) {
 			ONCE(p, ti, esn_p);
 			NEXT(p, ti, "the initial ESN value");
-			if (parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0)
 				return perr(p, ti, "expects an unsigned 64-bit number");
 			sa->esn = true;
 			sa->esn_init = v;
@@ -552,12 +654,12 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			if (li == 4)
 				return perr(p, ti, "unknown SA option");
 			NEXT(p, ti, "a limit");
-			if (parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0 || v == 0)
+			if (gw_parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0 || v == 0)
 				return perr(p, ti, "expects a number from 1");
 			sa->life[li] = v;
 		} else if (strcmp(k, "replay_win") == 0) {
 			NEXT(p, ti, "a window size");
-			if (parse_u64(p->t[ti].s, 4096, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, 4096, &v) < 0)
 				return perr(p, ti, "window size must be 0..4096");
 			sa->window = (int32_t)v;
 		} else {
@@ -663,7 +765,7 @@ parse_sp(struct pctx *p, struct gw_conf *conf)
 		if (strcmp(k, "protect") == 0) {
 			ONCE(p, ti, act_p);
 			NEXT(p, ti, "an SA id (SPI)");
-			if (parse_u64(p->t[ti].s, UINT32_MAX, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, UINT32_MAX, &v) < 0)
 				return perr(p, ti, "SA id must be an unsigned 32-bit number");
 			sp->action = GW_SP_PROTECT;
 			sp->spi = (uint32_t)v;
@@ -676,7 +778,7 @@ parse_sp(struct pctx *p, struct gw_conf *conf)
 		} else if (strcmp(k, "pri") == 0) {
 			ONCE(p, ti, pri_p);
 			NEXT(p, ti, "a priority");
-			if (parse_u64(p->t[ti].s, INT32_MAX, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, INT32_MAX, &v) < 0)
 				return perr(p, ti, "priority must be 0..%d", INT32_MAX);
 			sp->pri = (int32_t)v;
 		} else if (strcmp(k, "src") == 0 || strcmp(k, "dst") == 0) {
@@ -778,7 +880,7 @@ parse_rt(struct pctx *p, struct gw_conf *conf)
 		} else if (strcmp(k, "port") == 0) {
 			ONCE(p, ti, port_p);
 			NEXT(p, ti, "a port id");
-			if (parse_u64(p->t[ti].s, GW_MAX_PORTS - 1, &v) < 0)
+			if (gw_parse_u64(p->t[ti].s, GW_MAX_PORTS - 1, &v) < 0)
 				return perr(p, ti, "port must be 0..%d", GW_MAX_PORTS - 1);
 			rt->port = (uint16_t)v;
 		} else {
@@ -802,7 +904,7 @@ parse_neigh(struct pctx *p, struct gw_conf *conf)
 	nb->line = p->line;
 	if (p->n < 2 || strcmp(p->t[1].s, "port") != 0)
 		return perr(p, p->n < 2 ? 0 : 1, "expects 'neigh port <id> <mac>'");
-	if (p->n < 3 || parse_u64(p->t[2].s, GW_MAX_PORTS - 1, &v) < 0)
+	if (p->n < 3 || gw_parse_u64(p->t[2].s, GW_MAX_PORTS - 1, &v) < 0)
 		return perr(p, p->n < 3 ? 1 : 2, "port must be 0..%d", GW_MAX_PORTS - 1);
 	nb->port = (uint16_t)v;
 	if (p->n < 4)
@@ -952,48 +1054,135 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 	return rc;
 }
 
-int
-gw_conf_parse_file(struct gw_conf *conf, const char *path, char *err, size_t err_len)
+/*
+ * Who may have written the file, and who may read it (as ssh does for its
+ * keys): a configuration writable by group or others, or owned by someone
+ * other than root or the gateway's user, could have been given any keys and
+ * policies, so it is refused (a warning with GW_CONF_ALLOW_UNPROTECTED). A
+ * readable one that holds keys gets a warning (gw_conf_parse_file()).
+ */
+static int
+file_trust_check(const char *path, const struct stat *st, unsigned int flags, char *err,
+		 size_t err_len)
 {
-	FILE *f = fopen(path, "r");
-	char *text;
-	long size;
-	int rc;
+	bool allow = (flags & GW_CONF_ALLOW_UNPROTECTED) != 0;
 
-	if (f == NULL) {
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		snprintf(err, err_len, "%s%s: owned by uid %u, not by root or the gateway's user "
+			 "(uid %u): that user can change its keys and policies; chown it%s",
+			 allow ? "warning: " : "", path, (unsigned int)st->st_uid,
+			 (unsigned int)geteuid(),
+			 allow ? "" : ", or give --allow-unprotected-keys");
+	else if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		snprintf(err, err_len, "%s%s: writable by group or others (mode %03o): they can "
+			 "change its keys and policies; chmod go-w it%s", allow ? "warning: " : "",
+			 path, (unsigned int)(st->st_mode & 0777),
+			 allow ? "" : ", or give --allow-unprotected-keys");
+	else
+		return 0;
+	return allow ? 0 : -EPERM;
+}
+
+int
+gw_conf_parse_file(struct gw_conf *conf, const char *path, unsigned int flags, char *err,
+		   size_t err_len)
+{
+	unsigned int first_sa = conf->nb_sa;
+	struct stat st;
+	size_t size, done = 0;
+	bool keys = false;
+	char *text;
+	int fd, rc;
+
+	err[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
 		return rc;
 	}
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-			size > (64L << 20)) {
-		fclose(f);
-		snprintf(err, err_len, "%s: cannot read (or larger than 64 MiB)", path);
-		return -EIO;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64L << 20)) {
+		close(fd);
+		snprintf(err, err_len, "%s: not a regular file of at most 64 MiB", path);
+		return -EINVAL;
 	}
-	text = malloc((size_t)size + 1);
+	rc = file_trust_check(path, &st, flags, err, err_len);
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	size = (size_t)st.st_size;
+	text = malloc(size + 1);
 	if (text == NULL) {
-		fclose(f);
+		close(fd);
 		snprintf(err, err_len, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	if (fread(text, 1, (size_t)size, f) != (size_t)size) {
+	while (done < size) {
+		ssize_t n = read(fd, text + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	close(fd);
+	if (done != size) {
+		explicit_bzero(text, done);
 		free(text);
-		fclose(f);
 		snprintf(err, err_len, "%s: read error", path);
 		return -EIO;
 	}
-	fclose(f);
 	text[size] = '\0';
-	if (strlen(text) != (size_t)size) {
+	if (memchr(text, '\0', size) != NULL) {
+		explicit_bzero(text, size);
 		free(text);
 		snprintf(err, err_len, "%s: contains a NUL byte", path);
 		return -EINVAL;
 	}
-	rc = gw_conf_parse_string(conf, path, text, err, err_len);
-	explicit_bzero(text, (size_t)size);
+	if (err[0] == '\0') {
+		rc = gw_conf_parse_string(conf, path, text, err, err_len);
+	} else {
+		/* keep the trust warning: the parser writes err only on failure */
+		char scratch[512];
+
+		rc = gw_conf_parse_string(conf, path, text, scratch, sizeof(scratch));
+		if (rc != 0)
+			snprintf(err, err_len, "%s", scratch);
+	}
+	explicit_bzero(text, size);
 	free(text);
-	return rc;
+	if (rc != 0)
+		return rc;
+	for (unsigned int i = first_sa; i < conf->nb_sa; i++)
+		if (conf->sa[i].cipher_key_len != 0 || conf->sa[i].auth_key_len != 0)
+			keys = true;
+	if (keys && err[0] == '\0' && (st.st_mode & (S_IRGRP | S_IROTH)) != 0)
+		snprintf(err, err_len, "warning: %s holds keys and is readable by group or others "
+			 "(mode %03o): chmod 600 it", path, (unsigned int)(st.st_mode & 0777));
+	return 0;
+}
+
+void *
+gw_secret_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* best effort: without it (kernels before 3.4) the pages are only wiped */
+	(void)madvise(p, len, MADV_DONTDUMP);
+	return p;
+}
+
+void
+gw_secret_free(void *p, size_t len)
+{
+	if (p == NULL)
+		return;
+	explicit_bzero(p, len);
+	munmap(p, len);
 }
 
 void

@@ -2,43 +2,321 @@
 /*
  * vecsec-ctl: talks to vecsec-gw's control socket (ctrl.c). With words on
  * the command line it sends them as one request; without, it sends every
- * line of standard input (the way to pass keys: argv is visible to all).
- * Prints the answers; exits 1 if any request got ERR, 2 if the gateway
- * cannot be reached.
+ * line of standard input, or of FILE with -f (blank lines and lines
+ * starting with '#' skipped, a final line without '\n' and a '\r' before
+ * '\n' accepted). Requests that carry keys must come that way: the command
+ * line is visible to every user (ps, /proc/PID/cmdline), so one with a key
+ * keyword (cipher_key, auth_key, aead_key) or a word shaped like a key is
+ * refused. Prints the answers; exits 1 if any request got ERR or was
+ * refused here, 2 if the gateway cannot be reached or hangs up.
  *
  *   vecsec-ctl [-s SOCKET] [COMMAND ...]
+ *   vecsec-ctl [-s SOCKET] -f FILE
  *   vecsec-ctl [-s SOCKET] monitor     print SA expire events as they come
+ *
+ * No stdio stream touches the socket or the request lines: they are read
+ * and sent from buffers of our own, wiped before exit.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #define CTL_DEFAULT_SOCKET "/run/vecsec-gw.sock"
-#define CTL_LINE_MAX 4096
+#define CTL_LINE_MAX 4096       /* the gateway's limit: a request and its '\n' */
 
-static char tobuf[CTL_LINE_MAX], inbuf[CTL_LINE_MAX];
+/* A line reader over a file descriptor, with buffers of its own. */
+struct reader {
+	int fd;
+	size_t len, off;
+	bool eof;
+	char buf[8192];
+};
 
-/* Send one request, copy the answer to stdout; 0 OK, 1 ERR, -1 lost connection. */
-static int
-request(FILE *to, FILE *from, const char *req)
+static struct reader src;       /* the requests: stdin or -f FILE */
+static struct reader ans;       /* the gateway's answers */
+static char req[CTL_LINE_MAX + 1];
+
+static void
+wipe_all(void)
 {
-	char line[CTL_LINE_MAX];
+	explicit_bzero(&src, sizeof(src));
+	explicit_bzero(req, sizeof(req));
+}
 
-	if (fprintf(to, "%s\n", req) < 0 || fflush(to) != 0)
+/*
+ * The next line of r into line (at most max bytes, '\n' dropped). Returns
+ * its length, -1 at the end, -2 when it is longer than max (the rest of it
+ * is skipped), -3 on a read error.
+ */
+static long
+read_line(struct reader *r, char *line, size_t max)
+{
+	size_t n = 0;
+	bool any = false, over = false;
+
+	for (;;) {
+		if (r->off == r->len) {
+			ssize_t got;
+
+			if (r->eof)
+				break;
+			got = read(r->fd, r->buf, sizeof(r->buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				return -3;
+			explicit_bzero(r->buf + got, sizeof(r->buf) - (size_t)got);
+			r->len = (size_t)got;
+			r->off = 0;
+			if (got == 0) {
+				r->eof = true;
+				break;
+			}
+		}
+		any = true;
+		if (r->buf[r->off] == '\n') {
+			r->off++;
+			return over ? -2 : (long)n;
+		}
+		if (n < max)
+			line[n++] = r->buf[r->off];
+		else
+			over = true;
+		r->off++;
+	}
+	if (!any)
 		return -1;
-	while (fgets(line, sizeof(line), from) != NULL) {
-		fputs(line, stdout);
-		if (strncmp(line, "OK", 2) == 0)
+	return over ? -2 : (long)n;
+}
+
+static int
+send_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Send one request (len bytes, no '\n'), copy the answer to stdout; 0 OK, 1 ERR, -1 lost. */
+static int
+request(int fd, char *line, size_t len)
+{
+	char a[CTL_LINE_MAX];
+	long n;
+
+	line[len] = '\n';
+	/* if the gateway hung up, it may have said why first (a refused peer) */
+	(void)send_all(fd, line, len + 1);
+	while ((n = read_line(&ans, a, sizeof(a) - 1)) != -1 && n != -3) {
+		if (n < 0)
+			continue;       /* an answer line longer than ours: not an OK or ERR line */
+		a[n] = '\0';
+		puts(a);
+		if (strncmp(a, "OK", 2) == 0)
 			return 0;
-		if (strncmp(line, "ERR", 3) == 0)
+		if (strncmp(a, "ERR", 3) == 0)
 			return 1;
 	}
 	return -1;
+}
+
+static bool
+is_key_keyword(const char *w)
+{
+	return strcmp(w, "cipher_key") == 0 || strcmp(w, "auth_key") == 0 ||
+		strcmp(w, "aead_key") == 0;
+}
+
+/* A word a key could be: 16 or more hex digits, with ':' (or '-') between bytes or not. */
+static bool
+key_shaped(const char *w)
+{
+	size_t digits = 0;
+
+	if (w[0] == '0' && (w[1] == 'x' || w[1] == 'X'))
+		w += 2;
+	for (; *w != '\0'; w++) {
+		if ((*w >= '0' && *w <= '9') || (*w >= 'a' && *w <= 'f') ||
+				(*w >= 'A' && *w <= 'F'))
+			digits++;
+		else if (*w != ':' && *w != '-')
+			return false;
+	}
+	return digits >= 16;
+}
+
+static bool
+line_has_key(const char *line, size_t len)
+{
+	char w[64];
+	size_t i = 0;
+	bool key = false;
+
+	while (i < len && !key) {
+		size_t n = 0;
+
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		while (i < len && line[i] != ' ' && line[i] != '\t') {
+			if (n < sizeof(w) - 1)
+				w[n++] = line[i];
+			i++;
+		}
+		w[n] = '\0';
+		key = is_key_keyword(w);
+	}
+	explicit_bzero(w, sizeof(w));
+	return key;
+}
+
+static void
+usage(const char *prog)
+{
+	printf("usage: %s [-s SOCKET] [COMMAND ...]\n"
+	       "       %s [-s SOCKET] -f FILE\n"
+	       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats,\n"
+	       "    replace sp <rule> with protect SPI|bypass|discard, version\n"
+	       "  monitor: subscribe, print one line per SA expire event until the gateway "
+	       "exits\n"
+	       "  no COMMAND: one request per line of standard input (-f FILE: of FILE);\n"
+	       "    requests with keys (sa ...) must come this way, never as arguments\n"
+	       "  default socket: $VECSEC_GW_SOCKET or %s\n",
+	       prog, prog, CTL_DEFAULT_SOCKET);
+}
+
+/* Does the command line carry a key? Then it is refused, before anything is sent. */
+static bool
+argv_has_key(int argc, char **argv, int i)
+{
+	for (; i < argc; i++)
+		if (is_key_keyword(argv[i]) || key_shaped(argv[i])) {
+			fprintf(stderr, "vecsec-ctl: refused: this request carries key material, "
+				"and the command line is visible to every user (ps, /proc); send it on "
+				"standard input or from a file of mode 0600:\n"
+				"  vecsec-ctl [-s SOCKET] -f FILE    or    ... | vecsec-ctl "
+				"[-s SOCKET]\n");
+			return true;
+		}
+	return false;
+}
+
+/* Requests from the command line: one, its words joined by spaces. */
+static int
+from_argv(int fd, int argc, char **argv, int i)
+{
+	size_t len = 0;
+	int r;
+
+	for (; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (len + n + 1 > CTL_LINE_MAX - 1) {
+			fprintf(stderr, "vecsec-ctl: command longer than %d bytes\n",
+				CTL_LINE_MAX - 1);
+			return 1;
+		}
+		if (len != 0)
+			req[len++] = ' ';
+		memcpy(req + len, argv[i], n);
+		len += n;
+	}
+	if (len == strlen("monitor") && memcmp(req, "monitor", len) == 0) {
+		char a[CTL_LINE_MAX];
+		long n;
+
+		/* line buffered, so that a reader sees each event when it comes */
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		r = request(fd, memcpy(req, "subscribe", strlen("subscribe")), strlen("subscribe"));
+		if (r != 0)
+			return r < 0 ? 2 : r;
+		while ((n = read_line(&ans, a, sizeof(a) - 1)) != -1 && n != -3) {
+			if (n < 0)
+				continue;
+			a[n] = '\0';
+			if (puts(a) == EOF)
+				return 1;       /* our reader is gone (SIGPIPE is off) */
+		}
+		return 0;
+	}
+	r = request(fd, req, len);
+	return r < 0 ? 2 : r;
+}
+
+/* Requests from stdin or -f FILE, one per line. */
+static int
+from_lines(int fd, const char *file)
+{
+	struct stat st;
+	bool keys = false;
+	unsigned long lineno = 0;
+	int rc = 0, r;
+	long n;
+
+	src.fd = file != NULL ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (src.fd < 0) {
+		fprintf(stderr, "vecsec-ctl: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	while ((n = read_line(&src, req, CTL_LINE_MAX - 1)) != -1) {
+		size_t len = (size_t)n;
+
+		lineno++;
+		if (n == -3) {
+			fprintf(stderr, "vecsec-ctl: reading requests: %s\n", strerror(errno));
+			rc = 1;
+			break;
+		}
+		if (n == -2) {
+			fprintf(stderr, "vecsec-ctl: line %lu: longer than %d bytes: not sent\n",
+				lineno, CTL_LINE_MAX - 1);
+			rc = 1;
+			continue;
+		}
+		if (len > 0 && req[len - 1] == '\r')
+			len--;          /* a CRLF file */
+		if (memchr(req, '\0', len) != NULL) {
+			fprintf(stderr, "vecsec-ctl: line %lu: has a NUL byte: not sent\n", lineno);
+			explicit_bzero(req, sizeof(req));
+			rc = 1;
+			continue;
+		}
+		req[len] = '\0';
+		if (len == strspn(req, " \t") || req[strspn(req, " \t")] == '#') {
+			explicit_bzero(req, sizeof(req));
+			continue;
+		}
+		keys = keys || line_has_key(req, len);
+		r = request(fd, req, len);
+		explicit_bzero(req, sizeof(req));
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			rc = 1;
+	}
+	if (file != NULL && keys && fstat(src.fd, &st) == 0 &&
+			(st.st_mode & (S_IRGRP | S_IROTH | S_IWGRP | S_IWOTH)) != 0)
+		fprintf(stderr, "vecsec-ctl: warning: %s holds keys and group or others may read "
+			"or write it (mode %03o): chmod 600 it\n", file,
+			(unsigned int)(st.st_mode & 0777));
+	if (file != NULL)
+		close(src.fd);
+	return rc;
 }
 
 int
@@ -46,99 +324,53 @@ main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = getenv("VECSEC_GW_SOCKET");
-	char req[CTL_LINE_MAX];
-	FILE *to, *from;
-	int fd, i = 1, rc = 0, r;
+	const char *file = NULL;
+	int fd, i = 1, rc;
 
+	/* the gateway hanging up is an answer (exit 2), not a signal */
+	signal(SIGPIPE, SIG_IGN);
 	if (path == NULL)
 		path = CTL_DEFAULT_SOCKET;
-	if (argc > 2 && strcmp(argv[1], "-s") == 0) {
-		path = argv[2];
-		i = 3;
+	while (i < argc) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(argv[0]);
+			return 0;
+		}
+		if (i + 1 < argc && strcmp(argv[i], "-s") == 0)
+			path = argv[i + 1];
+		else if (i + 1 < argc && strcmp(argv[i], "-f") == 0)
+			file = argv[i + 1];
+		else
+			break;
+		i += 2;
 	}
-	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		printf("usage: %s [-s SOCKET] [COMMAND ...]\n"
-		       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats,\n"
-		       "    replace sp <rule> with protect SPI|bypass|discard, version\n"
-		       "  monitor: subscribe, print one line per SA expire event until the gateway "
-		       "exits\n"
-		       "  no COMMAND: one request per line of standard input\n"
-		       "  default socket: $VECSEC_GW_SOCKET or %s\n",
-		       argv[0], CTL_DEFAULT_SOCKET);
-		return 0;
+	if (file != NULL && i < argc) {
+		fprintf(stderr, "vecsec-ctl: -f FILE and a command on the command line: one or "
+			"the other\n");
+		return 1;
 	}
+	if (argv_has_key(argc, argv, i))
+		return 1;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "vecsec-ctl: socket path too long\n");
 		return 2;
 	}
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		fprintf(stderr, "vecsec-ctl: cannot reach %s: %s\n", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return 2;
 	}
-	to = fdopen(dup(fd), "w");
-	from = fdopen(fd, "r");
-	if (to == NULL || from == NULL) {
-		fprintf(stderr, "vecsec-ctl: out of memory\n");
-		return 2;
-	}
-	/* requests carry keys: stdio buffers of our own, wiped at the end */
-	setvbuf(to, tobuf, _IOFBF, sizeof(tobuf));
-	setvbuf(stdin, inbuf, _IOFBF, sizeof(inbuf));
-	if (i < argc) {
-		size_t len = 0;
-
-		req[0] = '\0';
-		for (; i < argc; i++) {
-			size_t n = strlen(argv[i]);
-
-			if (len + n + 2 > sizeof(req)) {
-				fprintf(stderr, "vecsec-ctl: command too long\n");
-				return 2;
-			}
-			if (len != 0)
-				req[len++] = ' ';
-			memcpy(req + len, argv[i], n + 1);
-			len += n;
-		}
-		if (strcmp(req, "monitor") == 0) {
-			/* line buffered, so a reader sees each event when it comes */
-			setvbuf(stdout, NULL, _IOLBF, 0);
-			r = request(to, from, "subscribe");
-			if (r == 0) {
-				char line[CTL_LINE_MAX];
-
-				while (fgets(line, sizeof(line), from) != NULL)
-					fputs(line, stdout);
-			}
-			rc = r < 0 ? 2 : r;
-		} else {
-			r = request(to, from, req);
-			rc = r < 0 ? 2 : r;
-		}
-	} else {
-		while (fgets(req, sizeof(req), stdin) != NULL) {
-			req[strcspn(req, "\n")] = '\0';
-			if (req[0] == '\0' || req[0] == '#')
-				continue;
-			r = request(to, from, req);
-			if (r < 0) {
-				rc = 2;
-				break;
-			}
-			if (r > 0)
-				rc = 1;
-		}
-		explicit_bzero(req, sizeof(req));
-	}
+	ans.fd = fd;
+	if (i < argc)
+		rc = from_argv(fd, argc, argv, i);
+	else
+		rc = from_lines(fd, file);
 	if (rc == 2)
 		fprintf(stderr, "vecsec-ctl: the gateway closed the connection\n");
-	fclose(to);
-	fclose(from);
-	explicit_bzero(tobuf, sizeof(tobuf));
-	explicit_bzero(inbuf, sizeof(inbuf));
+	close(fd);
+	wipe_all();
 	return rc;
 }

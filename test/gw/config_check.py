@@ -114,8 +114,9 @@ BAD = [
     ("rt ipv4 dst 10.0.0.0/8 port 99", 1, "99", "port must be"),
     ("rt ipv6 dst 10.0.0.0/8 port 0", 1, "10.0.0.0/8", "IPv6"),
     ("rt ipv4 via 10.0.0.1", 1, "via", "unknown route option"),
-    ("neigh port 0 zz:00:00:00:00:00", 1, "zz:00:00:00:00:00", "MAC"),
-    ("neigh port 0 00:00:00:00:00", 1, "00:00:00:00:00", "MAC"),
+    # hex with ':' could be key bytes: errors never quote it (parser.c, gw_token_quote)
+    ("neigh port 0 zz:00:00:00:00:00", 1, "<hidden>", "MAC"),
+    ("neigh port 0 00:00:00:00:00", 1, "<hidden>", "MAC"),
     ("neigh 0 00:00:00:00:00:01", 1, "0", "neigh port"),
     ("neigh port 0 02:00:00:00:00:01 extra", 1, "extra", "unexpected"),
     ("frobnicate 1", 1, "frobnicate", "unknown rule"),

@@ -490,7 +490,7 @@ main(int argc, char **argv)
 	rng = seed * 0x9e3779b97f4a7c15ull + 1;
 	printf("seed %" PRIu64 "\n", seed);
 
-	if (gw_conf_parse_file(&conf, "/usr/share/dpdk/examples/ipsec-secgw/ep0.cfg", err,
+	if (gw_conf_parse_file(&conf, "/usr/share/dpdk/examples/ipsec-secgw/ep0.cfg", 0, err,
 			sizeof(err)) != 0) {
 		printf("FAIL: %s\n", err);
 		fails++;

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target for vecsec-gw's control protocol: the input bytes are
+ * what one client sends before it ends the connection. They go through
+ * ctrl.c's framing and request table (gw_ctrl_feed(), in pieces of 1, 7,
+ * 64, 1000 and 4096 bytes in turn, as reads would bring them) into the
+ * command handlers and parser.c, with a live configuration that persists
+ * across the requests of the input: `sa`, `sp`, `del`, `replace sp`,
+ * `list`, and protocol 1.2's `spi alloc`, `query sa`, `flush owner`... all
+ * run (ctrl_ike.c is built in). The data plane is stubbed below (no EAL, no
+ * cryptodev: an SA is "up" once gw_sa_add() is called), so the sanitizers
+ * see every line of ctrl.c and parser.c that runs.
+ *
+ * Checked on every input, besides crashes, leaks and UB:
+ *   - framing: each '\n'-ended piece of the input (a request) gets exactly
+ *     one OK or ERR line, and so does a last piece without '\n' (refused),
+ *     up to and including a `subscribe` that succeeds;
+ *   - answers are printable ASCII lines;
+ *   - an ERR line quotes a request token only as gw_token_quote() allows:
+ *     every quoted string is "<hidden>", "<hidden key>", or one that
+ *     gw_token_quote() shows as it is.
+ *
+ * Built with clang-14 -fsanitize=fuzzer,address,undefined by
+ * test/gw/fuzz-ctrl.sh, which also runs it.
+ */
+#include "gw_dp.h"
+#include "ctrl_ike.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* ---- the data plane, stubbed ------------------------------------------- */
+
+struct gw_dp gw;
+volatile bool gw_quit;
+
+int
+gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+	  size_t err_len)
+{
+	const struct gw_sa_conf *c = &conf->sa[i];
+	struct gw_sa *s = &dp->sa[i];
+
+	(void)err;
+	(void)err_len;
+	if (i >= GW_MAX_SA || c->cipher_key_len > GW_MAX_KEY || c->auth_key_len > GW_MAX_KEY ||
+			c->deleted)
+		abort();
+	memset(s, 0, sizeof(*s));
+	s->idx = (uint16_t)i;
+	s->spi = c->spi;
+	s->dir = c->dir;
+	s->mode = c->mode;
+	s->inner_v6 = c->inner >= 0 ? (uint8_t)c->inner : c->mode == GW_MODE_TUN6;
+	s->algo_name = c->algo_name;
+	s->has_life = c->life[0] || c->life[1] || c->life[2] || c->life[3];
+	memcpy(s->life, c->life, sizeof(s->life));
+	if (i >= dp->nb_sa)
+		dp->nb_sa = i + 1;
+	s->active = true;
+	return 0;
+}
+
+int
+gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s)
+{
+	(void)dp;
+	(void)s;
+	return 0;
+}
+
+void
+gw_sa_free(struct gw_sa *s)
+{
+	s->active = false;
+}
+
+int
+gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2])
+{
+	(void)dp;
+	if (conf->nb_sp > GW_MAX_SP)
+		abort();
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int dir = 0; dir < 2; dir++)
+			out[v6][dir] = NULL;
+	return 0;
+}
+
+int
+gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+	     struct gw_spd *out[2][2])
+{
+	(void)prev;
+	return gw_sp_build(dp, conf, out);
+}
+
+bool
+gw_sp_fragmented(struct gw_spd *const t[2][2])
+{
+	(void)t;
+	return false;
+}
+
+void
+gw_sp_free(struct gw_spd *t[2][2])
+{
+	(void)t;
+}
+
+/* protocol 1.2 (ctrl_ike.c): the host path and counters, stubbed */
+bool gw_host_on;
+uint16_t gw_natt_ports[GW_NATT_MAX_PORTS];
+uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
+
+void
+gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out)
+{
+	(void)dp;
+	(void)sa;
+	memset(out, 0, sizeof(*out));
+}
+
+void
+gw_host_list(FILE *out)
+{
+	fprintf(out, "host bypass udp\nhost natt udp\n");
+}
+
+int
+gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port)
+{
+	for (unsigned int i = 0; i < max; i++) {
+		if (set[i] == port)
+			return 0;
+		if (set[i] == 0) {
+			set[i] = port;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+uint64_t
+rte_rand(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+uint64_t
+rte_rand_max(uint64_t upper_bound)
+{
+	return upper_bound != 0 ? rte_rand() % upper_bound : 0;
+}
+
+void
+gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
+{
+	fprintf(f, "vecsec-gw stats after %.3f s: %u SA slots\n", seconds, dp->nb_sa);
+}
+
+void
+rte_rcu_qsbr_synchronize(struct rte_rcu_qsbr *v, unsigned int thread_id)
+{
+	(void)v;
+	(void)thread_id;
+}
+
+uint64_t
+rte_get_tsc_hz(void)
+{
+	return 1000000000;
+}
+
+int
+rte_ctrl_thread_create(pthread_t *thread, const char *name, const pthread_attr_t *attr,
+		       void *(*start_routine)(void *), void *arg)
+{
+	(void)thread;
+	(void)name;
+	(void)attr;
+	(void)start_routine;
+	(void)arg;
+	abort();                /* the socket is never opened here */
+}
+
+/* ---- the checks ---------------------------------------------------------- */
+
+struct sink {
+	char *buf;
+	size_t len, cap;
+};
+
+static void
+sink_add(void *arg, const char *p, size_t n)
+{
+	struct sink *s = arg;
+
+	if (s->len + n > s->cap) {
+		s->cap = (s->len + n) * 2;
+		s->buf = realloc(s->buf, s->cap);
+		if (s->buf == NULL)
+			abort();
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+/* Is piece p[0..n) exactly `subscribe` with blanks around, and nothing a request may not have? */
+static bool
+is_subscribe(const uint8_t *p, size_t n)
+{
+	size_t a = 0, b = n;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != '\t' && (p[i] < 0x20 || p[i] > 0x7e || p[i] == '#' || p[i] == '\\'))
+			return false;
+	while (a < b && (p[a] == ' ' || p[a] == '\t'))
+		a++;
+	while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
+		b--;
+	return b - a == 9 && memcmp(p + a, "subscribe", 9) == 0;
+}
+
+/* Answers the model expects: one per piece, up to the first subscribe. */
+static size_t
+expected_answers(const uint8_t *d, size_t n)
+{
+	size_t count = 0, start = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i] != '\n')
+			continue;
+		count++;
+		if (i - start < 4096 && is_subscribe(d + start, i - start))
+			return count;
+		start = i + 1;
+	}
+	return count + (start < n ? 1 : 0);
+}
+
+static void
+check_output(const char *o, size_t n, size_t want)
+{
+	size_t answers = 0, start = 0;
+
+	if (n != 0 && o[n - 1] != '\n')
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)o[i];
+		const char *line = o + start, *q;
+		size_t len;
+		char quoted[4096];
+
+		if (c != '\n' && (c < 0x20 || c > 0x7e))
+			abort();
+		if (c != '\n')
+			continue;
+		len = i - start;
+		start = i + 1;
+		if ((len >= 2 && memcmp(line, "OK", 2) == 0) ||
+				(len >= 3 && memcmp(line, "ERR", 3) == 0))
+			answers++;
+		if (len < 3 || memcmp(line, "ERR", 3) != 0)
+			continue;
+		/* every 'quoted' string of an error: a hidden label or a public token */
+		for (q = memchr(line, '\'', len); q != NULL;) {
+			const char *end = memchr(q + 1, '\'', (size_t)(line + len - q - 1));
+			size_t ql;
+
+			if (end == NULL)
+				break;
+			ql = (size_t)(end - q - 1);
+			memcpy(quoted, q + 1, ql);
+			quoted[ql] = '\0';
+			if (strcmp(quoted, "<hidden>") != 0 &&
+					strcmp(quoted, "<hidden key>") != 0 &&
+					strcmp(gw_token_quote(quoted, NULL), quoted) != 0 &&
+					ql > 1)     /* '#' and '\' in the framing errors */
+				abort();
+			q = memchr(end + 1, '\'', (size_t)(line + len - end - 1));
+		}
+	}
+	if (answers != want)
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const size_t pieces[] = { 1, 7, 64, 1000, 4096 };
+	static struct gw_conf *conf;
+	struct sink out = { NULL, 0, 0 };
+	struct gw_ctrl_client *c;
+	size_t off = 0, k = 0;
+
+	if (conf == NULL) {
+		conf = calloc(1, sizeof(*conf));
+		gw.sa = calloc(GW_MAX_SA, sizeof(*gw.sa));
+		if (conf == NULL || gw.sa == NULL)
+			abort();
+		gw.conf = conf;
+	}
+	c = gw_ctrl_client_new(sink_add, &out);
+	if (c == NULL)
+		abort();
+	for (;;) {
+		size_t n = size - off < pieces[k] ? size - off : pieces[k];
+		bool eof = off + n == size;
+
+		if (!gw_ctrl_feed(c, data + off, n, eof) || eof)
+			break;
+		off += n;
+		k = (k + 1) % (sizeof(pieces) / sizeof(pieces[0]));
+	}
+	gw_ctrl_client_free(c);
+	check_output(out.buf, out.len, expected_answers(data, size));
+	free(out.buf);
+	/* a fresh, empty configuration and SA table for the next input (the parser
+	 * clears each entry it fills, so the counts are enough beyond the SAs) */
+	memset(gw.sa, 0, gw.nb_sa * sizeof(*gw.sa));
+	gw.nb_sa = 0;
+	gw_ike_reset();
+	memset(gw_natt_ports, 0, sizeof(gw_natt_ports));
+	memset(gw_host_bypass_ports, 0, sizeof(gw_host_bypass_ports));
+	gw_conf_wipe(conf);
+	conf->nb_sp = conf->nb_rt = conf->nb_neigh = conf->nb_ignored = 0;
+	return 0;
+}
