@@ -1345,7 +1345,9 @@ ctrl_main(void *arg)
 				rc = client_read(c);
 			if (rc == 0)
 				rc = client_work(c);
-			if (rc == 0 && c->stall_ms != 0 && now - c->stall_ms > CTRL_STALL_MS) {
+			/* stall_ms may have been set after `now` (by client_work just above) */
+			if (rc == 0 && c->stall_ms != 0 && now > c->stall_ms &&
+					now - c->stall_ms > CTRL_STALL_MS) {
 				printf("vecsec-gw: control: a client dropped: its output did "
 				       "not move for %d s\n", CTRL_STALL_MS / 1000);
 				rc = -1;
