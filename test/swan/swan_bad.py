@@ -13,7 +13,8 @@ vecsec-gw's control protocol on the plugin's socket.
      fails, charon keeps running; malformed event lines are ignored
   3. unsupported ESP proposals (AES-GCM with an 8-byte ICV, 3DES): refused
      at add_sa with a log line naming the algorithm
-  4. the plugin's requests for ChaCha20-Poly1305 and AES-CBC/HMAC-SHA2:
+  4. the plugin's requests for ChaCha20-Poly1305, AES-128-GCM and AES-CBC
+     with HMAC-SHA1/SHA2:
      the gateway's algorithm words and key lengths (checked here without
      printing the keys), then the in/out rules; a gateway that refuses the
      SA ("ERR ... no started cryptodev supports it") fails the CHILD_SA
@@ -218,7 +219,9 @@ def main():
         for esp, words, enc_len, int_len in (
                 ("chacha20poly1305", "aead_algo chacha20-poly1305 aead_key", 36, 0),
                 ("aes128-sha256", "cipher_algo aes-128-cbc cipher_key", 16, 32),
-                ("aes256-sha512", "cipher_algo aes-256-cbc cipher_key", 32, 64)):
+                ("aes256-sha512", "cipher_algo aes-256-cbc cipher_key", 32, 64),
+                ("aes192-sha1", "cipher_algo aes-192-cbc cipher_key", 24, 20),
+                ("aes128gcm16", "aead_algo aes-128-gcm aead_key", 20, 0)):
             load(esp)
             del fake.requests[:]
             env.swanctl("A", "--initiate", "--child", "net", "--timeout", "20")

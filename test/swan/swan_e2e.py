@@ -6,10 +6,12 @@ peer is charon B with kernel-libipsec (userspace ESP, UDP encapsulation).
 
   1. IKEv2 PSK over IPv4 and over IPv6 through the gateway's exception
      path; CHILD_SAs net4 (ChaCha20-Poly1305, 10.77.1/24 === 10.77.2/24),
-     exp4 (AES-256-GCM, 10.77.1.2 === gB, life_packets 100) and net6
-     (AES-256-GCM, fd77:1::/64 === fd77:2::/64): the gateway holds exactly
-     their SAs and in/out rules
-  2. numbered UDP both ways, both families: every packet once, intact
+     exp4 (AES-256-GCM, 10.77.1.2 === gB, life_packets 100), cbc4
+     (AES-128-CBC/HMAC-SHA2-256-128), ctr4 (AES-256-CTR/HMAC-SHA2-384-192)
+     and net6 (AES-256-GCM, fd77:1::/64 === fd77:2::/64): the gateway holds
+     exactly their SAs and in/out rules
+  2. numbered UDP both ways, both families, every algorithm: every packet
+     once, intact
   3. swanctl --list-sas counters == the gateway's (query sa)
   4. rekeying under traffic (net4 by bytes: the gateway's soft expire
      events; net6 by time: the plugin's timers): several rekeys each,
@@ -42,6 +44,11 @@ CHILDREN_A = {
     "exp4": {"mode": "tunnel", "local_ts": "10.77.1.2/32", "remote_ts": "10.77.2.254/32",
              "esp_proposals": "aes256gcm16", "start_action": "none",
              "rekey_packets": 0, "life_packets": 100},
+    # classic ciphers with HMAC-SHA2 (RFC 4868 truncations)
+    "cbc4": {"mode": "tunnel", "local_ts": "10.77.1.3/32", "remote_ts": "10.77.2.254/32",
+             "esp_proposals": "aes128-sha256", "start_action": "none"},
+    "ctr4": {"mode": "tunnel", "local_ts": "10.77.1.4/32", "remote_ts": "10.77.2.254/32",
+             "esp_proposals": "aes256ctr-sha384", "start_action": "none"},
 }
 CHILDREN_A6 = {
     "net6": {"mode": "tunnel", "local_ts": "fd77:1::/64", "remote_ts": "fd77:2::/64",
@@ -118,7 +125,12 @@ def wait_installed(env, names, timeout=30):
     return st.wait_for(ok, timeout, step=0.3, what="CHILD_SAs %s installed" % ",".join(names))
 
 
+ALL = ["net4", "exp4", "cbc4", "ctr4", "net6"]
 V4 = [("hA", "hB", "10.77.2.1", 5001), ("hB", "hA", "10.77.1.1", 5002)]
+CLASSIC = [("hA", "gB", "10.77.2.254", 5010, "10.77.1.3"),
+           ("gB", "hA", "10.77.1.3", 5011, "10.77.2.254"),
+           ("hA", "gB", "10.77.2.254", 5012, "10.77.1.4"),
+           ("gB", "hA", "10.77.1.4", 5013, "10.77.2.254")]
 V6 = [("hA", "hB", "fd77:2::1", 5003), ("hB", "hA", "fd77:1::1", 5004)]
 
 
@@ -127,7 +139,8 @@ def main():
     env = st.Env(build, "se")
     try:
         env.topology()
-        env.add_addr("hA", "la0", "10.77.1.2/24")
+        for a in ("10.77.1.2/24", "10.77.1.3/24", "10.77.1.4/24"):
+            env.add_addr("hA", "la0", a)
         env.gw_start()
         env.charon_start("B", "gB", st.plugin_conf_libipsec())
         env.charon_start("A", "gA", st.plugin_conf_vecsec(env), preload=True)
@@ -140,17 +153,22 @@ def main():
 
         # 1. establish over IPv4 and IPv6
         t0 = time.time()
-        for c in ("net4", "exp4", "net6"):
+        for c in ALL:
             env.swanctl("A", "--initiate", "--child", c)
-        cs = wait_installed(env, ["net4", "exp4", "net6"])
-        log("3 CHILD_SAs up in %.1f s" % (time.time() - t0))
+        cs = wait_installed(env, ALL)
+        log("%d CHILD_SAs up in %.1f s" % (len(ALL), time.time() - t0))
         for c in cs:
             check(c["mode"] == "TUNNEL-in-UDP", "%s is tunnel mode in UDP (%s)" % (
                 c["name"], c["proposal"]))
-        expect_gateway_holds(env, ["net4", "exp4", "net6"], "established")
+        expect_gateway_holds(env, ALL, "established")
+        props = {c["name"]: c["proposal"] for c in cs}
+        check(props["cbc4"] == "ESP:AES_CBC-128/HMAC_SHA2_256_128" and
+              props["ctr4"] == "ESP:AES_CTR-256/HMAC_SHA2_384_192",
+              "AES-CBC/HMAC-SHA2-256 and AES-CTR/HMAC-SHA2-384 CHILD_SAs (%s, %s)" % (
+                  props["cbc4"], props["ctr4"]))
 
-        # 2. traffic both ways, both families
-        env.check_flows(env.flows(V4 + V6, rate=300, count=300), 300, "first traffic")
+        # 2. traffic both ways, both families, every algorithm
+        env.check_flows(env.flows(V4 + V6 + CLASSIC, rate=300, count=300), 300, "first traffic")
 
         # 3. counters
         cs = installed(env)
@@ -180,7 +198,7 @@ def main():
         env.check_flows(res, count, "traffic while rekeying")
         check(rekeys["net4"] >= 3, "net4 rekeyed %d times by bytes (>= 3)" % rekeys["net4"])
         check(rekeys["net6"] >= 3, "net6 rekeyed %d times by time (>= 3)" % rekeys["net6"])
-        expect_gateway_holds(env, ["net4", "exp4", "net6"], "after the rekeys")
+        expect_gateway_holds(env, ALL, "after the rekeys")
 
         # 5. hard packet limit on exp4: deleted by the gateway's hard expire, re-created
         old = [c for c in installed(env) if c["name"] == "exp4"][0]
@@ -199,7 +217,7 @@ def main():
         gs = env.gw_sas()
         check(("in", old["spi_in"]) not in gs and ("out", old["spi_out"]) not in gs,
               "the expired SAs are gone from the gateway")
-        expect_gateway_holds(env, ["net4", "exp4", "net6"], "after the hard expire")
+        expect_gateway_holds(env, ALL, "after the hard expire")
 
         # 6. terminate: nothing left in the gateway
         env.swanctl("A", "--terminate", "--ike", "v6")

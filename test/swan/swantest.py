@@ -88,6 +88,7 @@ class Env:
         os.chmod(self.d, 0o700)
         self.ns = {k: self.p + k for k in ("hA", "gA", "gB", "hB")}
         self.sock = os.path.join(self.d, "gwA.sock")
+        self.gws = {}
         self.procs = []
         self.made_ns = []
         self.gw = None
@@ -105,35 +106,46 @@ class Env:
 
     # ---- topology ------------------------------------------------------
 
-    def topology(self):
+    def topology(self, peer="libipsec"):
+        """
+        The four namespaces. peer="vecsec": gB is a second vecsec-gw (its
+        veth ends DPDK's, its addresses on its taps), not a Linux router.
+        """
         ns = self.ns
+        self.peer = peer
         for n in ns.values():
             sh(["ip", "netns", "add", n])
             self.made_ns.append(n)
             sh(["ip", "link", "set", "lo", "up"], ns=n)
         la0, la1, wa1, wb1, lb1, lb0 = (self.ifn(x) for x in
                                         ("la0", "la1", "wa1", "wb1", "lb1", "lb0"))
-        self.la1, self.wa1, self.t0, self.t1 = la1, wa1, self.ifn("t0"), self.ifn("t1")
+        self.la1, self.wa1, self.wb1, self.lb1 = la1, wa1, wb1, lb1
         sh(["ip", "link", "add", la0, "netns", ns["hA"], "type", "veth", "peer", "name", la1,
             "netns", ns["gA"]])
         sh(["ip", "link", "add", wa1, "netns", ns["gA"], "type", "veth", "peer", "name", wb1,
             "netns", ns["gB"]])
         sh(["ip", "link", "add", lb1, "netns", ns["gB"], "type", "veth", "peer", "name", lb0,
             "netns", ns["hB"]])
-        # gA's veth ends belong to DPDK: no addresses, no IPv6 of the kernel's own
-        for i in (la1, wa1):
-            sh(["sysctl", "-q", "-w", "net.ipv6.conf.%s.disable_ipv6=1" % i], ns=ns["gA"])
-            sh(["ip", "link", "set", i, "up"], ns=ns["gA"])
+        # a gateway's veth ends belong to DPDK: no addresses, no IPv6 of the kernel's own
+        dpdk = [(ns["gA"], la1), (ns["gA"], wa1)]
+        if peer == "vecsec":
+            dpdk += [(ns["gB"], wb1), (ns["gB"], lb1)]
+        for n, i in dpdk:
+            sh(["sysctl", "-q", "-w", "net.ipv6.conf.%s.disable_ipv6=1" % i], ns=n)
+            sh(["ip", "link", "set", i, "up"], ns=n)
         # frames that reach DPDK through af_packet must carry real checksums
         for n, i in ((ns["hA"], la0), (ns["gB"], wb1), (ns["gB"], lb1), (ns["hB"], lb0),
                      (ns["gA"], la1), (ns["gA"], wa1)):
             sh(["ethtool", "-K", i, "tx", "off"], ns=n)
         self.mac_la0 = self._mac(ns["hA"], la0)
+        self.mac_wa1 = self._mac(ns["gA"], wa1)
         self.mac_wb1 = self._mac(ns["gB"], wb1)
+        self.mac_lb0 = self._mac(ns["hB"], lb0)
         addrs = [(ns["hA"], la0, ["10.77.1.1/24", "fd77:1::1/64"]),
-                 (ns["gB"], wb1, ["10.77.0.2/24", "fd77::2/64"]),
-                 (ns["gB"], lb1, ["10.77.2.254/24", "fd77:2::fe/64"]),
                  (ns["hB"], lb0, ["10.77.2.1/24", "fd77:2::1/64"])]
+        if peer != "vecsec":
+            addrs += [(ns["gB"], wb1, ["10.77.0.2/24", "fd77::2/64"]),
+                      (ns["gB"], lb1, ["10.77.2.254/24", "fd77:2::fe/64"])]
         for n, i, al in addrs:
             for a in al:
                 sh(["ip", "addr", "add", a, "dev", i, "nodad"], ns=n)
@@ -142,8 +154,9 @@ class Env:
         sh(["ip", "-6", "route", "add", "default", "via", "fd77:1::fe"], ns=ns["hA"])
         sh(["ip", "route", "add", "default", "via", "10.77.2.254"], ns=ns["hB"])
         sh(["ip", "-6", "route", "add", "default", "via", "fd77:2::fe"], ns=ns["hB"])
-        sh(["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"], ns=ns["gB"])
-        sh(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"], ns=ns["gB"])
+        if peer != "vecsec":
+            sh(["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"], ns=ns["gB"])
+            sh(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"], ns=ns["gB"])
 
     def topology_pair(self):
         """
@@ -172,78 +185,102 @@ class Env:
     def add_addr(self, ns_key, ifkey, addr):
         sh(["ip", "addr", "add", addr, "dev", self.ifn(ifkey), "nodad"], ns=self.ns[ns_key])
 
-    # ---- the gateway -----------------------------------------------------
+    # ---- the gateways -----------------------------------------------------
 
-    def gw_config(self, extra_rt=()):
+    # per side: namespace, LAN and wire veth ends, own addresses (wire, LAN), the
+    # routes of its LAN and the wire, and its neighbours (LAN host, wire peer)
+    SIDES = {
+        "A": ("gA", "la1", "wa1", ("10.77.0.1/24", "fd77::1/64"),
+              ("10.77.1.254/24", "fd77:1::fe/64"), ("10.77.1.0/24", "fd77:1::/64"),
+              "mac_la0", "mac_wb1", "0"),
+        "B": ("gB", "lb1", "wb1", ("10.77.0.2/24", "fd77::2/64"),
+              ("10.77.2.254/24", "fd77:2::fe/64"), ("10.77.2.0/24", "fd77:2::/64"),
+              "mac_lb0", "mac_wa1", "1"),
+    }
+
+    def sock_of(self, side):
+        return os.path.join(self.d, "gw%s.sock" % side)
+
+    def gw_config(self, extra_rt=(), side="A"):
+        sd = self.SIDES[side]
         rt = ["rt ipv4 dst 10.77.0.0/24 port 1", "rt ipv6 dst fd77::/64 port 1",
-              "rt ipv4 dst 10.77.1.0/24 port 0", "rt ipv6 dst fd77:1::/64 port 0"]
+              "rt ipv4 dst %s port 0" % sd[5][0], "rt ipv6 dst %s port 0" % sd[5][1]]
         rt += list(extra_rt)
-        rt += ["neigh port 0 %s" % self.mac_la0, "neigh port 1 %s" % self.mac_wb1]
-        path = os.path.join(self.d, "gwA.cfg")
+        rt += ["neigh port 0 %s" % getattr(self, sd[6]), "neigh port 1 %s" % getattr(self, sd[7])]
+        path = os.path.join(self.d, "gw%s.cfg" % side)
         with open(path, "w") as f:
             f.write("\n".join(rt) + "\n")
         return path
 
-    def gw_start(self, extra_rt=(), wait_addrs=True):
-        cfg = self.gw_config(extra_rt)
-        cmd = ["ip", "netns", "exec", self.ns["gA"], self.gwbin, "-l", "0", "--no-pci",
+    def gw_start(self, extra_rt=(), wait_addrs=True, side="A"):
+        sd = self.SIDES[side]
+        sock = self.sock_of(side)
+        cfg = self.gw_config(extra_rt, side)
+        t0, t1 = self.ifn("t0" + side), self.ifn("t1" + side)
+        cmd = ["ip", "netns", "exec", self.ns[sd[0]], self.gwbin, "-l", sd[8], "--no-pci",
                "--no-huge", "-m", "512", "--no-shconf", "--no-telemetry",
-               "--file-prefix", "gw" + self.p, "--log-level", "*:warning",
-               "--vdev", "net_af_packet0,iface=%s" % self.la1,
-               "--vdev", "net_af_packet1,iface=%s" % self.wa1,
-               "--vdev", "net_tap0,iface=%s" % self.t0,
-               "--vdev", "net_tap1,iface=%s" % self.t1,
-               "--", "-f", cfg, "-u", "0x2", "--ctrl", self.sock,
+               "--file-prefix", "gw%s%s" % (side, self.p), "--log-level", "*:warning",
+               "--vdev", "net_af_packet0,iface=%s" % self.ifn(sd[1]),
+               "--vdev", "net_af_packet1,iface=%s" % self.ifn(sd[2]),
+               "--vdev", "net_tap0,iface=%s" % t0,
+               "--vdev", "net_tap1,iface=%s" % t1,
+               "--", "-f", cfg, "-u", "0x2", "--ctrl", sock,
                "--host-port", "0:2", "--host-port", "1:3"]
-        self.gwlog = open(os.path.join(self.d, "gw.log"), "a")
-        self.gwlog.write("== start: %s\n" % " ".join(cmd))
-        self.gwlog.flush()
-        self.gw = subprocess.Popen(cmd, stdout=self.gwlog, stderr=subprocess.STDOUT)
-        self.procs.append(self.gw)
+        log_name = "gw.log" if side == "A" else "gw%s.log" % side
+        glog = open(os.path.join(self.d, log_name), "a")
+        glog.write("== start: %s\n" % " ".join(cmd))
+        glog.flush()
+        gw = subprocess.Popen(cmd, stdout=glog, stderr=subprocess.STDOUT)
+        self.procs.append(gw)
+        self.gws[side] = gw
+        if side == "A":
+            self.gw = gw
 
         def up():
-            if self.gw.poll() is not None:
-                raise Fail("vecsec-gw exited with %s: %s" % (self.gw.returncode,
-                                                            self.tail("gw.log")))
-            return os.path.exists(self.sock) and self.ctl("hello", check_rc=False) \
+            if gw.poll() is not None:
+                raise Fail("vecsec-gw %s exited with %s: %s" % (side, gw.returncode,
+                                                               self.tail(log_name)))
+            return os.path.exists(sock) and self.ctl("hello", check_rc=False, side=side) \
                 .startswith("version")
-        wait_for(up, 60, what="vecsec-gw's control socket")
-        gA = self.ns["gA"]
-        for i, al in ((self.t1, ["10.77.0.1/24", "fd77::1/64"]),
-                      (self.t0, ["10.77.1.254/24", "fd77:1::fe/64"])):
+        wait_for(up, 60, what="vecsec-gw %s's control socket" % side)
+        for i, al in ((t1, sd[3]), (t0, sd[4])):
             for a in al:
-                sh(["ip", "addr", "add", a, "dev", i, "nodad"], ns=gA, check_rc=False)
+                sh(["ip", "addr", "add", a, "dev", i, "nodad"], ns=self.ns[sd[0]],
+                   check_rc=False)
         if wait_addrs:
-            wait_for(lambda: all(a in self.ctl("host") for a in
-                                 ("10.77.0.1", "fd77::1", "10.77.1.254", "fd77:1::fe")),
-                     10, what="the gateway to learn its own addresses")
+            want = [a.split("/")[0] for a in sd[3] + sd[4]]
+            wait_for(lambda: all(a in self.ctl("host", side=side) for a in want),
+                     10, what="gateway %s to learn its own addresses" % side)
 
-    def gw_stop(self, sig=signal.SIGTERM):
-        if self.gw and self.gw.poll() is None:
-            self.gw.send_signal(sig)
+    def gw_stop(self, sig=signal.SIGTERM, side="A"):
+        gw = self.gws.get(side)
+        if gw and gw.poll() is None:
+            gw.send_signal(sig)
             try:
-                self.gw.wait(30)
+                gw.wait(30)
             except subprocess.TimeoutExpired:
-                self.gw.kill()
-                self.gw.wait()
-        self.gw = None
+                gw.kill()
+                gw.wait()
+        self.gws[side] = None
+        if side == "A":
+            self.gw = None
 
-    def ctl(self, *words, check_rc=True, stdin=None):
-        p = subprocess.run([self.ctlbin, "-s", self.sock] + list(words), input=stdin,
+    def ctl(self, *words, check_rc=True, stdin=None, side="A"):
+        p = subprocess.run([self.ctlbin, "-s", self.sock_of(side)] + list(words), input=stdin,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True, timeout=60)
         if check_rc and p.returncode != 0:
             raise Fail("vecsec-ctl %s: %s" % (" ".join(words), p.stdout.strip()))
         return p.stdout
 
-    def gw_sas(self, owner="test"):
+    def gw_sas(self, owner="test", side="A"):
         """{(dir, spi)} of the gateway's SAs of owner."""
-        out = self.ctl("list")
+        out = self.ctl("list", side=side)
         return {(m.group(1), int(m.group(2))) for m in
                 re.finditer(r"^sa (in|out) (\d+) .*owner %s" % owner, out, re.M)}
 
-    def gw_sps(self, owner="test"):
-        return [l for l in self.ctl("list").splitlines()
+    def gw_sps(self, owner="test", side="A"):
+        return [l for l in self.ctl("list", side=side).splitlines()
                 if l.startswith("sp ") and ("owner %s" % owner) in l]
 
     # ---- charon ------------------------------------------------------------
@@ -455,11 +492,11 @@ swanctl {
             shutil.rmtree(self.d, ignore_errors=True)
 
     def dump_logs(self):
-        for rel in ("gw.log", "A/charon.log", "B/charon.log"):
+        for rel in ("gw.log", "gwB.log", "A/charon.log", "B/charon.log"):
             log("---- %s (tail) ----\n%s" % (rel, self.tail(rel, 60)))
 
 
-def plugin_conf_vecsec(env, extra="", port_nat_t=4501, timeout=3000):
+def plugin_conf_vecsec(env, extra="", port_nat_t=4501, timeout=3000, side="A"):
     return """load = random nonce openssl chapoly aes sha1 sha2 hmac kdf pem pkcs1 x509 pubkey curve25519 kernel-vecsec! kernel-netlink socket-default vici
     port_nat_t = %d
     plugins {
@@ -469,12 +506,12 @@ def plugin_conf_vecsec(env, extra="", port_nat_t=4501, timeout=3000):
             timeout = %d
         }
     }
-    %s""" % (port_nat_t, env.sock, timeout, extra)
+    %s""" % (port_nat_t, env.sock_of(side), timeout, extra)
 
 
 def plugin_conf_libipsec(port_nat_t=4500):
     # the tests make A give up many IKE_SAs after IKE_SA_INIT: no cookies, no blocking
-    return """load = random nonce openssl chapoly aes sha1 sha2 hmac kdf pem pkcs1 x509 pubkey curve25519 kernel-libipsec kernel-netlink socket-default vici
+    return """load = random nonce openssl chapoly aes ctr sha1 sha2 hmac kdf pem pkcs1 x509 pubkey curve25519 kernel-libipsec kernel-netlink socket-default vici
     port_nat_t = %d
     dos_protection = no""" % port_nat_t
 

@@ -2,7 +2,7 @@
 """
 Numbered UDP datagrams for the strongSwan tests.
 
-    udpflow.py send ADDR PORT COUNT RATE SIZE [SRC]
+    udpflow.py send ADDR PORT COUNT RATE SIZE [SRC[,SRCPORT]]
     udpflow.py recv BIND PORT COUNT SETTLE
 
 The sender sends COUNT datagrams of SIZE bytes at RATE per second: an
@@ -27,7 +27,8 @@ def send(addr, port, count, rate, size, src=None):
     fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
     if src:
-        s.bind((src, 0))
+        a, _, p = src.partition(",")
+        s.bind((a, int(p or 0)))
     t0 = time.monotonic()
     for seq in range(count):
         due = t0 + seq / rate
