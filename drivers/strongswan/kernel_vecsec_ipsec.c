@@ -669,15 +669,17 @@ METHOD(kernel_ipsec_t, del_sa, status_t,
 		this->mutex->unlock(this->mutex);
 		return NOT_FOUND;
 	}
-	if (this->ready) {
-		snprintf(req, sizeof(req), "del sa %s %u", e->inbound ? "in" : "out", e->spi);
-		s = simple(this, NULL, req);
-		if (s == NOT_FOUND)
-			s = SUCCESS;    /* the gateway dropped it already (restart, flush) */
-		if (s != SUCCESS)
-			DBG1(DBG_KNL, "kernel-vecsec: deleting SA 0x%08x in vecsec-gw failed; it "
-			     "stays until the gateway or charon restarts", e->spi);
-	}
+	/*
+	 * tried even while the subscription is down: an SA left behind would stay
+	 * until charon restarts (deleting it also removes the rules on it)
+	 */
+	snprintf(req, sizeof(req), "del sa %s %u", e->inbound ? "in" : "out", e->spi);
+	s = simple(this, NULL, req);
+	if (s == NOT_FOUND || (s != SUCCESS && !this->ready))
+		s = SUCCESS;    /* dropped already (restart, flush), or no gateway to hold it */
+	if (s != SUCCESS)
+		DBG1(DBG_KNL, "kernel-vecsec: deleting SA 0x%08x in vecsec-gw failed; it "
+		     "stays until the gateway or charon restarts", e->spi);
 	this->mutex->unlock(this->mutex);
 	DBG2(DBG_KNL, "kernel-vecsec: deleted SA 0x%08x", e->spi);
 	sa_entry_destroy(e);
@@ -1018,8 +1020,9 @@ METHOD(kernel_ipsec_t, del_policy, status_t,
 	}
 	e->users->remove(e->users, found, NULL);
 	free(found);
-	if (this->ready)
-		s = policy_sync(this, e);
+	s = policy_sync(this, e);
+	if (!this->ready)
+		s = SUCCESS;    /* the gateway restarted or is away: its rules went with it */
 	if (e->users->get_count(e->users) == 0) {
 		this->policies->remove(this->policies, e);
 		policy_entry_destroy(e);
