@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -742,21 +743,63 @@ write_csv(const char *path)
 	return 0;
 }
 
-#ifndef BENCH_PLOT_SCRIPT
-#define BENCH_PLOT_SCRIPT "scripts/plot_bench.py"
+/*
+ * Where plot_bench.py is (meson passes these): installed in
+ * <datadir>/vecsec/, found from the executable's own folder by the relative
+ * path from <bindir> (so a relocated or DESTDIR tree finds its own copy),
+ * else at the configured absolute path; a binary run from its build folder
+ * uses the source tree's scripts/plot_bench.py.
+ */
+#if !defined(BENCH_PLOT_SRC) || !defined(BENCH_BUILD_DIR) || !defined(BENCH_PLOT_ABS)
+#error "meson defines BENCH_PLOT_SRC, BENCH_BUILD_DIR and BENCH_PLOT_ABS"
 #endif
 
-/* Draw the PNG with scripts/plot_bench.py; 0, or -1 (reason printed). */
-static int
-plot(const char *csv, const char *png, const char *title)
+/* The plot script to run, in script[]; VECSEC_BENCH_PLOT overrides. */
+static void
+plot_script(char *script, size_t size)
 {
-	const char *script = getenv("VECSEC_BENCH_PLOT");
+	const char *env = getenv("VECSEC_BENCH_PLOT");
+	char exe[PATH_MAX], build[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env != NULL && *env != '\0') {
+		snprintf(script, size, "%s", env);
+		return;
+	}
+	snprintf(script, size, "%s", BENCH_PLOT_ABS);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash == NULL)
+		return;
+	*slash = '\0';
+	if (realpath(BENCH_BUILD_DIR, build) != NULL && strcmp(exe, build) == 0) {
+		snprintf(script, size, "%s", BENCH_PLOT_SRC);
+		return;
+	}
+#ifdef BENCH_PLOT_REL
+	{
+		char rel[PATH_MAX], real[PATH_MAX];
+		int len = snprintf(rel, sizeof(rel), "%s/%s", exe, BENCH_PLOT_REL);
+
+		if (len > 0 && (size_t)len < sizeof(rel) && realpath(rel, real) != NULL &&
+				access(real, R_OK) == 0)
+			snprintf(script, size, "%s", real);
+	}
+#endif
+}
+
+/* Draw the PNG with plot_bench.py (script[]); 0, or -1 (reason printed). */
+static int
+plot(const char *csv, const char *png, const char *title, char *script, size_t size)
+{
 	const char *py = "/usr/bin/python3";
 	pid_t pid;
 	int st;
 
-	if (script == NULL || *script == '\0')
-		script = BENCH_PLOT_SCRIPT;
+	plot_script(script, size);
 	if (access(py, X_OK) != 0 || access(script, R_OK) != 0) {
 		fprintf(stderr, "vecsec-bench: no PNG: %s or %s is missing\n", py, script);
 		return -1;
@@ -803,9 +846,11 @@ usage(FILE *f)
 "  --burst-only     run only the bursts\n"
 "  --no-peers       measure vecsec alone\n"
 "  --csv FILE       write every point as CSV\n"
-"  --png FILE       plot cycles/byte vs size (scripts/plot_bench.py, matplotlib)\n"
+"  --png FILE       plot cycles/byte vs size (plot_bench.py, matplotlib; installed in\n"
+"                   " BENCH_PLOT_DIR ", or VECSEC_BENCH_PLOT=SCRIPT)\n"
 "  --inject-fault IMPL  corrupt IMPL's output before the cross-check (tests only)\n"
 "  --help           this text\n"
+"  --version        print the version and exit\n"
 "\ncases:\n", BURST_N, BURST_N);
 	for (unsigned int k = 0; k < CASE_COUNT; k++)
 		fprintf(f, "  %-20s %s%s%s\n", bench_cases[k].name, bench_cases[k].note,
@@ -897,7 +942,7 @@ parse_args(int argc, char **argv)
 		{"burst-only", no_argument, NULL, 'B'}, {"no-peers", no_argument, NULL, 'n'},
 		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
 		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
 	};
 	int ch;
 
@@ -946,6 +991,10 @@ parse_args(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("vecsec-bench %s (libvecsec %s)\n", VECSEC_VERSION_STRING,
+			       vecsec_version());
 			exit(0);
 		default:
 			usage(stderr);
@@ -1010,7 +1059,7 @@ main(int argc, char **argv)
 	const size_t *bsizes;
 	unsigned int nbsizes, nsingle_sizes;
 	size_t single_sizes[MAX_SIZES];
-	char model[128], title[256];
+	char model[128], title[256], script[PATH_MAX];
 	int cpu, rc = 0;
 
 	parse_args(argc, argv);
@@ -1176,8 +1225,8 @@ main(int argc, char **argv)
 		if (rc == 0 && opt.png != NULL) {
 			snprintf(title, sizeof(title), "vecsec-bench on %s (%s %.0f MHz)", model,
 				 bench_tick_name(), bench_tick_hz() / 1e6);
-			if (plot(csv, opt.png, title) == 0)
-				printf("png:      %s\n", opt.png);
+			if (plot(csv, opt.png, title, script, sizeof(script)) == 0)
+				printf("png:      %s (drawn by %s)\n", opt.png, script);
 		}
 		if (opt.csv == NULL)
 			unlink(tmp);

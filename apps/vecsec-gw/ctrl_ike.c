@@ -30,6 +30,7 @@
  * (NAT-T with these ports). Nothing here changes what 1.1 requests do.
  */
 #include "gw_dp.h"
+#include "gw_pkt.h"
 
 #include <errno.h>
 #include <inttypes.h>

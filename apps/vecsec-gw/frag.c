@@ -6,9 +6,14 @@
  * any classification (the SAD needs the whole ESP packet, the SPD needs the
  * ports), in one rte_ip_frag table per worker (no locks: a worker only
  * touches its own). Exact duplicates (same datagram, offset and length) are
- * dropped before the table sees them, since the library would otherwise
- * discard the whole datagram; overlapping or otherwise inconsistent
- * fragments make the library discard the datagram (RFC 5722 for IPv6).
+ * dropped before the table sees them while their datagram waits, since the
+ * library would otherwise discard the whole datagram; once it is
+ * reassembled or dropped its fragments are forgotten, so the next datagram
+ * that reuses the ID (same offsets and lengths) is taken as a new one.
+ * Every fragment's IPv4 header was checked on rx; the reassembled header
+ * gets a valid checksum again (the library zeroes it). Overlapping or
+ * otherwise inconsistent fragments make the library discard the datagram
+ * (RFC 5722 for IPv6).
  * Every fragment that does not end in a reassembled datagram is counted
  * once as GW_DROP_FRAG: invalid, duplicate, timed out (--frag-ttl), table
  * full, or still waiting when the gateway stops.
@@ -62,14 +67,26 @@ struct gw_frag_w {
 	struct gw_frag_dup dup[GW_FRAG_DUP_SLOTS];
 };
 
-/* Count what the death row holds (one drop per fragment mbuf), then free it. */
+static void frag_dup_forget(struct gw_frag_w *f, const struct gw_frag_dup *k);
+static bool frag_key(const struct rte_mbuf *m, struct gw_frag_dup *k);
+
+/*
+ * Count what the death row holds (one drop per fragment mbuf), forget
+ * those fragments in the duplicate filter (their datagram is gone: a
+ * fragment like them starts a new one), then free them.
+ */
 static void
 frag_dr_free(struct gw_worker *w)
 {
 	struct gw_frag_w *f = w->frag;
 
-	for (uint32_t i = 0; i < f->dr.cnt; i++)
+	for (uint32_t i = 0; i < f->dr.cnt; i++) {
+		struct gw_frag_dup k;
+
 		w->st.drops[GW_DROP_FRAG] += f->dr.row[i]->nb_segs;
+		if (frag_key(f->dr.row[i], &k))
+			frag_dup_forget(f, &k);
+	}
 	rte_ip_frag_free_death_row(&f->dr, 0);
 }
 
@@ -80,27 +97,119 @@ frag_drop(struct gw_worker *w, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
-/*
- * True when this exact fragment (datagram, offset, length) was seen within
- * the TTL: a duplicate. Otherwise remember it. One slot per hash value; a
- * slot taken by another fragment is overwritten (a duplicate may then reach
- * the table, which drops its datagram: never a wrong packet).
- */
-static bool
-frag_is_dup(struct gw_frag_w *f, const struct gw_frag_dup *k, uint64_t now)
+/* The duplicate filter's slot of a fragment, and whether it holds that fragment. */
+static struct gw_frag_dup *
+frag_dup_slot(struct gw_frag_w *f, const struct gw_frag_dup *k, bool *same)
 {
 	uint32_t h = rte_hash_crc(k->addr, sizeof(k->addr), k->id);
 	struct gw_frag_dup *s;
 
 	h = rte_hash_crc_4byte((uint32_t)k->ofs << 16 | k->len, h ^ k->v6);
 	s = &f->dup[h & (GW_FRAG_DUP_SLOTS - 1)];
-	if (s->tms != 0 && now - s->tms <= f->ttl_cycles && s->id == k->id &&
-			s->ofs == k->ofs && s->len == k->len && s->v6 == k->v6 &&
-			memcmp(s->addr, k->addr, sizeof(s->addr)) == 0)
+	*same = s->tms != 0 && s->id == k->id && s->ofs == k->ofs && s->len == k->len &&
+		s->v6 == k->v6 && memcmp(s->addr, k->addr, sizeof(s->addr)) == 0;
+	return s;
+}
+
+/*
+ * True when this exact fragment (datagram, offset, length) was seen within
+ * the TTL and its datagram still waits: a duplicate. Otherwise remember it.
+ * One slot per hash value; a slot taken by another fragment is overwritten
+ * (a duplicate may then reach the table, which drops its datagram: never a
+ * wrong packet). A fragment leaves the filter with its datagram, reassembled
+ * or dropped (frag_dup_forget()): a sender may reuse the ID right after.
+ */
+static bool
+frag_is_dup(struct gw_frag_w *f, const struct gw_frag_dup *k, uint64_t now)
+{
+	bool same;
+	struct gw_frag_dup *s = frag_dup_slot(f, k, &same);
+
+	if (same && now - s->tms <= f->ttl_cycles)
 		return true;
 	*s = *k;
 	s->tms = now;
 	return false;
+}
+
+static void
+frag_dup_forget(struct gw_frag_w *f, const struct gw_frag_dup *k)
+{
+	bool same;
+	struct gw_frag_dup *s = frag_dup_slot(f, k, &same);
+
+	if (same)
+		s->tms = 0;
+}
+
+/*
+ * The duplicate filter's key of the fragment whose IP header (intact:
+ * IPv4, or IPv6 with the Fragment header next) starts m. False if m holds
+ * no such header.
+ */
+static bool
+frag_key(const struct rte_mbuf *m, struct gw_frag_dup *k)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	memset(k, 0, sizeof(*k));
+	if (m->data_len < sizeof(struct rte_ipv4_hdr))
+		return false;
+	if ((p[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)p;
+		uint32_t hl = (uint32_t)(h->version_ihl & 0xf) * 4;
+		uint32_t tl = rte_be_to_cpu_16(h->total_length);
+
+		if (tl < hl)
+			return false;
+		memcpy(k->addr, &h->src_addr, 8);
+		k->id = h->packet_id;
+		k->ofs = (uint16_t)((rte_be_to_cpu_16(h->fragment_offset) &
+				     RTE_IPV4_HDR_OFFSET_MASK) * 8);
+		k->len = (uint16_t)(tl - hl);
+		return true;
+	}
+	if ((p[0] >> 4) == 6 && m->data_len >= sizeof(struct rte_ipv6_hdr) + GW_IPV6_FRAG_HDR &&
+	    p[offsetof(struct rte_ipv6_hdr, proto)] == IPPROTO_FRAGMENT) {
+		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)p;
+		const struct rte_ipv6_fragment_ext *fh =
+			(const struct rte_ipv6_fragment_ext *)(h + 1);
+		uint32_t pl = rte_be_to_cpu_16(h->payload_len);
+
+		if (pl < GW_IPV6_FRAG_HDR)
+			return false;
+		memcpy(k->addr, h->src_addr, 16);
+		memcpy(k->addr + 16, h->dst_addr, 16);
+		k->id = fh->id;
+		k->ofs = (uint16_t)((rte_be_to_cpu_16(fh->frag_data) >> 3) * 8);
+		k->len = (uint16_t)(pl - GW_IPV6_FRAG_HDR);
+		k->v6 = 1;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A datagram just reassembled from fragments of key k (addresses, ID):
+ * forget each of them. The library chains the fragments in offset order,
+ * each fragment one segment (rx mbufs are linear): the first holds the
+ * header (hl bytes) and the first payload, each next one a payload.
+ */
+static void
+frag_dup_forget_all(struct gw_frag_w *f, const struct gw_frag_dup *k, const struct rte_mbuf *m,
+		    uint32_t hl)
+{
+	struct gw_frag_dup d = *k;
+	uint32_t ofs = 0;
+
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next) {
+		uint32_t len = s->data_len - (s == m ? RTE_MIN(hl, (uint32_t)s->data_len) : 0);
+
+		d.ofs = (uint16_t)ofs;
+		d.len = (uint16_t)len;
+		frag_dup_forget(f, &d);
+		ofs += len;
+	}
 }
 
 /*
@@ -119,6 +228,17 @@ frag_done(struct gw_worker *w, struct rte_mbuf *m)
 		w->st.drops[GW_DROP_FRAG] += segs;
 		rte_pktmbuf_free(m);
 		return NULL;
+	}
+	if ((rte_pktmbuf_mtod(m, const uint8_t *)[0] >> 4) == 4) {
+		/*
+		 * The library wrote the length and offset and zeroed the checksum;
+		 * every fragment's header was verified on rx (RFC 1122 3.2.1.2), so
+		 * the header gets a valid one again (it may go on as an inner header).
+		 */
+		struct rte_ipv4_hdr *h = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
 	}
 	w->st.reassembled++;
 	w->st.reasm_frags += segs;
@@ -142,12 +262,7 @@ frag_in4(struct gw_worker *w, struct rte_mbuf *m, uint64_t now)
 		frag_drop(w, m);
 		return NULL;
 	}
-	memset(&k, 0, sizeof(k));
-	memcpy(k.addr, &h->src_addr, 8);
-	k.id = h->packet_id;
-	k.ofs = (uint16_t)ofs;
-	k.len = (uint16_t)len;
-	if (frag_is_dup(f, &k, now)) {
+	if (!frag_key(m, &k) || frag_is_dup(f, &k, now)) {
 		frag_drop(w, m);
 		return NULL;
 	}
@@ -155,7 +270,11 @@ frag_in4(struct gw_worker *w, struct rte_mbuf *m, uint64_t now)
 		frag_dr_free(w);
 	m->l2_len = 0;
 	m = rte_ipv4_frag_reassemble_packet(f->tbl, &f->dr, m, now, h);
-	return m != NULL ? frag_done(w, m) : NULL;
+	if (m == NULL)
+		return NULL;
+	frag_dup_forget_all(f, &k, m,
+			    (uint32_t)(rte_pktmbuf_mtod(m, const uint8_t *)[0] & 0xf) * 4);
+	return frag_done(w, m);
 }
 
 /* IPv6 with a Fragment header right after the fixed header (RFC 8200 4.5). */
@@ -207,14 +326,7 @@ frag_in6(struct gw_worker *w, struct rte_mbuf *m, uint64_t now)
 		frag_drop(w, m);
 		return NULL;
 	}
-	memset(&k, 0, sizeof(k));
-	memcpy(k.addr, h->src_addr, 16);
-	memcpy(k.addr + 16, h->dst_addr, 16);
-	k.id = fh->id;
-	k.ofs = (uint16_t)ofs;
-	k.len = (uint16_t)len;
-	k.v6 = 1;
-	if (frag_is_dup(f, &k, now)) {
+	if (!frag_key(m, &k) || frag_is_dup(f, &k, now)) {
 		frag_drop(w, m);
 		return NULL;
 	}
@@ -223,7 +335,11 @@ frag_in6(struct gw_worker *w, struct rte_mbuf *m, uint64_t now)
 	m->l2_len = 0;
 	m->l3_len = sizeof(*h) + GW_IPV6_FRAG_HDR;
 	m = rte_ipv6_frag_reassemble_packet(f->tbl, &f->dr, m, now, h, fh);
-	return m != NULL ? frag_done(w, m) : NULL;
+	if (m == NULL)
+		return NULL;
+	/* the library took the Fragment header out: the first segment holds 40 bytes of header */
+	frag_dup_forget_all(f, &k, m, sizeof(*h));
+	return frag_done(w, m);
 }
 
 int

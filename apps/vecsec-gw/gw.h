@@ -22,6 +22,7 @@
 #define GW_BURST 32
 #define GW_MAX_KEY 64
 #define GW_DEFAULT_WINDOW 1024
+#define GW_MAX_WINDOW 8128      /* crypto_vecsec's lookaside-protocol maximum */
 
 /*
  * vecsec: crypto_vecsec's private algorithm ids (rte_pmd_vecsec.h:
@@ -70,7 +71,7 @@ struct gw_sa_conf {
 	uint16_t aad_len;       /* 8; +4 with ESN */
 	struct gw_addr src, dst; /* tunnel end points */
 	bool esn;
-	uint64_t esn_init;
+	uint64_t esn_init;      /* `esn N` / `seq N`: outbound the first number, inbound the last seen */
 	bool udp_encap;
 	uint16_t natt_sport, natt_dport;        /* `udp-ports S:D`, 0 = GW_NATT_PORT */
 	bool telemetry;
@@ -195,7 +196,8 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 	X(TOO_BIG, "too_big") \
 	X(EXPIRED, "expired") \
 	X(KEEPALIVE, "natt_keepalive") \
-	X(FRAG, "frag")
+	X(FRAG, "frag") \
+	X(DUMMY, "dummy")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,

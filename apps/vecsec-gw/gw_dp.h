@@ -4,7 +4,8 @@
  * the route tables, ports and workers. Built once from struct gw_conf by
  * sa.c, sp.c and rt.c before the workers start; read-only afterwards except
  * for the rte_ipsec SA's sequence and replay state, which only the worker
- * owning the packet touches (SQN_ATOM when there is more than one worker).
+ * owning the packet touches (outbound: SQN_ATOM when there is more than one
+ * worker; inbound: under the SA's rw_lock).
  */
 #ifndef VECSEC_GW_DP_H
 #define VECSEC_GW_DP_H
@@ -22,7 +23,10 @@
 #include <rte_lpm6.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_rwlock.h>
 #include <rte_spinlock.h>
+
+struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worker.c */
 
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
@@ -43,6 +47,8 @@ struct gw_sa {
 	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
 	uint16_t pad_align;
 	uint16_t tail_need;     /* tailroom rte_ipsec needs for AAD/ESN */
+	uint16_t nh_from_end;   /* inbound: the trailer's next header, this far from the */
+				/* end when rte_ipsec is done with it (ICV, ESN high half) */
 	uint8_t cdev_id;
 	void *cses;             /* cryptodev session; rte_security session (lookaside-protocol) */
 	struct rte_ipsec_sa *sa;
@@ -60,6 +66,23 @@ struct gw_sa {
 	uint64_t life[4];               /* enum gw_life */
 	uint64_t used_pkts, used_bytes; /* reserved so far, atomic */
 	uint8_t soft_sent, hard_sent;   /* atomic exchange: one event each */
+	/*
+	 * The hard packet limit the workers apply: life[GW_LIFE_HARD_PKTS], and
+	 * outbound also the sequence numbers the SA has left (its numbers never
+	 * wrap: RFC 4303 3.3.3), whichever is lower; 0 = none.
+	 */
+	uint64_t hard_pkts;
+	/*
+	 * vecsec: anti-replay of inbound rte_ipsec SAs (lookaside-none, CPU
+	 * crypto) with a window or ESN: an exact RFC 4303 window (lib/esp) in
+	 * front of rte_ipsec's (worker.c, replay_pre/replay_post). NULL: none
+	 * (lookaside-protocol SAs: the PMD's window is exact).
+	 */
+	struct vecsec_esp_replay *rw;
+	uint32_t rw_recover;            /* W rte_ipsec reconstructs ESNs with */
+	bool rw_esn;
+	bool rw_shared;                 /* more than one worker: take rw_lock */
+	rte_rwlock_t rw_lock;           /* read: replay_pre + prepare; write: process */
 	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
 	uint64_t last_tsc;
 };
@@ -152,6 +175,7 @@ struct gw_worker {
 	uint64_t drained;               /* polls that ended with nothing in a cryptodev */
 	uint64_t busy_cycles;           /* spent in iterations that moved packets */
 	uint64_t last_rx_tsc;
+	uint64_t polls;                 /* polls done (--idle-exit waits for one more of each) */
 	struct gw_frag_w *frag;         /* reassembly table and fragment IDs (frag.c) */
 };
 
@@ -172,6 +196,7 @@ struct gw_dp {
 	struct gw_worker worker[GW_MAX_WORKERS];
 	unsigned int nb_workers;
 	uint32_t window;                /* default replay window */
+	uint16_t rx_burst;              /* packets per rx burst, 1..GW_BURST (--rx-burst) */
 	bool esn;                       /* ESN on every SA (-e) */
 	bool force_cpu_crypto;
 	const char *prefer_driver;      /* cryptodev driver tried first */
@@ -189,6 +214,10 @@ void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limi
 /* sa.c */
 /* crypto_vecsec's dynamic mbuf flag for replayed ESP (lookaside-protocol SAs), or 0 */
 extern uint64_t gw_sec_replay_flag;
+/* mbuf dynamic field: an inbound packet's full sequence number (struct gw_sa rw) */
+extern int gw_seq_dynfield;
+/* the same for dummy packets (next header 59), or 0 */
+extern uint64_t gw_sec_dummy_flag;
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_sa_teardown(struct gw_dp *dp);
 /* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */
@@ -264,29 +293,10 @@ void gw_frag_flush(struct gw_worker *w);
 int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6,
 		struct rte_mbuf *out[GW_FRAG_MAX_OUT]);
 /* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
-bool gw_natt_is_keepalive(const struct rte_mbuf *m);
 int gw_natt_trs_decap(struct rte_mbuf *m);
 /* after rte_ipsec: transport SAs get their UDP header (ports of s), IPv6 its checksum */
 int gw_natt_outb(struct rte_mbuf *m, const struct gw_sa *s);
-/*
- * UDP destination ports where ESP arrives encapsulated (RFC 3948): 4500 and
- * those an IKE daemon registers (`natt udp PORT`, host.c). Network order.
- */
-#define GW_NATT_MAX_PORTS 8
-extern uint16_t gw_natt_ports[GW_NATT_MAX_PORTS];      /* 0 = free slot */
-static inline bool
-gw_natt_port(uint16_t port_be)
-{
-	for (unsigned int i = 0; i < GW_NATT_MAX_PORTS; i++) {
-		uint16_t p = __atomic_load_n(&gw_natt_ports[i], __ATOMIC_RELAXED);
-
-		if (p == port_be)
-			return true;
-		if (p == 0)
-			return false;
-	}
-	return false;
-}
+/* the NAT-T ports (gw_natt_ports, gw_natt_port()): gw_pkt.h */
 void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
 /* worker.c, for host.c: queue m (L2 header in front) for tx on port; count and free */
 void gw_worker_tx(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);

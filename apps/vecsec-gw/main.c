@@ -4,6 +4,7 @@
  *
  *   vecsec-gw [EAL options] -- [-f FILE] [-u MASK] [-w N] [-e] ...
  *   vecsec-gw --check FILE          parse a configuration, no EAL
+ *   vecsec-gw --version | --help    no EAL either
  *   vecsec-gw [EAL options] -- --demo [-f FILE] [--gen-pkts N] [--gen-size B]
  *                                     [--gen-pcap DIR]
  *
@@ -40,6 +41,9 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 #include <rte_ring.h>
+#include <rte_version.h>
+
+#include "vecsec_version.h"
 
 #define GW_NB_MBUF 16384
 #define GW_RX_DESC 1024
@@ -77,10 +81,12 @@ usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [options]\n"
 	       "       %s --check FILE\n"
+	       "       %s --version | --help\n"
 	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
 	       "  -u MASK            unprotected ports, the ESP side (hex mask, as ipsec-secgw);\n"
 	       "                     the others are protected (clear traffic)\n"
-	       "  -w N               anti-replay window (default %u, 0 disables)\n"
+	       "  -w N               anti-replay window, 0..%u packets (default %u; 0 disables\n"
+	       "                     it, except on ESN SAs, which need one: 64 there)\n"
 	       "  -e                 ESN on every SA\n"
 	       "  --cpu-crypto       process every SA with synchronous CPU crypto\n"
 	       "  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n"
@@ -122,9 +128,18 @@ usage(const char *prog)
 	       "                     port P: ARP, IKE and all but ESP for the addresses the host\n"
 	       "                     gives IFNAME (T's kernel interface) go to the host, what\n"
 	       "                     it sends leaves on P (exception path; repeatable)\n"
+	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
+	       "  --version          print the version (also before --) and exit\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
-	       prog, prog, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
-	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS);
+	       prog, prog, prog, GW_MAX_WINDOW, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST);
+}
+
+/* --version: this build, and the DPDK it runs with (no EAL needed) */
+static void
+print_version(void)
+{
+	printf("vecsec-gw %s (%s)\n", VECSEC_VERSION_STRING, rte_version());
 }
 
 static void
@@ -189,7 +204,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
 		{ "host-port", required_argument, NULL, 'H' },
+		{ "rx-burst", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -223,9 +240,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'w': {
 			unsigned long w = strtoul(optarg, &end, 10);
 
-			if (*end != '\0' || errno != 0 || w > 4096) {
-				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..4096\n",
-					optarg);
+			if (*end != '\0' || errno != 0 || w > GW_MAX_WINDOW) {
+				fprintf(stderr, "vecsec-gw: -w %s: window must be 0..%u\n",
+					optarg, GW_MAX_WINDOW);
 				return -1;
 			}
 			gw.window = (uint32_t)w;
@@ -337,8 +354,22 @@ parse_args(int argc, char **argv, struct opts *o)
 			if (gw_host_parse(optarg) != 0)
 				return -1;
 			break;
+		case 'X': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || n < 1 || n > GW_BURST) {
+				fprintf(stderr, "vecsec-gw: --rx-burst %s: 1..%u\n", optarg,
+					GW_BURST);
+				return -1;
+			}
+			gw.rx_burst = (uint16_t)n;
+			break;
+		}
 		case 'h':
 			usage(argv[0]);
+			exit(0);
+		case 'V':
+			print_version();
 			exit(0);
 		default:
 			usage(argv[0]);
@@ -402,6 +433,8 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 		fprintf(stderr, "vecsec-gw: port %u has no tx queue\n", port);
 		return -ENOTSUP;
 	}
+	/* the NIC's IPv4 header checksum verdict where it has one (the worker checks the rest) */
+	pc.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
 	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
 	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
 		rc = rte_eth_rx_queue_setup(port, q, GW_RX_DESC, rte_eth_dev_socket_id(port), NULL,
@@ -610,6 +643,8 @@ main(int argc, char **argv)
 	char err[512] = "";
 	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1;
 	uint64_t t_start, t_end, hz, busy = 0, last_print;
+	uint64_t idle_polls[GW_MAX_WORKERS];   /* --idle-exit: polls of each worker at idle */
+	bool idle_seen = false;
 	double cpu_start;
 
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
@@ -622,6 +657,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	gw.window = GW_DEFAULT_WINDOW;
+	gw.rx_burst = GW_BURST;
 	gw.frag_tbl_sz = GW_FRAG_DEFAULT_TBL;
 	gw.frag_ttl_ns = GW_FRAG_DEFAULT_TTL_NS;
 	gw.prefer_driver = "crypto_vecsec";
@@ -632,6 +668,10 @@ main(int argc, char **argv)
 		}
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(argv[0]);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		print_version();
 		return 0;
 	}
 	/* --check needs no EAL: look for it (and --allow-unprotected-keys) anywhere */
@@ -861,14 +901,37 @@ main(int argc, char **argv)
 			gw_quit = true;
 		if (o.idle_exit > 0) {
 			uint64_t last = 0;
+			uint64_t polls[GW_MAX_WORKERS];
 			uint32_t inflight = 0;
 
+			/*
+			 * Idle only once every worker has polled again since it looked
+			 * idle: on a loaded machine a worker (or this thread) held back
+			 * by the OS for S seconds has not moved packets, but it is not
+			 * done with its queues either. Poll counts first: a poll that
+			 * moved packets counts only after its last_rx_tsc is stored.
+			 */
 			for (unsigned int w = 0; w < gw.nb_workers; w++)
-				last = RTE_MAX(last, gw.worker[w].last_rx_tsc);
+				polls[w] = __atomic_load_n(&gw.worker[w].polls, __ATOMIC_ACQUIRE);
+			for (unsigned int w = 0; w < gw.nb_workers; w++)
+				last = RTE_MAX(last, __atomic_load_n(&gw.worker[w].last_rx_tsc,
+								     __ATOMIC_RELAXED));
 			for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 				inflight += w0->inflight[id];
-			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz)
-				gw_quit = true;
+			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz) {
+				bool polled = idle_seen;
+
+				for (unsigned int w = 0; w < gw.nb_workers; w++) {
+					polled = polled && polls[w] > idle_polls[w];
+					if (!idle_seen)
+						idle_polls[w] = polls[w];
+				}
+				idle_seen = true;
+				if (polled)
+					gw_quit = true;
+			} else {
+				idle_seen = false;
+			}
 		}
 		if (print_now || (!o.quiet && !o.demo && t1 - last_print > 10 * hz)) {
 			print_now = false;

@@ -5,8 +5,8 @@
  * SA only, so for transport SAs the worker adds it after outbound
  * processing and removes it before inbound processing (rte_ipsec then sees
  * plain ESP and restores the next protocol and lengths itself). Also the
- * NAT-keepalive test (RFC 3948 2.3) and the inner TCP/UDP checksum repair
- * after transport-mode decapsulation (RFC 3948 3.1.2, procedure 2).
+ * inner TCP/UDP checksum repair after transport-mode decapsulation
+ * (RFC 3948 3.1.2, procedure 2). Keepalives: gw_pkt_class() (gw_pkt.h).
  */
 #include "gw_dp.h"
 #include "gw_pkt.h"
@@ -103,22 +103,8 @@ l4_cksum(const uint8_t *l3, uint32_t hl, uint8_t proto, const uint8_t *l4, uint3
 	return ck == 0 && proto == IPPROTO_UDP ? 0xffff : ck;
 }
 
-/*
- * RFC 3948 2.3: a NAT-keepalive is a UDP datagram to port 4500 whose
- * payload is the single octet 0xFF. m has been through parse_l3 (UDP).
- */
+/* UDP ports where ESP arrives encapsulated (gw_pkt.h: gw_natt_port), network order */
 uint16_t gw_natt_ports[GW_NATT_MAX_PORTS] = { RTE_BE16(GW_NATT_PORT) };
-
-bool
-gw_natt_is_keepalive(const struct rte_mbuf *m)
-{
-	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
-
-	if (m->pkt_len != m->l3_len + sizeof(*u) + 1)
-		return false;
-	return gw_natt_port(u->dst_port) && ((const uint8_t *)(u + 1))[0] == 0xff;
-}
 
 /*
  * Inbound, before rte_ipsec: m is ESP in UDP with l3_len covering the IP

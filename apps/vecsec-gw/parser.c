@@ -461,7 +461,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	int rc, ci = -1, ai = -1, ei = -1;
 	bool mode_p = false, src_p = false, dst_p = false, type_p = false;
 	bool ckey_p = false, akey_p = false, ekey_p = false, esn_p = false;
-	unsigned int ti = 1, src_ti = 0, dst_ti = 0, ai_ti = 0;
+	unsigned int ti = 1, src_ti = 0, dst_ti = 0, ai_ti = 0, seq_ti = 0;
 
 	if (conf->nb_sa == GW_MAX_SA)
 		return perr(p, 0, "too many SAs (at most %d)", GW_MAX_SA);
@@ -627,13 +627,19 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			sa->telemetry = true;
 		} else if (strcmp(k, "reassembly_en") == 0) {
 			continue;
-		} else if (strcmp(k, "esn") == 0) {
+		} else if (strcmp(k, "esn") == 0 || strcmp(k, "seq") == 0) {
+			/* vecsec: `seq N` is `esn N` without ESN (a 32-bit number) */
+			bool is_esn = k[0] == 'e';
+
 			ONCE(p, ti, esn_p);
-			NEXT(p, ti, "the initial ESN value");
-			if (gw_parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0)
-				return perr(p, ti, "expects an unsigned 64-bit number");
-			sa->esn = true;
+			NEXT(p, ti, is_esn ? "the initial ESN value" :
+			     "the initial sequence number");
+			if (gw_parse_u64(p->t[ti].s, is_esn ? UINT64_MAX : UINT32_MAX, &v) < 0)
+				return perr(p, ti, is_esn ? "expects an unsigned 64-bit number" :
+					    "expects an unsigned 32-bit number (more needs esn)");
+			sa->esn = is_esn;
 			sa->esn_init = v;
+			seq_ti = ti;
 		} else if (strcmp(k, "inner") == 0) {
 			/* vecsec: the family an SA carries, when no SP rule says it yet */
 			NEXT(p, ti, "ipv4 or ipv6");
@@ -659,8 +665,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			sa->life[li] = v;
 		} else if (strcmp(k, "replay_win") == 0) {
 			NEXT(p, ti, "a window size");
-			if (gw_parse_u64(p->t[ti].s, 4096, &v) < 0)
-				return perr(p, ti, "window size must be 0..4096");
+			if (gw_parse_u64(p->t[ti].s, GW_MAX_WINDOW, &v) < 0)
+				return perr(p, ti, "window size must be 0..%u", GW_MAX_WINDOW);
 			sa->window = (int32_t)v;
 		} else {
 			return perr(p, ti, "unknown SA option");
@@ -669,6 +675,13 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 
 	if (!mode_p)
 		return perr(p, p->n, "SA %u has no 'mode'", sa->spi);
+	/*
+	 * Outbound, the first number sent: without ESN the last one is 2^32 - 2
+	 * (rte_ipsec 22.11 never sends 2^32 - 1), so N must leave one.
+	 */
+	if (seq_ti > 0 && sa->dir == GW_DIR_OUT && !sa->esn && sa->esn_init > UINT32_MAX - 1)
+		return perr(p, seq_ti, "leaves no sequence number to send (at most %u without "
+			    "ESN)", UINT32_MAX - 1);
 	if ((sa->life[GW_LIFE_HARD_BYTES] != 0 &&
 	     sa->life[GW_LIFE_SOFT_BYTES] >= sa->life[GW_LIFE_HARD_BYTES]) ||
 	    (sa->life[GW_LIFE_HARD_PKTS] != 0 &&

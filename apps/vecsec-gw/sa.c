@@ -9,6 +9,7 @@
 #include "gw_dp.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_pmd_vecsec.h>
 #include <rte_security.h>
+
+#include <vecsec/vecsec_esp.h>
 
 #define GW_CDEV_DESC 2048
 
@@ -212,7 +215,9 @@ inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
 /* ---- vecsec: lookaside-protocol SAs (rte_security ESP sessions) ---------- */
 
 uint64_t gw_sec_replay_flag;
+uint64_t gw_sec_dummy_flag;
 static struct rte_mempool *sec_pool;    /* rte_security sessions, made on first need */
+int gw_seq_dynfield = -1;
 
 /*
  * A cryptodev whose rte_security context offers lookaside-protocol ESP for
@@ -337,6 +342,9 @@ sec_pool_create(struct gw_dp *dp)
 	int bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME, NULL);
 
 	gw_sec_replay_flag = bit >= 0 ? RTE_BIT64(bit) : 0;
+	/* and dummy packets (next header 59, discarded) with this one */
+	bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_DUMMY_NAME, NULL);
+	gw_sec_dummy_flag = bit >= 0 ? RTE_BIT64(bit) : 0;
 	return 0;
 }
 
@@ -381,6 +389,76 @@ sec_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	return rc;
 }
 
+/*
+ * Anti-replay of an inbound rte_ipsec SA (lookaside-none, CPU crypto):
+ * DPDK 22.11's window lets about half of all replays through, counts W + 1
+ * numbers, and can record a genuine ESN packet 2^32 too high, after which
+ * the SA fails every ICV (docs/dpdk-ipsec-replay.md). The worker keeps an
+ * exact RFC 4303 window of W numbers in front of it (worker.c); rte_ipsec's
+ * window stays on, because its top gives the ESN high half rte_ipsec
+ * authenticates with, and is kept equal to ours. An ESN SA needs a window
+ * (rte_ipsec makes one of 64 without): 64 then.
+ *
+ * rte_ipsec's own window is given W + 64: its bitmap (W rounded up to a
+ * power of two of 64-bit words, no spare word) forgets the oldest word of a
+ * window that spans one more word than that, and lets a late number alias
+ * one above the top, so that a genuine packet later looks seen; W + 64
+ * gives it the spare word RFC 6479 asks for. Only our window decides what
+ * is a replay; rte_ipsec's, wider, never refuses what ours takes. Its W is
+ * also the one it rebuilds ESNs with (rw_recover).
+ */
+static int
+replay_setup(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, uint32_t win,
+	     bool esn)
+{
+	uint32_t w = win != 0 ? win : 64;
+	size_t sz;
+
+	rte_free(s->rw);        /* a second try (sa_init_one after -ENOTSUP) */
+	s->rw = NULL;
+	if (win == 0 && !esn)
+		return 0;       /* anti-replay off and 32-bit numbers: no state at all */
+	sz = vecsec_esp_replay_size(w);
+	s->rw = sz != 0 ? rte_zmalloc("gw_replay", sz, RTE_CACHE_LINE_SIZE) : NULL;
+	if (s->rw == NULL)
+		return -ENOMEM;
+	if (vecsec_esp_replay_init(s->rw, sz, w, esn, c->esn_init) != 0) {
+		fprintf(stderr, "vecsec-gw: SA in %u (line %d): the last sequence number seen "
+			"(%" PRIu64 ") needs ESN\n", c->spi, c->line, c->esn_init);
+		return -EINVAL;
+	}
+	s->rw_esn = esn;
+	s->rw_recover = w + 64;
+	s->rw_shared = dp->nb_workers > 1;
+	rte_rwlock_init(&s->rw_lock);
+	return 0;
+}
+
+/*
+ * Outbound: the SA sends numbers from its first (`esn N` / `seq N`, at
+ * least 1) up to 2^64 - 1 with ESN, 2^32 - 2 without (rte_ipsec 22.11
+ * never sends 2^32 - 1; lookaside-protocol SAs stop there too, so every
+ * type behaves alike). That count is a hard packet limit: past it packets
+ * are dropped as expired and the hard expire event goes out, instead of
+ * numbers (and IVs) starting over at 0.
+ */
+static int
+seq_limit(struct gw_sa *s, const struct gw_sa_conf *c, bool esn)
+{
+	uint64_t first = c->esn_init > 1 ? c->esn_init : 1;
+	uint64_t last = esn ? UINT64_MAX : UINT32_MAX - 1;
+	uint64_t left, hard = c->life[GW_LIFE_HARD_PKTS];
+
+	if (first > last) {
+		fprintf(stderr, "vecsec-gw: SA out %u (line %d): first sequence number %" PRIu64
+			" leaves none to send without ESN\n", c->spi, c->line, c->esn_init);
+		return -EINVAL;
+	}
+	left = last - first + 1;
+	s->hard_pkts = hard != 0 && hard < left ? hard : left;
+	return 0;
+}
+
 static int
 sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
 		bool only_used)
@@ -390,6 +468,8 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	struct rte_ipsec_sa_prm prm;
 	struct rte_ipv4_hdr h4;
 	struct rte_ipv6_hdr h6;
+	uint32_t win = c->window >= 0 ? (uint32_t)c->window : dp->window;
+	bool esn = c->esn || dp->esn;
 	int sz, rc;
 
 	fill_xforms(c, xf);
@@ -397,24 +477,35 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	ipx = ipsec_xform(c, xf, ix);
 	memset(&prm, 0, sizeof(prm));
 	prm.userdata = (uintptr_t)s;
+	s->action = dp->force_cpu_crypto && c->action != GW_SA_LOOKASIDE_PROTOCOL ?
+		GW_SA_CPU_CRYPTO : c->action;
 	/*
-	 * Workers share the SA's sequence state: atomic outbound numbers, a
-	 * locked inbound window. An inbound SA without a window has no such
-	 * state, and rte_ipsec (22.11) then has no window to lock: SQN_ATOM
-	 * with a 0 window dereferences NULL on the first packet.
+	 * Workers share the SA's sequence state: atomic outbound numbers. The
+	 * inbound window of an rte_ipsec SA is guarded by the SA's rw_lock
+	 * (replay_setup), which also covers rte_ipsec's own window: one
+	 * writer at a time, as rte_ipsec_pkt_process() requires even with
+	 * SQN_ATOM, so that flag is not needed there.
 	 */
-	if (dp->nb_workers > 1 && (c->dir == GW_DIR_OUT ||
-			(c->window >= 0 ? (uint32_t)c->window : dp->window) != 0))
+	if (dp->nb_workers > 1 && c->dir == GW_DIR_OUT)
 		prm.flags = RTE_IPSEC_SAFLAG_SQN_ATOM;
+	if (c->dir == GW_DIR_IN && s->action != GW_SA_LOOKASIDE_PROTOCOL) {
+		rc = replay_setup(dp, s, c, win, esn);
+		if (rc != 0)
+			return rc;
+	} else if (c->dir == GW_DIR_OUT) {
+		rc = seq_limit(s, c, esn);
+		if (rc != 0)
+			return rc;
+	}
 	prm.ipsec_xform.spi = c->spi;
 	prm.ipsec_xform.salt = c->salt;
 	prm.ipsec_xform.proto = RTE_SECURITY_IPSEC_SA_PROTO_ESP;
 	prm.ipsec_xform.direction = c->dir == GW_DIR_IN ? RTE_SECURITY_IPSEC_SA_DIR_INGRESS
 		: RTE_SECURITY_IPSEC_SA_DIR_EGRESS;
-	prm.ipsec_xform.options.esn = c->esn || dp->esn;
+	prm.ipsec_xform.options.esn = esn;
 	prm.ipsec_xform.esn.value = c->esn_init;
 	if (c->dir == GW_DIR_IN)
-		prm.ipsec_xform.replay_win_sz = c->window >= 0 ? (uint32_t)c->window : dp->window;
+		prm.ipsec_xform.replay_win_sz = s->rw != NULL ? s->rw_recover : win;
 	prm.crypto_xform = ipx;
 	if (c->mode == GW_MODE_TRANS) {
 		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TRANSPORT;
@@ -468,8 +559,6 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	s->dir = c->dir;
 	s->mode = c->mode;
 	s->inner_v6 = (uint8_t)fam;
-	s->action = dp->force_cpu_crypto && c->action != GW_SA_LOOKASIDE_PROTOCOL ?
-		GW_SA_CPU_CRYPTO : c->action;
 	s->src = c->src;
 	s->dst = c->dst;
 	s->algo_name = c->algo_name;
@@ -482,6 +571,8 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	s->used_bytes = 0;
 	s->soft_sent = 0;
 	s->hard_sent = 0;
+	if (c->dir == GW_DIR_IN)
+		s->hard_pkts = c->life[GW_LIFE_HARD_PKTS];
 	if (c->aead || c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ||
 			c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CTR)
 		s->esp_fixed = 8 + 8 + c->digest_len;
@@ -495,6 +586,8 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		(c->cipher_algo == RTE_CRYPTO_CIPHER_3DES_CBC ||
 		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
 	s->tail_need = 16 + 4;
+	/* rte_ipsec keeps the ESN high half between trailer and ICV (lib/ipsec: sqh_len) */
+	s->nh_from_end = (uint16_t)(c->digest_len + ((c->esn || dp->esn) ? 4 : 0) + 1);
 
 	if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
 		/* the PMD frames ESP itself: tunnel end points as addresses, not a header */
@@ -748,8 +841,10 @@ gw_sa_free(struct gw_sa *s)
 		rte_ipsec_sa_fini(s->sa);
 		rte_free(s->sa);
 	}
+	rte_free(s->rw);
 	s->cses = NULL;
 	s->sa = NULL;
+	s->rw = NULL;
 }
 
 int
@@ -758,9 +853,21 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 	unsigned int max_priv = 0, nb_used = 0;
 	int rc;
 
+	static const struct rte_mbuf_dynfield seq_field = {
+		.name = "vecsec_gw_esp_seq",
+		.size = sizeof(uint64_t),
+		.align = __alignof__(uint64_t),
+	};
+
 	dp->sa = calloc(GW_MAX_SA, sizeof(*dp->sa));
 	if (dp->sa == NULL)
 		return -ENOMEM;
+	gw_seq_dynfield = rte_mbuf_dynfield_register(&seq_field);
+	if (gw_seq_dynfield < 0) {
+		fprintf(stderr, "vecsec-gw: cannot register an mbuf field: %s\n",
+			rte_strerror(rte_errno));
+		return -ENOSPC;
+	}
 	for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
 		dp->cdev[id].id = (uint8_t)id;
 		snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",

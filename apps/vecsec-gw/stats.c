@@ -146,7 +146,10 @@ gw_stats_write_json(const struct gw_dp *dp, const char *path)
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d],
 				s.drops[d]);
-		fprintf(f, "}}");
+		/* lifetime events raised (outbound hard: also sequence numbers used up) */
+		fprintf(f, "}, \"soft_expired\": %s, \"hard_expired\": %s}",
+			__atomic_load_n(&dp->sa[i].soft_sent, __ATOMIC_RELAXED) ? "true" : "false",
+			__atomic_load_n(&dp->sa[i].hard_sent, __ATOMIC_RELAXED) ? "true" : "false");
 		first = 0;
 	}
 	fprintf(f, "\n  ]\n}\n");

@@ -13,12 +13,17 @@
  *   vecsec-ctl [-s SOCKET] [COMMAND ...]
  *   vecsec-ctl [-s SOCKET] -f FILE
  *   vecsec-ctl [-s SOCKET] monitor     print SA expire events as they come
+ *   vecsec-ctl --version | --help
+ *
+ * Options are parsed here, up to the first word that is not one (or "--"):
+ * an unknown option is refused, never sent as a request.
  *
  * No stdio stream touches the socket or the request lines: they are read
  * and sent from buffers of our own, wiped before exit.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +33,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "vecsec_version.h"
 
 #define CTL_DEFAULT_SOCKET "/run/vecsec-gw.sock"
 #define CTL_LINE_MAX 4096       /* the gateway's limit: a request and its '\n' */
@@ -188,8 +195,13 @@ line_has_key(const char *line, size_t len)
 static void
 usage(const char *prog)
 {
-	printf("usage: %s [-s SOCKET] [COMMAND ...]\n"
+	printf("usage: %s [-s SOCKET] [--] [COMMAND ...]\n"
 	       "       %s [-s SOCKET] -f FILE\n"
+	       "       %s --version | --help\n"
+	       "  -s, --socket SOCKET  the gateway's control socket\n"
+	       "  -f, --file FILE      one request per line of FILE\n"
+	       "  -V, --version        print vecsec-ctl's version and exit (the gateway's\n"
+	       "                       protocol version: the 'version' command)\n"
 	       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats,\n"
 	       "    replace sp <rule> with protect SPI|bypass|discard, version\n"
 	       "  monitor: subscribe, print one line per SA expire event until the gateway "
@@ -197,7 +209,28 @@ usage(const char *prog)
 	       "  no COMMAND: one request per line of standard input (-f FILE: of FILE);\n"
 	       "    requests with keys (sa ...) must come this way, never as arguments\n"
 	       "  default socket: $VECSEC_GW_SOCKET or %s\n",
-	       prog, prog, CTL_DEFAULT_SOCKET);
+	       prog, prog, prog, CTL_DEFAULT_SOCKET);
+}
+
+/*
+ * An unknown option, or one without its argument: named, but only up to an
+ * '=' (what follows could be key material) and never sent to the gateway.
+ */
+static void
+bad_option(int c, const char *word)
+{
+	size_t n = strcspn(word, "=");
+
+	if (c == ':' && optopt != 0 && word[1] != '-')
+		fprintf(stderr, "vecsec-ctl: option -%c needs an argument\n", optopt);
+	else if (c == ':')
+		fprintf(stderr, "vecsec-ctl: option %.*s needs an argument\n", (int)n, word);
+	else if (optopt != 0 && word[1] != '-')
+		fprintf(stderr, "vecsec-ctl: unknown option -%c\n", optopt);
+	else
+		fprintf(stderr, "vecsec-ctl: unknown option %.*s\n", (int)n, word);
+	fprintf(stderr, "vecsec-ctl: see --help; a request's words come after the options "
+		"(or after --)\n");
 }
 
 /* Does the command line carry a key? Then it is refused, before anything is sent. */
@@ -325,25 +358,41 @@ main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = getenv("VECSEC_GW_SOCKET");
 	const char *file = NULL;
-	int fd, i = 1, rc;
+	static const struct option lo[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, fd, i, rc;
 
 	/* the gateway hanging up is an answer (exit 2), not a signal */
 	signal(SIGPIPE, SIG_IGN);
 	if (path == NULL)
 		path = CTL_DEFAULT_SOCKET;
-	while (i < argc) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+	/* '+': the first word that is no option starts the command; ':': our messages */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:s:f:hV", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			path = optarg;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'h':
 			usage(argv[0]);
 			return 0;
+		case 'V':
+			printf("vecsec-ctl %s\n", VECSEC_VERSION_STRING);
+			return 0;
+		default:
+			bad_option(c, argv[optind - 1]);
+			return 1;
 		}
-		if (i + 1 < argc && strcmp(argv[i], "-s") == 0)
-			path = argv[i + 1];
-		else if (i + 1 < argc && strcmp(argv[i], "-f") == 0)
-			file = argv[i + 1];
-		else
-			break;
-		i += 2;
 	}
+	i = optind;
 	if (file != NULL && i < argc) {
 		fprintf(stderr, "vecsec-ctl: -f FILE and a command on the command line: one or "
 			"the other\n");

@@ -19,8 +19,11 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_ipsec_group.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 #include <rte_udp.h>
+
+#include <vecsec/vecsec_esp.h>
 
 #define ESP_NATT 2      /* flag in esp_inbound()'s v6[]: ESP came in UDP */
 
@@ -34,53 +37,46 @@ drop(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m, enum gw_drop why
 }
 
 /*
- * Check the IP header at the start of m, trim link padding, set l3_len.
- * Returns 0 (IPv4), 1 (IPv6) or -1 (malformed). Only contiguous mbufs.
+ * Check the IP header at the start of m (gw_pkt_l3(), with what is known
+ * of its IPv4 checksum), trim link padding, set l3_len; an IPv4 header
+ * whose checksum field alone the NIC found wrong gets a right one.
+ * Returns 0 (IPv4), 1 (IPv6) or -1 (malformed, a wrong IPv4 checksum
+ * included). The headers must lie in the first segment.
  */
 static inline int
-parse_l3(struct rte_mbuf *m, uint8_t *proto)
+parse_l3(struct rte_mbuf *m, enum gw_ck ck, struct gw_l3 *r)
 {
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	int v6 = gw_pkt_l3(p, rte_pktmbuf_data_len(m), rte_pktmbuf_pkt_len(m), ck, r);
 
-	if (len < 1)
+	if (v6 < 0)
 		return -1;
-	if ((p[0] >> 4) == 4) {
-		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)p;
-		uint32_t hl, tl;
+	if (r->ip_len < m->pkt_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - r->ip_len));
+	m->l3_len = r->l3_len;
+	if (r->fix_cksum) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
 
-		if (len < sizeof(*h))
-			return -1;
-		hl = (uint32_t)(h->version_ihl & 0xf) * 4;
-		tl = rte_be_to_cpu_16(h->total_length);
-		if (hl < sizeof(*h) || tl < hl || tl > len)
-			return -1;
-		if (tl < len)
-			rte_pktmbuf_trim(m, (uint16_t)(len - tl));
-		m->l3_len = hl;
-		*proto = h->next_proto_id;
-		return 0;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
 	}
-	if ((p[0] >> 4) == 6) {
-		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)p;
-		uint32_t tl;
-		int hl;
+	return v6;
+}
 
-		if (len < sizeof(*h))
-			return -1;
-		tl = sizeof(*h) + rte_be_to_cpu_16(h->payload_len);
-		if (tl > len)
-			return -1;
-		if (tl < len)
-			rte_pktmbuf_trim(m, (uint16_t)(len - tl));
-		/* l3_len covers the extension chain: ESP, the SPD's ports and rte_ipsec follow it */
-		hl = gw_ip6_walk(p, tl, proto, NULL);
-		if (hl < 0)
-			return -1;
-		m->l3_len = (uint32_t)hl;
-		return 1;
+/* The NIC's word on the IPv4 header checksum (RTE_MBUF_F_RX_IP_CKSUM_*); unknown: verify. */
+static inline enum gw_ck
+rx_ck(const struct rte_mbuf *m)
+{
+	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
+		return GW_CK_GOOD;
+	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
+		return GW_CK_BAD;
+	case RTE_MBUF_F_RX_IP_CKSUM_NONE:
+		return GW_CK_FIX;
+	default:
+		return GW_CK_VERIFY;
 	}
-	return -1;
 }
 
 /* Strip the Ethernet header; -1 if it is not IPv4/IPv6 over Ethernet. */
@@ -158,6 +154,11 @@ route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 		return;
 	}
 	if (!v6) {
+		/*
+		 * Recomputed only over headers that were verified (rx, or the
+		 * inner header after decryption) or that the gateway built:
+		 * never over one that came in wrong (RFC 1812 5.2.2).
+		 */
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)l3;
 
 		h->hdr_checksum = 0;
@@ -241,7 +242,7 @@ static inline void
 life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
 {
 	uint64_t soft = sa->life[by_pkts ? GW_LIFE_SOFT_PKTS : GW_LIFE_SOFT_BYTES];
-	uint64_t hard = sa->life[by_pkts ? GW_LIFE_HARD_PKTS : GW_LIFE_HARD_BYTES];
+	uint64_t hard = by_pkts ? sa->hard_pkts : sa->life[GW_LIFE_HARD_BYTES];
 
 	if (soft != 0 && prev < soft && prev + add >= soft &&
 			__atomic_exchange_n(&sa->soft_sent, 1, __ATOMIC_RELAXED) == 0)
@@ -254,21 +255,25 @@ life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
 /*
  * Lifetimes: reserve n clear packets and their bytes with one atomic add each
  * (per SA and burst, not per packet); the packets past a hard limit are
- * dropped as expired, from the end, so exactly the limit passes. Returns
+ * dropped as expired, from the end, so exactly the limit passes (outbound
+ * the packet limit includes the sequence numbers left: sa->hard_pkts). Returns
  * how many of mb[] go on. Once a reservation has crossed the hard limit,
  * every later packet of the SA is expired.
  */
 static uint16_t
 life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
 {
-	uint64_t bytes = 0, prev_p, prev_b, hard;
+	uint64_t bytes = 0, prev_p, prev_b = 0, hard;
+	bool by_bytes = (sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
 	uint16_t k = n;
 
-	for (uint16_t i = 0; i < n; i++)
-		bytes += mb[i]->pkt_len;
 	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
-	prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
-	hard = sa->life[GW_LIFE_HARD_PKTS];
+	if (by_bytes) {
+		for (uint16_t i = 0; i < n; i++)
+			bytes += mb[i]->pkt_len;
+		prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
+	}
+	hard = sa->hard_pkts;
 	if (hard != 0 && prev_p + k > hard)
 		k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
 	hard = sa->life[GW_LIFE_HARD_BYTES];
@@ -281,7 +286,8 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		k = j;
 	}
 	life_cross(sa, prev_p, n, true);
-	life_cross(sa, prev_b, bytes, false);
+	if (by_bytes)
+		life_cross(sa, prev_b, bytes, false);
 	for (uint16_t i = k; i < n; i++)
 		drop(w, sa, mb[i], GW_DROP_EXPIRED);
 	return k;
@@ -326,6 +332,194 @@ in_check_flush(struct gw_worker *w, struct in_check *ic)
 }
 
 /*
+ * ---- vecsec: exact anti-replay for inbound rte_ipsec SAs ------------------
+ *
+ * DPDK 22.11's rte_ipsec window marks only the low half of each 64-bit
+ * word (replays pass), counts W + 1 numbers, has no spare bitmap word, and
+ * rebuilds an ESN twice, in prepare (from the window before the burst; the
+ * ICV is checked with that number) and in process (from the window as the
+ * burst's earlier packets left it), recording the second
+ * (docs/dpdk-ipsec-replay.md). So the SA keeps an exact window of W
+ * numbers of its own (lib/esp, sa->rw; rte_ipsec's is given R = W + 64,
+ * sa.c) and rte_ipsec only sees packets its window cannot get wrong:
+ *
+ * A (replay_pre, then prepare; read lock when workers share the SA): each
+ *   packet's full number v0 is rebuilt from our window, whose top equals
+ *   rte_ipsec's (both start at `esn N`, and both record exactly the packets
+ *   rte_ipsec_pkt_process() returns), with rte_ipsec's R: so v0 is the
+ *   number prepare authenticates. Kept in the mbuf (gw_seq_dynfield).
+ *   What our window refuses already is dropped before any crypto.
+ * B (replay_post; write lock): after crypto, in arrival order, a packet
+ *   whose v0 is a duplicate or now at or below top - W (top as our window
+ *   and the packets before it in the burst leave it) is dropped as a replay
+ *   and never reaches rte_ipsec; the rest go to rte_ipsec_pkt_process() in
+ *   runs in which no packet is such a duplicate or too old for an earlier
+ *   one of the same run; what it returns is recorded (replay_record).
+ *
+ * Why rte_ipsec's second reconstruction then equals v0: Appendix A maps a
+ * low half to the one number in [T - R + 1, T - R + 2^32]. v0 lies there
+ * for the top T0 of step A. At process time rte_ipsec's top T' is T0 or
+ * higher (tops only grow), so v0 <= T0 - R + 2^32 <= T' - R + 2^32; and
+ * step B let the packet through only if v0 > T' - W > T' - R (T' is at
+ * most the top it checked against: rte_ipsec may have refused an earlier
+ * packet of the run, never recorded more). So v0 lies in T''s interval
+ * too: rte_ipsec rebuilds v0, finds it neither left of its window nor
+ * seen (it has recorded only what ours has, in a bitmap with a spare
+ * word), and both windows record the same number. Packets whose crypto
+ * failed are left to rte_ipsec (auth_failed); they record nothing.
+ */
+
+static inline uint64_t *
+esp_seq(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, gw_seq_dynfield, uint64_t *);
+}
+
+/* Step A, before rte_ipsec prepare: v0 of each packet; drops what our window refuses. */
+static uint16_t
+replay_pre(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+{
+	uint64_t top = vecsec_esp_replay_top(sa->rw);
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = mb[i];
+		const struct rte_esp_hdr *esp = rte_pktmbuf_mtod_offset(m,
+			const struct rte_esp_hdr *, m->l2_len + m->l3_len);
+		uint32_t lo = rte_be_to_cpu_32(esp->seq);
+		uint64_t v = lo;
+
+		/*
+		 * a number outside 64 bits (-ERANGE) belongs to no packet of the SA;
+		 * one above the top is fresh (the usual case: no call)
+		 */
+		if ((sa->rw_esn && vecsec_esp_esn_recover(top, sa->rw_recover, lo, &v) != 0) ||
+		    (v <= top && vecsec_esp_replay_check(sa->rw, v) != 0)) {
+			drop(w, sa, m, GW_DROP_REPLAY);
+			continue;
+		}
+		*esp_seq(m) = v;
+		mb[k++] = m;
+	}
+	return k;
+}
+
+/* After rte_ipsec_pkt_process: record what it accepted (mb[0..k), v0 set by replay_pre). */
+static inline void
+replay_record(struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t k)
+{
+	/* cannot fail: replay_post let only numbers through that the window takes */
+	for (uint16_t i = 0; i < k; i++)
+		vecsec_esp_replay_update(sa->rw, *esp_seq(mb[i]));
+}
+
+static void post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[],
+			 uint16_t n, struct in_check *ic);
+
+/* Step B: the window after crypto, then rte_ipsec process run by run (see above). */
+static void
+replay_post(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+	    struct in_check *ic)
+{
+	uint32_t win = vecsec_esp_replay_win(sa->rw);
+	uint16_t i = 0;
+
+	if (sa->rw_shared)
+		rte_rwlock_write_lock(&sa->rw_lock);
+	while (i < n) {
+		struct rte_mbuf *run[GW_BURST];
+		uint64_t seen[GW_BURST], top = vecsec_esp_replay_top(sa->rw);
+		uint16_t nr = 0, ns = 0;
+
+		for (; i < n; i++) {
+			struct rte_mbuf *m = mb[i];
+			uint64_t v;
+			bool again = false;
+
+			if (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED) {
+				run[nr++] = m;          /* rte_ipsec drops it: auth_failed */
+				continue;
+			}
+			v = *esp_seq(m);
+			/* above the top (ours and the run's) it is fresh: the usual case */
+			if (v <= top && vecsec_esp_replay_check(sa->rw, v) != 0) {
+				drop(w, sa, m, GW_DROP_REPLAY);
+				continue;
+			}
+			/* against the run's earlier packets: too old, or the same number */
+			if (v <= top) {
+				again = top - v >= win;
+				for (uint16_t j = 0; j < ns && !again; j++)
+					again = seen[j] == v;
+			}
+			if (again)
+				break;          /* decided once the run is recorded */
+			seen[ns++] = v;
+			if (v > top)
+				top = v;
+			run[nr++] = m;
+		}
+		if (nr != 0)
+			post_process(w, sa, run, nr, ic);
+	}
+	if (sa->rw_shared)
+		rte_rwlock_write_unlock(&sa->rw_lock);
+}
+
+/* After crypto: rte_ipsec process and what follows, through the exact window if the SA has one. */
+static inline void
+sa_post(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+	struct in_check *ic)
+{
+	if (sa->rw != NULL)
+		replay_post(w, sa, mb, n, ic);
+	else
+		post_process(w, sa, mb, n, ic);
+}
+
+/*
+ * Inbound transport mode, ESP just removed: the trailer's next header went
+ * into the byte that named ESP, which m->l3_len (IP header and the IPv6
+ * extensions before ESP) still locates. 59 is a dummy packet (RFC 4303
+ * 2.6, RFC 4301 4.4.2): to be discarded, not delivered.
+ */
+static inline bool
+in_trs_dummy(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t l3 = m->l3_len;
+	uint8_t nh;
+
+	if (m->data_len < sizeof(struct rte_ipv4_hdr))
+		return false;
+	if ((p[0] >> 4) == 4)
+		return ((const struct rte_ipv4_hdr *)p)->next_proto_id == IPPROTO_NONE;
+	return l3 <= m->data_len && gw_ip6_walk(p, l3, &nh, NULL) == (int)l3 &&
+		nh == IPPROTO_NONE;
+}
+
+/*
+ * Inbound tunnel mode on rte_ipsec: a packet that authenticated (no
+ * failure flag) and that process refused untouched (length as before,
+ * plen) failed the trailer check, which wants the tunnel's next header;
+ * one whose decrypted trailer says 59 is a dummy packet, counted as one.
+ */
+static inline bool
+in_tun_dummy(const struct gw_sa *sa, const struct rte_mbuf *m, uint32_t plen)
+{
+	uint8_t nh;
+	const uint8_t *p;
+
+	if (sa->dir != GW_DIR_IN || sa->mode == GW_MODE_TRANS ||
+	    sa->action == GW_SA_LOOKASIDE_PROTOCOL ||
+	    (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED) || m->pkt_len != plen ||
+	    m->pkt_len < sa->nh_from_end)
+		return false;
+	p = rte_pktmbuf_read(m, m->pkt_len - sa->nh_from_end, 1, &nh);
+	return p != NULL && *p == IPPROTO_NONE;
+}
+
+/*
  * After rte_ipsec process: count, then inbound policy check, then route.
  * Inbound packets join ic (at most GW_BURST per flush), checked by the
  * caller's in_check_flush(); with ic NULL, here.
@@ -344,6 +538,8 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		plen[i] = mb[i]->pkt_len;
 	}
 	k = rte_ipsec_pkt_process(&sa->ss, mb, n);
+	if (sa->rw != NULL)
+		replay_record(sa, mb, k);
 	for (uint16_t i = k; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
 		enum gw_drop why = GW_DROP_MALFORMED;
@@ -353,6 +549,10 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 			;
 		if (m->ol_flags & gw_sec_replay_flag)
 			why = GW_DROP_REPLAY;   /* lookaside-protocol: the PMD's window */
+		else if (m->ol_flags & gw_sec_dummy_flag)
+			why = GW_DROP_DUMMY;    /* lookaside-protocol: next header 59 */
+		else if (in_tun_dummy(sa, m, j < n ? plen[j] : 0))
+			why = GW_DROP_DUMMY;
 		else if (m->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED)
 			why = sa->dir == GW_DIR_IN ? GW_DROP_AUTH : GW_DROP_CRYPTO;
 		else if (sa->dir == GW_DIR_IN && j < n && m->pkt_len != plen[j])
@@ -374,18 +574,28 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
 
 		m->ol_flags = 0;
+		if (sa->dir == GW_DIR_IN && sa->mode == GW_MODE_TRANS && in_trs_dummy(m)) {
+			drop(w, sa, m, GW_DROP_DUMMY);
+			continue;
+		}
 		ss->pkts++;
 		ss->bytes += m->pkt_len;
 		if (sa->dir == GW_DIR_IN) {
-			uint8_t proto;
-			int v6 = parse_l3(m, &proto);
+			struct gw_l3 r;
+			/*
+			 * Tunnel: the inner header is verified like any received one (a
+			 * corrupted one is dropped, not given a fresh checksum). Transport:
+			 * the header was verified on rx, then ESP's removal changed it.
+			 */
+			int v6 = parse_l3(m, sa->mode == GW_MODE_TRANS ? GW_CK_GOOD : GW_CK_VERIFY,
+					  &r);
 
 			if (v6 < 0) {
 				drop(w, sa, m, GW_DROP_MALFORMED);
 				continue;
 			}
 			if (sa->natt && sa->mode == GW_MODE_TRANS)
-				gw_natt_trs_l4_fix(m, proto);
+				gw_natt_trs_l4_fix(m, r.proto);
 			ic->m[v6][ic->n[v6]] = m;
 			ic->sa[v6][ic->n[v6]++] = sa;
 		} else {
@@ -454,28 +664,43 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	enum gw_drop prep_why = sa->dir == GW_DIR_IN ? GW_DROP_REPLAY : GW_DROP_MALFORMED;
 	uint16_t k;
 
-	/* outbound lifetimes before encryption: no sequence number is spent past the limit */
-	if (sa->has_life && sa->dir == GW_DIR_OUT) {
+	/*
+	 * outbound lifetimes and sequence numbers before encryption: no number
+	 * is spent past the limit, none is used twice
+	 */
+	if (sa->dir == GW_DIR_OUT) {
 		n = life_admit(w, sa, mb, n);
 		if (n == 0)
 			return;
 	}
+	/* inbound exact window, step A (replay_pre): read lock until prepare is done */
+	if (sa->rw != NULL) {
+		if (sa->rw_shared)
+			rte_rwlock_read_lock(&sa->rw_lock);
+		n = replay_pre(w, sa, mb, n);
+	}
 	if (sa->action == GW_SA_CPU_CRYPTO) {
-		k = rte_ipsec_pkt_cpu_prepare(&sa->ss, mb, n);
+		k = n != 0 ? rte_ipsec_pkt_cpu_prepare(&sa->ss, mb, n) : 0;
+		if (sa->rw != NULL && sa->rw_shared)
+			rte_rwlock_read_unlock(&sa->rw_lock);
 		for (uint16_t i = k; i < n; i++)
 			drop(w, sa, mb[i], prep_why);
 		if (k != 0)
-			post_process(w, sa, mb, k, &b->ic);
+			sa_post(w, sa, mb, k, &b->ic);
 		return;
 	}
 	/* at most GW_BURST packets per rx burst in all, so the batch has room */
 	cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
-	if (cop_take(w, b, cop, n) == 0) {
+	if (n == 0 || cop_take(w, b, cop, n) == 0) {
+		if (sa->rw != NULL && sa->rw_shared)
+			rte_rwlock_read_unlock(&sa->rw_lock);
 		for (uint16_t i = 0; i < n; i++)
 			drop(w, sa, mb[i], GW_DROP_NO_MBUF);
 		return;
 	}
 	k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
+	if (sa->rw != NULL && sa->rw_shared)
+		rte_rwlock_read_unlock(&sa->rw_lock);
 	for (uint16_t i = k; i < n; i++) {
 		drop(w, sa, mb[i], prep_why);
 		rte_crypto_op_free(cop[i]);
@@ -671,27 +896,6 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		esp_group_submit(w, sas, ok, nok);
 }
 
-/*
- * RFC 3948: UDP to port 4500 (or another NAT-T port an IKE daemon
- * registered) whose first four payload bytes are not zero
- * (zero marks IKE) is ESP; not for IPv4 fragments (no reassembly).
- */
-static inline bool
-is_natt(const struct rte_mbuf *m)
-{
-	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
-	const uint8_t *pl = (const uint8_t *)(u + 1);
-
-	if (m->pkt_len < m->l3_len + sizeof(*u) + sizeof(struct rte_esp_hdr))
-		return false;
-	if ((l3[0] >> 4) == 4 &&
-	    (rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->fragment_offset) &
-	     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
-		return false;
-	return gw_natt_port(u->dst_port) && (pl[0] | pl[1] | pl[2] | pl[3]) != 0;
-}
-
 static void
 rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n)
 {
@@ -706,58 +910,48 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
-		uint8_t proto;
+		struct gw_l3 r;
 		int v6, rc;
 
 		if ((mirror || from_host) && gw_host_l2(w, port, m))
 			continue;
-		if (strip_l2(m) < 0 || (v6 = parse_l3(m, &proto)) < 0) {
+		/* classification: gw_pkt.h (also run by the fuzz target, on bytes) */
+		if (strip_l2(m) < 0 || (v6 = parse_l3(m, rx_ck(m), &r)) < 0) {
 			drop(w, NULL, m, GW_DROP_MALFORMED);
 			continue;
 		}
 		/* fragments wait for their datagram, which then goes on from here */
-		if (w->frag != NULL && (rc = gw_frag_in(w, &m, v6, proto)) != 0 &&
-				(rc < 0 || (v6 = parse_l3(m, &proto)) < 0)) {
+		if (r.frag && w->frag != NULL && (rc = gw_frag_in(w, &m, v6, r.proto)) != 0 &&
+				(rc < 0 || (v6 = parse_l3(m, GW_CK_GOOD, &r)) < 0)) {
 			if (rc > 0)
 				drop(w, NULL, m, GW_DROP_MALFORMED);
 			continue;
 		}
 		if (from_host) {
-			if (!gw_host_bypass(w, port, m, v6, proto))
+			if (!gw_host_bypass(w, port, m, v6, r.proto))
 				clear[v6][nclear[v6]++] = m;    /* outbound SPD */
 			continue;
 		}
-		if (mirror && gw_host_l3(w, port, m, v6, proto))
+		if (mirror && gw_host_l3(w, port, m, v6, r.proto))
 			continue;
-		if (prot && proto == IPPROTO_UDP && gw_natt_is_keepalive(m)) {
+		switch (gw_pkt_class(rte_pktmbuf_mtod(m, const uint8_t *), &r, prot)) {
+		case GW_PKT_KEEPALIVE:
 			drop(w, NULL, m, GW_DROP_KEEPALIVE);     /* RFC 3948 2.3: nothing to do */
 			continue;
-		}
-		if (prot && proto == IPPROTO_UDP && is_natt(m)) {
+		case GW_PKT_ESP_NATT:
 			m->l3_len += sizeof(struct rte_udp_hdr);        /* ESP starts after UDP */
 			esp_v6[nesp] = (uint8_t)(v6 | ESP_NATT);
 			esp[nesp++] = m;
 			continue;
-		}
-		if (prot && proto == IPPROTO_ESP) {
-			if (!v6) {
-				const struct rte_ipv4_hdr *h = rte_pktmbuf_mtod(m,
-					const struct rte_ipv4_hdr *);
-
-				/* no reassembly: an ESP fragment cannot be processed */
-				if ((rte_be_to_cpu_16(h->fragment_offset) &
-				     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0) {
-					drop(w, NULL, m, GW_DROP_MALFORMED);
-					continue;
-				}
-			}
-			if (m->pkt_len < m->l3_len + sizeof(struct rte_esp_hdr)) {
-				drop(w, NULL, m, GW_DROP_MALFORMED);
-				continue;
-			}
+		case GW_PKT_ESP:
 			esp_v6[nesp] = (uint8_t)v6;
 			esp[nesp++] = m;
 			continue;
+		case GW_PKT_MALFORMED:
+			drop(w, NULL, m, GW_DROP_MALFORMED);
+			continue;
+		case GW_PKT_CLEAR:
+			break;
 		}
 		clear[v6][nclear[v6]++] = m;
 	}
@@ -854,7 +1048,7 @@ crypto_dequeue(struct gw_worker *w)
 					drop(w, NULL, grp[g].m[i], GW_DROP_CRYPTO);
 				continue;
 			}
-			post_process(w, sa, grp[g].m, (uint16_t)grp[g].cnt, &ic);
+			sa_post(w, sa, grp[g].m, (uint16_t)grp[g].cnt, &ic);
 		}
 		in_check_flush(w, &ic);
 		if (n == GW_BURST)
@@ -872,7 +1066,7 @@ gw_worker_poll(struct gw_worker *w)
 
 	for (unsigned int q = 0; q < w->nb_rxq; q++) {
 		uint16_t port = w->rxq[q].port;
-		uint16_t n = rte_eth_rx_burst(port, w->rxq[q].queue, mb, GW_BURST);
+		uint16_t n = rte_eth_rx_burst(port, w->rxq[q].queue, mb, gw.rx_burst);
 
 		if (n == 0)
 			continue;
@@ -891,6 +1085,10 @@ gw_worker_poll(struct gw_worker *w)
 			__atomic_store_n(&w->drained, w->drained + 1, __ATOMIC_RELEASE);
 		rte_rcu_qsbr_quiescent(gw.rcu, w->id);
 	}
+	/* --idle-exit (main.c) reads last_rx_tsc after polls: store it first */
+	if (moved != 0)
+		__atomic_store_n(&w->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+	__atomic_store_n(&w->polls, w->polls + 1, __ATOMIC_RELEASE);
 	return moved;
 }
 

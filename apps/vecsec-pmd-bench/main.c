@@ -25,6 +25,7 @@
  * usage: vecsec-pmd-bench EAL-ARGS -- --devtype NAME [--op encrypt|decrypt|both]
  *        [--sizes 64,...,imix] [--sessions N] [--ops N] [--reps N]
  *        [--warmup N] [--groups N] [--csv FILE] [--seed N]
+ *        vecsec-pmd-bench --version | --help     (no EAL)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -46,6 +47,9 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_version.h>
+
+#include "vecsec_version.h"
 
 #define BURST 32u
 #define KEY_LEN 32
@@ -157,7 +161,14 @@ usage(void)
 {
 	fprintf(stderr, "usage: vecsec-pmd-bench EAL-ARGS -- --devtype NAME "
 		"[--op encrypt|decrypt|both] [--sizes 64,128,...,imix] [--sessions N] "
-		"[--ops N] [--reps N] [--warmup N] [--groups N] [--csv FILE] [--seed N]\n");
+		"[--ops N] [--reps N] [--warmup N] [--groups N] [--csv FILE] [--seed N]\n"
+		"       vecsec-pmd-bench --version | --help\n");
+}
+
+static void
+print_version(void)
+{
+	printf("vecsec-pmd-bench %s (%s)\n", VECSEC_VERSION_STRING, rte_version());
 }
 
 static uint64_t
@@ -209,6 +220,7 @@ parse_args(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -255,6 +267,9 @@ parse_args(int argc, char **argv)
 		case 'e':
 			opt.seed = parse_u64(optarg, "--seed", 0, UINT64_MAX);
 			break;
+		case 'V':
+			print_version();
+			rte_exit(EXIT_SUCCESS, "\n");
 		default:
 			usage();
 			rte_exit(c == 'h' ? EXIT_SUCCESS : EXIT_FAILURE, "\n");
@@ -699,6 +714,14 @@ main(int argc, char **argv)
 	bool no_pci = false;
 	int n;
 
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		print_version();
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		usage();
+		return 0;
+	}
 	/* A crypto benchmark on vdevs never needs PCI: never probe the host's NICs. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		no_pci |= strcmp(argv[i], "--no-pci") == 0;

@@ -51,8 +51,8 @@
 #define DEFAULT_SOCKET "/run/vecsec-gw.sock"
 #define DEFAULT_OWNER "charon"
 #define DEFAULT_TIMEOUT_MS 5000
-/* the gateway's replay window limit (vecsec-gw -w, replay_win) */
-#define GW_MAX_WINDOW 4096
+/* the gateway's replay window limit (vecsec-gw -w, replay_win: GW_MAX_WINDOW) */
+#define GW_MAX_WINDOW 8128
 /* gateway rule priorities: higher wins; kernel-netlink's value is subtracted */
 #define GW_PRIO_TOP 1000000
 #define PRIO_BASE 200000

@@ -3,8 +3,9 @@
 #
 # Build the vecsec-gw configuration parser's libFuzzer target with clang-14
 # (meson's C compiler is gcc, which has no libFuzzer) into OUT_DIR and run
-# it for SECONDS (default 20). Seeds: ipsec-secgw's sample configurations
-# and the configurations of test/gw/config_check.py. Everything it writes
+# it for SECONDS (default 20; FUZZ_SECONDS in the environment wins). Seeds:
+# ipsec-secgw's sample configurations and the configurations of
+# test/gw/config_check.py. Everything it writes
 # (binary, corpus, crash files) stays under OUT_DIR. Exits non-zero when
 # the target cannot be built or the fuzzer finds a crash, leak, or UB.
 #
@@ -12,7 +13,7 @@
 set -euo pipefail
 top=$(readlink -f "${1:?usage: fuzz-parser.sh SOURCE_ROOT OUT_DIR [SECONDS]}")
 out=${2:?usage: fuzz-parser.sh SOURCE_ROOT OUT_DIR [SECONDS]}
-secs=${3:-20}
+secs=${FUZZ_SECONDS:-${3:-20}}   # FUZZ_SECONDS=1800: a long run, one variable away
 cc=${CLANG:-clang-14}
 command -v "$cc" >/dev/null || { echo "FAIL: no $cc (scripts/setup.sh installs clang-14)" >&2; exit 1; }
 mkdir -p "$out"

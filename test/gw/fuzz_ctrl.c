@@ -24,6 +24,7 @@
  * test/gw/fuzz-ctrl.sh, which also runs it.
  */
 #include "gw_dp.h"
+#include "gw_pkt.h"
 #include "ctrl_ike.h"
 
 #include <stdint.h>

@@ -160,44 +160,55 @@ lib_has_aria(void)
  * sizes[0] == 0: one linear mbuf). extra > 0 adds a last segment of that
  * many bytes of its own (a digest's home). Filled with fill.
  */
+/* Append m to the chain head..last (kept by the caller: no walks); false when full. */
+static bool
+chain_link(struct rte_mbuf **head, struct rte_mbuf **last, struct rte_mbuf *m)
+{
+	if (*head == NULL) {
+		*head = *last = m;
+		return true;
+	}
+	if ((*head)->nb_segs == UINT16_MAX)
+		return false;
+	(*last)->next = m;
+	(*head)->nb_segs++;
+	(*head)->pkt_len += m->pkt_len;
+	*last = m;
+	return true;
+}
+
 static struct rte_mbuf *
 chain_new(size_t len, const uint16_t *sizes, size_t nb_sizes, size_t extra, uint8_t fill)
 {
-	struct rte_mbuf *head = NULL;
+	struct rte_mbuf *head = NULL, *last = NULL, *m;
 	size_t left = len, i = 0;
 
 	do {
 		size_t take = left;
-		struct rte_mbuf *m;
 
 		if (sizes != NULL && nb_sizes != 0 && sizes[0] != 0)
 			take = RTE_MIN(left, (size_t)sizes[i++ % nb_sizes]);
-		take = RTE_MIN(take, (size_t)MBUF_ROOM);
 		m = rte_pktmbuf_alloc(g.mbuf_mp);
 		if (m == NULL)
 			goto fail;
+		take = RTE_MIN(take, (size_t)rte_pktmbuf_tailroom(m));   /* the pool's room */
 		if (take != 0)
 			memset(rte_pktmbuf_append(m, (uint16_t)take), fill, take);
-		if (head == NULL)
-			head = m;
-		else if (rte_pktmbuf_chain(head, m) != 0) {
-			rte_pktmbuf_free(m);
-			goto fail;
-		}
+		if (!chain_link(&head, &last, m))
+			goto fail_m;
 		left -= take;
 	} while (left != 0);
 	if (extra != 0) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(g.mbuf_mp);
-
+		m = rte_pktmbuf_alloc(g.mbuf_mp);
 		if (m == NULL)
 			goto fail;
 		memset(rte_pktmbuf_append(m, (uint16_t)extra), fill, extra);
-		if (rte_pktmbuf_chain(head, m) != 0) {
-			rte_pktmbuf_free(m);
-			goto fail;
-		}
+		if (!chain_link(&head, &last, m))
+			goto fail_m;
 	}
 	return head;
+fail_m:
+	rte_pktmbuf_free(m);
 fail:
 	rte_pktmbuf_free(head);
 	return NULL;
@@ -1541,6 +1552,210 @@ test_devargs(void)
 	expect_pools_full("devargs");
 }
 
+/* ---- long chains ---- */
+
+/*
+ * Mbufs of the long-chain tests: two chains of 65535 one-byte segments at
+ * once (out of place), each mbuf room enough for a digest of its own.
+ */
+#define LONG_MBUFS (2 * UINT16_MAX + 64)
+#define LONG_ROOM 64
+
+/*
+ * Chains of more segments than a burst's shared scratch (1024, the old
+ * refusal): source and destination segment counts around it (1023, 1024,
+ * 1025, 2048 in all), alone and in a burst between short ops, and 65535
+ * bytes in 65535 one-byte segments, in place and out of place, both
+ * directions, forged tags too. Every result is compared with OpenSSL and
+ * with libvecsec's one-shot API on one linear buffer (case_check).
+ */
+static void
+test_long_chains(void)
+{
+	static const uint16_t p1[] = { 1 }, p40[] = { 40 }, p42[] = { 42 }, p44[] = { 44 },
+		p3[] = { 3 };
+	static const struct {
+		uint32_t len;
+		const uint16_t *src, *dst;   /* dst NULL: in place */
+		unsigned int total;          /* segments of source and destination */
+	} around[] = {
+		{ 1023, p1, NULL, 1023 }, { 1024, p1, NULL, 1024 }, { 1025, p1, NULL, 1025 },
+		{ 2048, p1, NULL, 2048 },
+		{ 1000, p1, p44, 1023 }, { 1000, p1, p42, 1024 }, { 1000, p40, p1, 1025 },
+		{ 1024, p1, p1, 2048 },
+	};
+	static struct tcase tcs[8];
+	struct rte_mempool *keep = g.mbuf_mp, *mp;
+	struct tsess ss[4];
+	int nss = 0;
+
+	mp = rte_pktmbuf_pool_create("vt_long", LONG_MBUFS, 0, 0,
+				     RTE_PKTMBUF_HEADROOM + LONG_ROOM, g.socket);
+	VT_EXPECT(mp != NULL, "long-chain mbuf pool: %s", rte_strerror(rte_errno));
+	if (mp == NULL)
+		return;
+	g.mbuf_mp = mp;
+	for (; nss < 2; nss++)
+		if (!tsess_create(&ss[nss], g.seed + 300 + nss, 12, nss & 1))
+			goto out;
+	if (lib_has_aria()) {
+		for (; nss < 4; nss++)
+			if (!tsess_create_alg(&ss[nss], g.seed + 300 + nss, T_ARIA_GCM, 32, TAG_LEN,
+					      12, nss & 1))
+				goto out;
+	}
+
+	/* around the old limit: each alone, then each between two short ops */
+	for (unsigned int c = 0; c < RTE_DIM(around); c++) {
+		for (int dir = 0; dir < 2; dir++) {
+			for (int burst = 0; burst < 2; burst++) {
+				unsigned int n = 0, mid = burst ? 1 : 0;
+
+				for (unsigned int k = 0; k < (burst ? 3u : 1u); k++) {
+					struct tcase *tc = &tcs[n++];
+
+					memset(tc, 0, sizeof(*tc));
+					tc->sess = &ss[dir];
+					tc->len = k == mid ? around[c].len : 100 + 7 * k;
+					if (k != mid)
+						continue;
+					tc->src_segs = around[c].src;
+					tc->nb_src_segs = 1;
+					tc->oop = around[c].dst != NULL;
+					tc->dst_segs = around[c].dst;
+					tc->nb_dst_segs = around[c].dst != NULL;
+					tc->forge = dir == 1 && burst == 1;
+				}
+				char what[96];
+
+				snprintf(what, sizeof(what),
+					 "long chain, %u segments, dir %d, burst %d",
+					 around[c].total, dir, burst);
+				run_cases(tcs, n, (uint16_t)(c % NB_QP), what);
+			}
+		}
+	}
+
+	/* 65535 bytes in 65535 one-byte segments (digest apart: a chain has at most 65535) */
+	for (int s = 0; s < nss; s++) {
+		for (int oop = 0; oop < 2; oop++) {
+			struct tcase *tc = &tcs[0];
+
+			memset(tc, 0, sizeof(*tc));
+			tc->sess = &ss[s];
+			tc->len = UINT16_MAX;
+			tc->src_segs = p1;
+			tc->nb_src_segs = 1;
+			tc->oop = oop;
+			tc->dst_segs = s < 2 ? p1 : p3;
+			tc->nb_dst_segs = 1;
+			run_cases(tcs, 1, (uint16_t)(s % NB_QP), "65535 one-byte segments");
+		}
+	}
+	/* in place, a forged tag: refused, output zeroed over all 65535 segments */
+	memset(&tcs[0], 0, sizeof(tcs[0]));
+	tcs[0].sess = &ss[1];
+	tcs[0].len = UINT16_MAX;
+	tcs[0].src_segs = p1;
+	tcs[0].nb_src_segs = 1;
+	tcs[0].forge = true;
+	tcs[1] = tcs[0];
+	tcs[1].forge = false;
+	tcs[1].off = 1;
+	tcs[1].len = UINT16_MAX - 1;
+	run_cases(tcs, 2, 0, "65535 one-byte segments, forged and offset");
+out:
+	for (int i = 0; i < nss; i++)
+		tsess_free(&ss[i]);
+	g.mbuf_mp = keep;
+	VT_EXPECT(rte_mempool_full(mp), "long chains: mbufs leaked (%u of %u free)",
+		  rte_mempool_avail_count(mp), mp->size);
+	rte_mempool_free(mp);
+	expect_pools_full("long chains");
+}
+
+/*
+ * CPU crypto over SGLs of one-byte vectors: 1023..2048 and 65535 of them,
+ * both directions, against OpenSSL; RTE_PMD_VECSEC_MAX_SGL_SEGS vectors
+ * pass, one more is EINVAL (rte_pmd_vecsec.h says why).
+ */
+static void
+test_cpu_long(void)
+{
+	static const uint32_t lens[] = {
+		1023, 1024, 1025, 2048, UINT16_MAX,
+		RTE_PMD_VECSEC_MAX_SGL_SEGS, RTE_PMD_VECSEC_MAX_SGL_SEGS + 1
+	};
+	const uint32_t max = RTE_PMD_VECSEC_MAX_SGL_SEGS + 1;
+	struct rte_crypto_vec *v = calloc(max, sizeof(*v));
+	uint8_t *buf = malloc(max), *pt = malloc(max), *ct = malloc(max);
+	uint8_t nonce[IV_LEN], aad[12], tag[TAG_LEN], dig[TAG_LEN];
+	struct rte_crypto_va_iova_ptr piv = { .va = nonce }, pa = { .va = aad }, pd = { .va = dig };
+	struct rte_crypto_sym_vec vec;
+	struct rte_crypto_sgl sgl;
+	union rte_crypto_sym_ofs ofs = { .raw = 0 };
+	struct tsess ss[2];
+
+	memset(ss, 0, sizeof(ss));
+	VT_EXPECT(v != NULL && buf != NULL && pt != NULL && ct != NULL, "malloc");
+	if (v == NULL || buf == NULL || pt == NULL || ct == NULL)
+		goto out;
+	for (int d = 0; d < 2; d++)
+		if (!tsess_create(&ss[d], g.seed + 320, 12, d))
+			goto out;
+	for (uint32_t i = 0; i < max; i++) {
+		v[i].base = buf + i;
+		v[i].len = 1;
+		v[i].tot_len = 1;
+	}
+	for (unsigned int l = 0; l < RTE_DIM(lens); l++) {
+		uint32_t len = lens[l];
+		bool too_long = len > RTE_PMD_VECSEC_MAX_SGL_SEGS;
+
+		vt_rand(pt, len, g.seed + l);
+		vt_rand(nonce, sizeof(nonce), g.seed + l + 1);
+		vt_rand(aad, sizeof(aad), g.seed + l + 2);
+		ossl_seal(T_CHACHA, ss[0].key, KEY_LEN, nonce, IV_LEN, aad, sizeof(aad), pt, len,
+			  ct, tag, TAG_LEN);
+		for (int d = 0; d < 2; d++) {
+			int32_t st = -1;
+			uint32_t ok;
+
+			memcpy(buf, d ? ct : pt, len);
+			memcpy(dig, d ? tag : (const uint8_t *)"0123456789abcdef", TAG_LEN);
+			sgl.vec = v;
+			sgl.num = len;
+			memset(&vec, 0, sizeof(vec));
+			vec.num = 1;
+			vec.src_sgl = &sgl;
+			vec.iv = &piv;
+			vec.aad = &pa;
+			vec.digest = &pd;
+			vec.status = &st;
+			ok = rte_cryptodev_sym_cpu_crypto_process(g.dev_id, ss[d].s, ofs, &vec);
+			if (too_long) {
+				VT_EXPECT(ok == 0 && st == EINVAL,
+					  "cpu crypto, %u vectors: %u ok, status %d, want EINVAL",
+					  len, ok, st);
+				continue;
+			}
+			VT_EXPECT(ok == 1 && st == 0, "cpu crypto, %u one-byte vectors, dir %d: "
+				  "%u ok, status %d", len, d, ok, st);
+			VT_EXPECT_MEM(buf, d ? pt : ct, len,
+				      "cpu crypto %u one-byte vectors dir %d", len, d);
+			if (d == 0)
+				VT_EXPECT_MEM(dig, tag, TAG_LEN, "cpu crypto tag, %u vectors", len);
+		}
+	}
+out:
+	tsess_free(&ss[0]);
+	tsess_free(&ss[1]);
+	free(v);
+	free(buf);
+	free(pt);
+	free(ct);
+}
+
 static const struct vt_test tests[] = {
 	VT_TEST(test_info),
 	VT_TEST(test_rfc8439),
@@ -1557,6 +1772,8 @@ static const struct vt_test tests[] = {
 	VT_TEST(test_cpu_crypto),
 	VT_TEST(test_aria),
 	VT_TEST(test_devargs),
+	VT_TEST(test_long_chains),
+	VT_TEST(test_cpu_long),
 };
 
 static int

@@ -63,6 +63,34 @@ extern "C" {
  */
 #define RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME "rte_pmd_vecsec_dynflag_esp_replay"
 
+/**
+ * rte_security lookaside-protocol ESP ingress: a dummy packet (next header
+ * 59, RFC 4303 2.6; tunnel and transport mode alike) authenticates, moves
+ * the replay window like any other, and is then discarded as RFC 4303
+ * says: its op completes with status ERROR, RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED
+ * and this dynamic mbuf flag, and the session's ierrors counts it (every
+ * op that does not complete with SUCCESS is an error there; ipackets and
+ * ibytes count delivered packets only). Registered with the replay flag;
+ * find its bit with rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_DUMMY_NAME,
+ * NULL).
+ */
+#define RTE_PMD_VECSEC_DYNFLAG_DUMMY_NAME "rte_pmd_vecsec_dynflag_esp_dummy"
+
+/**
+ * Chain lengths. An op's mbuf chains may have any number of segments the
+ * mbuf API allows (UINT16_MAX each, source and destination), in place or
+ * out of place, through enqueue/dequeue and rte_security alike; an op
+ * whose chains need more than a burst's shared scratch (1024 segments)
+ * runs alone, in a per-device area of 2 * UINT16_MAX segments (2 MiB,
+ * allocated when the device is probed) taken under a lock. CPU crypto
+ * (rte_cryptodev_sym_cpu_crypto_process) describes its buffers with
+ * rte_crypto_sgl, whose vector count is a uint32_t: an SGL of more than
+ * this many vectors gets EINVAL, since libvecsec needs the whole list of a
+ * job at once and the area has this many entries. DPDK 22.11's
+ * capability structures have no field for it.
+ */
+#define RTE_PMD_VECSEC_MAX_SGL_SEGS 131070u
+
 #ifdef __cplusplus
 }
 #endif

@@ -246,10 +246,21 @@ vecsec_pmd_probe(struct rte_vdev_device *vdev)
 	priv->max_burst = a.max_burst;
 	priv->isa = vecsec_isa_cap();
 	priv->aria = lib_has_aria();
+	priv->longc = rte_zmalloc_socket("crypto_vecsec long chains",
+		sizeof(*priv->longc) + VECSEC_PMD_LONG_SEGS * sizeof(priv->longc->segs[0]),
+		RTE_CACHE_LINE_SIZE, a.init.socket_id);
+	if (priv->longc == NULL) {
+		VECSEC_PMD_LOG(ERR, "%s: no memory for the long-chain area", name);
+		rte_cryptodev_pmd_destroy(dev);
+		return -ENOMEM;
+	}
+	rte_spinlock_init(&priv->longc->lock);
+	priv->longc->nb_segs = VECSEC_PMD_LONG_SEGS;
 
 	rc = vecsec_pmd_sec_ctx_create(dev);
 	if (rc != 0) {
 		VECSEC_PMD_LOG(ERR, "%s: no rte_security context: %d", name, rc);
+		rte_free(priv->longc);
 		rte_cryptodev_pmd_destroy(dev);
 		return rc;
 	}
@@ -278,6 +289,7 @@ vecsec_pmd_probe(struct rte_vdev_device *vdev)
 static int
 vecsec_pmd_remove(struct rte_vdev_device *vdev)
 {
+	struct vecsec_pmd_private *priv;
 	struct rte_cryptodev *dev;
 	const char *name = rte_vdev_device_name(vdev);
 
@@ -287,6 +299,11 @@ vecsec_pmd_remove(struct rte_vdev_device *vdev)
 	if (dev == NULL)
 		return -ENODEV;
 	vecsec_pmd_sec_ctx_destroy(dev);
+	priv = dev->data->dev_private;
+	if (priv != NULL) {
+		rte_free(priv->longc);
+		priv->longc = NULL;
+	}
 	return rte_cryptodev_pmd_destroy(dev);
 }
 

@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 #include <cryptodev_pmd.h>
 
 #include "vecsec/vecsec.h"
@@ -61,7 +62,7 @@ sgl_span(struct vecsec_pmd_scratch *sc, const struct rte_crypto_sgl *sgl, uint32
 
 		if (take == 0)
 			continue;
-		if (sc->nb_segs + n == VECSEC_PMD_MAX_SEGS)
+		if (sc->nb_segs + n == sc->max_segs)
 			return PREP_FULL;
 		first[n].data = (uint8_t *)sgl->vec[i].base + head;
 		first[n].len = take;
@@ -217,6 +218,35 @@ qp_run(struct vecsec_pmd_qp *qp)
 	scratch_reset(sc);
 }
 
+/*
+ * One op whose chains need more segments than the scratch has: prepare and
+ * run it alone with the device's long-chain area as its segment list.
+ * The scratch is empty (qp_run() just ran). Returns what op_prepare() did:
+ * PREP_OK once the op has run and has its status.
+ */
+static __rte_noinline int
+op_run_long(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
+{
+	struct vecsec_pmd_scratch *sc = &qp->scratch;
+	struct vecsec_pmd_long *lc = qp->longc;
+	int rc;
+
+	if (lc == NULL)
+		return PREP_BAD_ARGS;
+	rte_spinlock_lock(&lc->lock);
+	sc->segs = lc->segs;
+	sc->max_segs = lc->nb_segs;
+	rc = op_prepare(qp, op);
+	if (rc == PREP_OK)
+		qp_run(qp);
+	else if (rc == PREP_FULL)
+		rc = PREP_BAD_ARGS;   /* cannot happen: two chains always fit */
+	sc->segs = sc->seg_store;
+	sc->max_segs = VECSEC_PMD_MAX_SEGS;
+	rte_spinlock_unlock(&lc->lock);
+	return rc;
+}
+
 static inline void
 op_reject(struct rte_crypto_op *op, int why)
 {
@@ -276,7 +306,7 @@ qp_process(struct vecsec_pmd_qp *qp, struct rte_crypto_op **ops, unsigned int n)
 			qp_run(qp);
 			rc = op_prepare(qp, ops[i]);
 			if (rc == PREP_FULL)
-				rc = PREP_BAD_ARGS;   /* one chain beyond the scratch */
+				rc = op_run_long(qp, ops[i]);   /* beyond the scratch alone */
 		}
 		if (unlikely(rc != PREP_OK)) {
 			if (rc != PREP_DONE)
@@ -411,6 +441,36 @@ fail:
 	return rc;
 }
 
+/*
+ * Element i alone, its SGL longer than the scratch holds: on the device's
+ * long-chain area, under its lock (sc is empty). *rc: PREP_OK once it has
+ * run; PREP_BAD_ARGS for an SGL of more than RTE_PMD_VECSEC_MAX_SGL_SEGS
+ * vectors. Returns 1 if it succeeded.
+ */
+static __rte_noinline uint32_t
+cpu_run_long(struct vecsec_pmd_long *lc, struct vecsec_pmd_scratch *sc,
+	     const struct vecsec_pmd_session *s, struct rte_crypto_sym_vec *vec, uint32_t i,
+	     uint32_t head, uint32_t tail, int *rc)
+{
+	uint32_t ok = 0;
+
+	*rc = PREP_BAD_ARGS;
+	if (lc == NULL)
+		return 0;
+	rte_spinlock_lock(&lc->lock);
+	sc->segs = lc->segs;
+	sc->max_segs = lc->nb_segs;
+	*rc = cpu_prepare(sc, s, vec, i, head, tail);
+	if (*rc == PREP_OK)
+		ok = cpu_run(sc, vec);
+	else if (*rc == PREP_FULL)
+		*rc = PREP_BAD_ARGS;
+	sc->segs = sc->seg_store;
+	sc->max_segs = VECSEC_PMD_MAX_SEGS;
+	rte_spinlock_unlock(&lc->lock);
+	return ok;
+}
+
 uint32_t
 vecsec_pmd_cpu_process(struct rte_cryptodev *dev, struct rte_cryptodev_sym_session *sess,
 		       union rte_crypto_sym_ofs ofs, struct rte_crypto_sym_vec *vec)
@@ -433,7 +493,7 @@ vecsec_pmd_cpu_process(struct rte_cryptodev *dev, struct rte_cryptodev_sym_sessi
 	/* AEAD: cipher and auth cover the same bytes; rte_ipsec sets cipher */
 	head = ofs.ofs.cipher.head;
 	tail = ofs.ofs.cipher.tail;
-	scratch_reset(&sc);
+	scratch_init(&sc);
 	for (uint32_t i = 0; i < vec->num; i++) {
 		int rc;
 
@@ -444,7 +504,7 @@ vecsec_pmd_cpu_process(struct rte_cryptodev *dev, struct rte_cryptodev_sym_sessi
 			ok += cpu_run(&sc, vec);
 			rc = cpu_prepare(&sc, s, vec, i, head, tail);
 			if (rc == PREP_FULL)
-				rc = PREP_BAD_ARGS;
+				ok += cpu_run_long(priv->longc, &sc, s, vec, i, head, tail, &rc);
 		}
 		if (unlikely(rc != PREP_OK))
 			vec->status[i] = EINVAL;

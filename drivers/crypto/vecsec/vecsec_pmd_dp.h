@@ -30,6 +30,15 @@ scratch_reset(struct vecsec_pmd_scratch *sc)
 	sc->nb_segs = 0;
 }
 
+/* A scratch with its own segments (a new queue pair, CPU crypto's stack copy). */
+static inline void
+scratch_init(struct vecsec_pmd_scratch *sc)
+{
+	sc->segs = sc->seg_store;
+	sc->max_segs = VECSEC_PMD_MAX_SEGS;
+	scratch_reset(sc);
+}
+
 /*
  * Describe bytes [off, off + len) of an mbuf chain: one linear run if a
  * single segment holds them, else a list in the scratch starting at the
@@ -60,7 +69,7 @@ mbuf_span(struct vecsec_pmd_scratch *sc, struct rte_mbuf *m, uint32_t off, uint3
 
 		if (take == 0)
 			continue;
-		if (sc->nb_segs + n == VECSEC_PMD_MAX_SEGS)
+		if (sc->nb_segs + n == sc->max_segs)
 			return PREP_FULL;
 		first[n].data = rte_pktmbuf_mtod_offset(m, uint8_t *, off);
 		first[n].len = take;

@@ -20,6 +20,7 @@
 #include "vecsec/vecsec_aead.h"
 
 #include "vecsec_pmd_private.h"
+#include "vecsec_pmd_dp.h"
 
 static int
 vecsec_pmd_config(struct rte_cryptodev *dev __rte_unused,
@@ -143,6 +144,8 @@ vecsec_pmd_qp_setup(struct rte_cryptodev *dev, uint16_t qp_id,
 		return -ENOMEM;
 	}
 	qp->id = qp_id;
+	qp->longc = priv->longc;
+	scratch_init(&qp->scratch);
 	qp->max_burst = priv->max_burst;
 	qp->aria = priv->aria;
 	n = snprintf(qp->name, sizeof(qp->name), "vecsec_%u_qp%u", dev->data->dev_id, qp_id);

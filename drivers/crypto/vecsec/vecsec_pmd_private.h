@@ -37,12 +37,34 @@ extern uint8_t vecsec_pmd_driver_id;
 /*
  * Scatter-gather segments one lanes-engine call may use for all its jobs'
  * sources and destinations together. A burst whose chains need more runs
- * in several calls; one op alone needing more gets INVALID_ARGS.
+ * in several calls; one op alone needing more runs alone on the device's
+ * long-chain area (struct vecsec_pmd_long).
  */
 #define VECSEC_PMD_MAX_SEGS (4 * VECSEC_MAX_BURST)
 
+/*
+ * Segments of the long-chain area: an op's source and destination chains
+ * together (an mbuf chain has at most UINT16_MAX segments), so any mbuf op
+ * fits; a CPU-crypto SGL of more vectors is refused (RTE_PMD_VECSEC_MAX_SGL_SEGS).
+ */
+#define VECSEC_PMD_LONG_SEGS RTE_PMD_VECSEC_MAX_SGL_SEGS
+
+/*
+ * One per device: an op whose chains need more than VECSEC_PMD_MAX_SEGS
+ * segments is described here and run alone, under the lock (rare: chains
+ * of over a thousand segments), by any queue pair or CPU-crypto caller.
+ * The common path never touches it, and no path keeps a segment array per
+ * op on the stack.
+ */
+struct vecsec_pmd_long {
+	rte_spinlock_t lock;
+	unsigned int nb_segs;                   /* VECSEC_PMD_LONG_SEGS */
+	struct vecsec_seg segs[];
+};
+
 /* dev->data->dev_private */
 struct vecsec_pmd_private {
+	struct vecsec_pmd_long *longc;  /* long chains, allocated at probe */
 	unsigned int max_nb_qpairs;
 	unsigned int max_burst;   /* jobs per vecsec_aead_burst(), <= VECSEC_MAX_BURST */
 	enum vecsec_isa isa;      /* level in force after every cap */
@@ -112,19 +134,23 @@ struct vecsec_pmd_sec_job {
  * Scratch for one call of vecsec_aead_burst(): jobs, their pointers, and
  * the segments of their scatter-gather lists. Lives in the queue pair
  * (enqueue) or on the caller's stack (CPU crypto): the data path never
- * allocates.
+ * allocates. segs is seg_store, or the long-chain area while one long op
+ * is prepared and run (then max_segs is that area's size).
  */
 struct vecsec_pmd_scratch {
 	struct vecsec_aead_job jobs[VECSEC_MAX_BURST];
 	struct vecsec_aead_job *ptrs[VECSEC_MAX_BURST];
-	struct vecsec_seg segs[VECSEC_PMD_MAX_SEGS];
+	struct vecsec_seg *segs;
+	unsigned int max_segs;
 	struct vecsec_pmd_sec_job sec[VECSEC_MAX_BURST];   /* by job index */
 	unsigned int nb_jobs;
 	unsigned int nb_segs;
+	struct vecsec_seg seg_store[VECSEC_PMD_MAX_SEGS];
 };
 
 struct vecsec_pmd_qp {
 	uint16_t id;
+	struct vecsec_pmd_long *longc;         /* the device's long-chain area */
 	bool aria;                             /* as the device's */
 	unsigned int max_burst;
 	struct rte_ring *ring;                 /* finished ops, SP/SC, exact size */
@@ -164,6 +190,8 @@ int vecsec_pmd_sec_ctx_create(struct rte_cryptodev *dev);
 void vecsec_pmd_sec_ctx_destroy(struct rte_cryptodev *dev);
 /* Dynamic mbuf flag set with RX_SEC_OFFLOAD_FAILED on replays (0: not registered). */
 extern uint64_t vecsec_pmd_replay_flag;
+/* Dynamic mbuf flag set with RX_SEC_OFFLOAD_FAILED on dummy packets (next header 59). */
+extern uint64_t vecsec_pmd_dummy_flag;
 
 /* vecsec_pmd_sec_dp.c: PREP_* codes of vecsec_pmd_dp.h */
 int vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op);

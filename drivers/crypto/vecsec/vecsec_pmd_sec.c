@@ -24,6 +24,7 @@
 #include "vecsec_pmd_private.h"
 
 uint64_t vecsec_pmd_replay_flag;
+uint64_t vecsec_pmd_dummy_flag;
 
 /* The AEADs an ESP session can use; the IV is the 8-byte ESP IV. */
 #define ESP_AEAD_CAP(alg, kmin, kmax, kinc) { \
@@ -293,6 +294,9 @@ vecsec_pmd_sec_ctx_create(struct rte_cryptodev *dev)
 	static const struct rte_mbuf_dynflag replay_flag = {
 		.name = RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME,
 	};
+	static const struct rte_mbuf_dynflag dummy_flag = {
+		.name = RTE_PMD_VECSEC_DYNFLAG_DUMMY_NAME,
+	};
 	struct rte_security_ctx *ctx;
 	int bit;
 
@@ -302,6 +306,12 @@ vecsec_pmd_sec_ctx_create(struct rte_cryptodev *dev)
 		return -ENOSPC;
 	}
 	vecsec_pmd_replay_flag = RTE_BIT64(bit);
+	bit = rte_mbuf_dynflag_register(&dummy_flag);
+	if (bit < 0) {
+		VECSEC_PMD_LOG(ERR, "cannot register the dummy-packet mbuf flag");
+		return -ENOSPC;
+	}
+	vecsec_pmd_dummy_flag = RTE_BIT64(bit);
 	ctx = rte_zmalloc("crypto_vecsec sec ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
 	if (ctx == NULL)
 		return -ENOMEM;

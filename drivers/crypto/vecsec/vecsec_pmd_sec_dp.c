@@ -42,6 +42,7 @@
 
 #include "vecsec_pmd_private.h"
 #include "vecsec_pmd_dp.h"
+#include "vecsec_pmd_sec_parse.h"
 
 #define ESP_HDR_LEN 8
 #define ESP_HIV_LEN (ESP_HDR_LEN + VECSEC_PMD_ESP_IV_LEN)   /* SPI, seq, IV */
@@ -258,12 +259,6 @@ mbuf_cut_tail(struct rte_mbuf *m, uint32_t len)
 
 /* ---- IP headers ---- */
 
-static inline bool
-ip6_ext(uint8_t nh)
-{
-	return nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS;
-}
-
 /*
  * Check the IP header at p (avail bytes in the first segment, len in the
  * packet), trim link padding. Returns 4, 6 or 0 (malformed).
@@ -271,82 +266,39 @@ ip6_ext(uint8_t nh)
 static inline int
 ip_check(struct rte_mbuf *m, const uint8_t *p, uint32_t avail)
 {
-	uint32_t len = m->pkt_len, tl;
+	uint32_t tl = 0;
+	int ver = vecsec_pmd_ip_len(p, avail, m->pkt_len, &tl);
 
-	if (avail < 1)
+	if (ver != 0 && tl < m->pkt_len && mbuf_cut_tail(m, m->pkt_len - tl) != 0)
 		return 0;
-	if ((p[0] >> 4) == 4) {
-		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)p;
-		uint32_t hl = (uint32_t)(h->version_ihl & 0xf) * 4;
-
-		if (avail < sizeof(*h) || hl < sizeof(*h) || hl > avail)
-			return 0;
-		tl = rte_be_to_cpu_16(h->total_length);
-		if (tl < hl || tl > len)
-			return 0;
-	} else if ((p[0] >> 4) == 6) {
-		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)p;
-
-		if (avail < sizeof(*h))
-			return 0;
-		tl = sizeof(*h) + rte_be_to_cpu_16(h->payload_len);
-		if (tl > len)
-			return 0;
-	} else {
-		return 0;
-	}
-	if (tl < len && mbuf_cut_tail(m, len - tl) != 0)
-		return 0;
-	return (p[0] >> 4);
+	return ver;
 }
 
 /*
- * IPv6: walk the extension headers from the fixed header while the next
- * header is one that goes before ESP, up to stop bytes (0: no limit) and
- * within avail. *nh_off: offset of the next-header byte that names what
- * follows. Returns the offset reached, or -1.
+ * After the packet's length changed: write the next header nh at nh_off
+ * and the length (IPv4 total length, IPv6 payload length). IPv4: the
+ * header checksum is updated incrementally (RFC 1624), never recomputed,
+ * so a header that came in with a wrong one leaves with a wrong one.
  */
-static inline int
-ip6_walk(const uint8_t *p, uint32_t avail, uint32_t stop, uint16_t *nh_off)
-{
-	uint32_t off = sizeof(struct rte_ipv6_hdr);
-
-	*nh_off = offsetof(struct rte_ipv6_hdr, proto);
-	while (stop == 0 || off < stop) {
-		uint8_t nh = p[*nh_off];
-		uint32_t el;
-
-		if (!ip6_ext(nh)) {
-			if (stop != 0)
-				return -1;
-			break;
-		}
-		if (off + 2 > avail)
-			return -1;
-		el = ((uint32_t)p[off + 1] + 1) * 8;
-		if (off + el > avail)
-			return -1;
-		*nh_off = (uint16_t)off;
-		off += el;
-	}
-	if (stop != 0 && off != stop)
-		return -1;
-	return (int)off;
-}
-
-/* After the packet's length changed: IPv4 total length and checksum, IPv6 payload length. */
 static inline void
-ip_set_len(uint8_t *p, int ver, uint32_t len)
+ip_set(uint8_t *p, int ver, uint16_t nh_off, uint8_t nh, uint32_t len)
 {
 	if (ver == 4) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
+		rte_be16_t old, new;
 
+		memcpy(&old, p + offsetof(struct rte_ipv4_hdr, time_to_live), sizeof(old));
+		p[nh_off] = nh;
+		memcpy(&new, p + offsetof(struct rte_ipv4_hdr, time_to_live), sizeof(new));
+		h->hdr_checksum = vecsec_pmd_cksum_adjust(h->hdr_checksum, old, new);
+		old = h->total_length;
 		h->total_length = rte_cpu_to_be_16((uint16_t)len);
-		h->hdr_checksum = 0;
-		h->hdr_checksum = rte_ipv4_cksum(h);
+		h->hdr_checksum = vecsec_pmd_cksum_adjust(h->hdr_checksum, old,
+							  h->total_length);
 	} else {
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)p;
 
+		p[nh_off] = nh;
 		h->payload_len = rte_cpu_to_be_16((uint16_t)(len - sizeof(*h)));
 	}
 }
@@ -410,7 +362,7 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 				goto bad;
 			nh_off = offsetof(struct rte_ipv4_hdr, next_proto_id);
 		} else {
-			int r = ip6_walk(p, m->data_len, m->l3_len, &nh_off);
+			int r = vecsec_pmd_ip6_walk(p, m->data_len, m->l3_len, &nh_off);
 
 			if (r < 0)
 				goto bad;
@@ -449,7 +401,6 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	} else {
 		p = (uint8_t *)rte_pktmbuf_prepend(m, ESP_HIV_LEN);
 		memmove(p, p + ESP_HIV_LEN, hlen);
-		p[nh_off] = IPPROTO_ESP_;
 	}
 	if (s->tunnel && outer_ver == 4) {
 		/* the template's sum plus the length (RFC 1071, RFC 1624 3) */
@@ -460,8 +411,10 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 		sum = (sum & 0xffff) + (sum >> 16);
 		h->total_length = rte_cpu_to_be_16((uint16_t)m->pkt_len);
 		h->hdr_checksum = (uint16_t)~sum;
+	} else if (s->tunnel) {
+		ip_set(p, 6, offsetof(struct rte_ipv6_hdr, proto), IPPROTO_ESP_, m->pkt_len);
 	} else {
-		ip_set_len(p, outer_ver, m->pkt_len);
+		ip_set(p, outer_ver, nh_off, IPPROTO_ESP_, m->pkt_len);
 	}
 	esp = p + outer;
 	put_be32(esp, s->spi);
@@ -494,42 +447,20 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	struct vecsec_pmd_scratch *sc = &qp->scratch;
 	struct vecsec_pmd_sec_job *sj = &sc->sec[sc->nb_jobs];
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *), *esp;
+	struct vecsec_pmd_esp_in in;
 	struct rte_mbuf *last;
 	const struct vecsec_seg *segs;
-	uint32_t hlen, clen, lo, nb, aad_len;
-	uint16_t nh_off;
+	uint32_t lo, nb, aad_len;
 	uint8_t *lin, *tag;
 	uint64_t seq;
 	bool fresh;
-	int ver;
 
-	ver = ip_check(m, p, m->data_len);
-	if (ver == 4) {
-		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)p;
-
-		/* no reassembly here: a fragment cannot be ESP-processed */
-		if (h->next_proto_id != IPPROTO_ESP_ ||
-		    (rte_be_to_cpu_16(h->fragment_offset) &
-		     (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0)
-			goto bad;
-		hlen = (uint32_t)(h->version_ihl & 0xf) * 4;
-		nh_off = offsetof(struct rte_ipv4_hdr, next_proto_id);
-	} else if (ver == 6) {
-		int r = ip6_walk(p, m->data_len, 0, &nh_off);
-
-		if (r < 0 || p[nh_off] != IPPROTO_ESP_)
-			goto bad;
-		hlen = (uint32_t)r;
-	} else {
+	/* the IP/ESP walk (vecsec_pmd_sec_parse.h, fuzzed on its own), then link padding goes */
+	if (vecsec_pmd_esp_in_parse(p, m->data_len, m->pkt_len, &in) != 0)
 		goto bad;
-	}
-	if (m->data_len < hlen + ESP_HIV_LEN ||
-	    m->pkt_len < hlen + ESP_HIV_LEN + VECSEC_PMD_ESP_ICV_LEN + 4)
+	if (in.ip_len < m->pkt_len && mbuf_cut_tail(m, m->pkt_len - in.ip_len) != 0)
 		goto bad;
-	clen = m->pkt_len - hlen - ESP_HIV_LEN - VECSEC_PMD_ESP_ICV_LEN;
-	if ((clen & 3) != 0)
-		goto bad;
-	esp = p + hlen;
+	esp = p + in.hlen;
 	if (get_be32(esp) != s->spi)
 		goto bad;
 	lo = get_be32(esp + 4);
@@ -547,9 +478,9 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	}
 
 	sj->seq = seq;
-	sj->hlen = (uint16_t)hlen;
-	sj->nh_off = nh_off;
-	sj->ct_len = clen;
+	sj->hlen = (uint16_t)in.hlen;
+	sj->nh_off = in.nh_off;
+	sj->ct_len = in.ct_len;
 	vecsec_esp_nonce(sj->nonce, &s->key, esp + ESP_HDR_LEN);
 	aad_len = (uint32_t)vecsec_esp_aad(sj->aad, s->spi, seq, s->esn);
 	last = rte_pktmbuf_lastseg(m);
@@ -562,7 +493,7 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 				     VECSEC_PMD_ESP_ICV_LEN, tag) != tag)
 			goto bad;
 	}
-	if (mbuf_span(sc, m, hlen + ESP_HIV_LEN, clen, &lin, &segs, &nb) != PREP_OK)
+	if (mbuf_span(sc, m, in.hlen + ESP_HIV_LEN, in.ct_len, &lin, &segs, &nb) != PREP_OK)
 		goto bad;
 	job_fill(sc, s, sj, VECSEC_AEAD_OPEN, aad_len, lin, segs, nb, tag, op);
 	return PREP_OK;
@@ -576,9 +507,10 @@ static void
 ingress_finish(struct vecsec_pmd_sec_session *s, struct vecsec_pmd_sec_job *sj,
 	       struct rte_crypto_op *op, struct rte_mbuf *m)
 {
-	uint8_t trl[2], padb[255];
-	const uint8_t *t, *pb;
+	uint8_t trl[2], padb[255], v;
+	const uint8_t *t, *pb = NULL, *in = NULL;
 	uint32_t hlen = sj->hlen, pad, cut;
+	enum vecsec_pmd_trailer what;
 	uint8_t *p;
 	bool fresh;
 	int ver;
@@ -599,26 +531,21 @@ ingress_finish(struct vecsec_pmd_sec_session *s, struct vecsec_pmd_sec_job *sj,
 	if (t == NULL)
 		goto bad;
 	pad = t[0];
-	if (pad + 2 > sj->ct_len)
+	if (pad != 0 && pad + 2 <= sj->ct_len)
+		pb = rte_pktmbuf_read(m, hlen + ESP_HIV_LEN + sj->ct_len - 2 - pad, pad, padb);
+	if (sj->ct_len > pad + 2)
+		in = rte_pktmbuf_read(m, hlen + ESP_HIV_LEN, 1, &v);
+	what = vecsec_pmd_esp_trailer(t, pb, sj->ct_len, s->tunnel, in);
+	if (what == VECSEC_PMD_TRL_DUMMY) {
+		/* RFC 4303 2.6: authenticated, counted in the window, then discarded */
+		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, false);
+		m->ol_flags |= vecsec_pmd_dummy_flag;
+		return;
+	}
+	if (what != VECSEC_PMD_TRL_OK)
 		goto bad;
-	pb = rte_pktmbuf_read(m, hlen + ESP_HIV_LEN + sj->ct_len - 2 - pad, pad, padb);
-	if (pad != 0 && pb == NULL)
-		goto bad;
-	for (uint32_t i = 0; i < pad; i++)   /* RFC 4303 2.4: 1, 2, 3, ... */
-		if (pb[i] != (uint8_t)(i + 1))
-			goto bad;
 	cut = pad + 2 + VECSEC_PMD_ESP_ICV_LEN;
 	if (s->tunnel) {
-		const uint8_t *in;
-		uint8_t v;
-
-		if (t[1] != IPPROTO_IPIP && t[1] != IPPROTO_IPV6)
-			goto bad;   /* 59 (dummy, RFC 4303 2.6) and the rest: nothing to pass */
-		if (sj->ct_len - pad - 2 == 0)
-			goto bad;
-		in = rte_pktmbuf_read(m, hlen + ESP_HIV_LEN, 1, &v);
-		if (in == NULL || (in[0] >> 4) != (t[1] == IPPROTO_IPIP ? 4 : 6))
-			goto bad;
 		if (mbuf_cut_tail(m, cut) != 0)
 			goto bad;
 		rte_pktmbuf_adj(m, (uint16_t)(hlen + ESP_HIV_LEN));
@@ -632,12 +559,12 @@ ingress_finish(struct vecsec_pmd_sec_session *s, struct vecsec_pmd_sec_job *sj,
 		ver = p[0] >> 4;
 		memmove(p + ESP_HIV_LEN, p, hlen);
 		p = (uint8_t *)rte_pktmbuf_adj(m, ESP_HIV_LEN);
-		p[sj->nh_off] = nh;
-		ip_set_len(p, ver, m->pkt_len);
+		ip_set(p, ver, sj->nh_off, nh, m->pkt_len);
 		m->l3_len = hlen;
 	}
 	m->l2_len = 0;
-	m->ol_flags &= ~(RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED | vecsec_pmd_replay_flag);
+	m->ol_flags &= ~(RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED | vecsec_pmd_replay_flag |
+			 vecsec_pmd_dummy_flag);
 	op_ok(s, op, m);
 	return;
 bad:
@@ -662,12 +589,12 @@ vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_INVALID_ARGS, false);   /* in place only */
 		return PREP_DONE;
 	}
-	/* room for the worst case before the packet is touched: no retry after */
-	if (unlikely(m->nb_segs > VECSEC_PMD_MAX_SEGS)) {
-		op_fail(s, op, RTE_CRYPTO_OP_STATUS_INVALID_ARGS, false);
-		return PREP_DONE;
-	}
-	if (qp->scratch.nb_segs + m->nb_segs > VECSEC_PMD_MAX_SEGS)
+	/*
+	 * Room for the worst case before the packet is touched: no retry after.
+	 * A chain longer than the scratch holds comes back here on the long-chain
+	 * area (vecsec_pmd_dp.c), where any mbuf chain fits.
+	 */
+	if (qp->scratch.nb_segs + m->nb_segs > qp->scratch.max_segs)
 		return PREP_FULL;
 	if (qp->cur_left > 1) {
 		/* the next packet's headers: this path reads them first */
@@ -676,7 +603,8 @@ vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 		if (n != NULL)
 			rte_prefetch0(rte_pktmbuf_mtod(n, const void *));
 	}
-	m->ol_flags &= ~(RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED | vecsec_pmd_replay_flag);
+	m->ol_flags &= ~(RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED | vecsec_pmd_replay_flag |
+			 vecsec_pmd_dummy_flag);
 	return s->egress ? egress_prepare(qp, s, op, m) : ingress_prepare(qp, s, op, m);
 }
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vecsec_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -19,8 +21,6 @@ extern "C" {
 #else
 #define VECSEC_API
 #endif
-
-#define VECSEC_VERSION "0.1.0"
 
 /**
  * SIMD levels, ordered: a level implies every lower one of its architecture.
@@ -58,7 +58,8 @@ enum vecsec_isa {
 #define VECSEC_CPU_ARM_PMULL   (UINT64_C(1) << 34)
 
 /**
- * Library version string ("MAJOR.MINOR.PATCH").
+ * Version of the library the program runs with ("MAJOR.MINOR.PATCH"); the
+ * one it was compiled against is VECSEC_VERSION_STRING (vecsec_version.h).
  *
  * @return a static string; never NULL.
  */

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Build crypto_vecsec's rte_security ESP ingress parsing libFuzzer target
+# (test/pmd/fuzz_sec_parse.c on drivers/crypto/vecsec/vecsec_pmd_sec_parse.h)
+# with clang-14 and ASan + UBSan into OUT_DIR and run it for SECONDS
+# (default 20; FUZZ_SECONDS in the environment wins, e.g. FUZZ_SECONDS=1800
+# for a long run). Seeds: the IP packets of test/pmd/fuzz-sec-seeds.pcap
+# (real ESP packets, see test/gw/fuzz_seeds.py), each with a few control
+# bytes (tunnel or transport session, bytes in the first segment).
+# Everything it writes (binary, corpus, crash files) stays under OUT_DIR.
+# Exits non-zero when the target cannot be built or the fuzzer finds a
+# crash, leak, UB or a broken promise (abort).
+#
+# usage: fuzz-sec-parse.sh SOURCE_ROOT OUT_DIR [SECONDS]
+set -euo pipefail
+usage="usage: fuzz-sec-parse.sh SOURCE_ROOT OUT_DIR [SECONDS]"
+top=$(readlink -f "${1:?$usage}")
+out=${2:?$usage}
+secs=${FUZZ_SECONDS:-${3:-20}}
+cc=${CLANG:-clang-14}
+command -v "$cc" >/dev/null || { echo "FAIL: no $cc (scripts/setup.sh installs clang-14)" >&2; exit 1; }
+mkdir -p "$out"
+out=$(readlink -f "$out")
+bin=$out/fuzz_sec_parse
+
+# DPDK's headers only: no DPDK library, no EAL, so the sanitizers see
+# every line that runs.
+# shellcheck disable=SC2046
+"$cc" -g -O1 -std=gnu11 -Wall -Wextra -Werror \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-I"$top/drivers/crypto/vecsec" $(pkg-config --cflags libdpdk) \
+	"$top/test/pmd/fuzz_sec_parse.c" -o "$bin.tmp"
+mv "$bin.tmp" "$bin"
+
+rm -rf "$out/seeds"
+mkdir -p "$out/seeds" "$out/corpus"
+/usr/bin/python3 - "$top/test" "$out/seeds" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "gw"))
+sys.dont_write_bytecode = True          # no __pycache__ in the source tree
+import gwtest
+# control byte: bit 0 tunnel session, bits 1-7 bytes in the first segment / 8 (0: all)
+ctls = (0x01, 0x00, 0x01 | 7 << 1)
+frames = list(gwtest.read_pcap(os.path.join(sys.argv[1], "pmd", "fuzz-sec-seeds.pcap")))
+for i, fr in enumerate(frames):
+    for c in ctls:
+        with open(os.path.join(sys.argv[2], "s%03d-%02x" % (i, c)), "wb") as f:
+            f.write(bytes([c]) + fr[14:])       # the PMD sees IP, no Ethernet header
+PY
+echo "fuzz-sec-parse: $(ls "$out/seeds" | wc -l) seeds, $secs s"
+cd "$out"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+	-artifact_prefix="$out/" -print_final_stats=1 "$out/corpus" "$out/seeds"
