@@ -5,7 +5,7 @@
 # ctrl.c's framing and request table, the handlers and parser.c, the data
 # plane stubbed) with clang-14 into OUT_DIR and run it for SECONDS (default
 # 20; the environment's FUZZ_SECONDS wins, for long runs:
-# FUZZ_SECONDS=1800 test/gw/fuzz-ctrl.sh . build/apps/vecsec-gw/fuzz-ctrl).
+# FUZZ_SECONDS=1800 test/gw/fuzz-ctrl.sh . build/test/gw/fuzz-ctrl).
 # Seeds: the committed corpus test/gw/fuzz-ctrl-corpus/. Everything it
 # writes (binary, corpus, crash files) stays under OUT_DIR. Exits non-zero
 # when the target cannot be built or the fuzzer finds a crash, leak, UB or
