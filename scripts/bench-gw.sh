@@ -9,7 +9,7 @@
 #   vecsec-gw + crypto_vecsec (lookaside, cpu-crypto), + crypto_aesni_mb;
 #   ipsec-secgw -l (library mode) + crypto_aesni_mb and + crypto_vecsec (-d),
 #     lookaside and cpu-crypto (a copy of the stock app whose only change is
-#     not requesting Rx checksum offload: test/pmd-tools/build-secgw-nocsum.sh);
+#     not requesting Rx checksum offload: tools/external/build-secgw.sh --no-rx-csum);
 #   vecsec-gw 1000 SAs vs 1 SA, 2 workers vs 1 (64 B); the I/O floor (vecsec-gw
 #   forwarding the same files in clear, SP bypass: what replay and sink cost).
 # Medians of several runs; Mpps wall and per CPU second, cycles/packet.
@@ -52,7 +52,7 @@ args=(--gw "$gw" --pmd-so "$so" --out out/bench-gw.csv --logs out/bench-gw
 	--runs "${BENCH_GW_RUNS:-3}" --secs "${BENCH_GW_SECS:-1.0}"
 	--warmup "${BENCH_GW_WARMUP:-0.5}" --tag $$ --traffic "${BENCH_GW_TRAFFIC:-64,imix,1400}")
 if [ "${BENCH_GW_SECGW:-1}" = 1 ]; then
-	secgw=$(test/pmd-tools/build-secgw-nocsum.sh "$build/bench-gw/secgw-nocsum")
+	secgw=$(tools/external/build-secgw.sh "$build/bench-gw/secgw-nocsum" --no-rx-csum)
 	args+=(--secgw "$secgw")
 fi
 [ "${BENCH_GW_MANY:-1}" = 1 ] || args+=(--no-many)
