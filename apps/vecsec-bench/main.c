@@ -756,7 +756,7 @@ write_csv(const char *path)
  * <datadir>/vecsec/, found from the executable's own folder by the relative
  * path from <bindir> (so a relocated or DESTDIR tree finds its own copy),
  * else at the configured absolute path; a binary run from its build folder
- * uses the source tree's scripts/plot_bench.py.
+ * uses the source tree's tools/report/plot_bench.py.
  */
 #if !defined(BENCH_PLOT_SRC) || !defined(BENCH_BUILD_DIR) || !defined(BENCH_PLOT_ABS)
 #error "meson defines BENCH_PLOT_SRC, BENCH_BUILD_DIR and BENCH_PLOT_ABS"
