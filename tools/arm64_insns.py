@@ -117,6 +117,10 @@ def run(a):
     for name, n in per_fn.most_common(a.top):
         v = per_fn_simd[name]
         print(f'  {name:40s} {n:12d} {n / nbytes:8.3f} {v / nbytes:8.3f} {(n - v) / nbytes:8.3f}')
+    tot = sum(per_fn.values())
+    tot_simd = sum(per_fn_simd.values())
+    print(f'  {"all (set-up included)":40s} {tot:12d} {tot / nbytes:8.3f} {tot_simd / nbytes:8.3f} '
+          f'{(tot - tot_simd) / nbytes:8.3f}')
     bad = []
     for name in filter(None, (a.expect or '').split(',')):
         if per_fn[name] < nbytes:
