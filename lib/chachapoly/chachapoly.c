@@ -214,14 +214,14 @@ mac_pad16(struct vecsec_poly1305_ctx *mac, size_t len)
  */
 static void
 run_start(struct chachapoly_run *r, const struct vecsec_aead_job *job,
-	  const struct chacha_impl *ci, const struct poly1305_impl *pi)
+	  const struct chacha_impl *ci, enum vecsec_isa level)
 {
 	uint8_t otk[CHACHA_BLOCK_LEN];
 
 	r->ci = ci;
 	job_state(&r->st, job);
 	vecsec_chacha_xor_impl(ci, &r->st, otk, zeros, sizeof(otk));
-	vecsec_poly1305_init_impl(&r->mac, otk, pi);
+	vecsec_poly1305_init_level(&r->mac, otk, level);
 	vecsec_memzero(otk, sizeof(otk));
 	r->ks_used = CHACHA_BLOCK_LEN;
 	if (job->aad_len > 0)
@@ -433,7 +433,7 @@ run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 	if (sk != NULL && vecsec_job_linear(job) && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
 		return chachapoly_run_stitched(sk, ci, pi, job);
 
-	run_start(&r, job, ci, pi);
+	run_start(&r, job, ci, level);
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		run_crypt(&r, job, true);
 		run_finish(&r, job, job->tag);
