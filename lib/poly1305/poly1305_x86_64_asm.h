@@ -2,17 +2,14 @@
 /*
  * Poly1305 radix 2^64 for x86-64 assembly (included by the .S files only):
  * the one-block step on the state of poly1305_64.h (h0 h1 h2 in general
- * registers, r0 r1 s1 read from memory), and the entry/exit boilerplate
- * every .S file of lib/ shares (endbr64, CFI, the CET property note).
+ * registers, r0 r1 s1 read from memory).
  * RFC 8439 2.5; constant time (MUL and IMUL take the same time whatever
  * the operands on every x86-64 CPU this runs on; no branch on data).
  */
 #ifndef VECSEC_POLY1305_X86_64_ASM_H
 #define VECSEC_POLY1305_X86_64_ASM_H
 
-#ifdef __CET__
-#include <cet.h>            /* the .note.gnu.property IBT/SHSTK marks */
-#endif
+#include "vecsec_asm.h"
 
 /* struct poly1305_64 offsets (poly1305_64.h) */
 #define P64_H0 0
@@ -21,20 +18,6 @@
 #define P64_R0 24
 #define P64_R1 32
 #define P64_S1 40
-
-/* A global function: aligned, typed, sized, with an IBT landing pad. */
-#define VS_FUNC(name) \
-	.globl name; \
-	.hidden name; \
-	.type name, @function; \
-	.p2align 5; \
-name: \
-	.cfi_startproc; \
-	endbr64
-
-#define VS_ENDFUNC(name) \
-	.cfi_endproc; \
-	.size name, .-name
 
 /*
  * h = (h + m + pad 2^128) r mod p, partly reduced (h2 <= 4 after), with

@@ -13,7 +13,7 @@
 
 #include <immintrin.h>
 
-#include "chacha_internal.h"
+#include "chacha/chacha_internal.h"
 
 #define CHACHA_X8_INLINE static inline __attribute__((always_inline))
 
