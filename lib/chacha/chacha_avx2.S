@@ -4,8 +4,8 @@
  * (chacha_avx2.c wraps it). Word-sliced, 14 state words in registers and
  * two of row c in the frame at a time (chacha_avx2_asm.h). The C
  * intrinsics form of the same step spilled more and ran ~1.07 TSC cycles
- * per byte on AMD Zen 3 at 16 KiB; this one ~0.75 (test/perf
- * chacha_simd_perf, asm vs intrinsics). RFC 8439 2.1-2.4; constant time;
+ * per byte on AMD Zen 3 at 16 KiB; this one ~0.75 (the commit that
+ * brought it, asm vs intrinsics). RFC 8439 2.1-2.4; constant time;
  * the counter is word 12 only and never wraps inside a call (the caller's
  * contract, chacha_internal.h).
  *
