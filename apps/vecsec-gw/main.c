@@ -17,7 +17,6 @@
 #include "gen.h"
 #include "gw_dp.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -44,6 +43,8 @@
 #include <rte_version.h>
 
 #include "vecsec_version.h"
+
+#include "vecsec_eal.h"
 
 #define GW_NB_MBUF 16384
 #define GW_RX_DESC 1024
@@ -123,6 +124,11 @@ usage(const char *prog)
 	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
 	       "  --frag-ttl NS      fragments wait at most NS ns for their datagram\n"
 	       "                     (default %llu)\n"
+	       "  --host-port P:T[:IFNAME]\n"
+	       "                     port T (net_tap, virtio-user) is the host stack's side of\n"
+	       "                     port P: ARP, IKE and all but ESP for the addresses the host\n"
+	       "                     gives IFNAME (T's kernel interface) go to the host, what\n"
+	       "                     it sends leaves on P (exception path; repeatable)\n"
 	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
 	       "  --version          print the version (also before --) and exit\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
@@ -198,6 +204,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "mtu", required_argument, NULL, 'U' },
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
+		{ "host-port", required_argument, NULL, 'H' },
 		{ "rx-burst", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -344,6 +351,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			gw.frag_ttl_ns = ns;
 			break;
 		}
+		case 'H':
+			if (gw_host_parse(optarg) != 0)
+				return -1;
+			break;
 		case 'X': {
 			unsigned long n = strtoul(optarg, &end, 10);
 
@@ -597,33 +608,6 @@ keys_out_of_dumps(bool no_coredump, bool quiet)
 	}
 }
 
-/*
- * EAL leaves its runtime folder (config, fbarray_* files) behind after a
- * clean exit; nothing can use it once the primary process is gone. Remove
- * the files EAL makes there (the telemetry socket too: its own atexit()
- * removal comes later) and the folder; anything else keeps it.
- */
-static void
-eal_runtime_dir_remove(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		const char *n = e->d_name;
-
-		if (strcmp(n, "config") == 0 || strcmp(n, "hugepage_info") == 0 ||
-				strcmp(n, "mp_socket") == 0 ||
-				strncmp(n, "dpdk_telemetry", strlen("dpdk_telemetry")) == 0 ||
-				strncmp(n, "fbarray_", strlen("fbarray_")) == 0)
-			unlinkat(dirfd(d), n, 0);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -798,6 +782,8 @@ main(int argc, char **argv)
 	}
 	if (gw_frag_setup(&gw) != 0)
 		goto out;
+	if (gw_host_setup(&gw, o.quiet) != 0)
+		goto out;
 	if (!o.quiet) {
 		printf("vecsec-gw: %u SA, %u SP, %u routes, %u ports, %u worker(s)\n", gw.nb_sa,
 			conf->nb_sp, conf->nb_rt, gw.nb_ports, gw.nb_workers);
@@ -857,6 +843,12 @@ main(int argc, char **argv)
 			w++;
 		}
 	}
+	/*
+	 * Ports started, SAs, SPD and routes set up, the control socket
+	 * listening, telemetry registered, workers launched: what a script
+	 * waits for before it talks to us (printed even with --quiet).
+	 */
+	printf("vecsec-gw: ready\n");
 	hz = rte_get_tsc_hz();
 	cpu_start = cpu_seconds();
 	t_start = rte_get_tsc_cycles();
@@ -961,6 +953,7 @@ out:
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
 	gw_ctrl_stop();
+	gw_host_teardown();
 	gw_conf_wipe(conf);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {
 		if (gw.port[p].used) {
@@ -985,9 +978,7 @@ out:
 	if (mp != NULL && rte_mempool_in_use_count(mp) != 0)
 		fprintf(stderr, "vecsec-gw: %u mbufs still in use at exit\n",
 			rte_mempool_in_use_count(mp));
-	snprintf(err, sizeof(err), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	eal_runtime_dir_remove(err);
+	vecsec_eal_cleanup();       /* the runtime folder too */
 	gw_secret_free(conf, sizeof(*conf));
 	return ret;
 }

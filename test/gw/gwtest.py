@@ -21,10 +21,13 @@ A script imports it from its own folder:
 import json
 import os
 import shutil
+import signal
 import socket
+import stat
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 # pcap global header: little-endian magic, v2.4, snaplen 65535, Ethernet
@@ -321,13 +324,150 @@ def finish(ok):
     return 0 if ok else 1
 
 
-# ---- a running gateway: control socket, telemetry -----------------------
+# ---- a running gateway: readiness, control socket, telemetry -------------
 
-def wait_path(path, tries=200, step=0.05):
-    """Wait until path exists (the gateway's control socket); True if it does."""
+# How long a started gateway may take to say "vecsec-gw: ready", and any one
+# wait_until() condition: generous, for a loaded machine (a shared CI runner,
+# a sanitizer build); a test that passes never waits that long.
+READY_TIMEOUT = float(os.environ.get("GW_READY_TIMEOUT", "120"))
+WAIT_TIMEOUT = float(os.environ.get("GW_WAIT_TIMEOUT", "120"))
+READY_LINE = "vecsec-gw: ready"
+
+
+class Gateway:
+    """
+    A gateway running in the background. A thread reads its stdout+stderr
+    line by line as it comes (so a full pipe never blocks it) and keeps it;
+    wait_ready() waits for the line "vecsec-gw: ready", which the gateway
+    prints once its ports, SAs, control socket and workers are up: only
+    then may a test talk to it or expect traffic. stop() ends it with
+    SIGTERM, as an operator would; kill() in a `finally` makes sure it is
+    gone.
+    """
+
+    def __init__(self, cmd, name="gateway", **popen):
+        self.name = name
+        self.lines = []
+        self.cond = threading.Condition()
+        self.eof = False
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     universal_newlines=True, errors="replace", **popen)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            with self.cond:
+                self.lines.append(line)
+                self.cond.notify_all()
+        with self.cond:
+            self.eof = True
+            self.cond.notify_all()
+
+    def output(self):
+        """Everything it printed so far."""
+        with self.cond:
+            return "".join(self.lines)
+
+    def count(self, text):
+        """How many of its lines so far contain text."""
+        with self.cond:
+            return sum(text in l for l in self.lines)
+
+    def wait_line(self, text, n=1, timeout=WAIT_TIMEOUT):
+        """
+        Wait until n of its lines contain text; True if they do, else a
+        FAIL line (it exited, or timeout seconds passed) and False.
+        """
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                if sum(text in l for l in self.lines) >= n:
+                    return True
+                left = deadline - time.monotonic()
+                if self.eof or left <= 0:
+                    break
+                self.cond.wait(min(left, 1.0))
+        out = self.output()
+        if self.eof:
+            self.proc.wait()
+            why = "exited with %s" % self.proc.returncode
+        else:
+            why = "still running after %.0f s" % timeout
+        print("FAIL: %s: no %r line (%s); its output:\n%s" % (self.name, text, why,
+                                                              out[-3000:]))
+        return False
+
+    def wait_ready(self, timeout=READY_TIMEOUT):
+        """Wait for "vecsec-gw: ready" (see wait_line)."""
+        return self.wait_line(READY_LINE, timeout=timeout)
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def signal(self, sig):
+        if self.running():
+            self.proc.send_signal(sig)
+
+    def wait(self, timeout=60):
+        """Wait for its exit (and its last line); returns (returncode, output)."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            print("FAIL: %s did not exit within %d s" % (self.name, timeout))
+            self.kill()
+        self.reader.join(timeout=10)
+        return self.proc.returncode, self.output()
+
+    def stop(self, timeout=60):
+        """SIGTERM, then wait() for the exit: (returncode, output)."""
+        self.signal(signal.SIGTERM)
+        return self.wait(timeout)
+
+    def kill(self):
+        if self.running():
+            self.proc.kill()
+        self.proc.wait()
+
+
+def wait_until(cond, what, timeout=WAIT_TIMEOUT, gws=(), step=0.02):
+    """
+    Poll cond() until it is true: True, or a FAIL line naming `what` and
+    False when timeout seconds pass or one of the Gateway objects gws exits.
+    """
+    deadline = time.monotonic() + timeout
+    while not cond():
+        dead = [g for g in gws if not g.running()]
+        if dead:
+            print("FAIL: waiting for %s: %s exited with %s" % (what, dead[0].name,
+                                                              dead[0].proc.returncode))
+            return False
+        if time.monotonic() > deadline:
+            print("FAIL: waiting for %s: nothing after %.0f s" % (what, timeout))
+            return False
+        time.sleep(step)
+    return True
+
+
+def wait_path(path, tries=2400, step=0.05):
+    """
+    Wait until path exists and, when it is a socket (the gateway's control
+    socket), accepts a connection: the file appears at bind(), a moment
+    before listen(). True if it does within tries * step seconds. Prefer
+    Gateway.wait_ready(), which also covers everything else.
+    """
     for _ in range(tries):
         if os.path.exists(path):
-            return True
+            if not stat.S_ISSOCK(os.stat(path).st_mode):
+                return True
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(path)
+                return True
+            except OSError:
+                pass
+            finally:
+                s.close()
         time.sleep(step)
     return False
 
@@ -359,6 +499,18 @@ def telemetry(prefix, cmds):
         return out
     return None
 
+
+
+def telemetry_sa(prefix, spi, dirn="out"):
+    """Telemetry object of the active SA dirn SPI (a dict), or None when there is none."""
+    tel = telemetry(prefix, ["/vecsec_gw/sa"])
+    if not tel:
+        return None
+    for idx in tel[0]["/vecsec_gw/sa"] or []:
+        one = telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+        if one and one.get("spi") == spi and one.get("dir") == dirn:
+            return one
+    return None
 
 # ---- packets (scapy) -------------------------------------------------------
 

@@ -30,7 +30,7 @@ run()
 	local cmd=$1 min=$2 log=$work/$1.log rc=0
 	echo "== $cmd ($PT_DEVTYPE): DPDK_TEST=$cmd DPDK_TEST_CRYPTODEV=$PT_DEVTYPE $bin -l 0 ${eal[*]} ${PT_EAL_DEV[*]}"
 	DPDK_TEST=$cmd DPDK_TEST_CRYPTODEV=$PT_DEVTYPE timeout -k 5 600 \
-		"$bin" -l 0 "${eal[@]}" "${PT_EAL_DEV[@]}" </dev/null >"$log" 2>&1 || rc=$?
+		"${PT_RUN[@]}" "$bin" -l 0 "${eal[@]}" "${PT_EAL_DEV[@]}" </dev/null >"$log" 2>&1 || rc=$?
 	pt_cleanup_runtime
 	# Every executed case, then the sub-suite lines of the final summary.
 	grep -E '^ \+ TestCase .* (succeeded|failed)' "$log" | sed 's/^ + /   /' || true
