@@ -14,6 +14,10 @@ line when given one) and returns True when all matched, so a script keeps
 its own `ok = check(...) and ok` flow. scapy is imported only by the
 functions that need it.
 
+What the benchmark needs too (EAL options and runtime folders, keys,
+configuration and pcap files, telemetry) is the gwrun package's
+(tools/gwrun/), imported here under the names the scripts use.
+
 A script imports it from its own folder:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import gwtest
@@ -24,31 +28,18 @@ import shutil
 import signal
 import socket
 import stat
-import struct
 import subprocess
 import sys
 import threading
 import time
 
-# pcap global header: little-endian magic, v2.4, snaplen 65535, Ethernet
-PCAP_HEADER = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
-
-
-# ---- keys ------------------------------------------------------------------
-
-def keygen(mul, step, add):
-    """
-    A key maker key(tag, n): n bytes (tag * mul + i * step + add) & 0xff.
-    Each script picks its own constants so its SAs' keys differ from others'.
-    """
-    def key(tag, n):
-        return bytes((tag * mul + i * step + add) & 0xff for i in range(n))
-    return key
-
-
-def hexkey(b):
-    """Key bytes as the configuration file writes them: aa:bb:cc..."""
-    return ":".join("%02x" % x for x in b)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tools"))
+from gwrun.eal import eal_args, file_prefix  # noqa: E402,F401
+from gwrun.eal import run_dirs as eal_run_dirs, cleanup as eal_cleanup  # noqa: E402,F401
+from gwrun.files import PCAP_HEADER, keygen, hexkey  # noqa: E402,F401
+from gwrun.files import write_config, write_pcap, read_pcap  # noqa: E402,F401
+from gwrun.telemetry import query as telemetry  # noqa: E402,F401
 
 
 # ---- command line ----------------------------------------------------------
@@ -80,17 +71,6 @@ def gw_args(args, flags=(), values=(), app_flags=("--cpu-crypto",), eal_opts=("-
         elif not known:
             sys.exit("unknown argument " + a)
     return extra_app, extra_eal, own
-
-
-def file_prefix(tag):
-    """An EAL --file-prefix of this process alone (tests run side by side)."""
-    return "vecsec-gw-%s-%d" % (tag, os.getpid())
-
-
-def eal_args(prefix, lcores="0"):
-    """The EAL options every gateway run starts with: no PCI, no hugepages, 512 MB."""
-    return ["-l", lcores, "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
-            "--log-level", "*:warning"]
 
 
 def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),
@@ -270,47 +250,6 @@ def run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, eal=(), app=(), lcore
 
 # ---- files and cleanup -----------------------------------------------------
 
-def write_config(path, text):
-    """Write a gateway configuration file; returns its path."""
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def write_pcap(path, frames=()):
-    """A pcap file of raw Ethernet frames (bytes); with none, the header only."""
-    with open(path, "wb") as f:
-        f.write(PCAP_HEADER)
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
-    return path
-
-
-def read_pcap(path):
-    """Frames (bytes) of a pcap file (usec or nsec, either byte order), streamed."""
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        endian = "<" if hdr[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            incl = struct.unpack(endian + "I", rec[8:12])[0]
-            yield f.read(incl)
-
-
-def eal_run_dirs(prefix):
-    """Where EAL may keep the runtime folder of a file prefix (root, then user)."""
-    return [os.path.join(run, prefix) for run in
-            ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk")]
-
-
-def eal_cleanup(prefix):
-    """EAL leaves its runtime folder behind; remove the one of this prefix."""
-    for d in eal_run_dirs(prefix):
-        shutil.rmtree(d, ignore_errors=True)
-
-
 def cleanup(tmp, *prefixes):
     """Remove the test's temporary folder and the EAL folders of its prefixes."""
     shutil.rmtree(tmp, ignore_errors=True)
@@ -480,25 +419,6 @@ def ctl(ctlbin, sock, text=None, words=(), timeout=30):
     return subprocess.run([ctlbin, "-s", sock] + list(words), input=text,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=timeout)
-
-
-def telemetry(prefix, cmds):
-    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
-    for d in eal_run_dirs(prefix):
-        path = os.path.join(d, "dpdk_telemetry.v2")
-        if not os.path.exists(path):
-            continue
-        out = []
-        for c in cmds:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            s.connect(path)
-            s.recv(4096)                                # greeting
-            s.send(c.encode())
-            out.append(json.loads(s.recv(65536).decode()))
-            s.close()
-        return out
-    return None
-
 
 
 def telemetry_sa(prefix, spi, dirn="out"):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 vecsec-gw back to back with DPDK's stock ipsec-secgw (built unmodified by
-test/pmd-tools/build-secgw.sh), in a network namespace this test creates and
+tools/external/build-secgw.sh), in a network namespace this test creates and
 deletes. Each gateway has a clear and an ESP tap; a bridge joins the two
 ESP taps (the gateways send ESP to MACs the bridge does not know, so it
 floods them to the other tap: a tap's own MAC would stop at the bridge). Both read ipsec-secgw configurations (mirrored SAs, the same

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # DPDK's own cryptodev unit tests (app/test/test_cryptodev.c of the installed
-# version, built by build-dpdk-test.sh) against the vecsec PMD: the whole
+# version, built by tools/external/build-dpdk-test.sh) against the vecsec PMD: the whole
 # generic symmetric suite (run_cryptodev_testsuite(): blockcipher, AEAD,
 # ChaCha20-Poly1305, general, ... sub-suites; what the PMD's capabilities
 # do not cover is skipped by the suite itself), once with lookaside ops and
@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 pt_init dpdk-test "${1:-}" "${2:-}"
 
 build=$(pt_abs "${1:-.}")
-bin=$("$here/build-dpdk-test.sh" "$build/pmd-tools") ||
+bin=$("$here/../../tools/external/build-dpdk-test.sh" "$build/pmd-tools") ||
 	pt_die "could not build dpdk-test (see $build/pmd-tools/dpdk-test/build.log)"
 
 work=$(mktemp -d)

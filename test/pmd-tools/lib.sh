@@ -2,8 +2,8 @@
 #
 # Helpers sourced by the test/pmd-tools/*.sh checks and scripts/bench-pmd.sh:
 # which cryptodev to drive with DPDK's stock tools, and the EAL arguments
-# that every start here must carry (COMMON.md: --no-pci, --no-huge -m, a
-# unique --file-prefix, absolute -d paths outside world-writable folders).
+# that every start here must carry (--no-pci, --no-huge -m, a unique
+# --file-prefix, absolute -d paths outside world-writable folders).
 #
 # The device under test is crypto_vecsec, loaded from the build folder.
 # PT_DEVTYPE=crypto_chacha20_poly1305 (or crypto_aesni_mb)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # DPDK's stock ipsec-secgw example, built unmodified from the dpdk-doc
-# package (build-secgw.sh), runs the vecsec PMD in library mode (-l) with two
+# package (tools/external/build-secgw.sh), runs the vecsec PMD in library mode (-l) with two
 # ChaCha20-Poly1305 tunnels, one lookaside (no-offload) and one cpu-crypto,
 # between two net_tap ports in a network namespace made for this test.
 # scapy (secgw_interop.py) sends clear IPv4 into the protected port and
@@ -21,7 +21,7 @@ command -v ip >/dev/null || pt_die "needs iproute2"
 
 build=$(pt_abs "${1:-.}")
 secgw=$build/pmd-tools/ipsec-secgw/build/ipsec-secgw
-"$here/build-secgw.sh" "$build/pmd-tools" >/dev/null ||
+"$here/../../tools/external/build-secgw.sh" "$build/pmd-tools" >/dev/null ||
 	pt_die "could not build ipsec-secgw (see $build/pmd-tools/ipsec-secgw/make.log)"
 
 ns=vecsec-secgw-$$
