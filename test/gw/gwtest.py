@@ -85,9 +85,12 @@ def file_prefix(tag):
 
 
 def eal_args(prefix, lcores="0"):
-    """The EAL options every gateway run starts with: no PCI, no hugepages, 512 MB."""
+    """
+    The EAL options every gateway run starts with: no PCI, no hugepages, 512 MB;
+    DPDK's messages from warnings up, the gateway's own (log type vecsec.gw) from INFO.
+    """
     return ["-l", lcores, "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
-            "--log-level", "*:warning"]
+            "--log-level", "*:warning", "--log-level", "vecsec.gw:info"]
 
 
 def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),

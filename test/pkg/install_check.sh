@@ -233,7 +233,7 @@ done
 # never sent (with no socket, sending would be exit 2 "cannot reach"), and
 # what follows its '=' (a key, maybe) is not echoed
 key=000102030405060708090a0b0c0d0e0f
-for args in "--json stats" "-x list" "--aead_key=$key list" "-s"; do
+for args in "--no-such-option stats" "-x list" "--aead_key=$key list" "-s"; do
 	out=$(VECSEC_GW_SOCKET=$D/no-such.sock "$B/vecsec-ctl" $args 2>&1)
 	rc=$?
 	if [ $rc -ne 1 ] || ! echo "$out" | grep -q "vecsec-ctl: \(unknown option\|option .* needs\)"; then
