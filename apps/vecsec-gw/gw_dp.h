@@ -330,7 +330,7 @@ void gw_notify(const char *state);
 struct gw_reload_status {
 	uint64_t ok, failed;            /* reloads done, refused */
 	bool last_ok;
-	char message[128];              /* what the last one did, or why it was refused */
+	char message[512];              /* what the last one did, or why it was refused */
 };
 /* remember the -f file and its flags (GW_CONF_*); 0 or -ENOMEM */
 int gw_reload_init(const char *path, unsigned int conf_flags);

@@ -699,6 +699,20 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 	}
 	/* the NIC's IPv4 header checksum verdict where it has one (the worker checks the rest) */
 	pc.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	/*
+	 * One rx queue per worker: RSS spreads the packets over them by IP
+	 * addresses only, so every packet of a tunnel (outer addresses) and every
+	 * fragment of a datagram reaches the same worker, in order: per-SA
+	 * ordering and one worker per inbound SA window (docs/operations.md).
+	 */
+	if (nrx > 1) {
+		pc.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
+		if (pc.rx_adv_conf.rss_conf.rss_hf != 0)
+			pc.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		else
+			GW_LOG(INFO, "port %u: no RSS on IP addresses: its %u rx queues get what "
+			       "the device puts there (net_pcap: one file each)", port, nrx);
+	}
 	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
 	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
 		rc = rte_eth_rx_queue_setup(port, q, GW_RX_DESC, rte_eth_dev_socket_id(port), NULL,

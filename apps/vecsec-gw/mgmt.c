@@ -145,6 +145,11 @@ mgmt_main(void *arg)
 		}
 		nanosleep(&tick, NULL);
 	}
+	if (want_dump) {        /* asked for just before the stop: still given */
+		gw_cp_lock();
+		gw_stats_log(&gw, gw_stats_since(), RTE_LOG_NOTICE);
+		gw_cp_unlock();
+	}
 	return NULL;
 }
 

@@ -101,8 +101,8 @@ def main():
         req("frobnicate", want_ok=False)
         req(HEXKEY.replace(":", ""), want_ok=False)               # unknown word: not echoed
         # replace sp (protocol 1.1): one rule's action swapped in one SPD swap
-        if req("version").split("\n")[0] != "version 1.1":
-            fail("version is not 1.1")
+        if req("version").split("\n")[0] != "version 1.2":
+            fail("version is not 1.2")
         req("sp", "ipv4", "in", "esp", "bypass", "pri", "5", "dst", "10.99.0.0/16")
         byp = ["sp", "ipv4", "in", "esp", "bypass", "pri", "5", "dst", "10.99.0.0/16"]
         req("replace", *byp, want_ok=False)                               # no `with`
@@ -154,11 +154,11 @@ def main():
             fail("no DPDK telemetry socket for %s" % prefix)
         else:
             stats_t, sa_list = tel
-            if stats_t["/vecsec_gw/stats"]["esp_out"] == 0 or not sa_list["/vecsec_gw/sa"]:
+            if stats_t["/vecsec_gw/stats"]["esp_out"] == 0 or \
+                    sa_list["/vecsec_gw/sa"].get("out") != [5]:
                 fail("telemetry: %s %s" % (stats_t, sa_list))
             else:
-                idx = sa_list["/vecsec_gw/sa"][0]
-                one = gwtest.telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+                one = gwtest.telemetry(prefix, ["/vecsec_gw/sa,out,5"])[0]["/vecsec_gw/sa"]
                 if one["spi"] != 5 or one["pkts"] == 0:
                     fail("telemetry SA: %s" % one)
                 else:
@@ -180,7 +180,7 @@ def main():
         req("del", "sa", "out", "7")
         out, _ = proc.communicate(timeout=60)
         print(out)
-        if out.count("vecsec-gw stats after") < 2:
+        if out.count("vecsec-gw: stats after") < 2:
             fail("no stats on SIGUSR1")
         if proc.returncode != 0:
             fail("gateway exited with %d" % proc.returncode)

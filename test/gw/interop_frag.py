@@ -125,9 +125,11 @@ def split_within_mtu(path, what):
 
 def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     """
-    A datagram with a piece missing, the gateway left running: the counters
-    printed on SIGUSR1 after 1.2 s show its 2 fragments as frag drops only if
-    --frag-ttl expired them (not the flush at exit). Returns (mid-run, at exit).
+    A datagram with a piece missing, the gateway left running: once both
+    fragments are in (telemetry), the counters logged on SIGUSR1 show them
+    as frag drops only if --frag-ttl expired them (with a short TTL the
+    test waits, through telemetry, until they are), not the flush at exit
+    (SIGTERM). Returns (mid-run, at exit).
     """
     p = IP(src="172.31.1.9", dst="172.31.2.9", id=0x77, proto=50) / Raw(body(7, 3000))
     f = frags4(p)
@@ -138,19 +140,36 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     prefix = gwtest.file_prefix("fragttl")
     cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp, ("ttl_clear.pcap", "ttl_co.pcap"),
                                                          ("ttl_esp.pcap", "ttl_eo.pcap")),
-                        extra_eal, ["-f", os.path.join(tmp, "ttl.cfg"), "-u", "2", "--duration",
-                                    "2.5", "--quiet"] +
+                        extra_eal, ["-f", os.path.join(tmp, "ttl.cfg"), "-u", "2", "--quiet"] +
                         (["--frag-ttl", str(ttl_ns)] if ttl_ns else []) + extra_app)
     g = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
+    lines = []
     try:
-        time.sleep(1.2)
+        def tel():
+            t = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
+            return (t[0].get("/vecsec_gw/stats") or {}) if t else {}
+
+        def wait(cond):
+            end = time.monotonic() + 30
+            while not cond(tel()) and time.monotonic() < end and g.poll() is None:
+                time.sleep(0.02)
+
+        wait(lambda t: t.get("port1_rx") == 2)
+        if ttl_ns:
+            wait(lambda t: t.get("frag") == 2)
         g.send_signal(signal.SIGUSR1)
-        out = g.communicate(timeout=60)[0]
+        for line in g.stdout:           # the dump, then the exit's
+            lines.append(line)
+            if "drops:" in line:
+                break
+        g.send_signal(signal.SIGTERM)
+        lines += g.communicate(timeout=60)[0].splitlines(True)
     finally:
         if g.poll() is None:
             g.kill()
         eal_cleanup(prefix)
+    out = "".join(lines)
     n = [int(l.split(" frag ")[1].split()[0]) for l in out.splitlines()
          if "drops:" in l and " frag " in l]
     if g.returncode != 0 or len(n) != 2:

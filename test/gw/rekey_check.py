@@ -247,11 +247,10 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
         if rc == 0 or hexkey(KEY6) in out:
             fail("soft == hard accepted, or key echoed: %s" % out)
         time.sleep(1.0)
-        tel = telemetry(g.prefix, ["/vecsec_gw/sa"])
+        tel = telemetry(g.prefix, ["/vecsec_gw/sa,out,5"])
         if tel:
-            idx = tel[0]["/vecsec_gw/sa"][0]
-            one = telemetry(g.prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
-            if one.get("pkts") != 1000 or one.get("expired", 0) == 0 or \
+            one = tel[0]["/vecsec_gw/sa"]
+            if one.get("pkts") != 1000 or one.get("drops", {}).get("expired", 0) == 0 or \
                     one.get("hard_expired") != 1 or one.get("life_hard_packets") != 1000:
                 fail("telemetry of SA 5: %s" % one)
         rc, out = g.req("list\n")
