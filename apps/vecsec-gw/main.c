@@ -63,7 +63,7 @@
 
 #include "vecsec_version.h"
 
-#define GW_NB_MBUF 16384
+#define GW_NB_MBUF 16384        /* the least; more with many ports and workers (mbufs_needed) */
 #define GW_RX_DESC 1024
 #define GW_TX_DESC 1024
 
@@ -82,6 +82,7 @@ struct opts {
 	bool ctrl_none;                 /* --ctrl none */
 	const char *ctrl_group;         /* --ctrl-group: may use the socket too */
 	double stats_interval;          /* --stats-interval S: counters to the log, 0 off */
+	unsigned int mbufs;             /* --mbufs N, 0: mbufs_needed() */
 	double rate_interval;           /* --rate-interval S: rates over this */
 	unsigned int conf_flags;        /* GW_CONF_ALLOW_UNPROTECTED */
 	bool no_coredump;
@@ -121,6 +122,9 @@ usage(const char *prog)
 	       "  --stats-interval S the counters to the log every S seconds (default 0: off;\n"
 	       "                     SIGUSR1 asks once)\n"
 	       "  --rate-interval S  rates (packets, bytes per second) over S seconds (default 1)\n"
+	       "  --mbufs N          packet buffers (default: what every rx and tx ring, the\n"
+	       "                     crypto queues and reassembly of all ports and workers\n"
+	       "                     can hold, at least 16384)\n"
 	       "  --ctrl PATH|none   control socket: add and delete SAs and SPs at run time\n"
 	       "                     (vecsec-ctl); default /run/vecsec-gw/ctrl.sock (root;\n"
 	       "                     PREFIX.sock with EAL --file-prefix PREFIX), folder mode\n"
@@ -222,6 +226,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "stats-interval", required_argument, NULL, 'i' },
 		{ "rate-interval", required_argument, NULL, 'r' },
 		{ "ipsec-telemetry", required_argument, NULL, 'y' },
+		{ "mbufs", required_argument, NULL, 'b' },
 		{ "allow-unprotected-keys", no_argument, NULL, 'Y' },
 		{ "no-coredump", no_argument, NULL, 'Q' },
 		{ "demo", no_argument, NULL, 'M' },
@@ -332,6 +337,16 @@ parse_args(int argc, char **argv, struct opts *o)
 				o->stats_interval = v;
 			else
 				o->rate_interval = v;
+			break;
+		}
+		case 'b': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || n < 4096 || n > (1ul << 26)) {
+				fprintf(stderr, "vecsec-gw: --mbufs %s: 4096..67108864\n", optarg);
+				return -1;
+			}
+			o->mbufs = (unsigned int)n;
 			break;
 		}
 		case 'y':
@@ -909,6 +924,20 @@ eal_runtime_dir_remove(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * Packet buffers for the rings that can hold them all at once: every rx
+ * and tx descriptor of every port's queues, each worker's cryptodev queue
+ * pairs and reassembly table, and a burst's worth in each worker's hands.
+ */
+static unsigned int
+mbufs_needed(unsigned int ports, unsigned int workers)
+{
+	unsigned int n = ports * workers * (GW_RX_DESC + GW_TX_DESC) +
+		workers * (2048 + 8 * gw.frag_tbl_sz + 4 * GW_BURST) + 2048;
+
+	return RTE_MAX(n, (unsigned int)GW_NB_MBUF);
+}
+
 /* EAL's file prefix, the last part of its runtime folder (the default socket's name) */
 static const char *
 eal_prefix(char *buf, size_t len)
@@ -1051,10 +1080,14 @@ main(int argc, char **argv)
 		GW_LOG(ERR, "at most %d lcores", GW_MAX_WORKERS);
 		goto out;
 	}
-	mp = rte_pktmbuf_pool_create("gw_mbuf", GW_NB_MBUF, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	if (o.mbufs == 0)
+		o.mbufs = mbufs_needed(o.demo ? 4 : RTE_MIN(rte_eth_dev_count_avail(), GW_MAX_PORTS),
+				       gw.nb_workers);
+	mp = rte_pktmbuf_pool_create("gw_mbuf", o.mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		rte_socket_id());
 	if (mp == NULL) {
-		GW_LOG(ERR, "cannot create the mbuf pool: %s", rte_strerror(rte_errno));
+		GW_LOG(ERR, "cannot create the pool of %u mbufs: %s (EAL -m/--socket-mem, or "
+		       "--mbufs)", o.mbufs, rte_strerror(rte_errno));
 		goto out;
 	}
 	if (o.demo) {
@@ -1136,8 +1169,8 @@ main(int argc, char **argv)
 	}
 	if (gw_frag_setup(&gw) != 0)
 		goto out;
-	GW_LOG(INFO, "%u SA, %u SP, %u routes, %u ports, %u worker(s)", gw.nb_sa, conf->nb_sp,
-	       conf->nb_rt, gw.nb_ports, gw.nb_workers);
+	GW_LOG(INFO, "%u SA, %u SP, %u routes, %u ports, %u worker(s), %u mbufs", gw.nb_sa,
+	       conf->nb_sp, conf->nb_rt, gw.nb_ports, gw.nb_workers, o.mbufs);
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 		if (gw.cdev[id].used)
 			GW_LOG(INFO, "cryptodev %u: %s (driver %s%s)", id, gw.cdev[id].name,

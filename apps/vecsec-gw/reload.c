@@ -479,7 +479,7 @@ out:
 		snprintf(status.message, sizeof(status.message), "%s", err);
 		GW_LOG(ERR, "reload failed, nothing changed: %s", err);
 	}
-	snprintf(msg, len, "%s", status.message);
+	snprintf(msg, len, "%s", rc == 0 ? status.message : err);      /* err: not cut at 512 */
 	if (nw != NULL)
 		gw_conf_wipe(nw);
 	if (m != NULL)
