@@ -1358,6 +1358,8 @@ out:
 		gw_gen_capture_close(&gc);
 		gw_gen_free();
 	}
+	/* telemetry callbacks run until rte_eal_cleanup(): they see empty tables from here */
+	gw_cp_lock();
 	gw_frag_teardown(&gw);
 	gw_rt_teardown(&gw);
 	gw_sp_teardown(&gw);
@@ -1365,9 +1367,12 @@ out:
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		rte_mempool_free(gw.worker[w].cop_pool);
 		free(gw.worker[w].sa_st);
+		gw.worker[w].sa_st = NULL;
 	}
 	gw_stats_fini();
 	gw_reload_fini();
+	gw.nb_ports = 0;
+	gw_cp_unlock();
 	rte_free(gw.rcu);
 	/* every mbuf back in the pool: nothing leaked on any path (fragments included) */
 	if (mp != NULL && rte_mempool_in_use_count(mp) != 0)
