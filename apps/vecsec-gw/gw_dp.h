@@ -40,7 +40,9 @@ struct gw_sa {
 	uint8_t mode;           /* enum gw_sa_mode */
 	uint8_t inner_v6;       /* family of the protected traffic */
 	uint8_t action;         /* enum gw_sa_action */
-	bool natt;              /* ESP in UDP (RFC 3948), port GW_NATT_PORT */
+	bool natt;              /* ESP in UDP (RFC 3948) */
+	uint8_t owner;          /* gw_sa_conf's */
+	uint16_t natt_sport, natt_dport;        /* outbound UDP ports, host order */
 	uint16_t idx;           /* index in gw_dp.sa[] and the stats arrays */
 	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
 	uint16_t pad_align;
@@ -81,6 +83,8 @@ struct gw_sa {
 	bool rw_esn;
 	bool rw_shared;                 /* more than one worker: take rw_lock */
 	rte_rwlock_t rw_lock;           /* read: replay_pre + prepare; write: process */
+	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
+	uint64_t last_tsc;
 };
 
 /* An SA lifetime event, queued by a worker, sent by the control thread. */
@@ -98,16 +102,33 @@ struct gw_sp {
 	struct gw_sp_conf r;
 	struct gw_sa *sa;       /* PROTECT */
 	struct gw_sa *sa_prev;  /* inbound: r.spi_prev's SA while it is up, else NULL */
+	bool dead;              /* a base rule no longer configured (see struct gw_spd) */
+};
+
+/* An rte_acl context, shared by the SPD lists built on it (control thread only). */
+struct gw_acl {
+	struct rte_acl_ctx *ctx;
+	unsigned int refcnt;
 };
 
 /*
- * One SPD list, ordered by priority (highest first), then by configuration
- * order. Immutable once published: the control socket builds a new one,
- * swaps the pointer and frees the old one after an RCU grace period.
+ * One SPD list: rules ordered by priority (highest first), then by
+ * configuration order. Immutable once published: the control socket builds
+ * a new one, swaps the pointer and frees the old one after an RCU grace
+ * period. An ACL build takes tens of ms with a thousand rules, so a run-time
+ * change reuses the published ACL where it can (sp.c, gw_sp_update): the
+ * base rules[0..n) are the ACL's, in its order (a changed action keeps its
+ * place); rules removed since are marked dead (a packet whose ACL answer is
+ * dead is looked up again, linearly, among the live base rules); rules
+ * added since are the overlay rules[n..n+no), in order, scanned linearly.
+ * The better of the two answers wins. The control thread rebuilds the ACL
+ * from scratch (compaction) when idle or when the overlay or the dead grow.
  */
 struct gw_spd {
-	struct rte_acl_ctx *acl;        /* NULL when n == 0 */
-	unsigned int n;
+	struct gw_acl *acl;             /* over the base; NULL when n == 0 */
+	unsigned int n;                 /* base rules */
+	unsigned int no;                /* overlay rules, after the base */
+	unsigned int nb_dead;           /* dead base rules */
 	struct gw_sp rules[];
 };
 
@@ -218,12 +239,12 @@ void gw_ctrl_stop(void);
 /* Rules added through the control socket get "lines" from here on (reload.c keeps them). */
 #define GW_CTRL_LINE_BASE (1 << 30)
 bool gw_ctrl_origin(int line);
-/* Publish SP lists built from conf (RCU swap), free the old ones after a grace period. */
-int gw_spd_publish(const struct gw_conf *conf, char *err, size_t err_len);
-/* Wait until no worker can hold anything unpublished before the call; false: timed out. */
-bool gw_grace_period(void);
-/* Lifetime events to the log when no control thread runs (--ctrl none; mgmt.c calls it). */
-void gw_events_flush(void);
+/*
+ * Without a control thread (--ctrl none), mgmt.c calls it: lifetime events to
+ * the log, unpublished SP lists and SAs (a reload's) freed once no worker can
+ * hold them. Does nothing while the control thread runs.
+ */
+void gw_ctrl_housekeeping(void);
 /*
  * ctrl.c's protocol without a socket (the fuzzer, tests): a client whose
  * answers go to sink. gw_ctrl_feed() hands it bytes the client sent (eof:
@@ -240,6 +261,14 @@ void gw_ctrl_client_free(struct gw_ctrl_client *c);
 int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
 /* Build the four lists from conf; *out[v6][dir]; -errno. */
 int gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2]);
+/*
+ * The same lists, reusing the ACLs of prev (the published lists) where the
+ * change is small: an overlay and dead rules instead of a rebuild.
+ */
+int gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+		struct gw_spd *out[2][2]);
+/* true if some list of t has an overlay or dead rules (a full build would drop them) */
+bool gw_sp_fragmented(struct gw_spd *const t[2][2]);
 void gw_sp_free(struct gw_spd *t[2][2]);
 void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
@@ -282,8 +311,39 @@ int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6
 		struct rte_mbuf *out[GW_FRAG_MAX_OUT]);
 /* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
 int gw_natt_trs_decap(struct rte_mbuf *m);
-int gw_natt_outb(struct rte_mbuf *m, bool add_udp);
+/* after rte_ipsec: transport SAs get their UDP header (ports of s), IPv6 its checksum */
+int gw_natt_outb(struct rte_mbuf *m, const struct gw_sa *s);
+/* the NAT-T ports (gw_natt_ports, gw_natt_port()): gw_pkt.h */
 void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
+/* worker.c, for host.c: queue m (L2 header in front) for tx on port; count and free */
+void gw_worker_tx(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
+void gw_worker_drop(struct gw_worker *w, struct rte_mbuf *m, enum gw_drop why);
+void gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side);
+/*
+ * host.c: the exception path to the host stack (--host-port P:T[:IFNAME]).
+ * gw_host_tap[P] = T and gw_host_of[T] = P, -1 where a port has none.
+ */
+extern int8_t gw_host_tap[GW_MAX_PORTS], gw_host_of[GW_MAX_PORTS];
+extern bool gw_host_on;
+#define GW_HOST_MAX_BYPASS 8
+/* UDP source ports of the host's IKE sockets (`bypass udp PORT`), network order, 0 = free */
+extern uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
+int gw_host_parse(const char *arg);
+int gw_host_setup(struct gw_dp *dp, bool quiet);
+void gw_host_teardown(void);
+void gw_host_list(FILE *out);
+int gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port);
+/* rx on a P port, frame with its Ethernet header: true if taken (non-IP: to the host) */
+/* rx on a T port: true if taken (non-IP from the host: out on P) */
+bool gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
+/* rx on a P port, IP datagram (after parse_l3 and reassembly): true if handed to the host */
+bool gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto);
+/* rx on a T port, IP datagram: true if sent on P without the SPD (IKE sockets' bypass) */
+bool gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto);
+/* an IP datagram from the host the SPD does not protect: out on P as the host made it */
+void gw_host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6);
+/* before routing to a protected port: true if the destination is the gateway's own (to the host) */
+bool gw_host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6);
 /* stats.c */
 void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);

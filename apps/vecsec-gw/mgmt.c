@@ -134,7 +134,7 @@ mgmt_main(void *arg)
 			gw_stats_log(&gw, gw_stats_since(), dump);
 			gw_cp_unlock();
 		}
-		gw_events_flush();     /* only when no control thread does it */
+		gw_ctrl_housekeeping();        /* only when no control thread does it */
 		if (want_reload) {
 			char msg[512];
 

@@ -15,8 +15,9 @@
  *      the same or a later reload).
  *   3. bring up the new SAs (inbound ones enter the SAD), then swap the
  *      SPD built from the new file's SP rules (RCU, as the control socket
- *      does), then unpublish the old SAs and free them after a grace
- *      period. A failure before the swap takes the new SAs down again.
+ *      does), then unpublish the old SAs; they are freed once no worker
+ *      can hold them (the control socket's reclaim queue). A failure
+ *      before the swap takes the new SAs down again.
  *
  * SAs and SP rules added through the control socket (their "line" is
  * GW_CTRL_LINE_BASE or more) belong to the controller (strongSwan): a
@@ -31,6 +32,7 @@
  * so "the same keys" is decided on a fingerprint: SHA-256 over a random
  * per-process salt and the key bytes, taken when an SA comes up.
  */
+#include "ctrl_ike.h"
 #include "gw_dp.h"
 #include "gw_log.h"
 
@@ -329,23 +331,27 @@ check_families(const struct gw_conf *m, const struct plan *pl, char *err, size_t
 	return 0;
 }
 
+/* Unpublish slot's SA and free it once no worker can hold it (ctrl.c's queue). */
+static void
+sa_retire(unsigned int slot)
+{
+	struct gw_sa *s = &gw.sa[slot];
+
+	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
+	gw_sa_sad_del(&gw, s);
+	if (s->sa != NULL)      /* out of DPDK's telemetry a grace period before it is freed */
+		rte_ipsec_telemetry_sa_del(s->sa);
+	if (!gw_ctrl_reclaim_sa(s))
+		GW_LOG(WARNING, "reload: SA %s %u unpublished but kept: a worker still held it",
+		       s->dir == GW_DIR_IN ? "in" : "out", s->spi);
+}
+
 /* Take down what this reload brought up (nothing of it was in the SPD). */
 static void
 undo_adds(const struct plan *pl)
 {
-	for (unsigned int k = 0; k < pl->n_add; k++) {
-		struct gw_sa *s = &gw.sa[pl->add[k]];
-
-		__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
-		gw_sa_sad_del(&gw, s);
-	}
-	if (pl->n_add != 0 && !gw_grace_period()) {
-		GW_LOG(WARNING, "reload: %u new SAs unpublished but kept: a worker still held them",
-		       pl->n_add);
-		return;
-	}
 	for (unsigned int k = 0; k < pl->n_add; k++)
-		gw_sa_free(&gw.sa[pl->add[k]]);
+		sa_retire(pl->add[k]);
 }
 
 static int
@@ -365,26 +371,16 @@ apply(struct gw_conf *m, struct plan *pl, char *err, size_t err_len)
 		undo_adds(pl);
 		return rc;
 	}
-	rc = gw_spd_publish(m, err, err_len);
+	rc = gw_ctrl_spd_publish(m, err, err_len);
 	if (rc != 0) {
 		undo_adds(pl);
 		return rc;
 	}
-	err[0] = '\0';          /* a warning of the swap's grace period is not a failure */
-	for (k = 0; k < pl->n_rm; k++) {
-		struct gw_sa *s = &gw.sa[pl->rm[k]];
-
-		__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
-		gw_sa_sad_del(&gw, s);
-		if (s->sa != NULL)
-			rte_ipsec_telemetry_sa_del(s->sa);
-	}
-	if (pl->n_rm != 0 && !gw_grace_period())
-		GW_LOG(WARNING, "reload: %u old SAs unpublished but kept: a worker still held them",
-		       pl->n_rm);
-	else
-		for (k = 0; k < pl->n_rm; k++)
-			gw_sa_free(&gw.sa[pl->rm[k]]);
+	if (err[0] != '\0')     /* the old lists kept: a warning, not a failure */
+		GW_LOG(WARNING, "reload: %s", err);
+	err[0] = '\0';
+	for (k = 0; k < pl->n_rm; k++)
+		sa_retire(pl->rm[k]);
 	for (unsigned int i = 0; i < m->nb_sa; i++) {
 		if (m->sa[i].deleted || !gw.sa[i].active)
 			continue;

@@ -70,6 +70,8 @@ gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out)
 		out->reasm_frags += s->reasm_frags;
 		out->fragmented += s->fragmented;
 		out->frags_out += s->frags_out;
+		out->host_in += s->host_in;
+		out->host_out += s->host_out;
 	}
 }
 
@@ -443,6 +445,9 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 				per_s(tot_cur.port[p].tx, tot_prev.port[p].tx));
 	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
+	if (t.host_in != 0 || t.host_out != 0)
+		fprintf(f, "  host: to the host %" PRIu64 " from the host %" PRIu64 "\n", t.host_in,
+			t.host_out);
 	if (t.reasm_frags != 0 || t.frags_out != 0)
 		fprintf(f, "  reassembled %" PRIu64 " (from %" PRIu64 " fragments) fragmented %"
 			PRIu64 " (into %" PRIu64 ")\n", t.reassembled, t.reasm_frags,
@@ -573,6 +578,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "reasm_frags", t.reasm_frags);
 	rte_tel_data_add_dict_u64(d, "fragmented", t.fragmented);
 	rte_tel_data_add_dict_u64(d, "frags_out", t.frags_out);
+	rte_tel_data_add_dict_u64(d, "host_in", t.host_in);
+	rte_tel_data_add_dict_u64(d, "host_out", t.host_out);
 	for (unsigned int dr = 0; dr < GW_DROP_MAX; dr++)
 		rte_tel_data_add_dict_u64(d, gw_drop_names[dr], t.drops[dr]);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {

@@ -6,7 +6,8 @@
  * 64, 1000 and 4096 bytes in turn, as reads would bring them) into the
  * command handlers and parser.c, with a live configuration that persists
  * across the requests of the input: `sa`, `sp`, `del`, `replace sp`,
- * `list`... all run. The data plane is stubbed below (no EAL, no
+ * `list`, and protocol 1.2's `spi alloc`, `query sa`, `flush owner`... all
+ * run (ctrl_ike.c is built in). The data plane is stubbed below (no EAL, no
  * cryptodev: an SA is "up" once gw_sa_add() is called), so the sanitizers
  * see every line of ctrl.c and parser.c that runs.
  *
@@ -23,6 +24,8 @@
  * test/gw/fuzz-ctrl.sh, which also runs it.
  */
 #include "gw_dp.h"
+#include "gw_pkt.h"
+#include "ctrl_ike.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -90,10 +93,75 @@ gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *o
 	return 0;
 }
 
+int
+gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+	     struct gw_spd *out[2][2])
+{
+	(void)prev;
+	return gw_sp_build(dp, conf, out);
+}
+
+bool
+gw_sp_fragmented(struct gw_spd *const t[2][2])
+{
+	(void)t;
+	return false;
+}
+
 void
 gw_sp_free(struct gw_spd *t[2][2])
 {
 	(void)t;
+}
+
+/* protocol 1.2 (ctrl_ike.c): the host path and counters, stubbed */
+bool gw_host_on;
+uint16_t gw_natt_ports[GW_NATT_MAX_PORTS];
+uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
+
+void
+gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out)
+{
+	(void)dp;
+	(void)sa;
+	memset(out, 0, sizeof(*out));
+}
+
+void
+gw_host_list(FILE *out)
+{
+	fprintf(out, "host bypass udp\nhost natt udp\n");
+}
+
+int
+gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port)
+{
+	for (unsigned int i = 0; i < max; i++) {
+		if (set[i] == port)
+			return 0;
+		if (set[i] == 0) {
+			set[i] = port;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+uint64_t
+rte_rand(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+uint64_t
+rte_rand_max(uint64_t upper_bound)
+{
+	return upper_bound != 0 ? rte_rand() % upper_bound : 0;
 }
 
 void
@@ -362,6 +430,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * clears each entry it fills, so the counts are enough beyond the SAs) */
 	memset(gw.sa, 0, gw.nb_sa * sizeof(*gw.sa));
 	gw.nb_sa = 0;
+	gw_ike_reset();
+	memset(gw_natt_ports, 0, sizeof(gw_natt_ports));
+	memset(gw_host_bypass_ports, 0, sizeof(gw_host_bypass_ports));
 	gw_conf_wipe(conf);
 	conf->nb_sp = conf->nb_rt = conf->nb_neigh = conf->nb_ignored = 0;
 	return 0;
