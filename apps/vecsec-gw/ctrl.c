@@ -392,8 +392,8 @@ cmd_add(const char *line, char *err, size_t err_len)
 			goto out;
 		gw_stats_sa_new(slot);
 		gw_sa_fp_set(slot, &c->sa[slot]);
-		GW_LOG(NOTICE, "control: added SA %s %u", c->sa[slot].dir == GW_DIR_IN ? "in" : "out",
-		       c->sa[slot].spi);
+		GW_LOG(NOTICE, "control: added SA %s %u",
+		       c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi);
 	}
 	if (c->nb_sp > old_sp) {
 		struct gw_sp_conf *sp = &c->sp[old_sp];
@@ -636,7 +636,8 @@ cmd_list_json(FILE *out)
 			continue;
 		fprintf(out, "%s\n  {\"dir\": \"%s\", \"spi\": %u, \"algo\": \"%s\", "
 			"\"mode\": \"%s\", \"inner\": \"ipv%c\", \"cryptodev\": \"%s\", "
-			"\"owner\": \"%s\", \"origin\": \"%s\"}", n++ ? "," : "", s->dir == GW_DIR_IN ? "in" : "out",
+			"\"owner\": \"%s\", \"origin\": \"%s\"}", n++ ? "," : "",
+			s->dir == GW_DIR_IN ? "in" : "out",
 			s->spi, s->algo_name, s->mode == GW_MODE_TRANS ? "transport" :
 			s->mode == GW_MODE_TUN4 ? "ipv4-tunnel" : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
@@ -654,7 +655,8 @@ cmd_list_json(FILE *out)
 			"\"spi\": %u, \"pri\": %d, \"src\": \"%s/%u\", \"dst\": \"%s/%u\", "
 			"\"proto\": [%u, %u], \"sport\": [%u, %u], \"dport\": [%u, %u], "
 			"\"spi_prev\": %u, \"origin\": \"%s\"}", i ? "," : "", sp->v6 ? '6' : '4',
-			sp->dir == GW_DIR_IN ? "in" : "out", sp->action == GW_SP_PROTECT ? "protect" :
+			sp->dir == GW_DIR_IN ? "in" : "out",
+			sp->action == GW_SP_PROTECT ? "protect" :
 			sp->action == GW_SP_BYPASS ? "bypass" : "discard",
 			sp->action == GW_SP_PROTECT ? sp->spi : 0, sp->pri, a[0], sp->src_len, a[1],
 			sp->dst_len, sp->proto_lo, sp->proto_hi, sp->sport_lo, sp->sport_hi,
@@ -903,8 +905,8 @@ req_reset(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 				 "in " : "out ", dir < 0 ? "with SPI " : "", spi);
 			return -ENOENT;
 		}
-		GW_LOG(NOTICE, "control: counters of %u SA%s with SPI %u reset", n, n > 1 ? "s" : "",
-		       spi);
+		GW_LOG(NOTICE, "control: counters of %u SA%s with SPI %u reset", n,
+		       n > 1 ? "s" : "", spi);
 	}
 	if (r->json)
 		fprintf(out, "{\"reset\": %u}\n", all ? gw.nb_sa : n);
@@ -1556,8 +1558,8 @@ ctrl_main(void *arg)
 			/* stall_ms may have been set after `now` (by client_work just above) */
 			if (rc == 0 && c->stall_ms != 0 && now > c->stall_ms &&
 					now - c->stall_ms > CTRL_STALL_MS) {
-				GW_LOG(WARNING, "control: a client dropped: its output did not move "
-				       "for %d s", CTRL_STALL_MS / 1000);
+				GW_LOG(WARNING, "control: a client dropped: its output did not "
+				       "move for %d s", CTRL_STALL_MS / 1000);
 				rc = -1;
 			}
 			if (rc < 0)
@@ -1606,8 +1608,8 @@ ctrl_dir(const char *path, int gid)
 	}
 	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-		GW_LOG(ERR, "control socket folder %s: not a folder of uid %u that only it can write "
-		       "to; refused", dir, (unsigned int)geteuid());
+		GW_LOG(ERR, "control socket folder %s: not a folder of uid %u that only it can "
+		       "write to; refused", dir, (unsigned int)geteuid());
 		return -EPERM;
 	}
 	if ((gid >= 0 && chown(dir, (uid_t)-1, (gid_t)gid) != 0) || chmod(dir, mode) != 0) {

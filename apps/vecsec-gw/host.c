@@ -180,8 +180,8 @@ gw_host_setup(struct gw_dp *dp, bool quiet)
 				"port %u: %s", p, t, tap_ifname[t], mac, p, strerror(-rc));
 			return rc;
 		}
-		GW_LOG(INFO, "host interface %s (port %d) mirrors port %u, MAC %s", tap_ifname[t], t,
-		       p, mac);
+		GW_LOG(INFO, "host interface %s (port %d) mirrors port %u, MAC %s",
+		       tap_ifname[t], t, p, mac);
 	}
 	if (rte_ctrl_thread_create(&host_tid, "gw-host", NULL, host_main, NULL) != 0) {
 		GW_LOG(ERR, "cannot start the host address thread");

@@ -531,18 +531,18 @@ preflight(const struct opts *o, const struct gw_conf *c, const char *name, bool 
 			if (strcmp(known_drivers[k], gw.prefer_driver) == 0)
 				break;
 		if (k == RTE_DIM(known_drivers)) {
-			fprintf(stderr, "vecsec-gw: --prefer %s: no such cryptodev driver (crypto_vecsec, "
-				"crypto_aesni_mb, crypto_aesni_gcm, crypto_chacha20_poly1305, "
-				"crypto_openssl, crypto_null, crypto_qat, ... as DPDK names them)\n",
-				gw.prefer_driver);
+			fprintf(stderr, "vecsec-gw: --prefer %s: no such cryptodev driver "
+				"(crypto_vecsec, crypto_aesni_mb, crypto_aesni_gcm, "
+				"crypto_chacha20_poly1305, crypto_openssl, crypto_null, "
+				"crypto_qat, ... as DPDK names them)\n", gw.prefer_driver);
 			return 2;
 		}
 	}
 	if (!o->demo && esp != 0 && !o->unprot_given) {
 		fprintf(stderr, "vecsec-gw: -u MASK missing: %s has %u SA(s) and %u protect "
-			"rule(s), and without -u no port is unprotected: ESP could neither leave nor "
-			"arrive (-u names the ESP-side ports, as in ipsec-secgw)\n", name, c->nb_sa,
-			prot);
+			"rule(s), and without -u no port is unprotected: ESP could neither "
+			"leave nor arrive (-u names the ESP-side ports, as in ipsec-secgw)\n",
+			name, c->nb_sa, prot);
 		return 2;
 	}
 	if (!o->demo && esp != 0 && o->unprot_mask == 0) {
@@ -808,7 +808,8 @@ demo_ports(struct gw_gen_cfg *gc, bool wire)
 			rte_eth_from_rings("net_gw_p2", r[wire ? 7 : 3], nq, r[4], nq,
 				SOCKET_ID_ANY) != 2 ||
 			rte_eth_from_rings("net_gw_p3", r[6], nq, r[5], nq, SOCKET_ID_ANY) != 3) {
-		GW_LOG(ERR, "demo: cannot create ring ports (is another ethdev given with --vdev?)");
+		GW_LOG(ERR, "demo: cannot create ring ports (is another ethdev given with "
+		       "--vdev?)");
 		return -EINVAL;
 	}
 	for (unsigned int q = 0; q < nq; q++) {
@@ -1091,8 +1092,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (o.mbufs == 0)
-		o.mbufs = mbufs_needed(o.demo ? 4 : RTE_MIN(rte_eth_dev_count_avail(), GW_MAX_PORTS),
-				       gw.nb_workers);
+		o.mbufs = mbufs_needed(o.demo ? 4 : RTE_MIN(rte_eth_dev_count_avail(),
+							    GW_MAX_PORTS), gw.nb_workers);
 	mp = rte_pktmbuf_pool_create("gw_mbuf", o.mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		rte_socket_id());
 	if (mp == NULL) {

@@ -644,10 +644,10 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
 				return perr(p, ti, "expects an unsigned 16-bit number");
 		} else if (strcmp(k, "fallback") == 0) {
-			/* ipsec-secgw: for inline-crypto-offload SAs only, which are refused here */
-			return perr(p, ti, "a fallback session is for inline-crypto-offload SAs only "
-				    "(ipsec-secgw refuses it on other types; vecsec-gw has no inline "
-				    "types)");
+			/* ipsec-secgw: inline-crypto-offload SAs only, which are refused here */
+			return perr(p, ti, "a fallback session is for inline-crypto-offload SAs "
+				    "only (ipsec-secgw refuses it on other types; vecsec-gw has no "
+				    "inline types)");
 		} else if (strcmp(k, "flow-direction") == 0) {
 			ignored(p, conf, GW_IGN_FLOW_DIR, ti);
 			NEXT(p, ti, "a port id");

@@ -199,7 +199,8 @@ merge_sps(const struct gw_conf *live, const struct gw_conf *nw, struct gw_conf *
 				continue;
 			if (o->spi != sp.spi && sa_up_in(m, o->spi))
 				sp.spi_prev = o->spi;
-			else if (o->spi == sp.spi && o->spi_prev != sp.spi && sa_up_in(m, o->spi_prev))
+			else if (o->spi == sp.spi && o->spi_prev != sp.spi &&
+				 sa_up_in(m, o->spi_prev))
 				sp.spi_prev = o->spi_prev;
 			break;
 		}
@@ -211,14 +212,14 @@ merge_sps(const struct gw_conf *live, const struct gw_conf *nw, struct gw_conf *
 		if (!gw_ctrl_origin(o->line))
 			continue;
 		if (o->action == GW_SP_PROTECT && gw_conf_find_sa(m, o->dir, o->spi) == NULL) {
-			snprintf(err, err_len, "an SP rule added through the control socket protects "
-				 "with SA %s %u, which the new file removes",
+			snprintf(err, err_len, "an SP rule added through the control socket "
+				 "protects with SA %s %u, which the new file removes",
 				 o->dir == GW_DIR_IN ? "in" : "out", o->spi);
 			return -EINVAL;
 		}
 		if (n == GW_MAX_SP) {
-			snprintf(err, err_len, "too many SP rules with the control socket's (at most "
-				 "%d)", GW_MAX_SP);
+			snprintf(err, err_len, "too many SP rules with the control socket's (at "
+				 "most %d)", GW_MAX_SP);
 			return -ENOSPC;
 		}
 		m->sp[n] = *o;
@@ -293,8 +294,8 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 			continue;
 		if (gw_conf_find_sa(m, n->dir, n->spi) != NULL) {
 			snprintf(err, err_len, "SA %s %u (line %d): the control socket added it; "
-				 "delete it there first (del sa)", n->dir == GW_DIR_IN ? "in" : "out",
-				 n->spi, n->line);
+				 "delete it there first (del sa)",
+				 n->dir == GW_DIR_IN ? "in" : "out", n->spi, n->line);
 			return -EEXIST;
 		}
 		slot = free_slot(m, pl);
@@ -322,9 +323,10 @@ check_families(const struct gw_conf *m, const struct plan *pl, char *err, size_t
 		if (c->deleted || added || !gw.sa[i].active)
 			continue;
 		if (gw_sa_family(m, c) != gw.sa[i].inner_v6) {
-			snprintf(err, err_len, "SA %s %u (line %d) carries IPv%c; the new SP rules "
-				 "send IPv%c through it", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
-				 c->line, gw.sa[i].inner_v6 ? '6' : '4', gw.sa[i].inner_v6 ? '4' : '6');
+			snprintf(err, err_len, "SA %s %u (line %d) carries IPv%c; the new SP "
+				 "rules send IPv%c through it", c->dir == GW_DIR_IN ? "in" : "out",
+				 c->spi, c->line, gw.sa[i].inner_v6 ? '6' : '4',
+				 gw.sa[i].inner_v6 ? '4' : '6');
 			return -EINVAL;
 		}
 	}

@@ -736,7 +736,8 @@ cdev_create_next(struct gw_dp *dp, unsigned int *next)
 				continue;
 		} else {
 			v--;
-			if (dp->prefer_driver != NULL && strcmp(auto_vdevs[v], dp->prefer_driver) == 0)
+			if (dp->prefer_driver != NULL &&
+			    strcmp(auto_vdevs[v], dp->prefer_driver) == 0)
 				continue;
 		}
 		snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);

@@ -371,8 +371,8 @@ sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 		fprintf(f, "  no anti-replay window\n");
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 		dr += in->st.drops[d];
-	fprintf(f, "  packets %" PRIu64 " bytes %" PRIu64 " rate %.0f pkt/s %.0f B/s drops %" PRIu64,
-		in->st.pkts, in->st.bytes, in->pps, in->bps, dr);
+	fprintf(f, "  packets %" PRIu64 " bytes %" PRIu64 " rate %.0f pkt/s %.0f B/s drops %"
+		PRIu64, in->st.pkts, in->st.bytes, in->pps, in->bps, dr);
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 		if (in->st.drops[d] != 0)
 			fprintf(f, " %s=%" PRIu64, gw_drop_names[d], in->st.drops[d]);

@@ -495,7 +495,8 @@ main(int argc, char **argv)
 			break;
 		case 'i':
 			if (!parse_num(optarg, 0.01, 86400, &interval)) {
-				fprintf(stderr, "vecsec-ctl: -i %s: seconds, 0.01..86400\n", optarg);
+				fprintf(stderr, "vecsec-ctl: -i %s: seconds, 0.01..86400\n",
+					optarg);
 				return 1;
 			}
 			break;

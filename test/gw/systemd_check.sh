@@ -37,7 +37,8 @@ grep -q '^Type=notify$' "$unit" && grep -q '^ExecReload=/bin/kill -HUP \$MAINPID
 # shipped: refused until the keys are there, with the line of the first one
 chmod 600 "$tmp/vecsec-gw.conf"
 out=$("$gw" --check "$tmp/vecsec-gw.conf" 2>&1)
-if [ $? -eq 1 ] && echo "$out" | grep -q "vecsec-gw.conf:.*token '<hidden key>': key must be hex"; then
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "vecsec-gw.conf:.*'<hidden key>': key must be hex"; then
 	ok "sample as shipped refused: ${out##*: token}"
 else
 	fail "sample with placeholder keys: $out"
