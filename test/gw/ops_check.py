@@ -22,7 +22,9 @@ the cryptodevs the SAs need are made (one crypto_vecsec here, one
 "Creating cryptodev" line); an SA added later with AES-CBC/HMAC gets
 crypto_aesni_mb made for it then. The gateway's own messages obey
 --log-level (vecsec.gw:warning: none of its INFO lines). SIGTERM: exit
-0, socket and EAL runtime folder gone.
+0, socket and EAL runtime folder gone. crypto_vecsec loaded twice (two
+-d copies; as a build tree's next to an installed one) is reported, the
+first copy serving.
 
 reload: clear traffic in a loop into SA out 5, its ESP output read
 through a named pipe as it comes (rekey_check.py's way: lossless, nothing
@@ -48,6 +50,7 @@ usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|reload|drain
 """
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -354,6 +357,27 @@ def telemetry_case(gw, c, tmp, ck):
     ck.check(r.returncode == 0 and not ours and "EAL:" in r.stdout,
              "--log-level vecsec.gw:warning: no gateway line (EAL's stay)",
              "--log-level vecsec.gw:warning: exit %d, %s" % (r.returncode, ours))
+    # two copies of the PMD (EAL loads -d plugins only from folders others cannot write)
+    pmd, copies = os.environ.get("VECSEC_GW_PMD"), os.environ.get("VECSEC_GW_PMD_COPIES")
+    if not pmd or not copies:
+        ck.fail("VECSEC_GW_PMD / VECSEC_GW_PMD_COPIES not set (meson sets them)")
+        return
+    os.makedirs(copies, mode=0o755, exist_ok=True)
+    two = [os.path.join(copies, "librte_crypto_vecsec.so.%d" % k) for k in (1, 2)]
+    for t in two:
+        shutil.copy(pmd, t)
+    prefix = gwtest.file_prefix("opsdup")
+    r = subprocess.run([gw] + eal_base(prefix) + ["--log-level", "*:warning", "-d", two[0],
+                       "-d", two[1], "--vdev", "net_null0,no-rx=1", "--vdev",
+                       "net_null1,no-rx=1", "--", "-f", cfg, "-u", "2", "--duration", "0.3",
+                       "--ctrl", "none"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=60)
+    gwtest.eal_cleanup(prefix)
+    shutil.rmtree(copies, ignore_errors=True)
+    want = "crypto_vecsec is loaded 2 times: %s serves its devices, %s is registered in vain" \
+        % (two[0], two[1])
+    ck.check(r.returncode == 0 and want in r.stdout, "two -d copies of the PMD: reported",
+             "two copies: exit %d, want '%s':\n%s" % (r.returncode, want, r.stdout))
 
 
 # ---- reload under traffic ---------------------------------------------------------------
