@@ -37,7 +37,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 from scapy.all import (IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, UDP, Raw, rdpcap, wrpcap, raw,
                        fragment, fragment6, defragment, defragment6)
@@ -125,11 +124,13 @@ def split_within_mtu(path, what):
 
 def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     """
-    A datagram with a piece missing, the gateway left running: once both
-    fragments are in (telemetry), the counters logged on SIGUSR1 show them
-    as frag drops only if --frag-ttl expired them (with a short TTL the
-    test waits, through telemetry, until they are), not the flush at exit
-    (SIGTERM). Returns (mid-run, at exit).
+    A datagram with a piece missing, the gateway left running: the counters
+    printed on SIGUSR1 mid-run show its 2 fragments as frag drops only if
+    --frag-ttl expired them (not the flush at exit). Mid-run is after both
+    fragments were received (telemetry) and, with a --frag-ttl, after the
+    drops show in telemetry (the test fails if they never do while it
+    runs); without, at once (the default 10 s is far off). SIGTERM ends the
+    run. Returns (mid-run, at exit).
     """
     p = IP(src="172.31.1.9", dst="172.31.2.9", id=0x77, proto=50) / Raw(body(7, 3000))
     f = frags4(p)
@@ -142,37 +143,28 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
                                                          ("ttl_esp.pcap", "ttl_eo.pcap")),
                         extra_eal, ["-f", os.path.join(tmp, "ttl.cfg"), "-u", "2", "--quiet"] +
                         (["--frag-ttl", str(ttl_ns)] if ttl_ns else []) + extra_app)
-    g = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
-    lines = []
+
+    def tel(key):
+        t = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
+        return (t[0].get("/vecsec_gw/stats") or {}).get(key, 0) if t else 0
+
+    g = gwtest.Gateway(cmd, name="gateway (--frag-ttl %s)" % (ttl_ns or "default"))
     try:
-        def tel():
-            t = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
-            return (t[0].get("/vecsec_gw/stats") or {}) if t else {}
-
-        def wait(cond):
-            end = time.monotonic() + 30
-            while not cond(tel()) and time.monotonic() < end and g.poll() is None:
-                time.sleep(0.02)
-
-        wait(lambda t: t.get("port1_rx") == 2)
-        if ttl_ns:
-            wait(lambda t: t.get("frag") == 2)
-        g.send_signal(signal.SIGUSR1)
-        for line in g.stdout:           # the dump, then the exit's
-            lines.append(line)
-            if "drops:" in line:
-                break
-        g.send_signal(signal.SIGTERM)
-        lines += g.communicate(timeout=60)[0].splitlines(True)
+        if not g.wait_ready() or \
+                not gwtest.wait_until(lambda: tel("port1_rx") >= 2, "the 2 fragments", gws=[g]) \
+                or (ttl_ns and not gwtest.wait_until(lambda: tel("frag") >= 2,
+                                                     "--frag-ttl to expire them", gws=[g])):
+            return None
+        g.signal(signal.SIGUSR1)
+        if not g.wait_line("vecsec-gw stats after"):
+            return None
+        rc, out = g.stop()
     finally:
-        if g.poll() is None:
-            g.kill()
+        g.kill()
         eal_cleanup(prefix)
-    out = "".join(lines)
     n = [int(l.split(" frag ")[1].split()[0]) for l in out.splitlines()
          if "drops:" in l and " frag " in l]
-    if g.returncode != 0 or len(n) != 2:
+    if rc != 0 or len(n) != 2:
         print(out)
         return None
     return n[0], n[1]
