@@ -173,7 +173,7 @@ def main():
                     print("ok   telemetry: esp_out %d, SA 5 pkts %d" %
                           (stats_t["/vecsec_gw/stats"]["esp_out"], one["pkts"]))
         proc.send_signal(signal.SIGUSR1)        # stats on stdout now
-        if not g.wait_line("vecsec-gw stats after"):
+        if not g.wait_line("vecsec-gw: stats after"):
             fail("no stats on SIGUSR1")
         # outbound, under traffic: protect 5 -> discard in one request (policy drops)
         req("replace", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst",

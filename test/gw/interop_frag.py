@@ -156,7 +156,7 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
                                                      "--frag-ttl to expire them", gws=[g])):
             return None
         g.signal(signal.SIGUSR1)
-        if not g.wait_line("vecsec-gw stats after"):
+        if not g.wait_line("vecsec-gw: stats after"):
             return None
         rc, out = g.stop()
     finally:

@@ -119,6 +119,11 @@ def until(fn, timeout=20.0, step=0.05):
         time.sleep(step)
 
 
+def read_text(path):
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
 def tel(prefix, cmd):
     """One DPDK telemetry command's answer (the value under the command's name)."""
     r = gwtest.telemetry(prefix, [cmd])
@@ -174,8 +179,12 @@ def telemetry_case(gw, c, tmp, ck):
                             stdout=log, stderr=subprocess.STDOUT)
     sock = sock_path(prefix)
     try:
-        if not ck.check(until(lambda: os.path.exists(sock)), "default control socket " + sock,
-                        "no control socket at %s" % sock):
+        # the socket file exists a moment before it accepts: wait for the ready line
+        ready = until(lambda: "vecsec-gw: ready\n" in read_text(log.name),
+                      timeout=gwtest.READY_TIMEOUT)
+        if not ck.check(ready and os.path.exists(sock), "ready, default control socket " + sock,
+                        "ready %s, control socket %s: %s" % (bool(ready), sock,
+                                                             read_text(log.name)[-2000:])):
             return
         dmode = stat.S_IMODE(os.stat(os.path.dirname(sock)).st_mode)
         smode = stat.S_IMODE(os.stat(sock).st_mode)
@@ -353,9 +362,12 @@ def telemetry_case(gw, c, tmp, ck):
                        "-f", cfg, "-u", "2", "--duration", "0.3"], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
     gwtest.eal_cleanup(prefix)
-    ours = [ln for ln in r.stdout.splitlines() if ln.startswith("vecsec-gw:")]
-    ck.check(r.returncode == 0 and not ours and "EAL:" in r.stdout,
-             "--log-level vecsec.gw:warning: no gateway line (EAL's stay)",
+    # the ready line is not a log message: printed whatever the level, for scripts
+    ours = [ln for ln in r.stdout.splitlines() if ln.startswith("vecsec-gw:") and
+            ln != "vecsec-gw: ready"]
+    ck.check(r.returncode == 0 and not ours and "EAL:" in r.stdout and
+             "vecsec-gw: ready" in r.stdout.splitlines(),
+             "--log-level vecsec.gw:warning: no gateway line but the ready line (EAL's stay)",
              "--log-level vecsec.gw:warning: exit %d, %s" % (r.returncode, ours))
     # two copies of the PMD (EAL loads -d plugins only from folders others cannot write)
     pmd, copies = os.environ.get("VECSEC_GW_PMD"), os.environ.get("VECSEC_GW_PMD_COPIES")
