@@ -116,6 +116,14 @@ struct gw_neigh_conf {
 	int line;
 };
 
+/*
+ * ipsec-secgw keywords that are accepted and have no effect here (inline
+ * offload and rte_flow settings): parser.c records the first line of each,
+ * and gw_conf_ignored_text() says why, once per keyword.
+ */
+enum gw_ignored { GW_IGN_PORT_ID, GW_IGN_MSS, GW_IGN_FLOW_DIR, GW_IGN_REASSEMBLY, GW_IGN_FLOW,
+		  GW_IGN_MAX };
+
 struct gw_conf {
 	struct gw_sa_conf sa[GW_MAX_SA];
 	unsigned int nb_sa;
@@ -126,6 +134,8 @@ struct gw_conf {
 	struct gw_neigh_conf neigh[GW_MAX_NEIGH];
 	unsigned int nb_neigh;
 	unsigned int nb_ignored;        /* `flow` rules: no rte_flow here */
+	uint32_t ignored;               /* 1 << enum gw_ignored: keywords seen */
+	int ignored_line[GW_IGN_MAX];   /* the first line of each */
 };
 
 /*
@@ -167,6 +177,12 @@ void gw_conf_wipe(struct gw_conf *conf);
 /* Zero the key material of every SA, keep the rest. */
 void gw_conf_wipe_keys(struct gw_conf *conf);
 /*
+ * The warning for ignored keyword k (enum gw_ignored) if conf has it:
+ * "name:line: 'keyword' ignored: why" into buf, returns 1; else 0.
+ */
+int gw_conf_ignored_text(const struct gw_conf *conf, const char *name, unsigned int k, char *buf,
+		size_t len);
+/*
  * Owner tags (`owner NAME` on sa and sp rules): whoever installs rules
  * through the control socket (an IKE daemon) can find and flush its own
  * after a restart. Id 0 is "no owner"; at most GW_MAX_OWNERS names,
@@ -180,6 +196,17 @@ int gw_owner_id(const char *name);
 const char *gw_owner_name(uint8_t id);
 /* Find an SA by direction and SPI, NULL if none. */
 const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi);
+/*
+ * conf_check.c. The family (0 IPv4, 1 IPv6) an SA carries: its `inner`, or
+ * that of the SP rules protecting with it, or its tunnel's; -1 when its SP
+ * rules send both.
+ */
+int gw_sa_family(const struct gw_conf *conf, const struct gw_sa_conf *c);
+/*
+ * Every check of a parsed configuration that needs no device: `--check`,
+ * start and reload call it alike. 0, or -errno with the reason in err.
+ */
+int gw_conf_validate(const struct gw_conf *conf, char *err, size_t err_len);
 
 /* ---- drop reasons and counters (stats.c) ------------------------------- */
 
@@ -215,6 +242,7 @@ struct gw_port_stats {
 struct gw_sa_stats {
 	uint64_t pkts, bytes;   /* packets through ESP processing */
 	uint64_t drops[GW_DROP_MAX];
+	uint64_t seq_used;      /* outbound: sequence numbers given out (never reset) */
 };
 
 struct gw_stats {

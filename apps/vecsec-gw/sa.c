@@ -7,6 +7,7 @@
  * tunnel SAs keyed by SPI + destination + source, transport SAs by SPI.
  */
 #include "gw_dp.h"
+#include "gw_log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -192,26 +193,6 @@ cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
 	return true;
 }
 
-/* Family (0 IPv4, 1 IPv6) of the traffic the SPs send through this SA. */
-static int
-inner_family(const struct gw_conf *conf, const struct gw_sa_conf *c)
-{
-	int fam = c->inner;
-
-	for (unsigned int i = 0; i < conf->nb_sp; i++) {
-		const struct gw_sp_conf *sp = &conf->sp[i];
-
-		if (sp->action != GW_SP_PROTECT || sp->dir != c->dir || sp->spi != c->spi)
-			continue;
-		if (fam >= 0 && fam != sp->v6)
-			return -1;
-		fam = sp->v6;
-	}
-	if (fam < 0)
-		fam = c->mode == GW_MODE_TUN6;
-	return fam;
-}
-
 /* ---- vecsec: lookaside-protocol SAs (rte_security ESP sessions) ---------- */
 
 uint64_t gw_sec_replay_flag;
@@ -279,9 +260,13 @@ pick_cdev(struct gw_dp *dp, const struct cdev_want *w, bool only_used)
 {
 	int best = -1;
 
-	for (uint8_t id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+	for (uint8_t id = 0; id < GW_MAX_CDEV; id++) {
 		struct rte_cryptodev_info info;
-		bool fits = w->ix != NULL ? sec_cdev_supports(id, w->c, w->ix, w->xf) :
+		bool fits;
+
+		if (!rte_cryptodev_is_valid_dev(id))
+			continue;
+		fits = w->ix != NULL ? sec_cdev_supports(id, w->c, w->ix, w->xf) :
 			cdev_supports(id, w->xf, w->cpu);
 
 		if ((only_used && !dp->cdev[id].used) || !fits)
@@ -612,13 +597,13 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	if (rc < 0) {
 		if (quiet)
 			return -ENOTSUP;
-		fprintf(stderr,
-			"vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; %s\n",
-			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
-			s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "",
-			sa_is_aria(c) ? "ARIA needs crypto_vecsec built with ARIA "
-			"(--vdev crypto_vecsec0, or -d librte_crypto_vecsec.so)" :
-			"add one with --vdev (software PMDs need no PCI: --no-pci)");
+		GW_LOG(ERR, "SA %s %u (line %d, %s): no cryptodev supports it%s; %s",
+		       c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
+		       s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "",
+		       sa_is_aria(c) ? "ARIA needs crypto_vecsec built with ARIA "
+		       "(--vdev crypto_vecsec0; installed in DPDK's plugin folder, or -d "
+		       "librte_crypto_vecsec.so)" :
+		       "add one with --vdev (software PMDs need no PCI: --no-pci)");
 		return -ENOTSUP;
 	}
 	s->cdev_id = (uint8_t)rc;
@@ -639,6 +624,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 			c->line, strerror(-rc));
 		return rc;
 	}
+	gw_sa_telemetry(dp, s, c->telemetry);
 	return 0;
 }
 
@@ -652,7 +638,8 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 		return sec_session(dp, s, c);
 	fill_xforms(c, xf);
 	esn_aad_fix(dp, c, xf);
-	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, sess_xform(c, xf), dp->sess_pool);
+	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, sess_xform(c, xf),
+		dp->cdev[s->cdev_id].sess_pool);
 	if (s->cses == NULL) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create a session on %s: %s\n",
 			c->spi, c->line, rte_cryptodev_name_get(s->cdev_id),
@@ -673,37 +660,170 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	return rc;
 }
 
+/*
+ * Start cryptodev cd for the workers: its session pool (sized for its own
+ * sessions), one queue pair per worker, then the security session pool if
+ * it is the first device with rte_security. At start-up for every device
+ * an SA picked; at run time (control socket, reload) for a device an SA
+ * added then needs: no worker touches it before an SA that uses it is
+ * published.
+ */
 static int
-cdev_start(struct gw_dp *dp, struct gw_cdev *cd)
+cdev_up(struct gw_dp *dp, struct gw_cdev *cd)
 {
 	struct rte_cryptodev_config cfg = {
 		.socket_id = rte_cryptodev_socket_id(cd->id),
 		.nb_queue_pairs = (uint16_t)dp->nb_workers,
 	};
-	struct rte_cryptodev_qp_conf qp = {
-		.nb_descriptors = GW_CDEV_DESC,
-		.mp_session = dp->sess_pool,
-	};
+	struct rte_cryptodev_qp_conf qp = { .nb_descriptors = GW_CDEV_DESC };
 	struct rte_cryptodev_info info;
+	char name[RTE_MEMPOOL_NAMESIZE];
 	int rc;
 
 	if (cfg.socket_id < 0)
 		cfg.socket_id = 0;
 	rte_cryptodev_info_get(cd->id, &info);
+	snprintf(cd->name, sizeof(cd->name), "%s", rte_cryptodev_name_get(cd->id));
+	snprintf(cd->driver, sizeof(cd->driver), "%s", info.driver_name);
+	cd->cpu_crypto = (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
 	if (info.max_nb_queue_pairs != 0 && info.max_nb_queue_pairs < dp->nb_workers) {
-		fprintf(stderr, "vecsec-gw: %s has %u queue pairs, %u workers need one each\n",
-			cd->name, info.max_nb_queue_pairs, dp->nb_workers);
+		GW_LOG(ERR, "%s has %u queue pairs, %u workers need one each", cd->name,
+		       info.max_nb_queue_pairs, dp->nb_workers);
 		return -ENOTSUP;
 	}
+	snprintf(name, sizeof(name), "gw_sess%u", cd->id);
+	cd->sess_pool = rte_cryptodev_sym_session_pool_create(name, GW_MAX_SA + 64,
+		rte_cryptodev_sym_get_private_session_size(cd->id), 0, 0, SOCKET_ID_ANY);
+	if (cd->sess_pool == NULL) {
+		GW_LOG(ERR, "%s: cannot create its session pool: %s", cd->name,
+		       rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	qp.mp_session = cd->sess_pool;
 	rc = rte_cryptodev_configure(cd->id, &cfg);
 	for (uint16_t q = 0; rc == 0 && q < dp->nb_workers; q++)
 		rc = rte_cryptodev_queue_pair_setup(cd->id, q, &qp, cfg.socket_id);
 	if (rc == 0)
 		rc = rte_cryptodev_start(cd->id);
-	if (rc != 0)
-		fprintf(stderr, "vecsec-gw: cannot start cryptodev %s: %s\n", cd->name,
-			strerror(-rc));
+	if (rc != 0) {
+		GW_LOG(ERR, "cannot start cryptodev %s: %s", cd->name, strerror(-rc));
+		return rc;
+	}
+	cd->used = true;
+	return sec_pool_create(dp);
+}
+
+/*
+ * The software cryptodevs made on demand, in auto_vdevs[] order with the
+ * preferred driver (--prefer) first: the next one not made yet, created;
+ * *next says where to go on. Its id, or -1 when none is left.
+ */
+static int
+cdev_create_next(struct gw_dp *dp, unsigned int *next)
+{
+	for (; *next <= RTE_DIM(auto_vdevs); (*next)++) {
+		unsigned int v = *next;
+		char name[64];
+		int id;
+
+		/* round 0: the preferred driver, when it is one of ours */
+		if (v == 0) {
+			for (v = 0; v < RTE_DIM(auto_vdevs); v++)
+				if (dp->prefer_driver != NULL &&
+				    strcmp(auto_vdevs[v], dp->prefer_driver) == 0)
+					break;
+			if (v == RTE_DIM(auto_vdevs))
+				continue;
+		} else {
+			v--;
+			if (dp->prefer_driver != NULL &&
+			    strcmp(auto_vdevs[v], dp->prefer_driver) == 0)
+				continue;
+		}
+		snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
+		if (rte_cryptodev_get_dev_id(name) >= 0 || rte_vdev_init(name, NULL) != 0)
+			continue;
+		id = rte_cryptodev_get_dev_id(name);
+		if (id < 0)
+			continue;
+		if (id >= GW_MAX_CDEV) {
+			rte_vdev_uninit(name);
+			continue;
+		}
+		memset(&dp->cdev[id], 0, sizeof(dp->cdev[id]));
+		dp->cdev[id].id = (uint8_t)id;
+		dp->cdev[id].made = true;
+		snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s", name);
+		(*next)++;
+		return id;
+	}
+	return -1;
+}
+
+/* A device cdev_create_next() made that no SA took after all: removed again. */
+static void
+cdev_drop_unused(struct gw_dp *dp, int id)
+{
+	char name[RTE_CRYPTODEV_NAME_MAX_LEN];
+
+	if (id < 0 || !dp->cdev[id].made || dp->cdev[id].used)
+		return;
+	snprintf(name, sizeof(name), "%s", dp->cdev[id].name);
+	memset(&dp->cdev[id], 0, sizeof(dp->cdev[id]));
+	rte_vdev_uninit(name);
+}
+
+/*
+ * sa_init_one() on a cryptodev that can run the SA: a probed one (--vdev,
+ * PCI), else a software PMD made for it, one driver at a time; one that
+ * cannot run it is removed again, so a configuration gets only the
+ * cryptodevs its SAs need. at_run: the control path, where a device the SA
+ * picks is started now. quiet: no message (the caller reports).
+ */
+static int
+sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
+	     bool at_run)
+{
+	unsigned int next = 0;
+	int rc, made;
+
+	rc = sa_init_one(dp, s, c, fam, true, false);
+	while (rc == -ENOTSUP && (made = cdev_create_next(dp, &next)) >= 0) {
+		rte_free(s->sa);
+		s->sa = NULL;
+		dp->cdev[made].used = false;
+		rc = sa_init_one(dp, s, c, fam, true, false);
+		if (rc != 0)
+			dp->cdev[made].used = false;    /* made for this SA alone */
+		if (rc != 0 || s->cdev_id != made)
+			cdev_drop_unused(dp, made);
+	}
+	if (rc == -ENOTSUP && !quiet)
+		rc = sa_init_one(dp, s, c, fam, false, false);         /* says why */
+	if (rc == 0 && at_run && dp->cdev[s->cdev_id].sess_pool == NULL) {
+		rc = cdev_up(dp, &dp->cdev[s->cdev_id]);
+		if (rc == 0)
+			GW_LOG(NOTICE, "cryptodev %u: %s (driver %s%s) started for SA %s %u",
+			       s->cdev_id, dp->cdev[s->cdev_id].name, dp->cdev[s->cdev_id].driver,
+			       dp->cdev[s->cdev_id].cpu_crypto ? ", cpu-crypto" : "",
+			       c->dir == GW_DIR_IN ? "in" : "out", c->spi);
+	}
 	return rc;
+}
+
+/*
+ * DPDK's /ipsec/sa/list, stats and details (rte_ipsec telemetry) show the
+ * SA when on: marked `telemetry` (as ipsec-secgw), or every SA with
+ * --ipsec-telemetry all. Registered at most once.
+ */
+void
+gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked)
+{
+	if (s->sa == NULL)
+		return;
+	rte_ipsec_telemetry_sa_del(s->sa);
+	if (marked || dp->ipsec_telemetry_all)
+		rte_ipsec_telemetry_sa_add(s->sa);
 }
 
 static void
@@ -798,7 +918,7 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *er
 {
 	const struct gw_sa_conf *c = &conf->sa[i];
 	struct gw_sa *s = &dp->sa[i];
-	int fam = inner_family(conf, c);
+	int fam = gw_sa_family(conf, c);
 	int rc;
 
 	if (fam < 0) {
@@ -808,14 +928,14 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *er
 	}
 	memset(s, 0, sizeof(*s));
 	s->idx = (uint16_t)i;
-	rc = sa_init_one(dp, s, c, fam, true, true);
+	rc = sa_init_cdev(dp, s, c, fam, true, true);
 	if (rc == 0)
 		rc = sa_session(dp, s, c);
 	if (rc == 0 && s->dir == GW_DIR_IN)
 		rc = sad_add(dp, s);
 	if (rc != 0) {
 		snprintf(err, err_len, "SA %s %u: %s%s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
-			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc),
+			rc == -ENOTSUP ? "no cryptodev supports it" : strerror(-rc),
 			rc == -ENOTSUP && sa_is_aria(c) ? " (ARIA needs crypto_vecsec)" : "");
 		gw_sa_free(s);
 		return rc;
@@ -838,6 +958,7 @@ gw_sa_free(struct gw_sa *s)
 	else if (s->cses != NULL)
 		rte_cryptodev_sym_session_free(s->cdev_id, s->cses);   /* wipes the key */
 	if (s->sa != NULL) {
+		rte_ipsec_telemetry_sa_del(s->sa);
 		rte_ipsec_sa_fini(s->sa);
 		rte_free(s->sa);
 	}
@@ -850,7 +971,6 @@ gw_sa_free(struct gw_sa *s)
 int
 gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 {
-	unsigned int max_priv = 0, nb_used = 0;
 	int rc;
 
 	static const struct rte_mbuf_dynfield seq_field = {
@@ -868,7 +988,9 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 			rte_strerror(rte_errno));
 		return -ENOSPC;
 	}
-	for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		if (!rte_cryptodev_is_valid_dev((uint8_t)id))
+			continue;
 		dp->cdev[id].id = (uint8_t)id;
 		snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
 			rte_cryptodev_name_get((uint8_t)id));
@@ -876,91 +998,28 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 	for (unsigned int i = 0; i < conf->nb_sa; i++) {
 		const struct gw_sa_conf *c = &conf->sa[i];
 		struct gw_sa *s = &dp->sa[i];
-		int fam = inner_family(conf, c);
+		int fam = gw_sa_family(conf, c);
 
-		if (fam < 0) {
-			fprintf(stderr,
-				"vecsec-gw: SA %u (line %d): SP rules send both IPv4 and IPv6 "
-				"through it; one SA carries one family\n",
-				c->spi, c->line);
+		if (fam < 0) {          /* gw_conf_validate() refused it already */
+			GW_LOG(ERR, "SA %u (line %d): SP rules send both IPv4 and IPv6 through it; "
+			       "one SA carries one family", c->spi, c->line);
 			return -EINVAL;
 		}
 		s->idx = (uint16_t)i;
-		rc = sa_init_one(dp, s, c, fam, true, false);
-		if (rc == -ENOTSUP) {
-			/* Nothing probed can do it: add the software PMDs and retry. */
-			for (unsigned int v = 0; v < RTE_DIM(auto_vdevs); v++) {
-				char name[64];
-
-				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
-				if (rte_cryptodev_get_dev_id(name) < 0 &&
-				    rte_vdev_init(name, NULL) == 0) {
-					int id = rte_cryptodev_get_dev_id(name);
-
-					if (id >= 0 && id < GW_MAX_CDEV) {
-						dp->cdev[id].id = (uint8_t)id;
-						snprintf(dp->cdev[id].name,
-							 sizeof(dp->cdev[id].name), "%s", name);
-					}
-				}
-			}
-			rte_free(s->sa);
-			s->sa = NULL;
-			rc = sa_init_one(dp, s, c, fam, false, false);
-		}
+		rc = sa_init_cdev(dp, s, c, fam, false, false);
 		if (rc < 0)
 			return rc;
 		s->active = true;
 		dp->nb_sa = i + 1;
 	}
-	if (dp->ctrl) {
-		/* SAs may come later: start every cryptodev, or the software ones */
-		if (rte_cryptodev_count() == 0) {
-			for (unsigned int v = 0; v < 2; v++) {
-				char name[64];
-
-				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
-				rte_vdev_init(name, NULL);
-			}
-		}
-		for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
-			dp->cdev[id].id = (uint8_t)id;
-			snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
-				rte_cryptodev_name_get((uint8_t)id));
-			dp->cdev[id].used = true;
-		}
-	}
-	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
-		struct gw_cdev *cd = &dp->cdev[id];
-		struct rte_cryptodev_info info;
-
-		if (!cd->used)
-			continue;
-		rte_cryptodev_info_get(cd->id, &info);
-		cd->cpu_crypto = (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
-		snprintf(cd->driver, sizeof(cd->driver), "%s", info.driver_name);
-		max_priv = RTE_MAX(max_priv, rte_cryptodev_sym_get_private_session_size(cd->id));
-		nb_used++;
-	}
-	if (nb_used != 0) {
-		dp->sess_pool = rte_cryptodev_sym_session_pool_create("gw_sess", GW_MAX_SA + 64,
-			max_priv, 0, 0, SOCKET_ID_ANY);
-		if (dp->sess_pool == NULL) {
-			fprintf(stderr, "vecsec-gw: cannot create the session pool: %s\n",
-				rte_strerror(rte_errno));
-			return -ENOMEM;
-		}
-	}
+	/* only the devices an SA picked; SAs added later start theirs (sa_init_cdev) */
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
 		if (dp->cdev[id].used) {
-			rc = cdev_start(dp, &dp->cdev[id]);
+			rc = cdev_up(dp, &dp->cdev[id]);
 			if (rc != 0)
 				return rc;
 		}
 	}
-	rc = sec_pool_create(dp);
-	if (rc != 0)
-		return rc;
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		rc = sa_session(dp, &dp->sa[i], &conf->sa[i]);
 		if (rc != 0)
@@ -974,12 +1033,14 @@ gw_sa_teardown(struct gw_dp *dp)
 {
 	for (unsigned int i = 0; dp->sa != NULL && i < dp->nb_sa; i++)
 		gw_sa_free(&dp->sa[i]);
-	for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
-		if (dp->cdev[id].used)
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		if (dp->cdev[id].sess_pool != NULL)
 			rte_cryptodev_stop(dp->cdev[id].id);
+		rte_mempool_free(dp->cdev[id].sess_pool);
+		dp->cdev[id].sess_pool = NULL;
+	}
 	rte_ipsec_sad_destroy(dp->sad4);
 	rte_ipsec_sad_destroy(dp->sad6);
-	rte_mempool_free(dp->sess_pool);
 	rte_mempool_free(sec_pool);
 	sec_pool = NULL;
 	free(dp->sa);
