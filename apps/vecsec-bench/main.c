@@ -76,6 +76,9 @@ static struct {
 } opt;
 
 static struct bench_impl *impls[MAX_IMPLS];
+/* implementations whose init() refused: kept (not measured) until exit, like impls[] */
+static struct bench_impl *unusable[MAX_IMPLS];
+static unsigned int nunusable;
 const char *bench_ipsecmb_arch;
 const char *bench_gcrypt_deny;
 static unsigned int nimpls;
@@ -1103,6 +1106,8 @@ add_impl(struct bench_impl *im)
 	if (!im->init(im)) {
 		printf("%-9s %s unusable: %s\n", im->is_vecsec ? "vecsec:" : "peer:", im->name,
 		       im->version);
+		if (nunusable < MAX_IMPLS)
+			unusable[nunusable++] = im;
 		return;
 	}
 	impls[nimpls++] = im;
