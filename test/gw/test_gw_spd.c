@@ -21,6 +21,8 @@
 #include <rte_eal.h>
 #include <rte_ip.h>
 
+#include "vecsec_eal.h"
+
 struct gw_dp gw;
 volatile bool gw_quit;
 
@@ -513,7 +515,7 @@ main(int argc, char **argv)
 	}
 	fails += check_prev();
 	fails += check_incremental();
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();
 	/* tuples that never match (or always do) would prove nothing */
 	if (total_hits == 0 || total_misses == 0) {
 		printf("FAIL: %" PRIu64 " matched, %" PRIu64 " unmatched in all\n", total_hits,

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-Gateway benchmark driver (run by scripts/bench-gw.sh, which builds first).
+Gateway benchmark driver (run by scripts/bench-gw.sh, which builds first):
+python3 -m gwrun.bench with tools/ on PYTHONPATH, or tools/gwrun/bench.py.
 
 Workload: one worker lcore, one ChaCha20-Poly1305 IPv4 tunnel SA, outbound
 (clear in, ESP out) and inbound (ESP in, clear out), three traffic mixes:
@@ -23,20 +24,30 @@ steadier one. cycles/packet = TSC Hz / rate.
 
 Several runs per case (each a fresh process, cases interleaved so that a
 noisy minute does not hit one case only); the report takes medians.
+
+--lookaside-protocol adds crypto_vecsec's rte_security ESP sessions (the SA
+`type lookaside-protocol-offload`: ESP framing, sequence numbers and the
+AEAD in the PMD's burst) beside the same SA lookaside-none (rte_ipsec
+frames ESP, the PMD does the AEAD), every direction and size; with
+--gw-base, the base build's too.
 """
 import argparse
 import csv
-import json
 import re
 import shlex
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import time
+
+if __package__ in (None, ""):           # run as a file: the package is in tools/
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from gwrun import eal                    # noqa: E402
+from gwrun.files import hexkey, write_config    # noqa: E402
+from gwrun.telemetry import Telemetry    # noqa: E402
 
 KEY = bytes((0x30 + i) & 0xff for i in range(36))       # 32-byte key + 4-byte salt
 GW_IP, PEER_IP = "172.16.1.1", "172.16.2.1"
@@ -50,10 +61,6 @@ def sa_key(k, nsa):
     if nsa == 1:
         return KEY
     return bytes((0x30 + i + 7 * k) & 0xff for i in range(36))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
 
 
 def flow_dst(f):
@@ -145,21 +152,6 @@ def gw_conf(nsa, cpu_crypto, direction):
 
 # ---- one run -------------------------------------------------------------
 
-class Telemetry:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.s.settimeout(5)
-        self.s.connect(path)
-        self.s.recv(4096)
-
-    def get(self, cmd):
-        self.s.send(cmd.encode())
-        return json.loads(self.s.recv(1 << 20).decode())
-
-    def close(self):
-        self.s.close()
-
-
 def thread_cpu_ns(pid):
     """{thread id: ns on CPU so far}"""
     per = {}
@@ -174,13 +166,6 @@ def thread_cpu_ns(pid):
 
 def proc_cpu_ns(pid):
     return sum(thread_cpu_ns(pid).values())
-
-
-def runtime_dirs(prefix):
-    d = ["/var/run/dpdk/" + prefix]
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        d.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk", prefix))
-    return d
 
 
 def perf_start(pid, path, secs):
@@ -198,7 +183,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
     Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share, [CPU share of each thread
     that ran more than 2 % of the window, largest first]) or an error string.
     """
-    for d in runtime_dirs(prefix):
+    for d in eal.run_dirs(prefix):
         shutil.rmtree(d, ignore_errors=True)
     lf = open(log, "w")
     p = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, start_new_session=True)
@@ -207,7 +192,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
         sock = None
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and p.poll() is None:
-            for d in runtime_dirs(prefix):
+            for d in eal.run_dirs(prefix):
                 if os.path.exists(os.path.join(d, "dpdk_telemetry.v2")):
                     sock = os.path.join(d, "dpdk_telemetry.v2")
             if sock:
@@ -261,7 +246,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
         lf.close()
-        for d in runtime_dirs(prefix):
+        for d in eal.run_dirs(prefix):
             shutil.rmtree(d, ignore_errors=True)
 
 
@@ -293,8 +278,8 @@ def tsc_hz():
 
 def build_cases(a, pcaps, cfgs):
     """(label, app, pmd, mode, dir, traffic, sas, workers, make_cmd(prefix) -> argv, out_port)"""
-    eal_common = ["--no-pci", "--no-huge", "-m", str(a.mem_mb), "--log-level", "*:warning",
-                  "--force-max-simd-bitwidth=512"]
+    eal_common = eal.SAFE + ["-m", str(a.mem_mb), "--log-level", "*:warning",
+                             "--force-max-simd-bitwidth=512"]
     cases = []
 
     def ports(direction, traffic, nsa, nq):
@@ -310,6 +295,7 @@ def build_cases(a, pcaps, cfgs):
         return ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0
 
     def vecsec_gw(label, pmd, cpu, d, t, nsa=1, workers=1, gw=a.gw):
+        """cpu: True for cpu-crypto SAs, "proto" for lookaside-protocol ones."""
         cores = ",".join(str(i) for i in range(workers))
         cdev = ["--vdev", pmd + "0"]
         pv, op = ports(d, t, nsa, workers)
@@ -319,8 +305,8 @@ def build_cases(a, pcaps, cfgs):
             return [gw, "-l", cores] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", pmd, "--quiet",
                  "--duration", "120"]
-        cases.append(dict(label=label, app="vecsec-gw", pmd=pmd,
-                          mode="cpu-crypto" if cpu else "lookaside", dir=d, traffic=t,
+        mode = "lookaside-protocol" if cpu == "proto" else "cpu-crypto" if cpu else "lookaside"
+        cases.append(dict(label=label, app="vecsec-gw", pmd=pmd, mode=mode, dir=d, traffic=t,
                           sas=nsa, workers=workers, mk=mk, out_port=op))
 
     def secgw(label, pmd, cpu, d, t):
@@ -355,6 +341,12 @@ def build_cases(a, pcaps, cfgs):
             vecsec_gw("vecsec-gw vecsec", "crypto_vecsec", False, d, t)
             vecsec_gw("vecsec-gw vecsec cpu", "crypto_vecsec", True, d, t)
             vecsec_gw("vecsec-gw aesni_mb", "crypto_aesni_mb", False, d, t)
+            if a.lookaside_protocol:
+                vecsec_gw("vecsec-gw vecsec proto", "crypto_vecsec", "proto", d, t)
+                if a.gw_base:
+                    vecsec_gw("base vecsec", "crypto_vecsec", False, d, t, gw=a.gw_base)
+                    vecsec_gw("base vecsec proto", "crypto_vecsec", "proto", d, t,
+                              gw=a.gw_base)
             if a.secgw:
                 secgw("secgw aesni_mb", "crypto_aesni_mb", False, d, t)
                 secgw("secgw aesni_mb cpu", "crypto_aesni_mb", True, d, t)
@@ -368,7 +360,8 @@ def build_cases(a, pcaps, cfgs):
                       nsa=MANY)
         if a.gw_base and "64" in a.traffic:
             # the same cases with another build (before/after in one run)
-            vecsec_gw("base vecsec", "crypto_vecsec", False, d, "64", gw=a.gw_base)
+            if not a.lookaside_protocol:
+                vecsec_gw("base vecsec", "crypto_vecsec", False, d, "64", gw=a.gw_base)
             if a.many:
                 vecsec_gw("base vecsec %d SAs" % MANY, "crypto_vecsec", False, d, "64", nsa=MANY,
                           gw=a.gw_base)
@@ -410,6 +403,9 @@ def main():
                     help="SAs of the many-SA cases (2..1024; the traffic round-robins over "
                          "them, every burst spread over 32 of them)")
     ap.add_argument("--no-workers2", dest="workers2", action="store_false")
+    ap.add_argument("--lookaside-protocol", action="store_true",
+                    help="also crypto_vecsec's rte_security ESP sessions (lookaside-protocol "
+                         "SAs), every direction and size")
     ap.add_argument("--workers", type=int, default=2,
                     help="worker lcores of the multi-worker cases (one rx queue each)")
     ap.add_argument("--only", default="",
@@ -441,10 +437,13 @@ def main():
             for cpu in (False, True):
                 for d in ("out", "in"):
                     path = os.path.join(shm, "gw-%s-%d%s.cfg" % (d, nsa, "-cpu" if cpu else ""))
-                    with open(path, "w") as f:
-                        f.write(gw_conf(nsa, cpu, d))
-                    os.chmod(path, 0o600)
-                    cfgs[(nsa, cpu, d)] = path
+                    cfgs[(nsa, cpu, d)] = write_config(path, gw_conf(nsa, cpu, d), 0o600)
+        for d in ("out", "in"):
+            # the lookaside SA made type lookaside-protocol-offload
+            text = "".join(ln + (" type lookaside-protocol-offload" if ln.startswith("sa ")
+                                 else "") + "\n" for ln in gw_conf(1, False, d).splitlines())
+            cfgs[(1, "proto", d)] = write_config(os.path.join(shm, "gw-%s-1-proto.cfg" % d),
+                                                 text, 0o600)
         cfgs["bypass"] = os.path.join(shm, "gw-bypass.cfg")
         with open(cfgs["bypass"], "w") as f:
             f.write("sp ipv4 out esp bypass pri 1 dst 10.1.0.0/16\n"
@@ -572,6 +571,20 @@ def report(rows, cases, hz, hz_src, a):
                      idx[(nw, d, "64")]["thread_cpu"] or "-",
                      idx[(one, d, "64")]["cpu_share"] or "-", rc, a.workers * rc,
                      0.9 * a.workers))
+    for d in ("out", "in"):
+        for t in a.traffic:
+            for app in ("vecsec-gw", "base"):
+                rc = ratio((app + " vecsec proto", d, t), (app + " vecsec", d, t), "mpps_cpu")
+                if rc is not None:
+                    print("  %s lookaside-protocol / lookaside-none, %-3s %-5s: %.2f on CPU"
+                          % (app, d, t, rc))
+            rc = ratio(("vecsec-gw vecsec proto", d, t), ("base vecsec proto", d, t),
+                       "mpps_cpu")
+            if rc is not None:
+                print("  lookaside-protocol this build / base, %-3s %-5s: %.3f on CPU "
+                      "(%.3f best on CPU)" % (d, t, rc, ratio(
+                          ("vecsec-gw vecsec proto", d, t), ("base vecsec proto", d, t),
+                          "mpps_cpu_best") or 0))
     print()
     print("reproducing command lines (FILES: the traffic and config files this script writes "
           "in /dev/shm and removes at the end; the other sizes and directions change only "
