@@ -190,12 +190,23 @@ vecsec_poly1305_blocks_lanes_x4_avx2(struct poly1305_lanes *l, uint32_t nblocks)
 	x0 = vand(x0, m44);
 	x2 = vadd(vshr(x1, 44), vshl(h[4], 16));
 	x1 = vand(x1, m44);
-	/* only the active lanes' accumulators are written (VPMASKMOVQ) */
-	mask = _mm256_set_epi64x(-(long long)((act >> 3) & 1), -(long long)((act >> 2) & 1),
-				 -(long long)((act >> 1) & 1), -(long long)(act & 1));
-	_mm256_maskstore_epi64((long long *)l->h[0], mask, x0);
-	_mm256_maskstore_epi64((long long *)l->h[1], mask, x1);
-	_mm256_maskstore_epi64((long long *)l->h[2], mask, x2);
+	/*
+	 * Only the active lanes' accumulators are written: plain stores when
+	 * all four are (the next call's loads of h then forward from them;
+	 * from VPMASKMOVQ they cannot, on AMD Zen), else masked ones.
+	 */
+	if ((act & 0xf) == 0xf) {
+		_mm256_storeu_si256((__m256i *)l->h[0], x0);
+		_mm256_storeu_si256((__m256i *)l->h[1], x1);
+		_mm256_storeu_si256((__m256i *)l->h[2], x2);
+	} else {
+		mask = _mm256_set_epi64x(-(long long)((act >> 3) & 1),
+					 -(long long)((act >> 2) & 1),
+					 -(long long)((act >> 1) & 1), -(long long)(act & 1));
+		_mm256_maskstore_epi64((long long *)l->h[0], mask, x0);
+		_mm256_maskstore_epi64((long long *)l->h[1], mask, x1);
+		_mm256_maskstore_epi64((long long *)l->h[2], mask, x2);
+	}
 	for (int i = 0; i < 4; i++) {
 		if (!((act >> i) & 1))
 			continue;
