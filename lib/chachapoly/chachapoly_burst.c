@@ -1223,6 +1223,17 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	 * together; seal in place where the kernel is byte-exact, else staged
 	 */
 	vecsec_lanes_order(fast, weight, nf);
+	/*
+	 * A last staged group short of a ChaCha width would run its kernel
+	 * steps with idle lanes; when the general passes run anyway, its jobs
+	 * (the shortest) join them instead, where lanes are refilled as soon
+	 * as they run out.
+	 */
+	if (ng > 0 && nf % ci->lanes != 0) {
+		for (unsigned int j = nf - nf % ci->lanes; j < nf; j++)
+			all[ng++] = fast[j];
+		nf -= nf % ci->lanes;
+	}
 	if (ci->xor_lanes_bytes != NULL) {
 		unsigned int nd = 0, nst = 0;
 
