@@ -313,12 +313,12 @@ struct burst {
 	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
 	struct chacha_lanes cl;
 	struct poly1305_lanes pl;
-	struct poly1305_state pst;         /* poly_absorb1's scalar state */
 	struct chacha_lane cs[VECSEC_MAX_LANES];
 	struct poly_lane ps[VECSEC_MAX_LANES];
 	alignas(64) uint8_t stage[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
 	/* the staged path for small linear jobs (fast_group) */
 	alignas(64) uint8_t buf[VECSEC_MAX_LANES][FAST_BUF];
+	struct poly1305_state pst;         /* poly_absorb1's scalar state */
 	_Static_assert(CHACHA_BLOCK_LEN * (1 + FAST_MAX / CHACHA_BLOCK_LEN) + 32 <= FAST_BUF,
 		       "FAST_BUF holds every staged job");
 };
