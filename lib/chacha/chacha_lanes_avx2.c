@@ -12,38 +12,115 @@
 static inline __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
 static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
 
-static inline __m256i
-vrotl(__m256i v, int n)
+/*
+ * The rounds (RFC 8439 2.1-2.3: four column, then four diagonal quarter
+ * rounds, rounds / 2 times) in one asm block. The 16 state words and a
+ * temporary for the shift-and-or rotations need 17 ymm registers and AVX2
+ * has 16: from C, GCC spilled and reloaded about 25 words per double round
+ * (47 moves). Here 15 words stay in registers and word 15 or 12 waits in
+ * its slot of the state array, two swaps per double round (4 moves); two
+ * independent quarter rounds are interleaved instruction by instruction.
+ * 16-bit and 8-bit rotations are one VPSHUFB with a mask in memory.
+ * Constant time: no branch but the round counter, no table.
+ *
+ * Registers: words 0..11 in ymm0..11, 13 and 14 in ymm12 and 13; T and U
+ * (ymm14, ymm15) hold word 12 and the temporary on entry to each double
+ * round, word 15 and 12 trade places with the slot of word 15 (X15).
+ */
+#define I_(s) s "\n\t"
+#define R_x0 "%%ymm0"
+#define R_x1 "%%ymm1"
+#define R_x2 "%%ymm2"
+#define R_x3 "%%ymm3"
+#define R_x4 "%%ymm4"
+#define R_x5 "%%ymm5"
+#define R_x6 "%%ymm6"
+#define R_x7 "%%ymm7"
+#define R_x8 "%%ymm8"
+#define R_x9 "%%ymm9"
+#define R_x10 "%%ymm10"
+#define R_x11 "%%ymm11"
+#define R_x13 "%%ymm12"
+#define R_x14 "%%ymm13"
+#define R_T "%%ymm14"
+#define R_U "%%ymm15"
+#define X15 "15*32(%[st])"
+#define ADD2(a, b, c, d) I_("vpaddd " R_##b ", " R_##a ", " R_##a) \
+			 I_("vpaddd " R_##d ", " R_##c ", " R_##c)
+#define XOR2(a, b, c, d) I_("vpxor " R_##b ", " R_##a ", " R_##a) \
+			 I_("vpxor " R_##d ", " R_##c ", " R_##c)
+#define SHUF2(a, c, mask) I_("vpshufb %[" #mask "], " R_##a ", " R_##a) \
+			  I_("vpshufb %[" #mask "], " R_##c ", " R_##c)
+#define ROT2(a, c, n, tmp) I_("vpsrld $(32-" #n "), " R_##a ", " R_##tmp) \
+			   I_("vpslld $" #n ", " R_##a ", " R_##a) \
+			   I_("vpor " R_##tmp ", " R_##a ", " R_##a) \
+			   I_("vpsrld $(32-" #n "), " R_##c ", " R_##tmp) \
+			   I_("vpslld $" #n ", " R_##c ", " R_##c) \
+			   I_("vpor " R_##tmp ", " R_##c ", " R_##c)
+/* QR(a, b, c, d) and QR(e, f, g, h) side by side, tmp the temporary */
+#define QR2(a, b, c, d, e, f, g, h, tmp) \
+	ADD2(a, b, e, f) XOR2(d, a, h, e) SHUF2(d, h, r16) \
+	ADD2(c, d, g, h) XOR2(b, c, f, g) ROT2(b, f, 12, tmp) \
+	ADD2(a, b, e, f) XOR2(d, a, h, e) SHUF2(d, h, r8) \
+	ADD2(c, d, g, h) XOR2(b, c, f, g) ROT2(b, f, 7, tmp)
+
+static const __m256i rot16_mask = { 0x0504070601000302LL, 0x0d0c0f0e09080b0aLL,
+				    0x0504070601000302LL, 0x0d0c0f0e09080b0aLL };
+static const __m256i rot8_mask = { 0x0605040702010003LL, 0x0e0d0c0f0a09080bLL,
+				   0x0605040702010003LL, 0x0e0d0c0f0a09080bLL };
+
+/* x[0..15] (word w of every lane) through dr >= 1 double rounds, in place */
+static inline void
+rounds(__m256i x[16], unsigned int dr)
 {
-	return _mm256_or_si256(_mm256_slli_epi32(v, n), _mm256_srli_epi32(v, 32 - n));
+	VECSEC_ASSERT(dr >= 1);
+	__asm__ volatile(
+		I_("vmovdqa 0*32(%[st]), %%ymm0")
+		I_("vmovdqa 1*32(%[st]), %%ymm1")
+		I_("vmovdqa 2*32(%[st]), %%ymm2")
+		I_("vmovdqa 3*32(%[st]), %%ymm3")
+		I_("vmovdqa 4*32(%[st]), %%ymm4")
+		I_("vmovdqa 5*32(%[st]), %%ymm5")
+		I_("vmovdqa 6*32(%[st]), %%ymm6")
+		I_("vmovdqa 7*32(%[st]), %%ymm7")
+		I_("vmovdqa 8*32(%[st]), %%ymm8")
+		I_("vmovdqa 9*32(%[st]), %%ymm9")
+		I_("vmovdqa 10*32(%[st]), %%ymm10")
+		I_("vmovdqa 11*32(%[st]), %%ymm11")
+		I_("vmovdqa 12*32(%[st]), %%ymm14")
+		I_("vmovdqa 13*32(%[st]), %%ymm12")
+		I_("vmovdqa 14*32(%[st]), %%ymm13")
+		I_("1:")
+		QR2(x0, x4, x8, T, x1, x5, x9, x13, U)
+		I_("vmovdqa " X15 ", " R_U)             /* U = x15, x12 to the slot */
+		I_("vmovdqa " R_T ", " X15)
+		QR2(x2, x6, x10, x14, x3, x7, x11, U, T)
+		QR2(x0, x5, x10, U, x2, x7, x8, x13, T)
+		I_("vmovdqa " X15 ", " R_T)             /* T = x12, x15 to the slot */
+		I_("vmovdqa " R_U ", " X15)
+		QR2(x1, x6, x11, T, x3, x4, x9, x14, U)
+		I_("dec %[n]")
+		I_("jnz 1b")
+		I_("vmovdqa %%ymm0, 0*32(%[st])")
+		I_("vmovdqa %%ymm1, 1*32(%[st])")
+		I_("vmovdqa %%ymm2, 2*32(%[st])")
+		I_("vmovdqa %%ymm3, 3*32(%[st])")
+		I_("vmovdqa %%ymm4, 4*32(%[st])")
+		I_("vmovdqa %%ymm5, 5*32(%[st])")
+		I_("vmovdqa %%ymm6, 6*32(%[st])")
+		I_("vmovdqa %%ymm7, 7*32(%[st])")
+		I_("vmovdqa %%ymm8, 8*32(%[st])")
+		I_("vmovdqa %%ymm9, 9*32(%[st])")
+		I_("vmovdqa %%ymm10, 10*32(%[st])")
+		I_("vmovdqa %%ymm11, 11*32(%[st])")
+		I_("vmovdqa %%ymm14, 12*32(%[st])")
+		I_("vmovdqa %%ymm12, 13*32(%[st])")
+		I_("vmovdqa %%ymm13, 14*32(%[st])")
+		: [n] "+r"(dr), "+m"(*(__m256i(*)[16])x)
+		: [st] "r"(x), [r16] "m"(rot16_mask), [r8] "m"(rot8_mask)
+		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
 }
-
-/* rotations by whole bytes as one shuffle */
-static inline __m256i
-vrotl16(__m256i v)
-{
-	const __m256i m = _mm256_set_epi8(13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2,
-					  13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2);
-
-	return _mm256_shuffle_epi8(v, m);
-}
-
-static inline __m256i
-vrotl8(__m256i v)
-{
-	const __m256i m = _mm256_set_epi8(14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3,
-					  14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3);
-
-	return _mm256_shuffle_epi8(v, m);
-}
-
-/* RFC 8439 2.1 on four words of every lane */
-#define QR(a, b, c, d) do { \
-	a = vadd(a, b); d = vrotl16(vxor(d, a)); \
-	c = vadd(c, d); b = vrotl(vxor(b, c), 12); \
-	a = vadd(a, b); d = vrotl8(vxor(d, a)); \
-	c = vadd(c, d); b = vrotl(vxor(b, c), 7); \
-} while (0)
 
 /*
  * 8x8 transpose of rows r[0..7] (word w of lanes 0..7): afterwards r[i]
@@ -96,28 +173,17 @@ vecsec_chacha_xor_lanes_x8_avx2(struct chacha_lanes *l, uint32_t nblocks)
 	}
 
 	for (uint32_t blk = 0; blk < nblocks; blk++) {
-		__m256i x0 = c0, x1 = c1, x2 = c2, x3 = c3;
-		__m256i x4 = k[0], x5 = k[1], x6 = k[2], x7 = k[3];
-		__m256i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
-		__m256i x12 = ctr, x13 = n0, x14 = n1, x15 = n2;
+		alignas(32) __m256i x[16] = { c0, c1, c2, c3, k[0], k[1], k[2], k[3],
+					      k[4], k[5], k[6], k[7], ctr, n0, n1, n2 };
 		__m256i lo[8], hi[8];
 
-		for (unsigned int r = 0; r < dr; r++) {
-			QR(x0, x4, x8, x12);
-			QR(x1, x5, x9, x13);
-			QR(x2, x6, x10, x14);
-			QR(x3, x7, x11, x15);
-			QR(x0, x5, x10, x15);
-			QR(x1, x6, x11, x12);
-			QR(x2, x7, x8, x13);
-			QR(x3, x4, x9, x14);
-		}
-		lo[0] = vadd(x0, c0); lo[1] = vadd(x1, c1); lo[2] = vadd(x2, c2);
-		lo[3] = vadd(x3, c3); lo[4] = vadd(x4, k[0]); lo[5] = vadd(x5, k[1]);
-		lo[6] = vadd(x6, k[2]); lo[7] = vadd(x7, k[3]);
-		hi[0] = vadd(x8, k[4]); hi[1] = vadd(x9, k[5]); hi[2] = vadd(x10, k[6]);
-		hi[3] = vadd(x11, k[7]); hi[4] = vadd(x12, ctr); hi[5] = vadd(x13, n0);
-		hi[6] = vadd(x14, n1); hi[7] = vadd(x15, n2);
+		rounds(x, dr);
+		lo[0] = vadd(x[0], c0); lo[1] = vadd(x[1], c1); lo[2] = vadd(x[2], c2);
+		lo[3] = vadd(x[3], c3); lo[4] = vadd(x[4], k[0]); lo[5] = vadd(x[5], k[1]);
+		lo[6] = vadd(x[6], k[2]); lo[7] = vadd(x[7], k[3]);
+		hi[0] = vadd(x[8], k[4]); hi[1] = vadd(x[9], k[5]); hi[2] = vadd(x[10], k[6]);
+		hi[3] = vadd(x[11], k[7]); hi[4] = vadd(x[12], ctr); hi[5] = vadd(x[13], n0);
+		hi[6] = vadd(x[14], n1); hi[7] = vadd(x[15], n2);
 		transpose8(lo);
 		transpose8(hi);
 		for (int i = 0; i < 8; i++) {
