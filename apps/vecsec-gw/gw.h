@@ -12,9 +12,12 @@
 #include <stdint.h>
 
 #define GW_MAX_PORTS 16
-#define GW_MAX_SA 1024
-#define GW_MAX_SP 4096
-#define GW_MAX_RT 4096
+/*
+ * SA, SP and route tables are sized at run time (the configuration, the
+ * control socket's headroom, --max-sa/--max-sp/--max-rt); this only bounds
+ * indexes and what one file may ask for.
+ */
+#define GW_LIMIT_RULES (1u << 24)
 #define GW_MAX_NEIGH GW_MAX_PORTS
 #define GW_MAX_WORKERS 16
 #define GW_MAX_CDEV 16
@@ -112,22 +115,34 @@ struct gw_neigh_conf {
 	int line;
 };
 
+/*
+ * The rules, in arrays that grow as they are parsed (doubling). The SAs hold
+ * keys: their array lives on pages left out of core dumps (gw_secret_alloc)
+ * and is wiped when it moves or is freed. A zeroed struct is an empty
+ * configuration; gw_conf_wipe() frees it back to that.
+ */
 struct gw_conf {
-	struct gw_sa_conf sa[GW_MAX_SA];
-	unsigned int nb_sa;
-	struct gw_sp_conf sp[GW_MAX_SP];
-	unsigned int nb_sp;
-	struct gw_rt_conf rt[GW_MAX_RT];
-	unsigned int nb_rt;
+	struct gw_sa_conf *sa;          /* [nb_sa]: slots; deleted ones are kept */
+	unsigned int nb_sa, cap_sa;
+	struct gw_sp_conf *sp;
+	unsigned int nb_sp, cap_sp;
+	struct gw_rt_conf *rt;
+	unsigned int nb_rt, cap_rt;
 	struct gw_neigh_conf neigh[GW_MAX_NEIGH];
 	unsigned int nb_neigh;
 	unsigned int nb_ignored;        /* `flow` rules: no rte_flow here */
+	/* at most this many of each (0: GW_LIMIT_RULES): --max-sa, --max-sp, --max-rt */
+	unsigned int max_sa, max_sp, max_rt;
+	/* (direction, SPI) -> slot + 1 of each SA not deleted: linear probing */
+	uint32_t *sa_idx;
+	unsigned int sa_idx_mask;       /* slots - 1, a power of two minus one */
+	unsigned int nb_live_sa;        /* SAs not deleted */
 };
 
 /*
  * Parse a configuration text into conf (appending to what is there). name
  * is used in messages. Returns 0, or -EINVAL with "name:line: token 'x':
- * why" in err.
+ * why" in err (-ENOMEM: "out of memory"); on failure conf is as it was.
  */
 int gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text,
 		char *err, size_t err_len);
@@ -158,12 +173,16 @@ int gw_parse_u64(const char *s, uint64_t max, uint64_t *v);
  */
 void *gw_secret_alloc(size_t len);
 void gw_secret_free(void *p, size_t len);
-/* Zero every SA, keys included, and forget them. */
+/* Zero every SA, keys included, free every rule: conf is empty again. */
 void gw_conf_wipe(struct gw_conf *conf);
 /* Zero the key material of every SA, keep the rest. */
 void gw_conf_wipe_keys(struct gw_conf *conf);
-/* Find an SA by direction and SPI, NULL if none. */
+/* Find an SA (not deleted) by direction and SPI, NULL if none; O(1). */
 const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi);
+/* Mark slot i deleted (its SPI may be defined again); its keys are wiped. */
+void gw_conf_del_sa(struct gw_conf *conf, unsigned int i);
+/* Move the last slot into deleted slot to (the control socket reuses slots). */
+void gw_conf_move_last_sa(struct gw_conf *conf, unsigned int to);
 
 /* ---- drop reasons and counters (stats.c) ------------------------------- */
 

@@ -74,6 +74,7 @@ struct opts {
 	const char *gen_pcap;
 	bool quiet;
 	uint16_t mtu[GW_MAX_PORTS];     /* --mtu, 0: the port's own */
+	unsigned int nb_mbuf;           /* --mbufs */
 };
 
 static void
@@ -124,10 +125,17 @@ usage(const char *prog)
 	       "  --frag-ttl NS      fragments wait at most NS ns for their datagram\n"
 	       "                     (default %llu)\n"
 	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
+	       "  --max-sa N         SA table size, in and out together (default: the\n"
+	       "                     configuration's SAs; with --ctrl as many again, at\n"
+	       "                     least 1024 more, for the control socket)\n"
+	       "  --max-sp N         SP rules the control socket may reach (default: no limit)\n"
+	       "  --max-rt N         routes each route table has room for (default: the\n"
+	       "                     configuration's and a quarter more, at least 1024 more)\n"
+	       "  --mbufs N          packet buffers in the pool (default %u)\n"
 	       "  --version          print the version (also before --) and exit\n"
 	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
 	       prog, prog, prog, GW_MAX_WINDOW, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
-	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST);
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST, GW_NB_MBUF);
 }
 
 /* --version: this build, and the DPDK it runs with (no EAL needed) */
@@ -199,6 +207,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
 		{ "rx-burst", required_argument, NULL, 'X' },
+		{ "max-sa", required_argument, NULL, 's' },
+		{ "max-sp", required_argument, NULL, 'o' },
+		{ "max-rt", required_argument, NULL, 'r' },
+		{ "mbufs", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -353,6 +365,30 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			gw.rx_burst = (uint16_t)n;
+			break;
+		}
+		case 's':
+		case 'o':
+		case 'r':
+		case 'm': {
+			unsigned long n = strtoul(optarg, &end, 10);
+			const char *name = c == 's' ? "--max-sa" : c == 'o' ? "--max-sp" :
+				c == 'r' ? "--max-rt" : "--mbufs";
+
+			if (*end != '\0' || errno != 0 || optarg[0] < '0' || optarg[0] > '9' ||
+			    n < 1 || n > GW_LIMIT_RULES) {
+				fprintf(stderr, "vecsec-gw: %s %s: 1..%u\n", name, optarg,
+					GW_LIMIT_RULES);
+				return -1;
+			}
+			if (c == 's')
+				gw.max_sa = (unsigned int)n;
+			else if (c == 'o')
+				gw.max_sp = (unsigned int)n;
+			else if (c == 'r')
+				gw.max_rt = (unsigned int)n;
+			else
+				o->nb_mbuf = (unsigned int)n;
 			break;
 		}
 		case 'h':
@@ -571,6 +607,28 @@ mem_dontdump(const struct rte_memseg_list *msl, void *arg)
 	return 0;
 }
 
+static int
+mem_hugepage(const struct rte_memseg_list *msl, void *arg)
+{
+	(void)arg;
+	if (msl->base_va != NULL && msl->len != 0)
+		(void)madvise(msl->base_va, msl->len, MADV_HUGEPAGE);
+	return 0;
+}
+
+/*
+ * Without hugepages (--no-huge) DPDK's memory is ordinary 4 KiB pages, and
+ * with many SAs nearly every per-SA line a packet reads is also a TLB
+ * miss. Ask for transparent huge pages there (best effort: the kernel's
+ * `madvise` mode honours it), before the pools are filled.
+ */
+static void
+thp_advise(void)
+{
+	if (!rte_eal_has_hugepages())
+		rte_memseg_list_walk(mem_hugepage, NULL);
+}
+
 /*
  * Keep key material out of core dumps. The configuration tables are on
  * pages of their own already (gw_secret_alloc()). The cryptodev and
@@ -627,7 +685,7 @@ eal_runtime_dir_remove(const char *dir)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { .gen_pkts = 100000, .gen_size = 64 };
+	struct opts o = { .gen_pkts = 100000, .gen_size = 64, .nb_mbuf = GW_NB_MBUF };
 	struct rte_mempool *mp = NULL;
 	struct gw_gen_cfg gc = { .max_inflight = 2048 };
 	char err[512] = "";
@@ -697,6 +755,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-gw: --demo-aead applies to the built-in config, not -f\n");
 		return 2;
 	}
+	/* a file with more than the tables take stops at the rule that is too many */
+	conf->max_sa = gw.max_sa;
+	conf->max_sp = gw.max_sp;
+	conf->max_rt = gw.max_rt;
 	if (o.demo && o.cfg_file == NULL) {
 		rc = gw_demo_conf(demo_text, sizeof(demo_text), o.demo_aead);
 		if (rc != 0)
@@ -729,7 +791,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-gw: at most %d lcores\n", GW_MAX_WORKERS);
 		goto out;
 	}
-	mp = rte_pktmbuf_pool_create("gw_mbuf", GW_NB_MBUF, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	thp_advise();
+	mp = rte_pktmbuf_pool_create("gw_mbuf", o.nb_mbuf, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		rte_socket_id());
 	if (mp == NULL) {
 		fprintf(stderr, "vecsec-gw: cannot create the mbuf pool: %s\n",
@@ -790,7 +853,8 @@ main(int argc, char **argv)
 		snprintf(name, sizeof(name), "gw_cop%u", w);
 		wk->cop_pool = rte_crypto_op_pool_create(name, RTE_CRYPTO_OP_TYPE_SYMMETRIC, 8192,
 			128, GW_COP_PRIV, rte_socket_id());
-		wk->sa_st = calloc(GW_MAX_SA, sizeof(*wk->sa_st));
+		wk->sa_st = rte_zmalloc("gw_sa_st", (size_t)gw.max_sa * sizeof(*wk->sa_st),
+					RTE_CACHE_LINE_SIZE);
 		if (wk->cop_pool == NULL || wk->sa_st == NULL) {
 			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
@@ -978,7 +1042,7 @@ out:
 	gw_sa_teardown(&gw);
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		rte_mempool_free(gw.worker[w].cop_pool);
-		free(gw.worker[w].sa_st);
+		rte_free(gw.worker[w].sa_st);
 	}
 	rte_free(gw.rcu);
 	/* every mbuf back in the pool: nothing leaked on any path (fragments included) */

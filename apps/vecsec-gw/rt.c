@@ -13,19 +13,83 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
 #include <rte_ip.h>
 
+/* A prefix cut to bits (the rest zero), with the level it is a key of. */
+struct cut {
+	uint8_t level;
+	uint8_t b[16];
+};
+
+static int
+cmp_cut(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct cut));
+}
+
+/*
+ * tbl8 groups the routes of one family need: rte_lpm resolves the first 24
+ * bits in its big table and every further 8 bits in a group of 256 entries,
+ * one group per distinct prefix a route runs through (IPv4: its /24; IPv6:
+ * its /24, /32, ... up to the byte before its last). Counted exactly by
+ * sorting those prefixes, so 100,000 host routes get what they need and
+ * no more.
+ */
+static unsigned int
+tbl8_need(const struct gw_conf *conf, int v6)
+{
+	size_t n = 0, k = 0;
+	unsigned int groups = 0;
+	struct cut *c;
+
+	for (unsigned int i = 0; i < conf->nb_rt; i++)
+		if (conf->rt[i].v6 == v6 && conf->rt[i].dst_len > 24)
+			n += (conf->rt[i].dst_len - 24 + 7) / 8;
+	if (n == 0)
+		return 0;
+	c = calloc(n, sizeof(*c));
+	if (c == NULL)
+		return (unsigned int)RTE_MIN(n, (size_t)1 << 24);   /* the bound instead */
+	for (unsigned int i = 0; i < conf->nb_rt; i++) {
+		const struct gw_rt_conf *r = &conf->rt[i];
+
+		if (r->v6 != v6 || r->dst_len <= 24)
+			continue;
+		for (unsigned int bits = 24; bits < r->dst_len; bits += 8, k++) {
+			c[k].level = (uint8_t)bits;
+			memcpy(c[k].b, r->dst.b, bits / 8);
+		}
+	}
+	qsort(c, n, sizeof(*c), cmp_cut);
+	for (size_t i = 0; i < n; i++)
+		groups += i == 0 || cmp_cut(&c[i - 1], &c[i]) != 0;
+	free(c);
+	return groups;
+}
+
 int
 gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 {
+	unsigned int need4 = tbl8_need(conf, 0), need6 = tbl8_need(conf, 1);
 	char name[64];
 
+	/* every route fits in either table; room for a quarter more (at least 1024) */
+	if (dp->max_rt == 0)
+		dp->max_rt = conf->nb_rt + RTE_MAX(conf->nb_rt / 4, 1024u);
+	if (conf->nb_rt > dp->max_rt) {
+		fprintf(stderr, "vecsec-gw: %u routes in the configuration, room for %u "
+			"(--max-rt)\n", conf->nb_rt, dp->max_rt);
+		return -ENOSPC;
+	}
 	for (int prot = 0; prot < 2; prot++) {
-		struct rte_lpm_config c4 = { .max_rules = GW_MAX_RT, .number_tbl8s = 1 << 8 };
-		struct rte_lpm6_config c6 = { .max_rules = GW_MAX_RT, .number_tbl8s = 1 << 12 };
+		struct rte_lpm_config c4 = { .max_rules = dp->max_rt,
+			.number_tbl8s = need4 + RTE_MAX(need4 / 4, 256u) };
+		struct rte_lpm6_config c6 = { .max_rules = dp->max_rt,
+			.number_tbl8s = need6 + RTE_MAX(need6 / 4, 4096u) };
 
 		snprintf(name, sizeof(name), "gw_lpm4_%d", prot);
 		dp->lpm4[prot] = rte_lpm_create(name, SOCKET_ID_ANY, &c4);

@@ -20,6 +20,8 @@
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 
 /*
  * The classified tuple, in network byte order as rte_acl wants it. IPv4
@@ -100,6 +102,20 @@ acl_fields(const struct gw_sp_conf *r, struct rte_acl_field *f)
 	f[n++].mask_range.u16 = r->dport_hi;
 }
 
+size_t
+gw_heap_used(void)
+{
+	size_t used = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			used += st.heap_allocsz_bytes;
+	}
+	return used;
+}
+
 /* An rte_acl context for spd (NULL when it has no rule); 0 or -errno. */
 static int
 acl_build(struct gw_spd *spd, bool v6)
@@ -107,11 +123,11 @@ acl_build(struct gw_spd *spd, bool v6)
 	static unsigned int seq;
 	struct rte_acl_config cfg = { .num_categories = 1 };
 	struct rte_acl_param prm = { .socket_id = SOCKET_ID_ANY };
-	struct sp_acl6_rule r6;
-	struct sp_acl4_rule r4;
 	char name[RTE_ACL_NAMESIZE];
+	size_t rsz = v6 ? sizeof(struct sp_acl6_rule) : sizeof(struct sp_acl4_rule);
+	uint8_t *rules;
 	unsigned int nf;
-	int rc = 0;
+	int rc;
 
 	spd->acl = NULL;
 	if (spd->n == 0)
@@ -122,29 +138,27 @@ acl_build(struct gw_spd *spd, bool v6)
 	prm.name = name;
 	prm.rule_size = v6 ? RTE_ACL_RULE_SZ(NF6) : RTE_ACL_RULE_SZ(NF4);
 	prm.max_rule_num = spd->n;
-	spd->acl = rte_acl_create(&prm);
-	if (spd->acl == NULL)
-		return -rte_errno ? -rte_errno : -ENOMEM;
-	for (unsigned int i = 0; i < spd->n && rc == 0; i++) {
-		struct rte_acl_rule_data d = {
-			.category_mask = 1,
-			/* rank: the list is sorted, first = highest */
-			.priority = (int32_t)(RTE_ACL_MAX_PRIORITY - i),
-			.userdata = i + 1,
-		};
+	/* every rule in one call: rte_acl copies them into the context */
+	rules = calloc(spd->n, rsz);
+	if (rules == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < spd->n; i++) {
+		struct rte_acl_rule *r = (struct rte_acl_rule *)(rules + i * rsz);
 
-		if (v6) {
-			memset(&r6, 0, sizeof(r6));
-			r6.data = d;
-			acl_fields(&spd->rules[i].r, r6.field);
-			rc = rte_acl_add_rules(spd->acl, (const struct rte_acl_rule *)&r6, 1);
-		} else {
-			memset(&r4, 0, sizeof(r4));
-			r4.data = d;
-			acl_fields(&spd->rules[i].r, r4.field);
-			rc = rte_acl_add_rules(spd->acl, (const struct rte_acl_rule *)&r4, 1);
-		}
+		r->data.category_mask = 1;
+		/* rank: the list is sorted, first = highest */
+		r->data.priority = (int32_t)(RTE_ACL_MAX_PRIORITY - i);
+		r->data.userdata = i + 1;
+		acl_fields(&spd->conf[i], v6 ? ((struct sp_acl6_rule *)r)->field :
+			   ((struct sp_acl4_rule *)r)->field);
 	}
+	spd->acl = rte_acl_create(&prm);
+	if (spd->acl == NULL) {
+		free(rules);
+		return -rte_errno ? -rte_errno : -ENOMEM;
+	}
+	rc = rte_acl_add_rules(spd->acl, (const struct rte_acl_rule *)rules, spd->n);
+	free(rules);
 	if (rc == 0)
 		rc = rte_acl_build(spd->acl, &cfg);
 	if (rc != 0) {
@@ -157,75 +171,111 @@ acl_build(struct gw_spd *spd, bool v6)
 static int
 cmp_pri(const void *a, const void *b)
 {
-	const struct gw_sp *x = a, *y = b;
+	const struct gw_sp_conf *x = a, *y = b;
 
-	if (x->r.pri != y->r.pri)
-		return x->r.pri > y->r.pri ? -1 : 1;
-	return x->r.line < y->r.line ? -1 : x->r.line > y->r.line;
+	if (x->pri != y->pri)
+		return x->pri > y->pri ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* The inbound SA a replaced rule still accepts: NULL once it is gone. */
+/* The SA (dir, spi) of conf if it is up, else NULL: O(1) through the SA index. */
 static struct gw_sa *
-sp_prev_sa(const struct gw_dp *dp, uint32_t spi)
+sa_up(const struct gw_dp *dp, const struct gw_conf *conf, uint8_t dir, uint32_t spi)
 {
-	for (unsigned int j = 0; j < dp->nb_sa; j++)
-		if (dp->sa[j].active && dp->sa[j].dir == GW_DIR_IN && dp->sa[j].spi == spi)
-			return &dp->sa[j];
-	return NULL;
+	const struct gw_sa_conf *c = gw_conf_find_sa(conf, dir, spi);
+	struct gw_sa *s;
+
+	if (c == NULL)
+		return NULL;
+	s = &dp->sa[c - conf->sa];
+	return s->active && s->dir == dir && s->spi == spi ? s : NULL;
+}
+
+static struct gw_spd *
+spd_alloc(unsigned int n)
+{
+	size_t head = sizeof(struct gw_spd) + (size_t)(n + 1) * sizeof(struct gw_sp);
+	struct gw_spd *spd = aligned_alloc(64, RTE_ALIGN_CEIL(head + (size_t)(n + 1) *
+		sizeof(struct gw_sp_conf), 64));
+
+	if (spd == NULL)
+		return NULL;
+	memset(spd, 0, head);
+	spd->conf = (struct gw_sp_conf *)((uint8_t *)spd + head);
+	return spd;
+}
+
+/* One list: conf's rules of that family and direction, sorted, with their SAs and ACL. */
+static int
+sp_build_one(const struct gw_dp *dp, const struct gw_conf *conf, int v6, int dir,
+	     struct gw_spd **out)
+{
+	unsigned int n = 0;
+	struct gw_spd *spd;
+	size_t heap0 = gw_heap_used();
+
+	for (unsigned int i = 0; i < conf->nb_sp; i++)
+		n += conf->sp[i].v6 == v6 && conf->sp[i].dir == dir;
+	spd = spd_alloc(n);
+	if (spd == NULL)
+		return -ENOMEM;
+	*out = spd;
+	for (unsigned int i = 0; i < conf->nb_sp; i++)
+		if (conf->sp[i].v6 == v6 && conf->sp[i].dir == dir)
+			spd->conf[spd->n++] = conf->sp[i];
+	/* equal priorities keep their order in the configuration (line) */
+	qsort(spd->conf, spd->n, sizeof(spd->conf[0]), cmp_pri);
+	for (unsigned int i = 0; i < spd->n; i++) {
+		const struct gw_sp_conf *r = &spd->conf[i];
+		struct gw_sp *sp = &spd->rules[i];
+
+		sp->action = r->action;
+		if (r->action != GW_SP_PROTECT)
+			continue;
+		if (dir == GW_DIR_IN && r->spi_prev != 0)
+			sp->sa_prev = sa_up(dp, conf, GW_DIR_IN, r->spi_prev);
+		sp->sa = sa_up(dp, conf, (uint8_t)dir, r->spi);
+		if (sp->sa == NULL) {
+			fprintf(stderr, "vecsec-gw: line %d: SP names SA %u which is not set up\n",
+				r->line, r->spi);
+			return -EINVAL;
+		}
+	}
+	if (spd->n > RTE_ACL_MAX_PRIORITY || acl_build(spd, v6) != 0) {
+		fprintf(stderr, "vecsec-gw: cannot build the SPD's ACL (%u rules)\n", spd->n);
+		return -ENOMEM;
+	}
+	/* the ACL's heap memory (nothing else allocates there meanwhile but by chance) */
+	spd->mem = gw_heap_used() - heap0 + (size_t)(n + 1) * (sizeof(struct gw_sp) +
+		sizeof(struct gw_sp_conf)) + sizeof(*spd);
+	return 0;
+}
+
+int
+gw_sp_build_some(const struct gw_dp *dp, const struct gw_conf *conf, unsigned int mask,
+		 struct gw_spd *out[2][2])
+{
+	memset(out, 0, 4 * sizeof(out[0][0]));
+	for (int v6 = 0; v6 < 2; v6++) {
+		for (int dir = 0; dir < 2; dir++) {
+			int rc;
+
+			if (!(mask & GW_SPD_BIT(v6, dir)))
+				continue;
+			rc = sp_build_one(dp, conf, v6, dir, &out[v6][dir]);
+			if (rc != 0) {
+				gw_sp_free(out);
+				return rc;
+			}
+		}
+	}
+	return 0;
 }
 
 int
 gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2])
 {
-	memset(out, 0, 4 * sizeof(out[0][0]));
-	for (int v6 = 0; v6 < 2; v6++) {
-		for (int dir = 0; dir < 2; dir++) {
-			struct gw_spd *spd = calloc(1, sizeof(*spd) +
-				(conf->nb_sp + 1) * sizeof(spd->rules[0]));
-
-			if (spd == NULL)
-				goto nomem;
-			out[v6][dir] = spd;
-			for (unsigned int i = 0; i < conf->nb_sp; i++) {
-				const struct gw_sp_conf *r = &conf->sp[i];
-				struct gw_sp *sp;
-
-				if (r->v6 != v6 || r->dir != dir)
-					continue;
-				sp = &spd->rules[spd->n++];
-				sp->r = *r;
-				sp->sa = NULL;
-				sp->sa_prev = NULL;
-				if (r->action != GW_SP_PROTECT)
-					continue;
-				if (dir == GW_DIR_IN && r->spi_prev != 0)
-					sp->sa_prev = sp_prev_sa(dp, r->spi_prev);
-				for (unsigned int j = 0; j < dp->nb_sa; j++)
-					if (dp->sa[j].active && dp->sa[j].dir == dir &&
-							dp->sa[j].spi == r->spi)
-						sp->sa = &dp->sa[j];
-				if (sp->sa == NULL) {
-					fprintf(stderr,
-						"vecsec-gw: line %d: SP names SA %u which is not "
-						"set up\n",
-						r->line, r->spi);
-					gw_sp_free(out);
-					return -EINVAL;
-				}
-			}
-			/* equal priorities keep their order in the configuration (line) */
-			qsort(spd->rules, spd->n, sizeof(spd->rules[0]), cmp_pri);
-			if (spd->n > RTE_ACL_MAX_PRIORITY || acl_build(spd, v6) != 0) {
-				fprintf(stderr, "vecsec-gw: cannot build the SPD's ACL\n");
-				gw_sp_free(out);
-				return -ENOMEM;
-			}
-		}
-	}
-	return 0;
-nomem:
-	gw_sp_free(out);
-	return -ENOMEM;
+	return gw_sp_build_some(dp, conf, GW_SPD_ALL, out);
 }
 
 void
@@ -313,7 +363,7 @@ gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *l3,
 		dport = (uint16_t)(l3[l3_len + 2] << 8 | l3[l3_len + 3]);
 	}
 	for (unsigned int i = 0; i < spd->n; i++) {
-		const struct gw_sp_conf *r = &spd->rules[i].r;
+		const struct gw_sp_conf *r = &spd->conf[i];
 
 		if (proto < r->proto_lo || proto > r->proto_hi ||
 				sport < r->sport_lo || sport > r->sport_hi ||

@@ -91,7 +91,7 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 			dr += s.drops[d];
 		fprintf(f, "  SA %-3s %-10u %-17s %-9s on %-24s pkts %" PRIu64 " bytes %" PRIu64
 			" drops %" PRIu64, sa->dir == GW_DIR_IN ? "in" : "out", sa->spi,
-			sa->algo_name, sa->mode == GW_MODE_TRANS ? "transport" :
+			dp->sa_cold[i].algo_name, sa->mode == GW_MODE_TRANS ? "transport" :
 			sa->mode == GW_MODE_TUN4 ? "tunnel4" : "tunnel6",
 			dp->cdev[sa->cdev_id].name, s.pkts, s.bytes, dr);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)

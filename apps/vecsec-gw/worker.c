@@ -192,9 +192,9 @@ spd_lookup(int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n, const st
 }
 
 /*
- * The SPD's answers for a burst: the action and the SA pointers are in two
- * cache lines of each rule, a miss per line and packet when the burst hits
- * many rules; start them all before the loop reads the first.
+ * The SPD's answers for a burst: a rule's action and SAs share one cache
+ * line, a miss per packet when the burst hits many rules; start them all
+ * before the loop reads the first.
  */
 static inline void
 sp_prefetch(const struct gw_sp *const sps[], uint16_t n)
@@ -205,8 +205,7 @@ sp_prefetch(const struct gw_sp *const sps[], uint16_t n)
 		if (sps[i] == NULL || sps[i] == prev)
 			continue;
 		prev = sps[i];
-		rte_prefetch0(&prev->r.action);
-		rte_prefetch0(&prev->sa);
+		rte_prefetch0(prev);
 	}
 }
 
@@ -237,10 +236,23 @@ static uint16_t
 life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
 {
 	uint64_t bytes = 0, prev_p, prev_b = 0, hard;
-	bool by_bytes = (sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
+	bool by_bytes = sa->life_more &&
+		(sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
 	uint16_t k = n;
 
 	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
+	if (!sa->life_more) {
+		/* the usual case: only the hard packet limit (outbound: numbers left) */
+		hard = sa->hard_pkts;
+		if (hard != 0 && prev_p + n > hard)
+			k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
+		if (hard != 0 && prev_p < hard && prev_p + n >= hard &&
+				__atomic_exchange_n(&sa->hard_sent, 1, __ATOMIC_RELAXED) == 0)
+			gw_event_post(sa, true, true, hard);
+		for (uint16_t i = k; i < n; i++)
+			drop(w, sa, mb[i], GW_DROP_EXPIRED);
+		return k;
+	}
 	if (by_bytes) {
 		for (uint16_t i = 0; i < n; i++)
 			bytes += mb[i]->pkt_len;
@@ -292,7 +304,7 @@ in_check_flush(struct gw_worker *w, struct in_check *ic)
 			const struct gw_sp *sp = sps[i];
 			struct gw_sa *sa = ic->sa[v6][i];
 
-			if (sp == NULL || sp->r.action != GW_SP_PROTECT ||
+			if (sp == NULL || sp->action != GW_SP_PROTECT ||
 					(sp->sa != sa && sp->sa_prev != sa)) {
 				drop(w, sa, ic->m[v6][i], GW_DROP_POLICY);
 				continue;
@@ -716,7 +728,7 @@ sa_prefetch(const struct gw_sa *sa)
 static inline void
 ipsec_sa_prefetch(const struct gw_sa *sa)
 {
-	const uint8_t *p = (const uint8_t *)sa->sa;
+	const uint8_t *p = (const uint8_t *)sa->ss.sa;
 
 	rte_prefetch0(p);
 	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
@@ -926,12 +938,12 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			struct rte_mbuf *m = clear[v6][i];
 			const struct gw_sp *sp = sps[i];
 
-			if (sp == NULL || sp->r.action == GW_SP_DISCARD ||
-					(prot && sp->r.action != GW_SP_BYPASS)) {
+			if (sp == NULL || sp->action == GW_SP_DISCARD ||
+					(prot && sp->action != GW_SP_BYPASS)) {
 				drop(w, NULL, m, GW_DROP_POLICY);
 				continue;
 			}
-			if (sp->r.action == GW_SP_BYPASS) {
+			if (sp->action == GW_SP_BYPASS) {
 				w->st.bypass++;
 				route_tx(w, m, !prot);
 				continue;

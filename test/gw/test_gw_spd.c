@@ -154,7 +154,7 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	uint64_t hits = 0, misses = 0, bad = 0;
 
 	memset(&dp, 0, sizeof(dp));
-	dp.sa = calloc(GW_MAX_SA, sizeof(*dp.sa));
+	dp.sa = calloc(conf->nb_sa + 1, sizeof(*dp.sa));
 	if (dp.sa == NULL)
 		return 1;
 	for (unsigned int i = 0; i < conf->nb_sa; i++) {
@@ -187,11 +187,14 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 						l3_len[i], pkt_len[i]);
 
 					if (want != got[i]) {
+						const struct gw_spd *spd = dp.spd[v6][dir];
+
 						if (bad++ < 5)
 							printf("FAIL %s: ipv%c %s: acl rule line %d, "
 								"linear rule line %d\n", name, v6 ? '6' : '4',
-								dir ? "out" : "in", got[i] ? got[i]->r.line : -1,
-								want ? want->r.line : -1);
+								dir ? "out" : "in", got[i] ?
+								spd->conf[got[i] - spd->rules].line : -1,
+								want ? spd->conf[want - spd->rules].line : -1);
 					}
 					if (want != NULL)
 						hits++;
@@ -224,7 +227,9 @@ check_prev(void)
 	"19:1a:1b:1c:1d:1e:1f:20:21:22:23:24"
 	static const char *const text =
 		"sa in 5 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
+		"sa in 6 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
 		"sa out 5 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
+		"sa out 6 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
 		"sp ipv4 in esp protect 5 pri 1 dst 10.0.0.0/8\n"
 		"sp ipv4 out esp protect 5 pri 1 dst 10.0.0.0/8\n";
 	char err[512];
@@ -239,7 +244,8 @@ check_prev(void)
 	dp.sa = calloc(4, sizeof(*dp.sa));
 	if (dp.sa == NULL)
 		return 1;
-	/* SAs in 5, in 6, out 5, out 6; both rules now protect with 6, had 5 */
+	/* SAs in 5, in 6, out 5, out 6 (the configuration's slots); both rules now */
+	/* protect with 6, had 5 */
 	for (unsigned int i = 0; i < 4; i++) {
 		dp.sa[i].active = true;
 		dp.sa[i].spi = 5 + (i & 1);
@@ -309,10 +315,10 @@ main(int argc, char **argv)
 	} else {
 		fails += check_conf("ep0.cfg", &conf, 4000);
 	}
+	gw_conf_wipe(&conf);
 	for (unsigned int round = 0; round < 6; round++) {
 		char name[32];
 
-		memset(&conf, 0, sizeof(conf));
 		random_rules(text, sizeof(text), round == 0 ? 3 : 40 + 120 * round);
 		if (gw_conf_parse_string(&conf, "<random>", text, err, sizeof(err)) != 0) {
 			printf("FAIL: generated rules do not parse: %s\n", err);
