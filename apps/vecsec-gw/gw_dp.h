@@ -19,13 +19,13 @@
 #include <rte_ether.h>
 #include <rte_ipsec.h>
 #include <rte_ipsec_sad.h>
-#include <rte_lpm.h>
-#include <rte_lpm6.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_rwlock.h>
 #include <rte_spinlock.h>
 
+struct rte_fib;
+struct rte_fib6;
 struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worker.c */
 
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
@@ -133,6 +133,7 @@ struct gw_spd {
 	struct rte_acl_ctx *acl;        /* NULL when n == 0 */
 	unsigned int n;
 	size_t mem;                     /* bytes: the list and its ACL */
+	bool dst_first;                 /* the ACL's trie has the destination first */
 	struct gw_sp_conf *conf;        /* [n] */
 	struct gw_sp rules[];
 };
@@ -198,8 +199,8 @@ struct gw_dp {
 	struct rte_rcu_qsbr *rcu;       /* workers report quiescence each poll */
 	bool ctrl;                      /* run-time changes possible (--ctrl) */
 	struct rte_ipsec_sad *sad4, *sad6;
-	struct rte_lpm *lpm4[2];        /* [to an ESP-side port] */
-	struct rte_lpm6 *lpm6[2];
+	struct rte_fib *fib4[2];        /* [to an ESP-side port] */
+	struct rte_fib6 *fib6[2];
 	struct gw_port port[GW_MAX_PORTS];
 	uint16_t nb_ports;
 	struct gw_cdev cdev[GW_MAX_CDEV];

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vecsec-gw routing: rte_lpm (IPv4) and rte_lpm6 (IPv6) on the destination
- * address, next hop = output port. Routes are split by the kind of their
+ * vecsec-gw routing: rte_fib (IPv4, DIR-24-8) and rte_fib6 (IPv6, trie) on
+ * the destination address, next hop = output port. rte_fib keeps its rules
+ * in a tree (rte_rib), so n routes load in O(n log n); rte_lpm searches its
+ * rule list on every add, and 100,000 host routes took it minutes. Routes are split by the kind of their
  * port: packets leaving towards the ESP side (ESP after outbound processing,
  * bypass traffic from protected ports) look up the routes to unprotected
  * (ESP-side) ports, decrypted and inbound-bypass packets those to protected
@@ -17,6 +19,8 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
 #include <rte_ip.h>
 
 /* A prefix cut to bits (the rest zero), with the level it is a key of. */
@@ -32,7 +36,7 @@ cmp_cut(const void *a, const void *b)
 }
 
 /*
- * tbl8 groups the routes of one family need: rte_lpm resolves the first 24
+ * tbl8 groups the routes of one family need: rte_fib resolves the first 24
  * bits in its big table and every further 8 bits in a group of 256 entries,
  * one group per distinct prefix a route runs through (IPv4: its /24; IPv6:
  * its /24, /32, ... up to the byte before its last). Counted exactly by
@@ -71,12 +75,16 @@ tbl8_need(const struct gw_conf *conf, int v6)
 	return groups;
 }
 
+/* rte_fib's answer for "no route": its smallest (1-byte) next hops hold 0..127 */
+#define RT_NONE 127
+
 int
 gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 {
 	unsigned int need4 = tbl8_need(conf, 0), need6 = tbl8_need(conf, 1);
 	char name[64];
 
+	RTE_BUILD_BUG_ON(GW_MAX_PORTS > RT_NONE);
 	/* every route fits in either table; room for a quarter more (at least 1024) */
 	if (dp->max_rt == 0)
 		dp->max_rt = conf->nb_rt + RTE_MAX(conf->nb_rt / 4, 1024u);
@@ -85,17 +93,29 @@ gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 			"(--max-rt)\n", conf->nb_rt, dp->max_rt);
 		return -ENOSPC;
 	}
+	/* a quarter more groups than the routes need; at least the old defaults */
+	need4 += RTE_MAX(need4 / 4, 100u);
+	need6 += RTE_MAX(need6 / 4, 4096u);
 	for (int prot = 0; prot < 2; prot++) {
-		struct rte_lpm_config c4 = { .max_rules = dp->max_rt,
-			.number_tbl8s = need4 + RTE_MAX(need4 / 4, 256u) };
-		struct rte_lpm6_config c6 = { .max_rules = dp->max_rt,
-			.number_tbl8s = need6 + RTE_MAX(need6 / 4, 4096u) };
+		/* a group's index is kept where a next hop goes: entries wide enough for it */
+		struct rte_fib_conf c4 = {
+			.type = RTE_FIB_DIR24_8, .default_nh = RT_NONE,
+			.max_routes = (int)dp->max_rt,
+			.dir24_8 = { .num_tbl8 = need4, .nh_sz = need4 < 128 ? RTE_FIB_DIR24_8_1B :
+				     need4 < 32768 ? RTE_FIB_DIR24_8_2B : RTE_FIB_DIR24_8_4B },
+		};
+		struct rte_fib6_conf c6 = {
+			.type = RTE_FIB6_TRIE, .default_nh = RT_NONE,
+			.max_routes = (int)dp->max_rt,
+			.trie = { .num_tbl8 = need6,
+				  .nh_sz = need6 < 32768 ? RTE_FIB6_TRIE_2B : RTE_FIB6_TRIE_4B },
+		};
 
-		snprintf(name, sizeof(name), "gw_lpm4_%d", prot);
-		dp->lpm4[prot] = rte_lpm_create(name, SOCKET_ID_ANY, &c4);
-		snprintf(name, sizeof(name), "gw_lpm6_%d", prot);
-		dp->lpm6[prot] = rte_lpm6_create(name, SOCKET_ID_ANY, &c6);
-		if (dp->lpm4[prot] == NULL || dp->lpm6[prot] == NULL) {
+		snprintf(name, sizeof(name), "gw_fib4_%d", prot);
+		dp->fib4[prot] = rte_fib_create(name, SOCKET_ID_ANY, &c4);
+		snprintf(name, sizeof(name), "gw_fib6_%d", prot);
+		dp->fib6[prot] = rte_fib6_create(name, SOCKET_ID_ANY, &c6);
+		if (dp->fib4[prot] == NULL || dp->fib6[prot] == NULL) {
 			fprintf(stderr, "vecsec-gw: cannot create route tables: %s\n",
 				rte_strerror(rte_errno));
 			return -ENOMEM;
@@ -112,12 +132,12 @@ gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		}
 		prot = dp->port[r->port].esp_side;
 		if (r->v6) {
-			rc = rte_lpm6_add(dp->lpm6[prot], r->dst.b, r->dst_len, r->port);
+			rc = rte_fib6_add(dp->fib6[prot], r->dst.b, r->dst_len, r->port);
 		} else {
 			uint32_t a;
 
 			memcpy(&a, r->dst.b, 4);
-			rc = rte_lpm_add(dp->lpm4[prot], rte_be_to_cpu_32(a), r->dst_len, r->port);
+			rc = rte_fib_add(dp->fib4[prot], rte_be_to_cpu_32(a), r->dst_len, r->port);
 		}
 		if (rc < 0) {
 			fprintf(stderr, "vecsec-gw: route at line %d: cannot add: %s\n", r->line,
@@ -132,10 +152,10 @@ void
 gw_rt_teardown(struct gw_dp *dp)
 {
 	for (int prot = 0; prot < 2; prot++) {
-		rte_lpm_free(dp->lpm4[prot]);
-		rte_lpm6_free(dp->lpm6[prot]);
-		dp->lpm4[prot] = NULL;
-		dp->lpm6[prot] = NULL;
+		rte_fib_free(dp->fib4[prot]);
+		rte_fib6_free(dp->fib6[prot]);
+		dp->fib4[prot] = NULL;
+		dp->fib6[prot] = NULL;
 	}
 }
 
@@ -143,19 +163,19 @@ gw_rt_teardown(struct gw_dp *dp)
 int
 gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v6)
 {
-	uint32_t hop;
+	uint64_t hop = RT_NONE;
 
 	if (v6) {
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
+		uint8_t a[1][RTE_FIB6_IPV6_ADDR_SIZE];
 
-		if (rte_lpm6_lookup(dp->lpm6[to_esp_side], h->dst_addr, &hop) != 0)
-			return -1;
+		memcpy(a[0], h->dst_addr, sizeof(a[0]));
+		rte_fib6_lookup_bulk(dp->fib6[to_esp_side], a, &hop, 1);
 	} else {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
+		uint32_t a = rte_be_to_cpu_32(h->dst_addr);
 
-		if (rte_lpm_lookup(dp->lpm4[to_esp_side], rte_be_to_cpu_32(h->dst_addr),
-				&hop) != 0)
-			return -1;
+		rte_fib_lookup_bulk(dp->fib4[to_esp_side], &a, &hop, 1);
 	}
-	return (int)hop;
+	return hop == RT_NONE ? -1 : (int)hop;
 }

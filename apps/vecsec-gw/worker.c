@@ -6,7 +6,7 @@
  * bypass, discard) -> group by SA -> rte_ipsec prepare -> cryptodev
  * enqueue (lookaside-none) or rte_ipsec CPU crypto -> dequeue, group by
  * session -> rte_ipsec process -> inbound: the SP that protects the inner
- * packet must name this SA -> route (rte_lpm/lpm6) -> Ethernet header -> tx.
+ * packet must name this SA -> route (rte_fib/fib6) -> Ethernet header -> tx.
  * Every drop is counted once, under its reason, per SA where there is one.
  */
 #include "gw_dp.h"

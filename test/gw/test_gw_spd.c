@@ -40,8 +40,14 @@ static const char *const pool4[] = { "10.0.0.0", "10.1.0.0", "10.1.2.0", "192.16
 static const char *const pool6[] = { "fd00::", "fd00:1::", "fd00:1:2::", "2001:db8::",
 	"::", "fd00:1:2:3::80" };
 
+/*
+ * shape 0: both addresses drawn from the pools; 1: the destination nearly
+ * always pool[0] (an inbound list of tunnels: sources tell the rules
+ * apart); 2: the source likewise. The SPD builds its ACL with the
+ * addresses in either order (acl_addr_order() in sp.c): both get checked.
+ */
 static void
-random_rules(char *buf, size_t cap, unsigned int nrules)
+random_rules(char *buf, size_t cap, unsigned int nrules, unsigned int shape)
 {
 	size_t o = 0;
 	static const char *const key36 =
@@ -68,6 +74,13 @@ random_rules(char *buf, size_t cap, unsigned int nrules)
 		if (rnd() % 4 != 0)
 			o += (size_t)snprintf(buf + o, cap - o, " pri %u", rnd() % 4);
 		for (int a = 0; a < 2; a++) {
+			bool fixed = shape == (a ? 1u : 2u) && rnd() % 16 != 0;
+
+			if (fixed) {
+				o += (size_t)snprintf(buf + o, cap - o, " %s %s/%u", a ? "dst" : "src",
+					v6 ? pool6[0] : pool4[0], v6 ? 16 : 8);
+				continue;
+			}
 			if (rnd() % 3 == 0)
 				continue;
 			if (v6)
@@ -146,6 +159,7 @@ random_packet(uint8_t *p, bool v6, uint32_t *l3_len)
 }
 
 static uint64_t total_hits, total_misses;
+static unsigned int lists_dst_first, lists_src_first;
 
 static int
 check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
@@ -170,6 +184,10 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	}
 	for (int v6 = 0; v6 < 2; v6++) {
 		for (uint8_t dir = 0; dir < 2; dir++) {
+			if (dp.spd[v6][dir]->n > 1) {
+				lists_dst_first += dp.spd[v6][dir]->dst_first;
+				lists_src_first += !dp.spd[v6][dir]->dst_first;
+			}
 			for (unsigned int done = 0; done < npkts; done += GW_BURST) {
 				uint8_t pk[GW_BURST][64];
 				const uint8_t *l3[GW_BURST];
@@ -319,7 +337,7 @@ main(int argc, char **argv)
 	for (unsigned int round = 0; round < 6; round++) {
 		char name[32];
 
-		random_rules(text, sizeof(text), round == 0 ? 3 : 40 + 120 * round);
+		random_rules(text, sizeof(text), round == 0 ? 3 : 40 + 120 * round, round % 3);
 		if (gw_conf_parse_string(&conf, "<random>", text, err, sizeof(err)) != 0) {
 			printf("FAIL: generated rules do not parse: %s\n", err);
 			fails++;
@@ -331,6 +349,12 @@ main(int argc, char **argv)
 	}
 	fails += check_prev();
 	rte_eal_cleanup();
+	/* both address orders of the ACL were built and checked */
+	if (lists_dst_first == 0 || lists_src_first == 0) {
+		printf("FAIL: ACLs with the destination first %u, the source first %u\n",
+		       lists_dst_first, lists_src_first);
+		fails++;
+	}
 	/* tuples that never match (or always do) would prove nothing */
 	if (total_hits == 0 || total_misses == 0) {
 		printf("FAIL: %" PRIu64 " matched, %" PRIu64 " unmatched in all\n", total_hits,
