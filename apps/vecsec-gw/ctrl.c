@@ -107,7 +107,7 @@ struct gw_ctrl_client {
 	bool done;              /* close once the queued output is out */
 	bool dead;              /* close now */
 	char *out;              /* output not sent yet: out[out_off .. out_len) */
-	size_t out_off, out_len;
+	size_t out_off, out_len, out_cap;
 	uint64_t stall_ms;      /* since when the output has not moved; 0: it moves */
 	struct held *held;      /* answers waiting for the SPD commit (spd_commit) */
 	unsigned int nheld, cap_held;
@@ -261,6 +261,7 @@ slot_release(unsigned int i)
  * rules are taken out again and their answers become ERR.
  */
 #define CTRL_BATCH_MS 20
+#define CTRL_BATCH_X 4
 
 struct held {
 	char *text;             /* the answer lines */
@@ -314,12 +315,27 @@ spd_commit(struct gw_ctrl_client *extra)
 	for (unsigned int i = 0; i < nb_clients; i++) {
 		listed = listed || clients[i] == extra;
 		release_held(clients[i], rc, err);
+		/* the rebuild held everyone up, not the client: its output clock starts now */
+		if (clients[i]->stall_ms != 0)
+			clients[i]->stall_ms = now_ms();
 	}
 	if (extra != NULL && !listed)
 		release_held(extra, rc, err);
 }
 
-/* The batch is due: old enough, or nobody sends more (dry). */
+/*
+ * How long an open batch waits for more requests before it is committed:
+ * a quarter of the last rebuild (2 to 250 ms). A pipelining client that the
+ * scheduler holds back for a moment does not cost a rebuild for a handful
+ * of rules; one that waits for each answer waits that much longer.
+ */
+static int
+dry_wait_ms(void)
+{
+	return (int)RTE_MIN(RTE_MAX(last_build_ms / 4, (uint64_t)2), (uint64_t)250);
+}
+
+/* The batch is due: old enough, or nobody sent more for dry_wait_ms() (dry). */
 static void
 spd_commit_if_due(bool dry)
 {
@@ -329,7 +345,8 @@ spd_commit_if_due(bool dry)
 		held = clients[i]->nheld != 0;
 	if (!held && spd_dirty == 0)
 		return;
-	if (dry || now_ms() - batch_t0 >= RTE_MAX(last_build_ms, (uint64_t)CTRL_BATCH_MS))
+	if (dry || now_ms() - batch_t0 >= RTE_MAX(CTRL_BATCH_X * last_build_ms,
+						  (uint64_t)CTRL_BATCH_MS))
 		spd_commit(NULL);
 }
 
@@ -1162,13 +1179,18 @@ client_queue(struct gw_ctrl_client *c, const char *p, size_t n)
 		c->out_len -= c->out_off;
 		c->out_off = 0;
 	}
-	grown = realloc(c->out, c->out_len + n);
-	if (grown == NULL) {
-		c->dead = true;
-		return;
+	if (c->out_len + n > c->out_cap) {      /* doubling: a batch's answers come at once */
+		size_t cap = RTE_MAX(c->out_len + n, 2 * c->out_cap);
+
+		grown = realloc(c->out, cap);
+		if (grown == NULL) {
+			c->dead = true;
+			return;
+		}
+		c->out = grown;
+		c->out_cap = cap;
 	}
-	memcpy(grown + c->out_len, p, n);
-	c->out = grown;
+	memcpy(c->out + c->out_len, p, n);
 	c->out_len += n;
 }
 
@@ -1196,7 +1218,7 @@ client_flush(struct gw_ctrl_client *c)
 	}
 	free(c->out);
 	c->out = NULL;
-	c->out_off = c->out_len = 0;
+	c->out_off = c->out_len = c->out_cap = 0;
 	c->stall_ms = 0;
 	return 0;
 }
@@ -1404,8 +1426,8 @@ ctrl_main(void *arg)
 	while (!ctrl_stop) {
 		struct pollfd pfd[1 + CTRL_MAX_CLIENTS];
 		unsigned int n = nb_clients, i;
-		bool more = false;      /* a client sent more, or has more to serve */
 		uint64_t now;
+		int np;
 
 		events_flush();
 		pfd[0].fd = listen_fd;
@@ -1423,9 +1445,9 @@ ctrl_main(void *arg)
 			if (client_pending(c))
 				pfd[1 + i].events |= POLLOUT;
 		}
-		/* with a batch open, only look whether more comes (else commit it) */
-		if (poll(pfd, 1 + n, busy || spd_dirty != 0 ? 0 : CTRL_POLL_MS) < 0 &&
-				errno != EINTR)
+		/* with a batch open, wait a little for more (else commit it) */
+		np = poll(pfd, 1 + n, busy ? 0 : spd_dirty != 0 ? dry_wait_ms() : CTRL_POLL_MS);
+		if (np < 0 && errno != EINTR)
 			continue;
 		busy = false;
 		now = now_ms();
@@ -1433,10 +1455,8 @@ ctrl_main(void *arg)
 			struct gw_ctrl_client *c = clients[i];
 			int rc = 0;
 
-			if ((pfd[1 + i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+			if ((pfd[1 + i].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
 				rc = client_read(c);
-				more = true;
-			}
 			if (rc == 0)
 				rc = client_work(c);
 			if (rc == 0 && c->stall_ms != 0 && now - c->stall_ms > CTRL_STALL_MS) {
@@ -1448,7 +1468,8 @@ ctrl_main(void *arg)
 				c->dead = true;
 			busy = busy || rc > 0;
 		}
-		spd_commit_if_due(!more && !busy);
+		/* dry: nothing came or could be sent for dry_wait_ms() */
+		spd_commit_if_due(np == 0 && !busy);
 		/* close the dead ones, keeping the others' order */
 		for (unsigned int k = i = 0; i < n; i++) {
 			struct gw_ctrl_client *c = clients[i];

@@ -415,7 +415,7 @@ mono_seconds(void)
 {
 	struct timespec ts;
 
-	clock_gettime(getenv("GWT") ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
