@@ -1450,7 +1450,6 @@ ctrl_main(void *arg)
 		if (np < 0 && errno != EINTR)
 			continue;
 		busy = false;
-		now = now_ms();
 		for (i = 0; i < n; i++) {
 			struct gw_ctrl_client *c = clients[i];
 			int rc = 0;
@@ -1459,7 +1458,10 @@ ctrl_main(void *arg)
 				rc = client_read(c);
 			if (rc == 0)
 				rc = client_work(c);
-			if (rc == 0 && c->stall_ms != 0 && now - c->stall_ms > CTRL_STALL_MS) {
+			/* now after the work: serving may take longer than a millisecond */
+			now = now_ms();
+			if (rc == 0 && c->stall_ms != 0 && now > c->stall_ms &&
+			    now - c->stall_ms > CTRL_STALL_MS) {
 				printf("vecsec-gw: control: a client dropped: its output did "
 				       "not move for %d s\n", CTRL_STALL_MS / 1000);
 				rc = -1;

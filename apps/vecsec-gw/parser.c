@@ -534,7 +534,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	bool ckey_p = false, akey_p = false, ekey_p = false, esn_p = false;
 	unsigned int ti = 1, src_ti = 0, dst_ti = 0, ai_ti = 0, seq_ti = 0;
 
-	if (conf->nb_sa >= limit_of(conf->max_sa))
+	/* SAs up; deleted slots are reused (the control socket) */
+	if (conf->nb_live_sa >= limit_of(conf->max_sa) || conf->nb_sa >= GW_LIMIT_RULES)
 		return perr(p, 0, "too many SAs (at most %u%s)", limit_of(conf->max_sa),
 			    conf->max_sa != 0 ? ": --max-sa" : "");
 	if (grow((void **)&conf->sa, &conf->cap_sa, conf->nb_sa + 1, sizeof(*sa), true) != 0)

@@ -82,6 +82,7 @@ int
 gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 {
 	unsigned int need4 = tbl8_need(conf, 0), need6 = tbl8_need(conf, 1);
+	bool used[2][2] = { { false, false }, { false, false } };       /* [v6][esp side] */
 	char name[64];
 
 	RTE_BUILD_BUG_ON(GW_MAX_PORTS > RT_NONE);
@@ -96,6 +97,9 @@ gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 	/* a quarter more groups than the routes need; at least the old defaults */
 	need4 += RTE_MAX(need4 / 4, 100u);
 	need6 += RTE_MAX(need6 / 4, 4096u);
+	for (unsigned int i = 0; i < conf->nb_rt; i++)
+		if (conf->rt[i].port < dp->nb_ports)
+			used[conf->rt[i].v6][dp->port[conf->rt[i].port].esp_side] = true;
 	for (int prot = 0; prot < 2; prot++) {
 		/* a group's index is kept where a next hop goes: entries wide enough for it */
 		struct rte_fib_conf c4 = {
@@ -111,11 +115,19 @@ gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 				  .nh_sz = need6 < 32768 ? RTE_FIB6_TRIE_2B : RTE_FIB6_TRIE_4B },
 		};
 
+		/*
+		 * Only the tables that get routes (routes are fixed at start): an
+		 * empty one would still take its big first-level table (16 to 64
+		 * MiB) and the time to clear it.
+		 */
 		snprintf(name, sizeof(name), "gw_fib4_%d", prot);
-		dp->fib4[prot] = rte_fib_create(name, SOCKET_ID_ANY, &c4);
+		if (used[0][prot])
+			dp->fib4[prot] = rte_fib_create(name, SOCKET_ID_ANY, &c4);
 		snprintf(name, sizeof(name), "gw_fib6_%d", prot);
-		dp->fib6[prot] = rte_fib6_create(name, SOCKET_ID_ANY, &c6);
-		if (dp->fib4[prot] == NULL || dp->fib6[prot] == NULL) {
+		if (used[1][prot])
+			dp->fib6[prot] = rte_fib6_create(name, SOCKET_ID_ANY, &c6);
+		if ((used[0][prot] && dp->fib4[prot] == NULL) ||
+		    (used[1][prot] && dp->fib6[prot] == NULL)) {
 			fprintf(stderr, "vecsec-gw: cannot create route tables: %s\n",
 				rte_strerror(rte_errno));
 			return -ENOMEM;
@@ -169,12 +181,16 @@ gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
 		uint8_t a[1][RTE_FIB6_IPV6_ADDR_SIZE];
 
+		if (dp->fib6[to_esp_side] == NULL)
+			return -1;
 		memcpy(a[0], h->dst_addr, sizeof(a[0]));
 		rte_fib6_lookup_bulk(dp->fib6[to_esp_side], a, &hop, 1);
 	} else {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
 		uint32_t a = rte_be_to_cpu_32(h->dst_addr);
 
+		if (dp->fib4[to_esp_side] == NULL)
+			return -1;
 		rte_fib_lookup_bulk(dp->fib4[to_esp_side], &a, &hop, 1);
 	}
 	return hop == RT_NONE ? -1 : (int)hop;
