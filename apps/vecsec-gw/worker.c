@@ -715,16 +715,27 @@ batch_enqueue(struct gw_worker *w, struct cop_batch *b)
 	}
 }
 
-/* What esp_submit() and rte_ipsec prepare read of an SA (gw_sa, rte_ipsec_sa): in flight early. */
+/*
+ * ---- per-SA state, fetched early -------------------------------------------
+ *
+ * With many SAs a burst's packets each belong to another SA, and at 100,000
+ * SAs every line of per-SA state is a miss to memory. What a burst needs is
+ * started in stages, each as soon as its address is known, so that the
+ * misses of all its SAs overlap instead of queueing behind each other:
+ *   1. the SA's two hot lines (struct gw_sa: the rte_ipsec session, the
+ *      fields read per burst), as soon as the SPD or SAD names the SA;
+ *   2. once those are in, for every SA of the burst at once: its rte_ipsec
+ *      SA (4 lines: templates, sequence number, counters), its replay
+ *      window (inbound), its crypto session's first two lines (the PMD
+ *      prefetches the rest of what it reads), this worker's counters.
+ */
 static inline void
 sa_prefetch(const struct gw_sa *sa)
 {
 	rte_prefetch0(sa);
 	rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
-	rte_prefetch0((const uint8_t *)sa + 2 * RTE_CACHE_LINE_SIZE);
 }
 
-/* rte_ipsec_sa (22.11): templates in its first two lines, sqn and counters in the third. */
 static inline void
 ipsec_sa_prefetch(const struct gw_sa *sa)
 {
@@ -733,10 +744,27 @@ ipsec_sa_prefetch(const struct gw_sa *sa)
 	rte_prefetch0(p);
 	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
 	rte_prefetch0(p + 2 * RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(p + 3 * RTE_CACHE_LINE_SIZE);
+}
+
+/* Stage 2 for one SA (its gw_sa lines are in, or on their way). */
+static inline void
+sa_state_prefetch(struct gw_worker *w, const struct gw_sa *sa)
+{
+	const void *ses = sa->ss.crypto.ses;
+
+	ipsec_sa_prefetch(sa);
+	if (sa->rw != NULL)
+		rte_prefetch0(sa->rw);
+	if (sa->action != GW_SA_LOOKASIDE_PROTOCOL && ses != NULL) {
+		rte_prefetch0(ses);
+		rte_prefetch0((const uint8_t *)ses + RTE_CACHE_LINE_SIZE);
+	}
+	rte_prefetch0(&w->sa_st[sa->idx]);
 }
 
 #define SA_GROUP_SLOTS (2 * GW_BURST)   /* open addressing, at most half full */
-#define SA_PREFETCH_AHEAD 4
+#define SA_PREFETCH_AHEAD 4             /* after crypto: groups ahead of the one processed */
 
 /*
  * Group n packets by SA in one pass (a burst spread over many SAs has as
@@ -795,15 +823,14 @@ esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[]
 	for (uint16_t g = 0; g < ng; g++) {
 		gofs[g] = at;
 		at += gcnt[g];
-		if (g < SA_PREFETCH_AHEAD)
-			ipsec_sa_prefetch(gsa[g]);
 	}
 	for (uint16_t i = 0; i < n; i++)
 		sorted[gofs[gid[i]]++] = mb[i];
+	/* stage 2 for the whole burst before the first SA is used */
+	for (uint16_t g = 0; g < ng; g++)
+		sa_state_prefetch(w, gsa[g]);
 	at = 0;
 	for (uint16_t g = 0; g < ng; g++) {
-		if (g + SA_PREFETCH_AHEAD < ng)
-			ipsec_sa_prefetch(gsa[g + SA_PREFETCH_AHEAD]);
 		esp_submit(w, gsa[g], &sorted[at], gcnt[g], &b);
 		at += gcnt[g];
 		b.left -= gcnt[g];
@@ -848,6 +875,13 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		rte_ipsec_sad_lookup(gw.sad4, kp4, res4, n4);
 	if (n6 != 0)
 		rte_ipsec_sad_lookup(gw.sad6, kp6, res6, n6);
+	/* stage 1 (see sa_prefetch()): the loop below reads every packet's SA */
+	for (uint16_t i = 0; i < n4; i++)
+		if (res4[i] != NULL)
+			sa_prefetch(res4[i]);
+	for (uint16_t i = 0; i < n6; i++)
+		if (res6[i] != NULL)
+			sa_prefetch(res6[i]);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
 		struct gw_sa *sa = (v6[i] & 1) ? res6[i6++] : res4[i4++];
