@@ -4,9 +4,12 @@
 # Idempotent set-up for a fresh Debian 12 machine: installs every Debian
 # package that vecsec's build, tests and benchmarks need (only those missing),
 # then fetches DPDK's driver-SDK headers from the distribution's `dpdk` source
-# package of exactly the installed libdpdk-dev version into .deps/ (ignored).
-# A deb-src entry, if needed, is derived from the machine's own deb sources;
-# no host name is written anywhere.
+# package of exactly the installed libdpdk-dev version into .deps/ (ignored),
+# and strongSwan's headers (the `strongswan` source package of the installed
+# libstrongswan's upstream version) plus the config.h that
+# drivers/strongswan/configure makes from them, for the kernel-vecsec charon
+# plugin. A deb-src entry, if needed, is derived from the machine's own deb
+# sources; no host name is written anywhere.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +20,9 @@ PKGS=(gcc g++ make meson ninja-build pkg-config python3 dpkg-dev
       libssl-dev openssl libsodium-dev libgcrypt20-dev libipsec-mb-dev
       python3-scapy python3-cryptography python3-matplotlib gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       qemu-user iproute2 libclang-rt-14-dev clang-14 xz-utils
-      python3-pyelftools groff-base)
+      python3-pyelftools groff-base
+      strongswan-charon strongswan-swanctl libcharon-extra-plugins
+      libstrongswan-standard-plugins libstrongswan-extra-plugins bzip2 ethtool binutils)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -49,19 +54,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ---- DPDK driver-SDK headers -------------------------------------------------
-ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null) || die "libdpdk-dev not installed"
-sdk="$deps/dpdk-sdk"
-stamp="$sdk/.version"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ] && [ -d "$deps/dpdk-src" ]; then
-	log "DPDK driver-SDK headers for $ver already present"
-	exit 0
-fi
-
-# Add deb-src twins of the configured deb sources, if apt has none.
-have_src() { apt-get source --print-uris -q "dpdk=$ver" >/dev/null 2>&1; }
-if ! have_src; then
+# Add deb-src twins of the configured deb sources, if apt has no source for
+# $1 (package=version).
+have_src() { apt-get source --print-uris -q "$1" >/dev/null 2>&1; }
+ensure_deb_src() {
+	have_src "$1" && return 0
 	apt_update
-	if ! have_src; then
+	if ! have_src "$1"; then
 		srcfile=/etc/apt/sources.list.d/vecsec-deb-src.sources
 		log "adding deb-src entries derived from the configured sources ($srcfile)"
 		tmp=$(mktemp)
@@ -87,9 +86,20 @@ if ! have_src; then
 		rm -f "$tmp"
 		updated=0
 		apt_update
-		have_src || die "the dpdk source package of version $ver (= installed libdpdk-dev) is not available from the configured archives; cannot fetch the driver-SDK headers"
+		have_src "$1" || return 1
 	fi
+	return 0
+}
+
+dpdk_sdk() {
+ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null) || die "libdpdk-dev not installed"
+sdk="$deps/dpdk-sdk"
+stamp="$sdk/.version"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$ver" ] && [ -d "$deps/dpdk-src" ]; then
+	log "DPDK driver-SDK headers for $ver already present"
+	return 0
 fi
+ensure_deb_src "dpdk=$ver" || die "the dpdk source package of version $ver (= installed libdpdk-dev) is not available from the configured archives; cannot fetch the driver-SDK headers"
 
 log "fetching dpdk source package $ver"
 rm -rf "$deps/dpdk-src" "$sdk"
@@ -129,3 +139,65 @@ for h in cryptodev_pmd.h dev_driver.h bus_driver.h bus_vdev_driver.h; do
 done
 echo "$ver" > "$stamp"
 log "DPDK driver-SDK headers for $ver in $sdk/include"
+}
+
+# ---- strongSwan headers and config.h (the kernel-vecsec charon plugin) -------
+# Debian ships no libstrongswan-dev. The headers come from the `strongswan`
+# source package of the installed libstrongswan; only its upstream tarball
+# is used (identical for every Debian revision of one upstream version; the
+# Debian patches touch no header a plugin depends on), checked against the
+# SHA256 of apt's signed source index. The archive may no longer serve the
+# exact revision's .dsc (it happened for a security update), so the other
+# revisions of the same upstream version are tried. drivers/strongswan/configure
+# then makes config.h and checks it against the installed binaries.
+strongswan_src() {
+	local full up out stamp dl v line name sha got orig=""
+	full=$(dpkg-query -W -f='${source:Version}' libstrongswan 2>/dev/null) ||
+		die "libstrongswan not installed"
+	up=$(dpkg-query -W -f='${source:Upstream-Version}' libstrongswan)
+	out="$deps/strongswan"
+	stamp="$out/.version"
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$full" ] && [ -f "$out/build/config.h" ]; then
+		log "strongSwan $up headers and config.h already present"
+		return 0
+	fi
+	ensure_deb_src "strongswan=$full" || log "no deb-src for strongswan=$full; trying other $up revisions"
+	dl="$deps/dl-strongswan"
+	rm -rf "$dl"
+	mkdir -p "$dl"
+	local cands=("$full")
+	while read -r v; do
+		[ "$v" != "$full" ] && cands+=("$v")
+	done < <(apt-cache showsrc strongswan 2>/dev/null | awk '/^Version:/ {print $2}' |
+		grep -F -- "$up-" | sort -u -r)
+	for v in "${cands[@]}"; do
+		line=$(apt-get source --print-uris -q "strongswan=$v" 2>/dev/null |
+			grep -E "strongswan_${up//./\\.}\.orig\.tar\.[a-z0-9]+' " | head -n 1) || true
+		[ -n "$line" ] || continue
+		name=$(awk '{print $2}' <<<"$line")
+		sha=$(grep -o 'SHA256:[0-9a-f]*' <<<"$line" | cut -d: -f2)
+		log "fetching strongswan source $v ($name)"
+		# a missing .dsc or debian.tar makes apt fail after the tarball came
+		(cd "$dl" && apt-get source --download-only -q "strongswan=$v" >/dev/null 2>&1) || true
+		[ -f "$dl/$name" ] || continue
+		got=$(sha256sum "$dl/$name" | cut -d' ' -f1)
+		if [ -n "$sha" ] && [ "$got" = "$sha" ]; then
+			orig="$dl/$name"
+			break
+		fi
+		log "$name: SHA256 $got is not the index's $sha; ignored"
+		rm -f "$dl/$name"
+	done
+	[ -n "$orig" ] || die "no strongswan $up source tarball could be fetched (tried ${cands[*]}); the kernel-vecsec plugin needs its headers"
+	rm -rf "$out"
+	mkdir -p "$out/src" "$out/build"
+	tar -xf "$orig" -C "$out/src" --strip-components=1 || die "cannot unpack $orig"
+	"$top/drivers/strongswan/configure" "$out/src" "$out/build" ||
+		die "drivers/strongswan/configure failed: no config.h for the kernel-vecsec plugin"
+	echo "$full" > "$stamp"
+	rm -rf "$dl"
+	log "strongSwan $up headers in $out/src, config.h in $out/build"
+}
+
+dpdk_sdk
+strongswan_src

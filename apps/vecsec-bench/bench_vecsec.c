@@ -16,7 +16,7 @@
 #include "vecsec/vecsec_aead.h"
 #include "bench.h"
 #ifdef BENCH_HAVE_VECSEC_AEAD
-#include "lanes/lanes_internal.h"
+#include "chachapoly/chachapoly_knobs.h"
 #endif
 
 #if __has_include("vecsec/vecsec_chacha.h")

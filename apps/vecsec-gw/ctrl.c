@@ -17,11 +17,13 @@
  *   version                "version MAJOR.MINOR" (see CTRL_VERSION)
  *   list                   SAs and SP rules
  *   stats                  the counters
- *   mem                    memory of the SA table, per SA and in all
+ *   mem                    memory of the SA table, per SA and in all (1.3)
  *   subscribe              answer OK, then keep the connection and send one
  *                          line per SA lifetime event until it closes:
  *                          "expire soft|hard in|out SPI packets|bytes LIMIT"
  *                          (the last request of its connection)
+ *   hello, spi alloc, query sa, flush owner, bypass udp, natt udp, host
+ *                          protocol 1.2, for IKE daemons (ctrl_ike.c)
  *
  * Framing: a request is exactly one line of printable ASCII (0x20-0x7e) and
  * tabs, at most CTRL_LINE_MAX - 1 bytes, ended by '\n'. Anything else is
@@ -57,6 +59,7 @@
 #define _GNU_SOURCE             /* struct ucred, accept4() */
 
 #include "gw_dp.h"
+#include "ctrl_ike.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -88,14 +91,8 @@
 #define CTRL_STALL_MS 10000             /* unsent output that long: dropped */
 #define CTRL_REQS_PER_TURN 16           /* then the other clients' turn */
 #define CTRL_POLL_MS 20                 /* events and stop are seen this often */
-/*
- * The protocol's version, answered by `version`: MINOR grows when requests
- * or answer lines are added (what worked before works the same), MAJOR when
- * an existing request or answer changes. 1.0 had no `version` request (an
- * old gateway answers it with ERR); 1.1 added `replace sp` and `version`;
- * 1.2 `mem`.
- */
-#define CTRL_VERSION "1.2"
+/* The protocol's version (ctrl_ike.h: GW_CTRL_VERSION, its history). */
+#define CTRL_VERSION GW_CTRL_VERSION
 
 struct gw_ctrl_client {
 	int fd;                 /* -1: no socket, answers go to sink */
@@ -164,35 +161,117 @@ gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit)
 	rte_spinlock_unlock(&evq_lock);
 }
 
-/* Wait until no worker can hold anything unpublished before this call. */
+/*
+ * Deferred reclamation: an unpublished SP list set or SA is freed once
+ * every worker has passed a quiescent point after it (an SA also, after
+ * that, a poll with nothing in its cryptodevs: its crypto ops are done),
+ * checked at each request and every CTRL_POLL_MS, so that no request
+ * waits for it. On a busy host a descheduled worker made every SP change
+ * wait for its next time slice (tens of ms; an IKE daemon installing 1000
+ * CHILD_SAs makes 2000). A deleted SA's slot is reused only once it is
+ * freed (gw_sa_free clears s->sa). What is still queued at exit is left to
+ * the process's end (the SAs to gw_sa_teardown).
+ */
+#define RECLAIM_MAX 512
+
+struct reclaim {
+	uint64_t token;                 /* rte_rcu_qsbr_start() after unpublishing */
+	bool quiesced;                  /* token passed, drained[] taken */
+	uint64_t drained[GW_MAX_WORKERS];
+	struct gw_spd *spd[2][2];       /* or */
+	struct gw_sa *sa;
+};
+
+static struct reclaim reclaimq[RECLAIM_MAX];
+static void slot_release(unsigned int i);
+static unsigned int nb_reclaim;
+
 static bool
-grace_period(void)
+reclaim_ready(struct reclaim *r)
 {
-	uint64_t seen[GW_MAX_WORKERS];
+	if (!r->quiesced) {
+		if (rte_rcu_qsbr_check(gw.rcu, r->token, false) != 1)
+			return false;
+		r->quiesced = true;
+		if (r->sa == NULL)
+			return true;
+		for (unsigned int w = 0; w < gw.nb_workers; w++)
+			r->drained[w] = __atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE);
+		return false;
+	}
+	for (unsigned int w = 0; w < gw.nb_workers; w++)
+		if (__atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE) == r->drained[w])
+			return false;
+	return true;
+}
+
+/* Free what is safe to free; with wait, block (2 s at most) until the oldest is. */
+static void
+reclaim_poll(bool wait)
+{
 	uint64_t deadline = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
 
-	rte_rcu_qsbr_synchronize(gw.rcu, RTE_QSBR_THRID_INVALID);
-	for (unsigned int w = 0; w < gw.nb_workers; w++)
-		seen[w] = __atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE);
-	for (unsigned int w = 0; w < gw.nb_workers; w++) {
-		while (__atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE) == seen[w]) {
-			if (gw_quit || rte_get_tsc_cycles() > deadline)
-				return false;
-			rte_pause();
-		}
+	while (wait && nb_reclaim != 0 && !reclaim_ready(&reclaimq[0])) {
+		if (gw_quit || rte_get_tsc_cycles() > deadline)
+			break;
+		rte_pause();
 	}
+	for (unsigned int i = 0; i < nb_reclaim;) {
+		struct reclaim *r = &reclaimq[i];
+
+		if (!reclaim_ready(r)) {
+			i++;
+			continue;
+		}
+		if (r->sa != NULL) {
+			gw_sa_free(&gw, r->sa);
+			slot_release(r->sa->idx);
+		} else {
+			gw_sp_free(r->spd);
+		}
+		memmove(r, r + 1, (nb_reclaim - i - 1) * sizeof(*r));
+		nb_reclaim--;
+	}
+}
+
+/* Queue what was just unpublished; false if it must be leaked (queue stuck full). */
+static bool
+reclaim_add(struct gw_spd *spd[2][2], struct gw_sa *sa)
+{
+	struct reclaim *r;
+
+	if (gw.rcu == NULL) {           /* no workers read it (the fuzz harness) */
+		if (sa != NULL) {
+			gw_sa_free(&gw, sa);
+			slot_release(sa->idx);
+		} else {
+			gw_sp_free(spd);
+		}
+		return true;
+	}
+	if (nb_reclaim == RECLAIM_MAX)
+		reclaim_poll(true);
+	if (nb_reclaim == RECLAIM_MAX)
+		return false;
+	r = &reclaimq[nb_reclaim++];
+	memset(r, 0, sizeof(*r));
+	r->token = rte_rcu_qsbr_start(gw.rcu);
+	r->sa = sa;
+	if (spd != NULL)
+		memcpy(r->spd, spd, sizeof(r->spd));
 	return true;
 }
 
 /*
- * Publish the SP lists of mask built from conf, free the old ones after a
- * grace period. Only the lists that changed are rebuilt.
+ * Publish the SP lists of mask built from conf (on the published ACLs where
+ * the change is small: sp.c, spd_compact() later); the old ones are freed
+ * once no worker can read them.
  */
 static int
 spd_publish(const struct gw_conf *conf, unsigned int mask, char *err, size_t err_len)
 {
 	struct gw_spd *fresh[2][2], *old[2][2];
-	int rc = gw_sp_build_some(&gw, conf, mask, fresh);
+	int rc = gw_sp_update(&gw, conf, gw.spd, mask, fresh);
 
 	if (rc != 0) {
 		snprintf(err, err_len, "cannot build the SPD: %s", strerror(-rc));
@@ -203,12 +282,42 @@ spd_publish(const struct gw_conf *conf, unsigned int mask, char *err, size_t err
 			old[v6][dir] = !(mask & GW_SPD_BIT(v6, dir)) ? NULL :
 				__atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
 						    __ATOMIC_ACQ_REL);
-	if (!grace_period()) {
+	if (!reclaim_add(old, NULL))
 		snprintf(err, err_len, "workers did not reach a quiescent point; old SPD kept");
-		return 0;       /* leak rather than free what a worker may read */
-	}
-	gw_sp_free(old);
-	return 0;
+	return 0;       /* leak rather than free what a worker may read */
+}
+
+/*
+ * Idle (no request for SPD_COMPACT_IDLE_MS): rebuild the ACLs of lists that
+ * carry an overlay or dead rules (sp.c). An IKE daemon's requests come tens
+ * of ms apart; compacting after each would rebuild the ACL per change.
+ */
+#define SPD_COMPACT_IDLE_MS 250
+static uint64_t last_request_tsc;
+
+static unsigned int spd_dirty;          /* GW_SPD_BIT()s of the lists an open batch changed */
+
+static void
+spd_compact(void)
+{
+	struct gw_spd *fresh[2][2], *old[2][2];
+	unsigned int mask;
+
+	/* an open batch's rules are in gw.conf already, not yet in force: left to spd_commit */
+	if (spd_dirty != 0 || rte_get_tsc_cycles() - last_request_tsc <
+			rte_get_tsc_hz() / 1000 * SPD_COMPACT_IDLE_MS ||
+			nb_reclaim == RECLAIM_MAX)
+		return;
+	mask = gw_sp_fragmented(gw.spd);
+	/* without prev: every list of mask gets an ACL over all its rules */
+	if (mask == 0 || gw_sp_update(&gw, gw.conf, NULL, mask, fresh) != 0)
+		return;
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int dir = 0; dir < 2; dir++)
+			old[v6][dir] = !(mask & GW_SPD_BIT(v6, dir)) ? NULL :
+				__atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
+						    __ATOMIC_ACQ_REL);
+	reclaim_add(old, NULL);
 }
 
 static bool
@@ -269,7 +378,6 @@ struct held {
 	bool spd;               /* an `sp` add: OK only if the commit works */
 };
 
-static unsigned int spd_dirty;          /* GW_SPD_BIT()s of the lists changed */
 static unsigned int batch_sp0;          /* conf->nb_sp before the batch */
 static uint64_t batch_t0;               /* when the batch began (ms) */
 static uint64_t last_build_ms;          /* what the last commit took */
@@ -452,7 +560,10 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 	struct gw_sa *s;
 	unsigned int i, n = 0;
 	int rc;
+	bool reserved = gw_ike_spi_release(dir, spi);   /* `spi alloc` (1.2) */
 
+	if (sc == NULL && reserved)
+		return 0;
 	if (sc == NULL) {
 		snprintf(err, err_len, "no SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
 		return -ENOENT;
@@ -475,12 +586,8 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
 	gw_sa_sad_del(&gw, s);
 	rc = spd_publish(c, GW_SPD_BIT(0, dir) | GW_SPD_BIT(1, dir), err, err_len);
-	if (rc == 0 && grace_period()) {
-		gw_sa_free(&gw, s);
-		slot_release(i);
-	} else if (rc == 0) {
+	if (rc == 0 && !reclaim_add(NULL, s))
 		snprintf(err, err_len, "SA %u unpublished, but kept: a worker still held it", spi);
-	}
 	printf("vecsec-gw: control: deleted SA %s %u\n", dir == GW_DIR_IN ? "in" : "out", spi);
 	return rc;
 }
@@ -636,6 +743,8 @@ cmd_list(FILE *out)
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
 			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
+		if (gw.sa_cold[i].owner != 0)
+			fprintf(out, " owner %s", gw_owner_name(gw.sa_cold[i].owner));
 		if (s->has_life) {
 			static const char *const lk[4] = { "soft-bytes", "hard-bytes",
 				"soft-packets", "hard-packets" };
@@ -670,6 +779,8 @@ cmd_list(FILE *out)
 		}
 		fprintf(out, " proto %u:%u sport %u:%u dport %u:%u", sp->proto_lo,
 			sp->proto_hi, sp->sport_lo, sp->sport_hi, sp->dport_lo, sp->dport_hi);
+		if (sp->owner != 0)
+			fprintf(out, " owner %s", gw_owner_name(sp->owner));
 		if (sp->spi_prev != 0)
 			fprintf(out, " # and SA in %u until it is deleted", sp->spi_prev);
 		fputc('\n', out);
@@ -800,7 +911,7 @@ req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 			const struct gw_spd *l = __atomic_load_n(&gw.spd[v6][dir],
 								 __ATOMIC_ACQUIRE);
 
-			spd += l != NULL ? l->mem : 0;
+			spd += l != NULL ? l->mem + (l->acl != NULL ? l->acl->mem : 0) : 0;
 		}
 	n = m.nb_sa != 0 ? m.nb_sa : 1;
 	hot = m.sa_hot / n;
@@ -838,6 +949,18 @@ req_subscribe(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	return 0;
 }
 
+/* Protocol 1.2 (ctrl_ike.c): hello, spi alloc, query sa, flush owner, bypass/natt udp, host */
+static int
+req_ike(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	int rc = -EINVAL;
+
+	if (!gw_ctrl_ike(r->w[0], r->n > 1 ? r->w[1] : "", r->line + r->off[0], out, err, err_len,
+			 &rc))
+		snprintf(err, err_len, "internal: no handler");
+	return rc;
+}
+
 /* Every request; a new one is a row here and its handler above. */
 static const struct ctrl_cmd ctrl_cmds[] = {
 	{ "sa", "<sa rule>", 1, CTRL_ANY, req_rule },
@@ -851,6 +974,13 @@ static const struct ctrl_cmd ctrl_cmds[] = {
 	{ "mem", "", 0, 0, req_mem },
 	{ "subscribe", "", 0, 0, req_subscribe },
 	{ "version", "", 0, 0, req_version },
+	{ "hello", "", 0, 0, req_ike },
+	{ "spi alloc", "MIN MAX [owner NAME]", 2, 4, req_ike },
+	{ "query sa", "in|out SPI", 2, 2, req_ike },
+	{ "flush owner", "NAME", 1, 1, req_ike },
+	{ "bypass udp", "PORT", 1, 1, req_ike },
+	{ "natt udp", "PORT", 1, 1, req_ike },
+	{ "host", "", 0, 0, req_ike },
 };
 
 #define CTRL_NB_CMDS (sizeof(ctrl_cmds) / sizeof(ctrl_cmds[0]))
@@ -1069,6 +1199,8 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 		client_say(c, "ERR out of memory");
 		goto wipe;
 	}
+	reclaim_poll(false);
+	last_request_tsc = rte_get_tsc_cycles();
 	rc = dispatch(req, out, err, sizeof(err));
 	if (rc != 0)
 		fprintf(out, "ERR %s\n", err);
@@ -1445,6 +1577,8 @@ ctrl_main(void *arg)
 			if (client_pending(c))
 				pfd[1 + i].events |= POLLOUT;
 		}
+		reclaim_poll(false);
+		spd_compact();          /* if idle long enough */
 		/* with a batch open, wait a little for more (else commit it) */
 		np = poll(pfd, 1 + n, busy ? 0 : spd_dirty != 0 ? dry_wait_ms() : CTRL_POLL_MS);
 		if (np < 0 && errno != EINTR)
@@ -1614,4 +1748,18 @@ gw_ctrl_client_free(struct gw_ctrl_client *c)
 {
 	if (c != NULL)
 		client_free(c);
+}
+
+/* ---- for ctrl_ike.c (protocol 1.2) -------------------------------------- */
+
+int
+gw_ctrl_spd_publish(const struct gw_conf *c, char *err, size_t err_len)
+{
+	return spd_publish(c, GW_SPD_ALL, err, err_len);
+}
+
+bool
+gw_ctrl_reclaim_sa(struct gw_sa *s)
+{
+	return reclaim_add(NULL, s);
 }

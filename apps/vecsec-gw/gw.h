@@ -57,6 +57,7 @@ struct gw_sa_conf {
 	uint8_t dir;            /* enum gw_dir */
 	uint8_t mode;           /* enum gw_sa_mode */
 	uint8_t action;         /* enum gw_sa_action */
+	uint8_t owner;          /* `owner NAME`: gw_owner_name(), 0 = none */
 	bool aead;
 	int cipher_algo;        /* enum rte_crypto_cipher_algorithm */
 	int auth_algo;          /* enum rte_crypto_auth_algorithm */
@@ -74,6 +75,7 @@ struct gw_sa_conf {
 	bool esn;
 	uint64_t esn_init;      /* `esn N` / `seq N`: outbound the first number, inbound the last seen */
 	bool udp_encap;
+	uint16_t natt_sport, natt_dport;        /* `udp-ports S:D`, 0 = GW_NATT_PORT */
 	bool telemetry;
 	int32_t window;         /* -1: the global default */
 	int8_t inner;           /* family it carries: -1 from the SPs, 0 IPv4, 1 IPv6 */
@@ -89,6 +91,7 @@ struct gw_sp_conf {
 	uint8_t v6;
 	uint8_t dir;
 	uint8_t action;         /* enum gw_sp_action */
+	uint8_t owner;          /* `owner NAME` (in the padding: rule layout unchanged) */
 	uint32_t spi;           /* PROTECT only */
 	int32_t pri;
 	struct gw_addr src, dst;
@@ -177,6 +180,18 @@ void gw_secret_free(void *p, size_t len);
 void gw_conf_wipe(struct gw_conf *conf);
 /* Zero the key material of every SA, keep the rest. */
 void gw_conf_wipe_keys(struct gw_conf *conf);
+/*
+ * Owner tags (`owner NAME` on sa and sp rules): whoever installs rules
+ * through the control socket (an IKE daemon) can find and flush its own
+ * after a restart. Id 0 is "no owner"; at most GW_MAX_OWNERS names,
+ * [A-Za-z0-9_.-], up to GW_OWNER_LEN - 1 characters.
+ */
+#define GW_MAX_OWNERS 32
+#define GW_OWNER_LEN 32
+/* The id of name (added if new), or -1 if invalid or the table is full. */
+int gw_owner_id(const char *name);
+/* The name of id, "" for 0 or unknown. */
+const char *gw_owner_name(uint8_t id);
 /* Find an SA (not deleted) by direction and SPI, NULL if none; O(1). */
 const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi);
 /* Mark slot i deleted (its SPI may be defined again); its keys are wiped. */
@@ -217,6 +232,8 @@ struct gw_port_stats {
 
 struct gw_sa_stats {
 	uint64_t pkts, bytes;   /* packets through ESP processing */
+	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
+	uint64_t last_tsc;      /* (gw_stats_sa_sum: the latest of the workers') */
 	uint64_t drops[GW_DROP_MAX];
 };
 
@@ -227,6 +244,8 @@ struct gw_stats {
 	/* fragments (frag.c): datagrams reassembled and the fragments they took; */
 	/* packets fragmented on tx and the fragments made */
 	uint64_t reassembled, reasm_frags, fragmented, frags_out;
+	/* exception path (host.c): frames handed to the host stack, and sent for it */
+	uint64_t host_in, host_out;
 };
 
 #endif /* VECSEC_GW_H */

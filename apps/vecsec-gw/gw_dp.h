@@ -87,6 +87,7 @@ struct gw_sa {
 	/* line 2 */
 	uint64_t life[4] __rte_cache_aligned;   /* enum gw_life, 0 = none */
 	uint64_t used_bytes;                    /* reserved so far, atomic */
+	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
 } __rte_cache_aligned;
 
 /* The parts of an SA no packet reads (dp->sa_cold[], same slots). */
@@ -94,6 +95,7 @@ struct gw_sa_cold {
 	struct gw_addr src, dst;                /* tunnel end points */
 	const char *algo_name;
 	int line;
+	uint8_t owner;                          /* gw_sa_conf's */
 	void *cses;                             /* cryptodev or rte_security session */
 	void *blk;                              /* rte_ipsec SA + replay window */
 	size_t blk_size;
@@ -120,21 +122,40 @@ struct gw_sp {
 	struct gw_sa *sa;       /* PROTECT */
 	struct gw_sa *sa_prev;  /* inbound: spi_prev's SA while it is up, else NULL */
 	uint8_t action;         /* enum gw_sp_action */
+	bool dead;              /* a base rule no longer configured (see struct gw_spd) */
 } __attribute__((aligned(32)));
 
+/* An rte_acl context, shared by the SPD lists built on it (control thread only). */
+struct gw_acl {
+	struct rte_acl_ctx *ctx;
+	unsigned int refcnt;
+	bool dst_first;                 /* its trie has the destination first */
+	size_t mem;                     /* bytes of DPDK heap it takes */
+};
+
 /*
- * One SPD list, ordered by priority (highest first), then by configuration
- * order. Immutable once published: the control socket builds a new one,
- * swaps the pointer and frees the old one after an RCU grace period.
- * rules[] is the data path's; conf[] (the same order) holds the selectors,
- * for the reference scan (gw_sp_lookup) and the tests.
+ * One SPD list: rules ordered by priority (highest first), then by
+ * configuration order. Immutable once published: the control socket builds
+ * a new one, swaps the pointer and frees the old one after an RCU grace
+ * period. rules[] is the data path's; conf[] (the same order) holds the
+ * selectors, for the reference scan (gw_sp_lookup), the dead-rule fallback
+ * and the tests. An ACL build takes tens of ms with a thousand rules, so a
+ * run-time change reuses the published ACL where it can (sp.c,
+ * gw_sp_update): the base rules[0..n) are the ACL's, in its order (a changed
+ * action keeps its place); rules removed since are marked dead (a packet
+ * whose ACL answer is dead is looked up again, linearly, among the live base
+ * rules); rules added since are the overlay rules[n..n+no), in order,
+ * scanned linearly. The better of the two answers wins. The control thread
+ * rebuilds the ACL from scratch (compaction) when idle or when the overlay
+ * or the dead grow; many rules at once (a batch) are one rebuild.
  */
 struct gw_spd {
-	struct rte_acl_ctx *acl;        /* NULL when n == 0 */
-	unsigned int n;
-	size_t mem;                     /* bytes: the list and its ACL */
-	bool dst_first;                 /* the ACL's trie has the destination first */
-	struct gw_sp_conf *conf;        /* [n] */
+	struct gw_acl *acl;             /* over the base; NULL when n == 0 */
+	unsigned int n;                 /* base rules */
+	unsigned int no;                /* overlay rules, after the base */
+	unsigned int nb_dead;           /* dead base rules */
+	size_t mem;                     /* bytes: the list (its ACL: acl->mem) */
+	struct gw_sp_conf *conf;        /* [n + no] */
 	struct gw_sp rules[];
 };
 
@@ -270,11 +291,18 @@ void gw_ctrl_client_free(struct gw_ctrl_client *c);
 int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
 /* Build the four lists from conf; *out[v6][dir]; -errno. */
 int gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2]);
-/* Only the lists of mask (GW_SPD_BIT(v6, dir)); the others are NULL. */
+/* Lists are named by bits: GW_SPD_BIT(v6, dir). */
 #define GW_SPD_BIT(v6, dir) (1u << ((v6) * 2 + (dir)))
 #define GW_SPD_ALL 0xfu
-int gw_sp_build_some(const struct gw_dp *dp, const struct gw_conf *conf, unsigned int mask,
-		     struct gw_spd *out[2][2]);
+/*
+ * The lists of mask, reusing the ACLs of prev (the published lists; NULL:
+ * none) where the change is small: an overlay and dead rules instead of a
+ * rebuild. The lists not in mask are NULL in out (the published ones stay).
+ */
+int gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+		unsigned int mask, struct gw_spd *out[2][2]);
+/* The lists of t with an overlay or dead rules (a full build would drop them): a mask. */
+unsigned int gw_sp_fragmented(struct gw_spd *const t[2][2]);
 void gw_sp_free(struct gw_spd *t[2][2]);
 void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
@@ -317,8 +345,39 @@ int gw_frag_split(struct gw_worker *w, struct rte_mbuf *m, uint16_t mtu, bool v6
 		struct rte_mbuf *out[GW_FRAG_MAX_OUT]);
 /* natt.c: UDP encapsulation for transport-mode NAT-T SAs (RFC 3948) */
 int gw_natt_trs_decap(struct rte_mbuf *m);
-int gw_natt_outb(struct rte_mbuf *m, bool add_udp);
+/* after rte_ipsec: transport SAs get their UDP header (ports of s), IPv6 its checksum */
+int gw_natt_outb(struct rte_mbuf *m, const struct gw_sa *s);
+/* the NAT-T ports (gw_natt_ports, gw_natt_port()): gw_pkt.h */
 void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
+/* worker.c, for host.c: queue m (L2 header in front) for tx on port; count and free */
+void gw_worker_tx(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
+void gw_worker_drop(struct gw_worker *w, struct rte_mbuf *m, enum gw_drop why);
+void gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side);
+/*
+ * host.c: the exception path to the host stack (--host-port P:T[:IFNAME]).
+ * gw_host_tap[P] = T and gw_host_of[T] = P, -1 where a port has none.
+ */
+extern int8_t gw_host_tap[GW_MAX_PORTS], gw_host_of[GW_MAX_PORTS];
+extern bool gw_host_on;
+#define GW_HOST_MAX_BYPASS 8
+/* UDP source ports of the host's IKE sockets (`bypass udp PORT`), network order, 0 = free */
+extern uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
+int gw_host_parse(const char *arg);
+int gw_host_setup(struct gw_dp *dp, bool quiet);
+void gw_host_teardown(void);
+void gw_host_list(FILE *out);
+int gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port);
+/* rx on a P port, frame with its Ethernet header: true if taken (non-IP: to the host) */
+/* rx on a T port: true if taken (non-IP from the host: out on P) */
+bool gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
+/* rx on a P port, IP datagram (after parse_l3 and reassembly): true if handed to the host */
+bool gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto);
+/* rx on a T port, IP datagram: true if sent on P without the SPD (IKE sockets' bypass) */
+bool gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto);
+/* an IP datagram from the host the SPD does not protect: out on P as the host made it */
+void gw_host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6);
+/* before routing to a protected port: true if the destination is the gateway's own (to the host) */
+bool gw_host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6);
 /* stats.c */
 void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);

@@ -149,6 +149,28 @@ gw_pkt_l3(const uint8_t *p, uint32_t avail, uint32_t len, enum gw_ck ck, struct 
 	return -1;
 }
 
+/*
+ * UDP destination ports where ESP arrives encapsulated (RFC 3948): 4500 and
+ * those an IKE daemon registers (`natt udp PORT`, the control socket).
+ * Network order; 0 ends the set. Defined in natt.c (and by the fuzz target).
+ */
+#define GW_NATT_MAX_PORTS 8
+extern uint16_t gw_natt_ports[GW_NATT_MAX_PORTS];
+
+static inline bool
+gw_natt_port(uint16_t port_be)
+{
+	for (unsigned int i = 0; i < GW_NATT_MAX_PORTS; i++) {
+		uint16_t p = __atomic_load_n(&gw_natt_ports[i], __ATOMIC_RELAXED);
+
+		if (p == port_be)
+			return true;
+		if (p == 0)
+			return false;
+	}
+	return false;
+}
+
 /* What a whole (not fragmented, or reassembled) datagram is to the data path. */
 enum gw_pkt_class {
 	GW_PKT_CLEAR,           /* to the SPD (bypass, discard or protect) */
@@ -162,8 +184,9 @@ enum gw_pkt_class {
 /*
  * The datagram at p, whose header gw_pkt_l3() accepted (r) and which was
  * trimmed to r->ip_len, on an unprotected (ESP-side, RFC 4301) port or
- * not: ESP and ESP in UDP only arrive on the former. UDP to 4500 whose
- * payload is the single octet 0xff is a keepalive; whose first four
+ * not: ESP and ESP in UDP only arrive on the former. UDP to 4500 (or a
+ * port an IKE daemon registered: gw_natt_port) whose payload is the
+ * single octet 0xff is a keepalive; whose first four
  * payload octets are not zero (zero marks IKE, which is clear traffic) is
  * ESP, unless it is an IPv4 fragment (a fragment that no reassembly put
  * together cannot be processed: plain ESP ones are malformed).
@@ -182,8 +205,7 @@ gw_pkt_class(const uint8_t *p, const struct gw_l3 *r, bool esp_side)
 		/* UDP header, then up to an ESP header: what is read below */
 		if (RTE_MIN(r->ip_len, r->l3_len + uh + 8) > r->avail)
 			return GW_PKT_MALFORMED;
-		if (r->ip_len < r->l3_len + uh + 1 ||
-		    u->dst_port != rte_cpu_to_be_16(4500))
+		if (r->ip_len < r->l3_len + uh + 1 || !gw_natt_port(u->dst_port))
 			return GW_PKT_CLEAR;
 		if (r->ip_len == r->l3_len + uh + 1)
 			return pl[0] == 0xff ? GW_PKT_KEEPALIVE : GW_PKT_CLEAR;

@@ -125,6 +125,11 @@ usage(const char *prog)
 	       "  --reassemble NUM   reassembly table entries per worker (default %u, 0: off)\n"
 	       "  --frag-ttl NS      fragments wait at most NS ns for their datagram\n"
 	       "                     (default %llu)\n"
+	       "  --host-port P:T[:IFNAME]\n"
+	       "                     port T (net_tap, virtio-user) is the host stack's side of\n"
+	       "                     port P: ARP, IKE and all but ESP for the addresses the host\n"
+	       "                     gives IFNAME (T's kernel interface) go to the host, what\n"
+	       "                     it sends leaves on P (exception path; repeatable)\n"
 	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
 	       "  --max-sa N         SA table size, in and out together (default: the\n"
 	       "                     configuration's SAs; with --ctrl as many again, at\n"
@@ -207,6 +212,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "mtu", required_argument, NULL, 'U' },
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
+		{ "host-port", required_argument, NULL, 'H' },
 		{ "rx-burst", required_argument, NULL, 'X' },
 		{ "max-sa", required_argument, NULL, 's' },
 		{ "max-sp", required_argument, NULL, 'o' },
@@ -357,6 +363,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			gw.frag_ttl_ns = ns;
 			break;
 		}
+		case 'H':
+			if (gw_host_parse(optarg) != 0)
+				return -1;
+			break;
 		case 'X': {
 			unsigned long n = strtoul(optarg, &end, 10);
 
@@ -879,6 +889,8 @@ main(int argc, char **argv)
 	}
 	if (gw_frag_setup(&gw) != 0)
 		goto out;
+	if (gw_host_setup(&gw, o.quiet) != 0)
+		goto out;
 	if (!o.quiet) {
 		printf("vecsec-gw: %u SA, %u SP, %u routes, %u ports, %u worker(s)\n", gw.nb_sa,
 			conf->nb_sp, conf->nb_rt, gw.nb_ports, gw.nb_workers);
@@ -1047,6 +1059,7 @@ out:
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
 	gw_ctrl_stop();
+	gw_host_teardown();
 	gw_conf_wipe(conf);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {
 		if (gw.port[p].used) {

@@ -103,6 +103,9 @@ l4_cksum(const uint8_t *l3, uint32_t hl, uint8_t proto, const uint8_t *l4, uint3
 	return ck == 0 && proto == IPPROTO_UDP ? 0xffff : ck;
 }
 
+/* UDP ports where ESP arrives encapsulated (gw_pkt.h: gw_natt_port), network order */
+uint16_t gw_natt_ports[GW_NATT_MAX_PORTS] = { RTE_BE16(GW_NATT_PORT) };
+
 /*
  * Inbound, before rte_ipsec: m is ESP in UDP with l3_len covering the IP
  * header (and IPv6 extensions) and the UDP header. Remove the UDP header,
@@ -145,13 +148,15 @@ gw_natt_trs_decap(struct rte_mbuf *m)
 
 /*
  * Outbound, after rte_ipsec, transport SA: m is IP (+ IPv6 extensions) +
- * ESP. Insert the UDP header (RFC 3948 2.1: ports 4500; checksum 0 over
+ * ESP. Insert the UDP header (RFC 3948 2.1: ports 4500, or the SA's
+ * `udp-ports`, which an IKE daemon takes from its NAT-T socket and the
+ * peer's (NATed) port; checksum 0 over
  * IPv4, computed over IPv6, where RFC 8200 8.1 does not allow 0), set the
  * protocol to UDP and fix the lengths. Returns 0, -ENOBUFS without
  * headroom, -EINVAL if m is not IP + ESP.
  */
 static int
-trs_encap(struct rte_mbuf *m)
+trs_encap(struct rte_mbuf *m, uint16_t sport, uint16_t dport)
 {
 	const uint32_t uh = sizeof(struct rte_udp_hdr);
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
@@ -174,8 +179,8 @@ trs_encap(struct rte_mbuf *m)
 	p[nh_off] = IPPROTO_UDP;
 	l4_len = m->pkt_len - (uint32_t)hl;
 	u = (struct rte_udp_hdr *)(p + hl);
-	u->src_port = rte_cpu_to_be_16(GW_NATT_PORT);
-	u->dst_port = rte_cpu_to_be_16(GW_NATT_PORT);
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dst_port = rte_cpu_to_be_16(dport);
 	u->dgram_len = rte_cpu_to_be_16((uint16_t)l4_len);
 	u->dgram_cksum = 0;
 	if ((p[0] >> 4) == 4) {
@@ -243,7 +248,7 @@ gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto)
  * is 0, which IPv6 does not allow (RFC 8200 8.1): computed here.
  */
 int
-gw_natt_outb(struct rte_mbuf *m, bool add_udp)
+gw_natt_outb(struct rte_mbuf *m, const struct gw_sa *s)
 {
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_udp_hdr *u;
@@ -251,8 +256,8 @@ gw_natt_outb(struct rte_mbuf *m, bool add_udp)
 	uint8_t proto;
 	int hl;
 
-	if (add_udp)
-		return trs_encap(m);
+	if (s->mode == GW_MODE_TRANS)
+		return trs_encap(m, s->natt_sport, s->natt_dport);
 	if ((p[0] >> 4) != 6 || !rte_pktmbuf_is_contiguous(m))
 		return 0;
 	hl = gw_ip6_walk(p, m->pkt_len, &proto, &nh_off);

@@ -151,6 +151,35 @@ gw_token_quote(const char *tok, const char *prev)
 	return public_shape(tok) ? tok : HIDDEN;
 }
 
+/* vecsec: owner tags; names only grow (an id stays valid while rules carry it) */
+static char owner_names[GW_MAX_OWNERS][GW_OWNER_LEN];
+static unsigned int nb_owners = 1;      /* id 0: none */
+
+int
+gw_owner_id(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len >= GW_OWNER_LEN ||
+			strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"0123456789_.-") != len)
+		return -1;
+	for (unsigned int i = 1; i < nb_owners; i++)
+		if (strcmp(owner_names[i], name) == 0)
+			return (int)i;
+	if (nb_owners == GW_MAX_OWNERS)
+		return -1;
+	memcpy(owner_names[nb_owners], name, len + 1);
+	return (int)nb_owners++;
+}
+
+const char *
+gw_owner_name(uint8_t id)
+{
+	return id != 0 && id < nb_owners ? owner_names[id] : "";
+}
+
+
 static int
 perr(struct pctx *p, unsigned int ti, const char *fmt, ...)
 {
@@ -208,6 +237,39 @@ parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi)
 	*colon = '\0';
 	rc = gw_parse_u64(buf, max, lo) < 0 || gw_parse_u64(colon + 1, max, hi) < 0 || *lo > *hi ?
 		-1 : 0;
+	explicit_bzero(buf, sizeof(buf));       /* a misplaced key may have landed here */
+	return rc;
+}
+
+/* `owner NAME` at token ti: the id into *owner, or an error */
+static int
+parse_owner(struct pctx *p, unsigned int ti, uint8_t *owner)
+{
+	int id = gw_owner_id(p->t[ti].s);
+
+	if (id < 0)
+		return perr(p, ti, "owner: 1..%d characters of [A-Za-z0-9_.-] (at most %d "
+			"different owners)", GW_OWNER_LEN - 1, GW_MAX_OWNERS - 1);
+	*owner = (uint8_t)id;
+	return 0;
+}
+
+/* X:Y, each 0..max, in either order (a pair, not a range) */
+static int
+parse_range_any(const char *s, uint64_t max, uint64_t *x, uint64_t *y)
+{
+	char buf[64];
+	char *colon;
+	int rc;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (colon == NULL)
+		return -1;
+	*colon = '\0';
+	rc = gw_parse_u64(buf, max, x) < 0 || gw_parse_u64(colon + 1, max, y) < 0 ? -1 : 0;
 	explicit_bzero(buf, sizeof(buf));       /* a misplaced key may have landed here */
 	return rc;
 }
@@ -683,6 +745,21 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 				return perr(p, ti, "expects a queue id");
 		} else if (strcmp(k, "udp-encap") == 0) {
 			sa->udp_encap = true;
+		} else if (strcmp(k, "udp-ports") == 0) {
+			/* vecsec: NAT-T with the ports the IKE daemon uses (source:destination) */
+			uint64_t lo, hi;
+
+			NEXT(p, ti, "SPORT:DPORT");
+			if (parse_range_any(p->t[ti].s, UINT16_MAX, &lo, &hi) < 0 || lo == 0 || hi == 0)
+				return perr(p, ti, "expects SPORT:DPORT, each 1..65535");
+			sa->udp_encap = true;
+			sa->natt_sport = (uint16_t)lo;
+			sa->natt_dport = (uint16_t)hi;
+		} else if (strcmp(k, "owner") == 0) {
+			NEXT(p, ti, "an owner name");
+			rc = parse_owner(p, ti, &sa->owner);
+			if (rc != 0)
+				return rc;
 		} else if (strcmp(k, "telemetry") == 0) {
 			sa->telemetry = true;
 		} else if (strcmp(k, "reassembly_en") == 0) {
@@ -872,6 +949,13 @@ parse_sp(struct pctx *p, struct gw_conf *conf)
 					is_src ? &sp->src_len : &sp->dst_len) < 0)
 				return perr(p, ti, "not an %s address/prefix",
 					    sp->v6 ? "IPv6" : "IPv4");
+		} else if (strcmp(k, "owner") == 0) {
+			int rc;
+
+			NEXT(p, ti, "an owner name");
+			rc = parse_owner(p, ti, &sp->owner);
+			if (rc != 0)
+				return rc;
 		} else if (strcmp(k, "proto") == 0) {
 			ONCE(p, ti, proto_p);
 			NEXT(p, ti, "a range X:Y");
@@ -1021,7 +1105,12 @@ parse_rule(struct pctx *p, struct gw_conf *conf)
 	return perr(p, 0, "unknown rule (expects sa, sp, rt, neigh or flow)");
 }
 
-/* Every protect rule from first on must name an SA of its direction (ipsec-secgw too). */
+/*
+ * Every protect rule must name an SA of its direction (ipsec-secgw too):
+ * the rules from `first` on, those of this text (the earlier ones were
+ * checked when they came; with thousands of rules, checking all of them at
+ * each control request was quadratic).
+ */
 static int
 check_refs(const char *name, const struct gw_conf *conf, unsigned int first, char *err,
 	   size_t err_len)

@@ -654,10 +654,12 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		 * adds it after outbound and removes it before inbound processing.
 		 */
 		s->natt = true;
+		s->natt_sport = c->natt_sport != 0 ? c->natt_sport : GW_NATT_PORT;
+		s->natt_dport = c->natt_dport != 0 ? c->natt_dport : GW_NATT_PORT;
 		if (c->dir == GW_DIR_OUT && c->mode != GW_MODE_TRANS) {
 			prm.ipsec_xform.options.udp_encap = 1;
-			prm.ipsec_xform.udp.sport = GW_NATT_PORT;
-			prm.ipsec_xform.udp.dport = GW_NATT_PORT;
+			prm.ipsec_xform.udp.sport = s->natt_sport;
+			prm.ipsec_xform.udp.dport = s->natt_dport;
 			h4.next_proto_id = IPPROTO_UDP;
 			h6.proto = IPPROTO_UDP;
 		}
@@ -671,6 +673,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	cold->dst = c->dst;
 	cold->algo_name = c->algo_name;
 	cold->line = c->line;
+	cold->owner = c->owner;
 	memcpy(s->life, c->life, sizeof(s->life));
 	s->has_life = (c->life[0] | c->life[1] | c->life[2] | c->life[3]) != 0;
 	s->life_more = (c->life[GW_LIFE_SOFT_PKTS] | c->life[GW_LIFE_SOFT_BYTES] |

@@ -6,7 +6,10 @@
  * per list; a rule's ACL priority is its rank, so ties resolve exactly as
  * in the list); gw_sp_lookup() is the plain linear scan over the same list,
  * the reference the ACL is tested against. The lists are immutable;
- * run-time changes publish new ones (ctrl.c).
+ * run-time changes publish new ones (ctrl.c), on the published ACL where
+ * the change is small (gw_sp_update: dead base rules and an overlay, see
+ * struct gw_spd), rebuilt from scratch when it is not and when the control
+ * thread is idle, and once for a batch of many changes (ctrl.c).
  */
 #include "gw_dp.h"
 #include "gw_pkt.h"
@@ -145,7 +148,20 @@ acl_addr_order(const struct gw_spd *spd)
 	return nd < ns;
 }
 
-/* An rte_acl context for spd (NULL when it has no rule); 0 or -errno. */
+/* Overlay and dead rules a list may carry before a change rebuilds its ACL. */
+#define SP_OVERLAY_MAX 32
+#define SP_DEAD_MAX 64
+
+static void
+acl_put(struct gw_acl *a)
+{
+	if (a != NULL && --a->refcnt == 0) {
+		rte_acl_free(a->ctx);
+		free(a);
+	}
+}
+
+/* An rte_acl context over spd's base rules (none when the base is empty); 0 or -errno. */
 static int
 acl_build(struct gw_spd *spd, bool v6)
 {
@@ -154,26 +170,32 @@ acl_build(struct gw_spd *spd, bool v6)
 	struct rte_acl_param prm = { .socket_id = SOCKET_ID_ANY };
 	char name[RTE_ACL_NAMESIZE];
 	size_t rsz = v6 ? sizeof(struct sp_acl6_rule) : sizeof(struct sp_acl4_rule);
+	size_t heap0;
 	uint8_t *rules;
+	struct gw_acl *a;
 	unsigned int nf;
-	bool dst_first;
 	int rc;
 
 	spd->acl = NULL;
 	if (spd->n == 0)
 		return 0;
-	dst_first = acl_addr_order(spd);
-	spd->dst_first = dst_first;
-	acl_defs(v6, dst_first, cfg.defs, &nf);
+	if (spd->n > RTE_ACL_MAX_PRIORITY)
+		return -E2BIG;
+	a = calloc(1, sizeof(*a));
+	/* every rule in one call: rte_acl copies them into the context */
+	rules = calloc(spd->n, rsz);
+	if (a == NULL || rules == NULL) {
+		free(a);
+		free(rules);
+		return -ENOMEM;
+	}
+	a->dst_first = acl_addr_order(spd);
+	acl_defs(v6, a->dst_first, cfg.defs, &nf);
 	cfg.num_fields = nf;
 	snprintf(name, sizeof(name), "gw_spd_%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	prm.name = name;
 	prm.rule_size = v6 ? RTE_ACL_RULE_SZ(NF6) : RTE_ACL_RULE_SZ(NF4);
 	prm.max_rule_num = spd->n;
-	/* every rule in one call: rte_acl copies them into the context */
-	rules = calloc(spd->n, rsz);
-	if (rules == NULL)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < spd->n; i++) {
 		struct rte_acl_rule *r = (struct rte_acl_rule *)(rules + i * rsz);
 
@@ -181,23 +203,37 @@ acl_build(struct gw_spd *spd, bool v6)
 		/* rank: the list is sorted, first = highest */
 		r->data.priority = (int32_t)(RTE_ACL_MAX_PRIORITY - i);
 		r->data.userdata = i + 1;
-		acl_fields(&spd->conf[i], dst_first, v6 ? ((struct sp_acl6_rule *)r)->field :
+		acl_fields(&spd->conf[i], a->dst_first, v6 ? ((struct sp_acl6_rule *)r)->field :
 			   ((struct sp_acl4_rule *)r)->field);
 	}
-	spd->acl = rte_acl_create(&prm);
-	if (spd->acl == NULL) {
+	/* the ACL's heap memory (nothing else allocates there meanwhile but by chance) */
+	heap0 = gw_heap_used();
+	a->ctx = rte_acl_create(&prm);
+	if (a->ctx == NULL) {
 		free(rules);
+		free(a);
 		return -rte_errno ? -rte_errno : -ENOMEM;
 	}
-	rc = rte_acl_add_rules(spd->acl, (const struct rte_acl_rule *)rules, spd->n);
+	rc = rte_acl_add_rules(a->ctx, (const struct rte_acl_rule *)rules, spd->n);
 	free(rules);
 	if (rc == 0)
-		rc = rte_acl_build(spd->acl, &cfg);
+		rc = rte_acl_build(a->ctx, &cfg);
 	if (rc != 0) {
-		rte_acl_free(spd->acl);
-		spd->acl = NULL;
+		rte_acl_free(a->ctx);
+		free(a);
+		return rc;
 	}
-	return rc;
+	a->mem = gw_heap_used() - heap0;
+	a->refcnt = 1;
+	spd->acl = a;
+	return 0;
+}
+
+/* rank order: priority (highest first), then configuration order */
+static inline bool
+ranks_before(const struct gw_sp_conf *a, const struct gw_sp_conf *b)
+{
+	return a->pri != b->pri ? a->pri > b->pri : a->line < b->line;
 }
 
 static int
@@ -208,6 +244,18 @@ cmp_pri(const void *a, const void *b)
 	if (x->pri != y->pri)
 		return x->pri > y->pri ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Same selectors and priority (what the ACL knows of a rule): the action may differ. */
+static bool
+same_match(const struct gw_sp_conf *a, const struct gw_sp_conf *b)
+{
+	return a->pri == b->pri && a->line == b->line && a->src_len == b->src_len &&
+		a->dst_len == b->dst_len && memcmp(&a->src, &b->src, sizeof(a->src)) == 0 &&
+		memcmp(&a->dst, &b->dst, sizeof(a->dst)) == 0 && a->proto_lo == b->proto_lo &&
+		a->proto_hi == b->proto_hi && a->sport_lo == b->sport_lo &&
+		a->sport_hi == b->sport_hi && a->dport_lo == b->dport_lo &&
+		a->dport_hi == b->dport_hi;
 }
 
 /* The SA (dir, spi) of conf if it is up, else NULL: O(1) through the SA index. */
@@ -223,28 +271,32 @@ sa_up(const struct gw_dp *dp, const struct gw_conf *conf, uint8_t dir, uint32_t 
 	return s->active && s->dir == dir && s->spi == spi ? s : NULL;
 }
 
+/* A list with room for n rules (rules[] and conf[]), all zero. */
 static struct gw_spd *
 spd_alloc(unsigned int n)
 {
 	size_t head = sizeof(struct gw_spd) + (size_t)(n + 1) * sizeof(struct gw_sp);
-	struct gw_spd *spd = aligned_alloc(64, RTE_ALIGN_CEIL(head + (size_t)(n + 1) *
-		sizeof(struct gw_sp_conf), 64));
+	size_t size = RTE_ALIGN_CEIL(head + (size_t)(n + 1) * sizeof(struct gw_sp_conf), 64);
+	struct gw_spd *spd = aligned_alloc(64, size);
 
 	if (spd == NULL)
 		return NULL;
-	memset(spd, 0, head);
+	memset(spd, 0, size);
 	spd->conf = (struct gw_sp_conf *)((uint8_t *)spd + head);
+	spd->mem = size;
 	return spd;
 }
 
-/* One list: conf's rules of that family and direction, sorted, with their SAs and ACL. */
+/*
+ * The rules of list (v6, dir) of conf, in rank order, with their SAs, as a
+ * list without ACL (*out); 0 or -errno.
+ */
 static int
-sp_build_one(const struct gw_dp *dp, const struct gw_conf *conf, int v6, int dir,
-	     struct gw_spd **out)
+collect(const struct gw_dp *dp, const struct gw_conf *conf, int v6, int dir,
+	struct gw_spd **out)
 {
 	unsigned int n = 0;
 	struct gw_spd *spd;
-	size_t heap0 = gw_heap_used();
 
 	for (unsigned int i = 0; i < conf->nb_sp; i++)
 		n += conf->sp[i].v6 == v6 && conf->sp[i].dir == dir;
@@ -264,6 +316,7 @@ sp_build_one(const struct gw_dp *dp, const struct gw_conf *conf, int v6, int dir
 		sp->action = r->action;
 		if (r->action != GW_SP_PROTECT)
 			continue;
+		/* the inbound SA a replaced rule still accepts: NULL once it is gone */
 		if (dir == GW_DIR_IN && r->spi_prev != 0)
 			sp->sa_prev = sa_up(dp, conf, GW_DIR_IN, r->spi_prev);
 		sp->sa = sa_up(dp, conf, (uint8_t)dir, r->spi);
@@ -273,41 +326,130 @@ sp_build_one(const struct gw_dp *dp, const struct gw_conf *conf, int v6, int dir
 			return -EINVAL;
 		}
 	}
-	if (spd->n > RTE_ACL_MAX_PRIORITY || acl_build(spd, v6) != 0) {
-		fprintf(stderr, "vecsec-gw: cannot build the SPD's ACL (%u rules)\n", spd->n);
-		return -ENOMEM;
-	}
-	/* the ACL's heap memory (nothing else allocates there meanwhile but by chance) */
-	spd->mem = gw_heap_used() - heap0 + (size_t)(n + 1) * (sizeof(struct gw_sp) +
-		sizeof(struct gw_sp_conf)) + sizeof(*spd);
 	return 0;
 }
 
-int
-gw_sp_build_some(const struct gw_dp *dp, const struct gw_conf *conf, unsigned int mask,
-		 struct gw_spd *out[2][2])
+/*
+ * The new list R (rank order) on prev's ACL: prev's base in its order, each
+ * rule replaced by its counterpart in R (same selectors, priority and line;
+ * the action may be new) or marked dead; the rest of R as the overlay. NULL
+ * if prev cannot carry it (no ACL, too many changes): then the caller
+ * builds afresh.
+ */
+static struct gw_spd *
+reuse(const struct gw_spd *prev, const struct gw_spd *R)
 {
+	struct gw_spd *spd;
+	bool *used;
+	unsigned int i, j = 0, nb_dead = 0, no, m = R->n;
+
+	if (prev == NULL || (prev->n != 0 && prev->acl == NULL))
+		return NULL;
+	/* more new rules than the overlay takes: no need to walk */
+	if (m > prev->n - prev->nb_dead + SP_OVERLAY_MAX)
+		return NULL;
+	used = calloc(m + 1, sizeof(*used));
+	spd = spd_alloc(prev->n + m);
+	if (used == NULL || spd == NULL)
+		goto full;
+	/* both in rank order: a merge walk pairs them */
+	for (i = 0; i < prev->n; i++) {
+		const struct gw_sp_conf *b = &prev->conf[i];
+
+		while (j < m && ranks_before(&R->conf[j], b))
+			j++;
+		spd->conf[i] = *b;
+		spd->rules[i] = prev->rules[i];
+		if (j < m && !prev->rules[i].dead && same_match(&R->conf[j], b)) {
+			spd->conf[i] = R->conf[j];
+			spd->rules[i] = R->rules[j];
+			used[j++] = true;
+		} else {
+			spd->rules[i].dead = true;
+			spd->rules[i].sa = NULL;
+			spd->rules[i].sa_prev = NULL;
+			nb_dead++;
+		}
+	}
+	no = 0;
+	for (j = 0; j < m; j++)
+		if (!used[j]) {
+			if (no == SP_OVERLAY_MAX)
+				goto full;
+			spd->conf[prev->n + no] = R->conf[j];
+			spd->rules[prev->n + no++] = R->rules[j];
+		}
+	if (nb_dead > SP_DEAD_MAX)
+		goto full;
+	free(used);
+	spd->n = prev->n;
+	spd->no = no;
+	spd->nb_dead = nb_dead;
+	spd->acl = prev->acl;
+	if (spd->acl != NULL)
+		spd->acl->refcnt++;
+	return spd;
+full:
+	free(used);
+	free(spd);
+	return NULL;
+}
+
+int
+gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+		unsigned int mask, struct gw_spd *out[2][2])
+{
+	int rc = 0;
+
 	memset(out, 0, 4 * sizeof(out[0][0]));
-	for (int v6 = 0; v6 < 2; v6++) {
-		for (int dir = 0; dir < 2; dir++) {
-			int rc;
+	for (int v6 = 0; v6 < 2 && rc == 0; v6++) {
+		for (int dir = 0; dir < 2 && rc == 0; dir++) {
+			struct gw_spd *R = NULL, *spd;
 
 			if (!(mask & GW_SPD_BIT(v6, dir)))
 				continue;
-			rc = sp_build_one(dp, conf, v6, dir, &out[v6][dir]);
+			rc = collect(dp, conf, v6, dir, &R);
 			if (rc != 0) {
-				gw_sp_free(out);
-				return rc;
+				free(R);
+				break;
 			}
+			spd = reuse(prev != NULL ? prev[v6][dir] : NULL, R);
+			if (spd != NULL) {
+				free(R);
+			} else {
+				spd = R;
+				rc = acl_build(spd, v6);
+				if (rc != 0) {
+					fprintf(stderr, "vecsec-gw: cannot build the SPD's ACL (%u "
+						"rules)\n", spd->n);
+					free(spd);
+					break;
+				}
+			}
+			out[v6][dir] = spd;
 		}
 	}
-	return 0;
+	if (rc != 0)
+		gw_sp_free(out);
+	return rc;
 }
 
 int
 gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2])
 {
-	return gw_sp_build_some(dp, conf, GW_SPD_ALL, out);
+	return gw_sp_update(dp, conf, NULL, GW_SPD_ALL, out);
+}
+
+unsigned int
+gw_sp_fragmented(struct gw_spd *const t[2][2])
+{
+	unsigned int mask = 0;
+
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int dir = 0; dir < 2; dir++)
+			if (t[v6][dir] != NULL && (t[v6][dir]->no != 0 || t[v6][dir]->nb_dead != 0))
+				mask |= GW_SPD_BIT(v6, dir);
+	return mask;
 }
 
 void
@@ -316,7 +458,7 @@ gw_sp_free(struct gw_spd *t[2][2])
 	for (int v6 = 0; v6 < 2; v6++)
 		for (int dir = 0; dir < 2; dir++) {
 			if (t[v6][dir] != NULL)
-				rte_acl_free(t[v6][dir]->acl);
+				acl_put(t[v6][dir]->acl);
 			free(t[v6][dir]);
 			t[v6][dir] = NULL;
 		}
@@ -361,55 +503,7 @@ prefix_match(const uint8_t *a, const uint8_t *net, unsigned int len)
 	return ((a[full] ^ net[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
 }
 
-/*
- * l3 points at the IP header of a packet whose header lengths the caller
- * has checked (l3_len bytes of header, pkt_len bytes in all, contiguous).
- */
-const struct gw_sp *
-gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *l3,
-		uint32_t l3_len, uint32_t pkt_len)
-{
-	const struct gw_spd *spd = __atomic_load_n(&dp->spd[v6][dir], __ATOMIC_ACQUIRE);
-	const uint8_t *src, *dst;
-	uint8_t proto;
-	uint16_t sport = 0, dport = 0;
-	bool first_frag = true;
-
-	if (v6) {
-		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
-
-		src = h->src_addr;
-		dst = h->dst_addr;
-		proto = sp_ip6_upper(l3, l3_len);
-	} else {
-		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
-
-		src = (const uint8_t *)&h->src_addr;
-		dst = (const uint8_t *)&h->dst_addr;
-		proto = h->next_proto_id;
-		first_frag = (rte_be_to_cpu_16(h->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK) == 0;
-	}
-	if (first_frag && (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP) &&
-			pkt_len >= l3_len + 4) {
-		sport = (uint16_t)(l3[l3_len] << 8 | l3[l3_len + 1]);
-		dport = (uint16_t)(l3[l3_len + 2] << 8 | l3[l3_len + 3]);
-	}
-	for (unsigned int i = 0; i < spd->n; i++) {
-		const struct gw_sp_conf *r = &spd->conf[i];
-
-		if (proto < r->proto_lo || proto > r->proto_hi ||
-				sport < r->sport_lo || sport > r->sport_hi ||
-				dport < r->dport_lo || dport > r->dport_hi)
-			continue;
-		if (!prefix_match(src, r->src.b, r->src_len) ||
-				!prefix_match(dst, r->dst.b, r->dst_len))
-			continue;
-		return &spd->rules[i];
-	}
-	return NULL;
-}
-
-/* The 5-tuple of the packet whose IP header is at l3 (see gw_sp_lookup). */
+/* The 5-tuple of the packet whose IP header is at l3 (l3_len header bytes, pkt_len in all). */
 static inline void
 key_of(struct sp_key *k, bool v6, const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len)
 {
@@ -439,6 +533,53 @@ key_of(struct sp_key *k, bool v6, const uint8_t *l3, uint32_t l3_len, uint32_t p
 	}
 }
 
+static inline bool
+key_match(const struct gw_sp_conf *r, const struct sp_key *k)
+{
+	uint16_t sport = rte_be_to_cpu_16(k->sport), dport = rte_be_to_cpu_16(k->dport);
+
+	return k->proto >= r->proto_lo && k->proto <= r->proto_hi &&
+		sport >= r->sport_lo && sport <= r->sport_hi &&
+		dport >= r->dport_lo && dport <= r->dport_hi &&
+		prefix_match(k->src, r->src.b, r->src_len) && prefix_match(k->dst, r->dst.b, r->dst_len);
+}
+
+/* The first live rule of rules[from..to) (rank order) that matches k. */
+static const struct gw_sp *
+linear(const struct gw_spd *spd, unsigned int from, unsigned int to, const struct sp_key *k)
+{
+	for (unsigned int i = from; i < to; i++)
+		if (!spd->rules[i].dead && key_match(&spd->conf[i], k))
+			return &spd->rules[i];
+	return NULL;
+}
+
+static inline const struct gw_sp *
+better(const struct gw_spd *spd, const struct gw_sp *a, const struct gw_sp *b)
+{
+	if (a == NULL)
+		return b;
+	if (b == NULL)
+		return a;
+	return ranks_before(&spd->conf[b - spd->rules], &spd->conf[a - spd->rules]) ? b : a;
+}
+
+/*
+ * The reference: a plain scan of the list (base, then overlay). l3 points
+ * at the IP header of a packet whose header lengths the caller has checked
+ * (l3_len bytes of header, pkt_len bytes in all, contiguous).
+ */
+const struct gw_sp *
+gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *l3,
+		uint32_t l3_len, uint32_t pkt_len)
+{
+	const struct gw_spd *spd = __atomic_load_n(&dp->spd[v6][dir], __ATOMIC_ACQUIRE);
+	struct sp_key k;
+
+	key_of(&k, v6, l3, l3_len, pkt_len);
+	return better(spd, linear(spd, 0, spd->n, &k), linear(spd, spd->n, spd->n + spd->no, &k));
+}
+
 void
 gw_sp_lookup_bulk(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *const l3[],
 		const uint32_t l3_len[], const uint32_t pkt_len[], uint16_t n,
@@ -449,7 +590,7 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *c
 	const uint8_t *data[GW_BURST];
 	uint32_t res[GW_BURST];
 
-	if (spd->acl == NULL) {
+	if (spd->n + spd->no == 0) {
 		for (uint16_t i = 0; i < n; i++)
 			out[i] = NULL;
 		return;
@@ -458,11 +599,17 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *c
 		key_of(&keys[i], v6, l3[i], l3_len[i], pkt_len[i]);
 		data[i] = (const uint8_t *)&keys[i];
 	}
-	if (rte_acl_classify(spd->acl, data, res, n, 1) != 0) {
-		for (uint16_t i = 0; i < n; i++)
-			out[i] = NULL;
-		return;
+	if (spd->acl == NULL || rte_acl_classify(spd->acl->ctx, data, res, n, 1) != 0)
+		memset(res, 0, n * sizeof(res[0]));
+	for (uint16_t i = 0; i < n; i++) {
+		const struct gw_sp *b = res[i] != 0 && res[i] <= spd->n ? &spd->rules[res[i] - 1] :
+			NULL;
+
+		/* a dead rule's packet: the best live base rule (no other ACL answer exists) */
+		if (b != NULL && b->dead)
+			b = linear(spd, 0, spd->n, &keys[i]);
+		if (spd->no != 0)
+			b = better(spd, b, linear(spd, spd->n, spd->n + spd->no, &keys[i]));
+		out[i] = b;
 	}
-	for (uint16_t i = 0; i < n; i++)
-		out[i] = res[i] != 0 && res[i] <= spd->n ? &spd->rules[res[i] - 1] : NULL;
 }

@@ -40,6 +40,8 @@ gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out)
 		out->reasm_frags += s->reasm_frags;
 		out->fragmented += s->fragmented;
 		out->frags_out += s->frags_out;
+		out->host_in += s->host_in;
+		out->host_out += s->host_out;
 	}
 }
 
@@ -52,6 +54,8 @@ gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out
 
 		out->pkts += s->pkts;
 		out->bytes += s->bytes;
+		out->last_tsc = RTE_MAX(out->last_tsc, __atomic_load_n(&s->last_tsc,
+								      __ATOMIC_RELAXED));
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			out->drops[d] += s->drops[d];
 	}
@@ -71,6 +75,9 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 				t.port[p].rx, t.port[p].tx);
 	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
+	if (t.host_in != 0 || t.host_out != 0)
+		fprintf(f, "  host: to the host %" PRIu64 " from the host %" PRIu64 "\n", t.host_in,
+			t.host_out);
 	if (t.reasm_frags != 0 || t.frags_out != 0)
 		fprintf(f, "  reassembled %" PRIu64 " (from %" PRIu64 " fragments) fragmented %"
 			PRIu64 " (into %" PRIu64 ")\n", t.reassembled, t.reasm_frags,
@@ -169,6 +176,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "reasm_frags", t.reasm_frags);
 	rte_tel_data_add_dict_u64(d, "fragmented", t.fragmented);
 	rte_tel_data_add_dict_u64(d, "frags_out", t.frags_out);
+	rte_tel_data_add_dict_u64(d, "host_in", t.host_in);
+	rte_tel_data_add_dict_u64(d, "host_out", t.host_out);
 	for (unsigned int dr = 0; dr < GW_DROP_MAX; dr++)
 		rte_tel_data_add_dict_u64(d, gw_drop_names[dr], t.drops[dr]);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {

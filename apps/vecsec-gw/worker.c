@@ -130,8 +130,12 @@ route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 	bool v6 = (l3[0] >> 4) == 6;
 	struct rte_ether_hdr *eh;
 	struct gw_txbuf *tb;
-	int port = gw_rt_lookup(&gw, to_esp_side, l3, v6);
+	int port;
 
+	/* for the gateway's own addresses: the host stack (--host-port) */
+	if (!to_esp_side && gw_host_on && gw_host_local(w, m, v6))
+		return;
+	port = gw_rt_lookup(&gw, to_esp_side, l3, v6);
 	if (port < 0 || port >= gw.nb_ports || !gw.port[port].used) {
 		drop(w, NULL, m, GW_DROP_NO_ROUTE);
 		return;
@@ -174,6 +178,29 @@ route_tx(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 	if (tb->n == RTE_DIM(tb->m))
 		tx_flush(w, (uint16_t)port);
 	tb->m[tb->n++] = m;
+}
+
+/* host.c: the same for frames from or to the host's port */
+void
+gw_worker_tx(struct gw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct gw_txbuf *tb = &w->tx[port];
+
+	if (tb->n == RTE_DIM(tb->m))
+		tx_flush(w, port);
+	tb->m[tb->n++] = m;
+}
+
+void
+gw_worker_drop(struct gw_worker *w, struct rte_mbuf *m, enum gw_drop why)
+{
+	drop(w, NULL, m, why);
+}
+
+void
+gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
+{
+	route_tx(w, m, to_esp_side);
 }
 
 /* SPD answers for n packets of one family whose IP header starts the mbuf. */
@@ -551,6 +578,12 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 	/* inbound lifetimes count only what authenticated: forged packets spend nothing */
 	if (sa->has_life && sa->dir == GW_DIR_IN && k != 0)
 		k = life_admit(w, sa, mb, k);
+	/*
+	 * last use (an IKE daemon's query: idle SAs, DPD); one store per SA and
+	 * burst, in this worker's counters (the line the counts below write)
+	 */
+	if (k != 0)
+		__atomic_store_n(&w->sa_st[sa->idx].last_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	for (uint16_t i = 0; i < k; i++) {
 		struct rte_mbuf *m = mb[i];
 		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
@@ -581,7 +614,7 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 			ic->m[v6][ic->n[v6]] = m;
 			ic->sa[v6][ic->n[v6]++] = sa;
 		} else {
-			int rc = sa->natt ? gw_natt_outb(m, sa->mode == GW_MODE_TRANS) : 0;
+			int rc = sa->natt ? gw_natt_outb(m, sa) : 0;
 
 			if (rc != 0) {
 				drop(w, sa, m, rc == -ENOBUFS ? GW_DROP_NO_MBUF : GW_DROP_MALFORMED);
@@ -916,6 +949,8 @@ static void
 rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n)
 {
 	bool prot = gw.port[port].esp_side;     /* ESP arrives here */
+	/* --host-port (host.c): port mirrors a host interface, or is the host's */
+	bool mirror = gw_host_tap[port] >= 0, from_host = gw_host_of[port] >= 0;
 	struct rte_mbuf *esp[GW_BURST], *out[GW_BURST], *clear[2][GW_BURST];
 	struct gw_sa *out_sa[GW_BURST];
 	uint16_t nclear[2] = { 0, 0 };
@@ -927,6 +962,8 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 		struct gw_l3 r;
 		int v6, rc;
 
+		if ((mirror || from_host) && gw_host_l2(w, port, m))
+			continue;
 		/* classification: gw_pkt.h (also run by the fuzz target, on bytes) */
 		if (strip_l2(m) < 0 || (v6 = parse_l3(m, rx_ck(m), &r)) < 0) {
 			drop(w, NULL, m, GW_DROP_MALFORMED);
@@ -939,6 +976,13 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 				drop(w, NULL, m, GW_DROP_MALFORMED);
 			continue;
 		}
+		if (from_host) {
+			if (!gw_host_bypass(w, port, m, v6, r.proto))
+				clear[v6][nclear[v6]++] = m;    /* outbound SPD */
+			continue;
+		}
+		if (mirror && gw_host_l3(w, port, m, v6, r.proto))
+			continue;
 		switch (gw_pkt_class(rte_pktmbuf_mtod(m, const uint8_t *), &r, prot)) {
 		case GW_PKT_KEEPALIVE:
 			drop(w, NULL, m, GW_DROP_KEEPALIVE);     /* RFC 3948 2.3: nothing to do */
@@ -972,6 +1016,11 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			struct rte_mbuf *m = clear[v6][i];
 			const struct gw_sp *sp = sps[i];
 
+			/* the host's traffic no rule protects leaves as the host made it */
+			if (from_host && (sp == NULL || sp->action == GW_SP_BYPASS)) {
+				gw_host_out(w, port, m, v6);
+				continue;
+			}
 			if (sp == NULL || sp->action == GW_SP_DISCARD ||
 					(prot && sp->action != GW_SP_BYPASS)) {
 				drop(w, NULL, m, GW_DROP_POLICY);

@@ -24,26 +24,7 @@ const struct aes256_impl *const vecsec_aes256_impls[] = {
 	NULL,
 };
 
-static _Atomic(const struct aes256_impl *) aes256_cur;
-
-void
-vecsec_aes256_select(enum vecsec_isa cap, uint64_t feat)
-{
-	for (size_t i = 0; vecsec_aes256_impls[i] != NULL; i++) {
-		const struct aes256_impl *p = vecsec_aes256_impls[i];
-
-		if (vecsec_impl_usable(p->isa, p->needs, cap, feat)) {
-			atomic_store_explicit(&aes256_cur, p, memory_order_release);
-			return;
-		}
-	}
-}
-
-const struct aes256_impl *
-vecsec_aes256_impl(void)
-{
-	return VECSEC_IMPL_GET(aes256_cur);
-}
+VECSEC_DEFINE_SELECTION(aes256, aes256_impl)
 
 /* ---- Adiantum ---- */
 

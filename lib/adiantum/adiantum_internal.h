@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Adiantum internals (never installed): NH (Adiantum paper, section 6.3)
- * and the AES-256 single-block cipher, each with a dispatch table
- * (STYLE.md 4) so SIMD kernels can be added without touching the callers.
+ * and the AES-256 single-block cipher, each with a dispatch table (a const
+ * impl per ISA, widest first) so SIMD kernels can be added without
+ * touching the callers.
  *
  * NH kernel contract (every ISA):
  *   - nh(key, msg, len, hash): len is a multiple of NH_MESSAGE_UNIT and
@@ -54,7 +55,8 @@ extern const struct nh_impl *const vecsec_nh_impls[];
 extern const struct nh_impl vecsec_nh_impl_ref;
 void vecsec_nh_ref(const uint32_t *key, const uint8_t *msg, size_t len,
 		   uint64_t hash[NH_NUM_PASSES]);
-/* The impl selected now (runs dispatch on first use). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct nh_impl *vecsec_nh_impl_at(enum vecsec_isa level);
 const struct nh_impl *vecsec_nh_impl(void);
 
 /* ---- NHPoly1305 (Adiantum paper 6.4; Linux crypto/nhpoly1305.c) ---- */
@@ -125,7 +127,8 @@ void vecsec_aes256_encrypt_ref(const struct aes256_key *k, uint8_t out[AES_BLOCK
 			       const uint8_t in[AES_BLOCK_LEN]);
 void vecsec_aes256_decrypt_ref(const struct aes256_key *k, uint8_t out[AES_BLOCK_LEN],
 			       const uint8_t in[AES_BLOCK_LEN]);
-/* The impl selected now (runs dispatch on first use). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct aes256_impl *vecsec_aes256_impl_at(enum vecsec_isa level);
 const struct aes256_impl *vecsec_aes256_impl(void);
 
 static inline uint32_t

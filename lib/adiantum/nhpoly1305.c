@@ -19,26 +19,7 @@ const struct nh_impl *const vecsec_nh_impls[] = {
 	NULL,
 };
 
-static _Atomic(const struct nh_impl *) nh_cur;
-
-void
-vecsec_nh_select(enum vecsec_isa cap, uint64_t feat)
-{
-	for (size_t i = 0; vecsec_nh_impls[i] != NULL; i++) {
-		const struct nh_impl *p = vecsec_nh_impls[i];
-
-		if (vecsec_impl_usable(p->isa, p->needs, cap, feat)) {
-			atomic_store_explicit(&nh_cur, p, memory_order_release);
-			return;
-		}
-	}
-}
-
-const struct nh_impl *
-vecsec_nh_impl(void)
-{
-	return VECSEC_IMPL_GET(nh_cur);
-}
+VECSEC_DEFINE_SELECTION(nh, nh_impl)
 
 /* ---- NHPoly1305 ---- */
 

@@ -1,20 +1,57 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The generic AEAD layer (vecsec_aead.h): the per-algorithm ops table, key
- * objects, the one-shot API built on jobs, the checks every job passes
- * before an algorithm sees it, the scatter-gather cursor, the burst, and
- * the ESP helpers of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4.
+ * The AEAD router (vecsec_aead.h): the per-algorithm ops table, key
+ * objects, the one-shot API built on jobs, the burst, and the ESP helpers
+ * of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4. It knows no algorithm: each
+ * ops entry points into the layer that implements one.
  *
- * vecsec_aead_burst() hands (X)ChaCha20-Poly1305 jobs to lib/lanes (jobs
- * packed into SIMD lanes) and runs the others job by job; either way each
- * job ends exactly as vecsec_aead_seal()/vecsec_aead_open() would leave it.
+ * vecsec_aead_burst() checks every job (lib/job), then hands the jobs of
+ * each burst function over in one call ((X)ChaCha20-Poly1305 to
+ * lib/chachapoly's lanes, ARIA to lib/aria's keystream batches) and runs
+ * the others job by job; either way each job ends exactly as
+ * vecsec_aead_seal()/vecsec_aead_open() would leave it.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_engine.h"
 #include "aead_internal.h"
-#include "lanes/lanes_internal.h"
+#include "job/job_internal.h"
+#include "aria/aria_internal.h"
+#include "chachapoly/chachapoly_internal.h"
+
+static const struct aead_ops ops_chacha20_poly1305 = {
+	.alg = VECSEC_AEAD_CHACHA20_POLY1305,
+	.name = "chacha20-poly1305",
+	.key_init = vecsec_chachapoly_key_init,
+	.run = vecsec_chachapoly_run,
+	.burst = vecsec_chachapoly_burst,
+};
+
+static const struct aead_ops ops_xchacha20_poly1305 = {
+	.alg = VECSEC_AEAD_XCHACHA20_POLY1305,
+	.name = "xchacha20-poly1305",
+	.key_init = vecsec_chachapoly_key_init,
+	.run = vecsec_xchachapoly_run,
+	.burst = vecsec_chachapoly_burst,
+};
+
+static const struct aead_ops ops_aria_gcm = {
+	.alg = VECSEC_AEAD_ARIA_GCM,
+	.name = "aria-gcm",
+	.key_init = vecsec_aria_aead_key_init,
+	.run = vecsec_aria_gcm_run,
+	.burst = vecsec_aria_burst,
+};
+
+static const struct aead_ops ops_aria_ctr = {
+	.alg = VECSEC_AEAD_ARIA_CTR,
+	.name = "aria-ctr",
+	.key_init = vecsec_aria_aead_key_init,
+	.run = vecsec_aria_ctr_run,
+	.burst = vecsec_aria_burst,
+};
 
 /*
  * Indexed by enum vecsec_aead_alg; NULL (or past the end): not built,
@@ -22,10 +59,10 @@
  */
 static const struct aead_ops *const aead_ops_table[] = {
 	[VECSEC_AEAD_NONE] = NULL,
-	[VECSEC_AEAD_CHACHA20_POLY1305] = &vecsec_aead_ops_chacha20_poly1305,
-	[VECSEC_AEAD_XCHACHA20_POLY1305] = &vecsec_aead_ops_xchacha20_poly1305,
-	[VECSEC_AEAD_ARIA_GCM] = &vecsec_aead_ops_aria_gcm,
-	[VECSEC_AEAD_ARIA_CTR] = &vecsec_aead_ops_aria_ctr,
+	[VECSEC_AEAD_CHACHA20_POLY1305] = &ops_chacha20_poly1305,
+	[VECSEC_AEAD_XCHACHA20_POLY1305] = &ops_xchacha20_poly1305,
+	[VECSEC_AEAD_ARIA_GCM] = &ops_aria_gcm,
+	[VECSEC_AEAD_ARIA_CTR] = &ops_aria_ctr,
 };
 
 #define NB_ALGS (sizeof(aead_ops_table) / sizeof(aead_ops_table[0]))
@@ -89,25 +126,7 @@ vecsec_aead_key_wipe(struct vecsec_aead_key *k)
 		vecsec_memzero(k, sizeof(*k));
 }
 
-/* Segments must cover len bytes; a segment that gives bytes needs data. */
-static bool
-segs_ok(const struct vecsec_seg *segs, uint32_t nb, size_t len)
-{
-	size_t sum = 0;
-
-	if (segs == NULL)
-		return false;
-	for (uint32_t i = 0; i < nb && sum < len; i++) {
-		if (segs[i].len > 0 && segs[i].data == NULL)
-			return false;
-		if (segs[i].len > SIZE_MAX - sum)
-			return true;            /* covers anything */
-		sum += segs[i].len;
-	}
-	return sum >= len;
-}
-
-/* The generic checks (aead_internal.h): pointers, lengths, coverage. */
+/* The generic checks (lib/job), then the algorithm's ops. */
 static int
 job_check(const struct vecsec_aead_job *job, const struct aead_ops **ops)
 {
@@ -116,32 +135,13 @@ job_check(const struct vecsec_aead_job *job, const struct aead_ops **ops)
 	*ops = ops_of(job->key->alg);
 	if (*ops == NULL)
 		return -EINVAL;
-	if (job->dir != VECSEC_AEAD_SEAL && job->dir != VECSEC_AEAD_OPEN)
-		return -EINVAL;
-	if (job->nonce == NULL)
-		return -EINVAL;
-	if (job->aad_len > VECSEC_AEAD_MAX_AAD_LEN || (job->aad == NULL && job->aad_len > 0))
-		return -EINVAL;
-	if (job->tag == NULL && job->tag_len > 0)
-		return -EINVAL;
-	if (job->nb_in_segs == 0) {
-		if (job->in == NULL && job->len > 0)
-			return -EINVAL;
-	} else if (!segs_ok(job->in_segs, job->nb_in_segs, job->len)) {
-		return -EINVAL;
-	}
-	if (job->nb_out_segs == 0) {
-		if (job->out == NULL && job->len > 0)
-			return -EINVAL;
-	} else if (!segs_ok(job->out_segs, job->nb_out_segs, job->len)) {
-		return -EINVAL;
-	}
-	return 0;
+	return vecsec_job_check(job);
 }
 
 /* The one-shot API: one linear job, run at once. */
 static int
-job_run(const struct vecsec_aead_key *k, enum vecsec_aead_dir dir, uint8_t *out,
+job_run(enum vecsec_isa level, const struct vecsec_aead_key *k, enum vecsec_aead_dir dir,
+	uint8_t *out,
 	const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len, const uint8_t *nonce,
 	size_t nonce_len, const uint8_t *aad, size_t aad_len)
 {
@@ -163,7 +163,7 @@ job_run(const struct vecsec_aead_key *k, enum vecsec_aead_dir dir, uint8_t *out,
 
 	if (rc != 0)
 		return rc;
-	return ops->run(&job);
+	return ops->run(level, &job);
 }
 
 VECSEC_API int
@@ -171,8 +171,8 @@ vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, uint8_t *tag, si
 		 const uint8_t *in, size_t len, const uint8_t *nonce, size_t nonce_len,
 		 const uint8_t *aad, size_t aad_len)
 {
-	return job_run(k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len, nonce, nonce_len, aad,
-		       aad_len);
+	return job_run(vecsec_isa_cap(), k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len, nonce,
+		       nonce_len, aad, aad_len);
 }
 
 VECSEC_API int
@@ -181,120 +181,88 @@ vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out, const uint8_t *i
 		 const uint8_t *aad, size_t aad_len)
 {
 	/* open only reads the tag */
-	return job_run(k, VECSEC_AEAD_OPEN, out, in, len, (uint8_t *)(uintptr_t)tag, tag_len,
-		       nonce, nonce_len, aad, aad_len);
+	return job_run(vecsec_isa_cap(), k, VECSEC_AEAD_OPEN, out, in, len,
+		       (uint8_t *)(uintptr_t)tag, tag_len, nonce, nonce_len, aad, aad_len);
 }
 
 /*
- * Jobs the lanes engine takes (lib/lanes: (X)ChaCha20-Poly1305 up to its
- * crossover length) run there together after the loop, short ARIA jobs
- * likewise grouped by key (aead_aria.c: one keystream call per group);
- * the others one by one here.
+ * Checked jobs go to their algorithm's burst function, all the jobs of one
+ * function in one call (ChaCha20 and XChaCha20 share the lanes, GCM and
+ * CTR the ARIA batches); an entry without one runs its jobs here.
  */
-VECSEC_API unsigned int
-vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+static unsigned int
+burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST], *aria_jobs[VECSEC_MAX_BURST];
-	unsigned int nl = 0, na = 0;
+	struct vecsec_aead_job *grp[NB_ALGS][VECSEC_MAX_BURST];
+	void (*fn[NB_ALGS])(enum vecsec_isa, struct vecsec_aead_job *const *, unsigned int);
+	unsigned int cnt[NB_ALGS], ng = 0;
 
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct vecsec_aead_job *job = jobs[i];
 		const struct aead_ops *ops = NULL;
+		unsigned int g = 0;
 		int rc;
 
 		if (job == NULL)
 			continue;
 		rc = job_check(job, &ops);
-		if (rc == 0 && vecsec_lanes_accepts(job)) {
-			lane_jobs[nl++] = job;
+		if (rc != 0 || ops->burst == NULL) {
+			job->status = vecsec_job_status(rc == 0 ? ops->run(level, job) : rc);
 			continue;
 		}
-		if (rc == 0 && vecsec_aead_aria_batchable(job)) {
-			aria_jobs[na++] = job;
-			continue;
+		while (g < ng && fn[g] != ops->burst)
+			g++;
+		if (g == ng) {
+			fn[ng] = ops->burst;
+			cnt[ng++] = 0;
 		}
-		if (rc == 0)
-			rc = ops->run(job);
-		job->status = rc == 0 ? VECSEC_JOB_OK :
-			      rc == -EBADMSG ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_INVALID;
+		grp[g][cnt[g]++] = job;
 	}
-	vecsec_lanes_run(lane_jobs, nl);
-	vecsec_aead_aria_burst(aria_jobs, na);
+	for (unsigned int g = 0; g < ng; g++)
+		fn[g](level, grp[g], cnt[g]);
 	return n;
 }
 
-/* ---- segment cursor ---- */
-
-void
-vecsec_aead_cursor_in(struct aead_cursor *c, const struct vecsec_aead_job *job)
+VECSEC_API unsigned int
+vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	c->segs = job->nb_in_segs > 0 ? job->in_segs : NULL;
-	c->nb_segs = job->nb_in_segs;
-	c->seg = 0;
-	c->off = 0;
-	c->lin = (uint8_t *)(uintptr_t)job->in;   /* read only through this cursor */
-	c->left = job->len;
+	return burst(vecsec_isa_cap(), jobs, n);
 }
 
-void
-vecsec_aead_cursor_out(struct aead_cursor *c, const struct vecsec_aead_job *job)
+/* ---- the same at an engine's level (vecsec_engine.h) ---- */
+
+VECSEC_API int
+vecsec_engine_seal(const struct vecsec_engine *e, const struct vecsec_aead_key *k, uint8_t *out,
+		   uint8_t *tag, size_t tag_len, const uint8_t *in, size_t len,
+		   const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len)
 {
-	c->segs = job->nb_out_segs > 0 ? job->out_segs : NULL;
-	c->nb_segs = job->nb_out_segs;
-	c->seg = 0;
-	c->off = 0;
-	c->lin = job->out;
-	c->left = job->len;
+	if (e == NULL)
+		return -EINVAL;
+	return job_run(vecsec_engine_isa(e), k, VECSEC_AEAD_SEAL, out, in, len, tag, tag_len,
+		       nonce, nonce_len, aad, aad_len);
 }
 
-uint8_t *
-vecsec_aead_cursor_next(struct aead_cursor *c, size_t max, size_t *n)
+VECSEC_API int
+vecsec_engine_open(const struct vecsec_engine *e, const struct vecsec_aead_key *k, uint8_t *out,
+		   const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len,
+		   const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len)
 {
-	uint8_t *p;
-	size_t k;
-
-	if (c->left == 0) {
-		*n = 0;
-		return NULL;
-	}
-	if (c->segs == NULL) {
-		p = c->lin + c->off;
-		k = c->left;
-	} else {
-		/* skip used-up and empty segments; job_check made sure they cover left */
-		while (c->seg < c->nb_segs && c->off == c->segs[c->seg].len) {
-			c->seg++;
-			c->off = 0;
-		}
-		if (c->seg == c->nb_segs) {
-			*n = 0;
-			return NULL;
-		}
-		p = c->segs[c->seg].data + c->off;
-		k = c->segs[c->seg].len - c->off;
-		if (k > c->left)
-			k = c->left;
-	}
-	if (max != 0 && k > max)
-		k = max;
-	c->off += k;
-	c->left -= k;
-	*n = k;
-	return p;
+	if (e == NULL)
+		return -EINVAL;
+	/* open only reads the tag */
+	return job_run(vecsec_engine_isa(e), k, VECSEC_AEAD_OPEN, out, in, len,
+		       (uint8_t *)(uintptr_t)tag, tag_len, nonce, nonce_len, aad, aad_len);
 }
 
-void
-vecsec_aead_wipe_out(const struct vecsec_aead_job *job)
+VECSEC_API unsigned int
+vecsec_engine_burst(const struct vecsec_engine *e, struct vecsec_aead_job *const *jobs,
+		    unsigned int n)
 {
-	struct aead_cursor c;
-	uint8_t *p;
-	size_t n;
-
-	vecsec_aead_cursor_out(&c, job);
-	while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
-		vecsec_memzero(p, n);
+	if (e == NULL)
+		return 0;
+	return burst(vecsec_engine_isa(e), jobs, n);
 }
 
 /* ---- ESP helpers ---- */

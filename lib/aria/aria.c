@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ARIA public API: key setup, single blocks, ECB, CTR (128-bit counter and
- * the 32-bit RFC 3686 counter), and the dispatch of the ARIA and GHASH
- * tables. GCM lives in aria_gcm.c.
+ * the 32-bit RFC 3686 counter), and the dispatch of the ARIA table. GCM
+ * lives in aria_gcm.c, GHASH in lib/ghash.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -18,90 +18,31 @@ _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(struct vecsec_aria_gcm_key)
 /* ---- dispatch ---- */
 
 /*
- * Widest first, the reference last. A SIMD entry needs both its flag set
- * and this primitive's kernel in it, e.g.
- *   #if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
- * (avx512_gfni 64 blocks, avx2_gfni 32, avx2_vaes 32, avx_aesni 16, aesni 16 at
- * SSSE3).
+ * Widest first, the reference last; an entry per flag set that builds
+ * (avx512_gfni 64 blocks, avx2_gfni 32, avx2_vaes 32, avx_aesni 16, aesni
+ * 16 at SSSE3).
  */
 const struct aria_impl *const vecsec_aria_impls[] = {
-#if defined(VECSEC_HAVE_AVX512_GFNI) && defined(VECSEC_HAVE_ARIA_AVX512_GFNI)
+#ifdef VECSEC_HAVE_AVX512_GFNI
 	&vecsec_aria_impl_avx512_gfni,
 #endif
-#if defined(VECSEC_HAVE_AVX2_GFNI) && defined(VECSEC_HAVE_ARIA_AVX2_GFNI)
+#ifdef VECSEC_HAVE_AVX2_GFNI
 	&vecsec_aria_impl_avx2_gfni,
 #endif
-#if defined(VECSEC_HAVE_AVX2_VAES) && defined(VECSEC_HAVE_ARIA_AVX2_VAES)
+#ifdef VECSEC_HAVE_AVX2_VAES
 	&vecsec_aria_impl_avx2_vaes,
 #endif
-#if defined(VECSEC_HAVE_AVX_AESNI) && defined(VECSEC_HAVE_ARIA_AVX_AESNI)
+#ifdef VECSEC_HAVE_AVX_AESNI
 	&vecsec_aria_impl_avx_aesni,
 #endif
-#if defined(VECSEC_HAVE_AESNI) && defined(VECSEC_HAVE_ARIA_AESNI)
+#ifdef VECSEC_HAVE_AESNI
 	&vecsec_aria_impl_aesni,
 #endif
 	&vecsec_aria_impl_ref,
 	NULL,
 };
 
-/* Likewise (VECSEC_HAVE_GHASH_<SET>): avx512_vpclmul, pclmul, the reference. */
-const struct ghash_impl *const vecsec_ghash_impls[] = {
-#if defined(VECSEC_HAVE_AVX512_VPCLMUL) && defined(VECSEC_HAVE_GHASH_AVX512_VPCLMUL)
-	&vecsec_ghash_impl_avx512_vpclmul,
-#endif
-#if defined(VECSEC_HAVE_PCLMUL) && defined(VECSEC_HAVE_GHASH_PCLMUL)
-	&vecsec_ghash_impl_pclmul,
-#endif
-	&vecsec_ghash_impl_ref,
-	NULL,
-};
-
-static _Atomic(const struct aria_impl *) aria_cur;
-static _Atomic(const struct ghash_impl *) ghash_cur;
-
-void
-vecsec_aria_select(enum vecsec_isa cap, uint64_t feat)
-{
-	const struct aria_impl *pick = &vecsec_aria_impl_ref;
-
-	for (size_t i = 0; vecsec_aria_impls[i] != NULL; i++) {
-		const struct aria_impl *impl = vecsec_aria_impls[i];
-
-		if (vecsec_impl_usable(impl->isa, impl->needs, cap, feat)) {
-			pick = impl;
-			break;
-		}
-	}
-	atomic_store_explicit(&aria_cur, pick, memory_order_release);
-}
-
-void
-vecsec_ghash_select(enum vecsec_isa cap, uint64_t feat)
-{
-	const struct ghash_impl *pick = &vecsec_ghash_impl_ref;
-
-	for (size_t i = 0; vecsec_ghash_impls[i] != NULL; i++) {
-		const struct ghash_impl *impl = vecsec_ghash_impls[i];
-
-		if (vecsec_impl_usable(impl->isa, impl->needs, cap, feat)) {
-			pick = impl;
-			break;
-		}
-	}
-	atomic_store_explicit(&ghash_cur, pick, memory_order_release);
-}
-
-const struct aria_impl *
-vecsec_aria_impl(void)
-{
-	return VECSEC_IMPL_GET(aria_cur);
-}
-
-const struct ghash_impl *
-vecsec_ghash_impl(void)
-{
-	return VECSEC_IMPL_GET(ghash_cur);
-}
+VECSEC_DEFINE_SELECTION(aria, aria_impl)
 
 VECSEC_API const char *
 vecsec_aria_impl_name(void)

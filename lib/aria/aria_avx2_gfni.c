@@ -219,7 +219,7 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 
 /*
  * ---- many keys: block layout, a key per 128-bit lane ----
- * Bursts of short packets under many keys (aead_aria.c): block i uses
+ * Bursts of short packets under many keys (aria_aead.c): block i uses
  * keys[i]; each round key vector is two 128-bit loads. 8 blocks (4 ymm)
  * per step keep enough independent work in flight.
  */
@@ -355,8 +355,6 @@ const struct aria_impl vecsec_aria_impl_avx2_gfni = {
 	.name = "avx2_gfni",
 	.isa = VECSEC_ISA_AVX2,
 	.needs = VECSEC_CPU_GFNI,
-	.blocks = 32,
-	.min_len = 0,
 	.encrypt_blocks = encrypt_blocks_avx2_gfni,
 	.decrypt_blocks = decrypt_blocks_avx2_gfni,
 	.ctr128_xor = ctr128_xor_avx2_gfni,

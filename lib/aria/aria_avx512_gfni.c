@@ -245,7 +245,7 @@ bl_small(uint8_t *out, const uint8_t *in, size_t len, const uint8_t (*rk)[16], u
 
 /*
  * ---- many keys: block layout, a key per 128-bit lane ----
- * Bursts of short packets under many keys (aead_aria.c): block i uses
+ * Bursts of short packets under many keys (aria_aead.c): block i uses
  * keys[i]; each round key vector is four 128-bit loads, or one broadcast
  * where its four blocks share a key (the caller's layout). 16 blocks (4 zmm)
  * per step keep enough independent work in flight.
@@ -394,8 +394,6 @@ const struct aria_impl vecsec_aria_impl_avx512_gfni = {
 	.name = "avx512_gfni",
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_GFNI,
-	.blocks = 64,
-	.min_len = 0,
 	.encrypt_blocks = encrypt_blocks_avx512_gfni,
 	.decrypt_blocks = decrypt_blocks_avx512_gfni,
 	.ctr128_xor = ctr128_xor_avx512_gfni,

@@ -16,7 +16,7 @@
 static inline void
 ghash_blocks(struct aria_gcm *g, const uint8_t *p, size_t nblocks)
 {
-	vecsec_ghash_impl()->update(g->x, &g->key->ghash, p, nblocks);
+	vecsec_ghash_impl_at(g->level)->update(g->x, &g->key->ghash, p, nblocks);
 }
 
 /*
@@ -37,11 +37,12 @@ inc32(uint8_t ctr[16])
 }
 
 void
-vecsec_aria_gcm_start(struct aria_gcm *g, const struct aria_gcm_key *k, const uint8_t *iv,
-		      size_t iv_len)
+vecsec_aria_gcm_start(struct aria_gcm *g, enum vecsec_isa level, const struct aria_gcm_key *k,
+		      const uint8_t *iv, size_t iv_len)
 {
 	memset(g, 0, sizeof(*g));
 	g->key = k;
+	g->level = (uint32_t)level;
 	if (iv_len == 12) {
 		/* 7.1 step 2: J0 = IV || 0^31 || 1 */
 		memcpy(g->j0, iv, 12);
@@ -121,10 +122,10 @@ vecsec_aria_gcm_hash_pad(struct aria_gcm *g)
 #define KS_PENDING 0x100u
 
 void
-vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
-			 uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len)
+vecsec_aria_ctr32_stream(const struct aria_impl *impl, const struct aria_key *k, uint8_t ctr[16],
+			 uint8_t ks[16], uint32_t *ks_left, uint8_t *out, const uint8_t *in,
+			 size_t len)
 {
-	const struct aria_impl *impl = vecsec_aria_impl();
 	size_t n, tail;
 
 	if (len == 0)
@@ -164,7 +165,8 @@ vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[1
 void
 vecsec_aria_gcm_ctr(struct aria_gcm *g, uint8_t *out, const uint8_t *in, size_t len)
 {
-	vecsec_aria_ctr32_stream(&g->key->aria, g->ctr, g->ks, &g->ks_left, out, in, len);
+	vecsec_aria_ctr32_stream(vecsec_aria_impl_at(g->level), &g->key->aria, g->ctr, g->ks,
+				 &g->ks_left, out, in, len);
 }
 
 void
@@ -190,7 +192,7 @@ vecsec_aria_gcm_tag(struct aria_gcm *g, uint8_t tag[16])
 {
 	uint8_t ek[16];
 
-	vecsec_aria_impl()->encrypt_blocks(ek, g->j0, 1, &g->key->aria);
+	vecsec_aria_impl_at(g->level)->encrypt_blocks(ek, g->j0, 1, &g->key->aria);
 	vecsec_aria_gcm_tag_ej0(g, tag, ek);
 	vecsec_memzero(ek, sizeof(ek));
 }
@@ -213,7 +215,7 @@ vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL + 16]
 		cb[i][14] = (uint8_t)(c >> 8);
 		cb[i][15] = (uint8_t)c;
 	}
-	vecsec_aria_impl()->encrypt_blocks(ks, cb[0], nb + 1, &g->key->aria);
+	vecsec_aria_impl_at(g->level)->encrypt_blocks(ks, cb[0], nb + 1, &g->key->aria);
 }
 
 static inline void
@@ -298,7 +300,7 @@ vecsec_aria_gcm_init(struct vecsec_aria_gcm_ctx *ctx, const struct vecsec_aria_g
 	if (ctx == NULL || k == NULL || iv == NULL || iv_len == 0)
 		return -EINVAL;
 	c = ctx_of(ctx);
-	vecsec_aria_gcm_start(&c->g, gkey_of(k), iv, iv_len);
+	vecsec_aria_gcm_start(&c->g, vecsec_isa_cap(), gkey_of(k), iv, iv_len);
 	c->phase = GCM_AAD;
 	return 0;
 }
@@ -425,7 +427,7 @@ vecsec_aria_gcm_seal(const struct vecsec_aria_gcm_key *k, uint8_t *out, uint8_t 
 
 	if (!oneshot_args_ok(k, out, in, len, tag, tag_len, iv, iv_len, aad, aad_len))
 		return -EINVAL;
-	vecsec_aria_gcm_start(&g, gkey_of(k), iv, iv_len);
+	vecsec_aria_gcm_start(&g, vecsec_isa_cap(), gkey_of(k), iv, iv_len);
 	vecsec_aria_gcm_hash(&g, aad, aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
 	/* whole kernel steps first; the rest carries E(J0) in one more call */
@@ -469,7 +471,7 @@ vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const ui
 
 	if (!oneshot_args_ok(k, out, in, len, tag, tag_len, iv, iv_len, aad, aad_len))
 		return -EINVAL;
-	vecsec_aria_gcm_start(&g, gkey_of(k), iv, iv_len);
+	vecsec_aria_gcm_start(&g, vecsec_isa_cap(), gkey_of(k), iv, iv_len);
 	vecsec_aria_gcm_hash(&g, aad, aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
 	/* 7.2: authenticate the whole ciphertext before releasing plaintext */

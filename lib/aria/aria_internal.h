@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ARIA and GHASH internals (never installed): the key schedule layout, the
- * two dispatch tables (ARIA kernels, GHASH kernels) and their contracts,
- * and the GCM state that aria_gcm.c and lib/aead/aead_aria.c share.
+ * ARIA internals (never installed): the key schedule layout, the dispatch
+ * table of ARIA kernels and its contract, and the GCM state and steps
+ * that aria_gcm.c and the AEAD ops (aria_aead.c) share. GHASH is
+ * lib/ghash's.
  *
- * Contracts, for every kernel of both tables:
+ * Contracts, for every kernel of the table:
  *  - in == out is allowed, partial overlap is not; no alignment is needed;
  *  - a count or length of 0 is allowed and touches nothing;
  *  - kernels never call the public API or the dispatcher, never allocate,
@@ -12,22 +13,19 @@
  *    s-boxes go through AES-NI or GFNI in SIMD kernels), and wipe their
  *    secret temporaries (round state, keystream) before returning;
  *  - a kernel that handles `blocks` blocks per step finishes its own tail
- *    (masked loads/stores or a narrower kernel called directly, STYLE.md 5).
+ *    (masked loads/stores or a narrower kernel called directly).
  * Counters:
  *  - ctr128_xor: block i of the call uses E(ctr + i mod 2^128) (128-bit
  *    big-endian add, as OpenSSL's CTR mode); on return ctr holds the
  *    counter after the last block used.
  *  - ctr32_xor: block i uses E(ctr[0..11] || (c + i mod 2^32)), c the
  *    big-endian last word: SP 800-38D's inc32, never a carry into byte 11.
- *    GCM relies on the wrap; the ESP/RFC 3686 callers (aria.c, aead_aria.c)
+ *    GCM relies on the wrap; the ESP/RFC 3686 callers (aria.c, aria_aead.c)
  *    reject messages that would wrap before calling.
  *  - both take any len: a final partial block uses the first bytes of its
  *    keystream block and still advances the counter by one; the rest of
  *    that keystream block is discarded (streaming callers buffer it
  *    themselves by encrypting the counter with ecb_encrypt).
- * GHASH (SP 800-38D 6.4): update folds nblocks whole 16-byte blocks into
- * the 16-byte accumulator x (the spec's byte order), using the powers of H
- * in struct ghash_key.
  */
 #ifndef VECSEC_ARIA_INTERNAL_H
 #define VECSEC_ARIA_INTERNAL_H
@@ -38,8 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vecsec/vecsec_aead.h"
 #include "vecsec/vecsec_aria.h"
 #include "cpu_internal.h"
+#include "ghash/ghash_internal.h"
 
 #define ARIA_BLOCK_LEN 16
 #define ARIA_MAX_ROUNDS 16
@@ -55,19 +55,6 @@ struct aria_key {
 	uint32_t rounds;
 };
 
-/* Powers of H kept for wide GHASH kernels (16 blocks per step at most). */
-#define GHASH_POWERS 16
-
-/*
- * h[i] = H^(i+1) in GF(2^128) (SP 800-38D 6.3 bit order), as 16 bytes in
- * the spec's order. Kernels convert to their own layout (byte reflection,
- * Karatsuba halves) on the fly, so a key stays usable whatever dispatch
- * selects later.
- */
-struct ghash_key {
-	alignas(16) uint8_t h[GHASH_POWERS][16];
-};
-
 struct aria_gcm_key {
 	struct aria_key aria;
 	struct ghash_key ghash;
@@ -77,8 +64,6 @@ struct aria_impl {
 	const char *name;            /* "ref", "avx2_gfni", ... */
 	enum vecsec_isa isa;         /* level needed */
 	uint64_t needs;              /* extra VECSEC_CPU_* bits (AESNI, GFNI) */
-	unsigned int blocks;         /* blocks per kernel step: 1, 16, 32, 64 */
-	size_t min_len;              /* below this a narrower impl is faster */
 	/* ECB: nblocks whole blocks with k->ek (encrypt) or k->dk (decrypt). */
 	void (*encrypt_blocks)(uint8_t *out, const uint8_t *in, size_t nblocks,
 			       const struct aria_key *k);
@@ -98,37 +83,15 @@ struct aria_impl {
 				     const struct aria_key *const *keys);
 };
 
-struct ghash_impl {
-	const char *name;
-	enum vecsec_isa isa;
-	uint64_t needs;              /* PCLMUL, VPCLMULQDQ */
-	unsigned int blocks;         /* blocks per kernel step */
-	size_t min_len;
-	void (*update)(uint8_t x[16], const struct ghash_key *k, const uint8_t *in,
-		       size_t nblocks);
-	/*
-	 * Optional (NULL: callers gather the blocks themselves): s = GHASH of
-	 * A || pad || C || pad || [8 aad_len]64 || [8 len]64 from zero (SP
-	 * 800-38D 7.1 step 5) for aad_len + len <= GHASH_SHORT_MAX, reading
-	 * exactly those bytes: one call, one reduction, for short GCM jobs.
-	 */
-	void (*hash_short)(uint8_t s[16], const struct ghash_key *k, const uint8_t *aad,
-			   size_t aad_len, const uint8_t *c, size_t len);
-};
-
-/* At most GHASH_POWERS blocks in all, padding and lengths included. */
-#define GHASH_SHORT_MAX ((GHASH_POWERS - 3) * 16)
-
-/* The tables, widest first, ref last; NULL-terminated. */
+/* The table, widest first, ref last; NULL-terminated. */
 extern const struct aria_impl *const vecsec_aria_impls[];
-extern const struct ghash_impl *const vecsec_ghash_impls[];
 
 /* True if len bytes starting at counter block ctr keep the 32-bit counter from wrapping. */
 bool vecsec_aria_ctr32_fits(const uint8_t ctr[16], size_t len);
 
-/* The current impls (set by vecsec_aria_select / vecsec_ghash_select). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct aria_impl *vecsec_aria_impl_at(enum vecsec_isa level);
 const struct aria_impl *vecsec_aria_impl(void);
-const struct ghash_impl *vecsec_ghash_impl(void);
 
 /* aria_ref.c */
 extern const struct aria_impl vecsec_aria_impl_ref;
@@ -137,16 +100,7 @@ void vecsec_aria_key_schedule_ref(struct aria_key *k, const uint8_t *key, size_t
 /* SB1..SB4 of RFC 5794 2.4.2 (box 1..4), constant time: tests and SIMD checks. */
 uint8_t vecsec_aria_sbox_ref(unsigned int box, uint8_t x);
 
-/* ghash_ref.c */
-extern const struct ghash_impl vecsec_ghash_impl_ref;
-/* SP 800-38D 6.3: z = x * y in GF(2^128), constant time. */
-void vecsec_gf128_mul_ref(uint8_t z[16], const uint8_t x[16], const uint8_t y[16]);
-/* Fill k with H^1..H^GHASH_POWERS. */
-void vecsec_ghash_key_init_ref(struct ghash_key *k, const uint8_t h[16]);
-
 /* SIMD kernels (each built only with its flag set, listed under its guard) */
-extern const struct ghash_impl vecsec_ghash_impl_pclmul;
-extern const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul;
 extern const struct aria_impl vecsec_aria_impl_avx512_gfni;
 extern const struct aria_impl vecsec_aria_impl_avx2_gfni;
 extern const struct aria_impl vecsec_aria_impl_avx2_vaes;
@@ -169,6 +123,7 @@ struct aria_gcm {
 	uint32_t buf_len;            /* bytes in buf */
 	uint32_t ks_left;            /* unused bytes at the end of ks (+0x100: not yet encrypted) */
 	uint32_t text;               /* 0: hashing AAD, 1: hashing text */
+	uint32_t level;              /* enum vecsec_isa: the kernels it runs on */
 };
 
 /* Fill a GCM key: schedule, H = E(0^128), powers of H (key_len checked by the caller). */
@@ -180,11 +135,12 @@ void vecsec_aria_gcm_key_setup(struct aria_gcm_key *gk, const uint8_t *key, size
  * a later chunk needs it (aria_gcm.c). The caller makes sure the counter
  * does not wrap where that matters.
  */
-void vecsec_aria_ctr32_stream(const struct aria_key *k, uint8_t ctr[16], uint8_t ks[16],
-			      uint32_t *ks_left, uint8_t *out, const uint8_t *in, size_t len);
+void vecsec_aria_ctr32_stream(const struct aria_impl *impl, const struct aria_key *k,
+			      uint8_t ctr[16], uint8_t ks[16], uint32_t *ks_left, uint8_t *out,
+			      const uint8_t *in, size_t len);
 /* SP 800-38D 7.1 steps 1-3: J0 and the first counter block (iv_len >= 1). */
-void vecsec_aria_gcm_start(struct aria_gcm *g, const struct aria_gcm_key *k,
-			   const uint8_t *iv, size_t iv_len);
+void vecsec_aria_gcm_start(struct aria_gcm *g, enum vecsec_isa level,
+			   const struct aria_gcm_key *k, const uint8_t *iv, size_t iv_len);
 /* Hash AAD, or text, in any chunks (call gcm_hash_pad between the two). */
 void vecsec_aria_gcm_hash(struct aria_gcm *g, const uint8_t *p, size_t len);
 /* End the AAD: zero-pad the partial block; later hash calls count as text. */
@@ -203,5 +159,18 @@ void vecsec_aria_gcm_tag_ej0(struct aria_gcm *g, uint8_t tag[16], const uint8_t 
 #define ARIA_GCM_TAIL 1024
 void vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL + 16],
 			     size_t skip, size_t len);
+
+/*
+ * ARIA on AEAD jobs (aria_aead.c), the entry points the AEAD router's ops
+ * table lists: key init (a GCM key for both modes), one checked job
+ * (returns 0, -EBADMSG with the output zeroed, or -EINVAL), and a burst of
+ * checked ARIA jobs of either mode (sets every job's status), all on the
+ * kernels of a dispatch level.
+ */
+int vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
+int vecsec_aria_gcm_run(enum vecsec_isa level, const struct vecsec_aead_job *job);
+int vecsec_aria_ctr_run(enum vecsec_isa level, const struct vecsec_aead_job *job);
+void vecsec_aria_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs,
+		       unsigned int n);
 
 #endif /* VECSEC_ARIA_INTERNAL_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ChaCha public API (vecsec_chacha.h) and implementation selection: the
- * table of impls widest first, the selector run by lib/cpu/dispatch.c, and
- * vecsec_chacha_xor_state(), the one place that keeps the block counter
+ * table of impls widest first (VECSEC_SELECT picks from it per level), and
+ * vecsec_chacha_xor_impl(), the one place that keeps the block counter
  * from wrapping inside a kernel call (chacha_internal.h).
  */
 #include <errno.h>
@@ -11,58 +11,27 @@
 #include "vecsec/vecsec_chacha.h"
 #include "chacha_internal.h"
 
-/*
- * Widest first, the reference last. VECSEC_HAVE_<ISA> says the flag set
- * builds; VECSEC_HAVE_CHACHA_<ISA> (lib/chacha/meson.build sets it when
- * chacha_<isa>.c exists) says this primitive has a kernel in it, so another
- * primitive's AVX2 file never makes this table name a missing symbol.
- */
+/* Widest first, the reference last; an entry per flag set that builds. */
 const struct chacha_impl *const vecsec_chacha_impls[] = {
-#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_AVX512)
+#ifdef VECSEC_HAVE_AVX512
 	&vecsec_chacha_impl_avx512,
 #endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_AVX2)
+#ifdef VECSEC_HAVE_AVX2
 	&vecsec_chacha_impl_avx2,
 #endif
-#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_SSSE3)
+#ifdef VECSEC_HAVE_SSSE3
 	&vecsec_chacha_impl_ssse3,
-#endif
-#if defined(VECSEC_HAVE_NEON) && defined(VECSEC_HAVE_CHACHA_NEON)
-	&vecsec_chacha_impl_neon,
 #endif
 	&vecsec_chacha_impl_ref,
 	NULL,
 };
 
-static const struct chacha_impl *_Atomic chacha_cur;
+VECSEC_DEFINE_SELECTION(chacha, chacha_impl)
 
 void
-vecsec_chacha_select(enum vecsec_isa cap, uint64_t feat)
+vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state *st, uint8_t *out,
+		       const uint8_t *in, size_t len)
 {
-	const struct chacha_impl *pick = &vecsec_chacha_impl_ref;
-
-	for (size_t i = 0; vecsec_chacha_impls[i] != NULL; i++) {
-		const struct chacha_impl *im = vecsec_chacha_impls[i];
-
-		if (vecsec_impl_usable(im->isa, im->needs, cap, feat)) {
-			pick = im;
-			break;
-		}
-	}
-	atomic_store_explicit(&chacha_cur, pick, memory_order_release);
-}
-
-const struct chacha_impl *
-vecsec_chacha_impl(void)
-{
-	return VECSEC_IMPL_GET(chacha_cur);
-}
-
-void
-vecsec_chacha_xor_state(struct chacha_state *st, uint8_t *out, const uint8_t *in, size_t len)
-{
-	const struct chacha_impl *impl = vecsec_chacha_impl();
-
 	while (len > 0) {
 		/* blocks left before word 12 wraps: 1 .. 2^32, so bytes fit in 64 bits */
 		uint64_t room = (UINT64_C(1) << 32) - st->x[12];
@@ -78,6 +47,12 @@ vecsec_chacha_xor_state(struct chacha_state *st, uint8_t *out, const uint8_t *in
 		in += n;
 		len -= n;
 	}
+}
+
+void
+vecsec_chacha_xor_state(struct chacha_state *st, uint8_t *out, const uint8_t *in, size_t len)
+{
+	vecsec_chacha_xor_impl(vecsec_chacha_impl(), st, out, in, len);
 }
 
 static bool

@@ -67,8 +67,8 @@ const struct chacha_impl vecsec_chacha_impl_avx2 = {
 	.name = "avx2",
 	.isa = VECSEC_ISA_AVX2,
 	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
-	.lanes = 0,
-	.min_len = 0,       /* measured no slower than narrower impls at any length */
 	.xor_blocks = vecsec_chacha_xor_blocks_avx2,
-	.xor_lanes = NULL,
+	.lanes = 8,
+	.lanes_name = "x8-avx2",
+	.xor_lanes = vecsec_chacha_xor_lanes_x8_avx2,
 };

@@ -58,8 +58,9 @@ const struct chacha_impl vecsec_chacha_impl_avx512 = {
 	.name = "avx512",
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW,
-	.lanes = 0,
-	.min_len = 0,       /* measured no slower than narrower impls at any length */
 	.xor_blocks = vecsec_chacha_xor_blocks_avx512,
-	.xor_lanes = NULL,
+	.lanes = 16,
+	.lanes_name = "x16-avx512",
+	.xor_lanes = vecsec_chacha_xor_lanes_x16_avx512,
+	.xor_lanes_bytes = vecsec_chacha_xor_lanes_bytes_x16_avx512,
 };

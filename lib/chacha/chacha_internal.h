@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ChaCha internals (never installed): the state every kernel works on, the
- * impl struct of the dispatch table (STYLE.md 4), the lanes layout
- * (STYLE.md 6) and the contract every kernel keeps.
+ * impl struct of the dispatch table (a const entry per ISA, widest first),
+ * the lanes layout and the contract every kernel keeps.
  *
  * Kernel contract (xor_blocks, every ISA):
  *   - out = in XOR keystream for len bytes; in == out is allowed, partial
@@ -23,8 +23,8 @@
  *   - A kernel never calls the public API or the dispatcher.
  *
  * Lanes contract (xor_lanes, NULL for the reference): see struct
- * chacha_lanes below; the lib/lanes scheduler keeps every lane's counter
- * from wrapping inside a call in the same way.
+ * chacha_lanes below; the lane scheduler's caller keeps every lane's
+ * counter from wrapping inside a call in the same way.
  */
 #ifndef VECSEC_CHACHA_INTERNAL_H
 #define VECSEC_CHACHA_INTERNAL_H
@@ -63,9 +63,9 @@ struct chacha_state {
 };
 
 /*
- * Lanes layout (STYLE.md 6), word-major: one load gives a word of every
- * lane. Lane i processes blocks_left[i] blocks from in[i] to out[i] (whole
- * blocks only: the scheduler hands partial tails to xor_blocks), counter
+ * Lanes layout (one message per SIMD lane), word-major: one load gives a
+ * word of every lane. Lane i processes blocks_left[i] blocks from in[i] to
+ * out[i] (whole blocks only: partial tails are the caller's), counter
  * ctr[i] (state word 12) advanced by the blocks done; nonce[j][i] is state
  * word 13 + j (for a ctr64 state nonce[0] is the counter's high word, which
  * the scheduler carries itself). A call runs nblocks blocks on every lane
@@ -84,13 +84,21 @@ struct chacha_lanes {
 	uint32_t rounds;                                /* the same for all lanes */
 };
 
+/*
+ * One entry of the dispatch table per ISA: the single-message kernel and,
+ * where the ISA has one, its lane kernel (lanes messages side by side, the
+ * struct chacha_lanes contract above), as BLAKE3 makes hash_many part of
+ * each ISA's interface. lib/lanes and the ChaCha20-Poly1305 burst pick lane
+ * kernels from this same table.
+ */
 struct chacha_impl {
 	const char *name;            /* "avx2": printed by tests and the bench */
 	enum vecsec_isa isa;         /* level needed, compared with the cap */
 	uint64_t needs;              /* extra VECSEC_CPU_* bits */
-	unsigned int lanes;          /* messages per xor_lanes() call (0: none) */
-	size_t min_len;              /* below this a narrower impl is faster */
 	void (*xor_blocks)(uint8_t *out, const uint8_t *in, size_t len, struct chacha_state *st);
+	/* The lane kernel: 0 and NULL where the ISA has none (the reference). */
+	unsigned int lanes;          /* messages per xor_lanes() call: 4, 8 or 16 */
+	const char *lanes_name;      /* "x16-avx512": printed by tests and the bench */
 	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
 	/*
 	 * Optional (NULL: not there), byte-exact: on every active lane i,
@@ -105,34 +113,12 @@ struct chacha_impl {
 				uint8_t *const *ks0);
 };
 
-/*
- * Lane kernels (lib/chacha/chacha_lanes_<set>.c), one const per width, found
- * by lib/lanes (its own table, so the single-message impls above stay as
- * they are). xor_lanes keeps the struct chacha_lanes contract; rounds is
- * taken from the struct (20, 12 or 8).
- */
-struct chacha_lanes_impl {
-	const char *name;            /* "x16-avx512": printed by tests and the bench */
-	enum vecsec_isa isa;
-	uint64_t needs;
-	unsigned int lanes;          /* 4, 8 or 16 */
-	void (*xor_lanes)(struct chacha_lanes *l, uint32_t nblocks);
-	/*
-	 * Optional (NULL: not there), byte-exact: on every active lane i,
-	 * first (ks0 not NULL) the raw keystream block at counter ctr[i] into
-	 * ks0[i] (64 bytes: the Poly1305 key block), then bytes[i] bytes from
-	 * in[i] XORed into out[i] with the next counters (ks0 NULL: from
-	 * ctr[i] on), a partial last block by masked loads
-	 * and stores (nothing read or written past bytes[i]). l is not
-	 * changed (pointers, counters, blocks_left stay as they were).
-	 */
-	void (*xor_lanes_bytes)(const struct chacha_lanes *l, const uint32_t *bytes,
-				uint8_t *const *ks0);
-};
-
-extern const struct chacha_lanes_impl vecsec_chacha_lanes_x4_ssse3;
-extern const struct chacha_lanes_impl vecsec_chacha_lanes_x8_avx2;
-extern const struct chacha_lanes_impl vecsec_chacha_lanes_x16_avx512;
+/* Lane kernels (chacha_lanes_<set>.c), listed by their ISA's table entry. */
+void vecsec_chacha_xor_lanes_x4_ssse3(struct chacha_lanes *l, uint32_t nblocks);
+void vecsec_chacha_xor_lanes_x8_avx2(struct chacha_lanes *l, uint32_t nblocks);
+void vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks);
+void vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l,
+					      const uint32_t *bytes, uint8_t *const *ks0);
 
 /* Widest first, NULL-terminated, the reference last (chacha.c). */
 extern const struct chacha_impl *const vecsec_chacha_impls[];
@@ -154,16 +140,18 @@ void vecsec_hchacha_ref(uint8_t out[32], const uint8_t key[CHACHA_KEY_LEN],
 extern const struct chacha_impl vecsec_chacha_impl_ssse3;
 extern const struct chacha_impl vecsec_chacha_impl_avx2;
 extern const struct chacha_impl vecsec_chacha_impl_avx512;
-extern const struct chacha_impl vecsec_chacha_impl_neon;
 
-/* ---- dispatch (chacha.c), for lib/ users such as aead and adiantum ---- */
-/* The impl selected now (runs dispatch on first use). */
+/* ---- dispatch (chacha.c), for lib/ users such as chachapoly and adiantum ---- */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct chacha_impl *vecsec_chacha_impl_at(enum vecsec_isa level);
 const struct chacha_impl *vecsec_chacha_impl(void);
 /*
- * XOR len bytes with the state's keystream through the selected impl,
- * splitting at 2^32-block boundaries and carrying into word 13 for a ctr64
- * state. The caller checks that an IETF state cannot wrap.
+ * XOR len bytes with the state's keystream through impl, splitting at
+ * 2^32-block boundaries and carrying into word 13 for a ctr64 state. The
+ * caller checks that an IETF state cannot wrap. _state: the process's impl.
  */
+void vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state *st,
+			    uint8_t *out, const uint8_t *in, size_t len);
 void vecsec_chacha_xor_state(struct chacha_state *st, uint8_t *out, const uint8_t *in,
 			     size_t len);
 

@@ -72,8 +72,8 @@ transpose8(__m256i r[8])
 	r[7] = _mm256_permute2x128_si256(u3, v3, 0x31);
 }
 
-static void
-xor_lanes_x8(struct chacha_lanes *l, uint32_t nblocks)
+void
+vecsec_chacha_xor_lanes_x8_avx2(struct chacha_lanes *l, uint32_t nblocks)
 {
 	const __m256i c0 = _mm256_set1_epi32((int)CHACHA_C0), c1 = _mm256_set1_epi32((int)CHACHA_C1);
 	const __m256i c2 = _mm256_set1_epi32((int)CHACHA_C2), c3 = _mm256_set1_epi32((int)CHACHA_C3);
@@ -143,11 +143,3 @@ xor_lanes_x8(struct chacha_lanes *l, uint32_t nblocks)
 		l->blocks_left[i] -= nblocks;
 	}
 }
-
-const struct chacha_lanes_impl vecsec_chacha_lanes_x8_avx2 = {
-	.name = "x8-avx2",
-	.isa = VECSEC_ISA_AVX2,
-	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
-	.lanes = 8,
-	.xor_lanes = xor_lanes_x8,
-};

@@ -56,8 +56,8 @@ transpose_words(__m512i t[4], __m512i r0, __m512i r1, __m512i r2, __m512i r3)
 	t[3] = _mm512_unpackhi_epi64(b, d);
 }
 
-static void
-xor_lanes_x16(struct chacha_lanes *l, uint32_t nblocks)
+void
+vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks)
 {
 	const __m512i c0 = _mm512_set1_epi32((int)CHACHA_C0), c1 = _mm512_set1_epi32((int)CHACHA_C1);
 	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2), c3 = _mm512_set1_epi32((int)CHACHA_C3);
@@ -176,12 +176,14 @@ block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
 }
 
 /*
- * The byte-exact variant (the contract in chacha_internal.h): lib/lanes
- * reads and writes small linear jobs in place with it, no staging copies.
+ * The byte-exact variant (the contract in chacha_internal.h): the
+ * ChaCha20-Poly1305 burst reads and writes small linear jobs in place with
+ * it, no staging copies.
  * Lengths are public, so the per-lane branches on them are fine.
  */
-static void
-xor_lanes_bytes_x16(const struct chacha_lanes *l, const uint32_t *bytes, uint8_t *const *ks0)
+void
+vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uint32_t *bytes,
+					 uint8_t *const *ks0)
 {
 	const __mmask16 act = (__mmask16)l->active;
 	const unsigned int dr = l->rounds / 2;
@@ -230,12 +232,3 @@ xor_lanes_bytes_x16(const struct chacha_lanes *l, const uint32_t *bytes, uint8_t
 		ctr = vadd(ctr, _mm512_set1_epi32(1));
 	}
 }
-
-const struct chacha_lanes_impl vecsec_chacha_lanes_x16_avx512 = {
-	.name = "x16-avx512",
-	.isa = VECSEC_ISA_AVX512,
-	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW,
-	.lanes = 16,
-	.xor_lanes = xor_lanes_x16,
-	.xor_lanes_bytes = xor_lanes_bytes_x16,
-};

@@ -54,8 +54,8 @@ transpose4(__m128i r[4])
 	r[3] = _mm_unpackhi_epi64(b, d);
 }
 
-static void
-xor_lanes_x4(struct chacha_lanes *l, uint32_t nblocks)
+void
+vecsec_chacha_xor_lanes_x4_ssse3(struct chacha_lanes *l, uint32_t nblocks)
 {
 	const __m128i c0 = _mm_set1_epi32((int)CHACHA_C0), c1 = _mm_set1_epi32((int)CHACHA_C1);
 	const __m128i c2 = _mm_set1_epi32((int)CHACHA_C2), c3 = _mm_set1_epi32((int)CHACHA_C3);
@@ -129,11 +129,3 @@ xor_lanes_x4(struct chacha_lanes *l, uint32_t nblocks)
 		l->blocks_left[i] -= nblocks;
 	}
 }
-
-const struct chacha_lanes_impl vecsec_chacha_lanes_x4_ssse3 = {
-	.name = "x4-ssse3",
-	.isa = VECSEC_ISA_SSSE3,
-	.needs = VECSEC_CPU_SSSE3,
-	.lanes = 4,
-	.xor_lanes = xor_lanes_x4,
-};

@@ -180,8 +180,8 @@ const struct chacha_impl vecsec_chacha_impl_ssse3 = {
 	.name = "ssse3",
 	.isa = VECSEC_ISA_SSSE3,
 	.needs = VECSEC_CPU_SSSE3,
-	.lanes = 0,
-	.min_len = 0,       /* measured no slower than narrower impls at any length */
 	.xor_blocks = vecsec_chacha_xor_blocks_ssse3,
-	.xor_lanes = NULL,
+	.lanes = 4,
+	.lanes_name = "x4-ssse3",
+	.xor_lanes = vecsec_chacha_xor_lanes_x4_ssse3,
 };

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internal dispatch interface (never installed). Each primitive keeps one
- * _Atomic pointer to its current impl, filled by its selector
- * vecsec_<prim>_select(); lib/cpu/dispatch.c runs every selector listed in
- * dispatch_list.h once on first use, and again when the cap changes.
+ * Internal dispatch interface (never installed). Every primitive has one
+ * table of const impls, widest first, and selects from it with
+ * VECSEC_SELECT() at a level: the process's (vecsec_isa_cap(), the
+ * policy of dispatch.c) for its plain entry points, or an engine's
+ * (vecsec_engine.h) for the AEAD entry points that take one.
  */
 #ifndef VECSEC_CPU_INTERNAL_H
 #define VECSEC_CPU_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vecsec/vecsec.h"
 #include "vecsec_config.h"
@@ -24,17 +27,45 @@
 #define VECSEC_MAX_LANES 16
 
 /*
- * Selectors: each stores, in its primitive's pointer, the first impl of its
- * table (widest first) with isa <= cap whose `needs` feature bits are all in
- * feat. Declared by the X-list so dispatch.c can call them all.
+ * Little-endian loads and stores as single moves: portable code that runs
+ * once per message uses them (byte loops are not always merged by the
+ * compiler, and byte shuffles after vector stores stall).
  */
-#define VECSEC_SELECTOR(prim) \
-	void vecsec_##prim##_select(enum vecsec_isa cap, uint64_t feat);
-#include "dispatch_list.h"
-#undef VECSEC_SELECTOR
+static inline uint32_t
+vecsec_load_le32(const void *p)
+{
+	uint32_t v;
 
-/* Make sure every selector has run at least once (thread-safe). */
-void vecsec_dispatch_init(void);
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline uint64_t
+vecsec_load_le64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void
+vecsec_store_le64(void *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Levels are 0 (scalar) .. VECSEC_ISA_AVX512; NEON shares SSSE3's rank. */
+#define VECSEC_NB_LEVELS (VECSEC_ISA_AVX512 + 1)
 
 /* True if an impl of level isa needing features `needs` may be used. */
 static inline bool
@@ -47,16 +78,62 @@ vecsec_impl_usable(enum vecsec_isa isa, uint64_t needs, enum vecsec_isa cap, uin
 uint64_t vecsec_isa_features(enum vecsec_isa isa);
 
 /*
- * Load a primitive's current impl, running dispatch on first use:
- *   const struct chacha_impl *impl = VECSEC_IMPL_GET(chacha_cur);
+ * The features code chosen for a level may use: the CPU's (and OS's),
+ * less every feature above the level (an AVX-512 feature is never used
+ * under an AVX2 cap, whatever an impl's needs say).
  */
-#define VECSEC_IMPL_GET(ptr) __extension__ ({ \
-	__typeof__(atomic_load_explicit(&(ptr), memory_order_acquire)) p_ = \
-		atomic_load_explicit(&(ptr), memory_order_acquire); \
-	if (__builtin_expect(p_ == NULL, 0)) { \
-		vecsec_dispatch_init(); \
-		p_ = atomic_load_explicit(&(ptr), memory_order_acquire); \
+uint64_t vecsec_level_features(enum vecsec_isa level);
+
+/*
+ * The one selector of every dispatch table. A table is a NULL-terminated
+ * array of pointers to const impls, widest first (each has isa and needs);
+ * the selector gives the first entry usable at a level: isa <= level and
+ * needs among vecsec_level_features(level) (NULL when none is, for a table
+ * without a reference entry). cache is the table's
+ * `_Atomic uint8_t cache[VECSEC_NB_LEVELS]` (0: not chosen yet, else the
+ * index + 1): each level is chosen once, on first use; threads that race
+ * choose the same entry and store the same index.
+ *   const struct chacha_impl *im = VECSEC_SELECT(vecsec_chacha_impls, sel, level);
+ */
+#define VECSEC_SELECT(table, cache, level) __extension__ ({ \
+	unsigned int l_ = (unsigned int)(level); \
+	unsigned int i_ = atomic_load_explicit(&(cache)[l_], memory_order_relaxed); \
+	if (__builtin_expect(i_ == 0, 0)) { \
+		uint64_t f_ = vecsec_level_features((enum vecsec_isa)l_); \
+		while ((table)[i_] != NULL && \
+		       !vecsec_impl_usable((table)[i_]->isa, (table)[i_]->needs, \
+					   (enum vecsec_isa)l_, f_)) \
+			i_++; \
+		atomic_store_explicit(&(cache)[l_], (uint8_t)(i_ + 1), memory_order_relaxed); \
+		i_++; \
 	} \
-	p_; })
+	(table)[i_ - 1]; })
+
+/*
+ * Defines a primitive's two selection functions from its table
+ * vecsec_<prim>_impls (entries of struct <type>):
+ *   vecsec_<prim>_impl_at(level)  the entry for a level;
+ *   vecsec_<prim>_impl()          the entry for the process's level.
+ */
+#define VECSEC_DEFINE_SELECTION(prim, type) \
+	static _Atomic uint8_t prim##_sel[VECSEC_NB_LEVELS]; \
+	const struct type * \
+	vecsec_##prim##_impl_at(enum vecsec_isa level) \
+	{ \
+		return VECSEC_SELECT(vecsec_##prim##_impls, prim##_sel, level); \
+	} \
+	const struct type * \
+	vecsec_##prim##_impl(void) \
+	{ \
+		return vecsec_##prim##_impl_at(vecsec_isa_cap()); \
+	}
+
+/*
+ * The dispatch policy's other half: true while VECSEC_CHACHAPOLY=twopass
+ * was set when the policy was last read (at first use and at every
+ * vecsec_force_isa()): ChaCha20-Poly1305 then never takes the stitched
+ * kernels (comparisons in benchmarks).
+ */
+bool vecsec_dispatch_twopass(void);
 
 #endif /* VECSEC_CPU_INTERNAL_H */

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The dispatch policy: the cap is the lowest of the CPU's level, VECSEC_ISA
- * (unknown value: scalar, so a typo is slow, never wrong), the limit set by
- * vecsec_isa_limit() and the level pinned by vecsec_force_isa(). Every
- * selector of dispatch_list.h runs once on first use and again whenever the
- * cap changes.
+ * The dispatch policy, the one place that reads the environment. The
+ * process's level (vecsec_isa_cap()) is the lowest of the CPU's level,
+ * VECSEC_ISA (unknown value: scalar, so a typo is slow, never wrong) and
+ * the limit set by vecsec_isa_limit(), or the level pinned by
+ * vecsec_force_isa(). VECSEC_CHACHAPOLY=twopass keeps ChaCha20-Poly1305 off
+ * the stitched kernels. Both are read on first use and again by
+ * vecsec_force_isa(). Tables select per level (VECSEC_SELECT), so changing
+ * the level re-selects nothing: it picks another, already chosen, entry.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,7 +20,8 @@
 
 static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
 static _Atomic int isa_cap = VECSEC_ISA_SCALAR;
-static int isa_limit = VECSEC_ISA_AVX512;
+static _Atomic int isa_limit = VECSEC_ISA_AVX512;
+static _Atomic bool twopass;
 
 static enum vecsec_isa
 env_cap(void)
@@ -33,41 +37,54 @@ env_cap(void)
 }
 
 static void
-run_selectors(enum vecsec_isa cap)
+read_env(void)
 {
-	uint64_t feat = vecsec_cpu_features();
+	const char *s = getenv("VECSEC_CHACHAPOLY");
 
-	/* A feature above the cap's level is never used, whatever `needs` says. */
-	if (cap < VECSEC_ISA_AVX512)
-		feat &= ~(VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
-			  VECSEC_CPU_AVX512IFMA | VECSEC_CPU_AVX512VBMI);
-	if (cap < VECSEC_ISA_AVX2)
-		feat &= ~(VECSEC_CPU_AVX | VECSEC_CPU_AVX2 | VECSEC_CPU_VAES |
-			  VECSEC_CPU_VPCLMULQDQ);
-	if (cap < VECSEC_ISA_SSSE3)
-		feat = 0;
-	atomic_store_explicit(&isa_cap, cap, memory_order_relaxed);
-#define VECSEC_SELECTOR(prim) vecsec_##prim##_select(cap, feat);
-#include "dispatch_list.h"
-#undef VECSEC_SELECTOR
+	atomic_store_explicit(&twopass, s != NULL && strcmp(s, "twopass") == 0,
+			      memory_order_relaxed);
 }
 
 static void
 dispatch_first(void)
 {
-	run_selectors(env_cap());
+	read_env();
+	atomic_store_explicit(&isa_cap, env_cap(), memory_order_relaxed);
 }
 
-void
-vecsec_dispatch_init(void)
+static void
+dispatch_init(void)
 {
 	pthread_once(&dispatch_once, dispatch_first);
+}
+
+uint64_t
+vecsec_level_features(enum vecsec_isa level)
+{
+	uint64_t feat = vecsec_cpu_features();
+
+	if (level < VECSEC_ISA_AVX512)
+		feat &= ~(VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+			  VECSEC_CPU_AVX512IFMA | VECSEC_CPU_AVX512VBMI);
+	if (level < VECSEC_ISA_AVX2)
+		feat &= ~(VECSEC_CPU_AVX | VECSEC_CPU_AVX2 | VECSEC_CPU_VAES |
+			  VECSEC_CPU_VPCLMULQDQ);
+	if (level < VECSEC_ISA_SSSE3)
+		feat = 0;
+	return feat;
+}
+
+bool
+vecsec_dispatch_twopass(void)
+{
+	dispatch_init();
+	return atomic_load_explicit(&twopass, memory_order_relaxed);
 }
 
 VECSEC_API enum vecsec_isa
 vecsec_isa_cap(void)
 {
-	vecsec_dispatch_init();
+	dispatch_init();
 	return (enum vecsec_isa)atomic_load_explicit(&isa_cap, memory_order_relaxed);
 }
 
@@ -80,33 +97,35 @@ is_level(int isa)
 VECSEC_API int
 vecsec_force_isa(enum vecsec_isa isa)
 {
-	vecsec_dispatch_init();
+	dispatch_init();
 	if (isa == VECSEC_ISA_DEFAULT) {
-		isa_limit = VECSEC_ISA_AVX512;
-		run_selectors(env_cap());
+		atomic_store_explicit(&isa_limit, VECSEC_ISA_AVX512, memory_order_relaxed);
+		read_env();
+		atomic_store_explicit(&isa_cap, env_cap(), memory_order_relaxed);
 		return 0;
 	}
 	if (!is_level(isa))
 		return -EINVAL;
 	if (isa > vecsec_cpu_max_isa())
 		return -ENOTSUP;
-	run_selectors(isa);
+	read_env();
+	atomic_store_explicit(&isa_cap, isa, memory_order_relaxed);
 	return 0;
 }
 
 VECSEC_API int
 vecsec_isa_limit(enum vecsec_isa max)
 {
-	enum vecsec_isa cur;
-
 	if (!is_level(max))
 		return -EINVAL;
-	vecsec_dispatch_init();
-	if ((int)max < isa_limit)
-		isa_limit = max;
-	cur = vecsec_isa_cap();
-	if ((int)cur > isa_limit)
-		run_selectors((enum vecsec_isa)isa_limit);
+	dispatch_init();
+	if ((int)max < atomic_load_explicit(&isa_limit, memory_order_relaxed))
+		atomic_store_explicit(&isa_limit, max, memory_order_relaxed);
+	if (atomic_load_explicit(&isa_cap, memory_order_relaxed) >
+	    atomic_load_explicit(&isa_limit, memory_order_relaxed))
+		atomic_store_explicit(&isa_cap, atomic_load_explicit(&isa_limit,
+								     memory_order_relaxed),
+				      memory_order_relaxed);
 	return 0;
 }
 

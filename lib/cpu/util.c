@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Version, constant-time comparison and wiping: the helpers every path that
- * touches secrets uses (STYLE.md 9).
+ * touches secrets uses (tags are compared only with vecsec_ct_eq(); keys,
+ * Poly1305 r and s, keystream and other secret temporaries are wiped with
+ * vecsec_memzero() before return).
  */
 #include <string.h>
 

@@ -11,49 +11,20 @@
 #include "vecsec/vecsec_poly1305.h"
 #include "poly1305_internal.h"
 
-/*
- * Widest first, the reference last; each entry needs both the flag set
- * (VECSEC_HAVE_<SET>) and this primitive's kernel in it
- * (VECSEC_HAVE_POLY1305_<SET>, set by lib/poly1305/meson.build when
- * poly1305_<set>.c exists).
- */
+/* Widest first, the reference last; an entry per flag set that builds. */
 const struct poly1305_impl *const vecsec_poly1305_impls[] = {
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_AVX512_IFMA)
+#ifdef VECSEC_HAVE_AVX512_IFMA
 	&vecsec_poly1305_impl_avx512ifma,
+	&vecsec_poly1305_impl_avx512ifma_x8,
 #endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_AVX2)
+#ifdef VECSEC_HAVE_AVX2
 	&vecsec_poly1305_impl_avx2,
-#endif
-#if defined(VECSEC_HAVE_NEON) && defined(VECSEC_HAVE_POLY1305_NEON)
-	&vecsec_poly1305_impl_neon,
 #endif
 	&vecsec_poly1305_impl_ref,
 	NULL,
 };
 
-static const struct poly1305_impl *_Atomic poly1305_cur;
-
-void
-vecsec_poly1305_select(enum vecsec_isa cap, uint64_t feat)
-{
-	const struct poly1305_impl *pick = &vecsec_poly1305_impl_ref;
-
-	for (size_t i = 0; vecsec_poly1305_impls[i] != NULL; i++) {
-		const struct poly1305_impl *im = vecsec_poly1305_impls[i];
-
-		if (vecsec_impl_usable(im->isa, im->needs, cap, feat)) {
-			pick = im;
-			break;
-		}
-	}
-	atomic_store_explicit(&poly1305_cur, pick, memory_order_release);
-}
-
-const struct poly1305_impl *
-vecsec_poly1305_impl(void)
-{
-	return VECSEC_IMPL_GET(poly1305_cur);
-}
+VECSEC_DEFINE_SELECTION(poly1305, poly1305_impl)
 
 /* What the public opaque storage holds. */
 struct poly1305_ctx {
@@ -69,17 +40,24 @@ _Static_assert(sizeof(struct poly1305_ctx) <= sizeof(struct vecsec_poly1305_ctx)
 _Static_assert(_Alignof(struct poly1305_ctx) <= _Alignof(struct vecsec_poly1305_ctx),
 	       "vecsec_poly1305_ctx under-aligned");
 
-VECSEC_API int
-vecsec_poly1305_init(struct vecsec_poly1305_ctx *ctx, const uint8_t key[VECSEC_POLY1305_KEY_LEN])
+void
+vecsec_poly1305_init_impl(struct vecsec_poly1305_ctx *ctx, const uint8_t key[32],
+			  const struct poly1305_impl *impl)
 {
 	struct poly1305_ctx *c = (struct poly1305_ctx *)ctx;
 
-	if (ctx == NULL || key == NULL)
-		return -EINVAL;
 	vecsec_poly1305_core_init(&c->st, key);
 	memcpy(c->s, key + 16, 16);
-	c->impl = vecsec_poly1305_impl();
+	c->impl = impl;
 	c->buf_len = 0;
+}
+
+VECSEC_API int
+vecsec_poly1305_init(struct vecsec_poly1305_ctx *ctx, const uint8_t key[VECSEC_POLY1305_KEY_LEN])
+{
+	if (ctx == NULL || key == NULL)
+		return -EINVAL;
+	vecsec_poly1305_init_impl(ctx, key, vecsec_poly1305_impl());
 	return 0;
 }
 

@@ -51,8 +51,8 @@ struct poly1305_state {
 };
 
 /*
- * Lanes layout (lib/lanes, STYLE.md 6): lane i absorbs
- * blocks_left[i] full blocks (pad 1) from in[i] into h[.][i] with r[.][i].
+ * Lanes layout (one message per SIMD lane): lane i absorbs blocks_left[i]
+ * full blocks (pad 1) from in[i] into h[.][i] with r[.][i].
  */
 struct poly1305_lanes {
 	uint64_t h[3][VECSEC_MAX_LANES];
@@ -62,31 +62,27 @@ struct poly1305_lanes {
 	uint32_t active;
 };
 
-struct poly1305_impl {
-	const char *name;            /* "avx2" */
-	enum vecsec_isa isa;
-	uint64_t needs;              /* e.g. VECSEC_CPU_AVX512IFMA */
-	unsigned int lanes;          /* messages per blocks_lanes() call (0: none) */
-	size_t min_len;              /* bytes below which a narrower impl is faster */
-	void (*blocks)(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
-		       uint32_t pad);
-	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
-};
-
 /*
- * Lane kernels (lib/poly1305/poly1305_lanes_<set>.c), found by lib/lanes.
- * blocks_lanes absorbs nblocks full blocks (pad 1: the AEAD of RFC 8439 2.8
- * pads everything to whole blocks) on every lane whose bit is set in
+ * One entry of the dispatch table per (ISA, lane width): the
+ * single-message kernel and the lane kernel of that ISA. An ISA with lane
+ * kernels of two widths (AVX-512 IFMA: 16 and 8) has two entries with the
+ * same blocks(); single-message selection takes the first usable entry.
+ *
+ * blocks_lanes absorbs nblocks full blocks (pad 1: the AEAD of RFC 8439
+ * 2.8 pads everything to whole blocks) on every lane whose bit is set in
  * `active` (nblocks <= every active blocks_left), advancing in[] and
  * decreasing blocks_left[]; h and r stay in radix 2^44 in the struct (a
  * kernel converts inside), h partly reduced as for struct poly1305_state;
  * inactive lanes are never touched, nor their in[] read.
  */
-struct poly1305_lanes_impl {
-	const char *name;            /* "x8-avx512ifma" */
+struct poly1305_impl {
+	const char *name;            /* "avx2" */
 	enum vecsec_isa isa;
-	uint64_t needs;
-	unsigned int lanes;          /* 4, 8 or 16 */
+	uint64_t needs;              /* e.g. VECSEC_CPU_AVX512IFMA */
+	void (*blocks)(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
+		       uint32_t pad);
+	unsigned int lanes;          /* messages per blocks_lanes() call */
+	const char *lanes_name;      /* "x8-avx512ifma": printed by tests and the bench */
 	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
 	/*
 	 * Optional (NULL: not there): the tag (RFC 8439 2.5: (h mod p) + s
@@ -98,9 +94,13 @@ struct poly1305_lanes_impl {
 			   uint8_t *const *tag);
 };
 
-extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x4_avx2;
-extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma;
-extern const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma;
+/* Lane kernels (poly1305_lanes_<set>.c, poly1305_ref.c), listed by the table. */
+void vecsec_poly1305_blocks_lanes_ref(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_blocks_lanes_x4_avx2(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_blocks_lanes_x8_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_blocks_lanes_x16_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_tags_lanes_avx512ifma(const struct poly1305_lanes *l,
+					   const uint64_t s[2][VECSEC_MAX_LANES], uint8_t *const *tag);
 
 /* Widest first, NULL-terminated, the reference last (poly1305.c). */
 extern const struct poly1305_impl *const vecsec_poly1305_impls[];
@@ -108,7 +108,7 @@ extern const struct poly1305_impl *const vecsec_poly1305_impls[];
 extern const struct poly1305_impl vecsec_poly1305_impl_ref;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx2;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma;
-extern const struct poly1305_impl vecsec_poly1305_impl_neon;
+extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma_x8;
 
 void vecsec_poly1305_blocks_ref(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
 				uint32_t pad);
@@ -117,10 +117,100 @@ void vecsec_poly1305_blocks_ref(struct poly1305_state *st, const uint8_t *in, si
 void vecsec_poly1305_core_init(struct poly1305_state *st, const uint8_t r[16]);
 /* Fully reduce h mod 2^130 - 5 and write its low 128 bits (LE); no s. */
 void vecsec_poly1305_core_emit(const struct poly1305_state *st, uint8_t out[16]);
+
+/*
+ * The same steps on bare limbs (radix 2^44, as in struct poly1305_state
+ * and struct poly1305_lanes), inline for the lane users that run them once
+ * per message: clamp the first 16 key bytes into r; emit h fully reduced,
+ * low 128 bits; the tag, emit plus s.
+ */
+#define POLY1305_M44 ((UINT64_C(1) << 44) - 1)
+#define POLY1305_M42 ((UINT64_C(1) << 42) - 1)
+
+/*
+ * RFC 8439, 2.5: "r[3], r[7], r[11], and r[15] are required to have their
+ * top four bits clear; r[4], r[8], and r[12] are required to have their
+ * bottom two bits clear". Then split into 44/44/40-bit limbs.
+ */
+static inline void
+vecsec_poly1305_clamp(uint64_t r[3], const uint8_t key[16])
+{
+	uint64_t t0 = vecsec_load_le64(key) & UINT64_C(0x0ffffffc0fffffff);
+	uint64_t t1 = vecsec_load_le64(key + 8) & UINT64_C(0x0ffffffc0ffffffc);
+
+	r[0] = t0 & POLY1305_M44;
+	r[1] = ((t0 >> 44) | (t1 << 20)) & POLY1305_M44;
+	r[2] = t1 >> 24;
+}
+
+/*
+ * RFC 8439, 2.5 end: the accumulator fully reduced mod p, low 128 bits.
+ * h + 5 - 2^130 is computed; its sign picks h or h - p without a branch.
+ */
+static inline void
+vecsec_poly1305_emit(uint8_t out[16], const uint64_t h[3])
+{
+	uint64_t h0 = h[0], h1 = h[1], h2 = h[2];
+	uint64_t g0, g1, g2, c, mask;
+
+	/* carry fully twice: h < 2^130 + small, then h < 2 p */
+	for (int i = 0; i < 2; i++) {
+		c = h1 >> 44;
+		h1 &= POLY1305_M44;
+		h2 += c;
+		c = h2 >> 42;
+		h2 &= POLY1305_M42;
+		h0 += c * 5;
+		c = h0 >> 44;
+		h0 &= POLY1305_M44;
+		h1 += c;
+	}
+	c = h1 >> 44;
+	h1 &= POLY1305_M44;
+	h2 += c;
+
+	g0 = h0 + 5;
+	c = g0 >> 44;
+	g0 &= POLY1305_M44;
+	g1 = h1 + c;
+	c = g1 >> 44;
+	g1 &= POLY1305_M44;
+	g2 = h2 + c - (UINT64_C(1) << 42);
+
+	/* g2 negative (top bit set): h < p, keep h; else take g = h - p */
+	mask = (g2 >> 63) - 1;
+	h0 = (h0 & ~mask) | (g0 & mask);
+	h1 = (h1 & ~mask) | (g1 & mask);
+	h2 = (h2 & ~mask) | (g2 & mask & POLY1305_M42);
+
+	vecsec_store_le64(out, h0 | (h1 << 44));
+	vecsec_store_le64(out + 8, (h1 >> 20) | (h2 << 24));
+}
+
+/* RFC 8439, 2.5: tag = (h mod p) + s mod 2^128. */
+static inline void
+vecsec_poly1305_tag(uint8_t tag[16], const uint64_t h[3], const uint8_t s[16])
+{
+	uint64_t lo, hi, c;
+
+	vecsec_poly1305_emit(tag, h);
+	lo = vecsec_load_le64(tag);
+	hi = vecsec_load_le64(tag + 8);
+	c = lo + vecsec_load_le64(s);
+	hi += vecsec_load_le64(s + 8) + (c < lo);
+	vecsec_store_le64(tag, c);
+	vecsec_store_le64(tag + 8, hi);
+}
 /* out = (h + s) mod 2^128, all 16-byte little-endian; out may alias h. */
 void vecsec_poly1305_add_s(uint8_t out[16], const uint8_t h[16], const uint8_t s[16]);
 
-/* The impl selected now (runs dispatch on first use). */
+/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+const struct poly1305_impl *vecsec_poly1305_impl_at(enum vecsec_isa level);
 const struct poly1305_impl *vecsec_poly1305_impl(void);
+
+struct vecsec_poly1305_ctx;
+/* vecsec_poly1305_init() with a given impl (the key is not checked). */
+void vecsec_poly1305_init_impl(struct vecsec_poly1305_ctx *ctx, const uint8_t key[32],
+			       const struct poly1305_impl *impl);
 
 #endif /* VECSEC_POLY1305_INTERNAL_H */

@@ -4,7 +4,7 @@
  * with its own r; one 16-byte block of each per step (RFC 8439 2.5). Inside,
  * radix 2^26 (five limbs, VPMULUDQ 32x32->64 products, 5 r folded in for
  * the limbs past 2^130); the struct's radix 2^44 is converted on entry and
- * exit. Contract: struct poly1305_lanes_impl in poly1305_internal.h.
+ * exit. Contract: struct poly1305_impl (blocks_lanes) in poly1305_internal.h.
  */
 #include <immintrin.h>
 
@@ -43,8 +43,8 @@ to26(__m256i a[5], __m256i x0, __m256i x1, __m256i x2)
 	a[4] = vshr(x2, 16);
 }
 
-static void
-blocks_lanes_x4(struct poly1305_lanes *l, uint32_t nblocks)
+void
+vecsec_poly1305_blocks_lanes_x4_avx2(struct poly1305_lanes *l, uint32_t nblocks)
 {
 	const uint32_t act = l->active;
 	const __m256i m26 = _mm256_set1_epi64x((long long)M26);
@@ -141,11 +141,3 @@ blocks_lanes_x4(struct poly1305_lanes *l, uint32_t nblocks)
 		l->blocks_left[i] -= nblocks;
 	}
 }
-
-const struct poly1305_lanes_impl vecsec_poly1305_lanes_x4_avx2 = {
-	.name = "x4-avx2",
-	.isa = VECSEC_ISA_AVX2,
-	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
-	.lanes = 4,
-	.blocks_lanes = blocks_lanes_x4,
-};

@@ -5,7 +5,7 @@
  * 16-byte blocks of each per step with r^2 and r, one reduction (RFC 8439
  * 2.5).
  * Radix 2^44 as in the struct (three limbs), products by VPMADD52LUQ /
- * VPMADD52HUQ. Contract: struct poly1305_lanes_impl in poly1305_internal.h.
+ * VPMADD52HUQ. Contract: struct poly1305_impl (blocks_lanes) in poly1305_internal.h.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -196,8 +196,8 @@ advance(struct poly1305_lanes *l, int lanes, uint32_t nblocks)
 	}
 }
 
-static void
-blocks_lanes_x8(struct poly1305_lanes *l, uint32_t nblocks)
+void
+vecsec_poly1305_blocks_lanes_x8_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks)
 {
 	const __mmask8 act = (__mmask8)l->active;
 	struct group a;
@@ -215,8 +215,8 @@ blocks_lanes_x8(struct poly1305_lanes *l, uint32_t nblocks)
  * 16 lanes as two independent groups of 8, interleaved: the second hides
  * the first's multiply and carry latency.
  */
-static void
-blocks_lanes_x16(struct poly1305_lanes *l, uint32_t nblocks)
+void
+vecsec_poly1305_blocks_lanes_x16_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks)
 {
 	const __mmask8 act0 = (__mmask8)l->active, act1 = (__mmask8)(l->active >> 8);
 	struct group a, b;
@@ -311,32 +311,12 @@ tags8(const struct poly1305_lanes *l, const uint64_t s[2][VECSEC_MAX_LANES],
 	vecsec_memzero(out, sizeof(out));
 }
 
-static void
-tags_lanes(const struct poly1305_lanes *l, const uint64_t s[2][VECSEC_MAX_LANES],
-	   uint8_t *const *tag)
+void
+vecsec_poly1305_tags_lanes_avx512ifma(const struct poly1305_lanes *l,
+				      const uint64_t s[2][VECSEC_MAX_LANES], uint8_t *const *tag)
 {
 	if ((__mmask8)l->active != 0)
 		tags8(l, s, tag, 0, (__mmask8)l->active);
 	if ((__mmask8)(l->active >> 8) != 0)
 		tags8(l, s, tag, 8, (__mmask8)(l->active >> 8));
 }
-
-const struct poly1305_lanes_impl vecsec_poly1305_lanes_x16_avx512ifma = {
-	.name = "x16-avx512ifma",
-	.isa = VECSEC_ISA_AVX512,
-	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
-		 VECSEC_CPU_AVX512IFMA,
-	.lanes = 16,
-	.blocks_lanes = blocks_lanes_x16,
-	.tags_lanes = tags_lanes,
-};
-
-const struct poly1305_lanes_impl vecsec_poly1305_lanes_x8_avx512ifma = {
-	.name = "x8-avx512ifma",
-	.isa = VECSEC_ISA_AVX512,
-	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
-		 VECSEC_CPU_AVX512IFMA,
-	.lanes = 8,
-	.blocks_lanes = blocks_lanes_x8,
-	.tags_lanes = tags_lanes,
-};

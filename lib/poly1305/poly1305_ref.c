@@ -31,29 +31,13 @@ st64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/*
- * RFC 8439, 2.5: "r[3], r[7], r[11], and r[15] are required to have their
- * top four bits clear; r[4], r[8], and r[12] are required to have their
- * bottom two bits clear". Then split into 44/44/40-bit limbs.
- */
+/* RFC 8439, 2.5: r clamped (vecsec_poly1305_clamp), h = 0. */
 void
 vecsec_poly1305_core_init(struct poly1305_state *st, const uint8_t r[16])
 {
-	uint8_t c[16];
-	uint64_t t0, t1;
-
-	memcpy(c, r, sizeof(c));
-	c[3] &= 15; c[7] &= 15; c[11] &= 15; c[15] &= 15;
-	c[4] &= 252; c[8] &= 252; c[12] &= 252;
-	t0 = le64(c);
-	t1 = le64(c + 8);
-	st->r[0] = t0 & M44;
-	st->r[1] = ((t0 >> 44) | (t1 << 20)) & M44;
-	st->r[2] = t1 >> 24;
+	vecsec_poly1305_clamp(st->r, r);
 	st->h[0] = st->h[1] = st->h[2] = 0;
 	st->ext_impl = NULL;
-	vecsec_memzero(c, sizeof(c));
-	t0 = t1 = 0;
 }
 
 /*
@@ -101,48 +85,11 @@ vecsec_poly1305_blocks_ref(struct poly1305_state *st, const uint8_t *in, size_t 
 	st->h[2] = h2;
 }
 
-/*
- * RFC 8439, 2.5 end: the accumulator fully reduced mod p, low 128 bits.
- * h + 5 - 2^130 is computed; its sign picks h or h - p without a branch.
- */
+/* RFC 8439, 2.5 end: h fully reduced mod p (vecsec_poly1305_emit). */
 void
 vecsec_poly1305_core_emit(const struct poly1305_state *st, uint8_t out[16])
 {
-	uint64_t h0 = st->h[0], h1 = st->h[1], h2 = st->h[2];
-	uint64_t g0, g1, g2, c, mask;
-
-	/* carry fully twice: h < 2^130 + small, then h < 2 p */
-	for (int i = 0; i < 2; i++) {
-		c = h1 >> 44;
-		h1 &= M44;
-		h2 += c;
-		c = h2 >> 42;
-		h2 &= M42;
-		h0 += c * 5;
-		c = h0 >> 44;
-		h0 &= M44;
-		h1 += c;
-	}
-	c = h1 >> 44;
-	h1 &= M44;
-	h2 += c;
-
-	g0 = h0 + 5;
-	c = g0 >> 44;
-	g0 &= M44;
-	g1 = h1 + c;
-	c = g1 >> 44;
-	g1 &= M44;
-	g2 = h2 + c - (UINT64_C(1) << 42);
-
-	/* g2 negative (top bit set): h < p, keep h; else take g = h - p */
-	mask = (g2 >> 63) - 1;
-	h0 = (h0 & ~mask) | (g0 & mask);
-	h1 = (h1 & ~mask) | (g1 & mask);
-	h2 = (h2 & ~mask) | (g2 & mask & M42);
-
-	st64(out, h0 | (h1 << 44));
-	st64(out + 8, (h1 >> 20) | (h2 << 24));
+	vecsec_poly1305_emit(out, st->h);
 }
 
 /* RFC 8439, 2.5: "the secret key s is added to the accumulator" mod 2^128. */
@@ -157,12 +104,38 @@ vecsec_poly1305_add_s(uint8_t out[16], const uint8_t h[16], const uint8_t s[16])
 	st64(out + 8, hi);
 }
 
+/*
+ * The lane form of the reference: each active lane in turn (for CPUs
+ * without a lane kernel; as constant time as blocks_ref).
+ */
+void
+vecsec_poly1305_blocks_lanes_ref(struct poly1305_lanes *l, uint32_t nblocks)
+{
+	struct poly1305_state st;
+
+	for (int i = 0; i < VECSEC_MAX_LANES; i++) {
+		if (!(l->active & (UINT32_C(1) << i)))
+			continue;
+		memset(&st, 0, sizeof(st));
+		for (int k = 0; k < 3; k++) {
+			st.h[k] = l->h[k][i];
+			st.r[k] = l->r[k][i];
+		}
+		vecsec_poly1305_blocks_ref(&st, l->in[i], nblocks, 1);
+		for (int k = 0; k < 3; k++)
+			l->h[k][i] = st.h[k];
+		l->in[i] += (size_t)nblocks * POLY1305_BLOCK_LEN;
+		l->blocks_left[i] -= nblocks;
+	}
+	vecsec_memzero(&st, sizeof(st));
+}
+
 const struct poly1305_impl vecsec_poly1305_impl_ref = {
 	.name = "ref",
 	.isa = VECSEC_ISA_SCALAR,
 	.needs = 0,
-	.lanes = 0,
-	.min_len = 0,
 	.blocks = vecsec_poly1305_blocks_ref,
-	.blocks_lanes = NULL,
+	.lanes = 8,
+	.lanes_name = "scalar",
+	.blocks_lanes = vecsec_poly1305_blocks_lanes_ref,
 };

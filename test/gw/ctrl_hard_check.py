@@ -61,12 +61,15 @@ from gwtest import eth  # noqa: E402
 KEY = bytes((0xc5 + 7 * i) & 0xff for i in range(36))
 HEXKEY = gwtest.hexkey(KEY)
 ROUTES = "rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n"
+# the answer to `version` (ctrl_ike.h: GW_CTRL_VERSION; 1.2 added the IKE daemon requests)
+VERSION = "version 1.3"
 SA5 = ("sa out 5 aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel src 172.31.1.1 "
        "dst 172.31.2.1 lifetime-soft-packets 100 lifetime-hard-packets 200\n" % HEXKEY)
 SP5 = "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n"
 NOBODY, NOGROUP, DAEMON = 65534, 65534, 1
 
 ok = True
+
 
 
 def fail(msg):
@@ -204,7 +207,7 @@ def check_hangup(proc, sock):
     c.send(b"stats\nversion\n")
     a1, a2 = c.answer(), c.answer()
     c.close()
-    if proc.poll() is not None or a1 is None or a2 != ["version 1.2", "OK"]:
+    if proc.poll() is not None or a1 is None or a2 != [VERSION, "OK"]:
         fail("hangup: after a client hung up before its answers: gateway rc %s, answers %s %s"
              % (proc.poll(), a1 and a1[-1], a2))
     else:
@@ -237,7 +240,7 @@ def check_framing(sock):
         else:
             good("framing: %-50s -> %s" % (what, a[0][:60]))
         c.send(b"version\n")               # the connection still works, in step
-        if c.answer() != ["version 1.2", "OK"]:
+        if c.answer() != [VERSION, "OK"]:
             fail("framing: after %s, `version` is not answered in step" % what)
     c.close()
     # the last line of a connection without its newline
@@ -246,7 +249,7 @@ def check_framing(sock):
     c.s.shutdown(socket.SHUT_WR)
     a1, a2 = c.answer(), c.answer()
     c.close()
-    if a1 != ["version 1.2", "OK"] or a2 is None or \
+    if a1 != [VERSION, "OK"] or a2 is None or \
             not a2[0].startswith("ERR request refused whole: no newline"):
         fail("framing: no newline at the end: %s %s" % (a1, a2))
     else:
@@ -335,7 +338,7 @@ def check_ctl(ctlbin, sock, tmp):
         fail("ctl: the SA of a refused command line was added")
     # a NUL on stdin: that line is refused, not cut
     r = ctl(ctlbin, sock, text="sp ipv4 out esp bypass pri 100\0 dst 10.99.0.0/16\nversion\n")
-    if r is None or r.returncode != 1 or "NUL" not in r.stderr or "version 1.2" not in r.stdout:
+    if r is None or r.returncode != 1 or "NUL" not in r.stderr or VERSION not in r.stdout:
         fail("ctl: NUL on stdin: %s" % show(r))
     elif any("bypass" in l for l in spd(sock)):
         fail("ctl: the line with a NUL was applied (cut at the NUL)")
@@ -414,7 +417,7 @@ def check_idle_and_term(ctlbin, proc, sock, prefix):
         else:
             good("idle: the monitor got %s" % " and ".join(got))
         r = ctl(ctlbin, sock, ("version",), timeout=10)
-        if r is None or r.stdout != "version 1.2\nOK\n":
+        if r is None or r.stdout != VERSION + "\nOK\n":
             fail("idle: another client is not served: %s" % show(r))
         else:
             good("idle: another client served at once")
@@ -498,7 +501,7 @@ def check_peer(gw, ctlbin, tmp):
         for what, pre in (("primary group nogroup", as_user(NOBODY, NOGROUP)),
                           ("supplementary group nogroup", as_user(NOBODY, DAEMON, [NOGROUP]))):
             r = ctl(ctl2, sock, ("version",), pre=pre, timeout=10)
-            if r is None or r.stdout != "version 1.2\nOK\n":
+            if r is None or r.stdout != VERSION + "\nOK\n":
                 fail("peer: uid %d, %s: not served: %s" % (NOBODY, what, show(r)))
             else:
                 good("peer: uid %d, %s: served" % (NOBODY, what))
@@ -511,7 +514,7 @@ def check_peer(gw, ctlbin, tmp):
         else:
             good("peer: socket 0666, uid %d without the group: %s" % (NOBODY, r.stdout.strip()))
         r = ctl(ctlbin, sock, ("version",), timeout=10)
-        if r is None or r.stdout != "version 1.2\nOK\n":
+        if r is None or r.stdout != VERSION + "\nOK\n":
             fail("peer: root is not served: %s" % show(r))
         proc.send_signal(signal.SIGTERM)
         if proc.wait(timeout=20) != 0:

@@ -28,7 +28,8 @@ bin=$out/fuzz_ctrl
 "$cc" -g -O1 -std=gnu11 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I"$top/apps/vecsec-gw" $(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
-	"$top/test/gw/fuzz_ctrl.c" "$top/apps/vecsec-gw/ctrl.c" "$top/apps/vecsec-gw/parser.c" \
+	"$top/test/gw/fuzz_ctrl.c" "$top/apps/vecsec-gw/ctrl.c" "$top/apps/vecsec-gw/ctrl_ike.c" \
+	"$top/apps/vecsec-gw/parser.c" \
 	-o "$bin.tmp"
 mv "$bin.tmp" "$bin"
 

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the NAT-T ports gw_pkt_class() knows (natt.c's, without registrations) */
+uint16_t gw_natt_ports[GW_NATT_MAX_PORTS] = { RTE_BE16(4500) };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t *

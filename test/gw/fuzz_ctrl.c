@@ -6,7 +6,8 @@
  * 64, 1000 and 4096 bytes in turn, as reads would bring them) into the
  * command handlers and parser.c, with a live configuration that persists
  * across the requests of the input: `sa`, `sp`, `del`, `replace sp`,
- * `list`... all run. The data plane is stubbed below (no EAL, no
+ * `list`, and protocol 1.2's `spi alloc`, `query sa`, `flush owner`... all
+ * run (ctrl_ike.c is built in). The data plane is stubbed below (no EAL, no
  * cryptodev: an SA is "up" once gw_sa_add() is called), so the sanitizers
  * see every line of ctrl.c and parser.c that runs.
  *
@@ -23,6 +24,8 @@
  * test/gw/fuzz-ctrl.sh, which also runs it.
  */
 #include "gw_dp.h"
+#include "gw_pkt.h"
+#include "ctrl_ike.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -88,10 +91,10 @@ gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 }
 
 int
-gw_sp_build_some(const struct gw_dp *dp, const struct gw_conf *conf, unsigned int mask,
-		 struct gw_spd *out[2][2])
+gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+	     unsigned int mask, struct gw_spd *out[2][2])
 {
-	(void)dp;
+	(void)prev;
 	if (conf->nb_sp > GW_LIMIT_RULES || mask == 0 || mask > GW_SPD_ALL)
 		abort();
 	/* every protect rule names an SA that is up (the SA index agrees) */
@@ -109,10 +112,67 @@ gw_sp_build_some(const struct gw_dp *dp, const struct gw_conf *conf, unsigned in
 	return 0;
 }
 
+unsigned int
+gw_sp_fragmented(struct gw_spd *const t[2][2])
+{
+	(void)t;
+	return 0;
+}
+
 void
 gw_sp_free(struct gw_spd *t[2][2])
 {
 	(void)t;
+}
+
+/* protocol 1.2 (ctrl_ike.c): the host path and counters, stubbed */
+bool gw_host_on;
+uint16_t gw_natt_ports[GW_NATT_MAX_PORTS];
+uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
+
+void
+gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out)
+{
+	(void)dp;
+	(void)sa;
+	memset(out, 0, sizeof(*out));
+}
+
+void
+gw_host_list(FILE *out)
+{
+	fprintf(out, "host bypass udp\nhost natt udp\n");
+}
+
+int
+gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port)
+{
+	for (unsigned int i = 0; i < max; i++) {
+		if (set[i] == port)
+			return 0;
+		if (set[i] == 0) {
+			set[i] = port;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+uint64_t
+rte_rand(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+uint64_t
+rte_rand_max(uint64_t upper_bound)
+{
+	return upper_bound != 0 ? rte_rand() % upper_bound : 0;
 }
 
 void
@@ -283,6 +343,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a fresh, empty configuration and SA table for the next input */
 	memset(gw.sa, 0, gw.max_sa * sizeof(*gw.sa));
 	gw.nb_sa = 0;
+	gw_ike_reset();
+	memset(gw_natt_ports, 0, sizeof(gw_natt_ports));
+	memset(gw_host_bypass_ports, 0, sizeof(gw_host_bypass_ports));
 	gw_conf_wipe(conf);
 	return 0;
 }

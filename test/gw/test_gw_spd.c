@@ -5,7 +5,9 @@
  * then configuration order), for ipsec-secgw's sample configuration and for
  * seeded random rule sets full of overlaps and equal priorities, on random
  * IPv4/IPv6 tuples (prefix edges, port range edges, fragments, non-port
- * protocols). Runs EAL with --no-pci --no-huge (rte_acl needs its memory).
+ * protocols), and after seeded sequences of run-time changes applied on the
+ * published ACL (overlay and dead rules) as well as rebuilt from scratch.
+ * Runs EAL with --no-pci --no-huge (rte_acl needs its memory).
  *
  *   test_gw_spd [EAL options] [-- SEED]
  */
@@ -41,25 +43,18 @@ static const char *const pool6[] = { "fd00::", "fd00:1::", "fd00:1:2::", "2001:d
 	"::", "fd00:1:2:3::80" };
 
 /*
- * shape 0: both addresses drawn from the pools; 1: the destination nearly
- * always pool[0] (an inbound list of tunnels: sources tell the rules
- * apart); 2: the source likewise. The SPD builds its ACL with the
- * addresses in either order (acl_addr_order() in sp.c): both get checked.
+ * One random sp rule (with its newline) at buf; the length. shape 0: both
+ * addresses drawn from the pools; 1: the destination nearly always pool[0]
+ * (an inbound list of tunnels: sources tell the rules apart); 2: the
+ * source likewise. The SPD builds its ACL with the addresses in either
+ * order (acl_addr_order() in sp.c): both get checked.
  */
-static void
-random_rules(char *buf, size_t cap, unsigned int nrules, unsigned int shape)
+static size_t
+random_sp(char *buf, size_t cap, unsigned int shape)
 {
 	size_t o = 0;
-	static const char *const key36 =
-		"01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:"
-		"19:1a:1b:1c:1d:1e:1f:20:21:22:23:24";
 
-	/* SAs 1..4 carry IPv4, 5..8 IPv6, both directions */
-	for (unsigned int spi = 1; spi <= 8; spi++)
-		for (int d = 0; d < 2; d++)
-			o += (size_t)snprintf(buf + o, cap - o, "sa %s %u aead_algo chacha20-poly1305 "
-				"aead_key %s mode transport\n", d ? "out" : "in", spi, key36);
-	for (unsigned int i = 0; i < nrules; i++) {
+	{
 		bool v6 = rnd() & 1;
 		const char *dir = rnd() & 1 ? "out" : "in";
 		unsigned int act = rnd() % 4;
@@ -104,6 +99,24 @@ random_rules(char *buf, size_t cap, unsigned int nrules, unsigned int shape)
 		}
 		o += (size_t)snprintf(buf + o, cap - o, "\n");
 	}
+	return o;
+}
+
+static void
+random_rules(char *buf, size_t cap, unsigned int nrules, unsigned int shape)
+{
+	size_t o = 0;
+	static const char *const key36 =
+		"01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e:0f:10:11:12:13:14:15:16:17:18:"
+		"19:1a:1b:1c:1d:1e:1f:20:21:22:23:24";
+
+	/* SAs 1..4 carry IPv4, 5..8 IPv6, both directions */
+	for (unsigned int spi = 1; spi <= 8; spi++)
+		for (int d = 0; d < 2; d++)
+			o += (size_t)snprintf(buf + o, cap - o, "sa %s %u aead_algo chacha20-poly1305 "
+				"aead_key %s mode transport\n", d ? "out" : "in", spi, key36);
+	for (unsigned int i = 0; i < nrules; i++)
+		o += random_sp(buf + o, cap - o, shape);
 }
 
 /* A random IPv4/IPv6 header + 4 port bytes near the pool networks. */
@@ -161,6 +174,13 @@ random_packet(uint8_t *p, bool v6, uint32_t *l3_len)
 static uint64_t total_hits, total_misses;
 static unsigned int lists_dst_first, lists_src_first;
 
+/* The configuration line of rule sp of list spd, -1 for none. */
+static int
+line_of(const struct gw_spd *spd, const struct gw_sp *sp)
+{
+	return sp != NULL ? spd->conf[sp - spd->rules].line : -1;
+}
+
 static int
 check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 {
@@ -185,8 +205,8 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	for (int v6 = 0; v6 < 2; v6++) {
 		for (uint8_t dir = 0; dir < 2; dir++) {
 			if (dp.spd[v6][dir]->n > 1) {
-				lists_dst_first += dp.spd[v6][dir]->dst_first;
-				lists_src_first += !dp.spd[v6][dir]->dst_first;
+				lists_dst_first += dp.spd[v6][dir]->acl->dst_first;
+				lists_src_first += !dp.spd[v6][dir]->acl->dst_first;
 			}
 			for (unsigned int done = 0; done < npkts; done += GW_BURST) {
 				uint8_t pk[GW_BURST][64];
@@ -205,14 +225,12 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 						l3_len[i], pkt_len[i]);
 
 					if (want != got[i]) {
-						const struct gw_spd *spd = dp.spd[v6][dir];
-
 						if (bad++ < 5)
 							printf("FAIL %s: ipv%c %s: acl rule line %d, "
 								"linear rule line %d\n", name, v6 ? '6' : '4',
-								dir ? "out" : "in", got[i] ?
-								spd->conf[got[i] - spd->rules].line : -1,
-								want ? spd->conf[want - spd->rules].line : -1);
+								dir ? "out" : "in",
+								line_of(dp.spd[v6][dir], got[i]),
+								line_of(dp.spd[v6][dir], want));
 					}
 					if (want != NULL)
 						hits++;
@@ -229,6 +247,182 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	total_hits += hits;
 	total_misses += misses;
 	return bad != 0;
+}
+
+static bool
+ref_prefix(const uint8_t *a, const uint8_t *net, unsigned int len)
+{
+	for (unsigned int b = 0; b < len; b++)
+		if (((a[b / 8] ^ net[b / 8]) >> (7 - b % 8)) & 1)
+			return false;
+	return true;
+}
+
+/*
+ * An independent reference for check_incremental: the configuration's rules
+ * of (v6, dir) in rank order (priority, then line), the first that matches
+ * random_packet()'s simple headers (no IPv6 extensions).
+ */
+static const struct gw_sp_conf *
+ref_lookup(const struct gw_conf *conf, bool v6, uint8_t dir, const uint8_t *l3, uint32_t l3_len,
+	   uint32_t pkt_len)
+{
+	const uint8_t *src = l3 + (v6 ? 8 : 12), *dst = l3 + (v6 ? 24 : 16);
+	uint8_t proto = v6 ? l3[6] : l3[9];
+	uint16_t sport = 0, dport = 0;
+	const struct gw_sp_conf *best = NULL;
+	bool first = v6 || (rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->fragment_offset) &
+			    RTE_IPV4_HDR_OFFSET_MASK) == 0;
+
+	if (first && (proto == 6 || proto == 17 || proto == 132) && pkt_len >= l3_len + 4) {
+		sport = (uint16_t)(l3[l3_len] << 8 | l3[l3_len + 1]);
+		dport = (uint16_t)(l3[l3_len + 2] << 8 | l3[l3_len + 3]);
+	}
+	for (unsigned int i = 0; i < conf->nb_sp; i++) {
+		const struct gw_sp_conf *r = &conf->sp[i];
+
+		if (r->v6 != v6 || r->dir != dir || proto < r->proto_lo || proto > r->proto_hi ||
+				sport < r->sport_lo || sport > r->sport_hi || dport < r->dport_lo ||
+				dport > r->dport_hi || !ref_prefix(src, r->src.b, r->src_len) ||
+				!ref_prefix(dst, r->dst.b, r->dst_len))
+			continue;
+		if (best == NULL || r->pri > best->pri || (r->pri == best->pri && r->line < best->line))
+			best = r;
+	}
+	return best;
+}
+
+static bool
+same_answer(const struct gw_spd *spd, const struct gw_sp *a, const struct gw_sp_conf *want)
+{
+	if (a == NULL || want == NULL)
+		return a == NULL && want == NULL;
+	return !a->dead && line_of(spd, a) == want->line && a->action == want->action &&
+		(want->action != GW_SP_PROTECT || (a->sa != NULL && a->sa->spi == want->spi));
+}
+
+/*
+ * Run-time changes on the published ACL (gw_sp_update: dead base rules and
+ * an overlay instead of a rebuild): after each of a seeded sequence of
+ * changes (rules added, removed, given another action or priority; a burst
+ * of additions that outgrows the overlay; an idle compaction now and then),
+ * the published lists answer every tuple as a plain scan of the
+ * configuration does, through the ACL (bulk) and their own linear scan.
+ */
+static int
+check_incremental(void)
+{
+	static struct gw_conf conf;
+	static struct gw_dp dp;
+	static char text[1 << 18];
+	struct gw_spd *pub[2][2], *upd[2][2];
+	unsigned int reused = 0, rebuilt = 0, steps = 150;
+	uint64_t bad = 0, hits = 0;
+	int line = 100000;
+	char err[512];
+
+	memset(&conf, 0, sizeof(conf));
+	memset(&dp, 0, sizeof(dp));
+	random_rules(text, sizeof(text), 60, 0);
+	if (gw_conf_parse_string(&conf, "<incr>", text, err, sizeof(err)) != 0) {
+		printf("FAIL incremental: %s\n", err);
+		return 1;
+	}
+	dp.sa = calloc(conf.nb_sa + 1, sizeof(*dp.sa));
+	if (dp.sa == NULL)
+		return 1;
+	for (unsigned int i = 0; i < conf.nb_sa; i++) {
+		dp.sa[i].active = true;
+		dp.sa[i].spi = conf.sa[i].spi;
+		dp.sa[i].dir = conf.sa[i].dir;
+	}
+	dp.nb_sa = conf.nb_sa;
+	if (gw_sp_build(&dp, &conf, pub) != 0) {
+		printf("FAIL incremental: gw_sp_build\n");
+		return 1;
+	}
+	for (unsigned int step = 0; step < steps && bad == 0; step++) {
+		unsigned int what = rnd() % 10, j = conf.nb_sp ? rnd() % conf.nb_sp : 0;
+		unsigned int adds = step == steps / 2 ? 150 : what < 4 || conf.nb_sp < 20 ? 1 : 0;
+
+		for (unsigned int a = 0; a < adds; a++) {
+			random_sp(text, sizeof(text), 0);
+			if (gw_conf_parse_string(&conf, "<incr>", text, err, sizeof(err)) != 0) {
+				printf("FAIL incremental: %s\n", err);
+				return 1;
+			}
+			conf.sp[conf.nb_sp - 1].line = ++line;
+		}
+		if (adds == 0 && what < 6) {                    /* remove */
+			memmove(&conf.sp[j], &conf.sp[j + 1], (conf.nb_sp - j - 1) * sizeof(conf.sp[0]));
+			conf.nb_sp--;
+		} else if (adds == 0 && what < 9) {             /* replace sp: new action, same place */
+			struct gw_sp_conf *r = &conf.sp[j];
+
+			r->action = rnd() % 3 == 0 ? GW_SP_BYPASS : GW_SP_PROTECT;
+			r->spi = r->action == GW_SP_PROTECT ? (r->v6 ? 5 : 1) + rnd() % 4 : 0;
+		} else if (adds == 0) {                         /* another priority */
+			conf.sp[j].pri = (int32_t)(rnd() % 4);
+		}
+		/* every 40th: the control thread's idle compaction (a build from scratch) */
+		if (gw_sp_update(&dp, &conf, step % 40 == 39 ? NULL : pub, GW_SPD_ALL, upd) != 0) {
+			printf("FAIL incremental step %u: build\n", step);
+			return 1;
+		}
+		for (int v6 = 0; v6 < 2; v6++)
+			for (int dir = 0; dir < 2; dir++) {
+				if (upd[v6][dir]->n == 0)
+					continue;
+				if (upd[v6][dir]->acl == pub[v6][dir]->acl)
+					reused++;
+				else
+					rebuilt++;
+			}
+		gw_sp_free(pub);
+		memcpy(pub, upd, sizeof(pub));
+		memcpy(dp.spd, pub, sizeof(pub));
+		for (int v6 = 0; v6 < 2; v6++) {
+			for (uint8_t dir = 0; dir < 2; dir++) {
+				uint8_t pk[GW_BURST][64];
+				const uint8_t *l3[GW_BURST];
+				uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
+				const struct gw_sp *got[GW_BURST];
+
+				for (uint16_t i = 0; i < GW_BURST; i++) {
+					pkt_len[i] = random_packet(pk[i], v6, &l3_len[i]);
+					l3[i] = pk[i];
+				}
+				gw_sp_lookup_bulk(&dp, v6, dir, l3, l3_len, pkt_len, GW_BURST, got);
+				for (uint16_t i = 0; i < GW_BURST; i++) {
+					const struct gw_sp *mine = gw_sp_lookup(&dp, v6, dir, l3[i],
+						l3_len[i], pkt_len[i]);
+					const struct gw_sp_conf *want = ref_lookup(&conf, v6, dir, l3[i],
+						l3_len[i], pkt_len[i]);
+
+					hits += want != NULL;
+					if (!same_answer(dp.spd[v6][dir], got[i], want) ||
+					    !same_answer(dp.spd[v6][dir], mine, want)) {
+						if (bad++ < 5)
+							printf("FAIL incremental step %u ipv%c %s: bulk line %d, "
+								"scan line %d, reference line %d\n", step,
+								v6 ? '6' : '4', dir ? "out" : "in",
+								line_of(dp.spd[v6][dir], got[i]),
+								line_of(dp.spd[v6][dir], mine),
+								want ? want->line : -1);
+					}
+				}
+			}
+		}
+	}
+	memset(dp.spd, 0, sizeof(dp.spd));
+	gw_sp_free(pub);
+	free(dp.sa);
+	gw_conf_wipe(&conf);
+	printf("%s incremental: %u changes, lists reused their ACL %u times, rebuilt %u, %" PRIu64
+		" tuples matched, %" PRIu64 " differences\n",
+		bad || reused == 0 || rebuilt == 0 ? "FAIL" : "ok  ", steps, reused, rebuilt, hits,
+		bad);
+	return bad != 0 || reused == 0 || rebuilt == 0;
 }
 
 /*
@@ -348,6 +542,7 @@ main(int argc, char **argv)
 		gw_conf_wipe(&conf);
 	}
 	fails += check_prev();
+	fails += check_incremental();
 	rte_eal_cleanup();
 	/* both address orders of the ACL were built and checked */
 	if (lists_dst_first == 0 || lists_src_first == 0) {

@@ -1374,6 +1374,7 @@ test_gcm_tail_ks(void)
 
 		memset(&g, 0, sizeof(g));
 		g.key = k;
+		g.level = vecsec_isa_cap();
 		vt_rand(g.j0, 16, vt_seed() + 6 + i);
 		vt_rand(g.ctr, 12, vt_seed() + 16 + i);
 		g.ctr[12] = (uint8_t)(lo >> 24);
@@ -1395,7 +1396,7 @@ test_gcm_tail_ks(void)
 }
 
 /*
- * Bursts of ARIA jobs batched by key (aead_aria.c): many jobs per key,
+ * Bursts of ARIA jobs batched by key (aria_aead.c): many jobs per key,
  * lengths on both sides of the batch limit (2048), GCM IV lengths other
  * than 12, CTR counters ending exactly at the 32-bit end, in place and out
  * of place, scatter-gather, seal, open and forged open == one shot per job.

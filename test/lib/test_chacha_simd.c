@@ -28,7 +28,7 @@
 #include "vecsec/vecsec_chacha.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
-#include "aead/chachapoly_internal.h"
+#include "chachapoly/chachapoly_internal.h"
 #include "rfc8439.h"
 
 #define MAXLEN (64 * 1024)

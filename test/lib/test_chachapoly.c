@@ -16,7 +16,7 @@
 #include "vt.h"
 #include "vt_aead.h"
 #include "vecsec/vecsec_aead.h"
-#include "aead/aead_internal.h"
+#include "job/job_internal.h"
 #include "rfc8439.h"
 #include "rfc7634.h"
 #include "xchacha.h"
@@ -385,7 +385,7 @@ test_cursor(void)
 		{ mem + 40, 9 },
 	};
 	struct vecsec_aead_job job;
-	struct aead_cursor c;
+	struct job_cursor c;
 	uint8_t *p;
 	size_t n;
 
@@ -393,28 +393,28 @@ test_cursor(void)
 	job.in_segs = segs;
 	job.nb_in_segs = 6;
 	job.len = 12;                   /* ends 4 bytes into the last segment */
-	vecsec_aead_cursor_in(&c, &job);
-	p = vecsec_aead_cursor_next(&c, 2, &n);
+	vecsec_job_cursor_in(&c, &job);
+	p = vecsec_job_cursor_next(&c, 2, &n);
 	VT_EXPECT(p == mem && n == 2, "first run capped at max");
-	p = vecsec_aead_cursor_next(&c, 0, &n);
+	p = vecsec_job_cursor_next(&c, 0, &n);
 	VT_EXPECT(p == mem + 2 && n == 1, "rest of segment 1");
-	p = vecsec_aead_cursor_next(&c, 0, &n);
+	p = vecsec_job_cursor_next(&c, 0, &n);
 	VT_EXPECT(p == mem + 20 && n == 5, "empty segment skipped");
-	p = vecsec_aead_cursor_next(&c, 100, &n);
+	p = vecsec_job_cursor_next(&c, 100, &n);
 	VT_EXPECT(p == mem + 40 && n == 4, "last run stops at len");
-	p = vecsec_aead_cursor_next(&c, 0, &n);
+	p = vecsec_job_cursor_next(&c, 0, &n);
 	VT_EXPECT(p == NULL && n == 0, "end");
 
 	/* linear */
 	memset(&job, 0, sizeof(job));
 	job.out = mem;
 	job.len = 7;
-	vecsec_aead_cursor_out(&c, &job);
-	p = vecsec_aead_cursor_next(&c, 4, &n);
+	vecsec_job_cursor_out(&c, &job);
+	p = vecsec_job_cursor_next(&c, 4, &n);
 	VT_EXPECT(p == mem && n == 4, "linear 4");
-	p = vecsec_aead_cursor_next(&c, 4, &n);
+	p = vecsec_job_cursor_next(&c, 4, &n);
 	VT_EXPECT(p == mem + 4 && n == 3, "linear 3");
-	VT_EXPECT(vecsec_aead_cursor_next(&c, 4, &n) == NULL && n == 0, "linear end");
+	VT_EXPECT(vecsec_job_cursor_next(&c, 4, &n) == NULL && n == 0, "linear end");
 
 	/* wipe_out zeroes exactly the covered output */
 	memset(mem, 0xa5, sizeof(mem));
@@ -422,7 +422,7 @@ test_cursor(void)
 	job.out_segs = segs;
 	job.nb_out_segs = 6;
 	job.len = 12;
-	vecsec_aead_wipe_out(&job);
+	vecsec_job_wipe_out(&job);
 	for (size_t i = 0; i < sizeof(mem); i++) {
 		bool in = i < 3 || (i >= 20 && i < 25) || (i >= 40 && i < 44);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The lanes engine (lib/lanes) and its kernels:
+ * The ChaCha20-Poly1305 bursts in lanes (lib/chachapoly, lib/lanes) and
+ * the lane kernels:
  *   - every ChaCha lane kernel (4/8/16 lanes) the CPU can run == the scalar
  *     reference per lane (20/12/8 rounds, random keys, nonces, counters,
  *     blocks and active masks; inactive lanes untouched);
@@ -27,35 +28,34 @@
 #include "vecsec/vecsec_aead.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
-#include "lanes/lanes_internal.h"
+#include "chachapoly/chachapoly_knobs.h"
 
 static bool slow;
 
-/* ---- the lane kernels this build has, and whether the CPU runs them now ---- */
+/*
+ * ---- the lane kernels this build has (the entries of each primitive's
+ * table that have one; the Poly1305 reference's lane form is the
+ * bursts' scalar fallback, tested through them), and whether the CPU
+ * runs them now ----
+ */
 
-static const struct chacha_lanes_impl *const chacha_lane_impls[] = {
-#if defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_CHACHA_LANES_AVX512)
-	&vecsec_chacha_lanes_x16_avx512,
-#endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_CHACHA_LANES_AVX2)
-	&vecsec_chacha_lanes_x8_avx2,
-#endif
-#if defined(VECSEC_HAVE_SSSE3) && defined(VECSEC_HAVE_CHACHA_LANES_SSSE3)
-	&vecsec_chacha_lanes_x4_ssse3,
-#endif
-	NULL,
-};
+static const struct chacha_impl *chacha_lane_impls[8];
+static const struct poly1305_impl *poly_lane_impls[8];
 
-static const struct poly1305_lanes_impl *const poly_lane_impls[] = {
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_POLY1305_LANES_AVX512_IFMA)
-	&vecsec_poly1305_lanes_x16_avx512ifma,
-	&vecsec_poly1305_lanes_x8_avx512ifma,
-#endif
-#if defined(VECSEC_HAVE_AVX2) && defined(VECSEC_HAVE_POLY1305_LANES_AVX2)
-	&vecsec_poly1305_lanes_x4_avx2,
-#endif
-	NULL,
-};
+static void
+find_lane_kernels(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; vecsec_chacha_impls[i] != NULL && n < 7; i++)
+		if (vecsec_chacha_impls[i]->xor_lanes != NULL)
+			chacha_lane_impls[n++] = vecsec_chacha_impls[i];
+	n = 0;
+	for (size_t i = 0; vecsec_poly1305_impls[i] != NULL && n < 7; i++)
+		if (vecsec_poly1305_impls[i]->blocks_lanes != NULL &&
+		    vecsec_poly1305_impls[i] != &vecsec_poly1305_impl_ref)
+			poly_lane_impls[n++] = vecsec_poly1305_impls[i];
+}
 
 static bool
 usable(enum vecsec_isa isa, uint64_t needs)
@@ -74,7 +74,7 @@ test_chacha_lane_kernels(void)
 	static const uint32_t rounds[] = { 20, 12, 8 };
 
 	for (size_t k = 0; chacha_lane_impls[k] != NULL; k++) {
-		const struct chacha_lanes_impl *im = chacha_lane_impls[k];
+		const struct chacha_impl *im = chacha_lane_impls[k];
 		unsigned int L = im->lanes;
 		int iters = slow ? 400 : 60;
 
@@ -132,23 +132,23 @@ test_chacha_lane_kernels(void)
 					const uint8_t *got = inplace ? in[i] : out[i];
 
 					VT_EXPECT_MEM(got, want[i], sizeof(want[i]),
-						      "%s lane %u rounds %u nb %u on %d", im->name, i,
+						      "%s lane %u rounds %u nb %u on %d", im->lanes_name, i,
 						      r, nb, on);
 					VT_EXPECT(l.ctr[i] == (on ? ref[i].x[12] : before.ctr[i]) &&
 						  l.blocks_left[i] == before.blocks_left[i] -
 						  (on ? nb : 0) &&
 						  l.in[i] == before.in[i] + (on ? nb * 64 : 0) &&
 						  l.out[i] == before.out[i] + (on ? nb * 64 : 0),
-						  "%s lane %u state after the call", im->name, i);
+						  "%s lane %u state after the call", im->lanes_name, i);
 				}
 				/* lanes beyond the kernel's width are never touched */
 				for (unsigned int i = L; i < VECSEC_MAX_LANES; i++)
 					VT_EXPECT(l.ctr[i] == before.ctr[i] &&
 						  l.blocks_left[i] == before.blocks_left[i],
-						  "%s touched lane %u", im->name, i);
+						  "%s touched lane %u", im->lanes_name, i);
 			}
 		}
-		printf("\n    chacha lanes %s: ok", im->name);
+		printf("\n    chacha lanes %s: ok", im->lanes_name);
 	}
 }
 
@@ -167,7 +167,7 @@ test_chacha_lane_bytes(void)
 	const size_t cap = KBLOCKS * 64;
 
 	for (size_t k = 0; chacha_lane_impls[k] != NULL; k++) {
-		const struct chacha_lanes_impl *im = chacha_lane_impls[k];
+		const struct chacha_impl *im = chacha_lane_impls[k];
 		unsigned int L = im->lanes;
 		int iters = slow ? 400 : 60;
 
@@ -213,7 +213,7 @@ test_chacha_lane_bytes(void)
 				memcpy(orig, in, sizeof(orig));
 				im->xor_lanes_bytes(&l, bytes, noks ? NULL : ks0);
 				VT_EXPECT(memcmp(&l, &before, sizeof(l)) == 0, "%s: struct changed",
-					  im->name);
+					  im->lanes_name);
 				for (unsigned int i = 0; i < L; i++) {
 					bool on = (l.active >> i) & 1;
 					const uint8_t *got = inplace ? in[i] : out[i];
@@ -230,14 +230,14 @@ test_chacha_lane_bytes(void)
 									     bytes[i], &ref);
 					VT_EXPECT_MEM(got, want, cap + 1,
 						      "%s lane %u bytes %u on %d it %d",
-						      im->name, i, bytes[i], on, it);
+						      im->lanes_name, i, bytes[i], on, it);
 					if (on && !noks)
 						VT_EXPECT_MEM(ks[i], wks, 64,
-							      "%s lane %u ks0 it %d", im->name, i,
+							      "%s lane %u ks0 it %d", im->lanes_name, i,
 							      it);
 					else
 						VT_EXPECT(ks[i][0] == 0x77 && ks[i][63] == 0x77,
-							  "%s lane %u off wrote ks0", im->name, i);
+							  "%s lane %u off wrote ks0", im->lanes_name, i);
 				}
 			}
 		}
@@ -254,7 +254,7 @@ test_poly_lane_kernels(void)
 	uint64_t st = vt_seed() ^ 0x9017;
 
 	for (size_t k = 0; poly_lane_impls[k] != NULL; k++) {
-		const struct poly1305_lanes_impl *im = poly_lane_impls[k];
+		const struct poly1305_impl *im = poly_lane_impls[k];
 		unsigned int L = im->lanes;
 		int iters = slow ? 2000 : 300;
 
@@ -309,23 +309,23 @@ test_poly_lane_kernels(void)
 						vecsec_poly1305_blocks_ref(&ref[i], msg[i], nb, 1);
 					vecsec_poly1305_core_emit(&got, a);
 					vecsec_poly1305_core_emit(&ref[i], b);
-					VT_EXPECT_MEM(a, b, 16, "%s lane %u nb %u on %d it %d", im->name,
+					VT_EXPECT_MEM(a, b, 16, "%s lane %u nb %u on %d it %d", im->lanes_name,
 						      i, nb, on, it);
 					VT_EXPECT(got.h[0] < (UINT64_C(1) << 45) &&
 						  got.h[1] < (UINT64_C(1) << 45) &&
 						  got.h[2] < (UINT64_C(1) << 43),
-						  "%s lane %u h limbs too large", im->name, i);
+						  "%s lane %u h limbs too large", im->lanes_name, i);
 					VT_EXPECT(on || (memcmp(l.h[0] + i, before.h[0] + i, 8) == 0 &&
 							 l.in[i] == before.in[i]),
-						  "%s touched inactive lane %u", im->name, i);
+						  "%s touched inactive lane %u", im->lanes_name, i);
 					VT_EXPECT(l.blocks_left[i] == before.blocks_left[i] -
 						  (on ? nb : 0) &&
 						  l.in[i] == before.in[i] + (on ? nb * 16 : 0),
-						  "%s lane %u pointers", im->name, i);
+						  "%s lane %u pointers", im->lanes_name, i);
 				}
 			}
 		}
-		printf("\n    poly1305 lanes %s: ok", im->name);
+		printf("\n    poly1305 lanes %s: ok", im->lanes_name);
 	}
 }
 
@@ -721,7 +721,7 @@ test_poly_lane_tags(void)
 	uint64_t st = vt_seed() ^ 0x7a95;
 
 	for (size_t k = 0; poly_lane_impls[k] != NULL; k++) {
-		const struct poly1305_lanes_impl *im = poly_lane_impls[k];
+		const struct poly1305_impl *im = poly_lane_impls[k];
 
 		if (im->tags_lanes == NULL || !usable(im->isa, im->needs))
 			continue;
@@ -757,7 +757,7 @@ test_poly_lane_tags(void)
 
 				if (!((l.active >> i) & 1)) {
 					VT_EXPECT(got[i][0] == 0x99 && got[i][15] == 0x99,
-						  "%s lane %u off: tag written", im->name, i);
+						  "%s lane %u off: tag written", im->lanes_name, i);
 					continue;
 				}
 				memset(&ps, 0, sizeof(ps));
@@ -771,7 +771,7 @@ test_poly_lane_tags(void)
 				vecsec_poly1305_add_s(want, want, sb);
 				VT_EXPECT_MEM(got[i], want, 16,
 					      "%s lane %u tag (h %llx %llx %llx) it %d",
-					      im->name, i,
+					      im->lanes_name, i,
 					      (unsigned long long)l.h[0][i],
 					      (unsigned long long)l.h[1][i],
 					      (unsigned long long)l.h[2][i], it);
@@ -889,5 +889,6 @@ main(void)
 	const char *s = getenv("VT_SLOW");
 
 	slow = s != NULL && *s != '\0' && *s != '0';
+	find_lane_kernels();
 	return vt_main("lanes", tests, VT_ARRAY_SIZE(tests));
 }

@@ -21,7 +21,7 @@
 #include "vecsec/vecsec_aead.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
-#include "aead/chachapoly_internal.h"
+#include "chachapoly/chachapoly_internal.h"
 
 #define RUNS 41
 #define MAXLEN 65536

@@ -6,10 +6,10 @@
  * message and messages/s for every lane width this CPU has, the per-job
  * loop (lanes off) and Intel ipsec-mb's job API (submit all, flush) in the
  * same run; medians of many samples. With --crossover it compares lanes
- * and the single-message path at 512 B .. 16 KiB (the crossover number in
- * lib/lanes/lanes.c comes from this). A last argument --open times open
- * (verify, then decrypt) of what seal gave instead; --xchacha runs
- * XChaCha20-Poly1305 (ipsec-mb has none).
+ * and the single-message path at 512 B .. 16 KiB (the crossover numbers
+ * in lib/chachapoly/chachapoly_burst.c come from this). A last argument
+ * --open times open (verify, then decrypt) of what seal gave instead;
+ * --xchacha runs XChaCha20-Poly1305 (ipsec-mb has none).
  *
  * The machine is noisy: run it several times and take the median of each
  * cell (the commit that added this note lists such medians).
@@ -26,7 +26,7 @@
 #include <intel-ipsec-mb.h>
 
 #include "vecsec/vecsec_aead.h"
-#include "lanes/lanes_internal.h"
+#include "chachapoly/chachapoly_knobs.h"
 
 #define NJOBS 32
 #define SAMPLES 31

@@ -32,8 +32,12 @@
 #include <rte_vect.h>
 
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_engine.h"
 #include "rte_pmd_vecsec.h"
 #include "vt.h"
+#ifndef VT_PMD_DL
+#include "vecsec_pmd_private.h"         /* the engine of a device: a test hook */
+#endif
 
 #define DEV_NAME "crypto_vecsec0"
 #define NB_QP 2
@@ -574,21 +578,17 @@ expect_pools_full(const char *what)
 /* ---------------- tests ---------------- */
 
 /*
- * The level the PMD's libvecsec runs at. Linked statically it is ours
+ * The process level of the PMD's libvecsec. Linked statically it is ours
  * (the ISA loop forces it); loaded with -d the .so has its own copy, whose
- * level the probe chose: the CPU's, capped by EAL's SIMD bitwidth and by
- * the isa= devarg (VT_PMD_ISA tells the test which one was given).
+ * level the probe chose: the CPU's, capped by EAL's SIMD bitwidth.
  */
 static enum vecsec_isa
-pmd_level(void)
+proc_level(void)
 {
 #ifdef VT_PMD_DL
-	enum vecsec_isa lvl = vecsec_cpu_max_isa(), da;
+	enum vecsec_isa lvl = vecsec_cpu_max_isa();
 	uint16_t bits = rte_vect_get_max_simd_bitwidth();
-	const char *devarg = getenv("VT_PMD_ISA");
 
-	if (devarg != NULL && vecsec_isa_parse(devarg, &da) == 0 && da < lvl)
-		lvl = da;
 	if (bits < RTE_VECT_SIMD_512 && lvl > VECSEC_ISA_AVX2)
 		lvl = VECSEC_ISA_AVX2;
 	if (bits < RTE_VECT_SIMD_256 && lvl > VECSEC_ISA_SSSE3)
@@ -599,6 +599,27 @@ pmd_level(void)
 #else
 	return vecsec_isa_cap();
 #endif
+}
+
+/* The level a device with isa=want (VECSEC_ISA_DEFAULT: none) runs at. */
+static enum vecsec_isa
+dev_level(enum vecsec_isa want)
+{
+	enum vecsec_isa lvl = proc_level();
+
+	return want != VECSEC_ISA_DEFAULT && want < lvl ? want : lvl;
+}
+
+/* The level crypto_vecsec0 runs at: its isa= devarg (VT_PMD_ISA tells which). */
+static enum vecsec_isa
+pmd_level(void)
+{
+	const char *devarg = getenv("VT_PMD_ISA");
+	enum vecsec_isa da;
+
+	if (devarg != NULL && vecsec_isa_parse(devarg, &da) == 0)
+		return dev_level(da);
+	return dev_level(VECSEC_ISA_DEFAULT);
 }
 
 static uint64_t
@@ -1517,12 +1538,13 @@ test_devargs(void)
 		VT_EXPECT((info.feature_flags & cpu) == 0, "isa=scalar yet cpu flags 0x%llx",
 			  (unsigned long long)(info.feature_flags & cpu));
 #ifndef VT_PMD_DL
-		VT_EXPECT(vecsec_isa_cap() == VECSEC_ISA_SCALAR, "cap after isa=scalar: %s",
+		VT_EXPECT(vecsec_isa_cap() == before, "process level after isa=scalar: %s",
 			  vecsec_isa_name(vecsec_isa_cap()));
 #endif
-		/* the cap is process-wide: crypto_vecsec0 now says scalar too */
+		/* isa= is per device: crypto_vecsec0 keeps its own level */
 		rte_cryptodev_info_get(g.dev_id, &info);
-		VT_EXPECT((info.feature_flags & cpu) == 0, "%s still claims 0x%llx", DEV_NAME,
+		VT_EXPECT((info.feature_flags & cpu) == cpu_flags_of(pmd_level()),
+			  "%s now claims 0x%llx", DEV_NAME,
 			  (unsigned long long)(info.feature_flags & cpu));
 		/* and it computes: 5 ops in engine calls of max_burst=3 */
 		g.dev_id = (uint8_t)id;
@@ -1545,11 +1567,87 @@ test_devargs(void)
 	}
 	VT_EXPECT(rte_vdev_uninit("crypto_vecsec8") == 0, "uninit");
 	VT_EXPECT(rte_cryptodev_get_dev_id("crypto_vecsec8") < 0, "gone after uninit");
-#ifndef VT_PMD_DL
-	/* the ISA loop's level again (isa= lowered the process-wide cap) */
-	VT_EXPECT(vecsec_force_isa(before) == 0, "restore isa");
-#endif
 	expect_pools_full("devargs");
+}
+
+/*
+ * Two devices with different isa= in one process: each reports (feature
+ * flags) and runs (its engine, the one its queue pairs hand bursts to) at
+ * its own level, the one probed first is not capped by the second, the
+ * process's level and crypto_vecsec0 are untouched, and both compute the
+ * oracle's results.
+ */
+static void
+test_devargs_two_isa(void)
+{
+	static const struct {
+		const char *name, *args;
+		enum vecsec_isa isa;
+	} devs[] = {
+		{ "crypto_vecsec6", "isa=avx2,max_nb_queue_pairs=1", VECSEC_ISA_AVX2 },
+		{ "crypto_vecsec7", "isa=scalar,max_nb_queue_pairs=1", VECSEC_ISA_SCALAR },
+	};
+	uint64_t cpu = RTE_CRYPTODEV_FF_CPU_SSE | RTE_CRYPTODEV_FF_CPU_AVX |
+		RTE_CRYPTODEV_FF_CPU_AVX2 | RTE_CRYPTODEV_FF_CPU_AVX512;
+	enum vecsec_isa before = proc_level();
+	struct rte_cryptodev_info info;
+	int ids[RTE_DIM(devs)];
+
+	for (size_t d = 0; d < RTE_DIM(devs); d++) {
+		VT_EXPECT(rte_vdev_init(devs[d].name, devs[d].args) == 0, "%s probe", devs[d].name);
+		ids[d] = rte_cryptodev_get_dev_id(devs[d].name);
+		VT_EXPECT(ids[d] >= 0, "%s exists", devs[d].name);
+	}
+	for (size_t d = 0; d < RTE_DIM(devs); d++) {
+		enum vecsec_isa want = dev_level(devs[d].isa);
+		struct rte_cryptodev_config conf = { .socket_id = g.socket, .nb_queue_pairs = 1 };
+		struct rte_cryptodev_qp_conf qc = { .nb_descriptors = 16 };
+		uint8_t saved = g.dev_id;
+		static struct tcase tcs[5];
+		struct tsess s;
+
+		if (ids[d] < 0)
+			continue;
+		rte_cryptodev_info_get((uint8_t)ids[d], &info);
+		VT_EXPECT((info.feature_flags & cpu) == cpu_flags_of(want),
+			  "%s (%s) claims 0x%llx, want %s", devs[d].name, devs[d].args,
+			  (unsigned long long)(info.feature_flags & cpu), vecsec_isa_name(want));
+		g.dev_id = (uint8_t)ids[d];
+		VT_EXPECT(rte_cryptodev_configure(g.dev_id, &conf) == 0, "configure");
+		VT_EXPECT(rte_cryptodev_queue_pair_setup(g.dev_id, 0, &qc, g.socket) == 0, "qp");
+#ifndef VT_PMD_DL
+		{
+			const struct rte_cryptodev *dev = rte_cryptodev_pmd_get_dev(g.dev_id);
+			const struct vecsec_pmd_private *priv = dev->data->dev_private;
+			const struct vecsec_pmd_qp *qp = dev->data->queue_pairs[0];
+
+			VT_EXPECT(vecsec_engine_isa(&priv->engine) == want, "%s engine runs %s",
+				  devs[d].name, vecsec_isa_name(vecsec_engine_isa(&priv->engine)));
+			VT_EXPECT(qp->engine == &priv->engine, "%s qp has another engine",
+				  devs[d].name);
+		}
+#endif
+		VT_EXPECT(rte_cryptodev_start(g.dev_id) == 0, "start");
+		if (tsess_create(&s, g.seed + 93 + d, 12, false)) {
+			for (unsigned int i = 0; i < 5; i++) {
+				memset(&tcs[i], 0, sizeof(tcs[i]));
+				tcs[i].sess = &s;
+				tcs[i].len = 100 * i + 64 * (unsigned int)d;
+			}
+			run_cases(tcs, 5, 0, devs[d].name);
+			tsess_free(&s);
+		}
+		rte_cryptodev_stop(g.dev_id);
+		VT_EXPECT(rte_cryptodev_close(g.dev_id) == 0, "close");
+		g.dev_id = saved;
+	}
+	for (size_t d = 0; d < RTE_DIM(devs); d++)
+		VT_EXPECT(rte_vdev_uninit(devs[d].name) == 0, "%s uninit", devs[d].name);
+	VT_EXPECT(proc_level() == before, "process level now %s", vecsec_isa_name(proc_level()));
+	rte_cryptodev_info_get(g.dev_id, &info);
+	VT_EXPECT((info.feature_flags & cpu) == cpu_flags_of(pmd_level()), "%s now claims 0x%llx",
+		  DEV_NAME, (unsigned long long)(info.feature_flags & cpu));
+	expect_pools_full("two isa");
 }
 
 /* ---- long chains ---- */
@@ -1772,6 +1870,7 @@ static const struct vt_test tests[] = {
 	VT_TEST(test_cpu_crypto),
 	VT_TEST(test_aria),
 	VT_TEST(test_devargs),
+	VT_TEST(test_devargs_two_isa),
 	VT_TEST(test_long_chains),
 	VT_TEST(test_cpu_long),
 };

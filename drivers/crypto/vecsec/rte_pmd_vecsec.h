@@ -24,9 +24,11 @@ extern "C" {
 /** Devarg: NUMA socket of the device's memory (default: the caller's). */
 #define RTE_PMD_VECSEC_ARG_SOCKET_ID "socket_id"
 /**
- * Devarg: highest SIMD level vecsec may use: scalar, ssse3, avx2, avx512.
- * Lowers the process-wide vecsec cap (vecsec_isa_limit()); EAL's
- * --force-max-simd-bitwidth caps it too (DPDK's default is 256: AVX2).
+ * Devarg: highest SIMD level this device may use: scalar, ssse3, avx2,
+ * avx512. Per device (each device has its own vecsec engine): another
+ * device's isa= never changes it. EAL's --force-max-simd-bitwidth caps
+ * every device, and vecsec's process level (VECSEC_ISA) too (DPDK's
+ * default width is 256: AVX2).
  */
 #define RTE_PMD_VECSEC_ARG_ISA "isa"
 /** Devarg: most operations handed to the lanes engine at once (1..256). */

@@ -18,6 +18,7 @@
 
 #include "vecsec/vecsec.h"
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_engine.h"
 
 #include "vecsec_pmd_private.h"
 
@@ -221,10 +222,12 @@ vecsec_pmd_probe(struct rte_vdev_device *vdev)
 		VECSEC_PMD_LOG(ERR, "%s: probe failed: bad devargs", name);
 		return rc;
 	}
-	/* process-wide: vecsec has one dispatch table per primitive */
+	/*
+	 * EAL's SIMD width is a process-wide setting: it limits vecsec's process
+	 * level, the same value for every device. isa= is this device's own:
+	 * its engine's cap, which no other device changes.
+	 */
 	cap = eal_isa_cap();
-	if (a.isa != VECSEC_ISA_DEFAULT && a.isa < cap)
-		cap = a.isa;
 	rc = vecsec_isa_limit(cap);
 	if (rc != 0) {
 		VECSEC_PMD_LOG(ERR, "%s: cannot limit ISA to %s", name, vecsec_isa_name(cap));
@@ -244,7 +247,12 @@ vecsec_pmd_probe(struct rte_vdev_device *vdev)
 	priv = dev->data->dev_private;
 	priv->max_nb_qpairs = a.init.max_nb_queue_pairs;
 	priv->max_burst = a.max_burst;
-	priv->isa = vecsec_isa_cap();
+	rc = vecsec_engine_init(&priv->engine, a.isa);
+	if (rc != 0) {
+		VECSEC_PMD_LOG(ERR, "%s: no engine for isa %s: %d", name, vecsec_isa_name(a.isa), rc);
+		rte_cryptodev_pmd_destroy(dev);
+		return rc;
+	}
 	priv->aria = lib_has_aria();
 	priv->longc = rte_zmalloc_socket("crypto_vecsec long chains",
 		sizeof(*priv->longc) + VECSEC_PMD_LONG_SEGS * sizeof(priv->longc->segs[0]),
@@ -274,12 +282,13 @@ vecsec_pmd_probe(struct rte_vdev_device *vdev)
 		RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT |
 		RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO |
 		RTE_CRYPTODEV_FF_SYM_SESSIONLESS |
-		vecsec_pmd_isa_flags(priv->isa);
+		vecsec_pmd_isa_flags(vecsec_engine_isa(&priv->engine));
 
 	rte_cryptodev_pmd_probing_finish(dev);
 	VECSEC_PMD_LOG(INFO, "%s: libvecsec %s, isa %s (cpu %s, devarg %s, simd bitwidth %u), "
 		       "%u queue pairs, burst %u%s", name, vecsec_version(),
-		       vecsec_isa_name(priv->isa), vecsec_isa_name(vecsec_cpu_max_isa()),
+		       vecsec_isa_name(vecsec_engine_isa(&priv->engine)),
+		       vecsec_isa_name(vecsec_cpu_max_isa()),
 		       a.isa == VECSEC_ISA_DEFAULT ? "none" : vecsec_isa_name(a.isa),
 		       rte_vect_get_max_simd_bitwidth(), priv->max_nb_qpairs, priv->max_burst,
 		       priv->aria ? ", aria" : "");

@@ -2,7 +2,7 @@
 /*
  * crypto_vecsec data path: a burst of crypto ops (or a CPU-crypto vector of
  * SGLs) becomes one array of libvecsec jobs, mbuf chains becoming segment
- * lists that start at the data offset; one vecsec_aead_burst() call runs
+ * lists that start at the data offset; one vecsec_engine_burst() call runs
  * them all, whatever their sessions and directions; each job's status goes
  * back to its op. No allocation, no logs, nothing dropped: a full
  * completion ring makes enqueue take fewer ops.
@@ -203,7 +203,7 @@ qp_run(struct vecsec_pmd_qp *qp)
 	struct vecsec_pmd_scratch *sc = &qp->scratch;
 
 	if (sc->nb_jobs != 0) {
-		vecsec_aead_burst(sc->ptrs, sc->nb_jobs);
+		vecsec_engine_burst(qp->engine, sc->ptrs, sc->nb_jobs);
 		for (unsigned int i = 0; i < sc->nb_jobs; i++) {
 			struct rte_crypto_op *op = sc->jobs[i].user;
 
@@ -375,12 +375,13 @@ cpu_status(uint32_t job_status)
 }
 
 static inline uint32_t
-cpu_run(struct vecsec_pmd_scratch *sc, struct rte_crypto_sym_vec *vec)
+cpu_run(const struct vecsec_engine *engine, struct vecsec_pmd_scratch *sc,
+	struct rte_crypto_sym_vec *vec)
 {
 	uint32_t ok = 0;
 
 	if (sc->nb_jobs != 0)
-		vecsec_aead_burst(sc->ptrs, sc->nb_jobs);
+		vecsec_engine_burst(engine, sc->ptrs, sc->nb_jobs);
 	for (unsigned int i = 0; i < sc->nb_jobs; i++) {
 		uint32_t idx = (uint32_t)(uintptr_t)sc->jobs[i].user;
 		int32_t st = cpu_status(sc->jobs[i].status);
@@ -448,9 +449,9 @@ fail:
  * vectors. Returns 1 if it succeeded.
  */
 static __rte_noinline uint32_t
-cpu_run_long(struct vecsec_pmd_long *lc, struct vecsec_pmd_scratch *sc,
-	     const struct vecsec_pmd_session *s, struct rte_crypto_sym_vec *vec, uint32_t i,
-	     uint32_t head, uint32_t tail, int *rc)
+cpu_run_long(const struct vecsec_engine *engine, struct vecsec_pmd_long *lc,
+	     struct vecsec_pmd_scratch *sc, const struct vecsec_pmd_session *s,
+	     struct rte_crypto_sym_vec *vec, uint32_t i, uint32_t head, uint32_t tail, int *rc)
 {
 	uint32_t ok = 0;
 
@@ -462,7 +463,7 @@ cpu_run_long(struct vecsec_pmd_long *lc, struct vecsec_pmd_scratch *sc,
 	sc->max_segs = lc->nb_segs;
 	*rc = cpu_prepare(sc, s, vec, i, head, tail);
 	if (*rc == PREP_OK)
-		ok = cpu_run(sc, vec);
+		ok = cpu_run(engine, sc, vec);
 	else if (*rc == PREP_FULL)
 		*rc = PREP_BAD_ARGS;
 	sc->segs = sc->seg_store;
@@ -498,17 +499,18 @@ vecsec_pmd_cpu_process(struct rte_cryptodev *dev, struct rte_cryptodev_sym_sessi
 		int rc;
 
 		if (sc.nb_jobs == priv->max_burst)
-			ok += cpu_run(&sc, vec);
+			ok += cpu_run(&priv->engine, &sc, vec);
 		rc = cpu_prepare(&sc, s, vec, i, head, tail);
 		if (unlikely(rc == PREP_FULL)) {
-			ok += cpu_run(&sc, vec);
+			ok += cpu_run(&priv->engine, &sc, vec);
 			rc = cpu_prepare(&sc, s, vec, i, head, tail);
 			if (rc == PREP_FULL)
-				ok += cpu_run_long(priv->longc, &sc, s, vec, i, head, tail, &rc);
+				ok += cpu_run_long(&priv->engine, priv->longc, &sc, s, vec, i,
+						   head, tail, &rc);
 		}
 		if (unlikely(rc != PREP_OK))
 			vec->status[i] = EINVAL;
 	}
-	ok += cpu_run(&sc, vec);
+	ok += cpu_run(&priv->engine, &sc, vec);
 	return ok;
 }

@@ -101,12 +101,12 @@ vecsec_pmd_info_get(struct rte_cryptodev *dev, struct rte_cryptodev_info *info)
 	if (info == NULL)
 		return;
 	/*
-	 * The vecsec cap is process-wide: a later device's isa= (or
-	 * vecsec_isa_limit() by the application) lowers it for all. Say what
-	 * runs now.
+	 * The level this device's engine runs at now: its isa= devarg, bounded
+	 * by the process's level (which VECSEC_ISA, vecsec_isa_limit() or a
+	 * test's vecsec_force_isa() may have changed since probe).
 	 */
 	dev->feature_flags = (dev->feature_flags & ~VECSEC_PMD_FF_CPU) |
-		vecsec_pmd_isa_flags(vecsec_isa_cap());
+		vecsec_pmd_isa_flags(vecsec_engine_isa(&priv->engine));
 	info->driver_id = dev->driver_id;
 	info->feature_flags = dev->feature_flags;
 	info->capabilities = vecsec_pmd_capabilities(priv->aria);
@@ -148,6 +148,7 @@ vecsec_pmd_qp_setup(struct rte_cryptodev *dev, uint16_t qp_id,
 	scratch_init(&qp->scratch);
 	qp->max_burst = priv->max_burst;
 	qp->aria = priv->aria;
+	qp->engine = &priv->engine;
 	n = snprintf(qp->name, sizeof(qp->name), "vecsec_%u_qp%u", dev->data->dev_id, qp_id);
 	if (n < 0 || (size_t)n >= sizeof(qp->name)) {
 		rte_free(qp);

@@ -19,6 +19,7 @@
 #include <cryptodev_pmd.h>
 
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_engine.h"
 
 #include "rte_pmd_vecsec.h"
 
@@ -66,8 +67,12 @@ struct vecsec_pmd_long {
 struct vecsec_pmd_private {
 	struct vecsec_pmd_long *longc;  /* long chains, allocated at probe */
 	unsigned int max_nb_qpairs;
-	unsigned int max_burst;   /* jobs per vecsec_aead_burst(), <= VECSEC_MAX_BURST */
-	enum vecsec_isa isa;      /* level in force after every cap */
+	unsigned int max_burst;   /* jobs per vecsec_engine_burst(), <= VECSEC_MAX_BURST */
+	/*
+	 * This device's dispatch context: its isa= devarg (or the process's
+	 * level), so two devices in one process each run at their own level.
+	 */
+	struct vecsec_engine engine;
 	bool aria;                /* libvecsec implements ARIA-GCM */
 };
 
@@ -131,7 +136,7 @@ struct vecsec_pmd_sec_job {
 };
 
 /*
- * Scratch for one call of vecsec_aead_burst(): jobs, their pointers, and
+ * Scratch for one call of vecsec_engine_burst(): jobs, their pointers, and
  * the segments of their scatter-gather lists. Lives in the queue pair
  * (enqueue) or on the caller's stack (CPU crypto): the data path never
  * allocates. segs is seg_store, or the long-chain area while one long op
@@ -152,6 +157,7 @@ struct vecsec_pmd_qp {
 	uint16_t id;
 	struct vecsec_pmd_long *longc;         /* the device's long-chain area */
 	bool aria;                             /* as the device's */
+	const struct vecsec_engine *engine;    /* the device's */
 	unsigned int max_burst;
 	struct rte_ring *ring;                 /* finished ops, SP/SC, exact size */
 	struct rte_cryptodev_stats stats;

@@ -3,7 +3,7 @@
  * crypto_vecsec lookaside-protocol ESP data path (RFC 4303), one pass per
  * burst: for each op of a security session, build the ESP packet in place
  * (egress) or parse and replay-check it (ingress), and queue one AEAD job;
- * the burst's single vecsec_aead_burst() call (vecsec_pmd_dp.c) runs them
+ * the burst's single vecsec_engine_burst() call (vecsec_pmd_dp.c) runs them
  * with every other op; then finish each (ingress: window update only after
  * the ICV matched, headers and trailer removed).
  *

@@ -85,6 +85,11 @@ VECSEC_API enum vecsec_isa vecsec_cpu_max_isa(void);
  * level, the VECSEC_ISA environment variable (an unknown value means
  * scalar), vecsec_isa_limit() and vecsec_force_isa().
  *
+ * The environment is read on first use and again by vecsec_force_isa():
+ * VECSEC_ISA=scalar|ssse3|avx2|avx512 (or neon) caps the process's level;
+ * VECSEC_CHACHAPOLY=twopass keeps ChaCha20-Poly1305 on its two-pass path
+ * (no stitched kernel), for comparisons. Nothing else is read.
+ *
  * @return the current cap.
  */
 VECSEC_API enum vecsec_isa vecsec_isa_cap(void);

@@ -18,7 +18,7 @@
 
 #include <immintrin.h>
 
-#include "aria_internal.h"
+#include "ghash_internal.h"
 #include "ghash_clmul.h"
 
 static void
@@ -51,7 +51,5 @@ const struct ghash_impl vecsec_ghash_impl_pclmul = {
 	.name = "pclmul",
 	.isa = VECSEC_ISA_SSSE3,
 	.needs = VECSEC_CPU_SSE41 | VECSEC_CPU_PCLMUL,
-	.blocks = 8,
-	.min_len = 0,
 	.update = ghash_update_pclmul,
 };

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * AEAD ops for ARIA-GCM (SP 800-38D; RFC 4106 layout in ESP) and ARIA-CTR
+ * ARIA-GCM (SP 800-38D; RFC 4106 layout in ESP) and ARIA-CTR
  * (RFC 3686 layout: the nonce is the 16-byte counter block whose 32-bit
- * big-endian counter must not wrap; no tag). Jobs are walked through the
+ * big-endian counter must not wrap; no tag) on AEAD jobs: the entry points
+ * the AEAD router's ops table lists. Jobs are walked through lib/job's
  * segment cursors, so linear buffers and scatter-gather lists take the
  * same path. Open hashes the whole ciphertext and checks the tag before it
  * writes any plaintext.
  *
- * Bursts: jobs up to BATCH_MAX_LEN bytes are grouped by key, and the
+ * Bursts: jobs up to BATCH_MAX_LEN bytes (with valid parameters) are
+ * grouped by key, the others run one by one; and the
  * counter blocks of a whole group (each GCM job's J0 too) go through one
  * ECB call of the wide kernel, which a short packet alone could not fill;
  * keys with only a few blocks share a many-key ECB call (a key per block)
@@ -20,8 +22,8 @@
 #include <stdalign.h>
 #include <string.h>
 
-#include "aead_internal.h"
-#include "aria/aria_internal.h"
+#include "job/job_internal.h"
+#include "aria_internal.h"
 
 _Static_assert(sizeof(struct aria_gcm_key) <= sizeof(((struct vecsec_aead_key *)0)->opaque),
 	       "ARIA-GCM key does not fit struct vecsec_aead_key");
@@ -32,8 +34,8 @@ gcm_key_of(const struct vecsec_aead_key *k)
 	return (const struct aria_gcm_key *)(const void *)k->opaque;
 }
 
-static int
-aria_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
+int
+vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 {
 	if (key_len != 16 && key_len != 24 && key_len != 32)
 		return -EINVAL;
@@ -42,56 +44,13 @@ aria_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 	return 0;
 }
 
-/*
- * Pairs the runs of the input and output cursors: each step gives the
- * longest piece that is contiguous in both.
- */
-struct pair_walk {
-	struct aead_cursor in, out;
-	const uint8_t *pi;
-	uint8_t *po;
-	size_t ni, no;
-};
-
-static void
-pair_start(struct pair_walk *w, const struct vecsec_aead_job *job)
-{
-	vecsec_aead_cursor_in(&w->in, job);
-	vecsec_aead_cursor_out(&w->out, job);
-	w->pi = NULL;
-	w->po = NULL;
-	w->ni = 0;
-	w->no = 0;
-}
-
-static size_t
-pair_next(struct pair_walk *w, const uint8_t **in, uint8_t **out)
-{
-	size_t n;
-
-	if (w->ni == 0)
-		w->pi = vecsec_aead_cursor_next(&w->in, 0, &w->ni);
-	if (w->no == 0)
-		w->po = vecsec_aead_cursor_next(&w->out, 0, &w->no);
-	n = w->ni < w->no ? w->ni : w->no;
-	if (n == 0)
-		return 0;
-	*in = w->pi;
-	*out = w->po;
-	w->pi += n;
-	w->ni -= n;
-	w->po += n;
-	w->no -= n;
-	return n;
-}
-
 static void xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g);
 
-static int
-gcm_run(const struct vecsec_aead_job *job)
+int
+vecsec_aria_gcm_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
 {
 	struct aria_gcm g;
-	struct pair_walk w;
+	struct job_pair w;
 	const uint8_t *in;
 	uint8_t *out, tag[16];
 	size_t n;
@@ -100,7 +59,7 @@ gcm_run(const struct vecsec_aead_job *job)
 	if (job->nonce_len == 0 || job->tag_len < 4 || job->tag_len > 16 ||
 	    (uint64_t)job->len > VECSEC_ARIA_GCM_MAX_LEN)
 		return -EINVAL;
-	vecsec_aria_gcm_start(&g, gcm_key_of(job->key), job->nonce, job->nonce_len);
+	vecsec_aria_gcm_start(&g, level, gcm_key_of(job->key), job->nonce, job->nonce_len);
 	vecsec_aria_gcm_hash(&g, job->aad, job->aad_len);
 	vecsec_aria_gcm_hash_pad(&g);
 	if (job->len <= ARIA_GCM_TAIL) {
@@ -113,44 +72,44 @@ gcm_run(const struct vecsec_aead_job *job)
 			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
 			memcpy(job->tag, tag, job->tag_len);
 		} else {
-			struct aead_cursor c;
+			struct job_cursor c;
 			const uint8_t *p;
 
-			vecsec_aead_cursor_in(&c, job);
-			while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
+			vecsec_job_cursor_in(&c, job);
+			while ((p = vecsec_job_cursor_next(&c, 0, &n)) != NULL)
 				vecsec_aria_gcm_hash(&g, p, n);
 			vecsec_aria_gcm_tag_ej0(&g, tag, ks);
 			if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
 				xor_ks(job, ks + 16, NULL);
 			} else {
-				vecsec_aead_wipe_out(job);
+				vecsec_job_wipe_out(job);
 				rc = -EBADMSG;
 			}
 		}
 		vecsec_memzero(ks, sizeof(ks));
 	} else if (job->dir == VECSEC_AEAD_SEAL) {
-		pair_start(&w, job);
-		while ((n = pair_next(&w, &in, &out)) != 0) {
+		vecsec_job_pair_start(&w, job);
+		while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
 			vecsec_aria_gcm_ctr(&g, out, in, n);
 			vecsec_aria_gcm_hash(&g, out, n);
 		}
 		vecsec_aria_gcm_tag(&g, tag);
 		memcpy(job->tag, tag, job->tag_len);
 	} else {
-		struct aead_cursor c;
+		struct job_cursor c;
 		const uint8_t *p;
 
 		/* SP 800-38D 7.2: the tag over all the ciphertext first */
-		vecsec_aead_cursor_in(&c, job);
-		while ((p = vecsec_aead_cursor_next(&c, 0, &n)) != NULL)
+		vecsec_job_cursor_in(&c, job);
+		while ((p = vecsec_job_cursor_next(&c, 0, &n)) != NULL)
 			vecsec_aria_gcm_hash(&g, p, n);
 		vecsec_aria_gcm_tag(&g, tag);
 		if (!vecsec_ct_eq(tag, job->tag, job->tag_len)) {
-			vecsec_aead_wipe_out(job);
+			vecsec_job_wipe_out(job);
 			rc = -EBADMSG;
 		} else {
-			pair_start(&w, job);
-			while ((n = pair_next(&w, &in, &out)) != 0)
+			vecsec_job_pair_start(&w, job);
+			while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0)
 				vecsec_aria_gcm_ctr(&g, out, in, n);
 		}
 	}
@@ -159,11 +118,12 @@ gcm_run(const struct vecsec_aead_job *job)
 	return rc;
 }
 
-static int
-ctr_run(const struct vecsec_aead_job *job)
+int
+vecsec_aria_ctr_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
 {
+	const struct aria_impl *impl = vecsec_aria_impl_at(level);
 	const struct aria_key *k = &gcm_key_of(job->key)->aria;
-	struct pair_walk w;
+	struct job_pair w;
 	const uint8_t *in;
 	uint8_t *out, ctr[16], ks[16];
 	uint32_t ks_left = 0;
@@ -174,9 +134,9 @@ ctr_run(const struct vecsec_aead_job *job)
 	    !vecsec_aria_ctr32_fits(job->nonce, job->len))
 		return -EINVAL;
 	memcpy(ctr, job->nonce, 16);
-	pair_start(&w, job);
-	while ((n = pair_next(&w, &in, &out)) != 0)
-		vecsec_aria_ctr32_stream(k, ctr, ks, &ks_left, out, in, n);
+	vecsec_job_pair_start(&w, job);
+	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0)
+		vecsec_aria_ctr32_stream(impl, k, ctr, ks, &ks_left, out, in, n);
 	vecsec_memzero(ks, sizeof(ks));
 	return 0;
 }
@@ -196,8 +156,8 @@ aria_job_ok(const struct vecsec_aead_job *job)
 	       vecsec_aria_ctr32_fits(job->nonce, job->len);
 }
 
-bool
-vecsec_aead_aria_batchable(const struct vecsec_aead_job *job)
+static bool
+batchable(const struct vecsec_aead_job *job)
 {
 	return (job->key->alg == VECSEC_AEAD_ARIA_GCM || job->key->alg == VECSEC_AEAD_ARIA_CTR) &&
 	       job->len <= BATCH_MAX_LEN && aria_job_ok(job);
@@ -219,45 +179,6 @@ fill_ctr32(uint8_t (*cb)[16], const uint8_t start[16], size_t nb)
 	}
 }
 
-/* out = in ^ ks along the job's runs; hash the output into g if given */
-static void
-xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
-{
-	struct pair_walk w;
-	const uint8_t *in;
-	uint8_t *out;
-	size_t n;
-
-	pair_start(&w, job);
-	while ((n = pair_next(&w, &in, &out)) != 0) {
-		size_t i = 0;
-
-		for (; i + 8 <= n; i += 8) {
-			uint64_t a, b;
-
-			memcpy(&a, in + i, 8);
-			memcpy(&b, ks + i, 8);
-			a ^= b;
-			memcpy(out + i, &a, 8);
-		}
-		for (; i < n; i++)
-			out[i] = in[i] ^ ks[i];
-		if (g != NULL)
-			vecsec_aria_gcm_hash(g, out, n);
-		ks += n;
-	}
-}
-
-/* Short GCM jobs on linear buffers hash AAD, text and lengths in one kernel call. */
-#define SHORT_HASH_LEN 512
-
-static inline bool
-short_linear(const struct vecsec_aead_job *job)
-{
-	return job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
-	       job->aad_len + job->len <= SHORT_HASH_LEN - 32;
-}
-
 /* out = in ^ ks, n bytes, linear buffers (in == out allowed) */
 static inline void
 xor_lin(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
@@ -274,6 +195,34 @@ xor_lin(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
 	}
 	for (; i < n; i++)
 		out[i] = in[i] ^ ks[i];
+}
+
+/* out = in ^ ks along the job's runs; hash the output into g if given */
+static void
+xor_ks(const struct vecsec_aead_job *job, const uint8_t *ks, struct aria_gcm *g)
+{
+	struct job_pair w;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t n;
+
+	vecsec_job_pair_start(&w, job);
+	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
+		xor_lin(out, in, ks, n);
+		if (g != NULL)
+			vecsec_aria_gcm_hash(g, out, n);
+		ks += n;
+	}
+}
+
+/* Short GCM jobs on linear buffers hash AAD, text and lengths in one kernel call. */
+#define SHORT_HASH_LEN 512
+
+static inline bool
+short_linear(const struct vecsec_aead_job *job)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 &&
+	       job->aad_len + job->len <= SHORT_HASH_LEN - 32;
 }
 
 /* S = GHASH(A || pad || C || pad || lengths) (SP 800-38D 7.1 step 5), one update call */
@@ -327,7 +276,7 @@ gcm_short(const struct vecsec_aead_job *job, const uint8_t *ej0, const uint8_t *
 	} else if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
 		xor_lin(job->out, job->in, ks, job->len);
 	} else {
-		vecsec_aead_wipe_out(job);
+		vecsec_job_wipe_out(job);
 		rc = -EBADMSG;
 	}
 	vecsec_memzero(tag, sizeof(tag));
@@ -341,10 +290,10 @@ gcm_short(const struct vecsec_aead_job *job, const uint8_t *ej0, const uint8_t *
  * key-per-block ECB); sets each job's status.
  */
 static void
-batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
+batch_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 {
-	const struct aria_impl *impl = vecsec_aria_impl();
-	const struct ghash_impl *ghash = vecsec_ghash_impl();
+	const struct aria_impl *impl = vecsec_aria_impl_at(level);
+	const struct ghash_impl *ghash = vecsec_ghash_impl_at(level);
 	alignas(64) uint8_t cb[BATCH_BLOCKS][16];
 	alignas(64) uint8_t ks[BATCH_BLOCKS * 16];
 	const struct aria_key *kp[BATCH_BLOCKS];
@@ -382,7 +331,7 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 			ej0[i] = e;
 			kp[e++] = &gk->aria;
 		} else if (job->key->alg == VECSEC_AEAD_ARIA_GCM) {
-			vecsec_aria_gcm_start(&g[i], gk, job->nonce, job->nonce_len);
+			vecsec_aria_gcm_start(&g[i], level, gk, job->nonce, job->nonce_len);
 			memcpy(cb[e], g[i].j0, 16);
 			fill_ctr32(cb + t, g[i].ctr, nb);
 			ej0[i] = e;
@@ -419,7 +368,8 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		} else {
 			slow = true;
 			if (job->nonce_len == 12)
-				vecsec_aria_gcm_start(&g[i], gcm_key_of(job->key), job->nonce, 12);
+				vecsec_aria_gcm_start(&g[i], level, gcm_key_of(job->key),
+						      job->nonce, 12);
 			vecsec_aria_gcm_hash(&g[i], job->aad, job->aad_len);
 			vecsec_aria_gcm_hash_pad(&g[i]);
 			if (job->dir == VECSEC_AEAD_SEAL) {
@@ -427,25 +377,25 @@ batch_run(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				memcpy(job->tag, tag, job->tag_len);
 			} else {
-				struct aead_cursor c;
+				struct job_cursor c;
 				const uint8_t *p;
 				size_t len;
 
 				/* SP 800-38D 7.2: the tag over all the ciphertext first */
-				vecsec_aead_cursor_in(&c, job);
-				while ((p = vecsec_aead_cursor_next(&c, 0, &len)) != NULL)
+				vecsec_job_cursor_in(&c, job);
+				while ((p = vecsec_job_cursor_next(&c, 0, &len)) != NULL)
 					vecsec_aria_gcm_hash(&g[i], p, len);
 				vecsec_aria_gcm_tag_ej0(&g[i], tag, k0);
 				if (vecsec_ct_eq(tag, job->tag, job->tag_len)) {
 					xor_ks(job, kt, NULL);
 				} else {
-					vecsec_aead_wipe_out(job);
+					vecsec_job_wipe_out(job);
 					rc = -EBADMSG;
 				}
 			}
 			vecsec_memzero(tag, sizeof(tag));
 		}
-		job->status = rc == 0 ? VECSEC_JOB_OK : VECSEC_JOB_AUTH_FAILED;
+		job->status = vecsec_job_status(rc);
 	}
 	vecsec_memzero(ks, 16 * t);
 	if (slow)
@@ -460,7 +410,8 @@ job_blocks(const struct vecsec_aead_job *job)
 
 /* Run jobs in order, in chunks of at most BATCH_JOBS jobs and BATCH_BLOCKS blocks. */
 static void
-run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
+run_chunks(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n,
+	   bool multi)
 {
 	unsigned int start = 0, i;
 	size_t blocks = 0;
@@ -469,14 +420,14 @@ run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 		size_t need = job_blocks(jobs[i]);
 
 		if (i - start == BATCH_JOBS || blocks + need > BATCH_BLOCKS) {
-			batch_run(jobs + start, i - start, multi);
+			batch_run(level, jobs + start, i - start, multi);
 			start = i;
 			blocks = 0;
 		}
 		blocks += need;
 	}
 	if (i > start)
-		batch_run(jobs + start, i - start, multi);
+		batch_run(level, jobs + start, i - start, multi);
 }
 
 /*
@@ -489,10 +440,11 @@ run_chunks(struct vecsec_aead_job *const *jobs, unsigned int n, bool multi)
 /* Key groups: a hash of the key pointers (public), twice the burst's slots. */
 #define GROUP_SLOTS (2 * VECSEC_MAX_BURST)
 
-void
-vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
+/* Batchable jobs: grouped by key, a keystream call per group. */
+static void
+burst_batched(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
-	bool multi = vecsec_aria_impl()->encrypt_blocks_multi != NULL;
+	bool multi = vecsec_aria_impl_at(level)->encrypt_blocks_multi != NULL;
 	struct vecsec_aead_job *group[VECSEC_MAX_BURST], *mixed[3][VECSEC_MAX_BURST];
 	const struct vecsec_aead_key *slot_key[GROUP_SLOTS];
 	uint16_t slot_grp[GROUP_SLOTS], head[VECSEC_MAX_BURST], tail[VECSEC_MAX_BURST];
@@ -538,23 +490,28 @@ vecsec_aead_aria_burst(struct vecsec_aead_job *const *jobs, unsigned int n)
 		} else {
 			for (unsigned int j = head[gi]; j != UINT16_MAX; j = next[j])
 				group[ng++] = jobs[j];
-			run_chunks(group, ng, false);
+			run_chunks(level, group, ng, false);
 		}
 	}
 	for (unsigned int c = 0; c < 3; c++)
-		run_chunks(mixed[c], nm[c], true);
+		run_chunks(level, mixed[c], nm[c], true);
 }
 
-const struct aead_ops vecsec_aead_ops_aria_gcm = {
-	.alg = VECSEC_AEAD_ARIA_GCM,
-	.name = "aria-gcm",
-	.key_init = aria_key_init,
-	.run = gcm_run,
-};
+void
+vecsec_aria_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
+{
+	struct vecsec_aead_job *batch[VECSEC_MAX_BURST];
+	unsigned int nb = 0;
 
-const struct aead_ops vecsec_aead_ops_aria_ctr = {
-	.alg = VECSEC_AEAD_ARIA_CTR,
-	.name = "aria-ctr",
-	.key_init = aria_key_init,
-	.run = ctr_run,
-};
+	for (unsigned int i = 0; i < n; i++) {
+		struct vecsec_aead_job *job = jobs[i];
+
+		if (batchable(job))
+			batch[nb++] = job;
+		else
+			job->status = vecsec_job_status(job->key->alg == VECSEC_AEAD_ARIA_GCM ?
+							vecsec_aria_gcm_run(level, job) :
+							vecsec_aria_ctr_run(level, job));
+	}
+	burst_batched(level, batch, nb);
+}

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "aria_internal.h"
+#include "ghash_internal.h"
 
 static inline uint64_t
 load_be64(const uint8_t *p)
@@ -80,7 +80,5 @@ const struct ghash_impl vecsec_ghash_impl_ref = {
 	.name = "ref",
 	.isa = VECSEC_ISA_SCALAR,
 	.needs = 0,
-	.blocks = 1,
-	.min_len = 0,
 	.update = ghash_update_ref,
 };

@@ -11,7 +11,7 @@
 
 #include <immintrin.h>
 
-#include "aria_internal.h"
+#include "ghash_internal.h"
 
 /* An unreduced product sum: lo ^ (mid << 64) ^ (hi << 128). */
 struct gc_prod {

@@ -12,7 +12,7 @@
 
 #include <immintrin.h>
 
-#include "aria_internal.h"
+#include "ghash_internal.h"
 #include "ghash_clmul.h"
 
 static inline __m512i
@@ -134,8 +134,6 @@ const struct ghash_impl vecsec_ghash_impl_avx512_vpclmul = {
 	.name = "avx512_vpclmul",
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_PCLMUL | VECSEC_CPU_VPCLMULQDQ,
-	.blocks = 16,
-	.min_len = 0,
 	.update = ghash_update_avx512_vpclmul,
 	.hash_short = ghash_short_avx512_vpclmul,
 };

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw control socket, protocol 1.2: what an IKE daemon needs to drive
+ * the gateway (the strongSwan plugin kernel-vecsec, drivers/strongswan/).
+ * Each request is one line, answered like every other request (zero or more
+ * lines, then OK or ERR <why>):
+ *
+ *   hello                  "version 1.2", "boot <16 hex digits>" (new at each
+ *                          start: a client sees that the gateway restarted and
+ *                          lost its SAs), "host on|off" (exception path)
+ *   spi alloc MIN MAX [owner NAME]
+ *                          reserve an inbound SPI in [MIN, MAX] that no inbound
+ *                          SA and no other reservation has: "spi N". `del sa
+ *                          in N` frees it (with or without an SA added).
+ *   query sa in|out SPI    "sa in|out SPI packets P bytes B last-use T
+ *                          soft-expired 0|1 hard-expired 0|1": the data plane's
+ *                          counters (those of `stats`), T the CLOCK_MONOTONIC
+ *                          second of the last packet, 0 if none yet
+ *   flush owner NAME       remove every SA, SP rule and SPI reservation tagged
+ *                          `owner NAME` in one SPD swap ("flushed N SA, M SP,
+ *                          K SPI"): a restarted daemon clears what its
+ *                          predecessor left
+ *   bypass udp PORT        the host's UDP from PORT (an IKE socket) leaves
+ *                          without meeting the SPD
+ *   natt udp PORT          UDP to PORT with a non-zero marker is ESP (RFC 3948)
+ *   host                   the exception path: ports, the gateway's own
+ *                          addresses, the bypass and NAT-T ports
+ *
+ * and the `sa` and `sp` rules take `owner NAME`, `sa` also `udp-ports S:D`
+ * (NAT-T with these ports). Nothing here changes what 1.1 requests do.
+ */
+#include "gw_dp.h"
+#include "gw_pkt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_random.h>
+
+#include "ctrl_ike.h"
+
+struct spi_res {
+	uint32_t spi;
+	uint8_t owner;
+};
+
+/* inbound SPIs reserved by `spi alloc`, unordered, an array that grows; control thread only */
+static struct spi_res *res;
+static unsigned int nb_res, cap_res;
+static uint64_t boot_id;
+
+static int
+res_find(uint32_t spi)
+{
+	for (unsigned int i = 0; i < nb_res; i++)
+		if (res[i].spi == spi)
+			return (int)i;
+	return -1;
+}
+
+void
+gw_ike_reset(void)
+{
+	nb_res = 0;
+}
+
+bool
+gw_ike_spi_release(uint8_t dir, uint32_t spi)
+{
+	int i = dir == GW_DIR_IN ? res_find(spi) : -1;
+
+	if (i < 0)
+		return false;
+	res[i] = res[--nb_res];
+	return true;
+}
+
+static bool
+spi_free(uint32_t spi)
+{
+	return spi != 0 && res_find(spi) < 0 && gw_conf_find_sa(gw.conf, GW_DIR_IN, spi) == NULL;
+}
+
+static int
+cmd_spi_alloc(const char *line, FILE *out, char *err, size_t err_len)
+{
+	unsigned long long lo, hi;
+	char owner[GW_OWNER_LEN + 1] = "", tail[2] = "";
+	int n, id = 0;
+	uint32_t spi = 0;
+
+	n = sscanf(line, "spi alloc %llu %llu owner %32s %1s", &lo, &hi, owner, tail);
+	if (n < 2 || n == 4 || (n == 2 && sscanf(line, "spi alloc %*u %*u %1s", tail) == 1) ||
+			lo == 0 || hi > UINT32_MAX || lo > hi) {
+		snprintf(err, err_len, "usage: spi alloc MIN MAX [owner NAME], 1 <= MIN <= MAX "
+			 "<= 4294967295");
+		return -EINVAL;
+	}
+	if (n == 3 && (id = gw_owner_id(owner)) < 0) {
+		snprintf(err, err_len, "bad owner name (or too many owners)");
+		return -EINVAL;
+	}
+	/* as many reservations as the SA table has slots (each is for an SA to come) */
+	if (nb_res >= RTE_MAX(gw.max_sa, 1024u)) {
+		snprintf(err, err_len, "%u SPIs reserved already", nb_res);
+		return -ENOSPC;
+	}
+	if (nb_res == cap_res) {
+		unsigned int ncap = cap_res != 0 ? 2 * cap_res : 256;
+		struct spi_res *n = realloc(res, ncap * sizeof(*n));
+
+		if (n == NULL) {
+			snprintf(err, err_len, "out of memory");
+			return -ENOMEM;
+		}
+		res = n;
+		cap_res = ncap;
+	}
+	/* random first (unpredictable SPIs), then a scan from a random start */
+	for (unsigned int t = 0; t < 64 && spi == 0; t++) {
+		uint32_t c = (uint32_t)(lo + rte_rand_max(hi - lo + 1));
+
+		if (spi_free(c))
+			spi = c;
+	}
+	if (spi == 0) {
+		uint64_t span = hi - lo + 1, start = rte_rand_max(span);
+
+		/* nb_res + 1 + the inbound SAs candidates in a row hold a free one, if any */
+		uint64_t tries = (uint64_t)nb_res + gw.conf->nb_live_sa + 2;
+
+		for (uint64_t k = 0; k < span && k < tries && spi == 0; k++) {
+			uint32_t c = (uint32_t)(lo + (start + k) % span);
+
+			if (spi_free(c))
+				spi = c;
+		}
+	}
+	if (spi == 0) {
+		snprintf(err, err_len, "no free SPI in %llu..%llu", lo, hi);
+		return -ENOSPC;
+	}
+	res[nb_res].spi = spi;
+	res[nb_res].owner = (uint8_t)id;
+	nb_res++;
+	fprintf(out, "spi %u\n", spi);
+	return 0;
+}
+
+static int
+cmd_query_sa(const char *line, FILE *out, char *err, size_t err_len)
+{
+	char dir[4] = "", tail[2] = "";
+	unsigned long long spi;
+	const struct gw_sa_conf *sc;
+	const struct gw_sa *s;
+	struct gw_sa_stats st;
+	uint64_t last, now_tsc, last_s = 0;
+	struct timespec ts;
+
+	if (sscanf(line, "query sa %3s %llu %1s", dir, &spi, tail) != 2 ||
+			(strcmp(dir, "in") != 0 && strcmp(dir, "out") != 0) || spi > UINT32_MAX) {
+		snprintf(err, err_len, "usage: query sa in|out SPI");
+		return -EINVAL;
+	}
+	sc = gw_conf_find_sa(gw.conf, dir[0] == 'i' ? GW_DIR_IN : GW_DIR_OUT, (uint32_t)spi);
+	s = sc != NULL ? &gw.sa[sc - gw.conf->sa] : NULL;
+	if (s == NULL || !s->active) {
+		snprintf(err, err_len, "no SA %s %llu", dir, spi);
+		return -ENOENT;
+	}
+	gw_stats_sa_sum(&gw, (unsigned int)(sc - gw.conf->sa), &st);
+	last = st.last_tsc;
+	now_tsc = rte_rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (last != 0) {
+		uint64_t ago = now_tsc > last ? (now_tsc - last) / rte_get_tsc_hz() : 0;
+
+		last_s = (uint64_t)ts.tv_sec > ago ? (uint64_t)ts.tv_sec - ago : 1;
+	}
+	fprintf(out, "sa %s %llu packets %" PRIu64 " bytes %" PRIu64 " last-use %" PRIu64
+		" soft-expired %u hard-expired %u\n", dir, spi, st.pkts, st.bytes, last_s,
+		__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED),
+		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED));
+	return 0;
+}
+
+/* Everything tagged with one owner, out in one SPD swap and one grace period. */
+static int
+cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
+{
+	char name[GW_OWNER_LEN + 1] = "", tail[2] = "";
+	struct gw_conf *c = gw.conf;
+	unsigned int nsa = 0, nsp = 0, nres = 0, n = 0;
+	uint32_t *gone;
+	int id, rc;
+
+	if (sscanf(line, "flush owner %32s %1s", name, tail) != 1) {
+		snprintf(err, err_len, "usage: flush owner NAME");
+		return -EINVAL;
+	}
+	id = gw_owner_id(name);
+	if (id < 0) {
+		snprintf(err, err_len, "bad owner name (or too many owners)");
+		return -EINVAL;
+	}
+	gone = malloc(((size_t)c->nb_sa + 1) * sizeof(*gone));
+	if (gone == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < nb_res;) {
+		if (res[i].owner == id) {
+			res[i] = res[--nb_res];
+			nres++;
+		} else {
+			i++;
+		}
+	}
+	/* the SP rules first: their SAs are still found by SPI */
+	for (unsigned int j = 0; j < c->nb_sp; j++) {
+		struct gw_sp_conf *sp = &c->sp[j];
+		const struct gw_sa_conf *sc = sp->action == GW_SP_PROTECT ?
+			gw_conf_find_sa(c, sp->dir, sp->spi) : NULL;
+
+		if (sp->owner == id || (sc != NULL && sc->owner == id)) {
+			nsp++;
+			continue;
+		}
+		c->sp[n] = *sp;
+		if (c->sp[n].spi_prev != 0) {
+			sc = gw_conf_find_sa(c, c->sp[n].dir, c->sp[n].spi_prev);
+			if (sc != NULL && sc->owner == id)
+				c->sp[n].spi_prev = 0;
+		}
+		n++;
+	}
+	c->nb_sp = n;
+	for (unsigned int i = 0; i < c->nb_sa; i++) {
+		struct gw_sa *s = &gw.sa[i];
+
+		if (c->sa[i].deleted || c->sa[i].owner != id)
+			continue;
+		gw_conf_del_sa(c, i);
+		if (s->active) {
+			__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
+			gw_sa_sad_del(&gw, s);
+		}
+		gone[nsa++] = i;
+	}
+	rc = gw_ctrl_spd_publish(c, err, err_len);
+	if (rc == 0)
+		for (unsigned int k = 0; k < nsa; k++)
+			if (!gw_ctrl_reclaim_sa(&gw.sa[gone[k]]))
+				snprintf(err, err_len, "SAs unpublished, but kept: a worker still "
+					 "held them");
+	free(gone);
+	if (rc == 0) {
+		fprintf(out, "flushed %u SA, %u SP, %u SPI\n", nsa, nsp, nres);
+		printf("vecsec-gw: control: flushed owner %s: %u SA, %u SP, %u SPI\n", name, nsa,
+		       nsp, nres);
+	}
+	return rc;
+}
+
+static int
+cmd_port(const char *line, bool natt, char *err, size_t err_len)
+{
+	unsigned long port;
+	char tail[2] = "";
+	int rc;
+
+	if (sscanf(line, natt ? "natt udp %lu %1s" : "bypass udp %lu %1s", &port, tail) != 1 ||
+			port == 0 || port > UINT16_MAX) {
+		snprintf(err, err_len, "usage: %s udp PORT", natt ? "natt" : "bypass");
+		return -EINVAL;
+	}
+	rc = natt ? gw_host_port_set_add(gw_natt_ports, GW_NATT_MAX_PORTS, (uint16_t)port) :
+		gw_host_port_set_add(gw_host_bypass_ports, GW_HOST_MAX_BYPASS, (uint16_t)port);
+	if (rc != 0)
+		snprintf(err, err_len, "too many %s ports", natt ? "NAT-T" : "bypass");
+	return rc;
+}
+
+bool
+gw_ctrl_ike(const char *w0, const char *w1, const char *line, FILE *out, char *err,
+	    size_t err_len, int *rc)
+{
+	if (boot_id == 0)
+		boot_id = rte_rand() | 1;
+	if (strcmp(w0, "hello") == 0) {
+		fprintf(out, "version %s\nboot %016" PRIx64 "\nhost %s\n", GW_CTRL_VERSION, boot_id,
+			gw_host_on ? "on" : "off");
+		*rc = 0;
+	} else if (strcmp(w0, "spi") == 0 && strcmp(w1, "alloc") == 0) {
+		*rc = cmd_spi_alloc(line, out, err, err_len);
+	} else if (strcmp(w0, "query") == 0 && strcmp(w1, "sa") == 0) {
+		*rc = cmd_query_sa(line, out, err, err_len);
+	} else if (strcmp(w0, "flush") == 0 && strcmp(w1, "owner") == 0) {
+		*rc = cmd_flush(line, out, err, err_len);
+	} else if ((strcmp(w0, "bypass") == 0 || strcmp(w0, "natt") == 0) &&
+		   strcmp(w1, "udp") == 0) {
+		*rc = cmd_port(line, w0[0] == 'n', err, err_len);
+	} else if (strcmp(w0, "host") == 0) {
+		gw_host_list(out);
+		*rc = 0;
+	} else {
+		return false;
+	}
+	return true;
+}

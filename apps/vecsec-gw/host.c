@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw exception path: the host's network stack behind a DPDK port.
+ *
+ * `--host-port P:T[:IFNAME]` pairs a gateway port P with a port T whose
+ * other end is a kernel interface (net_tap, or virtio-user on vhost-net),
+ * as a NIC driver would: the kernel interface gets P's MAC address, and
+ * the addresses the host configures on it are the gateway's own addresses
+ * on P's link. Then:
+ *
+ *   P -> host   non-IP frames (ARP, ...), IP multicast and broadcast, and
+ *               every datagram to one of the gateway's own addresses that
+ *               is not ESP: IKE (UDP 500, UDP 4500 with a zero non-ESP
+ *               marker), ICMP, anything else. ESP and ESP in UDP to a NAT-T
+ *               port stay with the gateway.
+ *   host -> P   what the kernel sends on T leaves on P as the kernel built
+ *               it (its ARP, its next-hop MAC), except IP packets the
+ *               outbound SPD protects (those are encrypted and routed like
+ *               traffic from a protected port) or discards. UDP from a port
+ *               an IKE daemon registered (`bypass udp PORT`: charon's IKE
+ *               sockets) never meets the SPD, as the kernel's per-socket
+ *               bypass policies would have it.
+ *   decrypted   inbound traffic to one of the gateway's own addresses
+ *               (transport mode, or a tunnel whose selector includes the
+ *               gateway) goes to the host instead of a route.
+ *
+ * So an IKE daemon on the host (charon with its stock socket plugin) talks
+ * to its peers through the gateway's ports unchanged. The addresses are
+ * read from the kernel (getifaddrs() on the T interfaces, every 100 ms) and
+ * published to the workers under a sequence counter.
+ */
+#include "gw_dp.h"
+#include "gw_pkt.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_udp.h>
+
+#define HOST_MAX_ADDR 64
+#define HOST_POLL_US 100000
+
+int8_t gw_host_tap[GW_MAX_PORTS] = { -1, -1, -1, -1, -1, -1, -1, -1,
+				     -1, -1, -1, -1, -1, -1, -1, -1 };
+int8_t gw_host_of[GW_MAX_PORTS] = { -1, -1, -1, -1, -1, -1, -1, -1,
+				    -1, -1, -1, -1, -1, -1, -1, -1 };
+uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
+bool gw_host_on;
+
+static char tap_ifname[GW_MAX_PORTS][IF_NAMESIZE];
+
+struct host_addr {
+	uint8_t v6;
+	uint8_t tap;            /* the T port that has it */
+	uint8_t b[16];
+};
+
+/* The published table: writers make seq odd, change, make it even. */
+static struct {
+	uint32_t seq;
+	uint32_t n;
+	struct host_addr a[HOST_MAX_ADDR];
+} tbl;
+
+static pthread_t host_tid;
+static volatile bool host_stop;
+static bool host_thread_up;
+
+/* ---- configuration ------------------------------------------------------ */
+
+int
+gw_host_parse(const char *arg)
+{
+	unsigned long p, t;
+	char *end;
+	const char *name = NULL;
+
+	errno = 0;
+	p = strtoul(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != ':' || p >= GW_MAX_PORTS)
+		goto bad;
+	arg = end + 1;
+	t = strtoul(arg, &end, 10);
+	if (errno != 0 || end == arg || (*end != '\0' && *end != ':') || t >= GW_MAX_PORTS ||
+			t == p)
+		goto bad;
+	if (*end == ':')
+		name = end + 1;
+	if (gw_host_tap[p] >= 0 || gw_host_of[t] >= 0 || gw_host_tap[t] >= 0 ||
+			gw_host_of[p] >= 0) {
+		fprintf(stderr, "vecsec-gw: --host-port: port %lu or %lu paired twice\n", p, t);
+		return -1;
+	}
+	if (name != NULL && (strlen(name) == 0 || strlen(name) >= IF_NAMESIZE))
+		goto bad;
+	gw_host_tap[p] = (int8_t)t;
+	gw_host_of[t] = (int8_t)p;
+	if (name != NULL)
+		strcpy(tap_ifname[t], name);
+	gw_host_on = true;
+	return 0;
+bad:
+	fprintf(stderr, "vecsec-gw: --host-port %s: P:T or P:T:IFNAME (ports below %d, P != T)\n",
+		arg, GW_MAX_PORTS);
+	return -1;
+}
+
+/* Give the kernel interface of tap port t the MAC of its gateway port. */
+static int
+set_kernel_mac(uint16_t t, const struct rte_ether_addr *mac)
+{
+	struct ifreq ifr;
+	int fd, rc;
+
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, tap_ifname[t]);
+	ifr.ifr_hwaddr.sa_family = 1;   /* ARPHRD_ETHER */
+	memcpy(ifr.ifr_hwaddr.sa_data, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = ioctl(fd, SIOCSIFHWADDR, &ifr) == 0 ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+static void *host_main(void *arg);
+
+int
+gw_host_setup(struct gw_dp *dp, bool quiet)
+{
+	if (!gw_host_on)
+		return 0;
+	for (uint16_t p = 0; p < GW_MAX_PORTS; p++) {
+		int t = gw_host_tap[p];
+		struct rte_eth_dev_info info;
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+		int rc;
+
+		if (t < 0)
+			continue;
+		if (p >= dp->nb_ports || t >= dp->nb_ports || !dp->port[p].used ||
+				!dp->port[t].used) {
+			fprintf(stderr, "vecsec-gw: --host-port %u:%d: no such port\n", p, t);
+			return -EINVAL;
+		}
+		if (dp->port[t].esp_side) {
+			fprintf(stderr, "vecsec-gw: --host-port %u:%d: port %d is in -u (the host's "
+				"port carries no ESP)\n", p, t, t);
+			return -EINVAL;
+		}
+		if (tap_ifname[t][0] == '\0') {
+			if (rte_eth_dev_info_get((uint16_t)t, &info) != 0 || info.if_index == 0 ||
+					if_indextoname(info.if_index, tap_ifname[t]) == NULL) {
+				fprintf(stderr, "vecsec-gw: --host-port %u:%d: port %d has no kernel "
+					"interface the gateway can name (net_tap has one; give "
+					"virtio-user's as %u:%d:IFNAME)\n", p, t, t, p, t);
+				return -EINVAL;
+			}
+		}
+		rte_ether_format_addr(mac, sizeof(mac), &dp->port[p].mac);
+		rc = set_kernel_mac((uint16_t)t, &dp->port[p].mac);
+		if (rc != 0) {
+			fprintf(stderr, "vecsec-gw: --host-port %u:%d: cannot give %s the MAC %s of "
+				"port %u: %s\n", p, t, tap_ifname[t], mac, p, strerror(-rc));
+			return rc;
+		}
+		if (!quiet)
+			printf("vecsec-gw: host interface %s (port %d) mirrors port %u, MAC %s\n",
+			       tap_ifname[t], t, p, mac);
+	}
+	if (rte_ctrl_thread_create(&host_tid, "gw-host", NULL, host_main, NULL) != 0) {
+		fprintf(stderr, "vecsec-gw: cannot start the host address thread\n");
+		return -ENOMEM;
+	}
+	host_thread_up = true;
+	return 0;
+}
+
+void
+gw_host_teardown(void)
+{
+	if (!host_thread_up)
+		return;
+	host_stop = true;
+	pthread_join(host_tid, NULL);
+	host_thread_up = false;
+}
+
+/* ---- the gateway's own addresses ------------------------------------------ */
+
+static void
+addrs_poll(void)
+{
+	struct ifaddrs *ifa, *i;
+	struct host_addr a[HOST_MAX_ADDR];
+	uint32_t n = 0, seq;
+
+	if (getifaddrs(&ifa) != 0)
+		return;
+	for (i = ifa; i != NULL && n < HOST_MAX_ADDR; i = i->ifa_next) {
+		int t;
+
+		if (i->ifa_addr == NULL || (i->ifa_addr->sa_family != AF_INET &&
+					    i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		for (t = 0; t < GW_MAX_PORTS; t++)
+			if (gw_host_of[t] >= 0 && strcmp(tap_ifname[t], i->ifa_name) == 0)
+				break;
+		if (t == GW_MAX_PORTS)
+			continue;
+		memset(&a[n], 0, sizeof(a[n]));
+		a[n].tap = (uint8_t)t;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			memcpy(a[n].b, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+		} else {
+			a[n].v6 = 1;
+			memcpy(a[n].b, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+		}
+		n++;
+	}
+	freeifaddrs(ifa);
+	if (n == tbl.n && memcmp(a, tbl.a, n * sizeof(a[0])) == 0)
+		return;
+	seq = __atomic_load_n(&tbl.seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&tbl.seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(tbl.a, a, sizeof(a));
+	__atomic_store_n(&tbl.n, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&tbl.seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+static void *
+host_main(void *arg)
+{
+	(void)arg;
+	while (!host_stop) {
+		addrs_poll();
+		usleep(HOST_POLL_US);
+	}
+	return NULL;
+}
+
+/* The tap port that has address b (IPv4 in b[0..3]) as its own, or -1. */
+static int
+local_tap(const uint8_t *b, bool v6)
+{
+	uint32_t s1, s2, n;
+	int tap;
+
+	do {
+		s1 = __atomic_load_n(&tbl.seq, __ATOMIC_ACQUIRE);
+		tap = -1;
+		n = __atomic_load_n(&tbl.n, __ATOMIC_RELAXED);
+		for (uint32_t i = 0; i < n && i < HOST_MAX_ADDR; i++) {
+			const struct host_addr *a = &tbl.a[i];
+
+			if (a->v6 == v6 && memcmp(a->b, b, v6 ? 16 : 4) == 0) {
+				tap = a->tap;
+				break;
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&tbl.seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) != 0 || s1 != s2);
+	return tap;
+}
+
+void
+gw_host_list(FILE *out)
+{
+	uint32_t n = __atomic_load_n(&tbl.n, __ATOMIC_ACQUIRE);
+
+	for (uint16_t p = 0; p < GW_MAX_PORTS; p++) {
+		int t = gw_host_tap[p];
+
+		if (t < 0)
+			continue;
+		fprintf(out, "host port %u interface %s (port %d)", p, tap_ifname[t], t);
+		for (uint32_t i = 0; i < n && i < HOST_MAX_ADDR; i++) {
+			char s[INET6_ADDRSTRLEN];
+
+			if (tbl.a[i].tap != t)
+				continue;
+			inet_ntop(tbl.a[i].v6 ? AF_INET6 : AF_INET, tbl.a[i].b, s, sizeof(s));
+			fprintf(out, " %s", s);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "host bypass udp");
+	for (unsigned int i = 0; i < GW_HOST_MAX_BYPASS && gw_host_bypass_ports[i] != 0; i++)
+		fprintf(out, " %u", rte_be_to_cpu_16(gw_host_bypass_ports[i]));
+	fprintf(out, "\nhost natt udp");
+	for (unsigned int i = 0; i < GW_NATT_MAX_PORTS && gw_natt_ports[i] != 0; i++)
+		fprintf(out, " %u", rte_be_to_cpu_16(gw_natt_ports[i]));
+	fputc('\n', out);
+}
+
+/* Add port (host order) to a 0-terminated set of network-order ports; -ENOSPC if full. */
+int
+gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port)
+{
+	uint16_t be = rte_cpu_to_be_16(port);
+
+	for (unsigned int i = 0; i < max; i++) {
+		uint16_t p = __atomic_load_n(&set[i], __ATOMIC_RELAXED);
+
+		if (p == be)
+			return 0;
+		if (p == 0) {
+			__atomic_store_n(&set[i], be, __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+/* ---- data path ------------------------------------------------------------ */
+
+static inline void
+to_port(struct gw_worker *w, int port, struct rte_mbuf *m, bool to_host)
+{
+	if (to_host)
+		w->st.host_in++;
+	else
+		w->st.host_out++;
+	gw_worker_tx(w, (uint16_t)port, m);
+}
+
+/* The Ethernet header in front of m's IP header again (strip_l2 left it in the headroom). */
+static inline bool
+l2_restore(struct rte_mbuf *m, bool v6, const struct rte_ether_addr *dst)
+{
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eh));
+
+	if (eh == NULL)
+		return false;
+	if (dst != NULL)
+		rte_ether_addr_copy(dst, &eh->dst_addr);
+	eh->ether_type = rte_cpu_to_be_16(v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+	m->ol_flags = 0;
+	return true;
+}
+
+bool
+gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh;
+	uint16_t type;
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eh))
+		return false;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	type = rte_be_to_cpu_16(eh->ether_type);
+	if (type == RTE_ETHER_TYPE_IPV4 || type == RTE_ETHER_TYPE_IPV6)
+		return false;
+	if (gw_host_of[port] >= 0)
+		to_port(w, gw_host_of[port], m, false);         /* the host's ARP, out */
+	else
+		to_port(w, gw_host_tap[port], m, true);         /* ARP for the host, in */
+	return true;
+}
+
+bool
+gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *dst = l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
+				      : offsetof(struct rte_ipv4_hdr, dst_addr));
+	bool mcast = v6 ? dst[0] == 0xff : (dst[0] & 0xf0) == 0xe0 ||
+		(dst[0] & dst[1] & dst[2] & dst[3]) == 0xff;
+
+	if (!mcast) {
+		if (proto == IPPROTO_ESP || local_tap(dst, v6) < 0)
+			return false;
+		if (proto == IPPROTO_UDP && m->pkt_len >= m->l3_len + sizeof(struct rte_udp_hdr)) {
+			const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
+			const uint8_t *pl = (const uint8_t *)(u + 1);
+			uint32_t plen = m->pkt_len - m->l3_len - sizeof(*u);
+
+			/* ESP in UDP, and NAT-keepalives, are the gateway's; a zero marker is IKE */
+			if (gw_natt_port(u->dst_port) &&
+					(plen == 1 || (plen >= 4 && (pl[0] | pl[1] | pl[2] | pl[3]) != 0)))
+				return false;
+		}
+	}
+	if (!v6) {      /* a reassembled datagram's header changed */
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(uintptr_t)l3;
+
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	}
+	if (!l2_restore(m, v6, mcast ? NULL : &gw.port[port].mac)) {
+		gw_worker_drop(w, m, GW_DROP_NO_MBUF);
+		return true;
+	}
+	to_port(w, gw_host_tap[port], m, true);
+	return true;
+}
+
+bool
+gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto)
+{
+	const struct rte_udp_hdr *u;
+
+	if (proto != IPPROTO_UDP || m->pkt_len < m->l3_len + sizeof(*u))
+		return false;
+	u = (const struct rte_udp_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + m->l3_len);
+	for (unsigned int i = 0; i < GW_HOST_MAX_BYPASS; i++) {
+		uint16_t p = __atomic_load_n(&gw_host_bypass_ports[i], __ATOMIC_RELAXED);
+
+		if (p == 0)
+			return false;
+		if (p == u->src_port) {
+			gw_host_out(w, tap, m, v6);
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+gw_host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6)
+{
+	int port = gw_host_of[tap];
+
+	/* reassembled from the host's fragments: the gateway's routes fragment it again */
+	if (!rte_pktmbuf_is_contiguous(m) || m->pkt_len > gw.port[port].mtu) {
+		gw_worker_route(w, m, gw.port[port].esp_side);
+		return;
+	}
+	if (!l2_restore(m, v6, NULL)) {
+		gw_worker_drop(w, m, GW_DROP_NO_MBUF);
+		return;
+	}
+	to_port(w, port, m, false);
+}
+
+bool
+gw_host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	int tap = local_tap(l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
+				     : offsetof(struct rte_ipv4_hdr, dst_addr)), v6);
+
+	if (tap < 0)
+		return false;
+	if (!v6) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(uintptr_t)l3;
+
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	}
+	if (!l2_restore(m, v6, &gw.port[gw_host_of[tap]].mac)) {
+		gw_worker_drop(w, m, GW_DROP_NO_MBUF);
+		return true;
+	}
+	rte_ether_addr_copy(&gw.port[tap].mac,
+		&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr);
+	to_port(w, tap, m, true);
+	return true;
+}

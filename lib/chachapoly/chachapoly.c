@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ChaCha20-Poly1305 (RFC 8439 2.8) and XChaCha20-Poly1305
+ * (draft-irtf-cfrg-xchacha-03 2.3: HChaCha20 subkey, ChaCha20 with nonce
+ * 00000000 || nonce[16..24]; the construction of libsodium's
+ * crypto_aead_xchacha20poly1305_ietf): the steps every form shares (key
+ * and nonce words, the one subkey derivation, the verdict on open), the
+ * one-shot path and its stitched variant. Portable C over the dispatched
+ * ChaCha and Poly1305 kernels, streaming over the segment cursors so
+ * scatter-gather lists with segments of any size (one byte, empty) give
+ * the linear result. Open MACs the ciphertext first and decrypts only
+ * after the tag matched. Linear jobs go through a stitched one-pass
+ * kernel when the dispatch has one (chachapoly_internal.h); its open
+ * decrypts while it MACs and wipes the output if the tag then fails.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_poly1305.h"
+#include "job/job_internal.h"
+#include "chachapoly_internal.h"
+
+struct chachapoly_run {
+	const struct chacha_impl *ci;
+	struct chacha_state st;
+	struct vecsec_poly1305_ctx mac;
+	uint8_t ks[CHACHA_BLOCK_LEN];   /* keystream of the current partial block */
+	size_t ks_used;                 /* bytes of ks already used (64: none left) */
+};
+
+int
+vecsec_chachapoly_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
+{
+	if (key_len != VECSEC_CHACHAPOLY_KEY_LEN)
+		return -EINVAL;
+	memcpy(k->opaque, key, VECSEC_CHACHAPOLY_KEY_LEN);
+	return 0;
+}
+
+static const uint8_t zeros[CHACHA_BLOCK_LEN];
+
+/* ---- the shared steps ---- */
+
+bool
+vecsec_chachapoly_words(const struct vecsec_aead_job *job, uint32_t key[8], uint32_t nonce[3])
+{
+	const uint8_t *k = (const uint8_t *)job->key->opaque;
+
+	for (int w = 0; w < 8; w++)
+		key[w] = vecsec_load_le32(k + 4 * w);
+	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		/*
+		 * Words 12-13 as a 64-bit counter: the same as the draft's 4
+		 * zero bytes while the counter is below 2^32, and like
+		 * libsodium (which carries into word 13) above it.
+		 */
+		nonce[0] = 0;
+		nonce[1] = vecsec_load_le32(job->nonce + 16);
+		nonce[2] = vecsec_load_le32(job->nonce + 20);
+		return true;
+	}
+	for (int w = 0; w < 3; w++)
+		nonce[w] = vecsec_load_le32(job->nonce + 4 * w);
+	return false;
+}
+
+/* HChaCha20 of up to one lane kernel's width of jobs in its lanes */
+static void
+subkeys_lanes(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned int n,
+	      const struct chacha_impl *li)
+{
+	static const uint32_t sigma[4] = { CHACHA_C0, CHACHA_C1, CHACHA_C2, CHACHA_C3 };
+	struct chacha_lanes cl;
+	alignas(64) uint8_t out[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+
+	cl.rounds = 20;
+	cl.active = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		for (int w = 0; w < 8; w++)
+			cl.key[w][i] = key[i][w];
+		cl.ctr[i] = vecsec_load_le32(nonce[i]);
+		for (int w = 0; w < 3; w++)
+			cl.nonce[w][i] = vecsec_load_le32(nonce[i] + 4 + 4 * w);
+		cl.in[i] = zeros;
+		cl.out[i] = out[i];
+		cl.blocks_left[i] = 1;
+		cl.active |= UINT32_C(1) << i;
+	}
+	li->xor_lanes(&cl, 1);
+	for (unsigned int i = 0; i < n; i++) {
+		for (int w = 0; w < 4; w++) {
+			key[i][w] = vecsec_load_le32(out[i] + 4 * w) - sigma[w];
+			key[i][4 + w] = vecsec_load_le32(out[i] + 48 + 4 * w) -
+					vecsec_load_le32(nonce[i] + 4 * w);
+		}
+	}
+	vecsec_memzero(&cl, sizeof(cl));
+	vecsec_memzero(out, n * sizeof(out[0]));
+}
+
+void
+vecsec_xchacha_subkeys(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned int n,
+		       const struct chacha_impl *li)
+{
+	uint8_t kb[CHACHA_KEY_LEN], sub[CHACHA_KEY_LEN];
+
+	if (li != NULL && li->xor_lanes != NULL) {
+		for (unsigned int i = 0; i < n; i += li->lanes)
+			subkeys_lanes(key + i, nonce + i, n - i < li->lanes ? n - i : li->lanes,
+				      li);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		for (int w = 0; w < 8; w++)
+			chacha_st32(kb + 4 * w, key[i][w]);
+		vecsec_hchacha_ref(sub, kb, nonce[i], 20);
+		for (int w = 0; w < 8; w++)
+			key[i][w] = vecsec_load_le32(sub + 4 * w);
+	}
+	vecsec_memzero(kb, sizeof(kb));
+	vecsec_memzero(sub, sizeof(sub));
+}
+
+/* A job's ChaCha20 state at block counter 0 (key, nonce, subkey as above). */
+static void
+job_state(struct chacha_state *st, const struct vecsec_aead_job *job)
+{
+	uint32_t key[1][8], nonce[3];
+	bool x = vecsec_chachapoly_words(job, key[0], nonce);
+
+	if (x)
+		vecsec_xchacha_subkeys(key, &job->nonce, 1, NULL);
+	st->x[0] = CHACHA_C0;
+	st->x[1] = CHACHA_C1;
+	st->x[2] = CHACHA_C2;
+	st->x[3] = CHACHA_C3;
+	for (int w = 0; w < 8; w++)
+		st->x[4 + w] = key[0][w];
+	st->x[12] = 0;
+	for (int w = 0; w < 3; w++)
+		st->x[13 + w] = nonce[w];
+	st->rounds = 20;
+	st->ctr64 = x;          /* XChaCha: words 12-13 are one 64-bit counter */
+	vecsec_memzero(key, sizeof(key));
+}
+
+int
+vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16])
+{
+	bool ok = vecsec_ct_eq(calc, job->tag, VECSEC_AEAD_TAG_LEN);
+
+	vecsec_memzero(calc, VECSEC_AEAD_TAG_LEN);
+	if (ok)
+		return 0;
+	vecsec_job_wipe_out(job);       /* never release unauthenticated text */
+	return -EBADMSG;
+}
+
+/* ---- the stitched kernels: table and selection ---- */
+
+const struct chachapoly_impl *const vecsec_chachapoly_impls[] = {
+#ifdef VECSEC_HAVE_AVX512_IFMA
+	&vecsec_chachapoly_impl_avx512ifma,
+#endif
+#ifdef VECSEC_HAVE_AVX2
+	&vecsec_chachapoly_impl_avx2,
+#endif
+	NULL,
+};
+
+static _Atomic uint8_t stitch_sel[VECSEC_NB_LEVELS];
+static _Atomic int chachapoly_mode = CHACHAPOLY_AUTO;     /* a knob: tests, bench */
+
+/*
+ * The stitched impl for linear jobs at a level, or NULL: none there, or
+ * two passes asked for (TWOPASS mode, VECSEC_CHACHAPOLY=twopass).
+ */
+static const struct chachapoly_impl *
+stitch_at(enum vecsec_isa level)
+{
+	if (atomic_load_explicit(&chachapoly_mode, memory_order_relaxed) == CHACHAPOLY_TWOPASS ||
+	    vecsec_dispatch_twopass())
+		return NULL;
+	return VECSEC_SELECT(vecsec_chachapoly_impls, stitch_sel, level);
+}
+
+const struct chachapoly_impl *
+vecsec_chachapoly_impl_for(size_t len)
+{
+	(void)len;      /* the wrapper calls the kernel only from its min_len up */
+	return stitch_at(vecsec_isa_cap());
+}
+
+enum chachapoly_mode
+vecsec_chachapoly_set_mode(enum chachapoly_mode mode)
+{
+	return (enum chachapoly_mode)atomic_exchange(&chachapoly_mode, (int)mode);
+}
+
+/* ---- one shot, two passes, any segmentation ---- */
+
+static void
+mac_pad16(struct vecsec_poly1305_ctx *mac, size_t len)
+{
+	if (len % 16 != 0)
+		vecsec_poly1305_update(mac, zeros, 16 - len % 16);
+}
+
+/*
+ * Set up the cipher state (counter 0), take the one-time Poly1305 key from
+ * block 0 (RFC 8439 2.6) leaving the counter at 1, MAC the padded AAD.
+ */
+static void
+run_start(struct chachapoly_run *r, const struct vecsec_aead_job *job,
+	  const struct chacha_impl *ci, const struct poly1305_impl *pi)
+{
+	uint8_t otk[CHACHA_BLOCK_LEN];
+
+	r->ci = ci;
+	job_state(&r->st, job);
+	vecsec_chacha_xor_impl(ci, &r->st, otk, zeros, sizeof(otk));
+	vecsec_poly1305_init_impl(&r->mac, otk, pi);
+	vecsec_memzero(otk, sizeof(otk));
+	r->ks_used = CHACHA_BLOCK_LEN;
+	if (job->aad_len > 0)
+		vecsec_poly1305_update(&r->mac, job->aad, job->aad_len);
+	mac_pad16(&r->mac, job->aad_len);
+}
+
+/* RFC 8439 2.8: pad16(ct), then le64(aad_len) || le64(ct_len); tag */
+static void
+run_finish(struct chachapoly_run *r, const struct vecsec_aead_job *job,
+	   uint8_t tag[VECSEC_AEAD_TAG_LEN])
+{
+	uint8_t lens[16];
+
+	mac_pad16(&r->mac, job->len);
+	vecsec_chachapoly_lengths(lens, job->aad_len, job->len);
+	vecsec_poly1305_update(&r->mac, lens, sizeof(lens));
+	vecsec_poly1305_final(&r->mac, tag);
+}
+
+/* out = in ^ keystream for n bytes, the keystream continuing across calls */
+static void
+run_xor(struct chachapoly_run *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	size_t k;
+
+	if (r->ks_used < CHACHA_BLOCK_LEN) {
+		k = CHACHA_BLOCK_LEN - r->ks_used;
+		if (k > n)
+			k = n;
+		for (size_t i = 0; i < k; i++)
+			out[i] = in[i] ^ r->ks[r->ks_used + i];
+		r->ks_used += k;
+		out += k;
+		in += k;
+		n -= k;
+	}
+	k = n - n % CHACHA_BLOCK_LEN;
+	if (k > 0) {
+		vecsec_chacha_xor_impl(r->ci, &r->st, out, in, k);
+		out += k;
+		in += k;
+		n -= k;
+	}
+	if (n > 0) {
+		vecsec_chacha_xor_impl(r->ci, &r->st, r->ks, zeros, CHACHA_BLOCK_LEN);
+		for (size_t i = 0; i < n; i++)
+			out[i] = in[i] ^ r->ks[i];
+		r->ks_used = n;
+	}
+}
+
+/* Input and output walked together in runs contiguous in both (lib/job). */
+static void
+run_crypt(struct chachapoly_run *r, const struct vecsec_aead_job *job, bool mac_out)
+{
+	struct job_pair w;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t n;
+
+	vecsec_job_pair_start(&w, job);
+	while ((n = vecsec_job_pair_next(&w, &in, &out)) != 0) {
+		run_xor(r, out, in, n);
+		if (mac_out)
+			vecsec_poly1305_update(&r->mac, out, n);
+	}
+}
+
+/* Jobs up to this long (below a stitched step) are done in one ChaCha call. */
+#define SHORT_MAX 1024
+
+/* Absorb len bytes zero-padded to whole blocks (RFC 8439 2.8 pad16). */
+static void
+mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint8_t *p,
+	   size_t len)
+{
+	uint8_t blk[16] = { 0 };
+	size_t nb = len / 16;
+
+	if (nb > 0)
+		pi->blocks(ps, p, nb, 1);
+	if (len % 16 != 0) {
+		memcpy(blk, p + 16 * nb, len % 16);
+		pi->blocks(ps, blk, 1, 1);
+		vecsec_memzero(blk, sizeof(blk));
+	}
+}
+
+/*
+ * A linear job through a stitched kernel (sk): the same RFC 8439 2.8
+ * steps as run_start()/run_crypt()/run_finish(), on the Poly1305 core;
+ * jobs shorter than the kernel's step are two passes here (one ChaCha
+ * call for the one-time key and all the data, one Poly1305 pass),
+ * cheaper than the generic streaming code.
+ * Open: the kernel MACs each 1 KiB (AVX2: 512 B) of ciphertext just
+ * before decrypting it, so that part of the plaintext reaches out before
+ * the tag is checked, and out is wiped whenever the check fails: nothing
+ * unauthenticated is released by a failed call. The rest, and all of a
+ * job shorter than a step, is released only after the tag matched.
+ */
+static int
+chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_impl *ci,
+			const struct poly1305_impl *pi, const struct vecsec_aead_job *job)
+{
+	struct chacha_state st;
+	struct poly1305_state ps;
+	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
+	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
+	size_t done = 0, sbuf_len = 0, tail, body;
+	bool short_job = false;
+	int rc = 0;
+
+	job_state(&st, job);
+	if (job->len < sk->min_len && job->len <= SHORT_MAX) {
+		/*
+		 * Short job: one ChaCha call makes the one-time key (block 0) and
+		 * the data's blocks together, on a copy of the input behind 64
+		 * zero bytes. Open MACs the ciphertext, and only a matching tag
+		 * copies the plaintext out.
+		 */
+		memset(sbuf, 0, CHACHA_BLOCK_LEN);
+		if (job->len > 0)       /* in and out may be NULL then */
+			memcpy(sbuf + CHACHA_BLOCK_LEN, job->in, job->len);
+		sbuf_len = CHACHA_BLOCK_LEN + job->len;
+		vecsec_chacha_xor_impl(ci, &st, sbuf, sbuf, sbuf_len);
+		memcpy(otk, sbuf, sizeof(otk));
+		vecsec_poly1305_core_init(&ps, otk);
+		if (job->aad_len > 0)
+			mac_padded(&ps, pi, job->aad, job->aad_len);
+		if (job->dir == VECSEC_AEAD_SEAL) {
+			mac_padded(&ps, pi, sbuf + CHACHA_BLOCK_LEN, job->len);
+			if (job->len > 0)
+				memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+		} else {
+			mac_padded(&ps, pi, job->in, job->len);
+		}
+		short_job = true;
+		goto lengths;
+	}
+	tail = job->len % sk->min_len;
+	body = job->len - tail;
+	if (job->dir == VECSEC_AEAD_SEAL && sk->otk_tail != NULL && tail != 0 &&
+	    tail <= sk->max_tail) {
+		/* one-time key and tail in one pass; the kernel does the body */
+		sk->otk_tail(&st, otk, job->out + body, job->in + body, tail, body);
+		vecsec_poly1305_core_init(&ps, otk);
+		if (job->aad_len > 0)
+			mac_padded(&ps, pi, job->aad, job->aad_len);
+		done = sk->seal(&st, &ps, job->out, job->in, body);
+		mac_padded(&ps, pi, job->out + done, job->len - done);
+		goto lengths;
+	}
+	vecsec_chacha_xor_impl(ci, &st, otk, zeros, sizeof(otk));
+	vecsec_poly1305_core_init(&ps, otk);
+	if (job->aad_len > 0)
+		mac_padded(&ps, pi, job->aad, job->aad_len);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		/* the kernel encrypts all of it, and MACs done bytes */
+		done = sk->seal(&st, &ps, job->out, job->in, job->len);
+		mac_padded(&ps, pi, job->out + done, job->len - done);
+	} else {
+		done = sk->open(&st, &ps, job->out, job->in, job->len);
+		/* the rest is decrypted only once the tag matched */
+		mac_padded(&ps, pi, job->in + done, job->len - done);
+	}
+lengths:
+	vecsec_chachapoly_lengths(lens, job->aad_len, job->len);
+	pi->blocks(&ps, lens, 1, 1);
+	vecsec_poly1305_tag(tag, ps.h, otk + 16);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
+	} else {
+		rc = vecsec_chachapoly_verify(job, tag);     /* wipes the kernel's part too */
+		if (rc == 0 && short_job && job->len > 0)
+			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
+		else if (rc == 0 && !short_job)
+			vecsec_chacha_xor_impl(ci, &st, job->out + done, job->in + done,
+					       job->len - done);
+	}
+	vecsec_memzero(&st, sizeof(st));
+	vecsec_memzero(&ps, sizeof(ps));
+	vecsec_memzero(otk, sizeof(otk));
+	vecsec_memzero(tag, sizeof(tag));
+	vecsec_memzero(sbuf, sbuf_len);
+	return rc;
+}
+
+static int
+run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
+{
+	const struct chachapoly_impl *sk;
+	const struct chacha_impl *ci;
+	const struct poly1305_impl *pi;
+	struct chachapoly_run r;
+	uint8_t tag[VECSEC_AEAD_TAG_LEN];
+	int rc = 0;
+
+	if (job->nonce_len != (xchacha ? VECSEC_XCHACHAPOLY_NONCE_LEN :
+					 VECSEC_CHACHAPOLY_NONCE_LEN) ||
+	    job->tag_len != VECSEC_AEAD_TAG_LEN)
+		return -EINVAL;
+	if (!xchacha && (uint64_t)job->len > CHACHAPOLY_MAX_LEN)
+		return -EINVAL;
+	sk = stitch_at(level);
+	ci = vecsec_chacha_impl_at(level);
+	pi = vecsec_poly1305_impl_at(level);
+	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
+	if (sk != NULL && vecsec_job_linear(job) && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
+		return chachapoly_run_stitched(sk, ci, pi, job);
+
+	run_start(&r, job, ci, pi);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		run_crypt(&r, job, true);
+		run_finish(&r, job, job->tag);
+	} else {
+		struct job_cursor c;
+		const uint8_t *p;
+		size_t n;
+
+		/* pass 1: MAC the ciphertext, release nothing before the tag matched */
+		vecsec_job_cursor_in(&c, job);
+		while ((p = vecsec_job_cursor_next(&c, 0, &n)) != NULL)
+			vecsec_poly1305_update(&r.mac, p, n);
+		run_finish(&r, job, tag);
+		rc = vecsec_chachapoly_verify(job, tag);
+		if (rc == 0)
+			run_crypt(&r, job, false);      /* pass 2: decrypt */
+	}
+	vecsec_memzero(&r, sizeof(r));
+	vecsec_memzero(tag, sizeof(tag));
+	return rc;
+}
+
+int
+vecsec_chachapoly_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
+{
+	return run(level, job, false);
+}
+
+int
+vecsec_xchachapoly_run(enum vecsec_isa level, const struct vecsec_aead_job *job)
+{
+	return run(level, job, true);
+}

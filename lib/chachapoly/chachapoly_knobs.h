@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The test and benchmark knobs of lib/ (never installed), all in this one
+ * header: they pin choices dispatch would otherwise make (the ISA itself
+ * is pinned with the public vecsec_force_isa()). None is thread-safe
+ * against bursts running at the same time; programs other than tests and
+ * benchmarks never call them.
+ */
+#ifndef VECSEC_CHACHAPOLY_KNOBS_H
+#define VECSEC_CHACHAPOLY_KNOBS_H
+
+#include <stddef.h>
+
+struct chachapoly_impl;
+
+/*
+ * How ChaCha20-Poly1305 jobs are run: AUTO (the default) and STITCH send
+ * every linear job to the stitched wrapper (which calls the kernel for
+ * jobs of at least its min_len and runs shorter ones as two passes on the
+ * Poly1305 core); TWOPASS never uses it (also VECSEC_CHACHAPOLY=twopass in
+ * the environment when the selectors run): the generic streaming two-pass
+ * code, for tests and benchmarks.
+ */
+enum chachapoly_mode {
+	CHACHAPOLY_AUTO = 0,
+	CHACHAPOLY_TWOPASS = 1,
+	CHACHAPOLY_STITCH = 2,
+};
+
+/* Set the mode; returns the previous one. */
+enum chachapoly_mode vecsec_chachapoly_set_mode(enum chachapoly_mode mode);
+
+/*
+ * The stitched impl to use for a linear job of len bytes, or NULL (none
+ * for this ISA cap, or TWOPASS mode).
+ */
+const struct chachapoly_impl *vecsec_chachapoly_impl_for(size_t len);
+
+/* What a burst of n ChaCha20-Poly1305 jobs runs on now. */
+struct lanes_choice {
+	unsigned int chacha_lanes;   /* 0: one job at a time (no lanes here) */
+	unsigned int poly_lanes;
+	const char *chacha_name;     /* "x16-avx512", "per-job" */
+	const char *poly_name;       /* "x8-avx512ifma", "scalar" */
+};
+void vecsec_lanes_choose(unsigned int n, struct lanes_choice *c);
+
+/*
+ * Pin the lane widths of bursts. chacha_w: -1 automatic, 0 lanes off
+ * (every job through the one-shot path), or 4, 8, 16; poly_w: -1
+ * automatic, 1 the scalar per-lane fallback, or 4, 8, 16. Returns 0, or
+ * -ENOTSUP if that width has no kernel usable under the current cap.
+ */
+int vecsec_lanes_force(int chacha_w, int poly_w);
+
+/*
+ * Linear jobs up to this many bytes (and AAD up to 64) take the staged
+ * path of a burst: copied whole into a lane buffer (the setter caps it at
+ * the buffer size; 0 sends every job through the general passes).
+ */
+size_t vecsec_lanes_staged_max(void);
+void vecsec_lanes_set_staged_max(size_t len);
+
+/*
+ * Burst jobs longer than this go through the single-message path: by
+ * default a length measured per lane width (chachapoly_burst.c);
+ * set_crossover pins a value, reset_crossover returns to the default.
+ */
+size_t vecsec_lanes_crossover(void);
+void vecsec_lanes_set_crossover(size_t len);
+void vecsec_lanes_reset_crossover(void);
+
+#endif /* VECSEC_CHACHAPOLY_KNOBS_H */

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Numbered UDP datagrams for the strongSwan tests.
+
+    udpflow.py send ADDR PORT COUNT RATE SIZE [SRC[,SRCPORT]]
+    udpflow.py recv BIND PORT COUNT SETTLE
+
+The sender sends COUNT datagrams of SIZE bytes at RATE per second: an
+8-byte sequence number, then bytes derived from it (so damage shows). The
+receiver prints "ready" once bound, then counts what arrives until it has
+COUNT distinct numbers and SETTLE seconds passed without a datagram (or
+SETTLE seconds of silence after the first one, or 120 s in all), and
+prints {"got", "dup", "bad", "missing", "first", "last"} as JSON.
+"""
+import json
+import socket
+import struct
+import sys
+import time
+
+
+def body(seq, size):
+    return struct.pack(">Q", seq) + bytes((seq * 7 + i) & 0xff for i in range(size - 8))
+
+
+def send(addr, port, count, rate, size, src=None):
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    if src:
+        a, _, p = src.partition(",")
+        s.bind((a, int(p or 0)))
+    t0 = time.monotonic()
+    for seq in range(count):
+        due = t0 + seq / rate
+        now = time.monotonic()
+        if due > now:
+            time.sleep(due - now)
+        while True:
+            try:
+                s.sendto(body(seq, size), (addr, port))
+                break
+            except OSError:
+                time.sleep(0.001)       # ENOBUFS/EAGAIN: try again, never skip a number
+    print("sent %d" % count)
+
+
+def recv(bind, port, count, settle):
+    fam = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    s.bind((bind, port))
+    print("ready", flush=True)
+    seen = set()
+    dup = bad = 0
+    first = last = None
+    start = time.monotonic()
+    s.settimeout(settle)
+    while time.monotonic() - start < 120:
+        try:
+            data, _ = s.recvfrom(65536)
+        except socket.timeout:
+            if len(seen) >= count or first is not None or time.monotonic() - start > 60:
+                break
+            continue
+        now = time.monotonic()
+        first = first or now
+        last = now
+        if len(data) < 8:
+            bad += 1
+            continue
+        seq = struct.unpack(">Q", data[:8])[0]
+        if seq >= count or data != body(seq, len(data)):
+            bad += 1
+        elif seq in seen:
+            dup += 1
+        else:
+            seen.add(seq)
+    print(json.dumps({"got": len(seen), "dup": dup, "bad": bad,
+                      "missing": sorted(set(range(count)) - seen)[:20],
+                      "first": first, "last": last}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "send":
+        send(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
+             int(sys.argv[6]), sys.argv[7] if len(sys.argv) > 7 else None)
+    else:
+        recv(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))
