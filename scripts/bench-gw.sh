@@ -9,7 +9,7 @@
 #   vecsec-gw + crypto_vecsec (lookaside, cpu-crypto), + crypto_aesni_mb;
 #   ipsec-secgw -l (library mode) + crypto_aesni_mb and + crypto_vecsec (-d),
 #     lookaside and cpu-crypto (a copy of the stock app whose only change is
-#     not requesting Rx checksum offload: test/pmd-tools/build-secgw-nocsum.sh);
+#     not requesting Rx checksum offload: tools/external/build-secgw.sh --no-rx-csum);
 #   vecsec-gw 1000 SAs vs 1 SA, 2 workers vs 1 (64 B); the I/O floor (vecsec-gw
 #   forwarding the same files in clear, SP bypass: what replay and sink cost);
 #   the SA-count axis: 1, 1,000, 10,000 and 100,000 SAs at 64 B and IMIX, traffic
@@ -31,6 +31,11 @@
 #   many-SA cases: 32 keeps the per-SA state in cache, one SA per packet as with 1000).
 #   BENCH_GW_BASE=PATH (another vecsec-gw binary, e.g. a copy built from main: its
 #   64 B crypto_vecsec cases run interleaved with this build's, labelled "base").
+#   BENCH_GW_LKP=1 (also crypto_vecsec's rte_security ESP sessions, SA type
+#   lookaside-protocol-offload, every direction and size; with BENCH_GW_BASE the
+#   base build's too: the PMD's ESP path before/after).
+#   rte_security path alone: BENCH_GW_LKP=1 BENCH_GW_SECGW=0 BENCH_GW_MANY=0 \
+#     BENCH_GW_WORKERS2=0 BENCH_GW_ONLY='vecsec (proto )?(out|in)' scripts/bench-gw.sh
 #   1000 SAs vs 1 SA only: BENCH_GW_SECGW=0 BENCH_GW_TRAFFIC=64 \
 #     BENCH_GW_ONLY='^vecsec-gw vecsec (1000 SAs )?(out|in)' scripts/bench-gw.sh
 #   BENCH_GW_SA_AXIS=1,1000,10000,100000 (SA counts of the axis; 0: no axis),
@@ -60,7 +65,7 @@ args=(--gw "$gw" --pmd-so "$so" --out out/bench-gw.csv --logs out/bench-gw
 	--runs "${BENCH_GW_RUNS:-3}" --secs "${BENCH_GW_SECS:-1.0}"
 	--warmup "${BENCH_GW_WARMUP:-0.5}" --tag $$ --traffic "${BENCH_GW_TRAFFIC:-64,imix,1400}")
 if [ "${BENCH_GW_SECGW:-1}" = 1 ]; then
-	secgw=$(test/pmd-tools/build-secgw-nocsum.sh "$build/bench-gw/secgw-nocsum")
+	secgw=$(tools/external/build-secgw.sh "$build/bench-gw/secgw-nocsum" --no-rx-csum)
 	args+=(--secgw "$secgw")
 fi
 [ "${BENCH_GW_MANY:-1}" = 1 ] || args+=(--no-many)
@@ -70,6 +75,7 @@ args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW
 	--sa-traffic "${BENCH_GW_SA_TRAFFIC:-64,imix}" --sa-pkts "${BENCH_GW_SA_PKTS:-0}")
 [ -z "${BENCH_GW_ONLY:-}" ] || args+=(--only "$BENCH_GW_ONLY")
 [ -z "${BENCH_GW_BASE:-}" ] || args+=(--gw-base "$(readlink -f "$BENCH_GW_BASE")")
+[ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)
 [ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
 mkdir -p out
 rm -rf out/bench-gw
@@ -85,5 +91,7 @@ cleanup() {
 		"${XDG_RUNTIME_DIR:-/nonexistent}"/dpdk/vecsec-bgw-$$-* 2>/dev/null || true
 }
 trap cleanup EXIT
-echo "bench-gw: /usr/bin/python3 scripts/bench_gw.py ${args[*]}"
-timeout -s INT -k 20 "${BENCH_GW_TIMEOUT:-3600}" /usr/bin/python3 scripts/bench_gw.py "${args[@]}"
+# the driver is the gwrun package's (tools/gwrun/bench.py)
+echo "bench-gw: PYTHONPATH=tools /usr/bin/python3 -m gwrun.bench ${args[*]}"
+PYTHONPATH="$top/tools" timeout -s INT -k 20 "${BENCH_GW_TIMEOUT:-3600}" \
+	/usr/bin/python3 -m gwrun.bench "${args[@]}"

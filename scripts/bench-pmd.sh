@@ -139,7 +139,7 @@ for rep in $(seq 1 "$reps"); do
 	done
 done
 
-/usr/bin/python3 "$top/scripts/bench_pmd_report.py" "$raw" "$out/bench-pmd.csv" \
+/usr/bin/python3 "$top/tools/report/bench_pmd_report.py" "$raw" "$out/bench-pmd.csv" \
 	"$out/bench-pmd.png" "$ops" "$rawsess" "$out/bench-pmd-sessions.csv"
 echo
 if [ "$run_perf" != 0 ]; then

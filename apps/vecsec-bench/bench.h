@@ -114,6 +114,22 @@ struct bench_impl *bench_peer_gcrypt(void);
 struct bench_impl *bench_peer_ipsecmb(void);
 /* vecsec: the impl for one ISA level (a fresh object each call). */
 struct bench_impl *bench_vecsec_impl(int isa);
+
+/*
+ * vecsec with a path pinned through lib/'s test and benchmark knobs
+ * (chachapoly_knobs.h), for (X)ChaCha20-Poly1305 only: what the kernel-
+ * level measurements of the lanes and the stitched kernels compare.
+ */
+struct bench_vecsec_knobs {
+	const char *name;       /* the column: "vecsec-avx2-2pass", "vecsec-x8/x4" */
+	bool twopass;           /* single messages: the two-pass path, no stitched kernel */
+	bool burst_only;        /* a lanes setting: bursts only */
+	int chacha_w, poly_w;   /* vecsec_lanes_force(): -1 -1 automatic, 0 -1 per job */
+	bool all_lanes;         /* bursts never leave the lanes (crossover above every size) */
+	int staged;             /* -1 as built, 0 never the staged path, 1 up to its limit */
+};
+/* NULL when the knobs are not in this build (a libvecsec without its AEAD API). */
+struct bench_impl *bench_vecsec_variant(int isa, const struct bench_vecsec_knobs *k);
 /* vecsec: which cases this build of libvecsec has (compile-time). */
 bool bench_vecsec_has(const struct bench_case *c);
 /*

@@ -6,6 +6,14 @@
  * the algorithm, else through the primitive's own API (vecsec_aria.h);
  * ChaCha20, Poly1305, ARIA-CTR/ECB, Adiantum and NHPoly1305 through theirs.
  * A primitive whose public header this libvecsec lacks is n/a, never faked.
+ *
+ * Variants (bench_vecsec_variant(): --two-pass, --lanes, --crossover,
+ * --staged) pin one path of (X)ChaCha20-Poly1305 with lib/'s test and
+ * benchmark knobs (chachapoly_knobs.h, the one internal header a program
+ * outside lib/ may use): the two-pass code instead of the stitched
+ * kernel, a pair of lane widths, per-job bursts, bursts that never leave
+ * the lanes, the staged path on or off. Every impl's select() sets all
+ * knobs, so one variant never leaks into the next measurement.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +43,13 @@
 #include "vecsec/vecsec_adiantum.h"
 #define VS_HAVE_ADIANTUM 1
 #endif
+
+/* A variant's knobs (priv of its impl), or NULL for plain vecsec. */
+static const struct bench_vecsec_knobs *
+knobs_of(const struct bench_impl *im)
+{
+	return im->priv;
+}
 
 struct vs_ctx {
 	struct vecsec_aead_key aead;   /* first: 64-byte aligned */
@@ -144,21 +159,62 @@ bench_vecsec_has(const struct bench_case *c)
 static const char *
 vs_lacks(const struct bench_impl *im, const struct bench_case *c, bool burst)
 {
-	(void)im;
+	const struct bench_vecsec_knobs *k = knobs_of(im);
+
 	if (!aead_probed)
 		probe_aead();
 	if (burst && !aead_has[c->id])
 		return "vecsec_aead has no such algorithm yet";
+	if (k != NULL && c->id != CASE_CHACHA20_POLY1305 && c->id != CASE_XCHACHA20_POLY1305)
+		return "a (X)ChaCha20-Poly1305 path only";
+	if (k != NULL && k->burst_only && !burst)
+		return "a lanes setting: bursts only";
 	return has_primitive(c) ? NULL : "not in this libvecsec yet";
+}
+
+#ifdef BENCH_HAVE_VECSEC_AEAD
+/* The staged path's limit as built, read before any variant changes it. */
+static size_t staged_default;
+static bool staged_read;
+#endif
+
+/*
+ * Pin the ISA, then every knob: a variant's values, else the defaults.
+ * Returns 0, or -ENOTSUP when a lane width has no kernel under this ISA.
+ */
+static int
+vs_apply(const struct bench_impl *im)
+{
+	int rc = vecsec_force_isa((enum vecsec_isa)im->isa);
+#ifdef BENCH_HAVE_VECSEC_AEAD
+	const struct bench_vecsec_knobs *k = knobs_of(im);
+
+	if (rc != 0)
+		return rc;
+	if (!staged_read) {
+		staged_default = vecsec_lanes_staged_max();
+		staged_read = true;
+	}
+	vecsec_chachapoly_set_mode(k != NULL && k->twopass ? CHACHAPOLY_TWOPASS :
+				   CHACHAPOLY_AUTO);
+	if (k != NULL && k->all_lanes)
+		vecsec_lanes_set_crossover(SIZE_MAX);
+	else
+		vecsec_lanes_reset_crossover();
+	vecsec_lanes_set_staged_max(k == NULL || k->staged < 0 ? staged_default :
+				    k->staged == 0 ? 0 : SIZE_MAX);
+	rc = k != NULL ? vecsec_lanes_force(k->chacha_w, k->poly_w) : vecsec_lanes_force(-1, -1);
+#endif
+	return rc;
 }
 
 static void
 vs_select(const struct bench_impl *im)
 {
-	int rc = vecsec_force_isa((enum vecsec_isa)im->isa);
+	int rc = vs_apply(im);
 
 	if (rc != 0) {
-		fprintf(stderr, "vecsec-bench: vecsec_force_isa(%s) failed: %d\n", im->name, rc);
+		fprintf(stderr, "vecsec-bench: selecting %s failed: %d\n", im->name, rc);
 		exit(2);
 	}
 }
@@ -207,9 +263,14 @@ vs_detail(const struct bench_impl *im, const struct bench_case *c)
 static bool
 vs_init(struct bench_impl *im)
 {
-	snprintf(im->version, sizeof(im->version), "libvecsec %s", vecsec_version());
 	if (!aead_probed)
 		probe_aead();
+	if (knobs_of(im) != NULL && vs_apply(im) != 0) {
+		snprintf(im->version, sizeof(im->version), "no such lanes under %s",
+			 vecsec_isa_name((enum vecsec_isa)im->isa));
+		return false;
+	}
+	snprintf(im->version, sizeof(im->version), "libvecsec %s", vecsec_version());
 	return true;
 }
 
@@ -426,4 +487,20 @@ bench_vecsec_impl(int isa)
 	im->run = vs_run;
 	im->burst = vs_burst;
 	return im;
+}
+
+struct bench_impl *
+bench_vecsec_variant(int isa, const struct bench_vecsec_knobs *k)
+{
+#ifdef BENCH_HAVE_VECSEC_AEAD
+	struct bench_impl *im = bench_vecsec_impl(isa);
+
+	free((char *)(uintptr_t)im->name);
+	im->name = k->name;
+	im->priv = (void *)(uintptr_t)k;
+	return im;
+#else
+	(void)isa, (void)k;
+	return NULL;
+#endif
 }

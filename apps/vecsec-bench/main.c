@@ -7,6 +7,13 @@
  * implementation's output is checked against the first one's, byte for
  * byte: a mismatch stops the run. Reports the median of N samples in TSC
  * cycles, as an aligned table, a CSV file and a PNG plot.
+ *
+ * Kernel-level modes add vecsec columns with one (X)ChaCha20-Poly1305 path
+ * pinned (bench_vecsec_variant()): --two-pass (the stitched kernels against
+ * the two-pass code, per ISA level), --lanes (every lane width pair and
+ * per-job bursts against ipsec-mb's job API), --crossover (lanes against
+ * the single-message path at any size), --staged (the staged burst path
+ * on and off).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +28,7 @@
 #include "vecsec/vecsec.h"
 #include "bench.h"
 
-#define MAX_IMPLS 12
+#define MAX_IMPLS 24
 #define MAX_SIZES 32
 #define MAX_REPS 1001
 #define MAX_LEN (1u << 20)
@@ -55,6 +62,7 @@ struct result {
 
 static struct {
 	bool quick, burst, burst_only, no_peers;
+	bool two_pass, lanes, crossover, staged;   /* kernel-level variants */
 	unsigned int reps;
 	bool want_case[CASE_COUNT];
 	bool any_case;
@@ -748,7 +756,7 @@ write_csv(const char *path)
  * <datadir>/vecsec/, found from the executable's own folder by the relative
  * path from <bindir> (so a relocated or DESTDIR tree finds its own copy),
  * else at the configured absolute path; a binary run from its build folder
- * uses the source tree's scripts/plot_bench.py.
+ * uses the source tree's tools/report/plot_bench.py.
  */
 #if !defined(BENCH_PLOT_SRC) || !defined(BENCH_BUILD_DIR) || !defined(BENCH_PLOT_ABS)
 #error "meson defines BENCH_PLOT_SRC, BENCH_BUILD_DIR and BENCH_PLOT_ABS"
@@ -845,6 +853,14 @@ usage(FILE *f)
 "  --burst          also run bursts of %d jobs with %d keys (vecsec_aead_burst vs peers)\n"
 "  --burst-only     run only the bursts\n"
 "  --no-peers       measure vecsec alone\n"
+"  --two-pass       ChaCha20-Poly1305: each ISA level also through the two-pass code\n"
+"                   (no stitched kernel): vecsec-<isa>-2pass\n"
+"  --lanes          bursts: every lane width pair (vecsec-lanes-x16/x8 ...) and per-job\n"
+"                   bursts (vecsec-per-job) at the top ISA level\n"
+"  --crossover      bursts: lanes for every size (vecsec-all-lanes) against per-job\n"
+"                   (vecsec-per-job), e.g. --sizes 512,1024,2048,4096,8192,16384\n"
+"  --staged         bursts: the staged path (vecsec-staged) against the general passes\n"
+"                   (vecsec-general)\n"
 "  --csv FILE       write every point as CSV\n"
 "  --png FILE       plot cycles/byte vs size (plot_bench.py, matplotlib; installed in\n"
 "                   " BENCH_PLOT_DIR ", or VECSEC_BENCH_PLOT=SCRIPT)\n"
@@ -940,6 +956,8 @@ parse_args(int argc, char **argv)
 		{"sizes", required_argument, NULL, 's'}, {"isa", required_argument, NULL, 'i'},
 		{"reps", required_argument, NULL, 'r'}, {"burst", no_argument, NULL, 'b'},
 		{"burst-only", no_argument, NULL, 'B'}, {"no-peers", no_argument, NULL, 'n'},
+		{"two-pass", no_argument, NULL, '2'}, {"lanes", no_argument, NULL, 'L'},
+		{"crossover", no_argument, NULL, 'X'}, {"staged", no_argument, NULL, 'S'},
 		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
 		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
@@ -979,6 +997,18 @@ parse_args(int argc, char **argv)
 			break;
 		case 'n':
 			opt.no_peers = true;
+			break;
+		case '2':
+			opt.two_pass = true;
+			break;
+		case 'L':
+			opt.lanes = opt.burst = true;
+			break;
+		case 'X':
+			opt.crossover = opt.burst = true;
+			break;
+		case 'S':
+			opt.staged = opt.burst = true;
 			break;
 		case 'C':
 			opt.csv = optarg;
@@ -1043,10 +1073,41 @@ add_impl(struct bench_impl *im)
 	if (nimpls == MAX_IMPLS)
 		die("too many implementations");
 	if (!im->init(im)) {
-		printf("peer:     %s unusable: %s\n", im->name, im->version);
+		printf("%-9s %s unusable: %s\n", im->is_vecsec ? "vecsec:" : "peer:", im->name,
+		       im->version);
 		return;
 	}
 	impls[nimpls++] = im;
+}
+
+/* The burst variants of --lanes, --crossover and --staged, at the top ISA level. */
+static void
+add_variants(int top)
+{
+	static const struct bench_vecsec_knobs lanes[] = {
+		{ "vecsec-lanes-x16/x8", false, true, 16, 8, false, -1 },
+		{ "vecsec-lanes-x16/x4", false, true, 16, 4, false, -1 },
+		{ "vecsec-lanes-x8/x4", false, true, 8, 4, false, -1 },
+		{ "vecsec-lanes-x4/x4", false, true, 4, 4, false, -1 },
+	};
+	static const struct bench_vecsec_knobs per_job = {
+		"vecsec-per-job", false, true, 0, -1, false, -1 };
+	static const struct bench_vecsec_knobs all_lanes = {
+		"vecsec-all-lanes", false, true, -1, -1, true, -1 };
+	static const struct bench_vecsec_knobs staged[] = {
+		{ "vecsec-staged", false, true, -1, -1, false, 1 },
+		{ "vecsec-general", false, true, -1, -1, false, 0 },
+	};
+	if (opt.lanes)
+		for (unsigned int i = 0; i < BENCH_ARRAY_SIZE(lanes); i++)
+			add_impl(bench_vecsec_variant(top, &lanes[i]));
+	if (opt.crossover)
+		add_impl(bench_vecsec_variant(top, &all_lanes));
+	if (opt.lanes || opt.crossover)
+		add_impl(bench_vecsec_variant(top, &per_job));
+	if (opt.staged)
+		for (unsigned int i = 0; i < BENCH_ARRAY_SIZE(staged); i++)
+			add_impl(bench_vecsec_variant(top, &staged[i]));
 }
 
 int
@@ -1060,7 +1121,7 @@ main(int argc, char **argv)
 	unsigned int nbsizes, nsingle_sizes;
 	size_t single_sizes[MAX_SIZES];
 	char model[128], title[256], script[PATH_MAX];
-	int cpu, rc = 0;
+	int cpu, cap, rc = 0;
 
 	parse_args(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1116,6 +1177,8 @@ main(int argc, char **argv)
 	printf("ISA cap:  %s (CPU max %s)\n", vecsec_isa_name(vecsec_isa_cap()),
 	       vecsec_isa_name(vecsec_cpu_max_isa()));
 
+	/* the cap before any impl pins a level (a variant's init does) */
+	cap = (int)vecsec_isa_cap();
 	for (int isa = VECSEC_ISA_SCALAR; isa <= VECSEC_ISA_AVX512; isa++) {
 		if (opt.any_isa && !opt.want_isa[isa])
 			continue;
@@ -1125,10 +1188,21 @@ main(int argc, char **argv)
 				       vecsec_isa_name((enum vecsec_isa)isa));
 			continue;
 		}
-		if (isa > (int)vecsec_isa_cap() && !opt.any_isa)
+		if (isa > cap && !opt.any_isa)
 			continue;       /* VECSEC_ISA caps the default list */
 		add_impl(bench_vecsec_impl(isa));
+		if (opt.two_pass) {
+			static struct bench_vecsec_knobs tp[VECSEC_ISA_AVX512 + 1];
+			static char tpname[VECSEC_ISA_AVX512 + 1][32];
+
+			snprintf(tpname[isa], sizeof(tpname[isa]), "vecsec-%s-2pass",
+				 vecsec_isa_name((enum vecsec_isa)isa));
+			tp[isa] = (struct bench_vecsec_knobs){ .name = tpname[isa], .twopass = true,
+				.chacha_w = -1, .poly_w = -1, .staged = -1 };
+			add_impl(bench_vecsec_variant(isa, &tp[isa]));
+		}
 	}
+	add_variants(cap);
 	if (!opt.no_peers) {
 #ifdef BENCH_HAVE_OPENSSL
 		add_impl(bench_peer_openssl());

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vecsec-gw packet classification on bytes: the IPv6 extension header walk
- * (RFC 8200 4.1-4.6), shared by the worker (l3_len covers the chain, so
- * rte_ipsec finds ESP after it and puts ESP after it in transport mode)
- * and the SPD (which classifies by the upper-layer protocol at the end of
- * the chain); the IP header checks (RFC 791, RFC 1122 3.2.1, RFC 1812
- * 5.2.2: an IPv4 header with a wrong checksum is dropped); and what an
- * arriving datagram is (fragment, ESP, ESP in UDP 4500, NAT-T keepalive,
- * clear traffic). Header only, no mbuf and no DPDK library: the SPD test
- * links sp.c without the worker, and the libFuzzer target
- * test/gw/fuzz_classify.c runs this code on raw buffers without EAL.
+ * is lib/esp's vecsec_esp_ip6_walk() (RFC 8200 4; the one walk of the
+ * project, crypto_vecsec's too), used by the worker (l3_len covers the
+ * chain, so rte_ipsec finds ESP after it and puts ESP after it in
+ * transport mode) and the SPD (which classifies by the upper-layer
+ * protocol at the end of the chain); the IP header checks (RFC 791,
+ * RFC 1122 3.2.1, RFC 1812 5.2.2: an IPv4 header with a wrong checksum is
+ * dropped); and what an arriving datagram is (fragment, ESP, ESP in UDP
+ * 4500, NAT-T keepalive, clear traffic). Header only, no mbuf and no DPDK
+ * library: the SPD test links sp.c without the worker, and the libFuzzer
+ * target test/gw/fuzz_classify.c runs this code (and lib/esp's walk) on
+ * raw buffers without EAL.
  */
 #ifndef VECSEC_GW_PKT_H
 #define VECSEC_GW_PKT_H
@@ -22,50 +24,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-/*
- * Longest IPv6 header chain taken: mbuf l3_len has 9 bits (511), and NAT-T
- * tunnel SAs add the 8-byte UDP header to it.
- */
-#define GW_IP6_HDR_MAX 496
-
-/*
- * Walk the Hop-by-Hop, Routing and Destination Options headers after the
- * IPv6 header at p, reading only p[0..len). Fragment (44), ESP, AH and any
- * other value end the walk unconsumed. Returns the length of the fixed
- * header and the walked extensions, with *proto the next-header value that
- * follows them and, when nh_off is not NULL, *nh_off the offset of the byte
- * that holds it (6 for the fixed header, else the last extension's start).
- * Returns -1 if the chain is truncated, Hop-by-Hop is not first (RFC 8200
- * 4.3) or it is longer than GW_IP6_HDR_MAX.
- */
-static inline int
-gw_ip6_walk(const uint8_t *p, uint32_t len, uint8_t *proto, uint32_t *nh_off)
-{
-	uint32_t off = sizeof(struct rte_ipv6_hdr), last = 6;
-	uint8_t nh;
-
-	if (len < off)
-		return -1;
-	nh = p[6];
-	while (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS) {
-		uint32_t elen;
-
-		if (nh == IPPROTO_HOPOPTS && off != sizeof(struct rte_ipv6_hdr))
-			return -1;
-		if (len < off + 2)
-			return -1;
-		elen = ((uint32_t)p[off + 1] + 1) * 8;  /* Hdr Ext Len: 8-octet units past 8 */
-		if (len - off < elen || off + elen > GW_IP6_HDR_MAX)
-			return -1;
-		last = off;
-		nh = p[off];
-		off += elen;
-	}
-	*proto = nh;
-	if (nh_off != NULL)
-		*nh_off = last;
-	return (int)off;
-}
+#include "vecsec/vecsec_esp.h"
 
 /* What is known of an IPv4 header checksum (from the NIC's rx flags, or set by the gateway). */
 enum gw_ck {
@@ -92,7 +51,7 @@ struct gw_l3 {
  * within avail, a datagram length within len (the rest is link padding,
  * for the caller to trim), an IPv4 checksum that ck does not say is wrong
  * (verified here for GW_CK_VERIFY), an IPv6 extension chain that
- * gw_ip6_walk() accepts. Returns 0 (IPv4) or 1 (IPv6) with *r filled, or
+ * vecsec_esp_ip6_walk() accepts. Returns 0 (IPv4) or 1 (IPv6) with *r filled, or
  * -1: malformed.
  */
 static inline int
@@ -135,7 +94,7 @@ gw_pkt_l3(const uint8_t *p, uint32_t avail, uint32_t len, enum gw_ck ck, struct 
 		tl = sizeof(*h) + rte_be_to_cpu_16(h->payload_len);
 		if (tl > len)
 			return -1;
-		hl = gw_ip6_walk(p, RTE_MIN(tl, avail), &r->proto, NULL);
+		hl = vecsec_esp_ip6_walk(p, RTE_MIN(tl, avail), 0, &r->proto, NULL);
 		if (hl < 0)
 			return -1;
 		r->ip_len = tl;

@@ -17,7 +17,6 @@
 #include "gen.h"
 #include "gw_dp.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -45,6 +44,8 @@
 #include <rte_version.h>
 
 #include "vecsec_version.h"
+
+#include "vecsec_eal.h"
 
 #define GW_NB_MBUF 16384
 #define GW_RX_DESC 1024
@@ -675,33 +676,6 @@ keys_out_of_dumps(bool no_coredump, bool quiet)
 	}
 }
 
-/*
- * EAL leaves its runtime folder (config, fbarray_* files) behind after a
- * clean exit; nothing can use it once the primary process is gone. Remove
- * the files EAL makes there (the telemetry socket too: its own atexit()
- * removal comes later) and the folder; anything else keeps it.
- */
-static void
-eal_runtime_dir_remove(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		const char *n = e->d_name;
-
-		if (strcmp(n, "config") == 0 || strcmp(n, "hugepage_info") == 0 ||
-				strcmp(n, "mp_socket") == 0 ||
-				strncmp(n, "dpdk_telemetry", strlen("dpdk_telemetry")) == 0 ||
-				strncmp(n, "fbarray_", strlen("fbarray_")) == 0)
-			unlinkat(dirfd(d), n, 0);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -955,6 +929,12 @@ main(int argc, char **argv)
 			w++;
 		}
 	}
+	/*
+	 * Ports started, SAs, SPD and routes set up, the control socket
+	 * listening, telemetry registered, workers launched: what a script
+	 * waits for before it talks to us (printed even with --quiet).
+	 */
+	printf("vecsec-gw: ready\n");
 	hz = rte_get_tsc_hz();
 	cpu_start = cpu_seconds();
 	t_start = rte_get_tsc_cycles();
@@ -1084,9 +1064,7 @@ out:
 	if (mp != NULL && rte_mempool_in_use_count(mp) != 0)
 		fprintf(stderr, "vecsec-gw: %u mbufs still in use at exit\n",
 			rte_mempool_in_use_count(mp));
-	snprintf(err, sizeof(err), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	eal_runtime_dir_remove(err);
+	vecsec_eal_cleanup();       /* the runtime folder too */
 	gw_secret_free(conf, sizeof(*conf));
 	return ret;
 }

@@ -34,7 +34,7 @@ l3_hdr(const uint8_t *p, uint32_t len, uint8_t *proto, uint32_t *nh_off)
 		*proto = p[*nh_off];
 		return (int)hl;
 	}
-	return gw_ip6_walk(p, len, proto, nh_off);
+	return vecsec_esp_ip6_walk(p, len, 0, proto, nh_off);
 }
 
 /*
@@ -50,7 +50,7 @@ ip6_final_dst(const uint8_t *p, uint32_t hl)
 	uint8_t nh = p[6];
 	const uint8_t *dst = p + offsetof(struct rte_ipv6_hdr, dst_addr);
 
-	/* hl came from gw_ip6_walk(): every header below lies within it */
+	/* hl came from vecsec_esp_ip6_walk(): every header below lies within it */
 	while (off < hl) {
 		uint32_t elen = ((uint32_t)p[off + 1] + 1) * 8;
 
@@ -260,7 +260,7 @@ gw_natt_outb(struct rte_mbuf *m, const struct gw_sa *s)
 		return trs_encap(m, s->natt_sport, s->natt_dport);
 	if ((p[0] >> 4) != 6 || !rte_pktmbuf_is_contiguous(m))
 		return 0;
-	hl = gw_ip6_walk(p, m->pkt_len, &proto, &nh_off);
+	hl = vecsec_esp_ip6_walk(p, m->pkt_len, 0, &proto, &nh_off);
 	if (hl < 0 || proto != IPPROTO_UDP || m->pkt_len < (uint32_t)hl + sizeof(*u))
 		return -EINVAL;
 	u = (struct rte_udp_hdr *)(p + hl);

@@ -486,7 +486,7 @@ sp_ip6_upper(const uint8_t *l3, uint32_t l3_len)
 	uint8_t proto = 0;
 
 	if (l3_len <= sizeof(struct rte_ipv6_hdr) ||
-			gw_ip6_walk(l3, l3_len, &proto, NULL) != (int)l3_len)
+			vecsec_esp_ip6_walk(l3, l3_len, 0, &proto, NULL) != (int)l3_len)
 		return l3[offsetof(struct rte_ipv6_hdr, proto)];
 	return proto;
 }

@@ -506,7 +506,7 @@ in_trs_dummy(const struct rte_mbuf *m)
 		return false;
 	if ((p[0] >> 4) == 4)
 		return ((const struct rte_ipv4_hdr *)p)->next_proto_id == IPPROTO_NONE;
-	return l3 <= m->data_len && gw_ip6_walk(p, l3, &nh, NULL) == (int)l3 &&
+	return l3 <= m->data_len && vecsec_esp_ip6_walk(p, l3, 0, &nh, NULL) == (int)l3 &&
 		nh == IPPROTO_NONE;
 }
 

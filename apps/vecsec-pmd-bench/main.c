@@ -51,6 +51,8 @@
 
 #include "vecsec_version.h"
 
+#include "vecsec_eal.h"
+
 #define BURST 32u
 #define KEY_LEN 32
 #define IV_LEN 12
@@ -133,7 +135,8 @@ die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
 	va_end(ap);
-	rte_exit(EXIT_FAILURE, "failed\n");
+	vecsec_eal_cleanup();
+	exit(EXIT_FAILURE);
 }
 
 static uint8_t *
@@ -269,10 +272,12 @@ parse_args(int argc, char **argv)
 			break;
 		case 'V':
 			print_version();
-			rte_exit(EXIT_SUCCESS, "\n");
+			vecsec_eal_cleanup();
+			exit(EXIT_SUCCESS);
 		default:
 			usage();
-			rte_exit(c == 'h' ? EXIT_SUCCESS : EXIT_FAILURE, "\n");
+			vecsec_eal_cleanup();
+			exit(c == 'h' ? EXIT_SUCCESS : EXIT_FAILURE);
 		}
 	}
 	if (optind != argc)
@@ -764,6 +769,6 @@ main(int argc, char **argv)
 	if (g.csv != NULL && fclose(g.csv) != 0)
 		die("writing %s failed", opt.csv);
 	dev_teardown();
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

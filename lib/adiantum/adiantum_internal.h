@@ -53,6 +53,8 @@ struct nh_impl {
 /* Widest first, NULL-terminated, the reference last (nhpoly1305.c). */
 extern const struct nh_impl *const vecsec_nh_impls[];
 extern const struct nh_impl vecsec_nh_impl_ref;
+extern const struct nh_impl vecsec_nh_impl_sse2;     /* nh_sse2.c, ssse3 flag set */
+extern const struct nh_impl vecsec_nh_impl_avx2;     /* nh_avx2.c */
 void vecsec_nh_ref(const uint32_t *key, const uint8_t *msg, size_t len,
 		   uint64_t hash[NH_NUM_PASSES]);
 /* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */

@@ -15,6 +15,12 @@
 
 /* ---- NH dispatch ---- */
 const struct nh_impl *const vecsec_nh_impls[] = {
+#ifdef VECSEC_HAVE_AVX2
+	&vecsec_nh_impl_avx2,
+#endif
+#ifdef VECSEC_HAVE_SSSE3
+	&vecsec_nh_impl_sse2,
+#endif
 	&vecsec_nh_impl_ref,
 	NULL,
 };

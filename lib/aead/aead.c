@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The AEAD router (vecsec_aead.h): the per-algorithm ops table, key
- * objects, the one-shot API built on jobs, the burst, and the ESP helpers
- * of RFC 7634 2 / RFC 4106 4-5 / RFC 3686 4. It knows no algorithm: each
- * ops entry points into the layer that implements one.
+ * objects, the one-shot API built on jobs and the burst. It knows no
+ * algorithm: each ops entry points into the layer that implements one.
+ * (The ESP layouts on top of it are lib/esp's.)
  *
  * vecsec_aead_burst() checks every job (lib/job), then hands the jobs of
  * each burst function over in one call ((X)ChaCha20-Poly1305 to
@@ -94,29 +94,6 @@ vecsec_aead_key_init(struct vecsec_aead_key *k, enum vecsec_aead_alg alg, const 
 	if (rc != 0)
 		vecsec_memzero(k, sizeof(*k));
 	return rc;
-}
-
-VECSEC_API int
-vecsec_esp_key_init(struct vecsec_aead_key *k, enum vecsec_aead_alg alg, const uint8_t *keymat,
-		    size_t keymat_len)
-{
-	int rc;
-
-	if (k == NULL || keymat == NULL)
-		return -EINVAL;
-	/* RFC 7634 3, RFC 4106 8.1, RFC 3686 5.1: key || 4-byte salt */
-	if (alg != VECSEC_AEAD_CHACHA20_POLY1305 && alg != VECSEC_AEAD_ARIA_GCM &&
-	    alg != VECSEC_AEAD_ARIA_CTR)
-		return -ENOTSUP;
-	if (ops_of((uint32_t)alg) == NULL)
-		return -ENOTSUP;
-	if (keymat_len <= VECSEC_ESP_SALT_LEN)
-		return -EINVAL;
-	rc = vecsec_aead_key_init(k, alg, keymat, keymat_len - VECSEC_ESP_SALT_LEN);
-	if (rc != 0)
-		return rc;
-	memcpy(k->salt, keymat + keymat_len - VECSEC_ESP_SALT_LEN, VECSEC_ESP_SALT_LEN);
-	return 0;
 }
 
 VECSEC_API void
@@ -263,56 +240,6 @@ vecsec_engine_burst(const struct vecsec_engine *e, struct vecsec_aead_job *const
 	if (e == NULL)
 		return 0;
 	return burst(vecsec_engine_isa(e), jobs, n);
-}
-
-/* ---- ESP helpers ---- */
-
-static void
-be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-VECSEC_API void
-vecsec_esp_nonce(uint8_t nonce[12], const struct vecsec_aead_key *k,
-		 const uint8_t iv[VECSEC_ESP_IV_LEN])
-{
-	if (nonce == NULL || k == NULL || iv == NULL)
-		return;
-	/* RFC 7634 2: salt (4) || IV (8) */
-	memcpy(nonce, k->salt, VECSEC_ESP_SALT_LEN);
-	memcpy(nonce + VECSEC_ESP_SALT_LEN, iv, VECSEC_ESP_IV_LEN);
-}
-
-VECSEC_API void
-vecsec_esp_ctr_block(uint8_t block[16], const struct vecsec_aead_key *k,
-		     const uint8_t iv[VECSEC_ESP_IV_LEN])
-{
-	if (block == NULL || k == NULL || iv == NULL)
-		return;
-	/* RFC 3686 4: nonce (4) || IV (8) || block counter 1 (big-endian) */
-	memcpy(block, k->salt, VECSEC_ESP_SALT_LEN);
-	memcpy(block + VECSEC_ESP_SALT_LEN, iv, VECSEC_ESP_IV_LEN);
-	be32(block + 12, 1);
-}
-
-VECSEC_API size_t
-vecsec_esp_aad(uint8_t aad[12], uint32_t spi, uint64_t seq, bool esn)
-{
-	if (aad == NULL)
-		return esn ? 12 : 8;
-	/* RFC 7634 2.1, RFC 4106 5: SPI || [seq-hi ||] seq-lo, big-endian */
-	be32(aad, spi);
-	if (!esn) {
-		be32(aad + 4, (uint32_t)seq);
-		return 8;
-	}
-	be32(aad + 4, (uint32_t)(seq >> 32));
-	be32(aad + 8, (uint32_t)seq);
-	return 12;
 }
 
 VECSEC_API const char *

@@ -151,18 +151,3 @@ vecsec_aria_ctr32_xor(const struct vecsec_aria_key *k, uint8_t *out, const uint8
 	vecsec_aria_impl()->ctr32_xor(out, in, len, key_of(k), c);
 	return 0;
 }
-
-VECSEC_API int
-vecsec_aria_esp_ctr_xor(const struct vecsec_aria_key *k, uint8_t *out, const uint8_t *in,
-			size_t len, const uint8_t nonce[4], const uint8_t iv[8])
-{
-	uint8_t c[16] = { 0 };
-
-	if (nonce == NULL || iv == NULL)
-		return -EINVAL;
-	/* RFC 3686 4: nonce || IV || counter, the counter starting at 1. */
-	memcpy(c, nonce, 4);
-	memcpy(c + 4, iv, 8);
-	c[15] = 1;
-	return vecsec_aria_ctr32_xor(k, out, in, len, c);
-}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ARIA-GCM (NIST SP 800-38D 7.1-7.2 with ARIA as the block cipher): the
- * GCM state machine shared with lib/aead, the streaming and one-shot API,
- * and the ESP form of RFC 4106 (nonce = salt || IV, AAD = SPI || seq).
+ * GCM state machine shared with lib/aead, the streaming and one-shot API
+ * (its ESP form, RFC 4106's layout, is lib/esp's).
  * Portable: the block work goes through the ARIA and GHASH tables.
  */
 #include <errno.h>
@@ -504,65 +504,4 @@ vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const ui
 	}
 	vecsec_memzero(&g, sizeof(g));
 	return 0;
-}
-
-/* ---- ESP, RFC 4106 layout ---- */
-
-static size_t
-esp_aad(uint8_t aad[12], uint32_t spi, uint64_t seq, bool esn)
-{
-	size_t n = 0;
-
-	/* RFC 4106 5: SPI || seq (32) or SPI || seq-hi || seq-lo (ESN) */
-	for (int i = 3; i >= 0; i--)
-		aad[n++] = (uint8_t)(spi >> (8 * i));
-	for (int i = esn ? 7 : 3; i >= 0; i--)
-		aad[n++] = (uint8_t)(seq >> (8 * i));
-	return n;
-}
-
-static bool
-esp_args_ok(const uint8_t *icv, size_t icv_len, const uint8_t *salt, const uint8_t *iv)
-{
-	return icv != NULL && salt != NULL && iv != NULL &&
-	       (icv_len == 8 || icv_len == 12 || icv_len == 16);
-}
-
-VECSEC_API int
-vecsec_aria_esp_gcm_seal(const struct vecsec_aria_gcm_key *k, uint8_t *out, uint8_t *icv,
-			 size_t icv_len, const uint8_t *in, size_t len, const uint8_t salt[4],
-			 const uint8_t iv[8], uint32_t spi, uint64_t seq, bool esn)
-{
-	uint8_t nonce[12], aad[12];
-	size_t aad_len;
-	int rc;
-
-	if (!esp_args_ok(icv, icv_len, salt, iv))
-		return -EINVAL;
-	/* RFC 4106 4: nonce = salt || IV */
-	memcpy(nonce, salt, 4);
-	memcpy(nonce + 4, iv, 8);
-	aad_len = esp_aad(aad, spi, seq, esn);
-	rc = vecsec_aria_gcm_seal(k, out, icv, icv_len, in, len, nonce, 12, aad, aad_len);
-	vecsec_memzero(nonce, sizeof(nonce));
-	return rc;
-}
-
-VECSEC_API int
-vecsec_aria_esp_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out, const uint8_t *in,
-			 size_t len, const uint8_t *icv, size_t icv_len, const uint8_t salt[4],
-			 const uint8_t iv[8], uint32_t spi, uint64_t seq, bool esn)
-{
-	uint8_t nonce[12], aad[12];
-	size_t aad_len;
-	int rc;
-
-	if (!esp_args_ok(icv, icv_len, salt, iv))
-		return -EINVAL;
-	memcpy(nonce, salt, 4);
-	memcpy(nonce + 4, iv, 8);
-	aad_len = esp_aad(aad, spi, seq, esn);
-	rc = vecsec_aria_gcm_open(k, out, in, len, icv, icv_len, nonce, 12, aad, aad_len);
-	vecsec_memzero(nonce, sizeof(nonce));
-	return rc;
 }

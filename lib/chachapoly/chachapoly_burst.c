@@ -59,11 +59,12 @@
 
 /*
  * Above this many bytes a job goes to the single-message path (its wide
- * kernels run many blocks of one message per register). Measured with
- * test/perf/lanes_perf.c --crossover (bursts of 32 equal seal jobs, AVX-512
- * + IFMA Xeon, branch simd's single-message kernels merged; TSC cycles per
- * message, medians): 2048 B lanes 2106 / single 2490, 3072 B 3005 / 3368,
- * 4096 B 3966 / 3990, 6144 B 5808 / 5634, 8192 B 7872 / 7226. The lanes
+ * kernels run many blocks of one message per register). Measured with the
+ * lanes tool's crossover mode, now vecsec-bench --burst-only --crossover
+ * (bursts of 32 equal seal jobs, AVX-512 + IFMA Xeon, branch simd's
+ * single-message kernels merged; TSC cycles per message, medians):
+ * 2048 B lanes 2106 / single 2490, 3072 B 3005 / 3368, 4096 B 3966 / 3990,
+ * 6144 B 5808 / 5634, 8192 B 7872 / 7226. The lanes
  * win up to 4 KiB and lose from 6 KiB on. With 8 ChaCha lanes (AVX2, same
  * tool, VECSEC_ISA=avx2): 1024 B 1954 / 2217, 1536 B 2873 / 2980, 2048 B
  * 3926 / 3881, 3072 B 5766 / 5230: the crossover falls to 1.5 KiB.
@@ -1055,8 +1056,8 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
  * job->in to job->out, partial last blocks by masked loads and stores; the
  * plaintext is never staged. The Poly1305 input is then laid out in the
  * buffer as on the staged path (padded AAD, a copy of the ciphertext, pad,
- * lengths), so each lane needs one Poly1305 run. Measured (lanes_perf,
- * minimum of 61 samples): absorbing the ciphertext in place from job->out
+ * lengths), so each lane needs one Poly1305 run. Measured (the lanes tool,
+ * now vecsec-bench --lanes; minimum of 61 samples): absorbing the ciphertext in place from job->out
  * instead, in three runs (AAD, whole blocks, last block and lengths), was
  * slower at both 64 and 256 bytes than the copy back.
  */
@@ -1116,10 +1117,10 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
  * Poly1305 width for the general passes: their lanes fall out of step
  * (AAD, text and lengths blocks of different jobs), and each call runs the
  * fewest blocks any active lane has left, so 16 lanes make more, shorter
- * calls than 8. Measured with lanes_perf (x ipsec-mb msgs/s, 3 runs, x16
- * poly / x8 poly): 1420 B 0.98 1.01 1.02 / 1.01 1.03 1.03, IMIX 1.09 1.11
- * 1.13 / 1.15 1.20 1.20; the staged path keeps 16 (64 B: 2.17..2.19 /
- * 2.09..2.11). Pinned widths (vecsec_lanes_force) stay as they are.
+ * calls than 8. Measured with the lanes tool (now vecsec-bench --lanes;
+ * x ipsec-mb msgs/s, 3 runs, x16 poly / x8 poly): 1420 B 0.98 1.01 1.02 /
+ * 1.01 1.03 1.03, IMIX 1.09 1.11 1.13 / 1.15 1.20 1.20; the staged path
+ * keeps 16 (64 B: 2.17..2.19 / 2.09..2.11). Pinned widths (vecsec_lanes_force) stay as they are.
  */
 static const struct poly1305_impl *
 general_poly(const struct lane_set *ls, const struct poly1305_impl *pi)

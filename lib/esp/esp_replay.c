@@ -8,19 +8,38 @@
  * with a number above T that would have to be cleared first: every one of
  * them is remembered (a ring of exactly ceil(W / 64) words loses the
  * oldest block each time the top enters a new word).
+ *
+ * The top and the bitmap are C11 atomics read and written relaxed (plain
+ * moves on x86 and arm64): a check may run beside an update on another
+ * thread and see a stale but never a torn value (vecsec_esp.h says who may
+ * call what at once).
  */
 #include "vecsec/vecsec_esp.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 struct vecsec_esp_replay {
-	uint64_t top;           /* T: highest number recorded */
+	_Atomic uint64_t top;   /* T: highest number recorded */
 	uint32_t win;           /* W, 0: anti-replay off */
 	uint32_t words;         /* bitmap words, a power of two (0 when W = 0) */
 	uint8_t esn;
-	uint64_t bits[];
+	_Atomic uint64_t bits[];
 };
+
+/* the size promised by VECSEC_ESP_REPLAY_SIZE_WORDS() covers the header */
+_Static_assert(sizeof(struct vecsec_esp_replay) <= VECSEC_ESP_REPLAY_SIZE_WORDS(0),
+	       "replay window header larger than VECSEC_ESP_REPLAY_SIZE_WORDS(0)");
+_Static_assert(sizeof(_Atomic uint64_t) == 8, "64-bit atomics must be lock-free words");
+
+#define RELAXED memory_order_relaxed
+
+static inline uint64_t
+top_of(const struct vecsec_esp_replay *r)
+{
+	return atomic_load_explicit(&r->top, RELAXED);
+}
 
 static uint32_t
 bitmap_words(uint32_t win)
@@ -40,7 +59,7 @@ vecsec_esp_replay_size(uint32_t win)
 {
 	if (win > VECSEC_ESP_REPLAY_WIN_MAX)
 		return 0;
-	return sizeof(struct vecsec_esp_replay) + (size_t)bitmap_words(win) * sizeof(uint64_t);
+	return VECSEC_ESP_REPLAY_SIZE_WORDS(bitmap_words(win));
 }
 
 int
@@ -53,10 +72,12 @@ vecsec_esp_replay_init(struct vecsec_esp_replay *r, size_t size, uint32_t win, b
 	    (!esn && top > UINT32_MAX))
 		return -EINVAL;
 	memset(r, 0, need);
-	r->top = top;
+	atomic_init(&r->top, top);
 	r->win = win;
 	r->words = bitmap_words(win);
 	r->esn = esn;
+	for (uint32_t w = 0; w < r->words; w++)
+		atomic_init(&r->bits[w], 0);
 	return 0;
 }
 
@@ -104,7 +125,7 @@ vecsec_esp_replay_recover(const struct vecsec_esp_replay *r, uint32_t lo, uint64
 		*seq = lo;
 		return 0;
 	}
-	return vecsec_esp_esn_recover(r->top, r->win, lo, seq);
+	return vecsec_esp_esn_recover(top_of(r), r->win, lo, seq);
 }
 
 /* The bitmap word that holds number seq. */
@@ -114,50 +135,69 @@ word_of(const struct vecsec_esp_replay *r, uint64_t seq)
 	return (uint32_t)((seq >> 6) & (r->words - 1));
 }
 
-int
-vecsec_esp_replay_check(const struct vecsec_esp_replay *r, uint64_t seq)
+/* The check against a given top (read once by the caller). */
+static inline int
+check_at(const struct vecsec_esp_replay *r, uint64_t top, uint64_t seq)
 {
-	if (r == NULL)
-		return -EINVAL;
 	if (seq == 0 || (!r->esn && seq > UINT32_MAX))
 		return -ERANGE;
-	if (seq > r->top || r->win == 0)
+	if (seq > top || r->win == 0)
 		return 0;
-	if (r->top - seq >= r->win)
+	if (top - seq >= r->win)
 		return -ERANGE;         /* at or below T - W */
-	if ((r->bits[word_of(r, seq)] >> (seq & 63)) & 1)
+	if ((atomic_load_explicit(&r->bits[word_of(r, seq)], RELAXED) >> (seq & 63)) & 1)
 		return -EALREADY;
 	return 0;
 }
 
 int
+vecsec_esp_replay_check(const struct vecsec_esp_replay *r, uint64_t seq)
+{
+	if (r == NULL)
+		return -EINVAL;
+	return check_at(r, top_of(r), seq);
+}
+
+int
 vecsec_esp_replay_update(struct vecsec_esp_replay *r, uint64_t seq)
 {
-	int rc = vecsec_esp_replay_check(r, seq);
+	uint64_t top;
+	int rc;
 
+	if (r == NULL)
+		return -EINVAL;
+	top = top_of(r);
+	rc = check_at(r, top, seq);
 	if (rc != 0)
 		return rc;
-	if (seq > r->top) {
-		if (r->win != 0) {
-			/* clear the words the top enters, each at most once */
-			uint64_t from = (r->top >> 6) + 1, to = seq >> 6;
-
-			if (to >= from && to - from >= r->words)
-				from = to - r->words + 1;
-			for (uint64_t w = from; w <= to; w++)
-				r->bits[w & (r->words - 1)] = 0;
-		}
-		r->top = seq;
+	if (r->win == 0) {
+		/* no bitmap: the top is all there is, an atomic maximum (any writers) */
+		while (seq > top && !atomic_compare_exchange_weak_explicit(&r->top, &top, seq,
+									   RELAXED, RELAXED))
+			;
+		return 0;
 	}
-	if (r->win != 0)
-		r->bits[word_of(r, seq)] |= UINT64_C(1) << (seq & 63);
+	/* one writer (the caller's lock): plain read-modify-write of relaxed atomics */
+	if (seq > top) {
+		/* clear the words the top enters, each at most once */
+		uint64_t from = (top >> 6) + 1, to = seq >> 6;
+
+		if (to >= from && to - from >= r->words)
+			from = to - r->words + 1;
+		for (uint64_t w = from; w <= to; w++)
+			atomic_store_explicit(&r->bits[w & (r->words - 1)], 0, RELAXED);
+		atomic_store_explicit(&r->top, seq, RELAXED);
+	}
+	atomic_store_explicit(&r->bits[word_of(r, seq)],
+			      atomic_load_explicit(&r->bits[word_of(r, seq)], RELAXED) |
+			      UINT64_C(1) << (seq & 63), RELAXED);
 	return 0;
 }
 
 uint64_t
 vecsec_esp_replay_top(const struct vecsec_esp_replay *r)
 {
-	return r->top;
+	return top_of(r);
 }
 
 uint32_t

@@ -17,10 +17,8 @@ import random
 import os
 import signal
 import struct
-import subprocess
 import sys
 import tempfile
-import time
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
@@ -33,12 +31,18 @@ KEY = bytes(range(0x40, 0x40 + 36))
 HEXKEY = gwtest.hexkey(KEY)
 
 
+def tel_esp_out(prefix):
+    """The gateway's esp_out through DPDK telemetry (0 when it does not answer)."""
+    tel = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
+    return tel[0]["/vecsec_gw/stats"]["esp_out"] if tel else 0
+
+
 def main():
     gw, ctl = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-ctrl-")
     sock = os.path.join(tmp, "gw.sock")
     ok = True
-    proc = None
+    g = None
     prefix = gwtest.file_prefix("ctrl")
 
     def fail(msg):
@@ -67,13 +71,13 @@ def main():
         stats = os.path.join(tmp, "stats.json")
         ports = gwtest.pcap_ports(tmp, ("clear_in.pcap,infinite_rx=1", "clear_out.pcap"),
                                   ("empty.pcap", "esp_out.pcap"))
+        # runs until the SIGTERM at the end: every step waits for what it needs
         cmd = gwtest.gw_cmd(gw, prefix, ports, app=["-f", cfg, "-u", "2", "--ctrl", sock,
-                                                    "--duration", "4", "--stats-file", stats,
-                                                    "--quiet"])
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                universal_newlines=True)
-        if not gwtest.wait_path(sock, 100):
-            fail("no control socket after 5 s")
+                                                    "--stats-file", stats, "--quiet"])
+        g = gwtest.Gateway(cmd)
+        proc = g.proc
+        if not g.wait_ready():
+            fail("the gateway did not start")
             return 1
         if os.stat(sock).st_mode & 0o077:
             fail("control socket is accessible to others: %o" % os.stat(sock).st_mode)
@@ -88,7 +92,9 @@ def main():
         out = req("list")
         if "sa out 5 chacha20-poly1305 ipv4-tunnel" not in out or "protect 5" not in out:
             fail("list does not show the new SA and SP")
-        time.sleep(0.5)
+        # ESP of SA 5 flows (what the checks below count on)
+        if not gwtest.wait_until(lambda: tel_esp_out(prefix) >= 8, "ESP out of SA 5", gws=[g]):
+            fail("no ESP after adding SA 5")
         # errors: each gets ERR and a reason
         req("sa", "out", "5", "aead_algo", "chacha20-poly1305", "aead_key", HEXKEY, "mode",
             "transport", want_ok=False)                           # defined twice
@@ -167,7 +173,8 @@ def main():
                     print("ok   telemetry: esp_out %d, SA 5 pkts %d" %
                           (stats_t["/vecsec_gw/stats"]["esp_out"], one["pkts"]))
         proc.send_signal(signal.SIGUSR1)        # stats on stdout now
-        time.sleep(0.2)
+        if not g.wait_line("vecsec-gw stats after"):
+            fail("no stats on SIGUSR1")
         # outbound, under traffic: protect 5 -> discard in one request (policy drops)
         req("replace", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst",
             "10.5.0.0/16", "with", "discard")
@@ -180,7 +187,7 @@ def main():
         # and again, so a reused slot is exercised
         req(stdin=sa.replace("out 5", "out 7") + "sp ipv4 out esp protect 7 dst 10.5.0.0/16\n")
         req("del", "sa", "out", "7")
-        out, _ = proc.communicate(timeout=60)
+        rc, out = g.stop()
         print(out)
         if out.count("vecsec-gw stats after") < 2:
             fail("no stats on SIGUSR1")
@@ -229,9 +236,8 @@ def main():
         if s["esp_out"] != by_spi[5] + by_spi[7]:
             fail("esp_out %d, pcap has %d" % (s["esp_out"], by_spi[5] + by_spi[7]))
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        if g is not None:
+            g.kill()
         gwtest.cleanup(tmp, prefix)
     return gwtest.finish(ok)
 

@@ -2,34 +2,38 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Build vecsec-gw's rx classification libFuzzer target (test/gw/fuzz_classify.c
-# on apps/vecsec-gw/gw_pkt.h) with clang-14 and ASan + UBSan into OUT_DIR and
-# run it for SECONDS (default 20; FUZZ_SECONDS in the environment wins, e.g.
-# FUZZ_SECONDS=1800 for a long run). Seeds: the frames of
+# on apps/vecsec-gw/gw_pkt.h and lib/esp's IPv6 walk, lib/esp/esp_ip.c) with
+# clang-14 and ASan + UBSan into OUT_DIR and run it for SECONDS (default 20;
+# FUZZ_SECONDS in the environment wins, e.g. FUZZ_SECONDS=1800 for a long
+# run). Seeds: the frames of
 # test/gw/fuzz-classify-seeds.pcap (real packets, see test/gw/fuzz_seeds.py),
 # each with a few control bytes (port side, NIC checksum verdict, bytes
 # readable in place). Everything it writes (binary, corpus, crash files) stays
 # under OUT_DIR. Exits non-zero when the target cannot be built or the fuzzer
 # finds a crash, leak, UB or a broken promise (abort).
 #
-# usage: fuzz-classify.sh SOURCE_ROOT OUT_DIR [SECONDS]
+# usage: fuzz-classify.sh SOURCE_ROOT BUILD_ROOT OUT_DIR [SECONDS]
+# (BUILD_ROOT: the meson build folder, for the generated vecsec_version.h)
 set -euo pipefail
-usage="usage: fuzz-classify.sh SOURCE_ROOT OUT_DIR [SECONDS]"
+usage="usage: fuzz-classify.sh SOURCE_ROOT BUILD_ROOT OUT_DIR [SECONDS]"
 top=$(readlink -f "${1:?$usage}")
-out=${2:?$usage}
-secs=${FUZZ_SECONDS:-${3:-20}}
+build=$(readlink -f "${2:?$usage}")
+out=${3:?$usage}
+secs=${FUZZ_SECONDS:-${4:-20}}
 cc=${CLANG:-clang-14}
 command -v "$cc" >/dev/null || { echo "FAIL: no $cc (scripts/setup.sh installs clang-14)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(readlink -f "$out")
 bin=$out/fuzz_classify
 
-# gw_pkt.h needs DPDK's headers only: no DPDK library, no EAL, so the
-# sanitizers see every line that runs.
+# gw_pkt.h needs DPDK's headers only and lib/esp's portable walk: no DPDK
+# library, no EAL, so the sanitizers see every line that runs.
 # shellcheck disable=SC2046
 "$cc" -g -O1 -std=gnu11 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-I"$top/apps/vecsec-gw" $(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
-	"$top/test/gw/fuzz_classify.c" -o "$bin.tmp"
+	-I"$top/apps/vecsec-gw" -I"$top/lib/include" -I"$top/lib/include/vecsec" -I"$build/lib" \
+	$(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
+	"$top/test/gw/fuzz_classify.c" "$top/lib/esp/esp_ip.c" -o "$bin.tmp"
 mv "$bin.tmp" "$bin"
 
 # The seed corpus is rebuilt each run; libFuzzer adds what it finds to corpus/.

@@ -5,17 +5,21 @@
 # ctrl.c's framing and request table, the handlers and parser.c, the data
 # plane stubbed) with clang-14 into OUT_DIR and run it for SECONDS (default
 # 20; the environment's FUZZ_SECONDS wins, for long runs:
-# FUZZ_SECONDS=1800 test/gw/fuzz-ctrl.sh . build/apps/vecsec-gw/fuzz-ctrl).
+# FUZZ_SECONDS=1800 test/gw/fuzz-ctrl.sh . build build/test/gw/fuzz-ctrl).
 # Seeds: the committed corpus test/gw/fuzz-ctrl-corpus/. Everything it
 # writes (binary, corpus, crash files) stays under OUT_DIR. Exits non-zero
 # when the target cannot be built or the fuzzer finds a crash, leak, UB or
 # a broken check.
 #
-# usage: fuzz-ctrl.sh SOURCE_ROOT OUT_DIR [SECONDS]
+# usage: fuzz-ctrl.sh SOURCE_ROOT BUILD_ROOT OUT_DIR [SECONDS]
+# (BUILD_ROOT: the meson build folder, for the generated vecsec_version.h that
+# gw_pkt.h's lib/esp header needs)
 set -euo pipefail
-top=$(readlink -f "${1:?usage: fuzz-ctrl.sh SOURCE_ROOT OUT_DIR [SECONDS]}")
-out=${2:?usage: fuzz-ctrl.sh SOURCE_ROOT OUT_DIR [SECONDS]}
-secs=${FUZZ_SECONDS:-${3:-20}}
+usage="usage: fuzz-ctrl.sh SOURCE_ROOT BUILD_ROOT OUT_DIR [SECONDS]"
+top=$(readlink -f "${1:?$usage}")
+build=$(readlink -f "${2:?$usage}")
+out=${3:?$usage}
+secs=${FUZZ_SECONDS:-${4:-20}}
 cc=${CLANG:-clang-14}
 command -v "$cc" >/dev/null || { echo "FAIL: no $cc (scripts/setup.sh installs clang-14)" >&2; exit 1; }
 mkdir -p "$out"
@@ -27,7 +31,8 @@ bin=$out/fuzz_ctrl
 # shellcheck disable=SC2046
 "$cc" -g -O1 -std=gnu11 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-I"$top/apps/vecsec-gw" $(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
+	-I"$top/apps/vecsec-gw" -I"$top/lib/include" -I"$top/lib/include/vecsec" -I"$build/lib" \
+	$(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
 	"$top/test/gw/fuzz_ctrl.c" "$top/apps/vecsec-gw/ctrl.c" "$top/apps/vecsec-gw/ctrl_ike.c" \
 	"$top/apps/vecsec-gw/parser.c" \
 	-o "$bin.tmp"

@@ -14,7 +14,8 @@
  * only the first 16 * n bytes of the IP packet. Every buffer is a heap
  * copy of exactly the bytes the code may read, so ASan catches a read
  * past them. Built with clang-14 -fsanitize=fuzzer,address,undefined by
- * test/gw/fuzz-classify.sh, which also runs it.
+ * test/gw/fuzz-classify.sh, which also runs it (with lib/esp/esp_ip.c, the
+ * IPv6 walk gw_pkt.h calls).
  */
 #include "gw_pkt.h"
 
@@ -56,8 +57,8 @@ check_l3(const uint8_t *p, uint32_t avail, uint32_t len, enum gw_ck ck, int v6,
 	} else {
 		uint8_t proto;
 
-		if (r->l3_len > GW_IP6_HDR_MAX || r->fix_cksum ||
-		    gw_ip6_walk(p, r->l3_len, &proto, NULL) != (int)r->l3_len ||
+		if (r->l3_len > VECSEC_ESP_IP6_HDR_MAX || r->fix_cksum ||
+		    vecsec_esp_ip6_walk(p, r->l3_len, 0, &proto, NULL) != (int)r->l3_len ||
 		    proto != r->proto || r->frag != (r->proto == IPPROTO_FRAGMENT))
 			abort();
 	}
@@ -140,7 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (v6) {
 			/* the worker's transport dummy test walks up to where ESP was */
 			uint8_t nh;
-			int n = gw_ip6_walk(p, r2.l3_len, &nh, NULL);
+			int n = vecsec_esp_ip6_walk(p, r2.l3_len, 0, &nh, NULL);
 
 			if (n >= 0 && (uint32_t)n > r2.l3_len)
 				abort();

@@ -11,7 +11,7 @@ them):
       Destination Options chains, IPv6 fragments, ESP over IPv4/IPv6, ESP
       in UDP 4500, NAT-keepalives, IKE on 4500 (zero marker), TCP, ARP.
   test/pmd/fuzz-sec-seeds.pcap       crypto_vecsec's rte_security ESP
-      ingress walk and trailer check (test/pmd/fuzz_sec_parse.c): ESP
+      ingress walk and trailer check (test/pmd/fuzz_sec_parse.c, lib/esp): ESP
       packets as the PMD's ingress takes them, tunnel and transport, IPv4
       (options too) and IPv6 (extension headers too), sealed with
       ChaCha20-Poly1305 by scapy; and the same ESP packets' plaintext form

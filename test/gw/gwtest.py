@@ -14,6 +14,10 @@ line when given one) and returns True when all matched, so a script keeps
 its own `ok = check(...) and ok` flow. scapy is imported only by the
 functions that need it.
 
+What the benchmark needs too (EAL options and runtime folders, keys,
+configuration and pcap files, telemetry) is the gwrun package's
+(tools/gwrun/), imported here under the names the scripts use.
+
 A script imports it from its own folder:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import gwtest
@@ -21,31 +25,21 @@ A script imports it from its own folder:
 import json
 import os
 import shutil
+import signal
 import socket
-import struct
+import stat
 import subprocess
 import sys
+import threading
 import time
 
-# pcap global header: little-endian magic, v2.4, snaplen 65535, Ethernet
-PCAP_HEADER = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
-
-
-# ---- keys ------------------------------------------------------------------
-
-def keygen(mul, step, add):
-    """
-    A key maker key(tag, n): n bytes (tag * mul + i * step + add) & 0xff.
-    Each script picks its own constants so its SAs' keys differ from others'.
-    """
-    def key(tag, n):
-        return bytes((tag * mul + i * step + add) & 0xff for i in range(n))
-    return key
-
-
-def hexkey(b):
-    """Key bytes as the configuration file writes them: aa:bb:cc..."""
-    return ":".join("%02x" % x for x in b)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tools"))
+from gwrun.eal import eal_args, file_prefix  # noqa: E402,F401
+from gwrun.eal import run_dirs as eal_run_dirs, cleanup as eal_cleanup  # noqa: E402,F401
+from gwrun.files import PCAP_HEADER, keygen, hexkey  # noqa: E402,F401
+from gwrun.files import write_config, write_pcap, read_pcap  # noqa: E402,F401
+from gwrun.telemetry import query as telemetry  # noqa: E402,F401
 
 
 # ---- command line ----------------------------------------------------------
@@ -77,17 +71,6 @@ def gw_args(args, flags=(), values=(), app_flags=("--cpu-crypto",), eal_opts=("-
         elif not known:
             sys.exit("unknown argument " + a)
     return extra_app, extra_eal, own
-
-
-def file_prefix(tag):
-    """An EAL --file-prefix of this process alone (tests run side by side)."""
-    return "vecsec-gw-%s-%d" % (tag, os.getpid())
-
-
-def eal_args(prefix, lcores="0"):
-    """The EAL options every gateway run starts with: no PCI, no hugepages, 512 MB."""
-    return ["-l", lcores, "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix,
-            "--log-level", "*:warning"]
 
 
 def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),
@@ -267,47 +250,6 @@ def run_pcap_gw(gwbin, prefix, tmp, cfg, clear_in, esp_in, eal=(), app=(), lcore
 
 # ---- files and cleanup -----------------------------------------------------
 
-def write_config(path, text):
-    """Write a gateway configuration file; returns its path."""
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def write_pcap(path, frames=()):
-    """A pcap file of raw Ethernet frames (bytes); with none, the header only."""
-    with open(path, "wb") as f:
-        f.write(PCAP_HEADER)
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
-    return path
-
-
-def read_pcap(path):
-    """Frames (bytes) of a pcap file (usec or nsec, either byte order), streamed."""
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        endian = "<" if hdr[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            incl = struct.unpack(endian + "I", rec[8:12])[0]
-            yield f.read(incl)
-
-
-def eal_run_dirs(prefix):
-    """Where EAL may keep the runtime folder of a file prefix (root, then user)."""
-    return [os.path.join(run, prefix) for run in
-            ("/var/run/dpdk", os.environ.get("XDG_RUNTIME_DIR", "/nonexistent") + "/dpdk")]
-
-
-def eal_cleanup(prefix):
-    """EAL leaves its runtime folder behind; remove the one of this prefix."""
-    for d in eal_run_dirs(prefix):
-        shutil.rmtree(d, ignore_errors=True)
-
-
 def cleanup(tmp, *prefixes):
     """Remove the test's temporary folder and the EAL folders of its prefixes."""
     shutil.rmtree(tmp, ignore_errors=True)
@@ -321,13 +263,150 @@ def finish(ok):
     return 0 if ok else 1
 
 
-# ---- a running gateway: control socket, telemetry -----------------------
+# ---- a running gateway: readiness, control socket, telemetry -------------
 
-def wait_path(path, tries=200, step=0.05):
-    """Wait until path exists (the gateway's control socket); True if it does."""
+# How long a started gateway may take to say "vecsec-gw: ready", and any one
+# wait_until() condition: generous, for a loaded machine (a shared CI runner,
+# a sanitizer build); a test that passes never waits that long.
+READY_TIMEOUT = float(os.environ.get("GW_READY_TIMEOUT", "120"))
+WAIT_TIMEOUT = float(os.environ.get("GW_WAIT_TIMEOUT", "120"))
+READY_LINE = "vecsec-gw: ready"
+
+
+class Gateway:
+    """
+    A gateway running in the background. A thread reads its stdout+stderr
+    line by line as it comes (so a full pipe never blocks it) and keeps it;
+    wait_ready() waits for the line "vecsec-gw: ready", which the gateway
+    prints once its ports, SAs, control socket and workers are up: only
+    then may a test talk to it or expect traffic. stop() ends it with
+    SIGTERM, as an operator would; kill() in a `finally` makes sure it is
+    gone.
+    """
+
+    def __init__(self, cmd, name="gateway", **popen):
+        self.name = name
+        self.lines = []
+        self.cond = threading.Condition()
+        self.eof = False
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     universal_newlines=True, errors="replace", **popen)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            with self.cond:
+                self.lines.append(line)
+                self.cond.notify_all()
+        with self.cond:
+            self.eof = True
+            self.cond.notify_all()
+
+    def output(self):
+        """Everything it printed so far."""
+        with self.cond:
+            return "".join(self.lines)
+
+    def count(self, text):
+        """How many of its lines so far contain text."""
+        with self.cond:
+            return sum(text in l for l in self.lines)
+
+    def wait_line(self, text, n=1, timeout=WAIT_TIMEOUT):
+        """
+        Wait until n of its lines contain text; True if they do, else a
+        FAIL line (it exited, or timeout seconds passed) and False.
+        """
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                if sum(text in l for l in self.lines) >= n:
+                    return True
+                left = deadline - time.monotonic()
+                if self.eof or left <= 0:
+                    break
+                self.cond.wait(min(left, 1.0))
+        out = self.output()
+        if self.eof:
+            self.proc.wait()
+            why = "exited with %s" % self.proc.returncode
+        else:
+            why = "still running after %.0f s" % timeout
+        print("FAIL: %s: no %r line (%s); its output:\n%s" % (self.name, text, why,
+                                                              out[-3000:]))
+        return False
+
+    def wait_ready(self, timeout=READY_TIMEOUT):
+        """Wait for "vecsec-gw: ready" (see wait_line)."""
+        return self.wait_line(READY_LINE, timeout=timeout)
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def signal(self, sig):
+        if self.running():
+            self.proc.send_signal(sig)
+
+    def wait(self, timeout=60):
+        """Wait for its exit (and its last line); returns (returncode, output)."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            print("FAIL: %s did not exit within %d s" % (self.name, timeout))
+            self.kill()
+        self.reader.join(timeout=10)
+        return self.proc.returncode, self.output()
+
+    def stop(self, timeout=60):
+        """SIGTERM, then wait() for the exit: (returncode, output)."""
+        self.signal(signal.SIGTERM)
+        return self.wait(timeout)
+
+    def kill(self):
+        if self.running():
+            self.proc.kill()
+        self.proc.wait()
+
+
+def wait_until(cond, what, timeout=WAIT_TIMEOUT, gws=(), step=0.02):
+    """
+    Poll cond() until it is true: True, or a FAIL line naming `what` and
+    False when timeout seconds pass or one of the Gateway objects gws exits.
+    """
+    deadline = time.monotonic() + timeout
+    while not cond():
+        dead = [g for g in gws if not g.running()]
+        if dead:
+            print("FAIL: waiting for %s: %s exited with %s" % (what, dead[0].name,
+                                                              dead[0].proc.returncode))
+            return False
+        if time.monotonic() > deadline:
+            print("FAIL: waiting for %s: nothing after %.0f s" % (what, timeout))
+            return False
+        time.sleep(step)
+    return True
+
+
+def wait_path(path, tries=2400, step=0.05):
+    """
+    Wait until path exists and, when it is a socket (the gateway's control
+    socket), accepts a connection: the file appears at bind(), a moment
+    before listen(). True if it does within tries * step seconds. Prefer
+    Gateway.wait_ready(), which also covers everything else.
+    """
     for _ in range(tries):
         if os.path.exists(path):
-            return True
+            if not stat.S_ISSOCK(os.stat(path).st_mode):
+                return True
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(path)
+                return True
+            except OSError:
+                pass
+            finally:
+                s.close()
         time.sleep(step)
     return False
 
@@ -342,23 +421,16 @@ def ctl(ctlbin, sock, text=None, words=(), timeout=30):
                           universal_newlines=True, timeout=timeout)
 
 
-def telemetry(prefix, cmds):
-    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
-    for d in eal_run_dirs(prefix):
-        path = os.path.join(d, "dpdk_telemetry.v2")
-        if not os.path.exists(path):
-            continue
-        out = []
-        for c in cmds:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            s.connect(path)
-            s.recv(4096)                                # greeting
-            s.send(c.encode())
-            out.append(json.loads(s.recv(65536).decode()))
-            s.close()
-        return out
+def telemetry_sa(prefix, spi, dirn="out"):
+    """Telemetry object of the active SA dirn SPI (a dict), or None when there is none."""
+    tel = telemetry(prefix, ["/vecsec_gw/sa"])
+    if not tel:
+        return None
+    for idx in tel[0]["/vecsec_gw/sa"] or []:
+        one = telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+        if one and one.get("spi") == spi and one.get("dir") == dirn:
+            return one
     return None
-
 
 # ---- packets (scapy) -------------------------------------------------------
 

@@ -37,7 +37,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 
 from scapy.all import IP, IPv6, Raw, raw
 
@@ -310,12 +309,12 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
     for run, vdev in (("vecsec", []), ("aesni_mb", ["--vdev", "crypto_aesni_mb_aria0"])):
         sock = os.path.join(tmp, "gw-%s.sock" % run)
         prefix = gwtest.file_prefix("aria-ctrl")
-        cmd = ["timeout", "60"] + gwtest.gw_cmd(
+        # runs until the SIGTERM after the last request
+        cmd = gwtest.gw_cmd(
             gw, prefix, vdev + gwtest.pcap_ports(tmp, ("empty.pcap", "c.pcap"),
                                                  ("empty.pcap", "e.pcap")),
-            app=["-u", "2", "--ctrl", sock, "--duration", "1.5", "--quiet"] + extra_app)
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                universal_newlines=True)
+            app=["-u", "2", "--ctrl", sock, "--quiet"] + extra_app)
+        g = gwtest.Gateway(cmd, name="%s gateway" % run)
 
         def req(text):
             r = subprocess.run([ctl, "-s", sock], input=text, stdout=subprocess.PIPE,
@@ -323,12 +322,7 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
             return r.returncode, r.stdout.strip()
 
         try:
-            for _ in range(200):
-                if os.path.exists(sock):
-                    break
-                time.sleep(0.05)
-            else:
-                print("FAIL: %s: no control socket" % run)
+            if not g.wait_ready():
                 ok = False
                 continue
             gcm = ("sa out 9 aead_algo aria-256-gcm aead_key %s mode transport inner ipv4\n"
@@ -370,14 +364,12 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
                 else:
                     print("ok   control socket, crypto_aesni_mb only: ARIA SAs refused (%s), "
                           "AES-GCM accepted" % g_out.split("\n")[-1])
-            out, _ = proc.communicate(timeout=60)
-            if proc.returncode != 0:
-                print("FAIL: %s: gateway exited with %d\n%s" % (run, proc.returncode, out))
+            rc, out = g.stop()
+            if rc != 0:
+                print("FAIL: %s: gateway exited with %s\n%s" % (run, rc, out))
                 ok = False
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            g.kill()
             eal_cleanup(prefix)
     return ok
 

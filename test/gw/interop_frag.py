@@ -37,7 +37,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 from scapy.all import (IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, UDP, Raw, rdpcap, wrpcap, raw,
                        fragment, fragment6, defragment, defragment6)
@@ -126,8 +125,12 @@ def split_within_mtu(path, what):
 def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     """
     A datagram with a piece missing, the gateway left running: the counters
-    printed on SIGUSR1 after 1.2 s show its 2 fragments as frag drops only if
-    --frag-ttl expired them (not the flush at exit). Returns (mid-run, at exit).
+    printed on SIGUSR1 mid-run show its 2 fragments as frag drops only if
+    --frag-ttl expired them (not the flush at exit). Mid-run is after both
+    fragments were received (telemetry) and, with a --frag-ttl, after the
+    drops show in telemetry (the test fails if they never do while it
+    runs); without, at once (the default 10 s is far off). SIGTERM ends the
+    run. Returns (mid-run, at exit).
     """
     p = IP(src="172.31.1.9", dst="172.31.2.9", id=0x77, proto=50) / Raw(body(7, 3000))
     f = frags4(p)
@@ -138,22 +141,30 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     prefix = gwtest.file_prefix("fragttl")
     cmd = gwtest.gw_cmd(gwbin, prefix, gwtest.pcap_ports(tmp, ("ttl_clear.pcap", "ttl_co.pcap"),
                                                          ("ttl_esp.pcap", "ttl_eo.pcap")),
-                        extra_eal, ["-f", os.path.join(tmp, "ttl.cfg"), "-u", "2", "--duration",
-                                    "2.5", "--quiet"] +
+                        extra_eal, ["-f", os.path.join(tmp, "ttl.cfg"), "-u", "2", "--quiet"] +
                         (["--frag-ttl", str(ttl_ns)] if ttl_ns else []) + extra_app)
-    g = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
+
+    def tel(key):
+        t = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
+        return t[0]["/vecsec_gw/stats"][key] if t else 0
+
+    g = gwtest.Gateway(cmd, name="gateway (--frag-ttl %s)" % (ttl_ns or "default"))
     try:
-        time.sleep(1.2)
-        g.send_signal(signal.SIGUSR1)
-        out = g.communicate(timeout=60)[0]
+        if not g.wait_ready() or \
+                not gwtest.wait_until(lambda: tel("port1_rx") >= 2, "the 2 fragments", gws=[g]) \
+                or (ttl_ns and not gwtest.wait_until(lambda: tel("frag") >= 2,
+                                                     "--frag-ttl to expire them", gws=[g])):
+            return None
+        g.signal(signal.SIGUSR1)
+        if not g.wait_line("vecsec-gw stats after"):
+            return None
+        rc, out = g.stop()
     finally:
-        if g.poll() is None:
-            g.kill()
+        g.kill()
         eal_cleanup(prefix)
     n = [int(l.split(" frag ")[1].split()[0]) for l in out.splitlines()
          if "drops:" in l and " frag " in l]
-    if g.returncode != 0 or len(n) != 2:
+    if rc != 0 or len(n) != 2:
         print(out)
         return None
     return n[0], n[1]

@@ -33,14 +33,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap, raw
 from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
-from gwtest import eth, hexkey, eal_cleanup, read_pcap, telemetry  # noqa: E402
+from gwtest import eth, hexkey, eal_cleanup, read_pcap, telemetry, telemetry_sa  # noqa: E402
 
 KEY5 = bytes(range(0x40, 0x40 + 36))
 KEY6 = bytes(range(0x80, 0x80 + 36))
@@ -53,7 +52,9 @@ def esp_fields(frame):
 
 
 class Gw:
-    def __init__(self, gw, ctl, tmp, name, cfg_text, duration):
+    """A gateway with a control socket, run until finish() sends SIGTERM."""
+
+    def __init__(self, gw, ctl, tmp, name, cfg_text):
         self.ctl = ctl
         self.tmp = tmp
         self.sock = os.path.join(tmp, name + ".sock")
@@ -64,24 +65,28 @@ class Gw:
         ports = gwtest.pcap_ports(tmp, ("clear_in.pcap,infinite_rx=1", name + "-clear_out.pcap"),
                                   ("empty.pcap", self.esp_out))
         cmd = gwtest.gw_cmd(gw, self.prefix, ports, app=[
-            "-f", cfg, "-u", "2", "--ctrl", self.sock, "--duration", str(duration),
-            "--stats-file", self.stats, "--quiet"])
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     universal_newlines=True)
-        gwtest.wait_path(self.sock)
+            "-f", cfg, "-u", "2", "--ctrl", self.sock, "--stats-file", self.stats, "--quiet"])
+        self.g = gwtest.Gateway(cmd, name="gateway " + name)
+        self.proc = self.g.proc
+
+    def ready(self):
+        """Its "ready" line came (else FAIL printed)."""
+        return self.g.wait_ready()
+
+    def wait(self, cond, what):
+        """Wait for cond() while the gateway runs (else FAIL printed)."""
+        return gwtest.wait_until(cond, what, gws=[self.g])
 
     def req(self, text):
         r = gwtest.ctl(self.ctl, self.sock, text)
         return r.returncode, r.stdout
 
     def finish(self):
-        out, _ = self.proc.communicate(timeout=60)
-        return self.proc.returncode, out, gwtest.load_stats(self.stats)
+        rc, out = self.g.stop()
+        return rc, out, gwtest.load_stats(self.stats)
 
     def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        self.g.kill()
         eal_cleanup(self.prefix)
 
 
@@ -148,9 +153,13 @@ def rekey(gwbin, ctl, tmp, pkts, fail):
     watch = EspWatch(esp_fifo)
     g = Gw(gwbin, ctl, tmp, "rekey", RT + sa_line("out", 5, KEY5) +
            sa_line("in", 5, KEY5, " inner ipv4") +
-           "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n", 3)
+           "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n")
     try:
-        time.sleep(1.0)
+        # each step waits for ESP seen on the output pipe (or the watch's first error)
+        if not g.ready() or not g.wait(lambda: watch.count[5] >= 1000 or watch.errors or
+                                       watch.done, "1000 ESP packets of SA 5"):
+            fail("no traffic through SA out 5")
+            return
         # make before break: the new SAs first, then the policy switch in one step
         rc, out = g.req(sa_line("out", 6, KEY6) + sa_line("in", 6, KEY6, " inner ipv4"))
         if rc != 0:
@@ -163,13 +172,19 @@ def rekey(gwbin, ctl, tmp, pkts, fail):
                         "with protect 6\n")
         if rc != 0:
             fail("SP switch: %s" % out)
-        time.sleep(0.5)
+        if not g.wait(lambda: watch.count[6] >= 300 or watch.errors or watch.done,
+                      "300 ESP packets of SA 6"):
+            fail("no traffic through SA out 6")
         rc, out = g.req("del sa in 5\ndel sa out 5\n")
         if rc != 0:
             fail("deleting the old SAs: %s" % out)
         rc, out = g.req("list\n")
         if " 5 " in out.replace("protect 5", "") or "protect 6" not in out:
             fail("after the rekey: %s" % out)
+        mark = watch.count[6]
+        if not g.wait(lambda: watch.count[6] >= mark + 300 or watch.errors or watch.done,
+                      "300 more ESP packets of SA 6 after the old SAs went"):
+            fail("traffic stopped after deleting the old SAs")
         rc, out, st = g.finish()
         if rc != 0:
             fail("gateway exited %d: %s" % (rc, out))
@@ -229,9 +244,12 @@ def rekey(gwbin, ctl, tmp, pkts, fail):
 def lifetime(gwbin, ctl, tmp, pkts, fail):
     plen = len(raw(pkts[0]))
     hard_bytes = 300 * plen + plen // 2         # 300 packets fit, the 301st does not
-    g = Gw(gwbin, ctl, tmp, "life", RT, 4)
+    g = Gw(gwbin, ctl, tmp, "life", RT)
     mon = None
     try:
+        if not g.ready():
+            fail("the gateway did not start")
+            return
         mon = subprocess.Popen([ctl, "-s", g.sock, "monitor"], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, universal_newlines=True)
         first = mon.stdout.readline()
@@ -246,7 +264,10 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
                         "lifetime-soft-packets 9 lifetime-hard-packets 9\n" % hexkey(KEY6))
         if rc == 0 or hexkey(KEY6) in out:
             fail("soft == hard accepted, or key echoed: %s" % out)
-        time.sleep(1.0)
+        # SA 5 sends until its hard limit
+        if not g.wait(lambda: (telemetry_sa(g.prefix, 5) or {}).get("hard_expired") == 1,
+                      "SA out 5's hard packet limit"):
+            fail("SA out 5 did not reach its hard limit")
         tel = telemetry(g.prefix, ["/vecsec_gw/sa"])
         if tel:
             idx = tel[0]["/vecsec_gw/sa"][0]
@@ -263,6 +284,9 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
             (100 * plen, hard_bytes)) + "sp ipv4 out esp protect 7 pri 10 dst 10.5.0.0/16\n")
         if rc != 0:
             fail("SA 7: %s" % out)
+        if not g.wait(lambda: (telemetry_sa(g.prefix, 7) or {}).get("hard_expired") == 1,
+                      "SA out 7's hard byte limit"):
+            fail("SA out 7 did not reach its hard limit")
         rc, out, st = g.finish()
         if rc != 0:
             fail("gateway exited %d" % rc)

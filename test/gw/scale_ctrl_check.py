@@ -20,7 +20,6 @@ usage: scale_ctrl_check.py GATEWAY_BINARY CTL_BINARY [--tunnels T]
 import os
 import re
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -127,8 +126,7 @@ def main():
     extra = 8                   # tunnels of the slot-reuse and table-full checks
     max_sa = 2 * (t + extra)
     ok = True
-    proc = None
-    log = open(os.path.join(tmp, "gw.log"), "w")
+    gw = None
 
     def fail(msg):
         nonlocal ok
@@ -141,9 +139,9 @@ def main():
                prefix, "--log-level", "*:warning", "--vdev", "net_null0,no-rx=1",
                "--vdev", "net_null1,no-rx=1", "--", "-u", "2", "--ctrl", sock,
                "--max-sa", str(max_sa), "--max-sp", str(2 * t + 2 * extra - 1)]
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        if not gwtest.wait_path(sock, 1200):
-            fail("no control socket after 60 s")
+        gw = gwtest.Gateway(cmd)
+        if not gw.wait_ready():
+            ok = False
             return 1
         c = Client(sock)
         v = c.req("version")
@@ -151,9 +149,9 @@ def main():
             fail("version: %s" % v)
 
         lines = [x for k in range(t) for x in tunnel(k)]
-        c0 = ctrl_thread_cpu(proc.pid)
+        c0 = ctrl_thread_cpu(gw.proc.pid)
         got, dt = c.pipeline(lines)
-        cpu = ctrl_thread_cpu(proc.pid) - c0
+        cpu = ctrl_thread_cpu(gw.proc.pid) - c0
         bad = [(i, g) for i, g in enumerate(got) if g != "OK"]
         if len(got) != len(lines) or bad:
             fail("%d of %d requests answered, %d not OK, first: %s"
@@ -225,22 +223,15 @@ def main():
         c.close()
         c2.close()
     finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            if proc.returncode != 0:
-                print("FAIL: gateway exited with %d" % proc.returncode)
+        if gw is not None:
+            rc, text = gw.stop(timeout=60)
+            if rc != 0:
+                print("FAIL: gateway exited with %s" % rc)
                 ok = False
-        log.close()
-        with open(os.path.join(tmp, "gw.log")) as f:
-            out = [x for x in f.read().splitlines() if "control: added SA" not in x and
+            out = [x for x in text.splitlines() if "control: added SA" not in x and
                    not x.startswith("  SA ")]
-        if not ok:
-            print("\n".join(out[-30:]))
+            if not ok:
+                print("\n".join(out[-30:]))
         gwtest.cleanup(tmp, prefix)
     return gwtest.finish(ok)
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 vecsec-gw back to back with DPDK's stock ipsec-secgw (built unmodified by
-test/pmd-tools/build-secgw.sh), in a network namespace this test creates and
+tools/external/build-secgw.sh), in a network namespace this test creates and
 deletes. Each gateway has a clear and an ESP tap; a bridge joins the two
 ESP taps (the gateways send ESP to MACs the bridge does not know, so it
 floods them to the other tap: a tap's own MAC would stop at the bridge). Both read ipsec-secgw configurations (mirrored SAs, the same
@@ -16,11 +16,13 @@ command-line meaning of -u), ChaCha20-Poly1305 tunnel SAs:
 usage: secgw_b2b.py GATEWAY_BINARY SECGW_BINARY [BUILD_SECGW_SH OUT_DIR]   (as root)
 (with BUILD_SECGW_SH, ipsec-secgw is built first: the script is idempotent)
 """
+import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -60,6 +62,16 @@ def sh(*cmd, check=True):
                           stderr=subprocess.STDOUT, universal_newlines=True).stdout
 
 
+def links_ready(names, br):
+    """Every tap is up with a carrier, and both ESP taps forward in the bridge."""
+    links = {l["ifname"]: l for l in json.loads(sh("ip", "-j", "link", "show"))}
+    ports = {l["ifname"]: l.get("state") for l in json.loads(sh("bridge", "-j", "link", "show"))
+             if l.get("master") == br}
+    return all(n in links and "UP" in links[n].get("flags", []) and
+               "NO-CARRIER" not in links[n].get("flags", []) for n in names.values()) and \
+        all(ports.get(names[k]) == "forwarding" for k in ("se", "ve"))
+
+
 def inner(gw, secgw, tmp):
     """Runs inside the namespace."""
     from scapy.all import IP, UDP, Ether, Raw, AsyncSniffer, sendp, raw, conf
@@ -84,18 +96,21 @@ def inner(gw, secgw, tmp):
         "--", "-l", "-P", "-p", "0x3", "-u", "0x2", "--config", "(0,0,1),(1,0,1)",
         "-s", "8192", "-f", os.path.join(tmp, "secgw.cfg")], stdout=slog,
         stderr=subprocess.STDOUT)
+    # --duration: only a backstop should this script die (the end is a SIGINT below)
     vp = subprocess.Popen(gwtest.gw_cmd(gw, prefixes[1], [
         "--vdev", "net_tap0,iface=%s,mac=%s" % (names["vc"], MAC["vc"]),
         "--vdev", "net_tap1,iface=%s,mac=%s" % (names["ve"], MAC["ve"])], app=[
-        "-u", "2", "-f", os.path.join(tmp, "vecsec.cfg"), "--duration", "90",
+        "-u", "2", "-f", os.path.join(tmp, "vecsec.cfg"), "--duration", "180",
         "--stats-file", os.path.join(tmp, "stats.json")]), stdout=vlog, stderr=subprocess.STDOUT)
     try:
         sh("ip", "link", "add", br, "type", "bridge")
         sh("ip", "link", "set", br, "up")
         up = set()
-        deadline = time.time() + 60
+        # ready: ipsec-secgw's "entering main loop", vecsec-gw's "ready" line, the
+        # four taps up with a carrier, the ESP taps forwarding in the bridge
+        deadline = time.monotonic() + gwtest.READY_TIMEOUT
         started = False
-        while time.time() < deadline:
+        while time.monotonic() < deadline:
             # ipsec-secgw waits for link up: bring each tap up as it appears
             for k, n in names.items():
                 if k not in up and sh("ip", "link", "set", n, "up", check=False) == "":
@@ -104,29 +119,37 @@ def inner(gw, secgw, tmp):
                         sh("ip", "link", "set", n, "master", br)
             s = open(os.path.join(tmp, "secgw.log")).read()
             v = open(os.path.join(tmp, "vecsec.log")).read()
-            if "entering main loop" in s and "worker(s)" in v and len(up) == 4:
+            if "entering main loop" in s and gwtest.READY_LINE in v and len(up) == 4 and \
+                    links_ready(names, br):
                 started = True
                 break
             if sp.poll() is not None or vp.poll() is not None:
                 break
-            time.sleep(0.2)
+            time.sleep(0.05)
         if not started:
             print("FAIL: gateways did not start\n" + s[-2000:] + v[-2000:])
             return False
-        time.sleep(1)
 
         def run(direction, src_if, dst_if, dst_net, gw_mac):
             pk = [IP(src="192.168.7.%d" % (k + 1), dst="%s.%d" % (dst_net, k + 1)) /
                   UDP(sport=1000 + k, dport=2000) /
                   Raw(bytes((k * 3 + i) & 0xff for i in range(20 + 37 * k)))
                   for k in range(N)]
-            sn = AsyncSniffer(iface=dst_if, filter="udp and dst net %s.0/24" % dst_net)
+            listening = threading.Event()
+            seen = []
+            sn = AsyncSniffer(iface=dst_if, filter="udp and dst net %s.0/24" % dst_net,
+                              started_callback=listening.set, prn=seen.append)
             sn.start()
-            time.sleep(0.5)
+            # the capture socket is open before the first packet goes
+            if not listening.wait(60):
+                print("FAIL %s: the sniffer did not start" % direction)
+                sn.stop()
+                return False
             for p in pk:
                 sendp(Ether(src="02:00:00:00:00:99", dst=gw_mac) / p, iface=src_if)
-                time.sleep(0.01)
-            time.sleep(1.5)
+                time.sleep(0.01)        # pacing, not synchronisation
+            # all N through (or nothing more for a long while: the check below fails)
+            gwtest.wait_until(lambda: len(seen) >= N, "%d packets on %s" % (N, dst_if))
             got = sn.stop()
             want = [raw(p) for p in pk]
             have = [raw(f[IP]) for f in got if IP in f]

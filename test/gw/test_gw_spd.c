@@ -21,6 +21,8 @@
 #include <rte_eal.h>
 #include <rte_ip.h>
 
+#include "vecsec_eal.h"
+
 struct gw_dp gw;
 volatile bool gw_quit;
 
@@ -543,7 +545,7 @@ main(int argc, char **argv)
 	}
 	fails += check_prev();
 	fails += check_incremental();
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();
 	/* both address orders of the ACL were built and checked */
 	if (lists_dst_first == 0 || lists_src_first == 0) {
 		printf("FAIL: ACLs with the destination first %u, the source first %u\n",

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/adiantum: AES-256 (FIPS 197 C.3 and OpenSSL, every AES impl the CPU
- * can run), NHPoly1305 (Linux testmgr.h, incremental == one-shot) and
- * Adiantum (Linux testmgr.h for XChaCha12 and XChaCha20; no other library
- * implements it, so beyond the known answers: decrypt(encrypt(x)) == x at
- * every length 16..1024 and random ones to 64 KiB, offsets, in place,
- * guard bytes, and a one-bit change anywhere changing the whole output).
+ * can run), NH (every impl the CPU runs == the reference: every length,
+ * offsets, carries, guards, page ends), NHPoly1305 (Linux testmgr.h up to
+ * 2048 bytes, incremental == one-shot == its definition), the XChaCha
+ * stream Adiantum runs (every ChaCha impl across the 64-bit counter carry)
+ * and Adiantum (Linux testmgr.h for XChaCha12 and XChaCha20 up to 4096
+ * bytes; no other library implements it, so beyond the known answers:
+ * decrypt(encrypt(x)) == x at every length 16..1024 and random ones to 64
+ * KiB, offsets, in place, guard bytes, == the scalar build, and a one-bit
+ * change anywhere changing the whole output). The program runs once per
+ * ISA level, so NHPoly1305 and Adiantum run on each level's kernels.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +20,9 @@
 
 #include "vt.h"
 #include "adiantum.h"
+#include "adiantum_long.h"
 #include "adiantum/adiantum_internal.h"
+#include "chacha/chacha_internal.h"
 #include "vecsec/vecsec_adiantum.h"
 
 static const enum vecsec_adiantum_stream streams[] = {
@@ -123,17 +130,64 @@ test_nhpoly1305_kat(void)
 	vecsec_nhpoly1305_key_wipe(&k);
 }
 
+/*
+ * testmgr.h vectors 2-5 (19, 1024, 1040, 2048 bytes): one-shot, and fed
+ * in random pieces of 0..100 bytes or up to 1100 (crossing units and
+ * 1024-byte chunks).
+ */
+static void
+test_nhpoly1305_long_kat(void)
+{
+	uint64_t st = vt_seed() ^ 0x10ad;
 
-/* Every NH impl the CPU runs == the reference, lengths 0..1024 by units. */
+	for (size_t i = 0; i < VT_ARRAY_SIZE(nhpoly1305_long_tvs); i++) {
+		const struct nhpoly1305_long_tv *tv = &nhpoly1305_long_tvs[i];
+		const uint8_t *msg = (const uint8_t *)tv->msg;
+		struct vecsec_nhpoly1305_key k;
+		struct vecsec_nhpoly1305_ctx ctx;
+		uint8_t d[16];
+		size_t done = 0;
+
+		VT_EXPECT(vecsec_nhpoly1305_key_init(&k, (const uint8_t *)tv->key,
+						     VECSEC_NHPOLY1305_KEY_LEN) == 0, "key init");
+		VT_EXPECT(vecsec_nhpoly1305(d, msg, tv->len, &k) == 0, "one-shot");
+		VT_EXPECT_MEM(d, tv->digest, 16, "testmgr nhpoly1305 vector %zu (len %zu)", i + 2,
+			      tv->len);
+		VT_EXPECT(vecsec_nhpoly1305_init(&ctx, &k) == 0, "init");
+		while (done < tv->len) {
+			size_t n = vt_below(&st, 4) == 0 ? vt_below(&st, 1100) : vt_below(&st, 101);
+
+			if (n > tv->len - done)
+				n = tv->len - done;
+			VT_EXPECT(vecsec_nhpoly1305_update(&ctx, msg + done, n) == 0, "update");
+			done += n;
+		}
+		VT_EXPECT(vecsec_nhpoly1305_final(&ctx, d) == 0, "final");
+		VT_EXPECT_MEM(d, tv->digest, 16, "vector %zu (len %zu) in pieces", i + 2, tv->len);
+		vecsec_nhpoly1305_key_wipe(&k);
+	}
+}
+
+
+/*
+ * Every NH impl the CPU runs == the reference: every length 0..1024 by
+ * units, message offsets 0..63 and key offsets 0..7 words, random data and
+ * all-ones data (every 32-bit add carries, the 64-bit sums wrap), nothing
+ * written but hash[] (guards). Then message and key ending where a
+ * PROT_NONE page starts: no kernel reads past len bytes of message or
+ * len / 4 + 12 words of key.
+ */
 static void
 test_nh_impls(void)
 {
-	uint32_t key[NH_KEY_WORDS];
-	uint8_t msg[NH_MESSAGE_BYTES];
-	uint64_t want[NH_NUM_PASSES], got[NH_NUM_PASSES];
+	static const size_t page_lens[] = { 0, 16, 32, 48, 64, 80, 1008, 1024 };
+	uint64_t st = vt_seed() ^ 0x4e48;
+	static uint32_t key[NH_KEY_WORDS + 8];
+	static uint8_t msg[NH_MESSAGE_BYTES + 64];
+	uint64_t want[NH_NUM_PASSES];
+	struct vt_buf out;
 
-	vt_rand(key, sizeof(key), vt_seed() ^ 0x4e48);
-	vt_rand(msg, sizeof(msg), vt_seed() ^ 0x6d7367);
+	vt_buf_init(&out, 8 + NH_HASH_BYTES);
 	printf("\n    nh dispatch: %s\n", vecsec_nh_impl()->name);
 	for (size_t i = 0; vecsec_nh_impls[i] != NULL; i++) {
 		const struct nh_impl *p = vecsec_nh_impls[i];
@@ -142,13 +196,45 @@ test_nh_impls(void)
 			printf("    SKIP nh/%s: CPU lacks it\n", p->name);
 			continue;
 		}
-		for (size_t len = 0; len <= NH_MESSAGE_BYTES; len += NH_MESSAGE_UNIT) {
-			vecsec_nh_ref(key, msg, len, want);
-			memset(got, 0xa5, sizeof(got));
-			p->nh(key, msg, len, got);
-			VT_EXPECT_MEM(got, want, sizeof(want), "nh %s len %zu", p->name, len);
+		for (int ones = 0; ones < 2; ones++) {
+			for (size_t len = 0; len <= NH_MESSAGE_BYTES; len += NH_MESSAGE_UNIT) {
+				size_t moff = (len / 16 * 7 + (size_t)ones * 3) % 64;
+				size_t koff = (len / 16) % 8;
+
+				if (ones) {
+					memset(key, 0xff, sizeof(key));
+					memset(msg, 0xff, sizeof(msg));
+				} else {
+					vt_rand(key, sizeof(key), vt_next(&st));
+					vt_rand(msg, sizeof(msg), vt_next(&st));
+				}
+				vecsec_nh_ref(key + koff, msg + moff, len, want);
+				vt_buf_reset(&out);
+				p->nh(key + koff, msg + moff, len, (uint64_t *)(void *)(out.data + 8));
+				VT_EXPECT_MEM(out.data + 8, want, sizeof(want),
+					      "nh %s len %zu msg off %zu key off %zu ones %d", p->name,
+					      len, moff, koff, ones);
+				VT_EXPECT_GUARDS(&out, 8, NH_HASH_BYTES);
+			}
+		}
+		for (size_t j = 0; j < VT_ARRAY_SIZE(page_lens); j++) {
+			size_t len = page_lens[j], kbytes = (len / 4 + NH_KEY_EXTRA_WORDS) * 4;
+			struct vt_page_end m, k;
+			uint64_t got[NH_NUM_PASSES];
+
+			vt_page_end_init(&m, len);
+			vt_page_end_init(&k, kbytes);
+			vt_rand(m.data, len, vt_next(&st));
+			vt_rand(k.data, kbytes, vt_next(&st));
+			vecsec_nh_ref((const uint32_t *)(void *)k.data, m.data, len, want);
+			p->nh((const uint32_t *)(void *)k.data, m.data, len, got);
+			VT_EXPECT_MEM(got, want, sizeof(want), "nh %s len %zu at a page end", p->name,
+				      len);
+			vt_page_end_free(&m);
+			vt_page_end_free(&k);
 		}
 	}
+	vt_buf_free(&out);
 }
 
 /*
@@ -220,48 +306,129 @@ test_nhpoly1305_incremental(void)
 
 /* ---- Adiantum ---- */
 
+/*
+ * One testmgr.h vector, both streams: encrypt and decrypt, out of place
+ * and in place.
+ */
 static void
-test_adiantum_kat(void)
+check_adiantum_tv(const char *key, const char *tweak, const char *ptext, const char *ctext12,
+		  const char *ctext20, size_t len, size_t idx)
 {
-	uint8_t buf[512];
+	static uint8_t buf[4096];
 
-	for (size_t i = 0; i < VT_ARRAY_SIZE(adiantum_tvs); i++) {
-		const struct adiantum_tv *tv = &adiantum_tvs[i];
+	VT_EXPECT(len <= sizeof(buf), "vector %zu: len %zu", idx, len);
+	if (len > sizeof(buf))
+		return;
+	for (size_t s = 0; s < VT_ARRAY_SIZE(streams); s++) {
+		struct vecsec_adiantum_key k;
+		const char *ct = streams[s] == VECSEC_ADIANTUM_XCHACHA12 ? ctext12 : ctext20;
+		int x = (int)streams[s];
 
-		for (size_t s = 0; s < VT_ARRAY_SIZE(streams); s++) {
-			struct vecsec_adiantum_key k;
-			const char *ct = streams[s] == VECSEC_ADIANTUM_XCHACHA12 ? tv->ctext12 :
-										   tv->ctext20;
-
-			VT_EXPECT(vecsec_adiantum_key_init(&k, (const uint8_t *)tv->key, 32,
-							   streams[s]) == 0, "key init");
-			VT_EXPECT(vecsec_adiantum_encrypt(&k, buf, (const uint8_t *)tv->ptext,
-							  tv->len, (const uint8_t *)tv->tweak) == 0,
-				  "encrypt");
-			VT_EXPECT_MEM(buf, ct, tv->len, "xchacha%d vector %zu (len %zu) encrypt",
-				      (int)streams[s], i, tv->len);
-			VT_EXPECT(vecsec_adiantum_decrypt(&k, buf, buf, tv->len,
-							  (const uint8_t *)tv->tweak) == 0,
-				  "decrypt");
-			VT_EXPECT_MEM(buf, tv->ptext, tv->len,
-				      "xchacha%d vector %zu (len %zu) decrypt in place",
-				      (int)streams[s], i, tv->len);
-			VT_EXPECT(vecsec_adiantum_decrypt(&k, buf, (const uint8_t *)ct, tv->len,
-							  (const uint8_t *)tv->tweak) == 0,
-				  "decrypt");
-			VT_EXPECT_MEM(buf, tv->ptext, tv->len, "xchacha%d vector %zu decrypt",
-				      (int)streams[s], i);
-			memcpy(buf, tv->ptext, tv->len);
-			VT_EXPECT(vecsec_adiantum_encrypt(&k, buf, buf, tv->len,
-							  (const uint8_t *)tv->tweak) == 0,
-				  "encrypt");
-			VT_EXPECT_MEM(buf, ct, tv->len, "xchacha%d vector %zu encrypt in place",
-				      (int)streams[s], i);
-			vecsec_adiantum_key_wipe(&k);
-		}
+		VT_EXPECT(vecsec_adiantum_key_init(&k, (const uint8_t *)key, 32, streams[s]) == 0,
+			  "key init");
+		VT_EXPECT(vecsec_adiantum_encrypt(&k, buf, (const uint8_t *)ptext, len,
+						  (const uint8_t *)tweak) == 0, "encrypt");
+		VT_EXPECT_MEM(buf, ct, len, "xchacha%d vector %zu (len %zu) encrypt", x, idx, len);
+		VT_EXPECT(vecsec_adiantum_decrypt(&k, buf, buf, len, (const uint8_t *)tweak) == 0,
+			  "decrypt");
+		VT_EXPECT_MEM(buf, ptext, len, "xchacha%d vector %zu (len %zu) decrypt in place", x,
+			      idx, len);
+		VT_EXPECT(vecsec_adiantum_decrypt(&k, buf, (const uint8_t *)ct, len,
+						  (const uint8_t *)tweak) == 0, "decrypt");
+		VT_EXPECT_MEM(buf, ptext, len, "xchacha%d vector %zu (len %zu) decrypt", x, idx,
+			      len);
+		memcpy(buf, ptext, len);
+		VT_EXPECT(vecsec_adiantum_encrypt(&k, buf, buf, len, (const uint8_t *)tweak) == 0,
+			  "encrypt");
+		VT_EXPECT_MEM(buf, ct, len, "xchacha%d vector %zu (len %zu) encrypt in place", x,
+			      idx, len);
+		vecsec_adiantum_key_wipe(&k);
 	}
 }
 
+/* testmgr.h vectors 1-4 (16, 31, 128, 512 bytes) and 5-6 (1536, 4096) */
+static void
+test_adiantum_kat(void)
+{
+	for (size_t i = 0; i < VT_ARRAY_SIZE(adiantum_tvs); i++) {
+		const struct adiantum_tv *tv = &adiantum_tvs[i];
+
+		check_adiantum_tv(tv->key, tv->tweak, tv->ptext, tv->ctext12, tv->ctext20, tv->len,
+				  i + 1);
+	}
+	for (size_t i = 0; i < VT_ARRAY_SIZE(adiantum_long_tvs); i++) {
+		const struct adiantum_long_tv *tv = &adiantum_long_tvs[i];
+
+		check_adiantum_tv(tv->key, tv->tweak, tv->ptext, tv->ctext12, tv->ctext20, tv->len,
+				  VT_ARRAY_SIZE(adiantum_tvs) + i + 1);
+	}
+}
+
+/*
+ * The XChaCha12/20 stream Adiantum runs (vecsec_chacha_xor_impl() on a
+ * 64-bit-counter state), through every ChaCha impl the CPU runs, across
+ * the carry from word 12 into word 13: == the reference, continued by a
+ * second call (the state after the carry), and each block == the block
+ * computed from a state whose words 12-13 are set to that counter
+ * directly (so the carry itself is checked, not only impl == reference).
+ */
+static void
+test_xchacha_ctr64_carry(void)
+{
+	static const uint64_t ctrs[] = { 0xffffffffull, 0xfffffffdull, 0xfffffff8ull,
+					 0xfffffff1ull, 0x1fffffffbull };
+	static const size_t lens[] = { 1, 63, 64, 65, 200, 511, 512, 513, 1000, 4080 };
+	static uint8_t src[4096 + 64], ref[4096 + 64], got[4096 + 64], ks[CHACHA_BLOCK_LEN];
+	uint64_t st = vt_seed() ^ 0xca77;
+	uint8_t key[CHACHA_KEY_LEN], nonce[8];
+
+	for (size_t i = 0; vecsec_chacha_impls[i] != NULL; i++) {
+		const struct chacha_impl *p = vecsec_chacha_impls[i];
+
+		if (!impl_runs(p->isa, p->needs)) {
+			printf("    SKIP chacha/%s: CPU lacks it\n", p->name);
+			continue;
+		}
+		for (size_t c = 0; c < VT_ARRAY_SIZE(ctrs); c++) {
+			for (size_t l = 0; l < VT_ARRAY_SIZE(lens); l++) {
+				unsigned int rounds = (l + c) % 2 == 0 ? 12 : 20;
+				size_t len = lens[l];
+				struct chacha_state a, b;
+
+				vt_rand(key, sizeof(key), vt_next(&st));
+				vt_rand(nonce, sizeof(nonce), vt_next(&st));
+				vt_rand(src, len + 64, vt_next(&st));
+				chacha_state_init_64(&a, key, nonce, ctrs[c], rounds);
+				b = a;
+				vecsec_chacha_xor_impl(&vecsec_chacha_impl_ref, &a, ref, src, len);
+				vecsec_chacha_xor_impl(p, &b, got, src, len);
+				VT_EXPECT_MEM(got, ref, len, "xchacha%u %s ctr %#llx len %zu", rounds,
+					      p->name, (unsigned long long)ctrs[c], len);
+				/* one more block from the state each call left */
+				vecsec_chacha_xor_impl(&vecsec_chacha_impl_ref, &a, ref + len, src + len,
+						       64);
+				vecsec_chacha_xor_impl(p, &b, got + len, src + len, 64);
+				VT_EXPECT_MEM(got + len, ref + len, 64,
+					      "xchacha%u %s ctr %#llx len %zu: next call", rounds,
+					      p->name, (unsigned long long)ctrs[c], len);
+				/* every whole block == its counter's block, carry set by hand */
+				for (size_t blk = 0; (blk + 1) * CHACHA_BLOCK_LEN <= len; blk++) {
+					struct chacha_state x;
+					uint64_t ctr = ctrs[c] + blk;
+
+					chacha_state_init_64(&x, key, nonce, ctr, rounds);
+					vecsec_chacha_block_ref(ks, &x);
+					for (size_t j = 0; j < CHACHA_BLOCK_LEN; j++)
+						ks[j] ^= src[blk * CHACHA_BLOCK_LEN + j];
+					VT_EXPECT_MEM(got + blk * CHACHA_BLOCK_LEN, ks,
+						      CHACHA_BLOCK_LEN,
+						      "xchacha%u %s block at ctr %#llx", rounds, p->name,
+						      (unsigned long long)ctr);
+				}
+			}
+		}
+	}
+}
 
 static void
 key_from(struct vecsec_adiantum_key *k, uint64_t seed, enum vecsec_adiantum_stream stream)
@@ -555,7 +722,9 @@ main(void)
 		VT_TEST(test_aes_openssl),
 		VT_TEST(test_nh_impls),
 		VT_TEST(test_nhpoly1305_kat),
+		VT_TEST(test_nhpoly1305_long_kat),
 		VT_TEST(test_nhpoly1305_incremental),
+		VT_TEST(test_xchacha_ctr64_carry),
 		VT_TEST(test_adiantum_kat),
 		VT_TEST(test_adiantum_roundtrip),
 		VT_TEST(test_adiantum_page_end),

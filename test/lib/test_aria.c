@@ -20,6 +20,7 @@
 #include "rfc5794.h"
 #include "vecsec/vecsec_aria.h"
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_esp.h"
 #include "aria/aria_internal.h"
 #include "gf256.h"
 
@@ -551,31 +552,37 @@ test_ctr32_esp(void)
 		VT_EXPECT(vecsec_aria_ctr32_xor(&k, g.data, src, 16, blk) == 0, "last block");
 		VT_EXPECT(vecsec_aria_ctr32_xor(&k, g.data, src, 17, blk) == -EINVAL, "wrap 2");
 
-		/* RFC 3686 layout: nonce || IV || 00000001 built by hand */
+		/* RFC 3686 layout: nonce || IV || 00000001 built by hand, and by lib/esp */
 		{
-			uint8_t nonce[4], iv[8], block[16] = {0};
+			uint8_t nonce[4], iv[8], block[16] = {0}, keymat[36], eblk[16];
+			struct vecsec_aead_key ek;
 
 			vt_rand(nonce, 4, vt_seed() + 5);
 			vt_rand(iv, 8, vt_seed() + 6);
 			memcpy(block, nonce, 4);
 			memcpy(block + 4, iv, 8);
 			block[15] = 1;
+			memcpy(keymat, key, key_lens[ki]);
+			memcpy(keymat + key_lens[ki], nonce, 4);
+			VT_EXPECT(vecsec_esp_key_init(&ek, VECSEC_AEAD_ARIA_CTR, keymat,
+						      key_lens[ki] + 4) == 0, "esp ctr key");
+			vecsec_esp_ctr_block(eblk, &ek, iv);
+			vecsec_aead_key_wipe(&ek);
+			VT_EXPECT_MEM(eblk, block, 16, "esp ctr block");
 			for (size_t len = 0; len <= sizeof(src); len += 7) {
 				vt_buf_reset(&g);
 				VT_EXPECT(ossl_crypt("ctr", true, key, key_lens[ki], block, want,
 						     src, len),
 					  "openssl");
-				VT_EXPECT(vecsec_aria_esp_ctr_xor(&k, g.data, src, len, nonce,
-								  iv) == 0,
+				VT_EXPECT(vecsec_aria_ctr32_xor(&k, g.data, src, len, eblk) == 0,
 					  "esp ctr");
 				VT_EXPECT_MEM(g.data, want, len, "esp ctr len %zu", len);
 				VT_EXPECT_GUARDS(&g, 0, len);
 			}
 			/* 2^32 - 1 blocks fit, one byte more does not (checked before any work) */
 #if SIZE_MAX > UINT32_MAX
-			VT_EXPECT(vecsec_aria_esp_ctr_xor(&k, g.data, src,
-							  ((size_t)1 << 36) - 16 + 1, nonce,
-							  iv) == -EINVAL,
+			VT_EXPECT(vecsec_aria_ctr32_xor(&k, g.data, src, ((size_t)1 << 36) - 16 + 1,
+							eblk) == -EINVAL,
 				  "esp ctr too long");
 #endif
 		}
@@ -918,13 +925,16 @@ test_gcm_forgery(void)
 	vt_buf_free(&g);
 }
 
-/* RFC 4106 layout against OpenSSL with nonce and AAD built by hand. */
+/*
+ * RFC 4106 layout against OpenSSL with nonce and AAD built by hand: lib/esp's
+ * key material, nonce and AAD through the AEAD API, ICVs of 8, 12 and 16.
+ */
 static void
 test_esp_gcm(void)
 {
-	uint8_t key[32], salt[4], iv[8], nonce[12], aad[12], src[300], want[300], got[300];
-	uint8_t wtag[16], tag[16];
-	struct vecsec_aria_gcm_key k;
+	uint8_t key[36], iv[8], nonce[12], aad[12], src[300], want[300], got[300];
+	uint8_t enonce[12], eaad[12], wtag[16], tag[16];
+	struct vecsec_aead_key k;
 
 	for (size_t i = 0; i < 12; i++) {
 		size_t kl = key_lens[i % 3], icv_len = 8 + 4 * (i % 3), len = i * 23 % 300;
@@ -934,10 +944,10 @@ test_esp_gcm(void)
 		size_t aad_len;
 
 		vt_rand(key, kl, vt_seed() + 40 + i);
-		vt_rand(salt, 4, vt_seed() + 41 + i);
+		vt_rand(key + kl, 4, vt_seed() + 41 + i);       /* the salt */
 		vt_rand(iv, 8, vt_seed() + 42 + i);
 		vt_rand(src, len, vt_seed() + 43 + i);
-		memcpy(nonce, salt, 4);
+		memcpy(nonce, key + kl, 4);
 		memcpy(nonce + 4, iv, 8);
 		aad[0] = (uint8_t)(spi >> 24);
 		aad[1] = (uint8_t)(spi >> 16);
@@ -955,25 +965,28 @@ test_esp_gcm(void)
 		VT_EXPECT(ossl_gcm_seal(key, kl, nonce, 12, aad, aad_len, want, src, len, wtag,
 					icv_len),
 			  "openssl");
-		vecsec_aria_gcm_key_init(&k, key, kl);
-		VT_EXPECT(vecsec_aria_esp_gcm_seal(&k, got, tag, icv_len, src, len, salt, iv, spi,
-						   seq, esn) == 0,
+		VT_EXPECT(vecsec_esp_key_init(&k, VECSEC_AEAD_ARIA_GCM, key, kl + 4) == 0,
+			  "esp key");
+		vecsec_esp_nonce(enonce, &k, iv);
+		VT_EXPECT(vecsec_esp_aad(eaad, spi, seq, esn) == aad_len, "esp aad len");
+		VT_EXPECT_MEM(enonce, nonce, 12, "esp nonce");
+		VT_EXPECT_MEM(eaad, aad, aad_len, "esp aad");
+		VT_EXPECT(vecsec_aead_seal(&k, got, tag, icv_len, src, len, enonce, 12, eaad,
+					   aad_len) == 0,
 			  "esp seal");
 		VT_EXPECT_MEM(got, want, len, "esp gcm len %zu esn %d", len, esn);
 		VT_EXPECT_MEM(tag, wtag, icv_len, "esp icv len %zu esn %d", len, esn);
-		VT_EXPECT(vecsec_aria_esp_gcm_open(&k, got, got, len, tag, icv_len, salt, iv, spi,
-						   seq, esn) == 0,
+		VT_EXPECT(vecsec_aead_open(&k, got, got, len, tag, icv_len, enonce, 12, eaad,
+					   aad_len) == 0,
 			  "esp open");
 		VT_EXPECT_MEM(got, src, len, "esp open len %zu", len);
 		/* a different sequence number is a forgery */
-		VT_EXPECT(vecsec_aria_esp_gcm_open(&k, got, want, len, tag, icv_len, salt, iv, spi,
-						   seq + (esn ? UINT64_C(1) << 32 : 1),
-						   esn) == -EBADMSG,
+		vecsec_esp_aad(eaad, spi, seq + (esn ? UINT64_C(1) << 32 : 1), esn);
+		VT_EXPECT(vecsec_aead_open(&k, got, want, len, tag, icv_len, enonce, 12, eaad,
+					   aad_len) == -EBADMSG,
 			  "esp seq");
-		VT_EXPECT(vecsec_aria_esp_gcm_seal(&k, got, tag, 4, src, len, salt, iv, spi, seq,
-						   esn) == -EINVAL,
-			  "icv 4");
 	}
+	vecsec_aead_key_wipe(&k);
 }
 
 /* ---- through vecsec_aead ---- */

@@ -16,6 +16,7 @@
 #include "vt.h"
 #include "vt_aead.h"
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_esp.h"
 #include "job/job_internal.h"
 #include "rfc8439.h"
 #include "rfc7634.h"

@@ -27,7 +27,8 @@
 #    vecsec-ctl refuses unknown options itself (not sent, no key echoed);
 #  - the installed vecsec-bench draws its PNG with the installed
 #    plot_bench.py (<datadir>/vecsec/ under DESTDIR), not the source tree's.
-# Starts DPDK: run it under /work/bin/iso on shared machines.
+# Starts DPDK (--no-pci, --no-huge): on a machine where other DPDK runs go
+# on at the same time, give it a /run/dpdk of its own.
 #
 # usage: install_check.sh BUILD VERSION PREFIX LIBDIR INCLUDEDIR BINDIR
 #                         DATADIR MANDIR PMD_DIR_OPTION SOURCE_DIR

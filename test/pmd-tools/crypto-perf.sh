@@ -33,7 +33,7 @@ fail()
 	failures+=("$1")
 }
 read -r -a eal <<<"$(pt_eal 256)"
-perf=(timeout -k 5 120 dpdk-test-crypto-perf -l 0,1 "${eal[@]}" "${PT_EAL_DEV[@]}" --
+perf=(timeout -k 5 120 "${PT_RUN[@]}" dpdk-test-crypto-perf -l 0,1 "${eal[@]}" "${PT_EAL_DEV[@]}" --
 	--devtype "$PT_DEVTYPE" --optype aead --aead-algo chacha20-poly1305
 	--aead-key-sz 32 --aead-iv-sz 12 --digest-sz 16)
 
@@ -150,13 +150,30 @@ for op in encrypt decrypt; do
 	run_verify pass "$rfc" rfc8439_2_8_2 114 12 "$op"
 	run_verify fail "$work/rfc-bad.data" rfc8439_2_8_2 114 12 "$op"
 done
-run_verify pass "$rfc" rfc8439_2_8_2 114 12 encrypt --out-of-place --segment-sz 130
-run_verify pass "$rfc" rfc8439_2_8_2 114 12 decrypt --out-of-place --segment-sz 130
+# Segment sizes of the chained runs. dpdk-test-crypto-perf lays a chain out
+# in one mempool object, each mbuf header right after the previous segment's
+# bytes (cperf_test_common.c), so a size that is not a multiple of 64 leaves
+# the headers misaligned for struct rte_mbuf (64-byte aligned): the tool's
+# own undefined behaviour, which UBSan's alignment check reports at the
+# PMD's first read of m->next and stops the run. With the sanitizer-built
+# PMD (PT_RUN set, see lib.sh) the chained runs use multiples of 64; odd
+# segment sizes run under the sanitizers in test_pmd (its own chains), and
+# here in the optimized build.
+if [ ${#PT_RUN[@]} -eq 0 ]; then seg_oop=130 seg_big=1000; else seg_oop=192 seg_big=1024; fi
+run_verify pass "$rfc" rfc8439_2_8_2 114 12 encrypt --out-of-place --segment-sz "$seg_oop"
+run_verify pass "$rfc" rfc8439_2_8_2 114 12 decrypt --out-of-place --segment-sz "$seg_oop"
 
 # Chained mbufs, in place: 50-byte segments put the text across three of
 # them (crypto-perf only checks a tag that fits in one segment: 114 % 50 + 16 <= 50).
-run_verify pass "$rfc" rfc8439_2_8_2 114 12 encrypt --segment-sz 50
-run_verify pass "$rfc" rfc8439_2_8_2 114 12 decrypt --segment-sz 50
+# No multiple of 64 does that for 114 bytes; the sanitizer build has the
+# 9000-byte chain below.
+if [ ${#PT_RUN[@]} -eq 0 ]; then
+	run_verify pass "$rfc" rfc8439_2_8_2 114 12 encrypt --segment-sz 50
+	run_verify pass "$rfc" rfc8439_2_8_2 114 12 decrypt --segment-sz 50
+else
+	echo "skip verify rfc8439_2_8_2 --segment-sz 50 (sanitizer build): misaligned" \
+		"mbuf headers of dpdk-test-crypto-perf's chains, see above"
+fi
 
 /usr/bin/python3 "$here/cperf_vectors.py" "$work/oracle.data" >"$work/cases"
 while read -r name len aad; do
@@ -164,8 +181,8 @@ while read -r name len aad; do
 		run_verify pass "$work/oracle.data" "$name" "$len" "$aad" "$op"
 	done
 done <"$work/cases"
-run_verify pass "$work/oracle.data" len9000_aad8 9000 8 encrypt --segment-sz 1000
-run_verify pass "$work/oracle.data" len9000_aad8 9000 8 decrypt --segment-sz 1000
+run_verify pass "$work/oracle.data" len9000_aad8 9000 8 encrypt --segment-sz "$seg_big"
+run_verify pass "$work/oracle.data" len9000_aad8 9000 8 decrypt --segment-sz "$seg_big"
 
 if [ -n "${PT_VECTORS_ONLY:-}" ]; then
 	[ ${#failures[@]} -eq 0 ] || exit 1

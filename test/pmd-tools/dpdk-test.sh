@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # DPDK's own cryptodev unit tests (app/test/test_cryptodev.c of the installed
-# version, built by build-dpdk-test.sh) against the vecsec PMD: the whole
+# version, built by tools/external/build-dpdk-test.sh) against the vecsec PMD: the whole
 # generic symmetric suite (run_cryptodev_testsuite(): blockcipher, AEAD,
 # ChaCha20-Poly1305, general, ... sub-suites; what the PMD's capabilities
 # do not cover is skipped by the suite itself), once with lookaside ops and
@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 pt_init dpdk-test "${1:-}" "${2:-}"
 
 build=$(pt_abs "${1:-.}")
-bin=$("$here/build-dpdk-test.sh" "$build/pmd-tools") ||
+bin=$("$here/../../tools/external/build-dpdk-test.sh" "$build/pmd-tools") ||
 	pt_die "could not build dpdk-test (see $build/pmd-tools/dpdk-test/build.log)"
 
 work=$(mktemp -d)
@@ -30,7 +30,7 @@ run()
 	local cmd=$1 min=$2 log=$work/$1.log rc=0
 	echo "== $cmd ($PT_DEVTYPE): DPDK_TEST=$cmd DPDK_TEST_CRYPTODEV=$PT_DEVTYPE $bin -l 0 ${eal[*]} ${PT_EAL_DEV[*]}"
 	DPDK_TEST=$cmd DPDK_TEST_CRYPTODEV=$PT_DEVTYPE timeout -k 5 600 \
-		"$bin" -l 0 "${eal[@]}" "${PT_EAL_DEV[@]}" </dev/null >"$log" 2>&1 || rc=$?
+		"${PT_RUN[@]}" "$bin" -l 0 "${eal[@]}" "${PT_EAL_DEV[@]}" </dev/null >"$log" 2>&1 || rc=$?
 	pt_cleanup_runtime
 	# Every executed case, then the sub-suite lines of the final summary.
 	grep -E '^ \+ TestCase .* (succeeded|failed)' "$log" | sed 's/^ + /   /' || true

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # DPDK's stock ipsec-secgw example, built unmodified from the dpdk-doc
-# package (build-secgw.sh), runs the vecsec PMD in library mode (-l) with two
+# package (tools/external/build-secgw.sh), runs the vecsec PMD in library mode (-l) with two
 # ChaCha20-Poly1305 tunnels, one lookaside (no-offload) and one cpu-crypto,
 # between two net_tap ports in a network namespace made for this test.
 # scapy (secgw_interop.py) sends clear IPv4 into the protected port and
@@ -21,7 +21,7 @@ command -v ip >/dev/null || pt_die "needs iproute2"
 
 build=$(pt_abs "${1:-.}")
 secgw=$build/pmd-tools/ipsec-secgw/build/ipsec-secgw
-"$here/build-secgw.sh" "$build/pmd-tools" >/dev/null ||
+"$here/../../tools/external/build-secgw.sh" "$build/pmd-tools" >/dev/null ||
 	pt_die "could not build ipsec-secgw (see $build/pmd-tools/ipsec-secgw/make.log)"
 
 ns=vecsec-secgw-$$
@@ -37,9 +37,10 @@ cleanup()
 {
 	if [ -n "$gw_pid" ] && kill -0 "$gw_pid" 2>/dev/null; then
 		kill -TERM "$gw_pid" 2>/dev/null || true
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
+		# its exit, at most 5 s (it runs under `timeout -k 5`, which forwards TERM)
+		for _ in $(seq 1 100); do
 			kill -0 "$gw_pid" 2>/dev/null || break
-			sleep 0.5
+			sleep 0.05
 		done
 		kill -KILL "$gw_pid" 2>/dev/null || true
 	fi
@@ -61,7 +62,7 @@ ip netns exec "$ns" ip link set lo up
 
 # pt_eal (lib.sh): --no-pci --no-huge -m 512 and a file prefix of its own
 read -r -a eal <<<"$(pt_eal 512)"
-gw_cmd=(timeout -k 5 180 "$secgw" -l 0 "${eal[@]}" "${PT_EAL_DEV[@]}"
+gw_cmd=(timeout -k 5 180 "${PT_RUN[@]}" "$secgw" -l 0 "${eal[@]}" "${PT_EAL_DEV[@]}"
 	--vdev "net_tap0,iface=$clr,mac=02:00:00:00:00:10"
 	--vdev "net_tap1,iface=$esp,mac=02:00:00:00:00:11"
 	-- -l -P -p 0x3 -u 0x2 --config "(0,0,0),(1,0,0)" -w 64 -s 8192
@@ -70,10 +71,12 @@ echo "gateway: ip netns exec $ns ${gw_cmd[*]}"
 ip netns exec "$ns" "${gw_cmd[@]}" >"$work/secgw.log" 2>&1 &
 gw_pid=$!
 
-for _ in $(seq 1 120); do
+# ready: its "entering main loop" line (polled; a loaded machine may take long)
+deadline=$((SECONDS + ${PT_READY_TIMEOUT:-120}))
+while [ "$SECONDS" -lt "$deadline" ]; do
 	grep -q "entering main loop" "$work/secgw.log" && break
 	kill -0 "$gw_pid" 2>/dev/null || break
-	sleep 0.25
+	sleep 0.05
 done
 if ! grep -q "entering main loop" "$work/secgw.log"; then
 	tail -n 40 "$work/secgw.log"

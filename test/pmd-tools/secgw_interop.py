@@ -21,6 +21,7 @@ Keys come from SEED, so the two calls agree without a key file.
 
 import random
 import sys
+import threading
 import time
 
 from scapy.all import AsyncSniffer, Ether, ICMP, IP, Raw, TCP, UDP, conf
@@ -118,21 +119,24 @@ class Capture:
 
     def __init__(self, iface, match):
         self.count = 0
+        self.listening = threading.Event()
         self.sniffer = AsyncSniffer(iface=iface, store=True, lfilter=match,
-                                    prn=self._seen)
+                                    prn=self._seen, started_callback=self.listening.set)
 
     def _seen(self, _pkt):
         self.count += 1
 
     def start(self):
         self.sniffer.start()
-        time.sleep(0.3)                  # the socket must be open before we send
+        # the capture socket must be open before we send
+        if not self.listening.wait(60):
+            raise RuntimeError("the sniffer did not start")
 
-    def wait(self, want, deadline_s=10):
+    def wait(self, want, deadline_s=60):
+        """Until `want` packets matched (the caller counts them), at most deadline_s."""
         end = time.monotonic() + deadline_s
         while self.count < want and time.monotonic() < end:
             time.sleep(0.02)
-        time.sleep(0.2)                  # let any surplus packet show up too
         return self.sniffer.stop()
 
 

@@ -1,36 +1,41 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Build crypto_vecsec's rte_security ESP ingress parsing libFuzzer target
-# (test/pmd/fuzz_sec_parse.c on drivers/crypto/vecsec/vecsec_pmd_sec_parse.h)
-# with clang-14 and ASan + UBSan into OUT_DIR and run it for SECONDS
-# (default 20; FUZZ_SECONDS in the environment wins, e.g. FUZZ_SECONDS=1800
-# for a long run). Seeds: the IP packets of test/pmd/fuzz-sec-seeds.pcap
+# Build the rte_security ESP parsing libFuzzer target (test/pmd/fuzz_sec_parse.c
+# on lib/esp's walks and trailer check, lib/esp/esp_ip.c and esp_trailer.c,
+# which crypto_vecsec's data path calls) with clang-14 and ASan + UBSan into
+# OUT_DIR and run it for SECONDS (default 20; FUZZ_SECONDS in the environment
+# wins, e.g. FUZZ_SECONDS=1800 for a long run). Seeds: the IP packets of test/pmd/fuzz-sec-seeds.pcap
 # (real ESP packets, see test/gw/fuzz_seeds.py), each with a few control
 # bytes (tunnel or transport session, bytes in the first segment).
 # Everything it writes (binary, corpus, crash files) stays under OUT_DIR.
 # Exits non-zero when the target cannot be built or the fuzzer finds a
 # crash, leak, UB or a broken promise (abort).
 #
-# usage: fuzz-sec-parse.sh SOURCE_ROOT OUT_DIR [SECONDS]
+# usage: fuzz-sec-parse.sh SOURCE_ROOT BUILD_ROOT OUT_DIR [SECONDS]
+# (BUILD_ROOT: the meson build folder, for the generated vecsec_version.h)
 set -euo pipefail
-usage="usage: fuzz-sec-parse.sh SOURCE_ROOT OUT_DIR [SECONDS]"
+usage="usage: fuzz-sec-parse.sh SOURCE_ROOT BUILD_ROOT OUT_DIR [SECONDS]"
 top=$(readlink -f "${1:?$usage}")
-out=${2:?$usage}
-secs=${FUZZ_SECONDS:-${3:-20}}
+build=$(readlink -f "${2:?$usage}")
+out=${3:?$usage}
+secs=${FUZZ_SECONDS:-${4:-20}}
 cc=${CLANG:-clang-14}
 command -v "$cc" >/dev/null || { echo "FAIL: no $cc (scripts/setup.sh installs clang-14)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(readlink -f "$out")
 bin=$out/fuzz_sec_parse
 
-# DPDK's headers only: no DPDK library, no EAL, so the sanitizers see
-# every line that runs.
+# lib/esp's portable sources and DPDK's headers (the target's own checks use
+# rte_ip.h): no DPDK library, no EAL, so the sanitizers see every line that
+# runs.
 # shellcheck disable=SC2046
 "$cc" -g -O1 -std=gnu11 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-I"$top/drivers/crypto/vecsec" $(pkg-config --cflags libdpdk) \
-	"$top/test/pmd/fuzz_sec_parse.c" -o "$bin.tmp"
+	-I"$top/lib/include" -I"$top/lib/include/vecsec" -I"$build/lib" \
+	$(pkg-config --cflags libdpdk) \
+	"$top/test/pmd/fuzz_sec_parse.c" "$top/lib/esp/esp_ip.c" "$top/lib/esp/esp_trailer.c" \
+	-o "$bin.tmp"
 mv "$bin.tmp" "$bin"
 
 rm -rf "$out/seeds"

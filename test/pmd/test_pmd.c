@@ -34,6 +34,7 @@
 #include "vecsec/vecsec_aead.h"
 #include "vecsec/vecsec_engine.h"
 #include "rte_pmd_vecsec.h"
+#include "vecsec_eal.h"
 #include "vt.h"
 #ifndef VT_PMD_DL
 #include "vecsec_pmd_private.h"         /* the engine of a device: a test hook */
@@ -1936,11 +1937,11 @@ main(int argc, char **argv)
 		rc = rte_cryptodev_get_dev_id(DEV_NAME) < 0 ? 0 : 1;
 		printf("%s: probe with bad devargs %s\n", rc == 0 ? "PASS" : "FAIL",
 		       rc == 0 ? "failed as it must" : "succeeded");
-		rte_eal_cleanup();
+		vecsec_eal_cleanup();
 		return rc;
 	}
 	if (setup() != 0) {
-		rte_eal_cleanup();
+		vecsec_eal_cleanup();
 		return 1;
 	}
 #ifdef VT_PMD_DL
@@ -1949,6 +1950,6 @@ main(int argc, char **argv)
 	rc = vt_main("pmd", tests, VT_ARRAY_SIZE(tests));
 #endif
 	teardown();
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();
 	return rc;
 }

@@ -36,6 +36,7 @@
 
 #include "vecsec/vecsec_aead.h"
 #include "rte_pmd_vecsec.h"
+#include "vecsec_eal.h"
 #include "vt.h"
 
 #define DEV_NAME "crypto_vecsec0"
@@ -1560,7 +1561,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (setup() != 0) {
-		rte_eal_cleanup();
+		vecsec_eal_cleanup();
 		return 1;
 	}
 	rc = vt_main("pmd_sec", tests, VT_ARRAY_SIZE(tests));
@@ -1569,6 +1570,6 @@ main(int argc, char **argv)
 	rte_mempool_free(g.sess_mp);
 	rte_mempool_free(g.op_mp);
 	rte_mempool_free(g.mbuf_mp);
-	rte_eal_cleanup();
+	vecsec_eal_cleanup();
 	return rc;
 }

@@ -19,7 +19,6 @@ libipsec interop cannot show:
 import os
 import re
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import swantest as st  # noqa: E402
@@ -92,8 +91,15 @@ def main():
         import threading
         res = {}
         t = threading.Thread(target=lambda: res.update(r=env.flows(tun, rate=300, count=1500)))
+
+        def aria_out():
+            return [c for c in env.child_sas("A") if c["name"] == "aria" and
+                    c["state"] == "INSTALLED"][0]["packets_out"]
+        base = aria_out()
         t.start()
-        time.sleep(2)
+        # under traffic: the rekey starts once charon A counts 300 of this flow's packets
+        st.wait_for(lambda: aria_out() >= base + 300, 60, step=0.2,
+                    what="ARIA traffic before the rekey")
         env.swanctl("A", "--rekey", "--child", "aria")
         t.join()
         env.check_flows(res["r"], 1500, "ARIA traffic across a rekey")

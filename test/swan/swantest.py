@@ -47,6 +47,14 @@ def check(cond, msg):
     log("ok   " + msg)
 
 
+def sanitizer_libs(so):
+    """The ASan/UBSan runtimes the shared object so needs (none for a plain build)."""
+    out = subprocess.run(["ldd", so], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         universal_newlines=True).stdout
+    return [l.split()[2] for l in out.splitlines()
+            if re.match(r"\s*lib(asan|ubsan)\.so", l) and len(l.split()) > 2]
+
+
 def wait_for(pred, timeout, step=0.1, what="condition"):
     """Poll pred until it returns a true value (returned) or timeout (Fail)."""
     end = time.time() + timeout
@@ -82,6 +90,7 @@ class Env:
         for f in (self.gwbin, self.ctlbin, self.plugin, CHARON):
             if not os.path.exists(f):
                 raise Fail("missing %s" % f)
+        self.san_libs = sanitizer_libs(self.plugin)
         self.p = "%s%d" % (tag, os.getpid() % 100000)
         # the scratch folder lies in the build tree: charon's /run is bound on it
         self.d = tempfile.mkdtemp(prefix="swan-%s-" % self.p, dir=build)
@@ -335,7 +344,13 @@ swanctl {
                 os.unlink(f)
         env = "STRONGSWAN_CONF=%s" % conf
         if preload:
-            env += " LD_PRELOAD=%s" % self.plugin
+            # a sanitizer-built plugin (scripts/test.sh's build-asan) needs its
+            # runtimes first in charon, which is not instrumented; LeakSanitizer
+            # off there: what charon leaves at exit is strongSwan's
+            env += " LD_PRELOAD=%s" % ":".join(self.san_libs + [self.plugin])
+            if self.san_libs:
+                env += " ASAN_OPTIONS=%s" % ":".join(
+                    [o for o in [os.environ.get("ASAN_OPTIONS", "")] if o] + ["detect_leaks=0"])
         out = open(os.path.join(d, "charon.stdout"), "a")
         p = subprocess.Popen(["ip", "netns", "exec", self.ns[ns_key], "sh", "-c",
                               "mount --bind %s/run /run && %s exec %s" % (d, env, CHARON)],

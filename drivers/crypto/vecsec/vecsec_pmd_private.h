@@ -20,6 +20,7 @@
 
 #include "vecsec/vecsec_aead.h"
 #include "vecsec/vecsec_engine.h"
+#include "vecsec/vecsec_esp.h"
 
 #include "rte_pmd_vecsec.h"
 
@@ -89,16 +90,16 @@ struct vecsec_pmd_session {
 };
 
 /*
- * rte_security lookaside-protocol ESP session (vecsec_pmd_sec.c). The
- * replay window is a ring of 64-bit words (RFC 4303 A.1 with RFC 6479's
- * layout): bit (seq mod 64 * VECSEC_PMD_WIN_WORDS) is set once seq has
- * authenticated; words are cleared as the top advances past them.
+ * rte_security lookaside-protocol ESP session (vecsec_pmd_sec.c). The ESP
+ * rules are lib/esp's (vecsec_esp.h): the outbound counter and the replay
+ * window live here, in the session's private data, and the PMD calls the
+ * library on them; it adds only the spinlock that serialises window
+ * updates across queue pairs. The window storage is sized for
+ * VECSEC_PMD_WIN_WORDS bitmap words: every window up to 127 * 64 packets.
  */
 #define VECSEC_PMD_WIN_WORDS 128                        /* power of two */
 #define VECSEC_PMD_REPLAY_WIN_MAX ((VECSEC_PMD_WIN_WORDS - 1) * 64)  /* 8128 */
 #define VECSEC_PMD_SEC_MAGIC 0x56534553u                /* "VSES" */
-#define VECSEC_PMD_ESP_IV_LEN 8
-#define VECSEC_PMD_ESP_ICV_LEN 16
 
 struct vecsec_pmd_sec_session {
 	struct vecsec_aead_key key;   /* first: 64-byte aligned; holds the salt */
@@ -112,23 +113,28 @@ struct vecsec_pmd_sec_session {
 	uint8_t tun_hdr_len;          /* 20 or 40 */
 	uint8_t tun_hdr[40];          /* outer header template, lengths 0 */
 	uint32_t tun_csum;            /* IPv4 template: ones' complement sum, length 0 */
-	/* egress: the last sequence number used (atomic) and the ceiling */
-	uint64_t seq_out;
-	uint64_t seq_max;
-	/* ingress: highest authenticated number and window (written under lock) */
+	/* egress: the sequence number counter */
+	struct vecsec_esp_seq seq;
+	/* ingress: replay window (updates under lock), its size in packets (0: off) */
 	rte_spinlock_t lock;
-	uint32_t win;                 /* replay window in packets, 0: off */
-	uint64_t top;
-	uint64_t bits[VECSEC_PMD_WIN_WORDS];
+	uint32_t win;
+	uint64_t replay[VECSEC_ESP_REPLAY_SIZE_WORDS(VECSEC_PMD_WIN_WORDS) / 8];
 	/* rte_security_ipsec_stats, relaxed atomics */
 	uint64_t pkts, bytes, errors;
 };
+
+/* The session's window (lib/esp's object in replay[]). */
+static inline struct vecsec_esp_replay *
+vecsec_pmd_sec_window(struct vecsec_pmd_sec_session *s)
+{
+	return (struct vecsec_esp_replay *)s->replay;
+}
 
 /* What the ESP path keeps of one op between building its job and finishing it. */
 struct vecsec_pmd_sec_job {
 	uint8_t nonce[12];
 	uint8_t aad[12];
-	uint8_t icv[VECSEC_PMD_ESP_ICV_LEN];  /* ingress ICV split across segments */
+	uint8_t icv[VECSEC_ESP_ICV_LEN];      /* ingress ICV split across segments */
 	uint64_t seq;                         /* full 64-bit number */
 	uint16_t hlen;                        /* IP header (+ extensions) before ESP */
 	uint16_t nh_off;                      /* transport ingress: next-header byte */

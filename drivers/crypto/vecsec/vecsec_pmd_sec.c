@@ -20,6 +20,7 @@
 
 #include "vecsec/vecsec.h"
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_esp.h"
 
 #include "vecsec_pmd_private.h"
 
@@ -158,7 +159,7 @@ session_key(struct vecsec_pmd_sec_session *s, const struct rte_crypto_sym_xform 
 		return -ENOTSUP;
 	if (x->aead.key.data == NULL)
 		return -EINVAL;
-	if (x->aead.digest_length != VECSEC_PMD_ESP_ICV_LEN)
+	if (x->aead.digest_length != VECSEC_ESP_ICV_LEN)
 		return -ENOTSUP;
 	/* the salt as its 4 bytes lie in memory, as rte_ipsec and ipsec-secgw keep it */
 	memcpy(keymat, x->aead.key.data, x->aead.key.length);
@@ -216,15 +217,21 @@ sec_session_create(void *device, struct rte_security_session_conf *conf,
 	s->spi = ix->spi;
 	s->esn = ix->options.esn;
 	s->stats = ix->options.stats;
-	/* RFC 4303 3.3.3: never wrap; the last number is 2^32 - 1 (2^64 - 1 with ESN) */
-	s->seq_max = s->esn ? UINT64_MAX : UINT32_MAX;
-	/* egress: the first packet carries esn.value (at least 1), as rte_ipsec does */
-	s->seq_out = ix->esn.value > 1 ? ix->esn.value - 1 : 0;
-	if (!s->esn && s->seq_out > s->seq_max)
+	/*
+	 * egress: the first packet carries esn.value (at least 1), as rte_ipsec
+	 * does; the counter never wraps (RFC 4303 3.3.3)
+	 */
+	if (vecsec_esp_seq_init(&s->seq, s->esn,
+				ix->esn.value > 1 ? ix->esn.value - 1 : 0) != 0)
 		return -EINVAL;
-	/* ingress: esn.value is the highest number already seen */
-	s->top = ix->esn.value;
+	/*
+	 * ingress: esn.value is the highest number already seen; replay_win_sz
+	 * is the window in packets, exactly (0: anti-replay off)
+	 */
 	s->win = ix->replay_win_sz;
+	if (!s->egress && vecsec_esp_replay_init(vecsec_pmd_sec_window(s), sizeof(s->replay),
+						 s->win, s->esn, ix->esn.value) != 0)
+		return -EINVAL;
 	rte_spinlock_init(&s->lock);
 	rc = session_key(s, conf->crypto_xform, ix->salt, priv->aria);
 	if (rc != 0) {

@@ -20,9 +20,11 @@
  * segment's tailroom; otherwise the op fails. Ingress trailer and ICV may
  * span segments.
  *
- * Sequence numbers: one atomic per packet, never wrapping (RFC 4303 3.3.3);
- * the IV is the 64-bit sequence number (RFC 7634 2: unique per key). ESN
- * high halves are recovered per RFC 4303 Appendix A.2.
+ * The ESP rules are lib/esp's (vecsec_esp.h): layouts, header and trailer,
+ * sequence numbers (one atomic per run of a session's ops, never wrapping,
+ * the IV the 64-bit number), the replay window and ESN recovery, the
+ * IPv4/IPv6 walks. This file does the mbuf work around them: lengths,
+ * headroom and tailroom, segments, flags, the window's lock.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -39,43 +41,14 @@
 
 #include "vecsec/vecsec.h"
 #include "vecsec/vecsec_aead.h"
+#include "vecsec/vecsec_esp.h"
 
 #include "vecsec_pmd_private.h"
 #include "vecsec_pmd_dp.h"
-#include "vecsec_pmd_sec_parse.h"
 
-#define ESP_HDR_LEN 8
-#define ESP_HIV_LEN (ESP_HDR_LEN + VECSEC_PMD_ESP_IV_LEN)   /* SPI, seq, IV */
-#define IPPROTO_ESP_ 50
-#define WIN_MASK (VECSEC_PMD_WIN_WORDS - 1)
+#define ESP_HIV_LEN VECSEC_ESP_HDR_IV_LEN   /* SPI, seq, IV */
 
-/* ESP fields sit wherever the IP header left them: no alignment assumed. */
-static inline void
-put_be32(uint8_t *p, uint32_t v)
-{
-	rte_be32_t b = rte_cpu_to_be_32(v);
-
-	memcpy(p, &b, sizeof(b));
-}
-
-static inline void
-put_be64(uint8_t *p, uint64_t v)
-{
-	rte_be64_t b = rte_cpu_to_be_64(v);
-
-	memcpy(p, &b, sizeof(b));
-}
-
-static inline uint32_t
-get_be32(const uint8_t *p)
-{
-	rte_be32_t b;
-
-	memcpy(&b, p, sizeof(b));
-	return rte_be_to_cpu_32(b);
-}
-
-/* ---- sequence numbers and the replay window ---- */
+/* ---- sequence numbers ---- */
 
 /*
  * The next egress number, or false once the last one has been used. One
@@ -88,115 +61,23 @@ seq_next(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s, uint64_t *s
 {
 	if (qp->seq_sess != s || qp->seq_next == qp->seq_end) {
 		const void *sess = qp->cur_ops[0]->sym->session;
-		uint64_t cur, take;
 		unsigned int run = 1;
+		uint64_t first;
+		uint32_t take;
 
 		while (run < qp->cur_left && run < 64 &&
 		       qp->cur_ops[run]->sess_type == RTE_CRYPTO_OP_SECURITY_SESSION &&
 		       qp->cur_ops[run]->sym->session == sess)
 			run++;
-		cur = __atomic_load_n(&s->seq_out, __ATOMIC_RELAXED);
-		do {
-			if (cur >= s->seq_max)
-				return false;
-			take = RTE_MIN((uint64_t)run, s->seq_max - cur);
-		} while (!__atomic_compare_exchange_n(&s->seq_out, &cur, cur + take, false,
-						      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		take = vecsec_esp_seq_reserve(&s->seq, run, &first);
+		if (take == 0)
+			return false;
 		qp->seq_sess = s;
-		qp->seq_next = cur + 1;
-		qp->seq_end = cur + take + 1;
+		qp->seq_next = first;
+		qp->seq_end = first + take;
 	}
 	*seq = qp->seq_next++;
 	return true;
-}
-
-/*
- * RFC 4303 A.2.1: the high half of an ESN from its low half, the top of
- * the window T and its size W (without anti-replay: the half space, so the
- * nearest number to T). False where the answer falls outside 0..2^64-1.
- */
-static inline bool
-esn_recover(uint64_t top, uint32_t win, uint32_t lo, uint64_t *seq)
-{
-	uint32_t tl = (uint32_t)top, th = (uint32_t)(top >> 32);
-	uint32_t w = win != 0 ? win : UINT32_C(1) << 31;
-	uint32_t bl = tl - w + 1;
-	uint64_t hi;
-
-	if (tl >= w - 1) {              /* case A: window within one subspace */
-		if (lo >= bl) {
-			hi = th;
-		} else {
-			if (th == UINT32_MAX)
-				return false;
-			hi = (uint64_t)th + 1;
-		}
-	} else {                        /* case B: window spans two subspaces */
-		if (lo >= bl) {
-			if (th == 0)
-				return false;
-			hi = (uint64_t)th - 1;
-		} else {
-			hi = th;
-		}
-	}
-	*seq = (hi << 32) | lo;
-	return true;
-}
-
-/*
- * RFC 4303 A.1: false for a number already seen or left of the window. Read
- * without the lock before decryption (relaxed loads: a stale answer only
- * lets a replay reach the ICV check, never past it), and again under the
- * lock by win_update() once the ICV matched.
- */
-static inline bool
-win_check(const struct vecsec_pmd_sec_session *s, uint64_t seq)
-{
-	uint64_t top = __atomic_load_n(&s->top, __ATOMIC_RELAXED);
-
-	if (s->win == 0 || seq > top)
-		return true;
-	if (seq + s->win <= top)
-		return false;
-	return ((__atomic_load_n(&s->bits[(seq >> 6) & WIN_MASK], __ATOMIC_RELAXED) >>
-		 (seq & 63)) & 1) == 0;
-}
-
-/* Record an authenticated number (lock held); false if it turned out a replay after all. */
-static inline bool
-win_update(struct vecsec_pmd_sec_session *s, uint64_t seq)
-{
-	uint64_t top = s->top;
-
-	if (!win_check(s, seq))
-		return false;
-	if (seq > top) {
-		uint64_t from = (top >> 6) + 1, to = seq >> 6;
-
-		if (to >= from && to - from >= VECSEC_PMD_WIN_WORDS - 1) {
-			from = 0;
-			to = VECSEC_PMD_WIN_WORDS - 1;
-		}
-		for (uint64_t w = from; w <= to; w++)
-			__atomic_store_n(&s->bits[w & WIN_MASK], 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->top, seq, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&s->bits[(seq >> 6) & WIN_MASK],
-			 s->bits[(seq >> 6) & WIN_MASK] | UINT64_C(1) << (seq & 63),
-			 __ATOMIC_RELAXED);
-	return true;
-}
-
-/* Without a window only the top moves (ESN recovery needs it): no lock. */
-static inline void
-top_raise(struct vecsec_pmd_sec_session *s, uint64_t seq)
-{
-	uint64_t top = __atomic_load_n(&s->top, __ATOMIC_RELAXED);
-
-	while (seq > top && !__atomic_compare_exchange_n(&s->top, &top, seq, true,
-							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
 }
 
 /* ---- op outcome ---- */
@@ -267,40 +148,11 @@ static inline int
 ip_check(struct rte_mbuf *m, const uint8_t *p, uint32_t avail)
 {
 	uint32_t tl = 0;
-	int ver = vecsec_pmd_ip_len(p, avail, m->pkt_len, &tl);
+	int ver = vecsec_esp_ip_len(p, avail, m->pkt_len, &tl);
 
-	if (ver != 0 && tl < m->pkt_len && mbuf_cut_tail(m, m->pkt_len - tl) != 0)
+	if (ver < 0 || (tl < m->pkt_len && mbuf_cut_tail(m, m->pkt_len - tl) != 0))
 		return 0;
 	return ver;
-}
-
-/*
- * After the packet's length changed: write the next header nh at nh_off
- * and the length (IPv4 total length, IPv6 payload length). IPv4: the
- * header checksum is updated incrementally (RFC 1624), never recomputed,
- * so a header that came in with a wrong one leaves with a wrong one.
- */
-static inline void
-ip_set(uint8_t *p, int ver, uint16_t nh_off, uint8_t nh, uint32_t len)
-{
-	if (ver == 4) {
-		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
-		rte_be16_t old, new;
-
-		memcpy(&old, p + offsetof(struct rte_ipv4_hdr, time_to_live), sizeof(old));
-		p[nh_off] = nh;
-		memcpy(&new, p + offsetof(struct rte_ipv4_hdr, time_to_live), sizeof(new));
-		h->hdr_checksum = vecsec_pmd_cksum_adjust(h->hdr_checksum, old, new);
-		old = h->total_length;
-		h->total_length = rte_cpu_to_be_16((uint16_t)len);
-		h->hdr_checksum = vecsec_pmd_cksum_adjust(h->hdr_checksum, old,
-							  h->total_length);
-	} else {
-		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)p;
-
-		p[nh_off] = nh;
-		h->payload_len = rte_cpu_to_be_16((uint16_t)(len - sizeof(*h)));
-	}
 }
 
 static inline void
@@ -325,7 +177,7 @@ job_fill(struct vecsec_pmd_scratch *sc, struct vecsec_pmd_sec_session *s,
 	job->nb_in_segs = nb;
 	job->nb_out_segs = nb;
 	job->tag = tag;
-	job->tag_len = VECSEC_PMD_ESP_ICV_LEN;
+	job->tag_len = VECSEC_ESP_ICV_LEN;
 	job->user = op;
 	sc->ptrs[sc->nb_jobs] = job;
 	sc->nb_jobs++;
@@ -340,9 +192,8 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	struct vecsec_pmd_scratch *sc = &qp->scratch;
 	struct vecsec_pmd_sec_job *sj = &sc->sec[sc->nb_jobs];
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *), *esp, *tail;
-	uint32_t hlen = 0, outer, pl, pad, total, nb;
+	uint32_t hlen = 0, nh_off = 0, outer, pl, pad, total, nb;
 	const struct vecsec_seg *segs;
-	uint16_t nh_off = 0;
 	uint8_t nh, *lin;
 	uint64_t seq;
 	size_t aad_len;
@@ -356,30 +207,20 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 		outer = s->tun_hdr_len;
 		outer_ver = s->tun_v6 ? 6 : 4;
 	} else {
-		if (ver == 4) {
-			hlen = (uint32_t)(p[0] & 0xf) * 4;
-			if (m->l3_len != 0 && m->l3_len != hlen)
-				goto bad;
-			nh_off = offsetof(struct rte_ipv4_hdr, next_proto_id);
-		} else {
-			int r = vecsec_pmd_ip6_walk(p, m->data_len, m->l3_len, &nh_off);
-
-			if (r < 0)
-				goto bad;
-			hlen = (uint32_t)r;
-		}
+		if (vecsec_esp_transport_hdr(p, m->data_len, m->l3_len, &hlen, &nh_off) != 0)
+			goto bad;
 		nh = p[nh_off];
 		outer = hlen;
 		outer_ver = ver;
 	}
 	pl = m->pkt_len - hlen;
-	pad = (4 - ((pl + 2) & 3)) & 3;         /* RFC 4303 2.4: 4-byte alignment */
+	pad = vecsec_esp_pad_len(pl);
 	sj->ct_len = pl + pad + 2;
-	total = outer + ESP_HIV_LEN + sj->ct_len + VECSEC_PMD_ESP_ICV_LEN;
+	total = outer + ESP_HIV_LEN + sj->ct_len + VECSEC_ESP_ICV_LEN;
 	if (total > (outer_ver == 4 ? 65535u : 65535u + sizeof(struct rte_ipv6_hdr)))
 		goto bad;
 	if (rte_pktmbuf_headroom(m) < outer - hlen + ESP_HIV_LEN ||
-	    rte_pktmbuf_tailroom(rte_pktmbuf_lastseg(m)) < pad + 2 + VECSEC_PMD_ESP_ICV_LEN)
+	    rte_pktmbuf_tailroom(rte_pktmbuf_lastseg(m)) < pad + 2 + VECSEC_ESP_ICV_LEN)
 		goto bad;
 	if (!seq_next(qp, s, &seq)) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, false);   /* never wrap */
@@ -387,11 +228,8 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	}
 
 	/* trailer: padding 1, 2, 3 ..., pad length, next header; then the ICV */
-	tail = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(pad + 2 + VECSEC_PMD_ESP_ICV_LEN));
-	for (uint32_t i = 0; i < pad; i++)
-		tail[i] = (uint8_t)(i + 1);
-	tail[pad] = (uint8_t)pad;
-	tail[pad + 1] = nh;
+	tail = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(pad + 2 + VECSEC_ESP_ICV_LEN));
+	vecsec_esp_trailer_build(tail, pad, nh);
 	if (s->tunnel) {
 		p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(outer + ESP_HIV_LEN));
 		if (outer == sizeof(struct rte_ipv4_hdr))   /* constant sizes: inline copies */
@@ -412,19 +250,18 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 		h->total_length = rte_cpu_to_be_16((uint16_t)m->pkt_len);
 		h->hdr_checksum = (uint16_t)~sum;
 	} else if (s->tunnel) {
-		ip_set(p, 6, offsetof(struct rte_ipv6_hdr, proto), IPPROTO_ESP_, m->pkt_len);
+		vecsec_esp_ip_update(p, 6, offsetof(struct rte_ipv6_hdr, proto), VECSEC_ESP_PROTO,
+				     m->pkt_len);
 	} else {
-		ip_set(p, outer_ver, nh_off, IPPROTO_ESP_, m->pkt_len);
+		vecsec_esp_ip_update(p, outer_ver, nh_off, VECSEC_ESP_PROTO, m->pkt_len);
 	}
 	esp = p + outer;
-	put_be32(esp, s->spi);
-	put_be32(esp + 4, (uint32_t)seq);
-	put_be64(esp + ESP_HDR_LEN, seq);
+	vecsec_esp_hdr_build(esp, s->spi, seq);
 	m->l2_len = 0;
 	m->l3_len = outer;
 
 	sj->seq = seq;
-	vecsec_esp_nonce(sj->nonce, &s->key, esp + ESP_HDR_LEN);
+	vecsec_esp_nonce(sj->nonce, &s->key, esp + VECSEC_ESP_HDR_LEN);
 	aad_len = vecsec_esp_aad(sj->aad, s->spi, seq, s->esn);
 	if (mbuf_span(sc, m, outer + ESP_HIV_LEN, sj->ct_len, &lin, &segs, &nb) != PREP_OK)
 		goto bad_late;
@@ -447,31 +284,31 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	struct vecsec_pmd_scratch *sc = &qp->scratch;
 	struct vecsec_pmd_sec_job *sj = &sc->sec[sc->nb_jobs];
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *), *esp;
-	struct vecsec_pmd_esp_in in;
+	struct vecsec_esp_in in;
 	struct rte_mbuf *last;
 	const struct vecsec_seg *segs;
-	uint32_t lo, nb, aad_len;
+	uint32_t nb, aad_len;
 	uint8_t *lin, *tag;
 	uint64_t seq;
 	bool fresh;
 
-	/* the IP/ESP walk (vecsec_pmd_sec_parse.h, fuzzed on its own), then link padding goes */
-	if (vecsec_pmd_esp_in_parse(p, m->data_len, m->pkt_len, &in) != 0)
+	/* the IP/ESP walk (lib/esp, fuzzed on its own), then link padding goes */
+	if (vecsec_esp_in_parse(p, m->data_len, m->pkt_len, &in) != 0)
 		goto bad;
 	if (in.ip_len < m->pkt_len && mbuf_cut_tail(m, m->pkt_len - in.ip_len) != 0)
 		goto bad;
 	esp = p + in.hlen;
-	if (get_be32(esp) != s->spi)
+	if (in.spi != s->spi)
 		goto bad;
-	lo = get_be32(esp + 4);
 
-	if (s->esn) {
-		fresh = esn_recover(__atomic_load_n(&s->top, __ATOMIC_RELAXED), s->win, lo, &seq);
-	} else {
-		seq = lo;
-		fresh = true;
-	}
-	fresh = fresh && (s->win == 0 || seq != 0) && win_check(s, seq);
+	/*
+	 * RFC 4303 A.2 and A.1 without the lock (a stale window only lets a
+	 * replay reach the ICV check, never past it: ingress_finish() decides
+	 * under the lock). Without a window every number passes, 0 too, as
+	 * rte_ipsec does with replay_win_sz 0.
+	 */
+	fresh = vecsec_esp_replay_recover(vecsec_pmd_sec_window(s), in.seq_lo, &seq) == 0 &&
+		(s->win == 0 || vecsec_esp_replay_check(vecsec_pmd_sec_window(s), seq) == 0);
 	if (!fresh) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, true);
 		return PREP_DONE;
@@ -479,18 +316,18 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 
 	sj->seq = seq;
 	sj->hlen = (uint16_t)in.hlen;
-	sj->nh_off = in.nh_off;
+	sj->nh_off = (uint16_t)in.nh_off;
 	sj->ct_len = in.ct_len;
-	vecsec_esp_nonce(sj->nonce, &s->key, esp + ESP_HDR_LEN);
+	vecsec_esp_nonce(sj->nonce, &s->key, esp + VECSEC_ESP_HDR_LEN);
 	aad_len = (uint32_t)vecsec_esp_aad(sj->aad, s->spi, seq, s->esn);
 	last = rte_pktmbuf_lastseg(m);
-	if (last->data_len >= VECSEC_PMD_ESP_ICV_LEN) {
+	if (last->data_len >= VECSEC_ESP_ICV_LEN) {
 		tag = rte_pktmbuf_mtod_offset(last, uint8_t *,
-					      last->data_len - VECSEC_PMD_ESP_ICV_LEN);
+					      last->data_len - VECSEC_ESP_ICV_LEN);
 	} else {
 		tag = sj->icv;
-		if (rte_pktmbuf_read(m, m->pkt_len - VECSEC_PMD_ESP_ICV_LEN,
-				     VECSEC_PMD_ESP_ICV_LEN, tag) != tag)
+		if (rte_pktmbuf_read(m, m->pkt_len - VECSEC_ESP_ICV_LEN,
+				     VECSEC_ESP_ICV_LEN, tag) != tag)
 			goto bad;
 	}
 	if (mbuf_span(sc, m, in.hlen + ESP_HIV_LEN, in.ct_len, &lin, &segs, &nb) != PREP_OK)
@@ -507,20 +344,21 @@ static void
 ingress_finish(struct vecsec_pmd_sec_session *s, struct vecsec_pmd_sec_job *sj,
 	       struct rte_crypto_op *op, struct rte_mbuf *m)
 {
+	struct vecsec_esp_replay *r = vecsec_pmd_sec_window(s);
 	uint8_t trl[2], padb[255], v;
 	const uint8_t *t, *pb = NULL, *in = NULL;
 	uint32_t hlen = sj->hlen, pad, cut;
-	enum vecsec_pmd_trailer what;
 	uint8_t *p;
 	bool fresh;
-	int ver;
+	int nh, ver;
 
 	if (s->win == 0) {
-		top_raise(s, sj->seq);
+		/* only the top moves (ESN recovery needs it): lock-free */
+		(void)vecsec_esp_replay_update(r, sj->seq);
 		fresh = true;
 	} else {
 		rte_spinlock_lock(&s->lock);
-		fresh = win_update(s, sj->seq);
+		fresh = vecsec_esp_replay_update(r, sj->seq) == 0;
 		rte_spinlock_unlock(&s->lock);
 	}
 	if (!fresh) {
@@ -535,31 +373,29 @@ ingress_finish(struct vecsec_pmd_sec_session *s, struct vecsec_pmd_sec_job *sj,
 		pb = rte_pktmbuf_read(m, hlen + ESP_HIV_LEN + sj->ct_len - 2 - pad, pad, padb);
 	if (sj->ct_len > pad + 2)
 		in = rte_pktmbuf_read(m, hlen + ESP_HIV_LEN, 1, &v);
-	what = vecsec_pmd_esp_trailer(t, pb, sj->ct_len, s->tunnel, in);
-	if (what == VECSEC_PMD_TRL_DUMMY) {
+	nh = vecsec_esp_trailer_check(t, pb, sj->ct_len, s->tunnel, in);
+	if (nh == VECSEC_ESP_NEXT_HDR_DUMMY) {
 		/* RFC 4303 2.6: authenticated, counted in the window, then discarded */
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, false);
 		m->ol_flags |= vecsec_pmd_dummy_flag;
 		return;
 	}
-	if (what != VECSEC_PMD_TRL_OK)
+	if (nh < 0)
 		goto bad;
-	cut = pad + 2 + VECSEC_PMD_ESP_ICV_LEN;
+	cut = pad + 2 + VECSEC_ESP_ICV_LEN;
 	if (s->tunnel) {
 		if (mbuf_cut_tail(m, cut) != 0)
 			goto bad;
 		rte_pktmbuf_adj(m, (uint16_t)(hlen + ESP_HIV_LEN));
 		m->l3_len = 0;
 	} else {
-		uint8_t nh = t[1];
-
 		if (mbuf_cut_tail(m, cut) != 0)
 			goto bad;
 		p = rte_pktmbuf_mtod(m, uint8_t *);
 		ver = p[0] >> 4;
 		memmove(p + ESP_HIV_LEN, p, hlen);
 		p = (uint8_t *)rte_pktmbuf_adj(m, ESP_HIV_LEN);
-		ip_set(p, ver, sj->nh_off, nh, m->pkt_len);
+		vecsec_esp_ip_update(p, ver, sj->nh_off, (uint8_t)nh, m->pkt_len);
 		m->l3_len = hlen;
 	}
 	m->l2_len = 0;

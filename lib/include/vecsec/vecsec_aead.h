@@ -2,9 +2,9 @@
 /*
  * vecsec AEAD: ChaCha20-Poly1305 (RFC 8439), XChaCha20-Poly1305
  * (draft-irtf-cfrg-xchacha), ARIA-GCM (RFC 5794 + NIST SP 800-38D) and
- * ARIA-CTR, one-shot and in bursts of independent jobs; the ESP forms of
- * RFC 7634 (ChaCha20-Poly1305), RFC 4106 layout (ARIA-GCM) and RFC 3686
- * layout (ARIA-CTR).
+ * ARIA-CTR, one-shot and in bursts of independent jobs. Their ESP forms
+ * (RFC 7634, RFC 4106 and RFC 3686 layouts: key || salt, nonce, AAD) are
+ * in vecsec_esp.h.
  */
 #ifndef VECSEC_AEAD_H
 #define VECSEC_AEAD_H
@@ -43,10 +43,6 @@ enum vecsec_aead_alg {
 #define VECSEC_ARIA_CTR_NONCE_LEN 16
 #define VECSEC_AEAD_MAX_AAD_LEN 65535 /**< AAD above this is -EINVAL */
 
-/** ESP (RFC 7634, 4106, 3686) */
-#define VECSEC_ESP_SALT_LEN 4
-#define VECSEC_ESP_IV_LEN 8
-
 #define VECSEC_AEAD_KEY_WORDS 256     /**< 2 KiB: room for any key schedule */
 
 /**
@@ -64,7 +60,7 @@ struct vecsec_aead_key {
 	uint64_t opaque[VECSEC_AEAD_KEY_WORDS]; /**< schedule; private */
 	uint32_t alg;                           /**< enum vecsec_aead_alg */
 	uint32_t key_len;                       /**< bytes of cipher key */
-	uint8_t salt[VECSEC_ESP_SALT_LEN];      /**< ESP salt/nonce (esp init) */
+	uint8_t salt[4];                        /**< ESP salt/nonce (vecsec_esp_key_init()) */
 	uint32_t flags;                         /**< private */
 };
 
@@ -135,24 +131,6 @@ struct vecsec_aead_job {
  */
 VECSEC_API int vecsec_aead_key_init(struct vecsec_aead_key *k, enum vecsec_aead_alg alg,
 				    const uint8_t *key, size_t key_len);
-
-/**
- * Expand an ESP key: the IKE/ipsec-secgw key material is the cipher key
- * followed by a 4-byte salt (RFC 7634 3, RFC 4106 8.1, RFC 3686 5.1 nonce).
- *
- * @param k
- *   key object to fill.
- * @param alg
- *   VECSEC_AEAD_CHACHA20_POLY1305, VECSEC_AEAD_ARIA_GCM or VECSEC_AEAD_ARIA_CTR.
- * @param keymat
- *   key material.
- * @param keymat_len
- *   key length + 4 (36 for ChaCha20-Poly1305; 20, 28 or 36 for ARIA).
- * @return 0 on success; -EINVAL for NULL or a bad length; -ENOTSUP for an
- *   algorithm without an ESP form.
- */
-VECSEC_API int vecsec_esp_key_init(struct vecsec_aead_key *k, enum vecsec_aead_alg alg,
-				   const uint8_t *keymat, size_t keymat_len);
 
 /**
  * Wipe a key object (all of it).
@@ -241,50 +219,6 @@ VECSEC_API int vecsec_aead_open(const struct vecsec_aead_key *k, uint8_t *out,
  *   n > VECSEC_MAX_BURST.
  */
 VECSEC_API unsigned int vecsec_aead_burst(struct vecsec_aead_job *const *jobs, unsigned int n);
-
-/**
- * Build the 12-byte ESP nonce: salt || IV (RFC 7634 2, RFC 4106 4).
- *
- * @param nonce
- *   receives 12 bytes.
- * @param k
- *   key initialised by vecsec_esp_key_init() (gives the salt).
- * @param iv
- *   the 8-byte IV carried in the ESP packet.
- */
-VECSEC_API void vecsec_esp_nonce(uint8_t nonce[12], const struct vecsec_aead_key *k,
-				 const uint8_t iv[VECSEC_ESP_IV_LEN]);
-
-/**
- * Build the ARIA-CTR initial counter block: nonce || IV || 00000001
- * (RFC 3686 4 layout).
- *
- * @param block
- *   receives 16 bytes.
- * @param k
- *   key initialised by vecsec_esp_key_init().
- * @param iv
- *   the 8-byte IV carried in the ESP packet.
- */
-VECSEC_API void vecsec_esp_ctr_block(uint8_t block[16], const struct vecsec_aead_key *k,
-				     const uint8_t iv[VECSEC_ESP_IV_LEN]);
-
-/**
- * Build the ESP AAD (RFC 7634 2.1, RFC 4106 5): SPI || seq (8 bytes), or
- * SPI || seq-hi || seq-lo (12 bytes) with extended sequence numbers; all
- * big-endian.
- *
- * @param aad
- *   receives 8 or 12 bytes.
- * @param spi
- *   SPI in host order.
- * @param seq
- *   64-bit sequence number in host order (only the low 32 bits without ESN).
- * @param esn
- *   true for extended sequence numbers.
- * @return the AAD length: 8 or 12.
- */
-VECSEC_API size_t vecsec_esp_aad(uint8_t aad[12], uint32_t spi, uint64_t seq, bool esn);
 
 /**
  * Name of an algorithm ("chacha20-poly1305", "xchacha20-poly1305",

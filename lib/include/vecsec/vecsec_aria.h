@@ -2,8 +2,9 @@
 /*
  * vecsec ARIA: the block cipher of RFC 5794 (128/192/256-bit keys) in ECB,
  * CTR (128-bit big-endian counter, as OpenSSL's aria-*-ctr) and GCM (NIST SP
- * 800-38D, streaming and one shot), and the ESP forms: ARIA-GCM with the
- * RFC 4106 layout and ARIA-CTR with the RFC 3686 layout.
+ * 800-38D, streaming and one shot). Their ESP forms (ARIA-GCM with the
+ * RFC 4106 layout, ARIA-CTR with the RFC 3686 layout) go through
+ * vecsec_aead.h with the layouts of vecsec_esp.h.
  */
 #ifndef VECSEC_ARIA_H
 #define VECSEC_ARIA_H
@@ -190,29 +191,6 @@ VECSEC_API int vecsec_aria_ctr32_xor(const struct vecsec_aria_key *k, uint8_t *o
 				     const uint8_t ctr[VECSEC_ARIA_BLOCK_LEN]);
 
 /**
- * ESP ARIA-CTR (RFC 3686 layout): the counter block is nonce || IV || 1
- * (32-bit big-endian) and the counter must not wrap.
- *
- * @param k
- *   expanded key.
- * @param out
- *   @p len bytes (may equal @p in).
- * @param in
- *   @p len bytes.
- * @param len
- *   at most 2^36 - 16 bytes (2^32 - 1 blocks from counter 1).
- * @param nonce
- *   the 4-byte nonce (the last 4 bytes of the ESP key material).
- * @param iv
- *   the 8-byte IV carried in the packet.
- * @return 0 on success; -EINVAL for NULL pointers or a message longer than
- *   the counter allows (nothing written).
- */
-VECSEC_API int vecsec_aria_esp_ctr_xor(const struct vecsec_aria_key *k, uint8_t *out,
-				       const uint8_t *in, size_t len, const uint8_t nonce[4],
-				       const uint8_t iv[8]);
-
-/**
  * Expand an ARIA-GCM key: the ARIA key, H = E_K(0^128) and H's powers.
  *
  * @param k
@@ -397,72 +375,6 @@ VECSEC_API int vecsec_aria_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t
 				    const uint8_t *in, size_t len, const uint8_t *tag,
 				    size_t tag_len, const uint8_t *iv, size_t iv_len,
 				    const uint8_t *aad, size_t aad_len);
-
-/**
- * ESP ARIA-GCM seal (RFC 4106 layout): nonce = salt || IV, AAD = SPI ||
- * seq (8 bytes) or SPI || seq-hi || seq-lo (12 bytes, ESN), big-endian.
- *
- * @param k
- *   expanded GCM key.
- * @param out
- *   ciphertext (may equal @p in).
- * @param icv
- *   receives the @p icv_len byte ICV.
- * @param icv_len
- *   8, 12 or 16 (RFC 4106 3).
- * @param in
- *   plaintext (the ESP payload, padding and trailer).
- * @param len
- *   bytes.
- * @param salt
- *   the 4-byte salt (the last 4 bytes of the key material).
- * @param iv
- *   the 8-byte IV carried in the packet.
- * @param spi
- *   SPI, host order.
- * @param seq
- *   sequence number, host order (low 32 bits only without ESN).
- * @param esn
- *   extended sequence numbers.
- * @return 0 on success; -EINVAL for a bad argument.
- */
-VECSEC_API int vecsec_aria_esp_gcm_seal(const struct vecsec_aria_gcm_key *k, uint8_t *out,
-					uint8_t *icv, size_t icv_len, const uint8_t *in,
-					size_t len, const uint8_t salt[4], const uint8_t iv[8],
-					uint32_t spi, uint64_t seq, bool esn);
-
-/**
- * ESP ARIA-GCM open (RFC 4106 layout), verifying before decrypting.
- *
- * @param k
- *   expanded GCM key.
- * @param out
- *   plaintext (may equal @p in); zeroed on failure.
- * @param in
- *   ciphertext.
- * @param len
- *   bytes.
- * @param icv
- *   received ICV.
- * @param icv_len
- *   8, 12 or 16.
- * @param salt
- *   the 4-byte salt.
- * @param iv
- *   the 8-byte IV from the packet.
- * @param spi
- *   SPI, host order.
- * @param seq
- *   sequence number, host order.
- * @param esn
- *   extended sequence numbers.
- * @return 0 on success; -EBADMSG on a bad ICV (@p out zeroed); -EINVAL for
- *   a bad argument.
- */
-VECSEC_API int vecsec_aria_esp_gcm_open(const struct vecsec_aria_gcm_key *k, uint8_t *out,
-					const uint8_t *in, size_t len, const uint8_t *icv,
-					size_t icv_len, const uint8_t salt[4], const uint8_t iv[8],
-					uint32_t spi, uint64_t seq, bool esn);
 
 /**
  * Name of the ARIA implementation dispatch selects now ("ref", ...).

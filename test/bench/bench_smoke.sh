@@ -12,7 +12,10 @@
 #     every peer built in, and for every vecsec ISA level when libvecsec has
 #     the AEAD (meson sets BENCH_EXPECT_VECSEC=1 then): vecsec == peers;
 #   - a corrupted output is caught: --inject-fault makes the run fail with
-#     MISMATCH (single and burst).
+#     MISMATCH (single and burst);
+#   - the kernel-level modes (--two-pass, --lanes, --crossover, --staged):
+#     every variant the CPU can run measures chacha20-poly1305 seal and open
+#     (so its output equalled the others'), the ones it cannot are named.
 #   bench_smoke.sh <vecsec-bench>
 set -u
 bench=$1
@@ -100,6 +103,27 @@ for mode in "" --burst-only; do
 		err "fault run failed without a MISMATCH report (${mode:-single})"
 	fi
 done
+
+# Kernel-level modes: each variant is cross-checked like any implementation.
+if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
+	if ! "$bench" --case chacha20-poly1305 --sizes 64,imix --reps 1 --no-peers --two-pass \
+		--lanes --crossover --staged --csv "$tmp/k.csv" > "$tmp/k.txt" 2>&1; then
+		cat "$tmp/k.txt" >&2
+		err "vecsec-bench --two-pass --lanes --crossover --staged failed"
+	fi
+	for v in 2pass lanes-x8/x4 lanes-x4/x4 all-lanes per-job staged general; do
+		mode=burst
+		[ "$v" = 2pass ] && mode=single
+		for op in seal open; do
+			n=$(awk -F, -v m="$mode" -v o="$op" -v v="$v" '$1 == m && $3 == o &&
+				$8 == "ok" && $6 ~ ("^vecsec-(.*-)?" v "$")' "$tmp/k.csv" | wc -l)
+			un=$(grep -c "vecsec-.*$v unusable" "$tmp/k.txt")
+			[ "$n" -gt 0 ] || [ "$un" -gt 0 ] ||
+				err "variant $v: no measured $mode $op row and not said unusable"
+		done
+	done
+	grep 'unusable' "$tmp/k.txt" | sed 's/^/bench-smoke: note: /'
+fi
 
 [ "$fail" = 0 ] && echo "bench-smoke: ok ($rows rows, fault injection caught)"
 exit "$fail"

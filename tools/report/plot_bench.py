@@ -6,7 +6,7 @@
 # open dashed); burst cases get their own subplots in cycles per message,
 # with IMIX drawn as a lone marker at its mean packet size.
 #
-#   /usr/bin/python3 scripts/plot_bench.py bench.csv bench.png [--title TEXT]
+#   /usr/bin/python3 tools/report/plot_bench.py bench.csv bench.png [--title TEXT]
 #
 # Exit status: 0 written, 1 bad input, 2 matplotlib missing.
 import argparse

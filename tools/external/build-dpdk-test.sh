@@ -59,7 +59,7 @@ objs=()
 pids=()
 log=$dir/build.log
 : >"$log"
-# two compilers at a time (COMMON.md: -j2 at most)
+# two compilers at a time (build machines are shared: -j2 at most)
 for s in "${srcs[@]}"; do
 	o=$dir/$(basename "${s%.c}").o
 	objs+=("$o")

@@ -9,7 +9,7 @@
  *   cryptodev_under_test_autotest       lookaside (enqueue/dequeue) ops
  *   cryptodev_cpu_under_test_autotest   the same suites through
  *                                       rte_cryptodev_sym_cpu_crypto_process()
- * Built by test/pmd-tools/build-dpdk-test.sh, never part of the vecsec build.
+ * Built by tools/external/build-dpdk-test.sh, never part of the vecsec build.
  */
 
 #include "test_cryptodev.c"

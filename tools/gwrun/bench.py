@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """
-Gateway benchmark driver (run by scripts/bench-gw.sh, which builds first).
+Gateway benchmark driver (run by scripts/bench-gw.sh, which builds first):
+python3 -m gwrun.bench with tools/ on PYTHONPATH, or tools/gwrun/bench.py.
 
 Workload: one worker lcore, one ChaCha20-Poly1305 IPv4 tunnel SA, outbound
 (clear in, ESP out) and inbound (ESP in, clear out), three traffic mixes:
@@ -23,10 +24,15 @@ steadier one. cycles/packet = TSC Hz / rate.
 
 Several runs per case (each a fresh process, cases interleaved so that a
 noisy minute does not hit one case only); the report takes medians.
+
+--lookaside-protocol adds crypto_vecsec's rte_security ESP sessions (the SA
+`type lookaside-protocol-offload`: ESP framing, sequence numbers and the
+AEAD in the PMD's burst) beside the same SA lookaside-none (rte_ipsec
+frames ESP, the PMD does the AEAD), every direction and size; with
+--gw-base, the base build's too.
 """
 import argparse
 import csv
-import json
 import re
 import shlex
 import os
@@ -38,6 +44,12 @@ import struct
 import subprocess
 import sys
 import time
+
+if __package__ in (None, ""):           # run as a file: the package is in tools/
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from gwrun import eal                    # noqa: E402
+from gwrun.files import hexkey, write_config    # noqa: E402
+from gwrun.telemetry import Telemetry    # noqa: E402
 
 KEY = bytes((0x30 + i) & 0xff for i in range(36))       # 32-byte key + 4-byte salt
 GW_IP, PEER_IP = "172.16.1.1", "172.16.2.1"
@@ -51,10 +63,6 @@ def sa_key(k, nsa):
     if nsa == 1:
         return KEY
     return bytes((0x30 + i + 7 * k) & 0xff for i in range(36))
-
-
-def hexkey(b):
-    return ":".join("%02x" % x for x in b)
 
 
 def flow_dst(f):
@@ -302,21 +310,6 @@ def ax_conf(n, direction):
 
 # ---- one run -------------------------------------------------------------
 
-class Telemetry:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.s.settimeout(5)
-        self.s.connect(path)
-        self.s.recv(4096)
-
-    def get(self, cmd):
-        self.s.send(cmd.encode())
-        return json.loads(self.s.recv(1 << 20).decode())
-
-    def close(self):
-        self.s.close()
-
-
 def thread_cpu_ns(pid):
     """{thread id: ns on CPU so far}"""
     per = {}
@@ -331,13 +324,6 @@ def thread_cpu_ns(pid):
 
 def proc_cpu_ns(pid):
     return sum(thread_cpu_ns(pid).values())
-
-
-def runtime_dirs(prefix):
-    d = ["/var/run/dpdk/" + prefix]
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        d.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk", prefix))
-    return d
 
 
 def perf_start(pid, path, secs):
@@ -356,7 +342,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
     that ran more than 2 % of the window, largest first], seconds from start to the first
     packet out) or an error string. start_s: how long it may take to start.
     """
-    for d in runtime_dirs(prefix):
+    for d in eal.run_dirs(prefix):
         shutil.rmtree(d, ignore_errors=True)
     lf = open(log, "w")
     p = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, start_new_session=True)
@@ -366,7 +352,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
         t_start = time.monotonic()
         deadline = t_start + start_s
         while time.monotonic() < deadline and p.poll() is None:
-            for d in runtime_dirs(prefix):
+            for d in eal.run_dirs(prefix):
                 if os.path.exists(os.path.join(d, "dpdk_telemetry.v2")):
                     sock = os.path.join(d, "dpdk_telemetry.v2")
             if sock:
@@ -421,7 +407,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
         lf.close()
-        for d in runtime_dirs(prefix):
+        for d in eal.run_dirs(prefix):
             shutil.rmtree(d, ignore_errors=True)
 
 
@@ -453,8 +439,8 @@ def tsc_hz():
 
 def build_cases(a, pcaps, cfgs):
     """(label, app, pmd, mode, dir, traffic, sas, workers, make_cmd(prefix) -> argv, out_port)"""
-    eal_common = ["--no-pci", "--no-huge", "-m", str(a.mem_mb), "--log-level", "*:warning",
-                  "--force-max-simd-bitwidth=512"]
+    eal_common = eal.SAFE + ["-m", str(a.mem_mb), "--log-level", "*:warning",
+                             "--force-max-simd-bitwidth=512"]
     cases = []
 
     def ports(direction, traffic, nsa, nq):
@@ -470,6 +456,7 @@ def build_cases(a, pcaps, cfgs):
         return ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0
 
     def vecsec_gw(label, pmd, cpu, d, t, nsa=1, workers=1, gw=a.gw):
+        """cpu: True for cpu-crypto SAs, "proto" for lookaside-protocol ones."""
         cores = ",".join(str(i) for i in range(workers))
         cdev = ["--vdev", pmd + "0"]
         pv, op = ports(d, t, nsa, workers)
@@ -479,8 +466,8 @@ def build_cases(a, pcaps, cfgs):
             return [gw, "-l", cores] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", pmd, "--quiet",
                  "--duration", "120"]
-        cases.append(dict(label=label, app="vecsec-gw", pmd=pmd,
-                          mode="cpu-crypto" if cpu else "lookaside", dir=d, traffic=t,
+        mode = "lookaside-protocol" if cpu == "proto" else "cpu-crypto" if cpu else "lookaside"
+        cases.append(dict(label=label, app="vecsec-gw", pmd=pmd, mode=mode, dir=d, traffic=t,
                           sas=nsa, workers=workers, mk=mk, out_port=op))
 
     def axis(d, t, n, dist, npkt):
@@ -494,12 +481,12 @@ def build_cases(a, pcaps, cfgs):
             pv, op = ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0
         # DPDK memory: the loop's mbufs and the gateway's (2.6 KiB each), 8 KiB per SA, room
         mem = 512 + ((npkt + 16384) * 26) // 10240 + (n * 8) // 1024
-        eal = [x if x != str(a.mem_mb) else str(max(a.mem_mb, mem)) for x in eal_common]
+        eal_ax = [x if x != str(a.mem_mb) else str(max(a.mem_mb, mem)) for x in eal_common]
         cfg = cfgs[("axis", n, d)]
 
         def mk(prefix):
-            return [a.gw, "-l", "0"] + eal + ["--file-prefix", prefix, "--vdev",
-                                              "crypto_vecsec0"] + pv + \
+            return [a.gw, "-l", "0"] + eal_ax + ["--file-prefix", prefix, "--vdev",
+                                                 "crypto_vecsec0"] + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", "crypto_vecsec", "--quiet",
                  "--duration", "300", "--mbufs", str(npkt + 16384)]
         cases.append(dict(label="axis %d SAs %s %d" % (n, dist, npkt), app="vecsec-gw",
@@ -538,6 +525,12 @@ def build_cases(a, pcaps, cfgs):
             vecsec_gw("vecsec-gw vecsec", "crypto_vecsec", False, d, t)
             vecsec_gw("vecsec-gw vecsec cpu", "crypto_vecsec", True, d, t)
             vecsec_gw("vecsec-gw aesni_mb", "crypto_aesni_mb", False, d, t)
+            if a.lookaside_protocol:
+                vecsec_gw("vecsec-gw vecsec proto", "crypto_vecsec", "proto", d, t)
+                if a.gw_base:
+                    vecsec_gw("base vecsec", "crypto_vecsec", False, d, t, gw=a.gw_base)
+                    vecsec_gw("base vecsec proto", "crypto_vecsec", "proto", d, t,
+                              gw=a.gw_base)
             if a.secgw:
                 secgw("secgw aesni_mb", "crypto_aesni_mb", False, d, t)
                 secgw("secgw aesni_mb cpu", "crypto_aesni_mb", True, d, t)
@@ -551,7 +544,8 @@ def build_cases(a, pcaps, cfgs):
                       nsa=MANY)
         if a.gw_base and "64" in a.traffic:
             # the same cases with another build (before/after in one run)
-            vecsec_gw("base vecsec", "crypto_vecsec", False, d, "64", gw=a.gw_base)
+            if not a.lookaside_protocol:
+                vecsec_gw("base vecsec", "crypto_vecsec", False, d, "64", gw=a.gw_base)
             if a.many:
                 vecsec_gw("base vecsec %d SAs" % MANY, "crypto_vecsec", False, d, "64", nsa=MANY,
                           gw=a.gw_base)
@@ -597,6 +591,9 @@ def main():
                     help="SAs of the many-SA cases (2..1024; the traffic round-robins over "
                          "them, every burst spread over 32 of them)")
     ap.add_argument("--no-workers2", dest="workers2", action="store_false")
+    ap.add_argument("--lookaside-protocol", action="store_true",
+                    help="also crypto_vecsec's rte_security ESP sessions (lookaside-protocol "
+                         "SAs), every direction and size")
     ap.add_argument("--workers", type=int, default=2,
                     help="worker lcores of the multi-worker cases (one rx queue each)")
     ap.add_argument("--only", default="",
@@ -643,10 +640,13 @@ def main():
             for cpu in (False, True):
                 for d in ("out", "in"):
                     path = os.path.join(shm, "gw-%s-%d%s.cfg" % (d, nsa, "-cpu" if cpu else ""))
-                    with open(path, "w") as f:
-                        f.write(gw_conf(nsa, cpu, d))
-                    os.chmod(path, 0o600)
-                    cfgs[(nsa, cpu, d)] = path
+                    cfgs[(nsa, cpu, d)] = write_config(path, gw_conf(nsa, cpu, d), 0o600)
+        for d in ("out", "in"):
+            # the lookaside SA made type lookaside-protocol-offload
+            text = "".join(ln + (" type lookaside-protocol-offload" if ln.startswith("sa ")
+                                 else "") + "\n" for ln in gw_conf(1, False, d).splitlines())
+            cfgs[(1, "proto", d)] = write_config(os.path.join(shm, "gw-%s-1-proto.cfg" % d),
+                                                 text, 0o600)
         if a.sa_axis:
             t1 = time.time()
             axp, a.reach = ax_pcaps(shm, a)
@@ -654,10 +654,7 @@ def main():
             for n in a.sa_axis:
                 for d in ("out", "in"):
                     path = os.path.join(shm, "gw-axis-%s-%d.cfg" % (d, n))
-                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                    with os.fdopen(fd, "w") as f:
-                        f.write(ax_conf(n, d))
-                    cfgs[("axis", n, d)] = path
+                    cfgs[("axis", n, d)] = write_config(path, ax_conf(n, d), 0o600)
             print("bench-gw: SA axis %s, %s, loops of %s packets: files made in %.1f s"
                   % (",".join(str(n) for n in a.sa_axis), "/".join(a.sa_dist),
                      ",".join(sorted({str(p[2]) for p in ax_points(a)}, key=int)),
@@ -795,6 +792,20 @@ def report(rows, cases, hz, hz_src, a):
                      idx[(nw, d, "64")]["thread_cpu"] or "-",
                      idx[(one, d, "64")]["cpu_share"] or "-", rc, a.workers * rc,
                      0.9 * a.workers))
+    for d in ("out", "in"):
+        for t in a.traffic:
+            for app in ("vecsec-gw", "base"):
+                rc = ratio((app + " vecsec proto", d, t), (app + " vecsec", d, t), "mpps_cpu")
+                if rc is not None:
+                    print("  %s lookaside-protocol / lookaside-none, %-3s %-5s: %.2f on CPU"
+                          % (app, d, t, rc))
+            rc = ratio(("vecsec-gw vecsec proto", d, t), ("base vecsec proto", d, t),
+                       "mpps_cpu")
+            if rc is not None:
+                print("  lookaside-protocol this build / base, %-3s %-5s: %.3f on CPU "
+                      "(%.3f best on CPU)" % (d, t, rc, ratio(
+                          ("vecsec-gw vecsec proto", d, t), ("base vecsec proto", d, t),
+                          "mpps_cpu_best") or 0))
     print()
     print("reproducing command lines (FILES: the traffic and config files this script writes "
           "in /dev/shm and removes at the end; the other sizes and directions change only "
