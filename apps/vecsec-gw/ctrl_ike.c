@@ -106,7 +106,7 @@ cmd_spi_alloc(const char *line, FILE *out, char *err, size_t err_len)
 		return -EINVAL;
 	}
 	/* as many reservations as the SA table has slots (each is for an SA to come) */
-	if (nb_res >= RTE_MAX(gw.max_sa, 1024u)) {
+	if (nb_res >= RTE_MAX(gw.max_sa, 4096u)) {
 		snprintf(err, err_len, "%u SPIs reserved already", nb_res);
 		return -ENOSPC;
 	}

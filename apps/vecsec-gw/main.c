@@ -134,7 +134,7 @@ usage(const char *prog)
 	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
 	       "  --max-sa N         SA table size, in and out together (default: the\n"
 	       "                     configuration's SAs; with --ctrl as many again, at\n"
-	       "                     least 1024 more, for the control socket)\n"
+	       "                     least 4096 more, for the control socket)\n"
 	       "  --max-sp N         SP rules the control socket may reach (default: no limit)\n"
 	       "  --max-rt N         routes each route table has room for (default: the\n"
 	       "                     configuration's and a quarter more, at least 1024 more)\n"

@@ -1015,7 +1015,9 @@ gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 
 /*
  * The SA table's size: --max-sa, else the configuration's SAs, and with
- * the control socket as many again (at least 1024 more) for it to add.
+ * the control socket as many again (at least 4096 more: an IKE daemon's
+ * 1000 CHILD_SAs are 2000 SAs, twice that while they are rekeyed) for it
+ * to add.
  */
 static unsigned int
 default_max_sa(const struct gw_dp *dp, const struct gw_conf *conf)
@@ -1023,7 +1025,7 @@ default_max_sa(const struct gw_dp *dp, const struct gw_conf *conf)
 	unsigned int n = conf->nb_sa;
 
 	if (dp->ctrl)
-		n += RTE_MAX(n, 1024u);
+		n += RTE_MAX(n, 4096u);
 	return RTE_MAX(n, 1u);
 }
 
