@@ -16,8 +16,19 @@
  *                          SA OLD also accepts OLD until `del sa in OLD`
  *   version                "version MAJOR.MINOR" (see CTRL_VERSION)
  *   list                   SAs and SP rules
- *   stats                  the counters
- *   mem                    memory of the SA table, per SA and in all (1.3)
+ *   stats                  the counters (since start or the last reset), rates
+ *   show sa [in|out] [SPI] the SAs (all, or those of SPI) in detail: tunnel
+ *                          end points, algorithm, cryptodev, sequence number
+ *                          or window, counters, drops by reason, rates
+ *   reset [sa in|out SPI | SPI]
+ *                          counters back to 0: all (and the totals), or one
+ *                          SA's, or both of an SPI's (never sequence numbers
+ *                          or windows)
+ *   reload                 read the -f file again (as SIGHUP does); ERR with
+ *                          the reason when it is refused (nothing changed)
+ *   json <request>         list, stats, show, version, reset, reload: the
+ *                          answer lines are JSON
+ *   mem                    memory of the SA table, per SA and in all (1.4)
  *   subscribe              answer OK, then keep the connection and send one
  *                          line per SA lifetime event until it closes:
  *                          "expire soft|hard in|out SPI packets|bytes LIMIT"
@@ -60,6 +71,7 @@
 
 #include "gw_dp.h"
 #include "ctrl_ike.h"
+#include "gw_log.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -120,6 +132,7 @@ struct ctrl_req {
 	unsigned int off[CTRL_MAX_WORDS];       /* where w[i] starts in line */
 	bool subscribe;         /* set by `subscribe` */
 	bool spd;               /* set by an `sp` add: its answer waits for the commit */
+	bool json;              /* `json <request>`: JSON answer lines */
 	char words[CTRL_LINE_MAX];
 	char text[CTRL_LINE_MAX];
 };
@@ -139,8 +152,14 @@ static int ctrl_gid = -1;       /* --ctrl-group, -1 none */
 static pthread_t ctrl_tid;
 static volatile bool ctrl_stop;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-/* "line" of rules added here: after any file's (keeps their order among equal priorities) */
-static int ctrl_seq = 1 << 30;
+/* "line" of rules added here: keeps their order, tells them from a file's (reload.c) */
+static int ctrl_seq = GW_CTRL_LINE_BASE;
+
+bool
+gw_ctrl_origin(int line)
+{
+	return line >= GW_CTRL_LINE_BASE;
+}
 
 void
 gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit)
@@ -184,6 +203,33 @@ struct reclaim {
 
 static struct reclaim reclaimq[RECLAIM_MAX];
 static void slot_release(unsigned int i);
+
+/*
+ * The control-plane lock (mgmt.c: reloads, telemetry, rate samples) is
+ * taken for each request, and kept while an SP batch is open (spd_commit):
+ * its rules are in gw.conf already but not in force, so a reload must not
+ * see them half-way.
+ */
+static unsigned int spd_dirty;          /* GW_SPD_BIT()s of the lists an open batch changed */
+static bool cp_held;
+
+static void
+cp_take(void)
+{
+	if (!cp_held) {
+		gw_cp_lock();
+		cp_held = true;
+	}
+}
+
+static void
+cp_drop(void)
+{
+	if (cp_held && spd_dirty == 0) {
+		cp_held = false;
+		gw_cp_unlock();
+	}
+}
 static unsigned int nb_reclaim;
 
 static bool
@@ -294,8 +340,6 @@ spd_publish(const struct gw_conf *conf, unsigned int mask, char *err, size_t err
  */
 #define SPD_COMPACT_IDLE_MS 250
 static uint64_t last_request_tsc;
-
-static unsigned int spd_dirty;          /* GW_SPD_BIT()s of the lists an open batch changed */
 
 static void
 spd_compact(void)
@@ -414,11 +458,13 @@ spd_commit(struct gw_ctrl_client *extra)
 	int rc = 0;
 
 	if (spd_dirty != 0) {
+		cp_take();
 		rc = spd_publish(gw.conf, spd_dirty, err, sizeof(err));
 		last_build_ms = now_ms() - t0;
 		if (rc != 0)
 			gw.conf->nb_sp = batch_sp0;     /* the batch only appended */
 		spd_dirty = 0;
+		cp_drop();
 	}
 	for (unsigned int i = 0; i < nb_clients; i++) {
 		listed = listed || clients[i] == extra;
@@ -484,6 +530,7 @@ cmd_add(const char *line, bool *spd, char *err, size_t err_len)
 	unsigned int old_rt = c->nb_rt, old_neigh = c->nb_neigh;
 	int rc;
 
+	c->ignored = 0;         /* this request's ignored keywords only */
 	rc = gw_conf_parse_string(c, "<ctrl>", line, err, err_len);
 	if (rc != 0)
 		return rc;
@@ -505,8 +552,10 @@ cmd_add(const char *line, bool *spd, char *err, size_t err_len)
 			}
 		}
 		c->sa[slot].line = ++ctrl_seq;
-		rc = gw_sa_add(&gw, c, slot, err, err_len);
-		/* the keys now live in the session only */
+		rc = gw_sa_add(&gw, c, slot, -1, err, err_len);
+		/* the keys now live in the session only (and in the reload's fingerprint) */
+		if (rc == 0)
+			gw_sa_fp_set(slot, &c->sa[slot]);
 		explicit_bzero(c->sa[slot].cipher_key, sizeof(c->sa[slot].cipher_key));
 		explicit_bzero(c->sa[slot].auth_key, sizeof(c->sa[slot].auth_key));
 		explicit_bzero(&c->sa[slot].salt, sizeof(c->sa[slot].salt));
@@ -514,8 +563,9 @@ cmd_add(const char *line, bool *spd, char *err, size_t err_len)
 			sa_slot_undo(c, slot);
 			return rc;
 		}
-		printf("vecsec-gw: control: added SA %s %u\n",
-			c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi);
+		gw_stats_sa_new(slot);
+		GW_LOG(NOTICE, "control: added SA %s %u",
+		       c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi);
 	}
 	if (c->nb_sp > old_sp) {
 		struct gw_sp_conf *sp = &c->sp[old_sp];
@@ -549,6 +599,8 @@ cmd_add(const char *line, bool *spd, char *err, size_t err_len)
 		spd_dirty |= GW_SPD_BIT(sp->v6, sp->dir);
 		*spd = true;
 	}
+	for (unsigned int k = 0; k < GW_IGN_MAX && err[0] == '\0'; k++)
+		gw_conf_ignored_text(c, "<ctrl>", k, err, err_len);     /* OK warning: ... */
 	return 0;
 }
 
@@ -585,10 +637,12 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 	gw_conf_del_sa(c, i);
 	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
 	gw_sa_sad_del(&gw, s);
+	if (s->ss.sa != NULL)   /* out of DPDK's telemetry a grace period before it is freed */
+		rte_ipsec_telemetry_sa_del(s->ss.sa);
 	rc = spd_publish(c, GW_SPD_BIT(0, dir) | GW_SPD_BIT(1, dir), err, err_len);
 	if (rc == 0 && !reclaim_add(NULL, s))
 		snprintf(err, err_len, "SA %u unpublished, but kept: a worker still held it", spi);
-	printf("vecsec-gw: control: deleted SA %s %u\n", dir == GW_DIR_IN ? "in" : "out", spi);
+	GW_LOG(NOTICE, "control: deleted SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
 	return rc;
 }
 
@@ -727,6 +781,50 @@ cmd_replace_sp(const char *rule, const char *const *action, unsigned int n_actio
 	return rc;
 }
 
+/* `list` as JSON: {"sa": [...], "sp": [...]}, one rule per line. */
+static void
+cmd_list_json(FILE *out)
+{
+	unsigned int n = 0;
+
+	fprintf(out, "{\"sa\": [");
+	for (unsigned int i = 0; i < gw.nb_sa; i++) {
+		const struct gw_sa *s = &gw.sa[i];
+
+		if (!s->active)
+			continue;
+		fprintf(out, "%s\n  {\"dir\": \"%s\", \"spi\": %u, \"algo\": \"%s\", "
+			"\"mode\": \"%s\", \"inner\": \"ipv%c\", \"cryptodev\": \"%s\", "
+			"\"owner\": \"%s\", \"origin\": \"%s\"}", n++ ? "," : "",
+			s->dir == GW_DIR_IN ? "in" : "out",
+			s->spi, gw.sa_cold[i].algo_name, s->mode == GW_MODE_TRANS ? "transport" :
+			s->mode == GW_MODE_TUN4 ? "ipv4-tunnel" : "ipv6-tunnel",
+			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
+			gw.sa_cold[i].owner != 0 ? gw_owner_name(gw.sa_cold[i].owner) : "",
+			gw_ctrl_origin(gw.sa_cold[i].line) ? "control" : "file");
+	}
+	fprintf(out, "%s],\n \"sp\": [", n ? "\n" : "");
+	for (unsigned int i = 0; i < gw.conf->nb_sp; i++) {
+		const struct gw_sp_conf *sp = &gw.conf->sp[i];
+		char a[2][INET6_ADDRSTRLEN];
+
+		inet_ntop(sp->v6 ? AF_INET6 : AF_INET, sp->src.b, a[0], sizeof(a[0]));
+		inet_ntop(sp->v6 ? AF_INET6 : AF_INET, sp->dst.b, a[1], sizeof(a[1]));
+		fprintf(out, "%s\n  {\"family\": \"ipv%c\", \"dir\": \"%s\", \"action\": \"%s\", "
+			"\"spi\": %u, \"pri\": %d, \"src\": \"%s/%u\", \"dst\": \"%s/%u\", "
+			"\"proto\": [%u, %u], \"sport\": [%u, %u], \"dport\": [%u, %u], "
+			"\"spi_prev\": %u, \"origin\": \"%s\"}", i ? "," : "", sp->v6 ? '6' : '4',
+			sp->dir == GW_DIR_IN ? "in" : "out",
+			sp->action == GW_SP_PROTECT ? "protect" :
+			sp->action == GW_SP_BYPASS ? "bypass" : "discard",
+			sp->action == GW_SP_PROTECT ? sp->spi : 0, sp->pri, a[0], sp->src_len, a[1],
+			sp->dst_len, sp->proto_lo, sp->proto_hi, sp->sport_lo, sp->sport_hi,
+			sp->dport_lo, sp->dport_hi, sp->spi_prev,
+			gw_ctrl_origin(sp->line) ? "control" : "file");
+	}
+	fprintf(out, "%s]}\n", gw.conf->nb_sp ? "\n" : "");
+}
+
 static void
 cmd_list(FILE *out)
 {
@@ -860,30 +958,135 @@ req_replace_sp(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 static int
 req_version(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
-	(void)r;
 	(void)err;
 	(void)err_len;
-	fprintf(out, "version %s\n", CTRL_VERSION);
+	if (r->json)
+		fprintf(out, "{\"version\": \"%s\"}\n", CTRL_VERSION);
+	else
+		fprintf(out, "version %s\n", CTRL_VERSION);
 	return 0;
 }
 
 static int
 req_list(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
-	(void)r;
 	(void)err;
 	(void)err_len;
-	cmd_list(out);
+	if (r->json)
+		cmd_list_json(out);
+	else
+		cmd_list(out);
 	return 0;
 }
 
 static int
 req_stats(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
-	(void)r;
 	(void)err;
 	(void)err_len;
-	gw_stats_print(&gw, 0, out);
+	if (r->json)
+		gw_stats_json(&gw, out);
+	else
+		gw_stats_print(&gw, gw_stats_since(), out);
+	return 0;
+}
+
+/*
+ * Words w[from..n) as [in|out] [SPI]: *dir -1 (both) or the direction,
+ * *all when no SPI. false when they are something else.
+ */
+static bool
+parse_sa_sel(const struct ctrl_req *r, unsigned int from, int *dir, uint32_t *spi, bool *all)
+{
+	uint64_t v;
+
+	*dir = -1;
+	*all = true;
+	if (from < r->n && (strcmp(r->w[from], "in") == 0 || strcmp(r->w[from], "out") == 0)) {
+		*dir = r->w[from][0] == 'i' ? GW_DIR_IN : GW_DIR_OUT;
+		from++;
+	}
+	if (from < r->n) {
+		if (gw_parse_u64(r->w[from], UINT32_MAX, &v) != 0 || v == 0)
+			return false;
+		*spi = (uint32_t)v;
+		*all = false;
+		from++;
+	}
+	return from == r->n && (*dir < 0 || !*all);
+}
+
+/* `show sa [in|out] [SPI]` */
+static int
+req_show_sa(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	uint32_t spi = 0;
+	bool all;
+	int dir;
+
+	if (!parse_sa_sel(r, 2, &dir, &spi, &all)) {
+		snprintf(err, err_len, "usage: show sa [[in|out] SPI]");
+		return -EINVAL;
+	}
+	if (gw_stats_show_sa(&gw, dir, spi, all, r->json, out) == 0 && !all) {
+		snprintf(err, err_len, "no SA %s%s%u", dir < 0 ? "" : dir == GW_DIR_IN ? "in " :
+			 "out ", dir < 0 ? "with SPI " : "", spi);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* `reset`, `reset SPI`, `reset sa in|out SPI`: counters from 0 (never sequence state) */
+static int
+req_reset(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	unsigned int from = 1, n = 0;
+	uint32_t spi = 0;
+	bool all;
+	int dir;
+
+	if (r->n > 1 && strcmp(r->w[1], "sa") == 0)
+		from = 2;
+	if (!parse_sa_sel(r, from, &dir, &spi, &all) || (from == 2 && (all || dir < 0))) {
+		snprintf(err, err_len, "usage: reset [SPI | sa in|out SPI]");
+		return -EINVAL;
+	}
+	if (all) {
+		gw_stats_reset_all(&gw);
+		GW_LOG(NOTICE, "control: counters reset");
+	} else {
+		for (int slot = 0; (slot = gw_stats_find_sa(&gw, dir, spi, slot)) >= 0; slot++) {
+			gw_stats_reset_sa(&gw, (unsigned int)slot);
+			n++;
+		}
+		if (n == 0) {
+			snprintf(err, err_len, "no SA %s%s%u", dir < 0 ? "" : dir == GW_DIR_IN ?
+				 "in " : "out ", dir < 0 ? "with SPI " : "", spi);
+			return -ENOENT;
+		}
+		GW_LOG(NOTICE, "control: counters of %u SA%s with SPI %u reset", n,
+		       n > 1 ? "s" : "", spi);
+	}
+	if (r->json)
+		fprintf(out, "{\"reset\": %u}\n", all ? gw.nb_sa : n);
+	return 0;
+}
+
+/* `reload`: the -f file again, as SIGHUP (reload.c); ERR says why when refused */
+static int
+req_reload(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	char msg[512];
+	int rc = gw_reload(msg, sizeof(msg));
+
+	if (rc != 0) {
+		snprintf(err, err_len, "reload refused, nothing changed: %s", msg);
+		return rc;
+	}
+	if (r->json)
+		fprintf(out, "{\"reload\": \"ok\", \"message\": \"%s\"}\n", msg);
+	else
+		fprintf(out, "reload: %s\n", msg);
 	return 0;
 }
 
@@ -972,6 +1175,9 @@ static const struct ctrl_cmd ctrl_cmds[] = {
 	{ "list", "", 0, 0, req_list },
 	{ "stats", "", 0, 0, req_stats },
 	{ "mem", "", 0, 0, req_mem },
+	{ "show sa", "[[in|out] SPI]", 0, 2, req_show_sa },
+	{ "reset", "[SPI | sa in|out SPI]", 0, 4, req_reset },
+	{ "reload", "", 0, 0, req_reload },
 	{ "subscribe", "", 0, 0, req_subscribe },
 	{ "version", "", 0, 0, req_version },
 	{ "hello", "", 0, 0, req_ike },
@@ -1186,7 +1392,19 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 	req->line = line;
 	req->subscribe = false;
 	req->spd = false;
+	req->json = false;
 	split_words(req, len);
+	if (req->n != 0 && strcmp(req->w[0], "json") == 0) {
+		/* `json <request>`: the same request, JSON answer lines where it has them */
+		req->json = true;
+		req->n--;
+		memmove(&req->w[0], &req->w[1], req->n * sizeof(req->w[0]));
+		memmove(&req->off[0], &req->off[1], req->n * sizeof(req->off[0]));
+		if (req->n == 0) {
+			client_say(c, "ERR usage: json <request>");
+			goto wipe;
+		}
+	}
 	if (req->n == 0) {
 		client_say(c, "OK");
 		goto wipe;
@@ -1199,9 +1417,11 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 		client_say(c, "ERR out of memory");
 		goto wipe;
 	}
+	cp_take();              /* against reloads, telemetry and the samples (mgmt.c) */
 	reclaim_poll(false);
 	last_request_tsc = rte_get_tsc_cycles();
 	rc = dispatch(req, out, err, sizeof(err));
+	cp_drop();              /* kept while a batch is open */
 	if (rc != 0)
 		fprintf(out, "ERR %s\n", err);
 	else if (err[0] != '\0')
@@ -1301,7 +1521,7 @@ client_queue(struct gw_ctrl_client *c, const char *p, size_t n)
 		return;
 	}
 	if (c->sub && c->out_len - c->out_off + n > CTRL_OUT_MAX) {
-		printf("vecsec-gw: control: a subscriber dropped: %zu bytes of events unread\n",
+		GW_LOG(WARNING, "control: a subscriber dropped: %zu bytes of events unread",
 		       c->out_len - c->out_off);
 		c->dead = true;
 		return;
@@ -1499,8 +1719,8 @@ accept_clients(void)
 		if (fd < 0)
 			return;         /* EAGAIN: no more now; others: try next time */
 		if (!peer_allowed(fd, &cr)) {
-			printf("vecsec-gw: control: refused pid %d uid %u gid %u: "
-			       "not root, uid %u%s\n", (int)cr.pid, (unsigned int)cr.uid, (unsigned int)cr.gid,
+			GW_LOG(WARNING, "control: refused pid %d uid %u gid %u: not root, uid %u%s",
+			       (int)cr.pid, (unsigned int)cr.uid, (unsigned int)cr.gid,
 			       (unsigned int)geteuid(),
 			       ctrl_gid >= 0 ? " or a member of the control group" : "");
 			refuse(fd, "ERR permission denied\n");
@@ -1519,7 +1739,7 @@ accept_clients(void)
 	}
 }
 
-/* Send the queued events to every subscriber (and a line to stdout). */
+/* Send the queued events to every subscriber (and a line to the log). */
 static void
 events_flush(void)
 {
@@ -1541,12 +1761,27 @@ events_flush(void)
 		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 "\n",
 			e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out", e.spi,
 			e.by_pkts ? "packets" : "bytes", e.limit);
-		printf("vecsec-gw: %s", line);
-		fflush(stdout);
+		GW_LOG(NOTICE, "%.*s", len - 1, line);
 		for (unsigned int i = 0; i < nb_clients; i++)
 			if (clients[i]->sub)
 				client_queue(clients[i], line, (size_t)len);
 	}
+}
+
+/*
+ * Without a control thread (--ctrl none) the management thread does its
+ * housekeeping: events to the log, unpublished SP lists and SAs (a reload's)
+ * freed once no worker can hold them.
+ */
+void
+gw_ctrl_housekeeping(void)
+{
+	if (listen_fd >= 0)
+		return;
+	events_flush();
+	gw_cp_lock();
+	reclaim_poll(false);
+	gw_cp_unlock();
 }
 
 static void *
@@ -1577,8 +1812,10 @@ ctrl_main(void *arg)
 			if (client_pending(c))
 				pfd[1 + i].events |= POLLOUT;
 		}
+		cp_take();              /* the SPD and the reclaim queue: reload.c too */
 		reclaim_poll(false);
 		spd_compact();          /* if idle long enough */
+		cp_drop();
 		/* with a batch open, wait a little for more (else commit it) */
 		np = poll(pfd, 1 + n, busy ? 0 : spd_dirty != 0 ? dry_wait_ms() : CTRL_POLL_MS);
 		if (np < 0 && errno != EINTR)
@@ -1595,9 +1832,9 @@ ctrl_main(void *arg)
 			/* now after the work: serving may take longer than a millisecond */
 			now = now_ms();
 			if (rc == 0 && c->stall_ms != 0 && now > c->stall_ms &&
-			    now - c->stall_ms > CTRL_STALL_MS) {
-				printf("vecsec-gw: control: a client dropped: its output did "
-				       "not move for %d s\n", CTRL_STALL_MS / 1000);
+					now - c->stall_ms > CTRL_STALL_MS) {
+				GW_LOG(WARNING, "control: a client dropped: its output did not "
+				       "move for %d s", CTRL_STALL_MS / 1000);
 				rc = -1;
 			}
 			if (rc < 0)
@@ -1623,8 +1860,58 @@ ctrl_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The default socket's folder (ctrl_path.h): made with mode 0700, or 0750
+ * and the group of --ctrl-group. One that exists must be a real folder of
+ * this user that nobody else can write into (it may sit in /tmp).
+ */
+static int
+ctrl_dir(const char *path, int gid)
+{
+	mode_t mode = gid >= 0 ? 0750 : 0700;
+	char dir[sizeof(sock_path)];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, mode) != 0 && errno != EEXIST) {
+		GW_LOG(ERR, "control socket folder %s: %s (give --ctrl PATH, or --ctrl none)", dir,
+		       strerror(errno));
+		return -errno;
+	}
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		GW_LOG(ERR, "control socket folder %s: not a folder of uid %u that only it can "
+		       "write to; refused", dir, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if ((gid >= 0 && chown(dir, (uid_t)-1, (gid_t)gid) != 0) || chmod(dir, mode) != 0) {
+		GW_LOG(ERR, "control socket folder %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Is a gateway listening on path? (A socket file nobody answers on is left from a crash.) */
+static bool
+ctrl_live(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool live;
+
+	if (fd < 0)
+		return false;
+	live = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 || errno == EAGAIN;
+	close(fd);
+	return live;
+}
+
 int
-gw_ctrl_start(const char *path, int gid)
+gw_ctrl_start(const char *path, int gid, bool own_dir)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -1632,18 +1919,25 @@ gw_ctrl_start(const char *path, int gid)
 	int rc;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "vecsec-gw: --ctrl %s: path too long\n", path);
+		GW_LOG(ERR, "--ctrl %s: path too long", path);
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
-	strcpy(sock_path, path);
+	if (own_dir && (rc = ctrl_dir(path, gid)) != 0)
+		return rc;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
-			fprintf(stderr, "vecsec-gw: --ctrl %s exists and is not a socket\n", path);
+			GW_LOG(ERR, "--ctrl %s exists and is not a socket", path);
 			return -EEXIST;
+		}
+		if (ctrl_live(&sa)) {
+			GW_LOG(ERR, "control socket %s: another gateway listens there (give each "
+			       "gateway its own EAL --file-prefix, or --ctrl PATH)", path);
+			return -EADDRINUSE;
 		}
 		unlink(path);
 	}
+	strcpy(sock_path, path);
 	ctrl_gid = gid;
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (listen_fd < 0)
@@ -1657,7 +1951,7 @@ gw_ctrl_start(const char *path, int gid)
 		rc = -1;
 	if (rc != 0 || listen(listen_fd, CTRL_MAX_CLIENTS) != 0) {
 		rc = -errno;
-		fprintf(stderr, "vecsec-gw: --ctrl %s: %s\n", path, strerror(errno));
+		GW_LOG(ERR, "--ctrl %s: %s", path, strerror(errno));
 		unlink(path);
 		goto fail;
 	}
@@ -1671,6 +1965,7 @@ gw_ctrl_start(const char *path, int gid)
 fail:
 	close(listen_fd);
 	listen_fd = -1;
+	sock_path[0] = '\0';
 	return rc;
 }
 

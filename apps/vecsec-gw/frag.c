@@ -31,6 +31,7 @@
  * fresh Identification (the library writes 0).
  */
 #include "gw_dp.h"
+#include "gw_log.h"
 
 #include <errno.h>
 #include <string.h>
@@ -443,8 +444,7 @@ gw_frag_setup(struct gw_dp *dp)
 	dp->frag_indirect = rte_pktmbuf_pool_create("gw_frag_ind", 8192, 256, 0, 0,
 		rte_socket_id());
 	if (dp->frag_indirect == NULL) {
-		fprintf(stderr, "vecsec-gw: cannot create the fragment pool: %s\n",
-			rte_strerror(rte_errno));
+		GW_LOG(ERR, "cannot create the fragment pool: %s", rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < dp->nb_workers; i++) {
@@ -464,8 +464,8 @@ gw_frag_setup(struct gw_dp *dp)
 			GW_FRAG_BUCKET_ENTRIES, GW_FRAG_BUCKET_ENTRIES, dp->frag_tbl_sz,
 			f->ttl_cycles, rte_socket_id());
 		if (f->tbl == NULL) {
-			fprintf(stderr, "vecsec-gw: cannot create a fragment table of %u "
-				"entries\n", dp->frag_tbl_sz);
+			GW_LOG(ERR, "cannot create a fragment table of %u entries",
+			       dp->frag_tbl_sz);
 			return -ENOMEM;
 		}
 	}
@@ -487,8 +487,8 @@ gw_frag_teardown(struct gw_dp *dp)
 		dp->worker[i].frag = NULL;
 	}
 	if (dp->frag_indirect != NULL && rte_mempool_in_use_count(dp->frag_indirect) != 0)
-		fprintf(stderr, "vecsec-gw: %u indirect mbufs still in use at exit\n",
-			rte_mempool_in_use_count(dp->frag_indirect));
+		GW_LOG(ERR, "%u indirect mbufs still in use at exit",
+		       rte_mempool_in_use_count(dp->frag_indirect));
 	rte_mempool_free(dp->frag_indirect);
 	dp->frag_indirect = NULL;
 }

@@ -6,6 +6,7 @@
  * reads n and f back, rebuilds the packet and compares it byte for byte.
  */
 #include "gen.h"
+#include "gw_log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -156,8 +157,7 @@ gw_gen_init(const struct gw_conf *conf, const struct gw_gen_cfg *cfg)
 		f->spi = sp->action == GW_SP_PROTECT ? sp->spi : 0;
 	}
 	if (g.nb_flow == 0) {
-		fprintf(stderr,
-			"vecsec-gw: generator: no outbound UDP SP rule to make flows from\n");
+		GW_LOG(ERR, "generator: no outbound UDP SP rule to make flows from");
 		return -1;
 	}
 	g.seen = calloc(cfg->count / 64 + 1, sizeof(uint64_t));
@@ -386,6 +386,11 @@ gw_gen_done(const struct gw_dp *dp)
 	return now - g.idle_since > rte_get_tsc_hz();
 }
 
+/*
+ * The demo's verdict and rates go to stdout, not to the log: they are the
+ * result --demo was asked for (scripts read the "rate:" and "demo:" lines),
+ * as --check's summary is.
+ */
 int
 gw_gen_report(const struct gw_dp *dp, double seconds, uint64_t busy_cycles, double cpu_seconds)
 {
@@ -474,7 +479,7 @@ pcap_open(const char *dir, const char *name, FILE **fp)
 	if (f == NULL || fwrite(hdr, sizeof(hdr), 1, f) != 1) {
 		int e = errno != 0 ? errno : EIO;
 
-		fprintf(stderr, "vecsec-gw: --gen-pcap: cannot write %s: %s\n", path, strerror(e));
+		GW_LOG(ERR, "--gen-pcap: cannot write %s: %s", path, strerror(e));
 		if (f != NULL)
 			fclose(f);
 		return -e;

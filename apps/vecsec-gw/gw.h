@@ -119,6 +119,14 @@ struct gw_neigh_conf {
 };
 
 /*
+ * ipsec-secgw keywords that are accepted and have no effect here (inline
+ * offload and rte_flow settings): parser.c records the first line of each,
+ * and gw_conf_ignored_text() says why, once per keyword.
+ */
+enum gw_ignored { GW_IGN_PORT_ID, GW_IGN_MSS, GW_IGN_FLOW_DIR, GW_IGN_REASSEMBLY, GW_IGN_FLOW,
+		  GW_IGN_MAX };
+
+/*
  * The rules, in arrays that grow as they are parsed (doubling). The SAs hold
  * keys: their array lives on pages left out of core dumps (gw_secret_alloc)
  * and is wiped when it moves or is freed. A zeroed struct is an empty
@@ -140,6 +148,8 @@ struct gw_conf {
 	uint32_t *sa_idx;
 	unsigned int sa_idx_mask;       /* slots - 1, a power of two minus one */
 	unsigned int nb_live_sa;        /* SAs not deleted */
+	uint32_t ignored;               /* 1 << enum gw_ignored: keywords seen */
+	int ignored_line[GW_IGN_MAX];   /* the first line of each */
 };
 
 /*
@@ -181,6 +191,12 @@ void gw_conf_wipe(struct gw_conf *conf);
 /* Zero the key material of every SA, keep the rest. */
 void gw_conf_wipe_keys(struct gw_conf *conf);
 /*
+ * The warning for ignored keyword k (enum gw_ignored) if conf has it:
+ * "name:line: 'keyword' ignored: why" into buf, returns 1; else 0.
+ */
+int gw_conf_ignored_text(const struct gw_conf *conf, const char *name, unsigned int k, char *buf,
+		size_t len);
+/*
  * Owner tags (`owner NAME` on sa and sp rules): whoever installs rules
  * through the control socket (an IKE daemon) can find and flush its own
  * after a restart. Id 0 is "no owner"; at most GW_MAX_OWNERS names,
@@ -198,6 +214,31 @@ const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir
 void gw_conf_del_sa(struct gw_conf *conf, unsigned int i);
 /* Move the last slot into deleted slot to (the control socket reuses slots). */
 void gw_conf_move_last_sa(struct gw_conf *conf, unsigned int to);
+/*
+ * A deep copy of src into dst (which is overwritten, not freed: empty it
+ * first): its own arrays and SA index; 0 or -ENOMEM (dst then empty).
+ */
+int gw_conf_copy(struct gw_conf *dst, const struct gw_conf *src);
+/*
+ * Put SA c into slot (a deleted slot, or nb_sa: the array grows), indexed
+ * by its SPI; 0, -ENOMEM, or -EEXIST when slot is live.
+ */
+int gw_conf_put_sa(struct gw_conf *conf, unsigned int slot, const struct gw_sa_conf *c);
+/* Room for nb_sp SP rules in all (the array grows); 0 or -ENOMEM. */
+int gw_conf_reserve_sp(struct gw_conf *conf, unsigned int nb_sp);
+/*
+ * conf_check.c. The family (0 IPv4, 1 IPv6) an SA carries: its `inner`, or
+ * that of the SP rules protecting with it, or its tunnel's; -1 when its SP
+ * rules send both.
+ */
+int gw_sa_family(const struct gw_conf *conf, const struct gw_sa_conf *c);
+/* Every slot's family into fam[nb_sa] (-1: both); -EINVAL if a live SA has -1. */
+int gw_conf_families(const struct gw_conf *conf, int8_t *fam);
+/*
+ * Every check of a parsed configuration that needs no device: `--check`,
+ * start and reload call it alike. 0, or -errno with the reason in err.
+ */
+int gw_conf_validate(const struct gw_conf *conf, char *err, size_t err_len);
 
 /* ---- drop reasons and counters (stats.c) ------------------------------- */
 
@@ -235,6 +276,7 @@ struct gw_sa_stats {
 	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
 	uint64_t last_tsc;      /* (gw_stats_sa_sum: the latest of the workers') */
 	uint64_t drops[GW_DROP_MAX];
+	uint64_t seq_used;      /* outbound: sequence numbers given out (never reset) */
 };
 
 struct gw_stats {

@@ -171,9 +171,11 @@ struct gw_port {
 };
 
 struct gw_cdev {
-	bool used;
+	bool used;              /* an SA picked it; started once sess_pool is set */
+	bool made;              /* a software PMD the gateway created for an SA */
 	uint8_t id;
 	bool cpu_crypto;        /* RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO */
+	struct rte_mempool *sess_pool;  /* its sessions (sized for this driver) */
 	char name[RTE_CRYPTODEV_NAME_MAX_LEN];
 	char driver[64];
 };
@@ -231,6 +233,7 @@ struct gw_dp {
 	uint16_t rx_burst;              /* packets per rx burst, 1..GW_BURST (--rx-burst) */
 	bool esn;                       /* ESN on every SA (-e) */
 	bool force_cpu_crypto;
+	bool ipsec_telemetry_all;       /* every SA in /ipsec/sa/... (--ipsec-telemetry all) */
 	const char *prefer_driver;      /* cryptodev driver tried first */
 	uint32_t frag_tbl_sz;           /* reassembly entries per worker, 0: none */
 	uint64_t frag_ttl_ns;           /* a datagram's fragments wait this long */
@@ -253,7 +256,8 @@ extern uint64_t gw_sec_dummy_flag;
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_sa_teardown(struct gw_dp *dp);
 /* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */
-int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+/* fam: the SA's family, < 0: none given (its `inner`, else its tunnel's) */
+int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam, char *err,
 		size_t err_len);
 int gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s);
 void gw_sa_free(struct gw_dp *dp, struct gw_sa *s);
@@ -272,9 +276,24 @@ struct gw_mem {
 void gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m);
 /* Bytes allocated from DPDK's heaps, every socket (to measure what a table takes). */
 size_t gw_heap_used(void);
-/* ctrl.c: the control socket at path; gid >= 0: members of that group may use it too */
-int gw_ctrl_start(const char *path, int gid);
+/* List s in DPDK's rte_ipsec telemetry when marked (or --ipsec-telemetry all), else not. */
+void gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked);
+/*
+ * ctrl.c: the control socket at path; gid >= 0: members of that group may
+ * use it too; own_dir: path is the default one (ctrl_path.h), whose folder
+ * is made (0700, 0750 with gid) and checked.
+ */
+int gw_ctrl_start(const char *path, int gid, bool own_dir);
 void gw_ctrl_stop(void);
+/* Rules added through the control socket get "lines" from here on (reload.c keeps them). */
+#define GW_CTRL_LINE_BASE (1 << 30)
+bool gw_ctrl_origin(int line);
+/*
+ * Without a control thread (--ctrl none), mgmt.c calls it: lifetime events to
+ * the log, unpublished SP lists and SAs (a reload's) freed once no worker can
+ * hold them. Does nothing while the control thread runs.
+ */
+void gw_ctrl_housekeeping(void);
 /*
  * ctrl.c's protocol without a socket (the fuzzer, tests): a client whose
  * answers go to sink. gw_ctrl_feed() hands it bytes the client sent (eof:
@@ -383,6 +402,57 @@ void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);
 void gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out);
 int gw_stats_write_json(const struct gw_dp *dp, const char *path);
+void gw_stats_json(const struct gw_dp *dp, FILE *f);
+/* the same lines into the log, at level (RTE_LOG_INFO, ...) */
+void gw_stats_log(const struct gw_dp *dp, double seconds, uint32_t level);
 int gw_telemetry_register(void);
+/* baselines and rate samples, for dp->max_sa slots; gw_stats_fini() frees them */
+int gw_stats_init(void);
+void gw_stats_fini(void);
+/* seconds since start, since the last `reset` (or start), the last sampling interval */
+double gw_stats_uptime(void);
+double gw_stats_since(void);
+double gw_stats_interval(void);
+/* counters since the last reset: totals, one SA slot's */
+void gw_stats_total(const struct gw_dp *dp, struct gw_stats *out);
+void gw_stats_sa(const struct gw_dp *dp, unsigned int slot, struct gw_sa_stats *out);
+void gw_stats_reset_all(const struct gw_dp *dp);
+void gw_stats_reset_sa(const struct gw_dp *dp, unsigned int slot);
+/* slot now holds a new SA: its baseline and rate samples from 0 */
+void gw_stats_sa_new(unsigned int slot);
+/* take a rate sample (mgmt.c, every --rate-interval) */
+void gw_stats_sample(const struct gw_dp *dp);
+/* the first active SA slot >= from with this SPI (dir -1: either direction), or -1 */
+int gw_stats_find_sa(const struct gw_dp *dp, int dir, uint32_t spi, int from);
+/* `show sa`: every SA (all), or those of spi (and dir >= 0); text or JSON; how many */
+int gw_stats_show_sa(const struct gw_dp *dp, int dir, uint32_t spi, bool all, bool json,
+		FILE *f);
+
+/* mgmt.c: control-plane lock (control socket, reload, telemetry, samples; never workers) */
+void gw_cp_lock(void);
+void gw_cp_unlock(void);
+/* the management thread: rates every rate_interval s, the counters every stats_interval (0: off) */
+int gw_mgmt_start(double rate_interval, double stats_interval);
+void gw_mgmt_stop(void);
+/* from a signal handler: SIGUSR1 (counters to the log), SIGHUP (reload) */
+void gw_mgmt_signal(int sig);
+/* sd_notify(3) state ("READY=1", ...) to $NOTIFY_SOCKET, if set */
+void gw_notify(const char *state);
+
+/* reload.c */
+struct gw_reload_status {
+	uint64_t ok, failed;            /* reloads done, refused */
+	bool last_ok;
+	char message[512];              /* what the last one did, or why it was refused */
+};
+/* remember the -f file and its flags (GW_CONF_*); 0 or -ENOMEM */
+int gw_reload_init(const char *path, unsigned int conf_flags);
+void gw_reload_fini(void);
+bool gw_reloadable(void);
+/* reload the -f file, make-before-break; under gw_cp_lock(); 0, or -errno (msg: why) */
+int gw_reload(char *msg, size_t len);
+void gw_reload_status(struct gw_reload_status *out);
+/* the key fingerprint of the SA in slot (keys still in c): reload tells kept SAs by it */
+void gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c);
 
 #endif /* VECSEC_GW_DP_H */

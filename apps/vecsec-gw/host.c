@@ -30,6 +30,7 @@
  * published to the workers under a sequence counter.
  */
 #include "gw_dp.h"
+#include "gw_log.h"
 #include "gw_pkt.h"
 
 #include <arpa/inet.h>
@@ -142,6 +143,7 @@ static void *host_main(void *arg);
 int
 gw_host_setup(struct gw_dp *dp, bool quiet)
 {
+	(void)quiet;            /* --quiet sets the log level (gw_log.h) */
 	if (!gw_host_on)
 		return 0;
 	for (uint16_t p = 0; p < GW_MAX_PORTS; p++) {
@@ -154,36 +156,35 @@ gw_host_setup(struct gw_dp *dp, bool quiet)
 			continue;
 		if (p >= dp->nb_ports || t >= dp->nb_ports || !dp->port[p].used ||
 				!dp->port[t].used) {
-			fprintf(stderr, "vecsec-gw: --host-port %u:%d: no such port\n", p, t);
+			GW_LOG(ERR, "--host-port %u:%d: no such port", p, t);
 			return -EINVAL;
 		}
 		if (dp->port[t].esp_side) {
-			fprintf(stderr, "vecsec-gw: --host-port %u:%d: port %d is in -u (the host's "
-				"port carries no ESP)\n", p, t, t);
+			GW_LOG(ERR, "--host-port %u:%d: port %d is in -u (the host's "
+				"port carries no ESP)", p, t, t);
 			return -EINVAL;
 		}
 		if (tap_ifname[t][0] == '\0') {
 			if (rte_eth_dev_info_get((uint16_t)t, &info) != 0 || info.if_index == 0 ||
 					if_indextoname(info.if_index, tap_ifname[t]) == NULL) {
-				fprintf(stderr, "vecsec-gw: --host-port %u:%d: port %d has no kernel "
+				GW_LOG(ERR, "--host-port %u:%d: port %d has no kernel "
 					"interface the gateway can name (net_tap has one; give "
-					"virtio-user's as %u:%d:IFNAME)\n", p, t, t, p, t);
+					"virtio-user's as %u:%d:IFNAME)", p, t, t, p, t);
 				return -EINVAL;
 			}
 		}
 		rte_ether_format_addr(mac, sizeof(mac), &dp->port[p].mac);
 		rc = set_kernel_mac((uint16_t)t, &dp->port[p].mac);
 		if (rc != 0) {
-			fprintf(stderr, "vecsec-gw: --host-port %u:%d: cannot give %s the MAC %s of "
-				"port %u: %s\n", p, t, tap_ifname[t], mac, p, strerror(-rc));
+			GW_LOG(ERR, "--host-port %u:%d: cannot give %s the MAC %s of "
+				"port %u: %s", p, t, tap_ifname[t], mac, p, strerror(-rc));
 			return rc;
 		}
-		if (!quiet)
-			printf("vecsec-gw: host interface %s (port %d) mirrors port %u, MAC %s\n",
-			       tap_ifname[t], t, p, mac);
+		GW_LOG(INFO, "host interface %s (port %d) mirrors port %u, MAC %s",
+		       tap_ifname[t], t, p, mac);
 	}
 	if (rte_ctrl_thread_create(&host_tid, "gw-host", NULL, host_main, NULL) != 0) {
-		fprintf(stderr, "vecsec-gw: cannot start the host address thread\n");
+		GW_LOG(ERR, "cannot start the host address thread");
 		return -ENOMEM;
 	}
 	host_thread_up = true;

@@ -3,7 +3,7 @@
  * vecsec-gw: IPsec ESP gateway on DPDK (rte_ipsec + any cryptodev).
  *
  *   vecsec-gw [EAL options] -- [-f FILE] [-u MASK] [-w N] [-e] ...
- *   vecsec-gw --check FILE          parse a configuration, no EAL
+ *   vecsec-gw --check FILE [-- OPTIONS]   every check start makes before EAL
  *   vecsec-gw --version | --help    no EAL either
  *   vecsec-gw [EAL options] -- --demo [-f FILE] [--gen-pkts N] [--gen-size B]
  *                                     [--gen-pcap DIR]
@@ -13,10 +13,27 @@
  * The main lcore is worker 0 and every other lcore of -l runs one more
  * worker, each with its own rx/tx queue per
  * port and its own queue pair on each cryptodev.
+ *
+ * Start: options and the configuration are checked before EAL starts
+ * (preflight(): the checks --check makes too), then EAL, ports, SAs (with
+ * only the cryptodevs they need), SPD, routes, the control socket
+ * (default ctrl_path.h), the management thread (mgmt.c: rates, SIGUSR1,
+ * SIGHUP reload), then READY=1 to systemd. SIGTERM/SIGINT: the workers
+ * stop polling rx, drain their crypto ops and transmit what comes out;
+ * then the gateway exits 0 and removes its socket and EAL's runtime
+ * folder.
  */
+#define _GNU_SOURCE             /* fopencookie(), dl_iterate_phdr() */
+
+#include "ctrl_path.h"
 #include "gen.h"
 #include "gw_dp.h"
+#include "gw_log.h"
 
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,6 +47,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -47,22 +65,30 @@
 
 #include "vecsec_eal.h"
 
-#define GW_NB_MBUF 16384
+#define GW_NB_MBUF 16384        /* the least; more with many ports and workers (mbufs_needed) */
 #define GW_RX_DESC 1024
 #define GW_TX_DESC 1024
 
+RTE_LOG_REGISTER(gw_logtype, vecsec.gw, INFO);
+
 struct gw_dp gw;
 volatile bool gw_quit;
-static volatile bool print_now;
 static struct gw_conf *conf;   /* gw_secret_alloc(): keys, out of core dumps */
 static char demo_text[8192];
+
+/* long options without a short letter */
+enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT };
 
 struct opts {
 	const char *cfg_file;
 	const char *check_file;
 	const char *stats_file;
-	const char *ctrl_path;
+	const char *ctrl_path;          /* --ctrl PATH; NULL: the default (ctrl_path.h) */
+	bool ctrl_none;                 /* --ctrl none */
 	const char *ctrl_group;         /* --ctrl-group: may use the socket too */
+	double stats_interval;          /* --stats-interval S: counters to the log, 0 off */
+	unsigned int mbufs;             /* --mbufs N, 0: mbufs_needed() */
+	double rate_interval;           /* --rate-interval S: rates over this */
 	unsigned int conf_flags;        /* GW_CONF_ALLOW_UNPROTECTED */
 	bool no_coredump;
 	uint64_t unprot_mask;
@@ -76,14 +102,13 @@ struct opts {
 	const char *gen_pcap;
 	bool quiet;
 	uint16_t mtu[GW_MAX_PORTS];     /* --mtu, 0: the port's own */
-	unsigned int nb_mbuf;           /* --mbufs */
 };
 
 static void
 usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [options]\n"
-	       "       %s --check FILE\n"
+	       "       %s --check FILE [-- options]\n"
 	       "       %s --version | --help\n"
 	       "  -f FILE            ipsec-secgw style configuration (sp, sa, rt, neigh rules)\n"
 	       "  -u MASK            unprotected ports, the ESP side (hex mask, as ipsec-secgw);\n"
@@ -93,14 +118,24 @@ usage(const char *prog)
 	       "  -e                 ESN on every SA\n"
 	       "  --cpu-crypto       process every SA with synchronous CPU crypto\n"
 	       "  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n"
+	       "  --ipsec-telemetry all|marked\n"
+	       "                     SAs in DPDK's /ipsec/sa/* telemetry: every one, or those\n"
+	       "                     marked `telemetry` (default, as ipsec-secgw)\n"
 	       "  --duration S       stop after S seconds\n"
 	       "  --idle-exit S      stop once no packet moved for S seconds\n"
 	       "  --stats-file PATH  write the counters as JSON on exit\n"
-	       "  --ctrl PATH        control socket: add and delete SAs and SPs at run time\n"
-	       "                     (vecsec-ctl); -f is then optional. Root and this\n"
-	       "                     process's user may use it\n"
+	       "  --stats-interval S the counters to the log every S seconds (default 0: off;\n"
+	       "                     SIGUSR1 asks once)\n"
+	       "  --rate-interval S  rates (packets, bytes per second) over S seconds (default 1)\n"
+	       "  --mbufs N          packet buffers (default: what every rx and tx ring, the\n"
+	       "                     crypto queues and reassembly of all ports and workers\n"
+	       "                     can hold, at least 16384)\n"
+	       "  --ctrl PATH|none   control socket: add and delete SAs and SPs at run time\n"
+	       "                     (vecsec-ctl); default /run/vecsec-gw/ctrl.sock (root;\n"
+	       "                     PREFIX.sock with EAL --file-prefix PREFIX), folder mode\n"
+	       "                     0700. Root and this process's user may use it\n"
 	       "  --ctrl-group NAME  members of group NAME (or GID) may use it too\n"
-	       "                     (the socket becomes mode 0660, group NAME)\n"
+	       "                     (socket 0660, folder 0750, group NAME)\n"
 	       "  --allow-unprotected-keys\n"
 	       "                     read -f FILE even when group or others can write it, or\n"
 	       "                     another user owns it (refused otherwise: they could\n"
@@ -119,7 +154,8 @@ usage(const char *prog)
 	       "                     DIR/clear.pcap and the valid ESP (and bypass) packets on\n"
 	       "                     the link to DIR/esp.pcap, for replay (net_pcap); the\n"
 	       "                     built-in config goes to DIR/demo.cfg\n"
-	       "  --check FILE       parse FILE, print a summary, exit (no EAL needed; with\n"
+	       "  --check FILE       check FILE as start would, print a summary, exit (no\n"
+	       "                     EAL; options after -- are checked too; with\n"
 	       "                     --allow-unprotected-keys anywhere, as -f takes it)\n"
 	       "  --mtu N | P:N      largest IP packet sent on every port | on port P; bigger\n"
 	       "                     ones are fragmented (default: the port's MTU, 1500)\n"
@@ -138,11 +174,14 @@ usage(const char *prog)
 	       "  --max-sp N         SP rules the control socket may reach (default: no limit)\n"
 	       "  --max-rt N         routes each route table has room for (default: the\n"
 	       "                     configuration's and a quarter more, at least 1024 more)\n"
-	       "  --mbufs N          packet buffers in the pool (default %u)\n"
+	       "  --quiet            no start-up summary (the gateway's INFO messages: as\n"
+	       "                     EAL's --log-level vecsec.gw:notice)\n"
 	       "  --version          print the version (also before --) and exit\n"
-	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n",
+	       "  ipsec-secgw's -p MASK, -P, -a and --config are accepted (and not needed)\n"
+	       "signals: SIGHUP reloads -f FILE (make-before-break), SIGUSR1 logs the counters,\n"
+	       "SIGTERM/SIGINT drain and exit\n",
 	       prog, prog, prog, GW_MAX_WINDOW, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
-	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST, GW_NB_MBUF);
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST);
 }
 
 /* --version: this build, and the DPDK it runs with (no EAL needed) */
@@ -155,8 +194,8 @@ print_version(void)
 static void
 on_signal(int sig)
 {
-	if (sig == SIGUSR1)
-		print_now = true;
+	if (sig == SIGUSR1 || sig == SIGHUP)
+		gw_mgmt_signal(sig);
 	else
 		gw_quit = true;
 }
@@ -200,6 +239,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "stats-file", required_argument, NULL, 'S' },
 		{ "ctrl", required_argument, NULL, 'T' },
 		{ "ctrl-group", required_argument, NULL, 'O' },
+		{ "stats-interval", required_argument, NULL, 'i' },
+		{ "rate-interval", required_argument, NULL, 'r' },
+		{ "ipsec-telemetry", required_argument, NULL, 'y' },
+		{ "mbufs", required_argument, NULL, 'b' },
 		{ "allow-unprotected-keys", no_argument, NULL, 'Y' },
 		{ "no-coredump", no_argument, NULL, 'Q' },
 		{ "demo", no_argument, NULL, 'M' },
@@ -215,10 +258,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "frag-ttl", required_argument, NULL, 'L' },
 		{ "host-port", required_argument, NULL, 'H' },
 		{ "rx-burst", required_argument, NULL, 'X' },
-		{ "max-sa", required_argument, NULL, 's' },
-		{ "max-sp", required_argument, NULL, 'o' },
-		{ "max-rt", required_argument, NULL, 'r' },
-		{ "mbufs", required_argument, NULL, 'm' },
+		{ "max-sa", required_argument, NULL, OPT_MAX_SA },
+		{ "max-sp", required_argument, NULL, OPT_MAX_SP },
+		{ "max-rt", required_argument, NULL, OPT_MAX_RT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -292,8 +334,48 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->stats_file = optarg;
 			break;
 		case 'T':
-			o->ctrl_path = optarg;
-			gw.ctrl = true;
+			if (strcmp(optarg, "none") == 0) {
+				o->ctrl_none = true;
+				o->ctrl_path = NULL;
+			} else {
+				o->ctrl_none = false;
+				o->ctrl_path = optarg;
+			}
+			break;
+		case 'i':
+		case 'r': {
+			double v = strtod(optarg, &end);
+
+			if (*end != '\0' || errno != 0 || !(v >= 0 && v <= 86400) ||
+			    (c == 'r' && v < 0.01)) {
+				fprintf(stderr, "vecsec-gw: --%s %s: seconds, %s..86400\n",
+					c == 'i' ? "stats-interval" : "rate-interval", optarg,
+					c == 'i' ? "0 (off)" : "0.01");
+				return -1;
+			}
+			if (c == 'i')
+				o->stats_interval = v;
+			else
+				o->rate_interval = v;
+			break;
+		}
+		case 'b': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || n < 4096 || n > (1ul << 26)) {
+				fprintf(stderr, "vecsec-gw: --mbufs %s: 4096..67108864\n", optarg);
+				return -1;
+			}
+			o->mbufs = (unsigned int)n;
+			break;
+		}
+		case 'y':
+			if (strcmp(optarg, "all") != 0 && strcmp(optarg, "marked") != 0) {
+				fprintf(stderr, "vecsec-gw: --ipsec-telemetry %s: all or marked\n",
+					optarg);
+				return -1;
+			}
+			gw.ipsec_telemetry_all = optarg[0] == 'a';
 			break;
 		case 'O':
 			o->ctrl_group = optarg;
@@ -379,13 +461,12 @@ parse_args(int argc, char **argv, struct opts *o)
 			gw.rx_burst = (uint16_t)n;
 			break;
 		}
-		case 's':
-		case 'o':
-		case 'r':
-		case 'm': {
+		case OPT_MAX_SA:
+		case OPT_MAX_SP:
+		case OPT_MAX_RT: {
 			unsigned long n = strtoul(optarg, &end, 10);
-			const char *name = c == 's' ? "--max-sa" : c == 'o' ? "--max-sp" :
-				c == 'r' ? "--max-rt" : "--mbufs";
+			const char *name = c == OPT_MAX_SA ? "--max-sa" : c == OPT_MAX_SP ?
+				"--max-sp" : "--max-rt";
 
 			if (*end != '\0' || errno != 0 || optarg[0] < '0' || optarg[0] > '9' ||
 			    n < 1 || n > GW_LIMIT_RULES) {
@@ -393,14 +474,12 @@ parse_args(int argc, char **argv, struct opts *o)
 					GW_LIMIT_RULES);
 				return -1;
 			}
-			if (c == 's')
+			if (c == OPT_MAX_SA)
 				gw.max_sa = (unsigned int)n;
-			else if (c == 'o')
+			else if (c == OPT_MAX_SP)
 				gw.max_sp = (unsigned int)n;
-			else if (c == 'r')
-				gw.max_rt = (unsigned int)n;
 			else
-				o->nb_mbuf = (unsigned int)n;
+				gw.max_rt = (unsigned int)n;
 			break;
 		}
 		case 'h':
@@ -442,16 +521,110 @@ cpu_seconds(void)
 		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/*
+ * Cryptodev driver names --prefer may give: DPDK 22.11's (the names their
+ * devices report) and crypto_vecsec. Checked before EAL, which loads the
+ * drivers: a typo is refused, not silently never preferred.
+ */
+static const char *const known_drivers[] = {
+	"crypto_vecsec", "crypto_aesni_mb", "crypto_aesni_gcm", "crypto_chacha20_poly1305",
+	"crypto_openssl", "crypto_null", "crypto_scheduler", "crypto_kasumi", "crypto_snow3g",
+	"crypto_zuc", "crypto_armv8", "crypto_bcmfs", "crypto_caam_jr", "crypto_ccp",
+	"crypto_cn9k", "crypto_cn10k", "crypto_dpaa_sec", "crypto_dpaa2_sec", "crypto_mlx5",
+	"crypto_mvsam", "crypto_nitrox_sym", "crypto_octeontx", "crypto_qat", "crypto_uadk",
+	"crypto_virtio",
+};
+
+/* How many protect rules the configuration has (with its SAs: ESP to send or take) */
+static unsigned int
+conf_protect_rules(const struct gw_conf *c)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < c->nb_sp; i++)
+		n += c->sp[i].action == GW_SP_PROTECT;
+	return n;
+}
+
+/*
+ * Every check that needs no EAL, for start and --check alike: the
+ * configuration (gw_conf_validate()) and what the options say about it.
+ * Messages name the option or the file's line. Returns 0, or the exit
+ * status: 1 for the configuration, 2 for an option.
+ */
 static int
-check_only(const char *file, unsigned int flags)
+preflight(const struct opts *o, const struct gw_conf *c, const char *name, bool options)
+{
+	char err[512], warn[512];
+	unsigned int prot = conf_protect_rules(c), esp = c->nb_sa + prot;
+	struct stat st;
+
+	for (unsigned int k = 0; k < GW_IGN_MAX; k++)
+		if (gw_conf_ignored_text(c, name, k, warn, sizeof(warn)))
+			fprintf(stderr, "vecsec-gw: warning: %s\n", warn);
+	if (gw_conf_validate(c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vecsec-gw: %s: %s\n", name, err);
+		return 1;
+	}
+	if (!options)
+		return 0;
+	if (gw.prefer_driver != NULL) {
+		unsigned int k;
+
+		for (k = 0; k < RTE_DIM(known_drivers); k++)
+			if (strcmp(known_drivers[k], gw.prefer_driver) == 0)
+				break;
+		if (k == RTE_DIM(known_drivers)) {
+			fprintf(stderr, "vecsec-gw: --prefer %s: no such cryptodev driver "
+				"(crypto_vecsec, crypto_aesni_mb, crypto_aesni_gcm, "
+				"crypto_chacha20_poly1305, crypto_openssl, crypto_null, "
+				"crypto_qat, ... as DPDK names them)\n", gw.prefer_driver);
+			return 2;
+		}
+	}
+	if (!o->demo && esp != 0 && !o->unprot_given) {
+		fprintf(stderr, "vecsec-gw: -u MASK missing: %s has %u SA(s) and %u protect "
+			"rule(s), and without -u no port is unprotected: ESP could neither "
+			"leave nor arrive (-u names the ESP-side ports, as in ipsec-secgw)\n",
+			name, c->nb_sa, prot);
+		return 2;
+	}
+	if (!o->demo && esp != 0 && o->unprot_mask == 0) {
+		fprintf(stderr, "vecsec-gw: -u 0: names no port, and %s has %u SA(s) and %u "
+			"protect rule(s)\n", name, c->nb_sa, prot);
+		return 2;
+	}
+	if (o->gen_pcap != NULL && (stat(o->gen_pcap, &st) != 0 || !S_ISDIR(st.st_mode) ||
+				    access(o->gen_pcap, W_OK | X_OK) != 0)) {
+		fprintf(stderr, "vecsec-gw: --gen-pcap %s: %s\n", o->gen_pcap,
+			stat(o->gen_pcap, &st) != 0 ? "no such folder (make it first)" :
+			!S_ISDIR(st.st_mode) ? "not a folder" : "cannot write into it");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * --check FILE: parse and check FILE as start would (preflight(); with the
+ * options given after `--`, those too) and print a summary. What needs
+ * EAL is not checked: whether the ports of -u and of the routes exist, and
+ * which cryptodevs can run the SAs.
+ */
+static int
+check_only(const char *file, const struct opts *o, bool options)
 {
 	char err[512];
-	int rc = gw_conf_parse_file(conf, file, flags, err, sizeof(err));
+	int rc = gw_conf_parse_file(conf, file, o->conf_flags, err, sizeof(err));
 
 	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
 	if (rc != 0)
 		return 1;
+	rc = preflight(o, conf, file, options);
+	if (rc != 0) {
+		gw_conf_wipe(conf);
+		return rc;
+	}
 	printf("%s: OK: %u SA, %u SP, %u routes, %u neigh", file, conf->nb_sa, conf->nb_sp,
 		conf->nb_rt, conf->nb_neigh);
 	if (conf->nb_ignored != 0)
@@ -459,6 +632,119 @@ check_only(const char *file, unsigned int flags)
 	printf("\n");
 	gw_conf_wipe(conf);
 	return 0;
+}
+
+/* ---- crypto_vecsec: one copy, from the plugin folder or the build tree ---- */
+
+#ifdef GW_BUILD_PMD
+/*
+ * The gateway does not link crypto_vecsec in: installed, EAL loads it from
+ * DPDK's plugin folder (meson install puts it there) like any PMD. Run
+ * from the build tree (this binary is the one meson built), EAL gets
+ * `-d <the build's librte_crypto_vecsec.so>` before the other options,
+ * unless the command line loads a crypto_vecsec itself. Returns the argv
+ * for EAL (argv itself, or a copy with the -d), *argc adjusted.
+ */
+static char **
+pmd_autoload(int *argc, char **argv, bool *added)
+{
+	char self[PATH_MAX], built[PATH_MAX];
+	char **nv;
+
+	*added = false;
+	if (realpath("/proc/self/exe", self) == NULL || realpath(GW_BUILD_EXE, built) == NULL ||
+	    strcmp(self, built) != 0 || access(GW_BUILD_PMD, R_OK) != 0)
+		return argv;
+	for (int i = 1; i + 1 < *argc; i++)
+		if (strcmp(argv[i], "-d") == 0 && strstr(argv[i + 1], "crypto_vecsec") != NULL)
+			return argv;
+	nv = calloc((size_t)*argc + 3, sizeof(*nv));
+	if (nv == NULL)
+		return argv;
+	nv[0] = argv[0];
+	nv[1] = (char *)(uintptr_t)"-d";
+	nv[2] = (char *)(uintptr_t)GW_BUILD_PMD;
+	memcpy(nv + 3, argv + 1, (size_t)(*argc - 1) * sizeof(*nv));
+	*argc += 2;
+	*added = true;
+	return nv;
+}
+#endif /* GW_BUILD_PMD */
+
+struct pmd_copies {
+	unsigned int n;
+	char path[2][PATH_MAX];
+};
+
+static int
+pmd_copy(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct pmd_copies *c = arg;
+	const char *base;
+
+	(void)size;
+	if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
+		return 0;
+	base = strrchr(info->dlpi_name, '/');
+	base = base != NULL ? base + 1 : info->dlpi_name;
+	if (strncmp(base, "librte_crypto_vecsec.so", strlen("librte_crypto_vecsec.so")) != 0)
+		return 0;
+	if (c->n < 2)
+		snprintf(c->path[c->n], sizeof(c->path[0]), "%s", info->dlpi_name);
+	c->n++;
+	return 0;
+}
+
+/*
+ * Two copies of crypto_vecsec in the process (a -d naming one while DPDK's
+ * plugin folder holds another: EAL loads both, and both register the
+ * driver): the first loaded serves every crypto_vecsec device. Said once.
+ */
+static void
+pmd_duplicates(void)
+{
+	struct pmd_copies c = { .n = 0 };
+
+	dl_iterate_phdr(pmd_copy, &c);
+	if (c.n > 1)
+		GW_LOG(WARNING, "crypto_vecsec is loaded %u times: %s serves its devices, %s%s is "
+		       "registered in vain (a -d or a build tree's PMD next to the one in DPDK's "
+		       "plugin folder: drop the -d, or uninstall one)", c.n, c.path[0], c.path[1],
+		       c.n > 2 ? " and more" : "");
+}
+
+/* ---- logging under systemd ------------------------------------------------ */
+
+/*
+ * Under systemd (JOURNAL_STREAM set: stderr goes to the journal) every
+ * DPDK message, the gateway's included, goes to stderr once, with its
+ * syslog level as a "<N>" prefix the journal stores: EAL's default stream
+ * would write it to stderr and to syslog, and the journal would get it
+ * twice.
+ */
+static ssize_t
+journal_write(void *cookie, const char *buf, size_t size)
+{
+	int lvl = rte_log_cur_msg_loglevel() - 1;
+
+	(void)cookie;
+	if (lvl < 0 || lvl > 7)
+		lvl = 6;
+	dprintf(STDERR_FILENO, "<%d>%.*s", lvl, (int)size, buf);
+	return (ssize_t)size;
+}
+
+static void
+journal_log(void)
+{
+	static cookie_io_functions_t fns = { .write = journal_write };
+	FILE *f;
+
+	if (getenv("JOURNAL_STREAM") == NULL)
+		return;
+	f = fopencookie(NULL, "w", fns);
+	if (f != NULL)
+		rte_openlog_stream(f);  /* rte_vlog() flushes each message: one write */
 }
 
 static int
@@ -477,11 +763,25 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 	/* fewer tx queues than workers (net_pcap: one per tx file): workers share them */
 	ntx = RTE_MIN(nq, info.max_tx_queues);
 	if (ntx == 0) {
-		fprintf(stderr, "vecsec-gw: port %u has no tx queue\n", port);
+		GW_LOG(ERR, "port %u has no tx queue", port);
 		return -ENOTSUP;
 	}
 	/* the NIC's IPv4 header checksum verdict where it has one (the worker checks the rest) */
 	pc.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	/*
+	 * One rx queue per worker: RSS spreads the packets over them by IP
+	 * addresses only, so every packet of a tunnel (outer addresses) and every
+	 * fragment of a datagram reaches the same worker, in order: per-SA
+	 * ordering and one worker per inbound SA window (docs/operations.md).
+	 */
+	if (nrx > 1) {
+		pc.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
+		if (pc.rx_adv_conf.rss_conf.rss_hf != 0)
+			pc.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		else
+			GW_LOG(INFO, "port %u: no RSS on IP addresses: its %u rx queues get what "
+			       "the device puts there (net_pcap: one file each)", port, nrx);
+	}
 	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
 	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
 		rc = rte_eth_rx_queue_setup(port, q, GW_RX_DESC, rte_eth_dev_socket_id(port), NULL,
@@ -491,7 +791,7 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 	if (rc == 0)
 		rc = rte_eth_dev_start(port);
 	if (rc != 0) {
-		fprintf(stderr, "vecsec-gw: port %u: cannot start: %s\n", port, strerror(-rc));
+		GW_LOG(ERR, "port %u: cannot start: %s", port, strerror(-rc));
 		return rc;
 	}
 	rte_eth_promiscuous_enable(port);
@@ -552,8 +852,8 @@ demo_ports(struct gw_gen_cfg *gc, bool wire)
 			rte_eth_from_rings("net_gw_p2", r[wire ? 7 : 3], nq, r[4], nq,
 				SOCKET_ID_ANY) != 2 ||
 			rte_eth_from_rings("net_gw_p3", r[6], nq, r[5], nq, SOCKET_ID_ANY) != 3) {
-		fprintf(stderr, "vecsec-gw: demo: cannot create ring ports (is another ethdev "
-			"given with --vdev?)\n");
+		GW_LOG(ERR, "demo: cannot create ring ports (is another ethdev given with "
+		       "--vdev?)");
 		return -EINVAL;
 	}
 	for (unsigned int q = 0; q < nq; q++) {
@@ -586,14 +886,13 @@ write_demo_cfg(const char *dir)
 	if (f == NULL) {
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, "vecsec-gw: --gen-pcap: cannot write %s: %s\n", path,
-			strerror(errno));
+		GW_LOG(ERR, "--gen-pcap: cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	ok = fputs("# vecsec-gw built-in demo configuration (made-up keys: never for real "
 		"traffic)\n", f) >= 0 && fputs(demo_text, f) >= 0;
 	if (fclose(f) != 0 || !ok) {
-		fprintf(stderr, "vecsec-gw: --gen-pcap: cannot write %s\n", path);
+		GW_LOG(ERR, "--gen-pcap: cannot write %s", path);
 		return -1;
 	}
 	return 0;
@@ -660,34 +959,57 @@ thp_advise(void)
  * MADV_DONTDUMP. --no-coredump gives up core dumps altogether.
  */
 static void
-keys_out_of_dumps(bool no_coredump, bool quiet)
+keys_out_of_dumps(bool no_coredump)
 {
 	unsigned int failed = 0;
 
 	rte_memseg_list_walk(mem_dontdump, &failed);
-	if (failed != 0 && !quiet)
-		printf("vecsec-gw: %u DPDK memory areas could not be left out of core dumps\n",
-		       failed);
+	if (failed != 0)
+		GW_LOG(WARNING, "%u DPDK memory areas could not be left out of core dumps", failed);
 	if (no_coredump) {
 		struct rlimit rl = { 0, 0 };
 
 		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || setrlimit(RLIMIT_CORE, &rl) != 0)
-			fprintf(stderr, "vecsec-gw: --no-coredump: %s\n", strerror(errno));
+			GW_LOG(ERR, "--no-coredump: %s", strerror(errno));
 	}
+}
+
+/*
+ * Packet buffers for the rings that can hold them all at once: every rx
+ * and tx descriptor of every port's queues, each worker's cryptodev queue
+ * pairs and reassembly table, and a burst's worth in each worker's hands.
+ */
+static unsigned int
+mbufs_needed(unsigned int ports, unsigned int workers)
+{
+	unsigned int n = ports * workers * (GW_RX_DESC + GW_TX_DESC) +
+		workers * (2048 + 8 * gw.frag_tbl_sz + 4 * GW_BURST) + 2048;
+
+	return RTE_MAX(n, (unsigned int)GW_NB_MBUF);
+}
+
+/* EAL's file prefix, the last part of its runtime folder (the default socket's name) */
+static const char *
+eal_prefix(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", rte_eal_get_runtime_dir());
+	return basename(buf);
 }
 
 int
 main(int argc, char **argv)
 {
-	struct opts o = { .gen_pkts = 100000, .gen_size = 64, .nb_mbuf = GW_NB_MBUF };
+	struct opts o = { .gen_pkts = 100000, .gen_size = 64, .rate_interval = 1 };
 	struct rte_mempool *mp = NULL;
 	struct gw_gen_cfg gc = { .max_inflight = 2048 };
-	char err[512] = "";
-	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1;
-	uint64_t t_start, t_end, hz, busy = 0, last_print;
+	char err[512] = "", ctrl_path[108];
+	char **eal_argv = argv;
+	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1, eal_argc;
+	uint64_t t_start, t_end, hz, busy = 0;
 	uint64_t idle_polls[GW_MAX_WORKERS];   /* --idle-exit: polls of each worker at idle */
 	double load_t[5];       /* parse took [0]; SAs, SPD, routes: from [1] to [4] */
-	bool idle_seen = false;
+	bool idle_seen = false, pmd_added = false;
+	const char *check_file = NULL;
 	double cpu_start;
 
 	/* line by line even into a file or pipe: tests and scripts wait for lines */
@@ -719,21 +1041,32 @@ main(int argc, char **argv)
 	}
 	/* --check needs no EAL: look for it (and --allow-unprotected-keys) anywhere */
 	for (int i = 1; i + 1 < argc; i++)
-		if (strcmp(argv[i], "--check") == 0) {
-			unsigned int flags = 0;
-
-			for (int j = 1; j < argc; j++)
-				if (strcmp(argv[j], "--allow-unprotected-keys") == 0)
-					flags |= GW_CONF_ALLOW_UNPROTECTED;
-			return check_only(argv[i + 1], flags);
+		if (strcmp(argv[i], "--check") == 0 && check_file == NULL)
+			check_file = argv[i + 1];
+	if (check_file != NULL) {
+		for (int j = 1; j < argc; j++)
+			if (strcmp(argv[j], "--allow-unprotected-keys") == 0)
+				o.conf_flags |= GW_CONF_ALLOW_UNPROTECTED;
+		/* the options of a start after `--` are checked with the file */
+		if (dd < argc) {
+			argv[dd] = argv[0];
+			if (parse_args(argc - dd, argv + dd, &o) != 0)
+				return 2;
 		}
+		return check_only(check_file, &o, dd < argc);
+	}
+	/* signals before EAL: a SIGTERM during start-up ends it cleanly too */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_signal);
+	signal(SIGHUP, on_signal);
 	if (dd < argc) {
 		argv[dd] = argv[0];
 		if (parse_args(argc - dd, argv + dd, &o) != 0)
 			return 2;
 	}
-	if (!o.demo && o.cfg_file == NULL && !gw.ctrl) {
-		fprintf(stderr, "vecsec-gw: give -f FILE or --demo (after --)\n");
+	if (!o.demo && o.cfg_file == NULL && o.ctrl_path == NULL) {
+		fprintf(stderr, "vecsec-gw: give -f FILE, --demo or --ctrl PATH (after --)\n");
 		usage(argv[0]);
 		return 2;
 	}
@@ -741,9 +1074,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-gw: --gen-pcap needs --demo\n");
 		return 2;
 	}
-	if (o.ctrl_group != NULL && (!gw.ctrl || (ctrl_gid = ctrl_group_id(o.ctrl_group)) < 0)) {
-		if (!gw.ctrl)
-			fprintf(stderr, "vecsec-gw: --ctrl-group needs --ctrl\n");
+	if (o.ctrl_group != NULL && (o.ctrl_none ||
+				     (ctrl_gid = ctrl_group_id(o.ctrl_group)) < 0)) {
+		if (o.ctrl_none)
+			fprintf(stderr, "vecsec-gw: --ctrl-group with --ctrl none: no socket\n");
 		return 2;
 	}
 	if (o.demo && o.cfg_file != NULL && o.demo_aead != NULL) {
@@ -773,33 +1107,50 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-gw: %s\n", err);
 	if (rc != 0)
 		return 1;
+	/* what --check checks, the same way: refused here, before EAL */
+	rc = preflight(&o, conf, o.cfg_file != NULL ? o.cfg_file : "<demo>", true);
+	if (rc != 0) {
+		gw_conf_wipe(conf);
+		return rc;
+	}
+	/* run-time changes: the control socket, or a reload of the file */
+	gw.ctrl = !o.ctrl_none || (o.cfg_file != NULL && !o.demo);
 
-	nargs = rte_eal_init(dd, argv);
+	eal_argc = dd;
+#ifdef GW_BUILD_PMD
+	eal_argv = pmd_autoload(&eal_argc, argv, &pmd_added);
+#endif
+	nargs = rte_eal_init(eal_argc, eal_argv);
 	if (nargs < 0) {
 		fprintf(stderr, "vecsec-gw: EAL init failed: %s\n", rte_strerror(rte_errno));
 		gw_conf_wipe(conf);
 		return 1;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGUSR1, on_signal);
+	journal_log();
+	if (o.quiet && rte_log_get_level((uint32_t)gw_logtype) > (int)RTE_LOG_NOTICE)
+		rte_log_set_level((uint32_t)gw_logtype, RTE_LOG_NOTICE);
+	if (pmd_added)
+		GW_LOG(DEBUG, "run from the build tree: EAL loads %s", GW_BUILD_PMD);
+	pmd_duplicates();
 	gw.nb_workers = rte_lcore_count();
 	if (gw.nb_workers > GW_MAX_WORKERS) {
-		fprintf(stderr, "vecsec-gw: at most %d lcores\n", GW_MAX_WORKERS);
+		GW_LOG(ERR, "at most %d lcores", GW_MAX_WORKERS);
 		goto out;
 	}
 	thp_advise();
-	mp = rte_pktmbuf_pool_create("gw_mbuf", o.nb_mbuf, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	if (o.mbufs == 0)
+		o.mbufs = mbufs_needed(o.demo ? 4 : RTE_MIN(rte_eth_dev_count_avail(),
+							    GW_MAX_PORTS), gw.nb_workers);
+	mp = rte_pktmbuf_pool_create("gw_mbuf", o.mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		rte_socket_id());
 	if (mp == NULL) {
-		fprintf(stderr, "vecsec-gw: cannot create the mbuf pool: %s\n",
-			rte_strerror(rte_errno));
+		GW_LOG(ERR, "cannot create the pool of %u mbufs: %s (EAL -m/--socket-mem, or "
+		       "--mbufs)", o.mbufs, rte_strerror(rte_errno));
 		goto out;
 	}
 	if (o.demo) {
 		if (rte_eth_dev_count_avail() != 0) {
-			fprintf(stderr,
-				"vecsec-gw: --demo makes its own ports; give no net vdev\n");
+			GW_LOG(ERR, "--demo makes its own ports; give no net vdev");
 			goto out;
 		}
 		if (demo_ports(&gc, o.gen_pcap != NULL) != 0)
@@ -812,8 +1163,16 @@ main(int argc, char **argv)
 	}
 	gw.nb_ports = (uint16_t)RTE_MIN(rte_eth_dev_count_avail(), GW_MAX_PORTS);
 	if (gw.nb_ports == 0) {
-		fprintf(stderr, "vecsec-gw: no ports: add some with --vdev (net_pcap, net_tap, "
-			"net_ring; with --no-pci where DPDK must not take the host's NICs)\n");
+		GW_LOG(ERR, "no ports: add some with --vdev (net_pcap, net_tap, net_ring), or bind "
+		       "NICs to vfio-pci (docs/operations.md)");
+		goto out;
+	}
+	/* the one check that needs EAL's ports: after it, but before anything is built */
+	if (o.unprot_mask >> gw.nb_ports != 0) {
+		GW_LOG(ERR, "-u %#" PRIx64 ": port %u does not exist (%u port%s: 0..%u)",
+		       o.unprot_mask, (unsigned int)rte_bsf64(o.unprot_mask >> gw.nb_ports) +
+		       gw.nb_ports, gw.nb_ports, gw.nb_ports > 1 ? "s" : "", gw.nb_ports - 1);
+		ret = 2;
 		goto out;
 	}
 	for (uint16_t p = 0; p < gw.nb_ports; p++)
@@ -824,8 +1183,8 @@ main(int argc, char **argv)
 			continue;
 		/* the device's own MTU where it has one; what we send is bounded here anyway */
 		rc = rte_eth_dev_set_mtu(p, o.mtu[p]);
-		if (rc != 0 && rc != -ENOTSUP && !o.quiet)
-			printf("vecsec-gw: port %u: device MTU not set to %u: %s\n", p, o.mtu[p],
+		if (rc != 0 && rc != -ENOTSUP)
+			GW_LOG(INFO, "port %u: device MTU not set to %u: %s", p, o.mtu[p],
 			       strerror(-rc));
 		gw.port[p].mtu = o.mtu[p];
 	}
@@ -844,6 +1203,11 @@ main(int argc, char **argv)
 	load_t[4] = mono_seconds();
 	if (rc != 0)
 		goto out;
+	/* sized by the SA table (gw.max_sa, set by gw_sa_setup) */
+	if (gw_stats_init() != 0 || gw_reload_init(o.demo ? NULL : o.cfg_file, o.conf_flags) != 0) {
+		GW_LOG(ERR, "out of memory");
+		goto out;
+	}
 
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		struct gw_worker *wk = &gw.worker[w];
@@ -865,39 +1229,51 @@ main(int argc, char **argv)
 		goto out;
 	if (gw_host_setup(&gw, o.quiet) != 0)
 		goto out;
-	if (!o.quiet) {
-		printf("vecsec-gw: %u SA, %u SP, %u routes, %u ports, %u worker(s)\n", gw.nb_sa,
-			conf->nb_sp, conf->nb_rt, gw.nb_ports, gw.nb_workers);
-		/* the tables scale: say what loading them took */
-		printf("vecsec-gw: loaded in %.2f s (%.2f s CPU): parse %.2f, SAs %.2f, SPD %.2f, "
-		       "routes %.2f (SA table %u)\n", load_t[4] - load_t[1] + load_t[0],
-		       cpu_seconds(), load_t[0], load_t[2] - load_t[1], load_t[3] - load_t[2],
-		       load_t[4] - load_t[3], gw.max_sa);
-		for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
-			if (gw.cdev[id].used)
-				printf("vecsec-gw: cryptodev %u: %s (driver %s%s)\n", id,
-				       gw.cdev[id].name, gw.cdev[id].driver,
-				       gw.cdev[id].cpu_crypto ? ", cpu-crypto" : "");
-	}
+	GW_LOG(INFO, "%u SA, %u SP, %u routes, %u ports, %u worker(s), %u mbufs", gw.nb_sa,
+	       conf->nb_sp, conf->nb_rt, gw.nb_ports, gw.nb_workers, o.mbufs);
+	/* the tables scale: say what loading them took */
+	GW_LOG(INFO, "loaded in %.2f s (%.2f s CPU): parse %.2f, SAs %.2f, SPD %.2f, routes %.2f "
+	       "(SA table %u)", load_t[4] - load_t[1] + load_t[0], cpu_seconds(), load_t[0],
+	       load_t[2] - load_t[1], load_t[3] - load_t[2], load_t[4] - load_t[3], gw.max_sa);
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
+		if (gw.cdev[id].used)
+			GW_LOG(INFO, "cryptodev %u: %s (driver %s%s)", id, gw.cdev[id].name,
+			       gw.cdev[id].driver, gw.cdev[id].cpu_crypto ? ", cpu-crypto" : "");
+	/* reload tells unchanged SAs by their keys' fingerprints: taken before the wipe */
+	for (unsigned int i = 0; i < conf->nb_sa; i++)
+		gw_sa_fp_set(i, &conf->sa[i]);
 	gw_conf_wipe_keys(conf);       /* the keys now live in the cryptodev sessions only */
-	keys_out_of_dumps(o.no_coredump, o.quiet);
+	keys_out_of_dumps(o.no_coredump);
 	if (gw.ctrl) {
 		size_t sz = rte_rcu_qsbr_get_memsize(gw.nb_workers);
 
 		gw.rcu = rte_zmalloc("gw_rcu", sz, RTE_CACHE_LINE_SIZE);
 		if (gw.rcu == NULL || rte_rcu_qsbr_init(gw.rcu, gw.nb_workers) != 0) {
-			fprintf(stderr, "vecsec-gw: cannot set up RCU\n");
+			GW_LOG(ERR, "cannot set up RCU");
 			goto out;
 		}
 		rte_rcu_qsbr_thread_register(gw.rcu, 0);
 		rte_rcu_qsbr_thread_online(gw.rcu, 0);
-		if (gw_ctrl_start(o.ctrl_path, ctrl_gid) != 0)
-			goto out;
-		if (!o.quiet)
-			printf("vecsec-gw: control socket %s\n", o.ctrl_path);
 	}
-	if (gw_telemetry_register() != 0 && !o.quiet)
-		printf("vecsec-gw: telemetry commands not registered\n");
+	if (!o.ctrl_none) {
+		bool own_dir = o.ctrl_path == NULL;
+
+		if (own_dir && gw_ctrl_default_path(ctrl_path, sizeof(ctrl_path),
+						    eal_prefix(err, sizeof(err))) != 0) {
+			GW_LOG(ERR, "no default control socket for EAL file prefix %s: give --ctrl "
+			       "PATH or --ctrl none", err);
+			goto out;
+		}
+		if (!own_dir)
+			snprintf(ctrl_path, sizeof(ctrl_path), "%s", o.ctrl_path);
+		if (gw_ctrl_start(ctrl_path, ctrl_gid, own_dir) != 0)
+			goto out;
+		GW_LOG(INFO, "control socket %s", ctrl_path);
+	}
+	if (gw_telemetry_register() != 0)
+		GW_LOG(WARNING, "telemetry commands not registered");
+	if (gw_mgmt_start(o.rate_interval, o.stats_interval) != 0)
+		goto out;
 
 	if (o.demo) {
 		struct gw_conf *demo_conf = gw_secret_alloc(sizeof(*demo_conf));
@@ -938,9 +1314,9 @@ main(int argc, char **argv)
 	hz = rte_get_tsc_hz();
 	cpu_start = cpu_seconds();
 	t_start = rte_get_tsc_cycles();
-	last_print = t_start;
 	for (unsigned int w = 0; w < gw.nb_workers; w++)
 		gw.worker[w].last_rx_tsc = t_start;
+	gw_notify("READY=1");
 	for (uint64_t iter = 0; !gw_quit; iter++) {
 		struct gw_worker *w0 = &gw.worker[0];
 		uint64_t t0, t1;
@@ -999,15 +1375,16 @@ main(int argc, char **argv)
 				idle_seen = false;
 			}
 		}
-		if (print_now || (!o.quiet && !o.demo && t1 - last_print > 10 * hz)) {
-			print_now = false;
-			last_print = t1;
-			gw_stats_print(&gw, (double)(t1 - t_start) / (double)hz, stdout);
-		}
 	}
+	/*
+	 * Stop: no rx polled any more; what the cryptodevs still hold is taken
+	 * back, finished and sent (each worker, gw_worker_drain()).
+	 */
+	gw_notify("STOPPING=1");
 	gw_worker_drain(&gw.worker[0]);
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
+	gw_mgmt_stop();
 	gw_ctrl_stop();
 	rte_eal_mp_wait_lcore();
 	if (o.demo) {
@@ -1016,26 +1393,27 @@ main(int argc, char **argv)
 	t_end = rte_get_tsc_cycles();
 	for (unsigned int w = 0; w < gw.nb_workers; w++)
 		busy += gw.worker[w].busy_cycles;
-	gw_stats_print(&gw, (double)(t_end - t_start) / (double)hz, stdout);
+	gw_stats_log(&gw, gw_stats_since(), RTE_LOG_NOTICE);
 	ret = 0;
 	if (o.demo && gw_gen_report(&gw, (double)(t_end - t_start) / (double)hz, busy,
 			cpu_seconds() - cpu_start) != 0)
 		ret = 1;
 	if (o.gen_pcap != NULL) {
 		if (gw_gen_capture_close(&gc) != 0) {
-			fprintf(stderr, "vecsec-gw: --gen-pcap: writing %s failed\n", o.gen_pcap);
+			GW_LOG(ERR, "--gen-pcap: writing %s failed", o.gen_pcap);
 			ret = 1;
 		} else {
-			printf("vecsec-gw: wrote %s/clear.pcap and %s/esp.pcap%s\n", o.gen_pcap,
-				o.gen_pcap, o.cfg_file == NULL ? " and demo.cfg" : "");
+			GW_LOG(INFO, "wrote %s/clear.pcap and %s/esp.pcap%s", o.gen_pcap,
+			       o.gen_pcap, o.cfg_file == NULL ? " and demo.cfg" : "");
 		}
 	}
 	if (o.stats_file != NULL && gw_stats_write_json(&gw, o.stats_file) != 0) {
-		fprintf(stderr, "vecsec-gw: cannot write %s\n", o.stats_file);
+		GW_LOG(ERR, "cannot write %s", o.stats_file);
 		ret = 1;
 	}
 out:
 	explicit_bzero(demo_text, sizeof(demo_text));
+	gw_mgmt_stop();
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
 	gw_ctrl_stop();
@@ -1051,6 +1429,8 @@ out:
 		gw_gen_capture_close(&gc);
 		gw_gen_free();
 	}
+	/* telemetry callbacks run until rte_eal_cleanup(): they see empty tables from here */
+	gw_cp_lock();
 	gw_frag_teardown(&gw);
 	gw_rt_teardown(&gw);
 	gw_sp_teardown(&gw);
@@ -1059,12 +1439,17 @@ out:
 		rte_mempool_free(gw.worker[w].cop_pool);
 		rte_free(gw.worker[w].sa_st);
 	}
+	gw_stats_fini();
+	gw_reload_fini();
+	gw.nb_ports = 0;
+	gw_cp_unlock();
 	rte_free(gw.rcu);
 	/* every mbuf back in the pool: nothing leaked on any path (fragments included) */
 	if (mp != NULL && rte_mempool_in_use_count(mp) != 0)
-		fprintf(stderr, "vecsec-gw: %u mbufs still in use at exit\n",
-			rte_mempool_in_use_count(mp));
+		GW_LOG(ERR, "%u mbufs still in use at exit", rte_mempool_in_use_count(mp));
 	vecsec_eal_cleanup();       /* the runtime folder too */
 	gw_secret_free(conf, sizeof(*conf));
+	if (eal_argv != argv)
+		free(eal_argv);
 	return ret;
 }

@@ -3,9 +3,12 @@
  * vecsec-gw configuration parser: ipsec-secgw's rule syntax (sample app
  * guide, "Configuration File Syntax"): `sp`, `sa`, `rt`, `neigh` rules, `#`
  * comments, `\` joins a line with the next one (no space inserted, as
- * ipsec-secgw does, so keys may be split mid-way). `flow` rules are accepted
- * and ignored (no rte_flow on these ports). Every error names the file, the
- * line and the token, and parsing stops there.
+ * ipsec-secgw does, so keys may be split mid-way). `flow` rules and the SA
+ * keywords of inline offload (port_id, mss, flow-direction, reassembly_en)
+ * are accepted without effect and reported once each (ignored_kw[]);
+ * `fallback` is refused, as ipsec-secgw refuses it outside inline SAs.
+ * Every error names the file, the line and the token, and parsing stops
+ * there.
  *
  * Differences from ipsec-secgw, on purpose: an SP rule without proto, sport
  * or dport matches any value (ipsec-secgw's ACL would match only 0), and SA
@@ -198,6 +201,49 @@ perr(struct pctx *p, unsigned int ti, const char *fmt, ...)
 	vsnprintf(p->err + off, p->err_len - off, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+/* ---- ipsec-secgw keywords without effect here ---------------------------- */
+
+static const struct {
+	const char *kw;
+	const char *why;
+} ignored_kw[GW_IGN_MAX] = {
+	[GW_IGN_PORT_ID] = { "port_id", "it binds inline-offload SAs to a port; vecsec-gw's "
+			     "SAs are lookaside and serve every port" },
+	[GW_IGN_MSS] = { "mss", "it sets the TSO segment size of inline-offload SAs; vecsec-gw "
+			 "fragments what exceeds the MTU (--mtu)" },
+	[GW_IGN_FLOW_DIR] = { "flow-direction", "vecsec-gw installs no rte_flow rule; RSS "
+			      "spreads ESP over the workers' queues (docs/operations.md)" },
+	[GW_IGN_REASSEMBLY] = { "reassembly_en", "it asks for inline reassembly offload; "
+				"vecsec-gw reassembles in software for every SA (--reassemble)" },
+	[GW_IGN_FLOW] = { "flow", "vecsec-gw installs no rte_flow rule; flow rules are skipped" },
+};
+
+/* Note keyword k at token ti; the caller warns once per keyword (gw_conf_ignored_text). */
+static void
+ignored(const struct pctx *p, struct gw_conf *conf, enum gw_ignored k, unsigned int ti)
+{
+	if (conf->ignored & (1u << k))
+		return;
+	conf->ignored |= 1u << k;
+	conf->ignored_line[k] = ti < p->n ? p->t[ti].line : p->line;
+}
+
+int
+gw_conf_ignored_text(const struct gw_conf *conf, const char *name, unsigned int k, char *buf,
+		size_t len)
+{
+	if (k >= GW_IGN_MAX || !(conf->ignored & (1u << k)))
+		return 0;
+	if (k == GW_IGN_FLOW)
+		snprintf(buf, len, "%s:%d: %u 'flow' rule%s ignored: %s", name,
+			 conf->ignored_line[k], conf->nb_ignored, conf->nb_ignored == 1 ? "" : "s",
+			 ignored_kw[k].why);
+	else
+		snprintf(buf, len, "%s:%d: '%s' ignored: %s", name, conf->ignored_line[k],
+			 ignored_kw[k].kw, ignored_kw[k].why);
+	return 1;
 }
 
 /* ---- value parsers: 0 or -1, never partial --------------------------- */
@@ -618,6 +664,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	NEXT(p, ti, "an SPI");
 	if (gw_parse_u64(p->t[ti].s, UINT32_MAX, &v) < 0)
 		return perr(p, ti, "SPI must be an unsigned 32-bit number");
+	if (v == 0)
+		return perr(p, ti, "SPI 0 is reserved (RFC 4303 2.1: never sent on the wire)");
 	sa->spi = (uint32_t)v;
 	if (gw_conf_find_sa(conf, sa->dir, sa->spi) != NULL)
 		return perr(p, ti, "SA %s %u defined twice", sa->dir == GW_DIR_IN ? "in" : "out",
@@ -728,15 +776,17 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			else
 				return perr(p, ti, "unknown action type");
 		} else if (strcmp(k, "port_id") == 0 || strcmp(k, "mss") == 0) {
+			ignored(p, conf, k[0] == 'p' ? GW_IGN_PORT_ID : GW_IGN_MSS, ti);
 			NEXT(p, ti, "a number");
 			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
 				return perr(p, ti, "expects an unsigned 16-bit number");
 		} else if (strcmp(k, "fallback") == 0) {
-			NEXT(p, ti, "lookaside-none or cpu-crypto");
-			if (strcmp(p->t[ti].s, "lookaside-none") != 0 &&
-					strcmp(p->t[ti].s, "cpu-crypto") != 0)
-				return perr(p, ti, "fallback must be lookaside-none or cpu-crypto");
+			/* ipsec-secgw: inline-crypto-offload SAs only, which are refused here */
+			return perr(p, ti, "a fallback session is for inline-crypto-offload SAs "
+				    "only (ipsec-secgw refuses it on other types; vecsec-gw has no "
+				    "inline types)");
 		} else if (strcmp(k, "flow-direction") == 0) {
+			ignored(p, conf, GW_IGN_FLOW_DIR, ti);
 			NEXT(p, ti, "a port id");
 			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
 				return perr(p, ti, "expects a port id");
@@ -761,8 +811,10 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 			if (rc != 0)
 				return rc;
 		} else if (strcmp(k, "telemetry") == 0) {
+			/* DPDK's /ipsec/sa/... telemetry lists it (sa.c) */
 			sa->telemetry = true;
 		} else if (strcmp(k, "reassembly_en") == 0) {
+			ignored(p, conf, GW_IGN_REASSEMBLY, ti);
 			continue;
 		} else if (strcmp(k, "esn") == 0 || strcmp(k, "seq") == 0) {
 			/* vecsec: `seq N` is `esn N` without ESN (a 32-bit number) */
@@ -1100,6 +1152,7 @@ parse_rule(struct pctx *p, struct gw_conf *conf)
 		return parse_neigh(p, conf);
 	if (strcmp(k, "flow") == 0) {
 		conf->nb_ignored++;
+		ignored(p, conf, GW_IGN_FLOW, 0);
 		return 0;
 	}
 	return perr(p, 0, "unknown rule (expects sa, sp, rt, neigh or flow)");
@@ -1468,4 +1521,64 @@ gw_conf_move_last_sa(struct gw_conf *conf, unsigned int to)
 	explicit_bzero(from, sizeof(*from));
 	conf->nb_sa--;
 	(void)idx_insert(conf, to);     /* the table has room: one in, one out */
+}
+
+int
+gw_conf_copy(struct gw_conf *dst, const struct gw_conf *src)
+{
+	memcpy(dst, src, sizeof(*dst));
+	dst->sa = NULL;
+	dst->sp = NULL;
+	dst->rt = NULL;
+	dst->sa_idx = NULL;
+	dst->cap_sa = dst->cap_sp = dst->cap_rt = 0;
+	if (grow((void **)&dst->sa, &dst->cap_sa, src->nb_sa, sizeof(src->sa[0]), true) != 0 ||
+	    grow((void **)&dst->sp, &dst->cap_sp, src->nb_sp, sizeof(src->sp[0]), false) != 0 ||
+	    grow((void **)&dst->rt, &dst->cap_rt, src->nb_rt, sizeof(src->rt[0]), false) != 0 ||
+	    (src->sa_idx != NULL &&
+	     (dst->sa_idx = malloc(((size_t)src->sa_idx_mask + 1) * sizeof(uint32_t))) == NULL)) {
+		gw_conf_wipe(dst);
+		return -ENOMEM;
+	}
+	if (src->nb_sa != 0)
+		memcpy(dst->sa, src->sa, (size_t)src->nb_sa * sizeof(src->sa[0]));
+	if (src->nb_sp != 0)
+		memcpy(dst->sp, src->sp, (size_t)src->nb_sp * sizeof(src->sp[0]));
+	if (src->nb_rt != 0)
+		memcpy(dst->rt, src->rt, (size_t)src->nb_rt * sizeof(src->rt[0]));
+	if (src->sa_idx != NULL)
+		memcpy(dst->sa_idx, src->sa_idx, ((size_t)src->sa_idx_mask + 1) * sizeof(uint32_t));
+	return 0;
+}
+
+int
+gw_conf_put_sa(struct gw_conf *conf, unsigned int slot, const struct gw_sa_conf *c)
+{
+	int rc;
+
+	if (slot > conf->nb_sa || (slot < conf->nb_sa && !conf->sa[slot].deleted))
+		return -EEXIST;
+	if (slot == conf->nb_sa) {
+		rc = grow((void **)&conf->sa, &conf->cap_sa, conf->nb_sa + 1, sizeof(conf->sa[0]),
+			  true);
+		if (rc != 0)
+			return rc;
+		memset(&conf->sa[slot], 0, sizeof(conf->sa[slot]));
+		conf->sa[slot].deleted = true;
+		conf->nb_sa++;
+	}
+	conf->sa[slot] = *c;
+	conf->sa[slot].deleted = false;
+	rc = idx_insert(conf, slot);
+	if (rc != 0) {
+		wipe_sa_keys(&conf->sa[slot]);
+		conf->sa[slot].deleted = true;
+	}
+	return rc;
+}
+
+int
+gw_conf_reserve_sp(struct gw_conf *conf, unsigned int nb_sp)
+{
+	return grow((void **)&conf->sp, &conf->cap_sp, nb_sp, sizeof(conf->sp[0]), false);
 }

@@ -7,6 +7,7 @@
  * tunnel SAs keyed by SPI + destination + source, transport SAs by SPI.
  */
 #include "gw_dp.h"
+#include "gw_log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -192,37 +193,6 @@ cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
 	return true;
 }
 
-/*
- * Family (0 IPv4, 1 IPv6) of the traffic each SA carries: its `inner`, or
- * what the SP rules that protect with it send (one pass over the rules,
- * each finding its SA through the SA index), or the tunnel's family; -1
- * when the rules send both. fam[] has conf->nb_sa entries.
- */
-static void
-inner_families(const struct gw_conf *conf, int8_t *fam)
-{
-	for (unsigned int i = 0; i < conf->nb_sa; i++)
-		fam[i] = conf->sa[i].inner;
-	for (unsigned int i = 0; i < conf->nb_sp; i++) {
-		const struct gw_sp_conf *sp = &conf->sp[i];
-		const struct gw_sa_conf *c;
-		int8_t *f;
-
-		if (sp->action != GW_SP_PROTECT)
-			continue;
-		c = gw_conf_find_sa(conf, sp->dir, sp->spi);
-		if (c == NULL)
-			continue;
-		f = &fam[c - conf->sa];
-		if (*f == -2)
-			continue;
-		*f = *f >= 0 && *f != (int8_t)sp->v6 ? -2 : (int8_t)sp->v6;
-	}
-	for (unsigned int i = 0; i < conf->nb_sa; i++)
-		fam[i] = fam[i] == -2 ? -1 : fam[i] >= 0 ? fam[i] :
-			(int8_t)(conf->sa[i].mode == GW_MODE_TUN6);
-}
-
 /* ---- vecsec: lookaside-protocol SAs (rte_security ESP sessions) ---------- */
 
 uint64_t gw_sec_replay_flag;
@@ -240,14 +210,16 @@ int gw_seq_dynfield = -1;
 #define GW_MAX_POOLS 48
 
 struct sess_pools {
-	const char *kind;               /* "gw_sess" (cryptodev), "gw_sec" (rte_security) */
+	const char *kind;               /* "gw_sess<cdev>_" (cryptodev), "gw_sec" (rte_security) */
+	char name[16];                  /* the cryptodev ones' kind */
 	struct rte_mempool *mp[GW_MAX_POOLS];
 	unsigned int n;
 	unsigned int total;             /* sessions in all the pools */
 	unsigned int elt;               /* private (cryptodev) or whole (security) session */
 };
 
-static struct sess_pools cpools = { .kind = "gw_sess" };
+/* one set per cryptodev (sized for its driver's sessions), one for rte_security */
+static struct sess_pools cpools[GW_MAX_CDEV];
 static struct sess_pools spools = { .kind = "gw_sec" };
 
 static int
@@ -259,7 +231,7 @@ pools_add(struct sess_pools *p, unsigned int count)
 	if (p->n == GW_MAX_POOLS || count == 0)
 		return -ENOSPC;
 	snprintf(name, sizeof(name), "%s%u", p->kind, p->n);
-	if (p == &cpools)
+	if (p != &spools)
 		mp = rte_cryptodev_sym_session_pool_create(name, count, p->elt, 0, 0,
 							   SOCKET_ID_ANY);
 	else
@@ -369,9 +341,13 @@ pick_cdev(struct gw_dp *dp, const struct cdev_want *w, bool only_used)
 {
 	int best = -1;
 
-	for (uint8_t id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+	for (uint8_t id = 0; id < GW_MAX_CDEV; id++) {
 		struct rte_cryptodev_info info;
-		bool fits = w->ix != NULL ? sec_cdev_supports(id, w->c, w->ix, w->xf) :
+		bool fits;
+
+		if (!rte_cryptodev_is_valid_dev(id))
+			continue;
+		fits = w->ix != NULL ? sec_cdev_supports(id, w->c, w->ix, w->xf) :
 			cdev_supports(id, w->xf, w->cpu);
 
 		if ((only_used && !dp->cdev[id].used) || !fits)
@@ -405,12 +381,12 @@ sec_tunnel(const struct gw_sa_conf *c, struct rte_security_ipsec_xform *ix)
 }
 
 /*
- * The security session pools: sized for the largest rte_security session of
- * the used devices, the first for count sessions (0: none yet, made on
- * first need).
+ * The security session pools, once the first device with rte_security is
+ * up: sized for the largest rte_security session of the devices up then,
+ * made on first need and grown (pools_pick).
  */
 static int
-sec_pools_setup(struct gw_dp *dp, unsigned int count)
+sec_pool_create(struct gw_dp *dp)
 {
 	unsigned int max = 0;
 
@@ -423,9 +399,9 @@ sec_pools_setup(struct gw_dp *dp, unsigned int count)
 		if (ctx != NULL)
 			max = RTE_MAX(max, rte_security_session_get_size(ctx));
 	}
-	spools.elt = max;
-	if (max == 0)
+	if (max == 0 || spools.elt != 0)
 		return 0;
+	spools.elt = max;
 	/* crypto_vecsec marks replayed ESP with this flag (rte_pmd_vecsec.h) */
 	int bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME, NULL);
 
@@ -433,7 +409,7 @@ sec_pools_setup(struct gw_dp *dp, unsigned int count)
 	/* and dummy packets (next header 59, discarded) with this one */
 	bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_DUMMY_NAME, NULL);
 	gw_sec_dummy_flag = bit >= 0 ? RTE_BIT64(bit) : 0;
-	return count != 0 ? pools_add(&spools, count) : 0;
+	return 0;
 }
 
 /*
@@ -723,13 +699,13 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	if (rc < 0) {
 		if (quiet)
 			return -ENOTSUP;
-		fprintf(stderr,
-			"vecsec-gw: SA %s %u (line %d, %s): no cryptodev supports it%s; %s\n",
-			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
-			s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "",
-			sa_is_aria(c) ? "ARIA needs crypto_vecsec built with ARIA "
-			"(--vdev crypto_vecsec0, or -d librte_crypto_vecsec.so)" :
-			"add one with --vdev (software PMDs need no PCI: --no-pci)");
+		GW_LOG(ERR, "SA %s %u (line %d, %s): no cryptodev supports it%s; %s",
+		       c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
+		       s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "",
+		       sa_is_aria(c) ? "ARIA needs crypto_vecsec built with ARIA "
+		       "(--vdev crypto_vecsec0; installed in DPDK's plugin folder, or -d "
+		       "librte_crypto_vecsec.so)" :
+		       "add one with --vdev (software PMDs need no PCI: --no-pci)");
 		return -ENOTSUP;
 	}
 	s->cdev_id = (uint8_t)rc;
@@ -756,6 +732,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		return rc;
 	}
 	s->ss.sa = cold->blk;
+	gw_sa_telemetry(dp, s, c->telemetry);
 	if (rw_win != 0)
 		return replay_setup(dp, s, c, rw_win, esn, (uint8_t *)cold->blk + ofs, rw_sz);
 	return 0;
@@ -772,7 +749,7 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 
 	if (s->action == GW_SA_LOOKASIDE_PROTOCOL)
 		return sec_session(dp, s, c);
-	mp = pools_pick(dp, &cpools);
+	mp = pools_pick(dp, &cpools[s->cdev_id]);
 	if (mp == NULL) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): no session left (--max-sa %u)\n",
 			c->spi, c->line, dp->max_sa);
@@ -787,7 +764,7 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 			rte_strerror(rte_errno));
 		return -rte_errno ? -rte_errno : -EINVAL;
 	}
-	cold->sess_size = pools_obj_size(&cpools);
+	cold->sess_size = pools_obj_size(&cpools[s->cdev_id]);
 	rte_cryptodev_sym_session_opaque_data_set(cold->cses, (uint64_t)(uintptr_t)&s->ss);
 	memset(&s->ss, 0, sizeof(s->ss));
 	s->ss.sa = isa;
@@ -802,37 +779,173 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	return rc;
 }
 
+/*
+ * Start cryptodev cd for the workers: its session pool (sized for its own
+ * sessions), one queue pair per worker, then the security session pool if
+ * it is the first device with rte_security. At start-up for every device
+ * an SA picked; at run time (control socket, reload) for a device an SA
+ * added then needs: no worker touches it before an SA that uses it is
+ * published.
+ */
 static int
-cdev_start(struct gw_dp *dp, struct gw_cdev *cd)
+cdev_up(struct gw_dp *dp, struct gw_cdev *cd)
 {
 	struct rte_cryptodev_config cfg = {
 		.socket_id = rte_cryptodev_socket_id(cd->id),
 		.nb_queue_pairs = (uint16_t)dp->nb_workers,
 	};
-	struct rte_cryptodev_qp_conf qp = {
-		.nb_descriptors = GW_CDEV_DESC,
-		.mp_session = cpools.n != 0 ? cpools.mp[0] : NULL,
-	};
+	struct rte_cryptodev_qp_conf qp = { .nb_descriptors = GW_CDEV_DESC };
 	struct rte_cryptodev_info info;
+	struct sess_pools *p = &cpools[cd->id];
+	unsigned int count = 64;
 	int rc;
 
 	if (cfg.socket_id < 0)
 		cfg.socket_id = 0;
 	rte_cryptodev_info_get(cd->id, &info);
+	snprintf(cd->name, sizeof(cd->name), "%s", rte_cryptodev_name_get(cd->id));
+	snprintf(cd->driver, sizeof(cd->driver), "%s", info.driver_name);
+	cd->cpu_crypto = (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
 	if (info.max_nb_queue_pairs != 0 && info.max_nb_queue_pairs < dp->nb_workers) {
-		fprintf(stderr, "vecsec-gw: %s has %u queue pairs, %u workers need one each\n",
-			cd->name, info.max_nb_queue_pairs, dp->nb_workers);
+		GW_LOG(ERR, "%s has %u queue pairs, %u workers need one each", cd->name,
+		       info.max_nb_queue_pairs, dp->nb_workers);
 		return -ENOTSUP;
 	}
+	/* its sessions: the SAs that picked it so far and 64 more, then pools that grow */
+	snprintf(p->name, sizeof(p->name), "gw_sess%u_", cd->id);
+	p->kind = p->name;
+	p->elt = rte_cryptodev_sym_get_private_session_size(cd->id);
+	for (unsigned int i = 0; i < dp->nb_sa; i++)
+		count += dp->sa[i].active && dp->sa[i].cdev_id == cd->id &&
+			dp->sa[i].action != GW_SA_LOOKASIDE_PROTOCOL;
+	rc = pools_add(p, RTE_MIN(count, dp->max_sa + 64));
+	if (rc != 0)
+		return rc;
+	cd->sess_pool = p->mp[0];
+	qp.mp_session = cd->sess_pool;
 	rc = rte_cryptodev_configure(cd->id, &cfg);
 	for (uint16_t q = 0; rc == 0 && q < dp->nb_workers; q++)
 		rc = rte_cryptodev_queue_pair_setup(cd->id, q, &qp, cfg.socket_id);
 	if (rc == 0)
 		rc = rte_cryptodev_start(cd->id);
-	if (rc != 0)
-		fprintf(stderr, "vecsec-gw: cannot start cryptodev %s: %s\n", cd->name,
-			strerror(-rc));
+	if (rc != 0) {
+		GW_LOG(ERR, "cannot start cryptodev %s: %s", cd->name, strerror(-rc));
+		return rc;
+	}
+	cd->used = true;
+	return sec_pool_create(dp);
+}
+
+/*
+ * The software cryptodevs made on demand, in auto_vdevs[] order with the
+ * preferred driver (--prefer) first: the next one not made yet, created;
+ * *next says where to go on. Its id, or -1 when none is left.
+ */
+static int
+cdev_create_next(struct gw_dp *dp, unsigned int *next)
+{
+	for (; *next <= RTE_DIM(auto_vdevs); (*next)++) {
+		unsigned int v = *next;
+		char name[64];
+		int id;
+
+		/* round 0: the preferred driver, when it is one of ours */
+		if (v == 0) {
+			for (v = 0; v < RTE_DIM(auto_vdevs); v++)
+				if (dp->prefer_driver != NULL &&
+				    strcmp(auto_vdevs[v], dp->prefer_driver) == 0)
+					break;
+			if (v == RTE_DIM(auto_vdevs))
+				continue;
+		} else {
+			v--;
+			if (dp->prefer_driver != NULL &&
+			    strcmp(auto_vdevs[v], dp->prefer_driver) == 0)
+				continue;
+		}
+		snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
+		if (rte_cryptodev_get_dev_id(name) >= 0 || rte_vdev_init(name, NULL) != 0)
+			continue;
+		id = rte_cryptodev_get_dev_id(name);
+		if (id < 0)
+			continue;
+		if (id >= GW_MAX_CDEV) {
+			rte_vdev_uninit(name);
+			continue;
+		}
+		memset(&dp->cdev[id], 0, sizeof(dp->cdev[id]));
+		dp->cdev[id].id = (uint8_t)id;
+		dp->cdev[id].made = true;
+		snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s", name);
+		(*next)++;
+		return id;
+	}
+	return -1;
+}
+
+/* A device cdev_create_next() made that no SA took after all: removed again. */
+static void
+cdev_drop_unused(struct gw_dp *dp, int id)
+{
+	char name[RTE_CRYPTODEV_NAME_MAX_LEN];
+
+	if (id < 0 || !dp->cdev[id].made || dp->cdev[id].used)
+		return;
+	snprintf(name, sizeof(name), "%s", dp->cdev[id].name);
+	memset(&dp->cdev[id], 0, sizeof(dp->cdev[id]));
+	rte_vdev_uninit(name);
+}
+
+/*
+ * sa_init_one() on a cryptodev that can run the SA: a probed one (--vdev,
+ * PCI), else a software PMD made for it, one driver at a time; one that
+ * cannot run it is removed again, so a configuration gets only the
+ * cryptodevs its SAs need. at_run: the control path, where a device the SA
+ * picks is started now. quiet: no message (the caller reports).
+ */
+static int
+sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
+	     bool at_run)
+{
+	unsigned int next = 0;
+	int rc, made;
+
+	rc = sa_init_one(dp, s, c, fam, true, false);
+	while (rc == -ENOTSUP && (made = cdev_create_next(dp, &next)) >= 0) {
+		blk_free(dp, s);
+		dp->cdev[made].used = false;
+		rc = sa_init_one(dp, s, c, fam, true, false);
+		if (rc != 0)
+			dp->cdev[made].used = false;    /* made for this SA alone */
+		if (rc != 0 || s->cdev_id != made)
+			cdev_drop_unused(dp, made);
+	}
+	if (rc == -ENOTSUP && !quiet)
+		rc = sa_init_one(dp, s, c, fam, false, false);         /* says why */
+	if (rc == 0 && at_run && dp->cdev[s->cdev_id].sess_pool == NULL) {
+		rc = cdev_up(dp, &dp->cdev[s->cdev_id]);
+		if (rc == 0)
+			GW_LOG(NOTICE, "cryptodev %u: %s (driver %s%s) started for SA %s %u",
+			       s->cdev_id, dp->cdev[s->cdev_id].name, dp->cdev[s->cdev_id].driver,
+			       dp->cdev[s->cdev_id].cpu_crypto ? ", cpu-crypto" : "",
+			       c->dir == GW_DIR_IN ? "in" : "out", c->spi);
+	}
 	return rc;
+}
+
+/*
+ * DPDK's /ipsec/sa/list, stats and details (rte_ipsec telemetry) show the
+ * SA when on: marked `telemetry` (as ipsec-secgw), or every SA with
+ * --ipsec-telemetry all. Registered at most once.
+ */
+void
+gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked)
+{
+	if (s->ss.sa == NULL)
+		return;
+	rte_ipsec_telemetry_sa_del(s->ss.sa);
+	if (marked || dp->ipsec_telemetry_all)
+		rte_ipsec_telemetry_sa_add(s->ss.sa);
 }
 
 static void
@@ -955,36 +1068,37 @@ sad_setup(struct gw_dp *dp, const int8_t *fam)
 	return 0;
 }
 
-/* Run time (control socket): slot i of conf, on a device already started. */
+/*
+ * Run time (control socket, reload): slot i of conf; its cryptodev is
+ * started if it is not yet. fam < 0: no SP rule names the SA yet (the
+ * control socket's parser wants the SA first): its `inner`, else the
+ * tunnel's family.
+ */
 int
-gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam, char *err,
 		size_t err_len)
 {
 	const struct gw_sa_conf *c = &conf->sa[i];
 	struct gw_sa *s;
-	int fam, rc;
+	int rc;
 
 	if (i >= dp->max_sa) {
 		snprintf(err, err_len, "the SA table is full (%u SAs: --max-sa)", dp->max_sa);
 		return -ENOSPC;
 	}
 	s = &dp->sa[i];
-	/*
-	 * No SP rule can name an SA being added (the parser wants the SA first,
-	 * `del sa` removes the rules that protect with it): its `inner`, else
-	 * the tunnel's family.
-	 */
-	fam = c->inner >= 0 ? c->inner : c->mode == GW_MODE_TUN6;
+	if (fam < 0)
+		fam = c->inner >= 0 ? c->inner : c->mode == GW_MODE_TUN6;
 	memset(s, 0, sizeof(*s));
 	s->idx = i;
-	rc = sa_init_one(dp, s, c, fam, true, true);
+	rc = sa_init_cdev(dp, s, c, fam, true, true);
 	if (rc == 0)
 		rc = sa_session(dp, s, c);
 	if (rc == 0 && s->dir == GW_DIR_IN)
 		rc = sad_add(dp, s);
 	if (rc != 0) {
 		snprintf(err, err_len, "SA %s %u: %s%s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
-			rc == -ENOTSUP ? "no started cryptodev supports it" : strerror(-rc),
+			rc == -ENOTSUP ? "no cryptodev supports it" : strerror(-rc),
 			rc == -ENOTSUP && sa_is_aria(c) ? " (ARIA needs crypto_vecsec)" : "");
 		gw_sa_free(dp, s);
 		return rc;
@@ -1010,6 +1124,8 @@ gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 		rte_cryptodev_sym_session_free(s->cdev_id, cold->cses);   /* wipes the key */
 	cold->cses = NULL;
 	cold->sess_size = 0;
+	if (s->ss.sa != NULL)
+		rte_ipsec_telemetry_sa_del(s->ss.sa);
 	blk_free(dp, s);
 }
 
@@ -1032,7 +1148,6 @@ default_max_sa(const struct gw_dp *dp, const struct gw_conf *conf)
 int
 gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 {
-	unsigned int max_priv = 0, nb_used = 0, nb_sec = 0;
 	int8_t *fam = NULL;
 	int rc;
 
@@ -1065,8 +1180,13 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		rc = -ENOSPC;
 		goto out;
 	}
-	inner_families(conf, fam);
-	for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
+	if (gw_conf_families(conf, fam) != 0) {
+		rc = -EINVAL;           /* gw_conf_validate() refused it already */
+		goto out;
+	}
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		if (!rte_cryptodev_is_valid_dev((uint8_t)id))
+			continue;
 		dp->cdev[id].id = (uint8_t)id;
 		snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
 			rte_cryptodev_name_get((uint8_t)id));
@@ -1075,87 +1195,27 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		const struct gw_sa_conf *c = &conf->sa[i];
 		struct gw_sa *s = &dp->sa[i];
 
-		if (fam[i] < 0) {
-			fprintf(stderr,
-				"vecsec-gw: SA %u (line %d): SP rules send both IPv4 and IPv6 "
-				"through it; one SA carries one family\n",
-				c->spi, c->line);
+		if (fam[i] < 0) {       /* gw_conf_validate() refused it already */
+			GW_LOG(ERR, "SA %u (line %d): SP rules send both IPv4 and IPv6 through it; "
+			       "one SA carries one family", c->spi, c->line);
 			rc = -EINVAL;
 			goto out;
 		}
 		s->idx = i;
-		rc = sa_init_one(dp, s, c, fam[i], true, false);
-		if (rc == -ENOTSUP) {
-			/* Nothing probed can do it: add the software PMDs and retry. */
-			for (unsigned int v = 0; v < RTE_DIM(auto_vdevs); v++) {
-				char name[64];
-
-				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
-				if (rte_cryptodev_get_dev_id(name) < 0 &&
-				    rte_vdev_init(name, NULL) == 0) {
-					int id = rte_cryptodev_get_dev_id(name);
-
-					if (id >= 0 && id < GW_MAX_CDEV) {
-						dp->cdev[id].id = (uint8_t)id;
-						snprintf(dp->cdev[id].name,
-							 sizeof(dp->cdev[id].name), "%s", name);
-					}
-				}
-			}
-			rc = sa_init_one(dp, s, c, fam[i], false, false);
-		}
+		rc = sa_init_cdev(dp, s, c, fam[i], false, false);
 		if (rc < 0)
 			goto out;
 		s->active = true;
-		nb_sec += s->action == GW_SA_LOOKASIDE_PROTOCOL;
 		dp->nb_sa = i + 1;
 	}
-	if (dp->ctrl) {
-		/* SAs may come later: start every cryptodev, or the software ones */
-		if (rte_cryptodev_count() == 0) {
-			for (unsigned int v = 0; v < 2; v++) {
-				char name[64];
-
-				snprintf(name, sizeof(name), "%s_gw%u", auto_vdevs[v], v);
-				rte_vdev_init(name, NULL);
-			}
-		}
-		for (unsigned int id = 0; id < rte_cryptodev_count() && id < GW_MAX_CDEV; id++) {
-			dp->cdev[id].id = (uint8_t)id;
-			snprintf(dp->cdev[id].name, sizeof(dp->cdev[id].name), "%s",
-				rte_cryptodev_name_get((uint8_t)id));
-			dp->cdev[id].used = true;
-		}
-	}
-	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
-		struct gw_cdev *cd = &dp->cdev[id];
-		struct rte_cryptodev_info info;
-
-		if (!cd->used)
-			continue;
-		rte_cryptodev_info_get(cd->id, &info);
-		cd->cpu_crypto = (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
-		snprintf(cd->driver, sizeof(cd->driver), "%s", info.driver_name);
-		max_priv = RTE_MAX(max_priv, rte_cryptodev_sym_get_private_session_size(cd->id));
-		nb_used++;
-	}
-	if (nb_used != 0) {
-		/* the configuration's sessions, and 64 more before another pool is made */
-		cpools.elt = max_priv;
-		rc = pools_add(&cpools, RTE_MIN(dp->nb_sa - nb_sec + 64, dp->max_sa + 64));
-		if (rc != 0)
-			goto out;
-	}
+	/* only the devices an SA picked; SAs added later start theirs (sa_init_cdev) */
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
 		if (dp->cdev[id].used) {
-			rc = cdev_start(dp, &dp->cdev[id]);
+			rc = cdev_up(dp, &dp->cdev[id]);
 			if (rc != 0)
 				goto out;
 		}
 	}
-	rc = sec_pools_setup(dp, nb_sec != 0 ? nb_sec + 63 : 0);
-	if (rc != 0)
-		goto out;
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		rc = sa_session(dp, &dp->sa[i], &conf->sa[i]);
 		if (rc != 0)
@@ -1172,12 +1232,14 @@ gw_sa_teardown(struct gw_dp *dp)
 {
 	for (unsigned int i = 0; dp->sa != NULL && i < dp->nb_sa; i++)
 		gw_sa_free(dp, &dp->sa[i]);
-	for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
-		if (dp->cdev[id].used)
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		if (dp->cdev[id].sess_pool != NULL)
 			rte_cryptodev_stop(dp->cdev[id].id);
+		pools_free(&cpools[id]);        /* sess_pool is its first */
+		dp->cdev[id].sess_pool = NULL;
+	}
 	rte_ipsec_sad_destroy(dp->sad4);
 	rte_ipsec_sad_destroy(dp->sad6);
-	pools_free(&cpools);
 	pools_free(&spools);
 	rte_free(dp->sa);
 	free(dp->sa_cold);
@@ -1206,9 +1268,15 @@ gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 	m->sa_hot = (size_t)dp->max_sa * sizeof(dp->sa[0]);
 	m->sa_cold = (size_t)dp->max_sa * sizeof(dp->sa_cold[0]);
 	m->stats = (size_t)dp->max_sa * dp->nb_workers * sizeof(struct gw_sa_stats);
-	m->session_obj = pools_obj_size(&cpools);
 	m->sec_session_obj = pools_obj_size(&spools);
-	m->session_pools = (size_t)cpools.total * m->session_obj +
-		(size_t)spools.total * m->sec_session_obj;
-	m->nb_sessions = cpools.total + spools.total;
+	m->session_pools = (size_t)spools.total * m->sec_session_obj;
+	m->nb_sessions = spools.total;
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		size_t obj = pools_obj_size(&cpools[id]);
+
+		/* the largest one (sessions are sized per driver) */
+		m->session_obj = RTE_MAX(m->session_obj, obj);
+		m->session_pools += (size_t)cpools[id].total * obj;
+		m->nb_sessions += cpools[id].total;
+	}
 }

@@ -1,24 +1,54 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vecsec-gw counters: each worker counts into its own struct (no sharing on
- * the data path); readers sum over workers. Printed on exit and SIGUSR1,
- * written as JSON with --stats-file, and served through DPDK telemetry as
- * /vecsec_gw/stats (totals and drops) and /vecsec_gw/sa,<index>.
+ * the data path); readers sum over workers. Every view shows the counters
+ * since the start or the last reset (`reset` on the control socket): a
+ * reset stores the sums as a baseline, the workers' counters are never
+ * written from outside. Rates (packets and bytes per second) come from two
+ * samples the management thread takes every --rate-interval (mgmt.c).
+ *
+ * Views: the log (SIGUSR1, --stats-interval, exit), the control socket's
+ * `stats` and `show sa` (text or JSON), --stats-file (JSON on exit), and
+ * DPDK telemetry: /vecsec_gw/stats (totals, drops, rates),
+ * /vecsec_gw/sa (the SAs by direction and SPI; `,SPI` or `,in,SPI`,
+ * `,out,SPI` one SA: endpoints, algorithm, cryptodev, sequence number or
+ * window, counters, drops by reason, rates, lifetimes) and
+ * /vecsec_gw/reload (the last reload's outcome).
+ *
+ * Baselines, samples and every reader outside the workers run under the
+ * control-plane lock (gw_cp_lock(), mgmt.c), so a reader never sees half
+ * a reset or an SA half added or freed.
  */
 #include "gw_dp.h"
+#include "gw_log.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_telemetry.h>
+
+#include <vecsec/vecsec_esp.h>
 
 const char *const gw_drop_names[GW_DROP_MAX] = {
 #define GW_X(n, s) s,
 	GW_DROP_LIST(GW_X)
 #undef GW_X
 };
+
+struct rate_sample {
+	uint64_t pkts, bytes;
+};
+
+static struct gw_stats tot_base;                /* totals at the last reset */
+static struct gw_sa_stats *sa_base;             /* [gw.max_sa]: each SA's at its reset */
+static uint64_t *sa_reset_tsc;                  /* [gw.max_sa]: when (0: never, the start) */
+static struct rate_sample *rs_prev, *rs_cur;    /* [gw.max_sa] */
+static struct gw_stats tot_prev, tot_cur;
+static uint64_t tsc_start, tsc_reset, tsc_prev, tsc_cur;
 
 void
 gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out)
@@ -58,21 +88,366 @@ gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out
 								      __ATOMIC_RELAXED));
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			out->drops[d] += s->drops[d];
+		out->seq_used += s->seq_used;
 	}
 }
+
+/* ---- since the last reset ------------------------------------------------ */
+
+int
+gw_stats_init(void)
+{
+	sa_base = calloc(gw.max_sa, sizeof(*sa_base));
+	sa_reset_tsc = calloc(gw.max_sa, sizeof(*sa_reset_tsc));
+	rs_prev = calloc(gw.max_sa, sizeof(*rs_prev));
+	rs_cur = calloc(gw.max_sa, sizeof(*rs_cur));
+	if (sa_base == NULL || sa_reset_tsc == NULL || rs_prev == NULL || rs_cur == NULL) {
+		gw_stats_fini();
+		return -ENOMEM;
+	}
+	tsc_start = tsc_reset = tsc_prev = tsc_cur = rte_get_tsc_cycles();
+	return 0;
+}
+
+void
+gw_stats_fini(void)
+{
+	free(sa_base);
+	free(sa_reset_tsc);
+	free(rs_prev);
+	free(rs_cur);
+	sa_base = NULL;
+	sa_reset_tsc = NULL;
+	rs_prev = rs_cur = NULL;
+}
+
+static double
+tsc_seconds(uint64_t from)
+{
+	return (double)(rte_get_tsc_cycles() - from) / (double)rte_get_tsc_hz();
+}
+
+double
+gw_stats_uptime(void)
+{
+	return tsc_seconds(tsc_start);
+}
+
+double
+gw_stats_since(void)
+{
+	return tsc_seconds(tsc_reset);
+}
+
+static void
+sub_total(struct gw_stats *t, const struct gw_stats *b)
+{
+	for (unsigned int p = 0; p < GW_MAX_PORTS; p++) {
+		t->port[p].rx -= b->port[p].rx;
+		t->port[p].tx -= b->port[p].tx;
+	}
+	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
+		t->drops[d] -= b->drops[d];
+	t->bypass -= b->bypass;
+	t->esp_in -= b->esp_in;
+	t->esp_out -= b->esp_out;
+	t->reassembled -= b->reassembled;
+	t->reasm_frags -= b->reasm_frags;
+	t->fragmented -= b->fragmented;
+	t->frags_out -= b->frags_out;
+}
+
+void
+gw_stats_total(const struct gw_dp *dp, struct gw_stats *out)
+{
+	gw_stats_sum(dp, out);
+	sub_total(out, &tot_base);
+}
+
+void
+gw_stats_sa(const struct gw_dp *dp, unsigned int slot, struct gw_sa_stats *out)
+{
+	gw_stats_sa_sum(dp, slot, out);
+	if (sa_base == NULL)
+		return;
+	out->pkts -= sa_base[slot].pkts;
+	out->bytes -= sa_base[slot].bytes;
+	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
+		out->drops[d] -= sa_base[slot].drops[d];
+	/* seq_used is the SA's state, not a counter: never reset */
+}
+
+void
+gw_stats_reset_sa(const struct gw_dp *dp, unsigned int slot)
+{
+	if (sa_base == NULL)
+		return;
+	gw_stats_sa_sum(dp, slot, &sa_base[slot]);
+	sa_reset_tsc[slot] = rte_get_tsc_cycles();
+}
+
+void
+gw_stats_reset_all(const struct gw_dp *dp)
+{
+	gw_stats_sum(dp, &tot_base);
+	for (unsigned int i = 0; i < dp->nb_sa; i++)
+		gw_stats_reset_sa(dp, i);
+	tsc_reset = rte_get_tsc_cycles();
+}
+
+void
+gw_stats_sa_new(unsigned int slot)
+{
+	if (sa_base == NULL)
+		return;
+	memset(&sa_base[slot], 0, sizeof(sa_base[slot]));
+	sa_reset_tsc[slot] = rte_get_tsc_cycles();
+	memset(&rs_prev[slot], 0, sizeof(rs_prev[slot]));
+	memset(&rs_cur[slot], 0, sizeof(rs_cur[slot]));
+}
+
+/* ---- rates ----------------------------------------------------------------- */
+
+void
+gw_stats_sample(const struct gw_dp *dp)
+{
+	if (rs_cur == NULL)
+		return;
+	tsc_prev = tsc_cur;
+	tot_prev = tot_cur;
+	tsc_cur = rte_get_tsc_cycles();
+	gw_stats_sum(dp, &tot_cur);
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		struct gw_sa_stats s;
+
+		rs_prev[i] = rs_cur[i];
+		if (!dp->sa[i].active)
+			continue;
+		gw_stats_sa_sum(dp, i, &s);
+		rs_cur[i].pkts = s.pkts;
+		rs_cur[i].bytes = s.bytes;
+	}
+}
+
+/* Per second over the last sampling interval (0 before the second sample). */
+static double
+per_s(uint64_t cur, uint64_t prev)
+{
+	double dt = (double)(tsc_cur - tsc_prev) / (double)rte_get_tsc_hz();
+
+	return dt > 0 && cur >= prev ? (double)(cur - prev) / dt : 0;
+}
+
+double
+gw_stats_interval(void)
+{
+	return (double)(tsc_cur - tsc_prev) / (double)rte_get_tsc_hz();
+}
+
+/* ---- one SA, for every view ------------------------------------------------ */
+
+struct sa_info {
+	const struct gw_sa *s;
+	const struct gw_sa_conf *c;
+	const char *dir, *mode, *type;
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	bool tunnel, esn, telemetry;
+	uint32_t window;                /* inbound: anti-replay window in packets */
+	bool has_top;                   /* inbound: the highest number authenticated is known */
+	uint64_t seq;                   /* outbound: last number sent; inbound: that top */
+	struct gw_sa_stats st;          /* since the SA's reset */
+	double pps, bps, since;
+};
+
+static void
+sa_info_get(const struct gw_dp *dp, unsigned int slot, struct sa_info *in)
+{
+	const struct gw_sa *s = &dp->sa[slot];
+	const struct gw_sa_conf *c = &dp->conf->sa[slot];
+	struct gw_sa_stats raw;
+
+	memset(in, 0, sizeof(*in));
+	in->s = s;
+	in->c = c;
+	in->dir = s->dir == GW_DIR_IN ? "in" : "out";
+	in->mode = s->mode == GW_MODE_TRANS ? "transport" : s->mode == GW_MODE_TUN4 ?
+		"ipv4-tunnel" : "ipv6-tunnel";
+	in->type = s->action == GW_SA_CPU_CRYPTO ? "cpu-crypto" :
+		s->action == GW_SA_LOOKASIDE_PROTOCOL ? "lookaside-protocol" : "lookaside-none";
+	in->tunnel = s->mode != GW_MODE_TRANS;
+	if (in->tunnel) {
+		int af = s->mode == GW_MODE_TUN6 ? AF_INET6 : AF_INET;
+
+		inet_ntop(af, dp->sa_cold[slot].src.b, in->src, sizeof(in->src));
+		inet_ntop(af, dp->sa_cold[slot].dst.b, in->dst, sizeof(in->dst));
+	}
+	in->esn = c->esn || dp->esn;
+	in->telemetry = c->telemetry || dp->ipsec_telemetry_all;
+	gw_stats_sa(dp, slot, &in->st);
+	gw_stats_sa_sum(dp, slot, &raw);
+	if (s->dir == GW_DIR_OUT) {
+		uint64_t first = c->esn_init > 1 ? c->esn_init : 1;
+
+		in->seq = raw.seq_used != 0 ? first - 1 + raw.seq_used : 0;
+	} else if (s->rw != NULL) {
+		struct gw_sa *ws = (struct gw_sa *)(uintptr_t)s;     /* the lock only */
+
+		if (s->rw_shared)
+			rte_rwlock_read_lock(&ws->rw_lock);
+		in->seq = vecsec_esp_replay_top(s->rw);
+		in->window = vecsec_esp_replay_win(s->rw);
+		if (s->rw_shared)
+			rte_rwlock_read_unlock(&ws->rw_lock);
+		in->has_top = true;
+	} else if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
+		in->window = dp->sa_cold[slot].sa_ix.replay_win_sz;    /* crypto_vecsec keeps it */
+	}
+	if (rs_cur != NULL) {
+		in->pps = per_s(rs_cur[slot].pkts, rs_prev[slot].pkts);
+		in->bps = per_s(rs_cur[slot].bytes, rs_prev[slot].bytes);
+	}
+	in->since = tsc_seconds(sa_reset_tsc != NULL && sa_reset_tsc[slot] != 0 ?
+		sa_reset_tsc[slot] : tsc_start);
+}
+
+static const char *const life_keys[4] = { "soft_bytes", "hard_bytes", "soft_packets",
+					  "hard_packets" };
+
+/* The SA as one JSON object on one line (no newline). */
+static void
+sa_json(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
+{
+	const struct gw_sa *s = in->s;
+
+	fprintf(f, "{\"spi\": %u, \"dir\": \"%s\", \"mode\": \"%s\", \"inner\": \"ipv%c\", ",
+		s->spi, in->dir, in->mode, s->inner_v6 ? '6' : '4');
+	if (in->tunnel)
+		fprintf(f, "\"src\": \"%s\", \"dst\": \"%s\", ", in->src, in->dst);
+	fprintf(f, "\"udp_encap\": %s, \"algo\": \"%s\", \"type\": \"%s\", \"cryptodev\": \"%s\", "
+		"\"driver\": \"%s\", \"esn\": %s, \"telemetry\": %s, ",
+		s->natt ? "true" : "false", dp->sa_cold[s->idx].algo_name, in->type,
+		dp->cdev[s->cdev_id].name,
+		dp->cdev[s->cdev_id].driver, in->esn ? "true" : "false",
+		in->telemetry ? "true" : "false");
+	if (s->dir == GW_DIR_OUT)
+		fprintf(f, "\"seq\": %" PRIu64 ", ", in->seq);
+	else if (in->has_top)
+		fprintf(f, "\"seq_highest\": %" PRIu64 ", \"window\": %u, ", in->seq, in->window);
+	else
+		fprintf(f, "\"window\": %u, ", in->window);
+	fprintf(f, "\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"pkts_per_s\": %.1f, "
+		"\"bytes_per_s\": %.1f, \"since_reset_s\": %.3f, \"drops\": {", in->st.pkts,
+		in->st.bytes, in->pps, in->bps, in->since);
+	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
+		fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], in->st.drops[d]);
+	fprintf(f, "}, \"lifetime\": {");
+	for (unsigned int k = 0; k < 4; k++)
+		fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", life_keys[k], s->life[k]);
+	/* lifetime events raised (outbound hard: also sequence numbers used up) */
+	fprintf(f, "}, \"soft_expired\": %s, \"hard_expired\": %s, \"line\": %d}",
+		__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED) ? "true" : "false",
+		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) ? "true" : "false",
+		dp->sa_cold[s->idx].line);
+}
+
+/* The SA in text, VPP's `show ipsec sa` style: a few indented lines. */
+static void
+sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
+{
+	const struct gw_sa *s = in->s;
+	uint64_t dr = 0;
+
+	fprintf(f, "sa %s %u: %s inner ipv%c%s, %s, %s on %s (%s)%s%s\n", in->dir, s->spi,
+		in->mode, s->inner_v6 ? '6' : '4',
+		s->natt ? " udp-encap" : "", dp->sa_cold[s->idx].algo_name, in->type,
+		dp->cdev[s->cdev_id].name,
+		dp->cdev[s->cdev_id].driver, in->esn ? ", esn" : "",
+		in->telemetry ? ", telemetry" : "");
+	if (in->tunnel)
+		fprintf(f, "  tunnel %s -> %s\n", in->src, in->dst);
+	if (s->dir == GW_DIR_OUT)
+		fprintf(f, "  seq %" PRIu64 " (last sent)\n", in->seq);
+	else if (in->has_top)
+		fprintf(f, "  seq %" PRIu64 " (highest authenticated), window %u\n", in->seq,
+			in->window);
+	else if (in->window != 0)
+		fprintf(f, "  window %u (in the cryptodev's session)\n", in->window);
+	else
+		fprintf(f, "  no anti-replay window\n");
+	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
+		dr += in->st.drops[d];
+	fprintf(f, "  packets %" PRIu64 " bytes %" PRIu64 " rate %.0f pkt/s %.0f B/s drops %"
+		PRIu64, in->st.pkts, in->st.bytes, in->pps, in->bps, dr);
+	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
+		if (in->st.drops[d] != 0)
+			fprintf(f, " %s=%" PRIu64, gw_drop_names[d], in->st.drops[d]);
+	fprintf(f, " (%.3f s)\n", in->since);
+	if (s->has_life) {
+		fprintf(f, "  lifetime");
+		for (unsigned int k = 0; k < 4; k++)
+			if (s->life[k] != 0)
+				fprintf(f, " %s %" PRIu64, life_keys[k], s->life[k]);
+		fprintf(f, " used %" PRIu64 " packets%s%s\n",
+			__atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED),
+			__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED) ? " soft-expired" : "",
+			__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) ? " hard-expired" : "");
+	}
+}
+
+int
+gw_stats_find_sa(const struct gw_dp *dp, int dir, uint32_t spi, int from)
+{
+	for (unsigned int i = from < 0 ? 0 : (unsigned int)from; i < dp->nb_sa; i++)
+		if (dp->sa[i].active && dp->sa[i].spi == spi && (dir < 0 || dp->sa[i].dir == dir))
+			return (int)i;
+	return -1;
+}
+
+int
+gw_stats_show_sa(const struct gw_dp *dp, int dir, uint32_t spi, bool all, bool json, FILE *f)
+{
+	unsigned int n = 0;
+
+	if (json)
+		fprintf(f, "[");
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		struct sa_info in;
+
+		if (!dp->sa[i].active || (!all && (dp->sa[i].spi != spi ||
+						  (dir >= 0 && dp->sa[i].dir != dir))))
+			continue;
+		sa_info_get(dp, i, &in);
+		if (json) {
+			fprintf(f, "%s\n  ", n ? "," : "");
+			sa_json(dp, &in, f);
+		} else {
+			sa_text(dp, &in, f);
+		}
+		n++;
+	}
+	if (json)
+		fprintf(f, "%s]\n", n ? "\n" : "");
+	return (int)n;
+}
+
+/* ---- totals ----------------------------------------------------------------- */
 
 void
 gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 {
 	struct gw_stats t;
 
-	gw_stats_sum(dp, &t);
-	fprintf(f, "vecsec-gw stats after %.3f s\n", seconds);
+	gw_stats_total(dp, &t);
+	fprintf(f, "vecsec-gw stats after %.3f s%s\n", seconds, tsc_reset != tsc_start ?
+		" (since the last reset)" : "");
 	for (uint16_t p = 0; p < dp->nb_ports; p++)
 		if (dp->port[p].used)
-			fprintf(f, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64 "\n", p,
+			fprintf(f, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64 " (%.0f / %.0f "
+				"pkt/s)\n", p,
 				dp->port[p].esp_side ? "unprotected, ESP" : "protected, clear",
-				t.port[p].rx, t.port[p].tx);
+				t.port[p].rx, t.port[p].tx,
+				per_s(tot_cur.port[p].rx, tot_prev.port[p].rx),
+				per_s(tot_cur.port[p].tx, tot_prev.port[p].tx));
 	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
 	if (t.host_in != 0 || t.host_out != 0)
@@ -88,43 +463,68 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 	fprintf(f, "\n");
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		const struct gw_sa *sa = &dp->sa[i];
-		struct gw_sa_stats s;
+		struct sa_info in;
 		uint64_t dr = 0;
 
 		if (!sa->active)
 			continue;
-		gw_stats_sa_sum(dp, i, &s);
+		sa_info_get(dp, i, &in);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-			dr += s.drops[d];
+			dr += in.st.drops[d];
 		fprintf(f, "  SA %-3s %-10u %-17s %-9s on %-24s pkts %" PRIu64 " bytes %" PRIu64
-			" drops %" PRIu64, sa->dir == GW_DIR_IN ? "in" : "out", sa->spi,
-			dp->sa_cold[i].algo_name, sa->mode == GW_MODE_TRANS ? "transport" :
+			" drops %" PRIu64, in.dir, sa->spi, dp->sa_cold[i].algo_name,
+			sa->mode == GW_MODE_TRANS ? "transport" :
 			sa->mode == GW_MODE_TUN4 ? "tunnel4" : "tunnel6",
-			dp->cdev[sa->cdev_id].name, s.pkts, s.bytes, dr);
+			dp->cdev[sa->cdev_id].name, in.st.pkts, in.st.bytes, dr);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-			if (s.drops[d] != 0)
-				fprintf(f, " %s=%" PRIu64, gw_drop_names[d], s.drops[d]);
+			if (in.st.drops[d] != 0)
+				fprintf(f, " %s=%" PRIu64, gw_drop_names[d], in.st.drops[d]);
+		if (in.pps != 0)
+			fprintf(f, " rate %.0f pkt/s", in.pps);
 		fprintf(f, "\n");
 	}
 	fflush(f);
 }
 
-int
-gw_stats_write_json(const struct gw_dp *dp, const char *path)
+void
+gw_stats_log(const struct gw_dp *dp, double seconds, uint32_t level)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!rte_log_can_log((uint32_t)gw_logtype, level))
+		return;
+	f = open_memstream(&buf, &size);
+	if (f == NULL)
+		return;
+	gw_stats_print(dp, seconds, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		rte_log(level, (uint32_t)gw_logtype, "vecsec-gw: %s\n",
+			strncmp(line, "vecsec-gw ", 10) == 0 ? line + 10 : line);
+	free(buf);
+}
+
+void
+gw_stats_json(const struct gw_dp *dp, FILE *f)
 {
 	struct gw_stats t;
-	FILE *f = fopen(path, "w");
+	unsigned int first = 1;
 
-	if (f == NULL)
-		return -1;
-	gw_stats_sum(dp, &t);
-	fprintf(f, "{\n  \"ports\": [");
+	gw_stats_total(dp, &t);
+	fprintf(f, "{\n  \"uptime_s\": %.3f, \"since_reset_s\": %.3f, \"rate_interval_s\": %.3f,\n"
+		"  \"ports\": [", gw_stats_uptime(), gw_stats_since(), gw_stats_interval());
 	for (uint16_t p = 0; p < dp->nb_ports; p++)
 		fprintf(f,
 			"%s{\"port\": %u, \"esp_side\": %s, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
-			"}",
+			", \"rx_per_s\": %.1f, \"tx_per_s\": %.1f}",
 			p ? ", " : "", p, dp->port[p].esp_side ? "true" : "false", t.port[p].rx,
-			t.port[p].tx);
+			t.port[p].tx, per_s(tot_cur.port[p].rx, tot_prev.port[p].rx),
+			per_s(tot_cur.port[p].tx, tot_prev.port[p].tx));
 	fprintf(f, "],\n  \"esp_out\": %" PRIu64 ", \"esp_in\": %" PRIu64 ", \"bypass\": %" PRIu64
 		",\n  ", t.esp_out, t.esp_in, t.bypass);
 	/* fragments (the "frag" drop reason is with the others) */
@@ -134,27 +534,27 @@ gw_stats_write_json(const struct gw_dp *dp, const char *path)
 	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 		fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], t.drops[d]);
 	fprintf(f, "},\n  \"sa\": [");
-	for (unsigned int i = 0, first = 1; i < dp->nb_sa; i++) {
-		struct gw_sa_stats s;
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		struct sa_info in;
 
 		if (!dp->sa[i].active)
 			continue;
-		gw_stats_sa_sum(dp, i, &s);
-		fprintf(f,
-			"%s\n    {\"dir\": \"%s\", \"spi\": %u, \"cryptodev\": \"%s\", "
-			"\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"drops\": {",
-			first ? "" : ",", dp->sa[i].dir == GW_DIR_IN ? "in" : "out", dp->sa[i].spi,
-			dp->cdev[dp->sa[i].cdev_id].name, s.pkts, s.bytes);
-		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-			fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d],
-				s.drops[d]);
-		/* lifetime events raised (outbound hard: also sequence numbers used up) */
-		fprintf(f, "}, \"soft_expired\": %s, \"hard_expired\": %s}",
-			__atomic_load_n(&dp->sa[i].soft_sent, __ATOMIC_RELAXED) ? "true" : "false",
-			__atomic_load_n(&dp->sa[i].hard_sent, __ATOMIC_RELAXED) ? "true" : "false");
+		sa_info_get(dp, i, &in);
+		fprintf(f, "%s\n    ", first ? "" : ",");
+		sa_json(dp, &in, f);
 		first = 0;
 	}
 	fprintf(f, "\n  ]\n}\n");
+}
+
+int
+gw_stats_write_json(const struct gw_dp *dp, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -1;
+	gw_stats_json(dp, f);
 	return fclose(f);
 }
 
@@ -167,11 +567,18 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	(void)params;
-	gw_stats_sum(&gw, &t);
+	gw_cp_lock();
+	gw_stats_total(&gw, &t);
 	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(gw_stats_uptime() * 1e3));
+	rte_tel_data_add_dict_u64(d, "since_reset_ms", (uint64_t)(gw_stats_since() * 1e3));
 	rte_tel_data_add_dict_u64(d, "esp_out", t.esp_out);
 	rte_tel_data_add_dict_u64(d, "esp_in", t.esp_in);
 	rte_tel_data_add_dict_u64(d, "bypass", t.bypass);
+	rte_tel_data_add_dict_u64(d, "esp_out_per_s", (uint64_t)per_s(tot_cur.esp_out,
+		tot_prev.esp_out));
+	rte_tel_data_add_dict_u64(d, "esp_in_per_s", (uint64_t)per_s(tot_cur.esp_in,
+		tot_prev.esp_in));
 	rte_tel_data_add_dict_u64(d, "reassembled", t.reassembled);
 	rte_tel_data_add_dict_u64(d, "reasm_frags", t.reasm_frags);
 	rte_tel_data_add_dict_u64(d, "fragmented", t.fragmented);
@@ -187,45 +594,179 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, k, t.port[p].rx);
 		snprintf(k, sizeof(k), "port%u_tx", p);
 		rte_tel_data_add_dict_u64(d, k, t.port[p].tx);
+		snprintf(k, sizeof(k), "port%u_rx_per_s", p);
+		rte_tel_data_add_dict_u64(d, k, (uint64_t)per_s(tot_cur.port[p].rx,
+			tot_prev.port[p].rx));
+		snprintf(k, sizeof(k), "port%u_tx_per_s", p);
+		rte_tel_data_add_dict_u64(d, k, (uint64_t)per_s(tot_cur.port[p].tx,
+			tot_prev.port[p].tx));
 	}
+	gw_cp_unlock();
 	return 0;
 }
 
+/* One SA into telemetry dict d (counters as u64; rates rounded). */
+static void
+tel_sa_fill(unsigned int slot, struct rte_tel_data *d)
+{
+	struct rte_tel_data *dr = rte_tel_data_alloc();
+	struct sa_info in;
+	const struct gw_sa *s = &gw.sa[slot];
+
+	sa_info_get(&gw, slot, &in);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "spi", s->spi);
+	rte_tel_data_add_dict_string(d, "dir", in.dir);
+	rte_tel_data_add_dict_string(d, "mode", in.mode);
+	rte_tel_data_add_dict_string(d, "inner", s->inner_v6 ? "ipv6" : "ipv4");
+	if (in.tunnel) {
+		rte_tel_data_add_dict_string(d, "src", in.src);
+		rte_tel_data_add_dict_string(d, "dst", in.dst);
+	}
+	rte_tel_data_add_dict_u64(d, "udp_encap", s->natt);
+	rte_tel_data_add_dict_string(d, "algo", gw.sa_cold[slot].algo_name);
+	rte_tel_data_add_dict_string(d, "type", in.type);
+	rte_tel_data_add_dict_string(d, "cryptodev", gw.cdev[s->cdev_id].name);
+	rte_tel_data_add_dict_string(d, "driver", gw.cdev[s->cdev_id].driver);
+	rte_tel_data_add_dict_u64(d, "esn", in.esn);
+	rte_tel_data_add_dict_u64(d, "telemetry", in.telemetry);
+	if (s->dir == GW_DIR_OUT) {
+		rte_tel_data_add_dict_u64(d, "seq", in.seq);
+	} else {
+		if (in.has_top)
+			rte_tel_data_add_dict_u64(d, "seq_highest", in.seq);
+		rte_tel_data_add_dict_u64(d, "window", in.window);
+	}
+	rte_tel_data_add_dict_u64(d, "pkts", in.st.pkts);
+	rte_tel_data_add_dict_u64(d, "bytes", in.st.bytes);
+	rte_tel_data_add_dict_u64(d, "pkts_per_s", (uint64_t)(in.pps + 0.5));
+	rte_tel_data_add_dict_u64(d, "bytes_per_s", (uint64_t)(in.bps + 0.5));
+	rte_tel_data_add_dict_u64(d, "since_reset_ms", (uint64_t)(in.since * 1e3));
+	if (dr != NULL) {
+		rte_tel_data_start_dict(dr);
+		for (unsigned int k = 0; k < GW_DROP_MAX; k++)
+			rte_tel_data_add_dict_u64(dr, gw_drop_names[k], in.st.drops[k]);
+		if (rte_tel_data_add_dict_container(d, "drops", dr, 0) != 0)
+			rte_tel_data_free(dr);
+	}
+	/* lifetimes: limits (0 = none) and whether the events were raised */
+	rte_tel_data_add_dict_u64(d, "life_soft_bytes", s->life[GW_LIFE_SOFT_BYTES]);
+	rte_tel_data_add_dict_u64(d, "life_hard_bytes", s->life[GW_LIFE_HARD_BYTES]);
+	rte_tel_data_add_dict_u64(d, "life_soft_packets", s->life[GW_LIFE_SOFT_PKTS]);
+	rte_tel_data_add_dict_u64(d, "life_hard_packets", s->life[GW_LIFE_HARD_PKTS]);
+	rte_tel_data_add_dict_u64(d, "soft_expired",
+		__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "hard_expired",
+		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "line", (uint64_t)gw.sa_cold[slot].line);
+}
+
+/*
+ * /vecsec_gw/sa: {"out": [SPI, ...], "in": [...]} (the first 512 of each,
+ * with their counts). /vecsec_gw/sa,SPI: {"in": {...}, "out": {...}}, the
+ * SAs of that SPI. /vecsec_gw/sa,in,SPI (or out): that SA's dict.
+ */
 static int
 tel_sa(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct gw_sa_stats s;
-	char *end;
-	unsigned long i;
+	char buf[64], *spi_s, *comma;
+	uint64_t spi;
+	int dir = -1, rc = 0;
 
 	(void)cmd;
+	gw_cp_lock();
 	if (params == NULL || *params == '\0') {
-		rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
-		for (unsigned int k = 0; k < gw.nb_sa; k++)
-			if (gw.sa[k].active)
-				rte_tel_data_add_array_int(d, (int)k);
-		return 0;
+		struct rte_tel_data *a[2] = { rte_tel_data_alloc(), rte_tel_data_alloc() };
+		uint64_t n[2] = { 0, 0 };
+
+		rte_tel_data_start_dict(d);
+		for (int k = 0; k < 2; k++)
+			if (a[k] != NULL)
+				rte_tel_data_start_array(a[k], RTE_TEL_U64_VAL);
+		for (unsigned int i = 0; i < gw.nb_sa; i++) {
+			unsigned int k = gw.sa[i].dir == GW_DIR_IN;
+
+			if (!gw.sa[i].active)
+				continue;
+			if (a[k] != NULL && n[k] < RTE_TEL_MAX_ARRAY_ENTRIES)
+				rte_tel_data_add_array_u64(a[k], gw.sa[i].spi);
+			n[k]++;
+		}
+		rte_tel_data_add_dict_u64(d, "count_out", n[0]);
+		rte_tel_data_add_dict_u64(d, "count_in", n[1]);
+		for (int k = 0; k < 2; k++)
+			if (a[k] != NULL)
+				rte_tel_data_add_dict_container(d, k ? "in" : "out", a[k], 0);
+		goto out;
 	}
-	i = strtoul(params, &end, 10);
-	if (*end != '\0' || i >= gw.nb_sa || !gw.sa[i].active)
-		return -1;
-	gw_stats_sa_sum(&gw, (unsigned int)i, &s);
+	if (strlen(params) >= sizeof(buf)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	strcpy(buf, params);
+	spi_s = buf;
+	comma = strchr(buf, ',');
+	if (comma != NULL) {
+		*comma = '\0';
+		if (strcmp(buf, "in") == 0)
+			dir = GW_DIR_IN;
+		else if (strcmp(buf, "out") == 0)
+			dir = GW_DIR_OUT;
+		else {
+			rc = -EINVAL;
+			goto out;
+		}
+		spi_s = comma + 1;
+	}
+	if (gw_parse_u64(spi_s, UINT32_MAX, &spi) != 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (dir >= 0) {
+		int slot = gw_stats_find_sa(&gw, dir, (uint32_t)spi, 0);
+
+		if (slot < 0) {
+			rc = -ENOENT;
+			goto out;
+		}
+		rte_tel_data_start_dict(d);
+		tel_sa_fill((unsigned int)slot, d);
+		goto out;
+	}
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "spi", gw.sa[i].spi);
-	rte_tel_data_add_dict_string(d, "dir", gw.sa[i].dir == GW_DIR_IN ? "in" : "out");
-	rte_tel_data_add_dict_u64(d, "pkts", s.pkts);
-	rte_tel_data_add_dict_u64(d, "bytes", s.bytes);
-	/* lifetimes: limits (0 = none) and whether the events were raised */
-	rte_tel_data_add_dict_u64(d, "life_soft_bytes", gw.sa[i].life[GW_LIFE_SOFT_BYTES]);
-	rte_tel_data_add_dict_u64(d, "life_hard_bytes", gw.sa[i].life[GW_LIFE_HARD_BYTES]);
-	rte_tel_data_add_dict_u64(d, "life_soft_packets", gw.sa[i].life[GW_LIFE_SOFT_PKTS]);
-	rte_tel_data_add_dict_u64(d, "life_hard_packets", gw.sa[i].life[GW_LIFE_HARD_PKTS]);
-	rte_tel_data_add_dict_u64(d, "soft_expired",
-		__atomic_load_n(&gw.sa[i].soft_sent, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "hard_expired",
-		__atomic_load_n(&gw.sa[i].hard_sent, __ATOMIC_RELAXED));
-	for (unsigned int dr = 0; dr < GW_DROP_MAX; dr++)
-		rte_tel_data_add_dict_u64(d, gw_drop_names[dr], s.drops[dr]);
+	for (int k = 0; k < 2; k++) {
+		int slot = gw_stats_find_sa(&gw, k ? GW_DIR_IN : GW_DIR_OUT, (uint32_t)spi, 0);
+		struct rte_tel_data *sd = slot >= 0 ? rte_tel_data_alloc() : NULL;
+
+		if (sd == NULL)
+			continue;
+		rte_tel_data_start_dict(sd);
+		tel_sa_fill((unsigned int)slot, sd);
+		if (rte_tel_data_add_dict_container(d, k ? "in" : "out", sd, 0) != 0)
+			rte_tel_data_free(sd);
+	}
+out:
+	gw_cp_unlock();
+	return rc;
+}
+
+/* /vecsec_gw/reload: reloads done and failed, the last one's outcome. */
+static int
+tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct gw_reload_status st;
+
+	(void)cmd;
+	(void)params;
+	gw_cp_lock();
+	gw_reload_status(&st);
+	gw_cp_unlock();
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "reloads", st.ok);
+	rte_tel_data_add_dict_u64(d, "failed", st.failed);
+	rte_tel_data_add_dict_string(d, "last", st.ok + st.failed == 0 ? "none" :
+				     st.last_ok ? "ok" : "failed");
+	rte_tel_data_add_dict_string(d, "message", st.message);
 	return 0;
 }
 
@@ -233,10 +774,14 @@ int
 gw_telemetry_register(void)
 {
 	int rc = rte_telemetry_register_cmd("/vecsec_gw/stats", tel_stats,
-		"vecsec-gw totals and drops per reason");
+		"vecsec-gw totals, drops per reason and rates (since start or the last reset)");
 
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/vecsec_gw/sa", tel_sa,
-			"vecsec-gw SA counters. Parameter: SA index (none: list)");
+			"vecsec-gw SAs. No parameter: the SPIs by direction; SPI: the SAs of that "
+			"SPI; in,SPI or out,SPI: that SA");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/vecsec_gw/reload", tel_reload,
+			"vecsec-gw configuration reloads (SIGHUP, `reload`): counts, last outcome");
 	return rc;
 }

@@ -10,10 +10,16 @@
  * refused. Prints the answers; exits 1 if any request got ERR or was
  * refused here, 2 if the gateway cannot be reached or hangs up.
  *
- *   vecsec-ctl [-s SOCKET] [COMMAND ...]
- *   vecsec-ctl [-s SOCKET] -f FILE
- *   vecsec-ctl [-s SOCKET] monitor     print SA expire events as they come
+ *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] [-i S [-c N]] [COMMAND ...]
+ *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] -f FILE
+ *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] monitor   SA expire events as they come
  *   vecsec-ctl --version | --help
+ *
+ * The socket: -s, else $VECSEC_GW_SOCKET, else the gateway's default for
+ * EAL file prefix -p (ctrl_path.h: /run/vecsec-gw/ctrl.sock for root and
+ * the default prefix). -j: each answer as JSON on stdout (the gateway's
+ * JSON where the request has one, else {"ok": ...}); -i S: the command
+ * again every S seconds (-c N times; stats rates and counters as they go).
  *
  * Options are parsed here, up to the first word that is not one (or "--"):
  * an unknown option is refused, never sent as a request.
@@ -32,11 +38,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "ctrl_path.h"
 #include "vecsec_version.h"
 
-#define CTL_DEFAULT_SOCKET "/run/vecsec-gw.sock"
 #define CTL_LINE_MAX 4096       /* the gateway's limit: a request and its '\n' */
 
 /* A line reader over a file descriptor, with buffers of its own. */
@@ -50,6 +57,7 @@ struct reader {
 static struct reader src;       /* the requests: stdin or -f FILE */
 static struct reader ans;       /* the gateway's answers */
 static char req[CTL_LINE_MAX + 1];
+static bool json;               /* -j: JSON out */
 
 static void
 wipe_all(void)
@@ -120,27 +128,95 @@ send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Send one request (len bytes, no '\n'), copy the answer to stdout; 0 OK, 1 ERR, -1 lost. */
+/* s as a JSON string (printable ASCII from the gateway: quotes and backslashes escaped) */
+static void
+json_str(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/*
+ * The final line of an answer under -j when no JSON came before it:
+ * {"ok": true[, "warning": ...]} or {"ok": false, "error": ...}.
+ */
+static void
+json_status(const char *a, bool body)
+{
+	bool ok = strncmp(a, "OK", 2) == 0;
+	const char *rest = a + (ok ? 2 : 3);
+
+	while (*rest == ' ')
+		rest++;
+	if (ok && body)
+		return;                 /* the JSON answer was the output */
+	printf("{\"ok\": %s", ok ? "true" : "false");
+	if (!ok) {
+		printf(", \"error\": ");
+		json_str(rest);
+	} else if (strncmp(rest, "warning: ", 9) == 0) {
+		printf(", \"warning\": ");
+		json_str(rest + 9);
+	}
+	printf("}\n");
+}
+
+/*
+ * Send one request (len bytes, no '\n'; with -j as `json <request>`), copy
+ * the answer to stdout; 0 OK, 1 ERR, -1 lost.
+ */
 static int
 request(int fd, char *line, size_t len)
 {
 	char a[CTL_LINE_MAX];
+	bool body = false;
 	long n;
 
 	line[len] = '\n';
 	/* if the gateway hung up, it may have said why first (a refused peer) */
+	if (json)
+		(void)send_all(fd, "json ", 5);
 	(void)send_all(fd, line, len + 1);
 	while ((n = read_line(&ans, a, sizeof(a) - 1)) != -1 && n != -3) {
+		bool ok, err;
+
 		if (n < 0)
 			continue;       /* an answer line longer than ours: not an OK or ERR line */
 		a[n] = '\0';
-		puts(a);
-		if (strncmp(a, "OK", 2) == 0)
+		ok = strncmp(a, "OK", 2) == 0;
+		err = strncmp(a, "ERR", 3) == 0;
+		if (json && (ok || err))
+			json_status(a, body);
+		else
+			puts(a);
+		body = true;
+		if (ok)
 			return 0;
-		if (strncmp(a, "ERR", 3) == 0)
+		if (err)
 			return 1;
 	}
 	return -1;
+}
+
+/* An event line "expire soft|hard in|out SPI packets|bytes LIMIT" as JSON, else as it is. */
+static void
+event_out(const char *a)
+{
+	char kind[8], dir[8], what[8];
+	unsigned long long spi, limit;
+
+	if (json && sscanf(a, "expire %7s %7s %llu %7s %llu", kind, dir, &spi, what,
+			   &limit) == 5)
+		printf("{\"event\": \"expire\", \"kind\": \"%s\", \"dir\": \"%s\", \"spi\": %llu, "
+		       "\"by\": \"%s\", \"limit\": %llu}\n", kind, dir, spi, what, limit);
+	else
+		puts(a);
 }
 
 static bool
@@ -195,21 +271,35 @@ line_has_key(const char *line, size_t len)
 static void
 usage(const char *prog)
 {
-	printf("usage: %s [-s SOCKET] [--] [COMMAND ...]\n"
-	       "       %s [-s SOCKET] -f FILE\n"
+	char def[108];
+
+	if (gw_ctrl_default_path(def, sizeof(def), NULL) != 0)
+		snprintf(def, sizeof(def), "(none)");
+	printf("usage: %s [-s SOCKET | -p PREFIX] [-j] [-i S [-c N]] [--] [COMMAND ...]\n"
+	       "       %s [-s SOCKET | -p PREFIX] [-j] -f FILE\n"
 	       "       %s --version | --help\n"
 	       "  -s, --socket SOCKET  the gateway's control socket\n"
+	       "  -p, --file-prefix PREFIX\n"
+	       "                       the default socket of the gateway started with EAL\n"
+	       "                       --file-prefix PREFIX\n"
 	       "  -f, --file FILE      one request per line of FILE\n"
+	       "  -j, --json           answers as JSON: the gateway's for list, stats, show,\n"
+	       "                       version, reset, reload; {\"ok\": ...} for the others\n"
+	       "  -i, --interval S     send COMMAND again every S seconds (stats: counters and\n"
+	       "                       rates as they change)\n"
+	       "  -c, --count N        with -i: N times (default: until interrupted)\n"
 	       "  -V, --version        print vecsec-ctl's version and exit (the gateway's\n"
 	       "                       protocol version: the 'version' command)\n"
 	       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats,\n"
+	       "    show sa [[in|out] SPI], reset [SPI | sa in|out SPI], reload,\n"
 	       "    replace sp <rule> with protect SPI|bypass|discard, version\n"
 	       "  monitor: subscribe, print one line per SA expire event until the gateway "
 	       "exits\n"
 	       "  no COMMAND: one request per line of standard input (-f FILE: of FILE);\n"
 	       "    requests with keys (sa ...) must come this way, never as arguments\n"
-	       "  default socket: $VECSEC_GW_SOCKET or %s\n",
-	       prog, prog, prog, CTL_DEFAULT_SOCKET);
+	       "  default socket: $VECSEC_GW_SOCKET, else %s (-p PREFIX: PREFIX.sock\n"
+	       "    in the same folder)\n",
+	       prog, prog, prog, def);
 }
 
 /*
@@ -282,7 +372,8 @@ from_argv(int fd, int argc, char **argv, int i)
 			if (n < 0)
 				continue;
 			a[n] = '\0';
-			if (puts(a) == EOF)
+			event_out(a);
+			if (ferror(stdout))
 				return 1;       /* our reader is gone (SIGPIPE is off) */
 		}
 		return 0;
@@ -352,34 +443,68 @@ from_lines(int fd, const char *file)
 	return rc;
 }
 
+/* A number of seconds (-i) or a count (-c); false if arg is not one. */
+static bool
+parse_num(const char *arg, double min, double max, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(arg, &end);
+	return *end == '\0' && errno == 0 && *v >= min && *v <= max;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = getenv("VECSEC_GW_SOCKET");
-	const char *file = NULL;
+	const char *file = NULL, *prefix = NULL;
 	static const struct option lo[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "file-prefix", required_argument, NULL, 'p' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char def[sizeof(sa.sun_path)];
+	double interval = 0, count = 0;
 	int c, fd, i, rc;
 
 	/* the gateway hanging up is an answer (exit 2), not a signal */
 	signal(SIGPIPE, SIG_IGN);
-	if (path == NULL)
-		path = CTL_DEFAULT_SOCKET;
 	/* '+': the first word that is no option starts the command; ':': our messages */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:s:f:hV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:s:p:f:ji:c:hV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			path = optarg;
 			break;
+		case 'p':
+			prefix = optarg;
+			break;
 		case 'f':
 			file = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'i':
+			if (!parse_num(optarg, 0.01, 86400, &interval)) {
+				fprintf(stderr, "vecsec-ctl: -i %s: seconds, 0.01..86400\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case 'c':
+			if (!parse_num(optarg, 1, 1e9, &count) || count != (double)(long)count) {
+				fprintf(stderr, "vecsec-ctl: -c %s: a count from 1\n", optarg);
+				return 1;
+			}
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -398,8 +523,26 @@ main(int argc, char **argv)
 			"the other\n");
 		return 1;
 	}
+	if ((interval > 0 || count > 0) && (i == argc || strcmp(argv[i], "monitor") == 0)) {
+		fprintf(stderr, "vecsec-ctl: -i and -c repeat a command given on the command line "
+			"(not monitor)\n");
+		return 1;
+	}
+	if (count > 0 && interval == 0) {
+		fprintf(stderr, "vecsec-ctl: -c needs -i\n");
+		return 1;
+	}
 	if (argv_has_key(argc, argv, i))
 		return 1;
+	if (prefix != NULL || path == NULL) {
+		/* -p wins over the environment: it names the gateway */
+		if (gw_ctrl_default_path(def, sizeof(def), prefix) != 0) {
+			fprintf(stderr, "vecsec-ctl: -p %s: not a file prefix\n",
+				prefix != NULL ? prefix : "");
+			return 1;
+		}
+		path = def;
+	}
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "vecsec-ctl: socket path too long\n");
 		return 2;
@@ -413,10 +556,20 @@ main(int argc, char **argv)
 		return 2;
 	}
 	ans.fd = fd;
-	if (i < argc)
-		rc = from_argv(fd, argc, argv, i);
-	else
+	if (i < argc) {
+		for (unsigned long k = 1;; k++) {
+			struct timespec ts = { (time_t)interval,
+				(long)((interval - (double)(time_t)interval) * 1e9) };
+
+			rc = from_argv(fd, argc, argv, i);
+			fflush(stdout);
+			if (rc == 2 || interval == 0 || (count > 0 && (double)k >= count))
+				break;
+			nanosleep(&ts, NULL);
+		}
+	} else {
 		rc = from_lines(fd, file);
+	}
 	if (rc == 2)
 		fprintf(stderr, "vecsec-ctl: the gateway closed the connection\n");
 	close(fd);

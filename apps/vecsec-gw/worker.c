@@ -695,6 +695,8 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		n = replay_pre(w, sa, mb, n);
 	}
 	if (sa->action == GW_SA_CPU_CRYPTO) {
+		if (sa->dir == GW_DIR_OUT)
+			w->sa_st[sa->idx].seq_used += n;        /* prepare numbers them all */
 		k = n != 0 ? rte_ipsec_pkt_cpu_prepare(&sa->ss, mb, n) : 0;
 		if (sa->rw != NULL && sa->rw_shared)
 			rte_rwlock_read_unlock(&sa->rw_lock);
@@ -713,6 +715,8 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 			drop(w, sa, mb[i], GW_DROP_NO_MBUF);
 		return;
 	}
+	if (sa->dir == GW_DIR_OUT)
+		w->sa_st[sa->idx].seq_used += n;
 	k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
 	if (sa->rw != NULL && sa->rw_shared)
 		rte_rwlock_read_unlock(&sa->rw_lock);

@@ -48,7 +48,8 @@
 #include <threading/mutex.h>
 #include <threading/thread.h>
 
-#define DEFAULT_SOCKET "/run/vecsec-gw.sock"
+/* vecsec-gw's default socket (apps/vecsec-gw/ctrl_path.h), EAL's default file prefix */
+#define DEFAULT_SOCKET "/run/vecsec-gw/ctrl.sock"
 #define DEFAULT_OWNER "charon"
 #define DEFAULT_TIMEOUT_MS 5000
 /* the gateway's replay window limit (vecsec-gw -w, replay_win: GW_MAX_WINDOW) */

@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 vecsec-gw configuration parser tests, through `vecsec-gw --check FILE` (no
-EAL): good configurations parse (ipsec-secgw's own sample configurations
-and one that uses every keyword), and every malformed rule exits non-zero
-with "FILE:LINE: token 'TOKEN': ..." naming the right line and token.
+EAL): a configuration that uses every keyword parses, and says once for
+each ipsec-secgw keyword that has no effect here that it is ignored, and
+why; every malformed rule exits non-zero with "FILE:LINE: token 'TOKEN':
+..." naming the right line and token; ipsec-secgw's own sample
+configurations ep0.cfg and ep1.cfg are refused as start refuses them (an
+SA both IPv4 and IPv6 rules send through: rte_ipsec fixes the family per
+SA, as ipsec-secgw -l refuses it too).
 
 usage: config_check.py GATEWAY_BINARY
 """
@@ -42,7 +46,8 @@ sa in 105 aead_algo aes-128-gcm aead_key %(K20)s mode ipv4-tunnel src 172.16.2.5
 dst 172.16.1.5 type cpu-crypto flow-direction 0 1
 sa out 25 aead_algo aes-256-gcm aead_key %(K36)s mode ipv6-tunnel \\
 src 1111:1111:1111:1111:1111:1111:1111:5555 dst 2222:2222:2222:2222:2222:2222:2222:5555
-sa in 125 cipher_algo null auth_algo null mode transport type lookaside-none
+sa in 125 cipher_algo null auth_algo null mode transport type lookaside-none \
+flow-direction 0 2
 sa out 7 cipher_algo aes-256-cbc cipher_key %(K32)s auth_algo sha256-hmac auth_key %(K32)s \\
 mode transport reassembly_en mss 1400 port_id 0
 rt ipv4 dst 172.16.2.5/32 port 0
@@ -51,13 +56,30 @@ rt ipv6 dst 2222:2222:2222:2222:2222:2222:2222:5555/116 port 0
 neigh port 0 DE:AD:BE:EF:01:02
 neigh port 2 02:00:00:00:00:02   # comment after a rule
 flow ipv4 dst 172.16.1.5/32 port 0 queue 0
+flow ipv4 dst 172.16.1.6/32 port 0 queue 1
 """ % dict(K16=K16, K20=K20, K32=K32, K36=K36)
+
+
+def first_line(word):
+    """1-based line of GOOD where a token `word` first appears."""
+    return 1 + next(i for i, ln in enumerate(GOOD.splitlines()) if word in ln.split())
+
+
+# what GOOD must say, once each: keyword, its first line, why
+IGNORED = [("port_id", first_line("port_id"), "inline-offload"),
+           ("mss", first_line("mss"), "TSO"),
+           ("flow-direction", first_line("flow-direction"), "rte_flow"),
+           ("reassembly_en", first_line("reassembly_en"), "in software"),
+           ("2 'flow' rules", first_line("flow"), "rte_flow")]
 
 GCM = "aead_algo aes-128-gcm aead_key " + K20
 
 # (rule text, index of the offending line in it (1-based), token, words expected in the message)
 BAD = [
     ("sa sideways 1 %s mode transport" % GCM, 1, "sideways", "in' or 'out"),
+    ("sa out 0 %s mode transport" % GCM, 1, "0", "SPI 0 is reserved"),
+    ("sa in 3 %s mode transport fallback lookaside-none" % GCM, 1, "fallback",
+     "inline-crypto-offload SAs only"),
     ("sa out 4294967296 %s mode transport" % GCM, 1, "4294967296", "SPI"),
     ("sa out -1 %s mode transport" % GCM, 1, "-1", "SPI"),
     ("sa out 5 cipher_algo aes-128-cbc cipher_key 0:0 auth_algo null mode transport",
@@ -135,25 +157,43 @@ def main():
     fails = 0
     count = 0
     try:
-        # good: our own, and ipsec-secgw's sample configurations as installed
-        goods = [("all-keywords.cfg", GOOD)]
+        # good: every keyword; the ignored ones said once each, with their first line
+        count += 1
+        path = gwtest.write_config(os.path.join(tmp, "all-keywords.cfg"), GOOD)
+        rc, out = run(gw, path)
+        if rc != 0 or ": OK:" not in out:
+            print("FAIL: all-keywords.cfg does not parse (rc %d): %s" % (rc, out.strip()))
+            fails += 1
+        else:
+            print("ok   %s" % out.strip().replace(tmp + "/", "").split("\n")[-1])
+        for kw, line, why in IGNORED:
+            count += 1
+            want = "%s:%d: %s%s ignored: " % (path, line, "" if kw.startswith("2") else "'",
+                                             kw + ("" if kw.startswith("2") else "'"))
+            hits = [ln for ln in out.splitlines() if "ignored" in ln and kw in ln]
+            if len(hits) != 1 or want not in hits[0] or why not in hits[0]:
+                print("FAIL: %s: want one warning '%s...%s', got %s" % (kw, want, why, hits))
+                fails += 1
+            else:
+                print("ok   warned once: %s" % hits[0].replace(tmp + "/", ""))
+        # ipsec-secgw's samples as installed: refused as start refuses them
         samples = "/usr/share/dpdk/examples/ipsec-secgw"
-        for name in ("ep0.cfg", "ep1.cfg"):
+        for name, spi, line in (("ep0.cfg", 5, 69), ("ep1.cfg", 5, 66)):
+            count += 1
             path = os.path.join(samples, name)
             if not os.path.exists(path):
                 print("FAIL: %s missing (Debian package dpdk-dev installs it)" % path)
                 fails += 1
                 continue
-            goods.append((name, open(path).read()))
-        for name, text in goods:
-            count += 1
-            path = gwtest.write_config(os.path.join(tmp, name), text)
+            path = gwtest.write_config(os.path.join(tmp, name), open(path).read())
             rc, out = run(gw, path)
-            if rc != 0 or ": OK:" not in out:
-                print("FAIL: %s does not parse (rc %d): %s" % (name, rc, out.strip()))
+            want = "%s: SA %d (line %d): SP rules send both IPv4 and IPv6 through it" % (
+                path, spi, line)
+            if rc != 1 or want not in out:
+                print("FAIL: %s: want exit 1 and '%s', got %d: %s" % (name, want, rc, out))
                 fails += 1
             else:
-                print("ok   %s" % out.strip().replace(tmp + "/", ""))
+                print("ok   %s refused: %s" % (name, want.replace(tmp + "/", "")))
 
         for i, (rule, line, token, words) in enumerate(BAD):
             count += 1

@@ -162,18 +162,18 @@ def main():
             fail("no DPDK telemetry socket for %s" % prefix)
         else:
             stats_t, sa_list = tel
-            if stats_t["/vecsec_gw/stats"]["esp_out"] == 0 or not sa_list["/vecsec_gw/sa"]:
+            if stats_t["/vecsec_gw/stats"]["esp_out"] == 0 or \
+                    sa_list["/vecsec_gw/sa"].get("out") != [5]:
                 fail("telemetry: %s %s" % (stats_t, sa_list))
             else:
-                idx = sa_list["/vecsec_gw/sa"][0]
-                one = gwtest.telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
+                one = gwtest.telemetry(prefix, ["/vecsec_gw/sa,out,5"])[0]["/vecsec_gw/sa"]
                 if one["spi"] != 5 or one["pkts"] == 0:
                     fail("telemetry SA: %s" % one)
                 else:
                     print("ok   telemetry: esp_out %d, SA 5 pkts %d" %
                           (stats_t["/vecsec_gw/stats"]["esp_out"], one["pkts"]))
         proc.send_signal(signal.SIGUSR1)        # stats on stdout now
-        if not g.wait_line("vecsec-gw stats after"):
+        if not g.wait_line("vecsec-gw: stats after"):
             fail("no stats on SIGUSR1")
         # outbound, under traffic: protect 5 -> discard in one request (policy drops)
         req("replace", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst",
@@ -189,7 +189,7 @@ def main():
         req("del", "sa", "out", "7")
         rc, out = g.stop()
         print(out)
-        if out.count("vecsec-gw stats after") < 2:
+        if out.count("vecsec-gw: stats after") < 2:
             fail("no stats on SIGUSR1")
         if proc.returncode != 0:
             fail("gateway exited with %d" % proc.returncode)

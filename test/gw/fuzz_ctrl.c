@@ -27,6 +27,7 @@
 #include "gw_pkt.h"
 #include "ctrl_ike.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,12 +41,13 @@ struct gw_dp gw;
 volatile bool gw_quit;
 
 int
-gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam, char *err,
 	  size_t err_len)
 {
 	const struct gw_sa_conf *c = &conf->sa[i];
 	struct gw_sa *s = &dp->sa[i];
 
+	(void)fam;
 	if (i >= dp->max_sa) {
 		snprintf(err, err_len, "the SA table is full (%u SAs: --max-sa)", dp->max_sa);
 		return -ENOSPC;
@@ -179,6 +181,105 @@ void
 gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 {
 	fprintf(f, "vecsec-gw stats after %.3f s: %u SA slots\n", seconds, dp->nb_sa);
+}
+
+/* counters, reload, telemetry, the log: nothing to do without a data plane */
+int gw_logtype;
+
+int
+rte_log(uint32_t level, uint32_t logtype, const char *format, ...)
+{
+	(void)level;
+	(void)logtype;
+	(void)format;
+	return 0;
+}
+
+void
+gw_cp_lock(void)
+{
+}
+
+void
+gw_cp_unlock(void)
+{
+}
+
+double
+gw_stats_since(void)
+{
+	return 1.0;
+}
+
+void
+gw_stats_json(const struct gw_dp *dp, FILE *f)
+{
+	fprintf(f, "{\"sa_slots\": %u}\n", dp->nb_sa);
+}
+
+int
+gw_stats_find_sa(const struct gw_dp *dp, int dir, uint32_t spi, int from)
+{
+	for (unsigned int i = from < 0 ? 0 : (unsigned int)from; i < dp->nb_sa; i++)
+		if (dp->sa[i].active && dp->sa[i].spi == spi && (dir < 0 || dp->sa[i].dir == dir))
+			return (int)i;
+	return -1;
+}
+
+int
+gw_stats_show_sa(const struct gw_dp *dp, int dir, uint32_t spi, bool all, bool json, FILE *f)
+{
+	int n = 0;
+
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		if (!dp->sa[i].active || (!all && (dp->sa[i].spi != spi ||
+						  (dir >= 0 && dp->sa[i].dir != dir))))
+			continue;
+		fprintf(f, json ? "{\"spi\": %u}\n" : "sa %u\n", dp->sa[i].spi);
+		n++;
+	}
+	return n;
+}
+
+void
+gw_stats_reset_all(const struct gw_dp *dp)
+{
+	(void)dp;
+}
+
+void
+gw_stats_reset_sa(const struct gw_dp *dp, unsigned int slot)
+{
+	if (slot >= dp->nb_sa)
+		abort();
+}
+
+void
+gw_stats_sa_new(unsigned int slot)
+{
+	if (slot >= gw.max_sa)
+		abort();
+}
+
+void
+gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c)
+{
+	(void)c;
+	if (slot >= gw.max_sa)
+		abort();
+}
+
+int
+gw_reload(char *msg, size_t len)
+{
+	snprintf(msg, len, "no configuration file (-f) to reload");
+	return -ENOENT;
+}
+
+void
+rte_ipsec_telemetry_sa_del(const struct rte_ipsec_sa *sa)
+{
+	(void)sa;
 }
 
 void

@@ -35,11 +35,20 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "tools"))
-from gwrun.eal import eal_args, file_prefix  # noqa: E402,F401
+from gwrun.eal import eal_args as gwrun_eal_args, file_prefix  # noqa: E402,F401
 from gwrun.eal import run_dirs as eal_run_dirs, cleanup as eal_cleanup  # noqa: E402,F401
 from gwrun.files import PCAP_HEADER, keygen, hexkey  # noqa: E402,F401
 from gwrun.files import write_config, write_pcap, read_pcap  # noqa: E402,F401
 from gwrun.telemetry import query as telemetry  # noqa: E402,F401
+
+
+
+def eal_args(prefix, lcores="0"):
+    """
+    gwrun's EAL options (DPDK's messages from warnings up) with the gateway's
+    own (log type vecsec.gw) from INFO: the scripts read its start-up lines.
+    """
+    return gwrun_eal_args(prefix, lcores) + ["--log-level", "vecsec.gw:info"]
 
 
 # ---- command line ----------------------------------------------------------
@@ -423,16 +432,9 @@ def ctl(ctlbin, sock, text=None, words=(), timeout=30):
 
 def telemetry_sa(prefix, spi, dirn="out"):
     """Telemetry object of the active SA dirn SPI (a dict), or None when there is none."""
-    tel = telemetry(prefix, ["/vecsec_gw/sa"])
-    if not tel:
-        return None
-    for idx in tel[0]["/vecsec_gw/sa"] or []:
-        one = telemetry(prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
-        if one and one.get("spi") == spi and one.get("dir") == dirn:
-            return one
-    return None
+    tel = telemetry(prefix, ["/vecsec_gw/sa,%s,%d" % (dirn, spi)])
+    return (tel[0].get("/vecsec_gw/sa") or None) if tel else None
 
-# ---- packets (scapy) -------------------------------------------------------
 
 def eth(p):
     """p in an Ethernet frame, as the test's peer sends it."""

@@ -32,7 +32,9 @@ with the real ARIA xform, no AES stand-in); ARIA-CTR stays lookaside-none.
 usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto] [-e] [--lookaside-protocol]
 """
 import ctypes
+import glob
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -299,20 +301,27 @@ def parser_checks(gw, tmp):
 def ctrl_checks(gw, ctl, tmp, extra_app):
     """
     ARIA SAs through the control socket's `sa` add (the same parser): they
-    land on crypto_vecsec; ARIA-CTR with an auth algorithm gets ERR; on a
-    gateway whose only cryptodev is crypto_aesni_mb an ARIA SA gets ERR
-    naming crypto_vecsec, while an AES-GCM SA is accepted.
+    land on crypto_vecsec (made for them); ARIA-CTR with an auth algorithm
+    gets ERR; on a gateway that has no crypto_vecsec (a copy of the binary
+    outside the build tree, and no PMD in DPDK's plugin folder) an ARIA SA
+    gets ERR naming crypto_vecsec, while an AES-GCM SA is accepted.
     """
     ok = True
     k36, k20 = key(7, 36), key(8, 20)
     gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
+    # crypto_vecsec is a plugin: the build tree's binary has EAL load the build's; a copy
+    # elsewhere gets only what DPDK's plugin folder holds (none unless installed)
+    gw_copy = os.path.join(tmp, "vecsec-gw-copy")
+    shutil.copy(gw, gw_copy)
+    installed = glob.glob("/usr/lib/*/dpdk/pmds-*/librte_crypto_vecsec.so*")
     for run, vdev in (("vecsec", []), ("aesni_mb", ["--vdev", "crypto_aesni_mb_aria0"])):
         sock = os.path.join(tmp, "gw-%s.sock" % run)
         prefix = gwtest.file_prefix("aria-ctrl")
         # runs until the SIGTERM after the last request
         cmd = gwtest.gw_cmd(
-            gw, prefix, vdev + gwtest.pcap_ports(tmp, ("empty.pcap", "c.pcap"),
-                                                 ("empty.pcap", "e.pcap")),
+            gw if run == "vecsec" else gw_copy, prefix,
+            vdev + gwtest.pcap_ports(tmp, ("empty.pcap", "c.pcap"),
+                                     ("empty.pcap", "e.pcap")),
             app=["-u", "2", "--ctrl", sock, "--quiet"] + extra_app)
         g = gwtest.Gateway(cmd, name="%s gateway" % run)
 
@@ -356,7 +365,17 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
             else:
                 aes = gcm.replace("aria-256-gcm", "aes-256-gcm").replace("out 9", "out 11")
                 a_rc, a_out = req(aes)
-                if g_rc == 0 or "ARIA needs crypto_vecsec" not in g_out or c_rc == 0 or \
+                if installed:           # the plugin folder has crypto_vecsec: made for ARIA
+                    lst = req("list\n")[1]
+                    if g_rc != 0 or "sa out 9 aria-256-gcm" not in lst or \
+                            "cryptodev crypto_vecsec" not in lst or a_rc != 0:
+                        print("FAIL: with %s installed: ARIA %d %s, AES-GCM %d %s; %s"
+                              % (installed[0], g_rc, g_out, a_rc, a_out, lst))
+                        ok = False
+                    else:
+                        print("ok   control socket, crypto_aesni_mb given: ARIA SA on "
+                              "crypto_vecsec from DPDK's plugin folder (%s)" % installed[0])
+                elif g_rc == 0 or "ARIA needs crypto_vecsec" not in g_out or c_rc == 0 or \
                         a_rc != 0:
                     print("FAIL: crypto_aesni_mb only: ARIA %d %s / %d %s, AES-GCM %d %s"
                           % (g_rc, g_out, c_rc, c_out, a_rc, a_out))

@@ -146,7 +146,7 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
 
     def tel(key):
         t = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
-        return t[0]["/vecsec_gw/stats"][key] if t else 0
+        return (t[0].get("/vecsec_gw/stats") or {}).get(key, 0) if t else 0
 
     g = gwtest.Gateway(cmd, name="gateway (--frag-ttl %s)" % (ttl_ns or "default"))
     try:
@@ -156,7 +156,7 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
                                                      "--frag-ttl to expire them", gws=[g])):
             return None
         g.signal(signal.SIGUSR1)
-        if not g.wait_line("vecsec-gw stats after"):
+        if not g.wait_line("vecsec-gw: stats after"):
             return None
         rc, out = g.stop()
     finally:

@@ -268,11 +268,10 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
         if not g.wait(lambda: (telemetry_sa(g.prefix, 5) or {}).get("hard_expired") == 1,
                       "SA out 5's hard packet limit"):
             fail("SA out 5 did not reach its hard limit")
-        tel = telemetry(g.prefix, ["/vecsec_gw/sa"])
+        tel = telemetry(g.prefix, ["/vecsec_gw/sa,out,5"])
         if tel:
-            idx = tel[0]["/vecsec_gw/sa"][0]
-            one = telemetry(g.prefix, ["/vecsec_gw/sa,%d" % idx])[0]["/vecsec_gw/sa"]
-            if one.get("pkts") != 1000 or one.get("expired", 0) == 0 or \
+            one = tel[0]["/vecsec_gw/sa"]
+            if one.get("pkts") != 1000 or one.get("drops", {}).get("expired", 0) == 0 or \
                     one.get("hard_expired") != 1 or one.get("life_hard_packets") != 1000:
                 fail("telemetry of SA 5: %s" % one)
         rc, out = g.req("list\n")

@@ -134,7 +134,8 @@ def main():
         # DPDK memory: about 6 KiB per SA with crypto_vecsec's 2 KiB sessions, and room
         mem = max(512, 256 + (2 * t * 10) // 1024)
         cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", str(mem), "--file-prefix",
-               prefix, "--log-level", "*:warning"] + gwtest.pcap_ports(tmp) + \
+               prefix, "--log-level", "*:warning", "--log-level", "vecsec.gw:info"] + \
+            gwtest.pcap_ports(tmp) + \
             ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats] + app
         t0 = time.monotonic()
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

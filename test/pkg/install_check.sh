@@ -22,6 +22,7 @@
 #    plugin folder (-d <that folder>: the file names must match EAL's
 #    .so / .so.<ABI> rule) and runs a throughput test: every op enqueued
 #    and dequeued, MOps > 0;
+#  - vecsec-gw(8) and vecsec-ctl(8) have every long option of their --help;
 #  - --version of vecsec-gw, vecsec-ctl (answered locally: the socket does
 #    not exist), vecsec-bench and vecsec-pmd-bench prints the version;
 #    vecsec-ctl refuses unknown options itself (not sent, no key echoed);
@@ -230,11 +231,31 @@ for p in vecsec-gw vecsec-ctl vecsec-bench vecsec-pmd-bench; do
 	esac
 done
 
+# every long option the installed programs' --help lists is in their man page
+for p in vecsec-gw vecsec-ctl; do
+	f=$D$mandir/man8/$p.8
+	[ -x "$B/$p" ] && [ -f "$f" ] || continue
+	opts=$(VECSEC_GW_SOCKET=$D/no-such.sock timeout 20 "$B/$p" --help 2>&1 |
+		grep -oE -- '--[a-z0-9][a-z0-9-]*' | sort -u)
+	text=$(groff -man -Tascii "$f" 2>/dev/null | sed 's/.\x08//g')
+	missing=
+	for o in $opts; do
+		echo "$text" | grep -q -- "$o" || missing="$missing $o"
+	done
+	if [ -z "$opts" ]; then
+		fail "$p --help lists no long option"
+	elif [ -n "$missing" ]; then
+		fail "$p(8) lacks options its --help lists:$missing"
+	else
+		ok "$p(8) has the $(echo "$opts" | wc -l) long options of $p --help"
+	fi
+done
+
 # vecsec-ctl parses its options itself: an unknown one is refused (exit 1),
 # never sent (with no socket, sending would be exit 2 "cannot reach"), and
 # what follows its '=' (a key, maybe) is not echoed
 key=000102030405060708090a0b0c0d0e0f
-for args in "--json stats" "-x list" "--aead_key=$key list" "-s"; do
+for args in "--no-such-option stats" "-x list" "--aead_key=$key list" "-s"; do
 	out=$(VECSEC_GW_SOCKET=$D/no-such.sock "$B/vecsec-ctl" $args 2>&1)
 	rc=$?
 	if [ $rc -ne 1 ] || ! echo "$out" | grep -q "vecsec-ctl: \(unknown option\|option .* needs\)"; then

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw management thread and control-plane lock.
+ *
+ * One EAL control thread ("gw-mgmt") does what must not run on a worker
+ * lcore (the main lcore is worker 0): rate samples every --rate-interval
+ * (stats.c), the periodic counter dump (--stats-interval, off by default),
+ * the dump SIGUSR1 asks for, and the configuration reload SIGHUP asks for
+ * (reload.c). Signal handlers only set flags; the thread looks every
+ * MGMT_TICK_MS.
+ *
+ * The control-plane lock serializes everything that reads or changes the
+ * SA and SP tables outside the workers: control socket requests, reloads,
+ * telemetry callbacks, the samples. Workers never take it, so it may be
+ * held across an RCU grace period (a worker, the main lcore too, keeps
+ * polling meanwhile).
+ *
+ * sd_notify(3) without libsystemd: READY=1 once the gateway forwards,
+ * RELOADING=1 / READY=1 around a reload, STOPPING=1 on the way out, as
+ * datagrams to $NOTIFY_SOCKET (a path, or '@' for the abstract namespace),
+ * for systemd's Type=notify.
+ */
+#include "gw_dp.h"
+#include "gw_log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#define MGMT_TICK_MS 20
+
+static pthread_mutex_t cp_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t mgmt_tid;
+static bool mgmt_running;
+static volatile bool mgmt_stop;
+static volatile sig_atomic_t want_dump, want_reload;
+static double rate_iv, stats_iv;
+
+void
+gw_cp_lock(void)
+{
+	pthread_mutex_lock(&cp_mutex);
+}
+
+void
+gw_cp_unlock(void)
+{
+	pthread_mutex_unlock(&cp_mutex);
+}
+
+void
+gw_mgmt_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		want_dump = 1;
+	else if (sig == SIGHUP)
+		want_reload = 1;
+}
+
+void
+gw_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd;
+
+	if (path == NULL || (path[0] != '/' && path[0] != '@') || strlen(path) < 2 ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, strlen(path));
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';          /* abstract namespace */
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, len) < 0)
+		GW_LOG(WARNING, "sd_notify to %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void *
+mgmt_main(void *arg)
+{
+	uint64_t next_rate = mono_ms(), next_dump = 0;
+	struct timespec tick = { 0, MGMT_TICK_MS * 1000000L };
+
+	(void)arg;
+	if (stats_iv > 0)
+		next_dump = mono_ms() + (uint64_t)(stats_iv * 1000);
+	while (!mgmt_stop) {
+		uint64_t now = mono_ms();
+		uint32_t dump = 0;
+
+		if (now >= next_rate) {
+			gw_cp_lock();
+			gw_stats_sample(&gw);
+			gw_cp_unlock();
+			next_rate = now + (uint64_t)(rate_iv * 1000);
+		}
+		/* asked for (SIGUSR1): NOTICE, shown with --quiet; periodic: INFO */
+		if (want_dump) {
+			want_dump = 0;
+			dump = RTE_LOG_NOTICE;
+		}
+		if (stats_iv > 0 && now >= next_dump) {
+			dump = dump != 0 ? dump : RTE_LOG_INFO;
+			next_dump = now + (uint64_t)(stats_iv * 1000);
+		}
+		if (dump != 0) {
+			gw_cp_lock();
+			gw_stats_log(&gw, gw_stats_since(), dump);
+			gw_cp_unlock();
+		}
+		gw_ctrl_housekeeping();        /* only when no control thread does it */
+		if (want_reload) {
+			char msg[512];
+
+			want_reload = 0;
+			gw_cp_lock();
+			(void)gw_reload(msg, sizeof(msg));      /* logs its outcome */
+			gw_cp_unlock();
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (want_dump) {        /* asked for just before the stop: still given */
+		gw_cp_lock();
+		gw_stats_log(&gw, gw_stats_since(), RTE_LOG_NOTICE);
+		gw_cp_unlock();
+	}
+	return NULL;
+}
+
+int
+gw_mgmt_start(double rate_interval, double stats_interval)
+{
+	int rc;
+
+	rate_iv = rate_interval;
+	stats_iv = stats_interval;
+	mgmt_stop = false;
+	rc = rte_ctrl_thread_create(&mgmt_tid, "gw-mgmt", NULL, mgmt_main, NULL);
+	if (rc != 0) {
+		GW_LOG(ERR, "cannot start the management thread: %s", strerror(rc));
+		return -rc;
+	}
+	mgmt_running = true;
+	return 0;
+}
+
+void
+gw_mgmt_stop(void)
+{
+	if (!mgmt_running)
+		return;
+	mgmt_stop = true;
+	pthread_join(mgmt_tid, NULL);
+	mgmt_running = false;
+}

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vecsec-gw configuration reload (SIGHUP, or `reload` on the control
+ * socket), make-before-break:
+ *
+ *   1. parse and check the whole new file (gw_conf_validate(), as start
+ *      and --check do); routes and neighbours must be unchanged (they are
+ *      fixed at start). Any refusal ends here and changes nothing.
+ *   2. plan: an SA of the old file that the new one has with the same
+ *      parameters and keys is kept as it is (slot, sequence numbers,
+ *      window, counters); an SA of the new file only is added, one of the
+ *      old file only is removed. An SA whose parameters or keys change
+ *      under the same direction and SPI is refused: a rekey is a new SPI
+ *      (add the new SA and point the SP rules at it; remove the old one in
+ *      the same or a later reload).
+ *   3. bring up the new SAs (inbound ones enter the SAD), then swap the
+ *      SPD built from the new file's SP rules (RCU, as the control socket
+ *      does), then unpublish the old SAs; they are freed once no worker
+ *      can hold them (the control socket's reclaim queue). A failure
+ *      before the swap takes the new SAs down again.
+ *
+ * SAs and SP rules added through the control socket (their "line" is
+ * GW_CTRL_LINE_BASE or more) belong to the controller (strongSwan): a
+ * reload keeps them and refuses a file that defines one of them.
+ *
+ * An inbound protect rule of the new file that equals an old one except
+ * for its SA (a rekey) still accepts packets of the old SA while that SA
+ * is up, as `replace sp` does: packets the peer sent before it switched
+ * pass the policy check.
+ *
+ * Keys never stay in the live configuration once the sessions have them,
+ * so "the same keys" is decided on a fingerprint: SHA-256 over a random
+ * per-process salt and the key bytes, taken when an SA comes up.
+ */
+#include "ctrl_ike.h"
+#include "gw_dp.h"
+#include "gw_log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <openssl/evp.h>
+
+#define FP_LEN 32
+
+struct plan {
+	unsigned int slots;             /* the arrays' size: the SA table's, the new file's SAs */
+	unsigned int *add, *rm;         /* slots, in the merged configuration */
+	unsigned int n_add, n_rm, n_kept;
+	bool *matched;                  /* [new SA]: an SA kept for it */
+	uint8_t (*add_fp)[FP_LEN];      /* fingerprints of the added SAs */
+};
+
+static const char *cfg_path;
+static unsigned int cfg_flags;
+static struct gw_reload_status status;
+static uint8_t (*fp)[FP_LEN];           /* [fp_slots]: the SA table's */
+static unsigned int fp_slots;
+static uint8_t fp_salt[FP_LEN];
+
+int
+gw_reload_init(const char *path, unsigned int conf_flags)
+{
+	cfg_path = path;
+	cfg_flags = conf_flags;
+	if (fp == NULL) {
+		fp_slots = gw.max_sa;   /* sized at run time (gw_sa_setup) */
+		fp = gw_secret_alloc((size_t)fp_slots * sizeof(*fp));
+	}
+	if (fp == NULL || getrandom(fp_salt, sizeof(fp_salt), 0) != sizeof(fp_salt))
+		return -ENOMEM;
+	snprintf(status.message, sizeof(status.message), "no reload yet");
+	return 0;
+}
+
+void
+gw_reload_fini(void)
+{
+	gw_secret_free(fp, (size_t)fp_slots * sizeof(*fp));
+	fp = NULL;
+	fp_slots = 0;
+	explicit_bzero(fp_salt, sizeof(fp_salt));
+}
+
+bool
+gw_reloadable(void)
+{
+	return cfg_path != NULL;
+}
+
+void
+gw_reload_status(struct gw_reload_status *out)
+{
+	*out = status;
+}
+
+static void
+sa_fp(const struct gw_sa_conf *c, uint8_t out[FP_LEN])
+{
+	EVP_MD_CTX *x = EVP_MD_CTX_new();
+	unsigned int n = FP_LEN;
+
+	memset(out, 0, FP_LEN);
+	if (x == NULL || EVP_DigestInit_ex(x, EVP_sha256(), NULL) != 1 ||
+	    EVP_DigestUpdate(x, fp_salt, sizeof(fp_salt)) != 1 ||
+	    EVP_DigestUpdate(x, &c->cipher_key_len, sizeof(c->cipher_key_len)) != 1 ||
+	    EVP_DigestUpdate(x, c->cipher_key, c->cipher_key_len) != 1 ||
+	    EVP_DigestUpdate(x, &c->auth_key_len, sizeof(c->auth_key_len)) != 1 ||
+	    EVP_DigestUpdate(x, c->auth_key, c->auth_key_len) != 1 ||
+	    EVP_DigestUpdate(x, &c->salt, sizeof(c->salt)) != 1 ||
+	    EVP_DigestFinal_ex(x, out, &n) != 1)
+		memset(out, 0xff, FP_LEN);      /* matches no live SA: a change */
+	EVP_MD_CTX_free(x);
+}
+
+void
+gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c)
+{
+	if (fp != NULL && slot < fp_slots)
+		sa_fp(c, fp[slot]);
+}
+
+/* Same parameters apart from keys, line and `telemetry` (which a reload may switch). */
+static bool
+sa_same(const struct gw_sa_conf *live, const struct gw_sa_conf *nw)
+{
+	struct gw_sa_conf a, b;
+	bool same;
+
+	memcpy(&a, live, sizeof(a));
+	memcpy(&b, nw, sizeof(b));
+	for (struct gw_sa_conf *x = &a; x != NULL; x = x == &a ? &b : NULL) {
+		explicit_bzero(x->cipher_key, sizeof(x->cipher_key));
+		explicit_bzero(x->auth_key, sizeof(x->auth_key));
+		x->salt = 0;
+		x->line = 0;
+		x->deleted = false;
+		x->telemetry = false;
+	}
+	same = memcmp(&a, &b, sizeof(a)) == 0;
+	explicit_bzero(&b, sizeof(b));
+	return same;
+}
+
+static bool
+rt_neigh_same(const struct gw_conf *a, const struct gw_conf *b)
+{
+	if (a->nb_rt != b->nb_rt || a->nb_neigh != b->nb_neigh)
+		return false;
+	for (unsigned int i = 0; i < a->nb_rt; i++)
+		if (a->rt[i].v6 != b->rt[i].v6 || a->rt[i].dst_len != b->rt[i].dst_len ||
+		    a->rt[i].port != b->rt[i].port ||
+		    memcmp(&a->rt[i].dst, &b->rt[i].dst, sizeof(a->rt[i].dst)) != 0)
+			return false;
+	for (unsigned int i = 0; i < a->nb_neigh; i++)
+		if (a->neigh[i].port != b->neigh[i].port ||
+		    memcmp(a->neigh[i].mac, b->neigh[i].mac, 6) != 0)
+			return false;
+	return true;
+}
+
+/* Selectors, direction, family and priority equal (not the action). */
+static bool
+sp_same_match(const struct gw_sp_conf *a, const struct gw_sp_conf *b)
+{
+	return a->v6 == b->v6 && a->dir == b->dir && a->pri == b->pri &&
+		memcmp(&a->src, &b->src, sizeof(a->src)) == 0 && a->src_len == b->src_len &&
+		memcmp(&a->dst, &b->dst, sizeof(a->dst)) == 0 && a->dst_len == b->dst_len &&
+		a->proto_lo == b->proto_lo && a->proto_hi == b->proto_hi &&
+		a->sport_lo == b->sport_lo && a->sport_hi == b->sport_hi &&
+		a->dport_lo == b->dport_lo && a->dport_hi == b->dport_hi;
+}
+
+static bool
+sa_up_in(const struct gw_conf *m, uint32_t spi)
+{
+	return spi != 0 && gw_conf_find_sa(m, GW_DIR_IN, spi) != NULL;
+}
+
+/*
+ * The merged SP list: the new file's rules, then the controller's. An
+ * inbound protect rule that replaces an old file rule with other SA keeps
+ * accepting that SA while it stays up (spi_prev).
+ */
+static int
+merge_sps(const struct gw_conf *live, const struct gw_conf *nw, struct gw_conf *m, char *err,
+	  size_t err_len)
+{
+	unsigned int n = 0;
+
+	if (gw_conf_reserve_sp(m, nw->nb_sp + live->nb_sp) != 0) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned int j = 0; j < nw->nb_sp; j++) {
+		struct gw_sp_conf sp = nw->sp[j];
+
+		sp.spi_prev = 0;
+		for (unsigned int i = 0; sp.dir == GW_DIR_IN && sp.action == GW_SP_PROTECT &&
+		     i < live->nb_sp; i++) {
+			const struct gw_sp_conf *o = &live->sp[i];
+
+			if (gw_ctrl_origin(o->line) || !sp_same_match(o, &sp) ||
+			    o->action != GW_SP_PROTECT)
+				continue;
+			if (o->spi != sp.spi && sa_up_in(m, o->spi))
+				sp.spi_prev = o->spi;
+			else if (o->spi == sp.spi && o->spi_prev != sp.spi &&
+				 sa_up_in(m, o->spi_prev))
+				sp.spi_prev = o->spi_prev;
+			break;
+		}
+		m->sp[n++] = sp;
+	}
+	for (unsigned int i = 0; i < live->nb_sp; i++) {
+		const struct gw_sp_conf *o = &live->sp[i];
+
+		if (!gw_ctrl_origin(o->line))
+			continue;
+		if (o->action == GW_SP_PROTECT && gw_conf_find_sa(m, o->dir, o->spi) == NULL) {
+			snprintf(err, err_len, "an SP rule added through the control socket "
+				 "protects with SA %s %u, which the new file removes",
+				 o->dir == GW_DIR_IN ? "in" : "out", o->spi);
+			return -EINVAL;
+		}
+		if (gw.max_sp != 0 && n == gw.max_sp) {
+			snprintf(err, err_len, "too many SP rules with the control socket's (at "
+				 "most %u: --max-sp)", gw.max_sp);
+			return -ENOSPC;
+		}
+		m->sp[n] = *o;
+		if (o->spi_prev != 0 && !sa_up_in(m, o->spi_prev))
+			m->sp[n].spi_prev = 0;
+		n++;
+	}
+	m->nb_sp = n;
+	return 0;
+}
+
+/* A slot for a new SA in m: a freed one nobody else took, else the next. */
+static int
+free_slot(struct gw_conf *m, const struct plan *pl)
+{
+	for (unsigned int i = 0; i < m->nb_sa; i++) {
+		bool taken = false;
+
+		/* freed: gw_sa_free() let go of its rte_ipsec SA and session */
+		if (!m->sa[i].deleted || gw.sa[i].active || gw.sa_cold[i].blk != NULL ||
+		    gw.sa_cold[i].cses != NULL)
+			continue;
+		for (unsigned int k = 0; k < pl->n_add && !taken; k++)
+			taken = pl->add[k] == i;
+		if (!taken)
+			return (int)i;
+	}
+	if (m->nb_sa >= gw.max_sa)
+		return -1;
+	return (int)m->nb_sa;   /* gw_conf_put_sa() appends it */
+}
+
+static int
+plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err,
+	 size_t err_len)
+{
+	unsigned int live_n = m->nb_sa;
+
+	for (unsigned int i = 0; i < live_n; i++) {
+		struct gw_sa_conf *c = &m->sa[i];
+		const struct gw_sa_conf *n;
+		uint8_t f[FP_LEN];
+		bool keys;
+
+		if (c->deleted || !gw.sa[i].active || gw_ctrl_origin(c->line))
+			continue;
+		n = gw_conf_find_sa(nw, c->dir, c->spi);
+		if (n == NULL) {
+			pl->rm[pl->n_rm++] = i;
+			continue;
+		}
+		sa_fp(n, f);
+		keys = fp != NULL && memcmp(f, fp[i], FP_LEN) == 0;
+		explicit_bzero(f, sizeof(f));
+		if (!keys || !sa_same(c, n)) {
+			snprintf(err, err_len, "SA %s %u (line %d): its %s changed under the same "
+				 "SPI; a change is a new SA: give it a new SPI, point the SP rules "
+				 "at it, remove the old one", c->dir == GW_DIR_IN ? "in" : "out",
+				 c->spi, n->line, keys ? "parameters" : "keys");
+			return -EINVAL;
+		}
+		pl->matched[n - nw->sa] = true;
+		c->line = n->line;
+		c->telemetry = n->telemetry;
+		pl->n_kept++;
+	}
+	for (unsigned int i = 0; i < pl->n_rm; i++)
+		gw_conf_del_sa(m, pl->rm[i]);
+	for (unsigned int j = 0; j < nw->nb_sa; j++) {
+		const struct gw_sa_conf *n = &nw->sa[j];
+		int slot;
+
+		if (pl->matched[j])
+			continue;
+		if (gw_conf_find_sa(m, n->dir, n->spi) != NULL) {
+			snprintf(err, err_len, "SA %s %u (line %d): the control socket added it; "
+				 "delete it there first (del sa)",
+				 n->dir == GW_DIR_IN ? "in" : "out", n->spi, n->line);
+			return -EEXIST;
+		}
+		slot = free_slot(m, pl);
+		if (slot < 0) {
+			snprintf(err, err_len, "too many SAs (at most %u: --max-sa)", gw.max_sa);
+			return -ENOSPC;
+		}
+		if (gw_conf_put_sa(m, (unsigned int)slot, n) != 0) {
+			snprintf(err, err_len, "out of memory");
+			return -ENOMEM;
+		}
+		sa_fp(n, pl->add_fp[pl->n_add]);
+		pl->add[pl->n_add++] = (unsigned int)slot;
+	}
+	return 0;
+}
+
+/* The kept SAs carry the same family under the new SP rules. */
+static int
+check_families(const struct gw_conf *m, const struct plan *pl, const int8_t *fam, char *err,
+	       size_t err_len)
+{
+	for (unsigned int i = 0; i < m->nb_sa; i++) {
+		const struct gw_sa_conf *c = &m->sa[i];
+		bool added = false;
+
+		for (unsigned int k = 0; k < pl->n_add && !added; k++)
+			added = pl->add[k] == i;
+		if (c->deleted || added || !gw.sa[i].active)
+			continue;
+		if (fam[i] != gw.sa[i].inner_v6) {
+			snprintf(err, err_len, "SA %s %u (line %d) carries IPv%c; the new SP "
+				 "rules send IPv%c through it", c->dir == GW_DIR_IN ? "in" : "out",
+				 c->spi, c->line, gw.sa[i].inner_v6 ? '6' : '4',
+				 gw.sa[i].inner_v6 ? '4' : '6');
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Unpublish slot's SA and free it once no worker can hold it (ctrl.c's queue). */
+static void
+sa_retire(unsigned int slot)
+{
+	struct gw_sa *s = &gw.sa[slot];
+
+	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
+	gw_sa_sad_del(&gw, s);
+	if (s->ss.sa != NULL)   /* out of DPDK's telemetry a grace period before it is freed */
+		rte_ipsec_telemetry_sa_del(s->ss.sa);
+	if (!gw_ctrl_reclaim_sa(s))
+		GW_LOG(WARNING, "reload: SA %s %u unpublished but kept: a worker still held it",
+		       s->dir == GW_DIR_IN ? "in" : "out", s->spi);
+}
+
+/* Take down what this reload brought up (nothing of it was in the SPD). */
+static void
+undo_adds(const struct plan *pl)
+{
+	for (unsigned int k = 0; k < pl->n_add; k++)
+		sa_retire(pl->add[k]);
+}
+
+static int
+apply(struct gw_conf *m, struct plan *pl, const int8_t *fam, char *err, size_t err_len)
+{
+	unsigned int k;
+	int rc = 0;
+
+	for (k = 0; k < pl->n_add; k++) {
+		rc = gw_sa_add(&gw, m, pl->add[k], fam[pl->add[k]], err, err_len);
+		if (rc != 0)
+			break;
+		gw_stats_sa_new(pl->add[k]);
+	}
+	if (rc != 0) {
+		pl->n_add = k;          /* the ones up */
+		undo_adds(pl);
+		return rc;
+	}
+	rc = gw_ctrl_spd_publish(m, err, err_len);
+	if (rc != 0) {
+		undo_adds(pl);
+		return rc;
+	}
+	if (err[0] != '\0')     /* the old lists kept: a warning, not a failure */
+		GW_LOG(WARNING, "reload: %s", err);
+	err[0] = '\0';
+	for (k = 0; k < pl->n_rm; k++)
+		sa_retire(pl->rm[k]);
+	for (unsigned int i = 0; i < m->nb_sa; i++) {
+		if (m->sa[i].deleted || !gw.sa[i].active)
+			continue;
+		gw.sa_cold[i].line = m->sa[i].line;
+		gw_sa_telemetry(&gw, &gw.sa[i], m->sa[i].telemetry);
+	}
+	for (k = 0; k < pl->n_add; k++)
+		memcpy(fp[pl->add[k]], pl->add_fp[k], FP_LEN);
+	for (k = 0; k < pl->n_rm; k++)
+		memset(fp[pl->rm[k]], 0, FP_LEN);
+	return 0;
+}
+
+static void
+plan_free(struct plan *pl)
+{
+	free(pl->add);
+	free(pl->rm);
+	free(pl->matched);
+	gw_secret_free(pl->add_fp, (size_t)pl->slots * sizeof(*pl->add_fp));
+}
+
+int
+gw_reload(char *msg, size_t len)
+{
+	struct gw_conf *nw = NULL, *m = NULL;
+	struct plan pl = { 0 };
+	int8_t *fam = NULL;
+	char err[512] = "", warn[512];
+	int rc;
+
+	gw_notify("RELOADING=1");
+	if (cfg_path == NULL) {
+		snprintf(err, sizeof(err), "no configuration file (-f) to reload");
+		rc = -ENOENT;
+		goto out;
+	}
+	GW_LOG(NOTICE, "reload: reading %s", cfg_path);
+	nw = gw_secret_alloc(sizeof(*nw));
+	m = gw_secret_alloc(sizeof(*m));
+	if (nw != NULL)
+		memset(nw, 0, sizeof(*nw));
+	if (m != NULL)
+		memset(m, 0, sizeof(*m));
+	if (nw == NULL || m == NULL || fp == NULL) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = gw_conf_parse_file(nw, cfg_path, cfg_flags, err, sizeof(err));
+	/* the plan's arrays: slots of the table, SAs of the new file */
+	pl.slots = RTE_MAX(gw.max_sa, nw->nb_sa) + 1;
+	pl.add = calloc(pl.slots, sizeof(*pl.add));
+	pl.rm = calloc(pl.slots, sizeof(*pl.rm));
+	pl.matched = calloc(pl.slots, sizeof(*pl.matched));
+	pl.add_fp = gw_secret_alloc((size_t)pl.slots * sizeof(*pl.add_fp));
+	if (rc == 0 && (pl.add == NULL || pl.rm == NULL || pl.matched == NULL ||
+			pl.add_fp == NULL)) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = -ENOMEM;
+	}
+	if (rc == 0 && err[0] != '\0') {
+		GW_LOG(WARNING, "reload: %s", err);
+		err[0] = '\0';
+	}
+	for (unsigned int k = 0; rc == 0 && k < GW_IGN_MAX; k++)
+		if (gw_conf_ignored_text(nw, cfg_path, k, warn, sizeof(warn)))
+			GW_LOG(WARNING, "%s", warn);
+	if (rc == 0)
+		rc = gw_conf_validate(nw, err, sizeof(err));
+	if (rc == 0 && !rt_neigh_same(gw.conf, nw)) {
+		snprintf(err, sizeof(err), "rt or neigh rules changed: routes are fixed at start "
+			 "(restart the gateway to change them)");
+		rc = -ENOTSUP;
+	}
+	if (rc != 0)
+		goto out;
+	rc = gw_conf_copy(m, gw.conf);
+	if (rc != 0) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
+	m->ignored = nw->ignored;
+	rc = plan_sas(nw, m, &pl, err, sizeof(err));
+	if (rc == 0)
+		rc = merge_sps(gw.conf, nw, m, err, sizeof(err));
+	if (rc == 0)
+		rc = gw_conf_validate(m, err, sizeof(err));
+	if (rc == 0) {
+		fam = malloc((size_t)m->nb_sa + 1);
+		if (fam == NULL) {
+			snprintf(err, sizeof(err), "out of memory");
+			rc = -ENOMEM;
+		} else {
+			(void)gw_conf_families(m, fam);
+			rc = check_families(m, &pl, fam, err, sizeof(err));
+		}
+	}
+	if (rc == 0)
+		rc = apply(m, &pl, fam, err, sizeof(err));
+	if (rc == 0) {
+		/* m's arrays become the live configuration's; the old ones are freed */
+		struct gw_conf old = *gw.conf;
+
+		gw_conf_wipe_keys(m);
+		*gw.conf = *m;
+		memset(m, 0, sizeof(*m));
+		gw_conf_wipe(&old);
+	}
+out:
+	if (rc == 0) {
+		status.ok++;
+		status.last_ok = true;
+		snprintf(status.message, sizeof(status.message), "%u SAs added, %u removed, %u "
+			 "unchanged; %u SP rules", pl.n_add, pl.n_rm, pl.n_kept, gw.conf->nb_sp);
+		GW_LOG(NOTICE, "reload: done: %s", status.message);
+	} else {
+		status.failed++;
+		status.last_ok = false;
+		snprintf(status.message, sizeof(status.message), "%s", err);
+		GW_LOG(ERR, "reload failed, nothing changed: %s", err);
+	}
+	snprintf(msg, len, "%s", rc == 0 ? status.message : err);      /* err: not cut at 512 */
+	if (nw != NULL)
+		gw_conf_wipe(nw);
+	if (m != NULL)
+		gw_conf_wipe(m);
+	gw_secret_free(nw, sizeof(*nw));
+	gw_secret_free(m, sizeof(*m));
+	free(fam);
+	plan_free(&pl);
+	gw_notify("READY=1");
+	return rc;
+}
