@@ -17,7 +17,7 @@ deps="$top/.deps"
 
 PKGS=(gcc g++ make meson ninja-build pkg-config python3 dpkg-dev
       dpdk dpdk-dev libdpdk-dev dpdk-doc libpcap-dev libcunit1-dev
-      libssl-dev openssl libsodium-dev libgcrypt20-dev libipsec-mb-dev
+      libssl-dev openssl libsodium-dev libgcrypt20-dev libipsec-mb-dev nettle-dev
       python3-scapy python3-cryptography python3-matplotlib gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       qemu-user iproute2 libclang-rt-14-dev clang-14 xz-utils
       python3-pyelftools groff-base

@@ -112,6 +112,18 @@ struct bench_impl *bench_peer_openssl(void);
 struct bench_impl *bench_peer_sodium(void);
 struct bench_impl *bench_peer_gcrypt(void);
 struct bench_impl *bench_peer_ipsecmb(void);
+struct bench_impl *bench_peer_nettle(void);
+
+/*
+ * Peer settings from the command line, read by the peers' init (so that
+ * a comparison is ISA for ISA): ipsec-mb's manager ("auto", "sse", "avx",
+ * "avx2", "avx512": init_mb_mgr_<arch>()), and the libgcrypt hardware
+ * features to deny (a comma list such as "intel-avx512,intel-avx2", given
+ * to GCRYCTL_DISABLE_HWF before libgcrypt initializes: the in-process form
+ * of /etc/gcrypt/hwf.deny). NULL: the library's own choice.
+ */
+extern const char *bench_ipsecmb_arch;
+extern const char *bench_gcrypt_deny;
 /* vecsec: the impl for one ISA level (a fresh object each call). */
 struct bench_impl *bench_vecsec_impl(int isa);
 

@@ -75,6 +75,8 @@ static struct {
 } opt;
 
 static struct bench_impl *impls[MAX_IMPLS];
+const char *bench_ipsecmb_arch;
+const char *bench_gcrypt_deny;
 static unsigned int nimpls;
 static struct result *results;
 static size_t nresults, capresults;
@@ -842,8 +844,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: vecsec-bench [options]\n"
-"Times libvecsec (once per ISA level) against OpenSSL, libsodium, libgcrypt and\n"
-"ipsec-mb in the same run; checks first that all give identical bytes.\n"
+"Times libvecsec (once per ISA level) against OpenSSL, libsodium, libgcrypt,\n"
+"ipsec-mb and Nettle in the same run; checks first that all give identical bytes.\n"
 "\n"
 "  --quick          short run (sizes 64,1420,8192; 7 samples; bursts 64,1420,imix)\n"
 "  --case LIST      cases to run (comma list, repeatable; default all)\n"
@@ -853,6 +855,8 @@ usage(FILE *f)
 "  --burst          also run bursts of %d jobs with %d keys (vecsec_aead_burst vs peers)\n"
 "  --burst-only     run only the bursts\n"
 "  --no-peers       measure vecsec alone\n"
+"  --ipsecmb-arch A ipsec-mb manager: auto (default), sse, avx, avx2, avx512\n"
+"  --gcrypt-deny L  libgcrypt features to deny, e.g. intel-avx2 (GCRYCTL_DISABLE_HWF)\n"
 "  --two-pass       ChaCha20-Poly1305: each ISA level also through the two-pass code\n"
 "                   (no stitched kernel): vecsec-<isa>-2pass\n"
 "  --lanes          bursts: every lane width pair (vecsec-lanes-x16/x8 ...) and per-job\n"
@@ -960,6 +964,8 @@ parse_args(int argc, char **argv)
 		{"crossover", no_argument, NULL, 'X'}, {"staged", no_argument, NULL, 'S'},
 		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
 		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
+		{"ipsecmb-arch", required_argument, NULL, 'A'},
+		{"gcrypt-deny", required_argument, NULL, 'G'},
 		{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -1018,6 +1024,12 @@ parse_args(int argc, char **argv)
 			break;
 		case 'F':
 			opt.fault = optarg;
+			break;
+		case 'A':
+			bench_ipsecmb_arch = optarg;
+			break;
+		case 'G':
+			bench_gcrypt_deny = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1215,6 +1227,9 @@ main(int argc, char **argv)
 #endif
 #ifdef BENCH_HAVE_IPSECMB
 		add_impl(bench_peer_ipsecmb());
+#endif
+#ifdef BENCH_HAVE_NETTLE
+		add_impl(bench_peer_nettle());
 #endif
 	}
 	printf("measured:");

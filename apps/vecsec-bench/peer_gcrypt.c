@@ -3,6 +3,9 @@
  * vecsec-bench peer: libgcrypt (gcry_cipher ChaCha20 in POLY1305 mode for
  * the AEAD and in STREAM mode alone, gcry_mac Poly1305). ARIA arrived in
  * libgcrypt 1.11; older versions (Debian 12 has 1.10) show it as n/a.
+ * --gcrypt-deny names hardware features libgcrypt must not use
+ * (GCRYCTL_DISABLE_HWF before initialization: what /etc/gcrypt/hwf.deny
+ * does, for this process only); the version column says what was denied.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +30,27 @@ struct gc_ctx {
 static bool
 gc_init(struct bench_impl *im)
 {
-	const char *v = gcry_check_version(NULL);
+	const char *v;
 
+	if (bench_gcrypt_deny != NULL && *bench_gcrypt_deny != '\0') {
+		char *list = strdup(bench_gcrypt_deny), *save = NULL;
+
+		for (char *t = strtok_r(list, ",", &save); t != NULL;
+		     t = strtok_r(NULL, ",", &save)) {
+			if (gcry_control(GCRYCTL_DISABLE_HWF, t, NULL) != 0) {
+				/* 1.10 has no "intel-avx512": nothing to deny */
+				fprintf(stderr, "vecsec-bench: libgcrypt knows no feature %s"
+					" (not denied)\n", t);
+			}
+		}
+		free(list);
+	}
+	v = gcry_check_version(NULL);
 	gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
 	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
-	snprintf(im->version, sizeof(im->version), "libgcrypt %s", v != NULL ? v : "?");
+	snprintf(im->version, sizeof(im->version), "libgcrypt %s%s%s", v != NULL ? v : "?",
+		 bench_gcrypt_deny != NULL ? " deny " : "",
+		 bench_gcrypt_deny != NULL ? bench_gcrypt_deny : "");
 	return v != NULL;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vecsec-bench peer: Intel ipsec-mb through its job API (the manager picks
- * its widest ISA, init_mb_mgr_auto). ChaCha20-Poly1305 is
+ * its widest ISA, init_mb_mgr_auto, unless --ipsecmb-arch pins one:
+ * init_mb_mgr_avx2() for an AVX2-to-AVX2 comparison). ChaCha20-Poly1305 is
  * IMB_CIPHER_CHACHA20_POLY1305 + IMB_AUTH_CHACHA20_POLY1305; ChaCha20
  * alone and Poly1305 alone are IMB_CIPHER_CHACHA20 and IMB_AUTH_POLY1305.
  * One message: get, submit, flush. A burst: submit every job, then flush,
@@ -53,14 +54,34 @@ mb_init(struct bench_impl *im)
 		snprintf(im->version, sizeof(im->version), "alloc_mb_mgr failed");
 		return false;
 	}
-	init_mb_mgr_auto(mgr, &mgr_arch);
+	if (bench_ipsecmb_arch == NULL || strcmp(bench_ipsecmb_arch, "auto") == 0) {
+		init_mb_mgr_auto(mgr, &mgr_arch);
+	} else if (strcmp(bench_ipsecmb_arch, "sse") == 0) {
+		init_mb_mgr_sse(mgr);
+		mgr_arch = IMB_ARCH_SSE;
+	} else if (strcmp(bench_ipsecmb_arch, "avx") == 0) {
+		init_mb_mgr_avx(mgr);
+		mgr_arch = IMB_ARCH_AVX;
+	} else if (strcmp(bench_ipsecmb_arch, "avx2") == 0) {
+		init_mb_mgr_avx2(mgr);
+		mgr_arch = IMB_ARCH_AVX2;
+	} else if (strcmp(bench_ipsecmb_arch, "avx512") == 0) {
+		init_mb_mgr_avx512(mgr);
+		mgr_arch = IMB_ARCH_AVX512;
+	} else {
+		snprintf(im->version, sizeof(im->version), "unknown --ipsecmb-arch %s",
+			 bench_ipsecmb_arch);
+		return false;
+	}
 	if (imb_get_errno(mgr) != 0) {
-		snprintf(im->version, sizeof(im->version), "init_mb_mgr_auto: %s",
+		snprintf(im->version, sizeof(im->version), "init_mb_mgr_%s: %s",
+			 bench_ipsecmb_arch != NULL ? bench_ipsecmb_arch : "auto",
 			 imb_get_strerror(imb_get_errno(mgr)));
 		return false;
 	}
-	snprintf(im->version, sizeof(im->version), "ipsec-mb %s (%s)", imb_get_version_str(),
-		 arch_name(mgr_arch));
+	snprintf(im->version, sizeof(im->version), "ipsec-mb %s (%s%s)", imb_get_version_str(),
+		 arch_name(mgr_arch), bench_ipsecmb_arch != NULL &&
+		 strcmp(bench_ipsecmb_arch, "auto") != 0 ? ", pinned" : "");
 	return true;
 }
 

@@ -26,7 +26,7 @@ const struct chacha_impl *const vecsec_chacha_impls[] = {
 	NULL,
 };
 
-VECSEC_DEFINE_SELECTION(chacha, chacha_impl)
+VECSEC_DEFINE_SELECTION_LEN(chacha, chacha_impl)
 
 void
 vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state *st, uint8_t *out,
@@ -52,7 +52,7 @@ vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state *st, 
 void
 vecsec_chacha_xor_state(struct chacha_state *st, uint8_t *out, const uint8_t *in, size_t len)
 {
-	vecsec_chacha_xor_impl(vecsec_chacha_impl(), st, out, in, len);
+	vecsec_chacha_xor_impl(vecsec_chacha_impl_len(vecsec_level(), len), st, out, in, len);
 }
 
 static bool

@@ -1,72 +1,184 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ChaCha20/12/8, AVX2. xor_blocks: 8 blocks of one message per step, one
- * state word per ymm (word-sliced, chacha_avx2.h), transposed by 4x4 word
- * transposes in each 128-bit half and VPERM2I128; a tail over 256 bytes is
- * one more step through a keystream buffer, shorter ones go to the SSSE3
- * kernel. Rotations by 16 and 8 are VPSHUFB, by 12 and 7 shifts. RFC 8439
+ * ChaCha20/12/8, AVX2. xor_blocks: 8 blocks of one message per step
+ * (assembly, chacha_avx2.S: word-sliced, one state word per ymm); a tail
+ * of 257..511 bytes is one more step into a keystream buffer; up to 256
+ * bytes (4 blocks) go the latency-bound way: the state in row form, two
+ * blocks per ymm (one per 128-bit half), two such sets interleaved, which
+ * costs about one block's latency (~300 TSC cycles for 1 to 4 blocks on
+ * Zen 3, where a word-sliced step costs ~380 whatever the tail). RFC 8439
  * 2.1-2.4; the counter is word 12 only and never wraps inside a call
  * (chacha_internal.h).
  */
 #include <immintrin.h>
 
 #include "chacha_internal.h"
-#include "chacha_avx2.h"
 
-/* Eight consecutive blocks: out = in ^ keystream, 512 bytes. */
-static void
-xor_8blocks(uint8_t *out, const uint8_t *in, const uint32_t x[16], unsigned int rounds)
+static inline __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
+static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
+
+static inline __m256i
+vrol16(__m256i v)
 {
-	__m256i v[16];
+	const __m256i m = _mm256_set_epi8(13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2,
+					  13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2);
 
-	chacha_x8_init(v, x);
-	for (unsigned int r = 0; r < rounds; r += 2)
-		chacha_x8_dround(v);
-	chacha_x8_finish(out, in, v, x);
+	return _mm256_shuffle_epi8(v, m);
 }
 
-/*
- * 257..511 bytes: one 8-block step into a keystream buffer, then XOR (32
- * bytes at a time, then bytes); ~40% faster than two SSSE3 4-block steps.
- */
-static void
-xor_tail(uint8_t *out, const uint8_t *in, size_t len, struct chacha_state *st)
+static inline __m256i
+vrol8(__m256i v)
 {
-	static const uint8_t zeros[8 * CHACHA_BLOCK_LEN];
-	uint8_t ks[8 * CHACHA_BLOCK_LEN] __attribute__((aligned(32)));
+	const __m256i m = _mm256_set_epi8(14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3,
+					  14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3);
+
+	return _mm256_shuffle_epi8(v, m);
+}
+
+#define VROL(v, n) _mm256_or_si256(_mm256_slli_epi32((v), (n)), _mm256_srli_epi32((v), 32 - (n)))
+
+/* RFC 8439 2.1 on the rows of two blocks at once */
+#define QR(a, b, c, d) do { \
+	a = vadd(a, b); d = vrol16(vxor(d, a)); \
+	c = vadd(c, d); b = VROL(vxor(b, c), 12); \
+	a = vadd(a, b); d = vrol8(vxor(d, a)); \
+	c = vadd(c, d); b = VROL(vxor(b, c), 7); \
+} while (0)
+
+/* RFC 8439 2.2: rows 1-3 turned left by 1, 2, 3 words put diagonals in columns */
+#define DIAG(b, c, d) do { \
+	b = _mm256_shuffle_epi32(b, 0x39); \
+	c = _mm256_shuffle_epi32(c, 0x4e); \
+	d = _mm256_shuffle_epi32(d, 0x93); \
+} while (0)
+#define UNDIAG(b, c, d) do { \
+	b = _mm256_shuffle_epi32(b, 0x93); \
+	c = _mm256_shuffle_epi32(c, 0x4e); \
+	d = _mm256_shuffle_epi32(d, 0x39); \
+} while (0)
+
+static inline __m256i
+row2(const uint32_t *x)
+{
+	return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)x));
+}
+
+static inline void
+store2(uint8_t *ks, __m256i a, __m256i b, __m256i c, __m256i d)
+{
+	_mm256_storeu_si256((__m256i *)(void *)ks, _mm256_permute2x128_si256(a, b, 0x20));
+	_mm256_storeu_si256((__m256i *)(void *)(ks + 32), _mm256_permute2x128_si256(c, d, 0x20));
+	_mm256_storeu_si256((__m256i *)(void *)(ks + 64), _mm256_permute2x128_si256(a, b, 0x31));
+	_mm256_storeu_si256((__m256i *)(void *)(ks + 96), _mm256_permute2x128_si256(c, d, 0x31));
+}
+
+void
+vecsec_chacha_ks4_avx2(uint8_t *ks, const uint32_t x[16], unsigned int nblocks,
+		       unsigned int rounds)
+{
+	const __m256i a0 = row2(x), b0 = row2(x + 4), c0 = row2(x + 8);
+	const __m256i d0 = vadd(row2(x + 12), _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0));
+	const __m256i d1 = vadd(d0, _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2));
+	__m256i a = a0, b = b0, c = c0, d = d0, e = a0, f = b0, g = c0, h = d1;
+
+	if (nblocks <= 2) {
+		for (unsigned int i = 0; i < rounds; i += 2) {
+			QR(a, b, c, d);
+			DIAG(b, c, d);
+			QR(a, b, c, d);
+			UNDIAG(b, c, d);
+		}
+	} else {
+		for (unsigned int i = 0; i < rounds; i += 2) {
+			QR(a, b, c, d);
+			QR(e, f, g, h);
+			DIAG(b, c, d);
+			DIAG(f, g, h);
+			QR(a, b, c, d);
+			QR(e, f, g, h);
+			UNDIAG(b, c, d);
+			UNDIAG(f, g, h);
+		}
+		store2(ks + 128, vadd(e, a0), vadd(f, b0), vadd(g, c0), vadd(h, d1));
+	}
+	store2(ks, vadd(a, a0), vadd(b, b0), vadd(c, c0), vadd(d, d0));
+}
+
+/* out = in ^ ks for n bytes (n < 512): 32 bytes at a time, then 16, 8, 4, 1 */
+static inline void
+xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
 	size_t i = 0;
 
-	xor_8blocks(ks, zeros, st->x, st->rounds);
-	st->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
-	for (; i + 32 <= len; i += 32)
+	for (; i + 32 <= n; i += 32)
 		_mm256_storeu_si256((__m256i *)(void *)(out + i), _mm256_xor_si256(
 			_mm256_loadu_si256((const __m256i *)(const void *)(in + i)),
-			_mm256_load_si256((const __m256i *)(const void *)(ks + i))));
-	for (; i < len; i++)
+			_mm256_loadu_si256((const __m256i *)(const void *)(ks + i))));
+	if (i + 16 <= n) {
+		_mm_storeu_si128((__m128i *)(void *)(out + i), _mm_xor_si128(
+			_mm_loadu_si128((const __m128i *)(const void *)(in + i)),
+			_mm_loadu_si128((const __m128i *)(const void *)(ks + i))));
+		i += 16;
+	}
+	if (i + 8 <= n) {
+		uint64_t a, b;
+
+		memcpy(&a, in + i, 8);
+		memcpy(&b, ks + i, 8);
+		a ^= b;
+		memcpy(out + i, &a, 8);
+		i += 8;
+	}
+	if (i + 4 <= n) {
+		uint32_t a, b;
+
+		memcpy(&a, in + i, 4);
+		memcpy(&b, ks + i, 4);
+		a ^= b;
+		memcpy(out + i, &a, 4);
+		i += 4;
+	}
+	for (; i < n; i++)
 		out[i] = in[i] ^ ks[i];
-	vecsec_memzero(ks, sizeof(ks));
 }
 
 void
 vecsec_chacha_xor_blocks_avx2(uint8_t *out, const uint8_t *in, size_t len,
 			      struct chacha_state *st)
 {
+	static const uint8_t zeros[8 * CHACHA_BLOCK_LEN];
+	uint8_t ks[8 * CHACHA_BLOCK_LEN] __attribute__((aligned(32)));
 	const size_t step = 8 * CHACHA_BLOCK_LEN;
+	size_t n = len / step;
+	uint32_t nb;
 
-	for (; len >= step; len -= step, in += step, out += step) {
-		xor_8blocks(out, in, st->x, st->rounds);
-		st->x[12] += 8;
+	if (n != 0) {
+		vecsec_chacha_x8_avx2(out, in, n, st->x, st->rounds);
+		out += n * step;
+		in += n * step;
+		len -= n * step;
 	}
-	if (len > 4 * CHACHA_BLOCK_LEN)
-		xor_tail(out, in, len, st);
-	else if (len != 0)
-		vecsec_chacha_impl_ssse3.xor_blocks(out, in, len, st);
+	if (len == 0)
+		return;
+	nb = (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+	if (nb > 4) {
+		uint32_t ctr = st->x[12];
+
+		vecsec_chacha_x8_avx2(ks, zeros, 1, st->x, st->rounds);
+		st->x[12] = ctr;
+	} else {
+		vecsec_chacha_ks4_avx2(ks, st->x, nb, st->rounds);
+	}
+	st->x[12] += nb;
+	xor_ks(out, in, ks, len);
+	vecsec_wipe(ks, (size_t)nb * CHACHA_BLOCK_LEN);
 }
 
 const struct chacha_impl vecsec_chacha_impl_avx2 = {
 	.name = "avx2",
 	.isa = VECSEC_ISA_AVX2,
 	.needs = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,   /* the avx2 flag set has -mbmi2 */
+	.min_len = 0,
 	.xor_blocks = vecsec_chacha_xor_blocks_avx2,
 	.lanes = 8,
 	.lanes_name = "x8-avx2",

@@ -58,6 +58,7 @@ const struct chacha_impl vecsec_chacha_impl_avx512 = {
 	.name = "avx512",
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW,
+	.min_len = 0,
 	.xor_blocks = vecsec_chacha_xor_blocks_avx512,
 	.lanes = 16,
 	.lanes_name = "x16-avx512",

@@ -95,6 +95,12 @@ struct chacha_impl {
 	const char *name;            /* "avx2": printed by tests and the bench */
 	enum vecsec_isa isa;         /* level needed, compared with the cap */
 	uint64_t needs;              /* extra VECSEC_CPU_* bits */
+	/*
+	 * Bytes of one call from which this entry beats the next usable one
+	 * (VECSEC_SELECT_LEN skips it below; measured, in the entry's
+	 * comment); every entry takes every length.
+	 */
+	size_t min_len;
 	void (*xor_blocks)(uint8_t *out, const uint8_t *in, size_t len, struct chacha_state *st);
 	/* The lane kernel: 0 and NULL where the ISA has none (the reference). */
 	unsigned int lanes;          /* messages per xor_lanes() call: 4, 8 or 16 */
@@ -112,6 +118,26 @@ struct chacha_impl {
 	void (*xor_lanes_bytes)(const struct chacha_lanes *l, const uint32_t *bytes,
 				uint8_t *const *ks0);
 };
+
+/*
+ * Assembly and short-input building blocks of the x86 kernels (also used
+ * by the ChaCha20-Poly1305 kernels of the same ISA):
+ *   x8_avx2 (chacha_avx2.S): nsteps x 512 bytes, out = in ^ keystream
+ *     (in == out allowed), x[12] += 8 per step;
+ *   x4_ssse3 (chacha_ssse3.S): the same with 4 blocks (256 bytes) a step;
+ *   ks4_avx2: nblocks (1..4) blocks of raw keystream from counter x[12]
+ *     into ks (64 nblocks bytes), x not changed: row form, two blocks per
+ *     ymm, latency-bound (the short-message path);
+ *   ks2_ssse3: the same for 1..2 blocks, one block per set of xmm.
+ */
+void vecsec_chacha_x8_avx2(uint8_t *out, const uint8_t *in, size_t nsteps, uint32_t x[16],
+			   unsigned int rounds);
+void vecsec_chacha_x4_ssse3(uint8_t *out, const uint8_t *in, size_t nsteps, uint32_t x[16],
+			    unsigned int rounds);
+void vecsec_chacha_ks4_avx2(uint8_t *ks, const uint32_t x[16], unsigned int nblocks,
+			    unsigned int rounds);
+void vecsec_chacha_ks2_ssse3(uint8_t *ks, const uint32_t x[16], unsigned int nblocks,
+			     unsigned int rounds);
 
 /* Lane kernels (chacha_lanes_<set>.c), listed by their ISA's table entry. */
 void vecsec_chacha_xor_lanes_x4_ssse3(struct chacha_lanes *l, uint32_t nblocks);
@@ -145,6 +171,8 @@ extern const struct chacha_impl vecsec_chacha_impl_avx512;
 /* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
 const struct chacha_impl *vecsec_chacha_impl_at(enum vecsec_isa level);
 const struct chacha_impl *vecsec_chacha_impl(void);
+/* The impl for a call of len bytes at a level (min_len gates applied). */
+const struct chacha_impl *vecsec_chacha_impl_len(enum vecsec_isa level, size_t len);
 /*
  * XOR len bytes with the state's keystream through impl, splitting at
  * 2^32-block boundaries and carrying into word 13 for a ctr64 state. The

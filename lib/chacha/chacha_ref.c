@@ -108,5 +108,6 @@ const struct chacha_impl vecsec_chacha_impl_ref = {
 	.name = "ref",
 	.isa = VECSEC_ISA_SCALAR,
 	.needs = 0,
+	.min_len = 0,
 	.xor_blocks = vecsec_chacha_xor_blocks_ref,
 };

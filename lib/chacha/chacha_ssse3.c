@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ChaCha20/12/8, SSSE3. xor_blocks: 4 blocks of one message per step, one
- * state word per xmm (word-sliced, transposed before the XOR); a last block
- * alone uses the row form (one row of the state per xmm, diagonals by
- * PSHUFD). Rotations by 16 and 8 are PSHUFB byte shuffles, by 12 and 7
- * shifts. RFC 8439 2.1-2.4; the counter is word 12 only and never wraps
- * inside a call (chacha_internal.h). Also the tail path of the AVX2 kernel.
+ * ChaCha20/12/8, SSSE3. xor_blocks: 4 blocks of one message per step
+ * (assembly, chacha_ssse3.S: one state word per xmm, word-sliced); a tail
+ * of 3..4 blocks is one more step into a keystream buffer, 1..2 blocks
+ * use the row form (one row of the state per xmm, diagonals by PSHUFD),
+ * two blocks as two interleaved chains at about one block's latency.
+ * Rotations by 16 and 8 are PSHUFB byte shuffles, by 12 and 7 shifts.
+ * RFC 8439 2.1-2.4; the counter is word 12 only and never wraps inside a
+ * call (chacha_internal.h).
  */
 #include <string.h>
 
@@ -85,65 +87,82 @@ block_x1(uint8_t ks[CHACHA_BLOCK_LEN], const uint32_t x[16], unsigned int rounds
 	storeu(ks + 48, vadd(d, d0));
 }
 
-/* 4x4 transpose of 32-bit words: a..d become words w..w+3 of blocks 0..3 */
-#define TRANSPOSE4(a, b, c, d) do { \
-	__m128i t0_ = _mm_unpacklo_epi32(a, b), t1_ = _mm_unpackhi_epi32(a, b); \
-	__m128i t2_ = _mm_unpacklo_epi32(c, d), t3_ = _mm_unpackhi_epi32(c, d); \
-	a = _mm_unpacklo_epi64(t0_, t2_); \
-	b = _mm_unpackhi_epi64(t0_, t2_); \
-	c = _mm_unpacklo_epi64(t1_, t3_); \
-	d = _mm_unpackhi_epi64(t1_, t3_); \
-} while (0)
-
-/*
- * Four consecutive blocks, word-sliced: v[i] holds word i of blocks 0..3.
- * len >= 256: out = in ^ keystream directly; otherwise the keystream goes
- * to ks (256 bytes) and the caller XORs the len bytes it needs.
- */
+/* Two blocks in row form, interleaved: two independent chains, one block's latency. */
 static void
-blocks_x4(uint8_t *out, const uint8_t *in, size_t len, uint8_t *ks, const uint32_t x[16],
-	  unsigned int rounds)
+block_x2(uint8_t ks[2 * CHACHA_BLOCK_LEN], const uint32_t x[16], unsigned int rounds)
 {
-	__m128i v[16], o[16];
+	const __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)&x[0]);
+	const __m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)&x[4]);
+	const __m128i c0 = _mm_loadu_si128((const __m128i *)(const void *)&x[8]);
+	const __m128i d0 = _mm_loadu_si128((const __m128i *)(const void *)&x[12]);
+	const __m128i d1 = vadd(d0, _mm_set_epi32(0, 0, 0, 1));
+	__m128i a = a0, b = b0, c = c0, d = d0, e = a0, f = b0, g = c0, h = d1;
 
-	for (int i = 0; i < 16; i++)
-		o[i] = _mm_set1_epi32((int)x[i]);
-	o[12] = vadd(o[12], _mm_set_epi32(3, 2, 1, 0));
-	for (int i = 0; i < 16; i++)
-		v[i] = o[i];
-	for (unsigned int r = 0; r < rounds; r += 2) {
-		QR(v[0], v[4], v[8], v[12]);
-		QR(v[1], v[5], v[9], v[13]);
-		QR(v[2], v[6], v[10], v[14]);
-		QR(v[3], v[7], v[11], v[15]);
-		QR(v[0], v[5], v[10], v[15]);
-		QR(v[1], v[6], v[11], v[12]);
-		QR(v[2], v[7], v[8], v[13]);
-		QR(v[3], v[4], v[9], v[14]);
+	for (unsigned int i = 0; i < rounds; i += 2) {
+		QR(a, b, c, d);
+		QR(e, f, g, h);
+		b = _mm_shuffle_epi32(b, 0x39);
+		c = _mm_shuffle_epi32(c, 0x4e);
+		d = _mm_shuffle_epi32(d, 0x93);
+		f = _mm_shuffle_epi32(f, 0x39);
+		g = _mm_shuffle_epi32(g, 0x4e);
+		h = _mm_shuffle_epi32(h, 0x93);
+		QR(a, b, c, d);
+		QR(e, f, g, h);
+		b = _mm_shuffle_epi32(b, 0x93);
+		c = _mm_shuffle_epi32(c, 0x4e);
+		d = _mm_shuffle_epi32(d, 0x39);
+		f = _mm_shuffle_epi32(f, 0x93);
+		g = _mm_shuffle_epi32(g, 0x4e);
+		h = _mm_shuffle_epi32(h, 0x39);
 	}
-	for (int i = 0; i < 16; i++)
-		v[i] = vadd(v[i], o[i]);
-	TRANSPOSE4(v[0], v[1], v[2], v[3]);
-	TRANSPOSE4(v[4], v[5], v[6], v[7]);
-	TRANSPOSE4(v[8], v[9], v[10], v[11]);
-	TRANSPOSE4(v[12], v[13], v[14], v[15]);
-	/* block k is v[k], v[4 + k], v[8 + k], v[12 + k] */
-	if (len >= 4 * CHACHA_BLOCK_LEN) {
-		for (int k = 0; k < 4; k++)
-			for (int j = 0; j < 4; j++)
-				storeu(out + 64 * k + 16 * j,
-				       vxor(loadu(in + 64 * k + 16 * j), v[4 * j + k]));
-	} else {
-		for (int k = 0; k < 4; k++)
-			for (int j = 0; j < 4; j++)
-				storeu(ks + 64 * k + 16 * j, v[4 * j + k]);
-	}
+	storeu(ks, vadd(a, a0));
+	storeu(ks + 16, vadd(b, b0));
+	storeu(ks + 32, vadd(c, c0));
+	storeu(ks + 48, vadd(d, d0));
+	storeu(ks + 64, vadd(e, a0));
+	storeu(ks + 80, vadd(f, b0));
+	storeu(ks + 96, vadd(g, c0));
+	storeu(ks + 112, vadd(h, d1));
 }
 
-static inline void
-xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+void
+vecsec_chacha_ks2_ssse3(uint8_t *ks, const uint32_t x[16], unsigned int nblocks,
+			unsigned int rounds)
 {
-	for (size_t i = 0; i < n; i++)
+	if (nblocks <= 1)
+		block_x1(ks, x, rounds);
+	else
+		block_x2(ks, x, rounds);
+}
+
+/* out = in ^ ks for n bytes: 16 at a time, then 8, 4, 1 */
+static inline void
+xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		storeu(out + i, vxor(loadu(in + i), loadu(ks + i)));
+	if (i + 8 <= n) {
+		uint64_t a, b;
+
+		memcpy(&a, in + i, 8);
+		memcpy(&b, ks + i, 8);
+		a ^= b;
+		memcpy(out + i, &a, 8);
+		i += 8;
+	}
+	if (i + 4 <= n) {
+		uint32_t a, b;
+
+		memcpy(&a, in + i, 4);
+		memcpy(&b, ks + i, 4);
+		a ^= b;
+		memcpy(out + i, &a, 4);
+		i += 4;
+	}
+	for (; i < n; i++)
 		out[i] = in[i] ^ ks[i];
 }
 
@@ -151,35 +170,40 @@ void
 vecsec_chacha_xor_blocks_ssse3(uint8_t *out, const uint8_t *in, size_t len,
 			       struct chacha_state *st)
 {
-	uint8_t ks[4 * CHACHA_BLOCK_LEN];
-	bool used = false;
+	static const uint8_t zeros[4 * CHACHA_BLOCK_LEN];
+	uint8_t ks[4 * CHACHA_BLOCK_LEN] __attribute__((aligned(16)));
+	const size_t step = 4 * CHACHA_BLOCK_LEN;
+	size_t n = len / step;
+	uint32_t nb;
 
-	for (; len >= 4 * CHACHA_BLOCK_LEN; len -= 4 * CHACHA_BLOCK_LEN) {
-		blocks_x4(out, in, len, ks, st->x, st->rounds);
-		st->x[12] += 4;
-		in += 4 * CHACHA_BLOCK_LEN;
-		out += 4 * CHACHA_BLOCK_LEN;
+	if (n != 0) {
+		vecsec_chacha_x4_ssse3(out, in, n, st->x, st->rounds);
+		out += n * step;
+		in += n * step;
+		len -= n * step;
 	}
-	if (len > CHACHA_BLOCK_LEN) {
-		/* 2 to 4 blocks: one x4 step costs about what two single blocks do */
-		blocks_x4(out, in, len, ks, st->x, st->rounds);
-		xor_bytes(out, in, ks, len);
-		st->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
-		used = true;
-	} else if (len > 0) {
-		block_x1(ks, st->x, st->rounds);
-		xor_bytes(out, in, ks, len);
-		st->x[12]++;
-		used = true;
+	if (len == 0)
+		return;
+	nb = (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+	if (nb > 2) {
+		/* 3 or 4 blocks: one step into the buffer (~a two-block chain's cost) */
+		uint32_t ctr = st->x[12];
+
+		vecsec_chacha_x4_ssse3(ks, zeros, 1, st->x, st->rounds);
+		st->x[12] = ctr;
+	} else {
+		vecsec_chacha_ks2_ssse3(ks, st->x, nb, st->rounds);
 	}
-	if (used)
-		vecsec_memzero(ks, sizeof(ks));
+	st->x[12] += nb;
+	xor_ks(out, in, ks, len);
+	vecsec_wipe(ks, (size_t)nb * CHACHA_BLOCK_LEN);
 }
 
 const struct chacha_impl vecsec_chacha_impl_ssse3 = {
 	.name = "ssse3",
 	.isa = VECSEC_ISA_SSSE3,
 	.needs = VECSEC_CPU_SSSE3,
+	.min_len = 0,
 	.xor_blocks = vecsec_chacha_xor_blocks_ssse3,
 	.lanes = 4,
 	.lanes_name = "x4-ssse3",

@@ -160,6 +160,11 @@ vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16])
 
 /* ---- the stitched kernels: table and selection ---- */
 
+/*
+ * Widest first; within a level the entry for long jobs first, its min_len
+ * the measured length from which it beats the one after it (below the
+ * last one of a level: the two-pass code).
+ */
 const struct chachapoly_impl *const vecsec_chachapoly_impls[] = {
 #ifdef VECSEC_HAVE_AVX512_IFMA
 	&vecsec_chachapoly_impl_avx512ifma,
@@ -167,30 +172,35 @@ const struct chachapoly_impl *const vecsec_chachapoly_impls[] = {
 #ifdef VECSEC_HAVE_AVX2
 	&vecsec_chachapoly_impl_avx2,
 #endif
+#ifdef VECSEC_HAVE_SSSE3
+	&vecsec_chachapoly_impl_ssse3,
+#endif
 	NULL,
 };
 
-static _Atomic uint8_t stitch_sel[VECSEC_NB_LEVELS];
+static _Atomic uint64_t stitch_chain[VECSEC_NB_LEVELS];
+VECSEC_CHAIN_BUILD(stitch_chain_build, vecsec_chachapoly_impls, stitch_chain)
 static _Atomic int chachapoly_mode = CHACHAPOLY_AUTO;     /* a knob: tests, bench */
 
 /*
- * The stitched impl for linear jobs at a level, or NULL: none there, or
- * two passes asked for (TWOPASS mode, VECSEC_CHACHAPOLY=twopass).
+ * The stitched impl for a linear job of len bytes at a level, or NULL:
+ * none there, or two passes asked for (TWOPASS mode,
+ * VECSEC_CHACHAPOLY=twopass).
  */
-static const struct chachapoly_impl *
-stitch_at(enum vecsec_isa level)
+static inline const struct chachapoly_impl *
+stitch_at(enum vecsec_isa level, size_t len)
 {
-	if (atomic_load_explicit(&chachapoly_mode, memory_order_relaxed) == CHACHAPOLY_TWOPASS ||
-	    vecsec_dispatch_twopass())
+	if (__builtin_expect(atomic_load_explicit(&chachapoly_mode, memory_order_relaxed) ==
+			     CHACHAPOLY_TWOPASS, 0) || vecsec_dispatch_twopass())
 		return NULL;
-	return VECSEC_SELECT(vecsec_chachapoly_impls, stitch_sel, level);
+	return VECSEC_SELECT_LEN(vecsec_chachapoly_impls, stitch_chain, stitch_chain_build,
+				 level, len);
 }
 
 const struct chachapoly_impl *
 vecsec_chachapoly_impl_for(size_t len)
 {
-	(void)len;      /* the wrapper calls the kernel only from its min_len up */
-	return stitch_at(vecsec_isa_cap());
+	return stitch_at(vecsec_level(), len);
 }
 
 enum chachapoly_mode
@@ -214,14 +224,14 @@ mac_pad16(struct vecsec_poly1305_ctx *mac, size_t len)
  */
 static void
 run_start(struct chachapoly_run *r, const struct vecsec_aead_job *job,
-	  const struct chacha_impl *ci, const struct poly1305_impl *pi)
+	  const struct chacha_impl *ci, enum vecsec_isa level)
 {
 	uint8_t otk[CHACHA_BLOCK_LEN];
 
 	r->ci = ci;
 	job_state(&r->st, job);
 	vecsec_chacha_xor_impl(ci, &r->st, otk, zeros, sizeof(otk));
-	vecsec_poly1305_init_impl(&r->mac, otk, pi);
+	vecsec_poly1305_init_level(&r->mac, otk, level);
 	vecsec_memzero(otk, sizeof(otk));
 	r->ks_used = CHACHA_BLOCK_LEN;
 	if (job->aad_len > 0)
@@ -336,7 +346,7 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 	int rc = 0;
 
 	job_state(&st, job);
-	if (job->len < sk->min_len && job->len <= SHORT_MAX) {
+	if (job->len < sk->step && job->len <= SHORT_MAX) {
 		/*
 		 * Short job: one ChaCha call makes the one-time key (block 0) and
 		 * the data's blocks together, on a copy of the input behind 64
@@ -362,7 +372,7 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 		short_job = true;
 		goto lengths;
 	}
-	tail = job->len % sk->min_len;
+	tail = job->len % sk->step;
 	body = job->len - tail;
 	if (job->dir == VECSEC_AEAD_SEAL && sk->otk_tail != NULL && tail != 0 &&
 	    tail <= sk->max_tail) {
@@ -415,7 +425,6 @@ run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 {
 	const struct chachapoly_impl *sk;
 	const struct chacha_impl *ci;
-	const struct poly1305_impl *pi;
 	struct chachapoly_run r;
 	uint8_t tag[VECSEC_AEAD_TAG_LEN];
 	int rc = 0;
@@ -426,14 +435,23 @@ run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 		return -EINVAL;
 	if (!xchacha && (uint64_t)job->len > CHACHAPOLY_MAX_LEN)
 		return -EINVAL;
-	sk = stitch_at(level);
-	ci = vecsec_chacha_impl_at(level);
-	pi = vecsec_poly1305_impl_at(level);
 	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
-	if (sk != NULL && vecsec_job_linear(job) && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN)
-		return chachapoly_run_stitched(sk, ci, pi, job);
+	if (vecsec_job_linear(job) && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN &&
+	    (sk = stitch_at(level, job->len)) != NULL) {
+		if (sk->linear != NULL) {
+			struct chacha_state st;
 
-	run_start(&r, job, ci, pi);
+			job_state(&st, job);
+			rc = sk->linear(job, &st);
+			vecsec_wipe(&st, sizeof(st));
+			return rc;
+		}
+		return chachapoly_run_stitched(sk, vecsec_chacha_impl_at(level),
+					       vecsec_poly1305_impl_at(level), job);
+	}
+	ci = vecsec_chacha_impl_at(level);
+
+	run_start(&r, job, ci, level);
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		run_crypt(&r, job, true);
 		run_finish(&r, job, job->tag);

@@ -213,7 +213,9 @@ const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
 		 VECSEC_CPU_AVX512IFMA,
-	.min_len = STEP,
+	.min_len = 0,                   /* every length: the generic wrapper around the step */
+	.linear = NULL,
+	.step = STEP,
 	.seal = seal_avx512ifma,
 	.open = open_avx512ifma,
 	.max_tail = 11 * CHACHA_BLOCK_LEN,

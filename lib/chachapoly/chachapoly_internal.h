@@ -11,19 +11,34 @@
  * vecsec_poly1305_tag() and its verdict on open from
  * vecsec_chachapoly_verify().
  *
- * Stitched kernel contract (seal, open), for the data part of 2.8 only:
- *   - nothing at all when len < step (the impl's min_len: 1 KiB for
- *     AVX-512, 512 bytes for AVX2); otherwise MAC the first len - len %
- *     step bytes of ciphertext into the Poly1305 state and return that
- *     count. Seal writes out = in ^ keystream for all len bytes (tail
- *     included) and absorbs out; open absorbs in and writes out = in ^
- *     keystream for the returned count only. The caller does the rest (the
- *     tail's MAC, and for open its decryption after the check, padding,
- *     lengths, tag, the wipe of out on failure).
+ * Stitched kernels come in two forms (struct chachapoly_impl):
+ *
+ * linear (AVX2, SSSE3: chachapoly_x86.h): the whole of a linear job,
+ * given its ChaCha20 state at counter 0; returns 0, or -EBADMSG with out
+ * wiped (open). Any length: the table's min_len only says from which
+ * length an entry is the faster one.
+ *
+ * step (AVX-512 IFMA) contract (seal, open), for the data part of 2.8 only:
+ *   - nothing at all when len < step (1 KiB for AVX-512); otherwise MAC the
+ *     first len - len % step bytes of ciphertext into the Poly1305 state
+ *     and return that count. Seal writes out = in ^ keystream for all len
+ *     bytes (tail included) and absorbs out; open absorbs in and writes
+ *     out = in ^ keystream for the returned count only. The caller does
+ *     the rest (the tail's MAC, and for open its decryption after the
+ *     check, padding, lengths, tag, the wipe of out on failure).
  *   - the ChaCha state's counter advances by the blocks used and never
  *     wraps inside the call (the caller checks, RFC 8439 limits); the
  *     Poly1305 state must be block-aligned (all AAD padding absorbed).
  *   - in == out allowed, partial overlap not; no alignment; constant time.
+ *
+ * The assembly kernels of the linear form (chachapoly_<isa>.S):
+ *   const uint8_t *vecsec_chachapoly_x8_avx2(out, in, nsteps, x, p, mac, lim)
+ *   const uint8_t *vecsec_chachapoly_x4_ssse3(out, in, nsteps, x, p, mac, lim)
+ * nsteps steps of 512 (256) bytes: out = in ^ keystream (in == out allowed;
+ * x[12] advanced by the blocks used), and the 16-byte blocks from mac, in
+ * order, absorbed into p (radix 2^64, pad 1) while they end at or below
+ * lim + k * step during step k, all of them before that step's stores;
+ * returns where mac got to.
  */
 #ifndef VECSEC_CHACHAPOLY_INTERNAL_H
 #define VECSEC_CHACHAPOLY_INTERNAL_H
@@ -98,11 +113,26 @@ void vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *cons
 
 /* ---- stitched kernels ---- */
 
+struct poly1305_64;
+const uint8_t *vecsec_chachapoly_x8_avx2(uint8_t *out, const uint8_t *in, size_t nsteps,
+					 uint32_t x[16], struct poly1305_64 *p, const uint8_t *mac,
+					 const uint8_t *lim);
+const uint8_t *vecsec_chachapoly_x4_ssse3(uint8_t *out, const uint8_t *in, size_t nsteps,
+					  uint32_t x[16], struct poly1305_64 *p,
+					  const uint8_t *mac, const uint8_t *lim);
+
 struct chachapoly_impl {
 	const char *name;            /* "avx512ifma" */
 	enum vecsec_isa isa;
 	uint64_t needs;
-	size_t min_len;              /* the step: the kernel only runs from here up */
+	/*
+	 * Job length in bytes from which this entry beats the next usable
+	 * one (VECSEC_SELECT_LEN); measured, in the entry's comment.
+	 */
+	size_t min_len;
+	/* The linear form (NULL: the step form below, run by chachapoly.c). */
+	int (*linear)(const struct vecsec_aead_job *job, struct chacha_state *st);
+	size_t step;                 /* the step form: the kernel only runs from here up */
 	size_t (*seal)(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
 		       const uint8_t *in, size_t len);
 	size_t (*open)(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
@@ -123,5 +153,6 @@ struct chachapoly_impl {
 extern const struct chachapoly_impl *const vecsec_chachapoly_impls[];
 extern const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma;
 extern const struct chachapoly_impl vecsec_chachapoly_impl_avx2;
+extern const struct chachapoly_impl vecsec_chachapoly_impl_ssse3;
 
 #endif /* VECSEC_CHACHAPOLY_INTERNAL_H */

@@ -110,6 +110,44 @@ uint64_t vecsec_level_features(enum vecsec_isa level);
 	(table)[i_ - 1]; })
 
 /*
+ * The length-gated selector, for tables whose entries have a min_len (the
+ * shortest input, in bytes, for which the entry beats the next usable one
+ * below it; measured, in the entry's comment): the chain of a level is its
+ * usable entries in table order (up to seven, index + 1 per byte, bit 63
+ * marks a built chain), built once per level like VECSEC_SELECT's cache
+ * by build(level), a cold function that VECSEC_CHAIN_BUILD defines. A call
+ * takes the first entry of the chain whose min_len <= len, the last one
+ * whatever len (min_len is a speed gate, never a condition of
+ * correctness: every entry takes every length), NULL when the level has
+ * none. chain is `_Atomic uint64_t chain[VECSEC_NB_LEVELS]`.
+ */
+#define VECSEC_SELECT_LEN(table, chain, build, level, len) __extension__ ({ \
+	unsigned int l_ = (unsigned int)(level); \
+	uint64_t c_ = atomic_load_explicit(&(chain)[l_], memory_order_relaxed); \
+	size_t n_ = (len); \
+	if (__builtin_expect(c_ == 0, 0)) \
+		c_ = build(l_); \
+	c_ &= ~(UINT64_C(1) << 63); \
+	while ((c_ >> 8) != 0 && n_ < (table)[(c_ & 0xff) - 1]->min_len) \
+		c_ >>= 8; \
+	c_ == 0 ? NULL : (table)[(c_ & 0xff) - 1]; })
+
+#define VECSEC_CHAIN_BUILD(name, table, chain) \
+	static __attribute__((noinline, cold)) uint64_t \
+	name(unsigned int l) \
+	{ \
+		uint64_t f = vecsec_level_features((enum vecsec_isa)l), c = 0; \
+		unsigned int k = 0; \
+		for (unsigned int i = 0; (table)[i] != NULL && k < 7; i++) \
+			if (vecsec_impl_usable((table)[i]->isa, (table)[i]->needs, \
+					       (enum vecsec_isa)l, f)) \
+				c |= (uint64_t)(i + 1) << (8 * k++); \
+		c |= UINT64_C(1) << 63; \
+		atomic_store_explicit(&(chain)[l], c, memory_order_relaxed); \
+		return c; \
+	}
+
+/*
  * Defines a primitive's two selection functions from its table
  * vecsec_<prim>_impls (entries of struct <type>):
  *   vecsec_<prim>_impl_at(level)  the entry for a level;
@@ -127,6 +165,46 @@ uint64_t vecsec_level_features(enum vecsec_isa level);
 	{ \
 		return vecsec_##prim##_impl_at(vecsec_isa_cap()); \
 	}
+
+/*
+ * vecsec_isa_cap() inline, for the per-message paths: the policy's level
+ * once dispatch.c has read it (-1 before), else the call that reads it.
+ */
+extern __attribute__((visibility("hidden"))) _Atomic int vecsec_dispatch_level;
+
+static inline enum vecsec_isa
+vecsec_level(void)
+{
+	int l = atomic_load_explicit(&vecsec_dispatch_level, memory_order_acquire);
+
+	return __builtin_expect(l >= 0, 1) ? (enum vecsec_isa)l : vecsec_isa_cap();
+}
+
+/*
+ * VECSEC_DEFINE_SELECTION plus, for a table with min_len gates,
+ *   vecsec_<prim>_impl_len(level, len)  the entry for len bytes at a level.
+ */
+#define VECSEC_DEFINE_SELECTION_LEN(prim, type) \
+	VECSEC_DEFINE_SELECTION(prim, type) \
+	static _Atomic uint64_t prim##_chain[VECSEC_NB_LEVELS]; \
+	VECSEC_CHAIN_BUILD(prim##_chain_build, vecsec_##prim##_impls, prim##_chain) \
+	const struct type * \
+	vecsec_##prim##_impl_len(enum vecsec_isa level, size_t len) \
+	{ \
+		return VECSEC_SELECT_LEN(vecsec_##prim##_impls, prim##_chain, \
+					 prim##_chain_build, level, len); \
+	}
+
+/*
+ * vecsec_memzero() inline, for the short-message paths where a call per
+ * wipe shows: the barrier makes the compiler keep the stores.
+ */
+static inline void
+vecsec_wipe(void *p, size_t len)
+{
+	memset(p, 0, len);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
 
 /*
  * The dispatch policy's other half: true while VECSEC_CHACHAPOLY=twopass

@@ -19,7 +19,8 @@
 #include "cpu_internal.h"
 
 static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
-static _Atomic int isa_cap = VECSEC_ISA_SCALAR;
+/* The process's level: -1 until the policy was first read (vecsec_level()). */
+_Atomic int vecsec_dispatch_level = -1;
 static _Atomic int isa_limit = VECSEC_ISA_AVX512;
 static _Atomic bool twopass;
 
@@ -49,13 +50,15 @@ static void
 dispatch_first(void)
 {
 	read_env();
-	atomic_store_explicit(&isa_cap, env_cap(), memory_order_relaxed);
+	atomic_store_explicit(&vecsec_dispatch_level, env_cap(), memory_order_release);
 }
 
-static void
+/* One acquire load once the policy was read (every short message pays this). */
+static inline void
 dispatch_init(void)
 {
-	pthread_once(&dispatch_once, dispatch_first);
+	if (__builtin_expect(atomic_load_explicit(&vecsec_dispatch_level, memory_order_acquire) < 0, 0))
+		pthread_once(&dispatch_once, dispatch_first);
 }
 
 uint64_t
@@ -85,7 +88,7 @@ VECSEC_API enum vecsec_isa
 vecsec_isa_cap(void)
 {
 	dispatch_init();
-	return (enum vecsec_isa)atomic_load_explicit(&isa_cap, memory_order_relaxed);
+	return (enum vecsec_isa)atomic_load_explicit(&vecsec_dispatch_level, memory_order_relaxed);
 }
 
 static bool
@@ -101,7 +104,7 @@ vecsec_force_isa(enum vecsec_isa isa)
 	if (isa == VECSEC_ISA_DEFAULT) {
 		atomic_store_explicit(&isa_limit, VECSEC_ISA_AVX512, memory_order_relaxed);
 		read_env();
-		atomic_store_explicit(&isa_cap, env_cap(), memory_order_relaxed);
+		atomic_store_explicit(&vecsec_dispatch_level, env_cap(), memory_order_relaxed);
 		return 0;
 	}
 	if (!is_level(isa))
@@ -109,7 +112,7 @@ vecsec_force_isa(enum vecsec_isa isa)
 	if (isa > vecsec_cpu_max_isa())
 		return -ENOTSUP;
 	read_env();
-	atomic_store_explicit(&isa_cap, isa, memory_order_relaxed);
+	atomic_store_explicit(&vecsec_dispatch_level, isa, memory_order_relaxed);
 	return 0;
 }
 
@@ -121,9 +124,9 @@ vecsec_isa_limit(enum vecsec_isa max)
 	dispatch_init();
 	if ((int)max < atomic_load_explicit(&isa_limit, memory_order_relaxed))
 		atomic_store_explicit(&isa_limit, max, memory_order_relaxed);
-	if (atomic_load_explicit(&isa_cap, memory_order_relaxed) >
+	if (atomic_load_explicit(&vecsec_dispatch_level, memory_order_relaxed) >
 	    atomic_load_explicit(&isa_limit, memory_order_relaxed))
-		atomic_store_explicit(&isa_cap, atomic_load_explicit(&isa_limit,
+		atomic_store_explicit(&vecsec_dispatch_level, atomic_load_explicit(&isa_limit,
 								     memory_order_relaxed),
 				      memory_order_relaxed);
 	return 0;

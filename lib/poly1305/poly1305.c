@@ -2,7 +2,10 @@
 /*
  * Poly1305 public API (vecsec_poly1305.h) and implementation selection:
  * buffering of partial blocks, the final padded block (RFC 8439 2.5), the
- * "+ s" step, and the table of impls widest first.
+ * "+ s" step, and the table of impls widest first. Every call takes the
+ * entry of its level for its length (the min_len gates of the table); a
+ * one-shot MAC that lands on an entry with a whole-message function
+ * (radix 2^64) runs it directly, with no context.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -20,16 +23,17 @@ const struct poly1305_impl *const vecsec_poly1305_impls[] = {
 #ifdef VECSEC_HAVE_AVX2
 	&vecsec_poly1305_impl_avx2,
 #endif
+	&vecsec_poly1305_impl_scalar64,
 	&vecsec_poly1305_impl_ref,
 	NULL,
 };
 
-VECSEC_DEFINE_SELECTION(poly1305, poly1305_impl)
+VECSEC_DEFINE_SELECTION_LEN(poly1305, poly1305_impl)
 
 /* What the public opaque storage holds. */
 struct poly1305_ctx {
 	struct poly1305_state st;
-	const struct poly1305_impl *impl;
+	enum vecsec_isa level;
 	uint8_t s[16];
 	uint8_t buf[POLY1305_BLOCK_LEN];
 	size_t buf_len;
@@ -41,14 +45,14 @@ _Static_assert(_Alignof(struct poly1305_ctx) <= _Alignof(struct vecsec_poly1305_
 	       "vecsec_poly1305_ctx under-aligned");
 
 void
-vecsec_poly1305_init_impl(struct vecsec_poly1305_ctx *ctx, const uint8_t key[32],
-			  const struct poly1305_impl *impl)
+vecsec_poly1305_init_level(struct vecsec_poly1305_ctx *ctx, const uint8_t key[32],
+			   enum vecsec_isa level)
 {
 	struct poly1305_ctx *c = (struct poly1305_ctx *)ctx;
 
 	vecsec_poly1305_core_init(&c->st, key);
 	memcpy(c->s, key + 16, 16);
-	c->impl = impl;
+	c->level = level;
 	c->buf_len = 0;
 }
 
@@ -57,8 +61,14 @@ vecsec_poly1305_init(struct vecsec_poly1305_ctx *ctx, const uint8_t key[VECSEC_P
 {
 	if (ctx == NULL || key == NULL)
 		return -EINVAL;
-	vecsec_poly1305_init_impl(ctx, key, vecsec_poly1305_impl());
+	vecsec_poly1305_init_level(ctx, key, vecsec_isa_cap());
 	return 0;
+}
+
+static void
+ctx_blocks(struct poly1305_ctx *c, const uint8_t *in, size_t nb, uint32_t pad)
+{
+	vecsec_poly1305_impl_len(c->level, nb * POLY1305_BLOCK_LEN)->blocks(&c->st, in, nb, pad);
 }
 
 VECSEC_API int
@@ -82,12 +92,12 @@ vecsec_poly1305_update(struct vecsec_poly1305_ctx *ctx, const uint8_t *in, size_
 		len -= n;
 		if (c->buf_len < POLY1305_BLOCK_LEN)
 			return 0;
-		c->impl->blocks(&c->st, c->buf, 1, 1);
+		ctx_blocks(c, c->buf, 1, 1);
 		c->buf_len = 0;
 	}
 	nb = len / POLY1305_BLOCK_LEN;
 	if (nb > 0) {
-		c->impl->blocks(&c->st, in, nb, 1);
+		ctx_blocks(c, in, nb, 1);
 		in += nb * POLY1305_BLOCK_LEN;
 		len -= nb * POLY1305_BLOCK_LEN;
 	}
@@ -110,7 +120,7 @@ vecsec_poly1305_final(struct vecsec_poly1305_ctx *ctx, uint8_t tag[VECSEC_POLY13
 		/* RFC 8439 2.5: the last short block gets its 0x01 byte in place */
 		c->buf[c->buf_len] = 1;
 		memset(c->buf + c->buf_len + 1, 0, POLY1305_BLOCK_LEN - c->buf_len - 1);
-		c->impl->blocks(&c->st, c->buf, 1, 0);
+		ctx_blocks(c, c->buf, 1, 0);
 	}
 	vecsec_poly1305_core_emit(&c->st, h);
 	vecsec_poly1305_add_s(tag, h, c->s);
@@ -119,15 +129,14 @@ vecsec_poly1305_final(struct vecsec_poly1305_ctx *ctx, uint8_t tag[VECSEC_POLY13
 	return 0;
 }
 
-VECSEC_API int
-vecsec_poly1305(uint8_t tag[VECSEC_POLY1305_TAG_LEN], const uint8_t *in, size_t len,
-		const uint8_t key[VECSEC_POLY1305_KEY_LEN])
+/* The one-shot MAC through a context (entries without a mac()). */
+static __attribute__((noinline)) int
+mac_ctx(uint8_t tag[VECSEC_POLY1305_TAG_LEN], const uint8_t *in, size_t len,
+	const uint8_t key[VECSEC_POLY1305_KEY_LEN])
 {
 	struct vecsec_poly1305_ctx ctx;
 	int rc;
 
-	if (tag == NULL || key == NULL || (in == NULL && len > 0))
-		return -EINVAL;
 	rc = vecsec_poly1305_init(&ctx, key);
 	if (rc == 0)
 		rc = vecsec_poly1305_update(&ctx, in, len);
@@ -135,6 +144,21 @@ vecsec_poly1305(uint8_t tag[VECSEC_POLY1305_TAG_LEN], const uint8_t *in, size_t 
 		rc = vecsec_poly1305_final(&ctx, tag);
 	vecsec_memzero(&ctx, sizeof(ctx));
 	return rc;
+}
+
+VECSEC_API int
+vecsec_poly1305(uint8_t tag[VECSEC_POLY1305_TAG_LEN], const uint8_t *in, size_t len,
+		const uint8_t key[VECSEC_POLY1305_KEY_LEN])
+{
+	const struct poly1305_impl *pi;
+
+	if (tag == NULL || key == NULL || (in == NULL && len > 0))
+		return -EINVAL;
+	pi = VECSEC_SELECT_LEN(vecsec_poly1305_impls, poly1305_chain, poly1305_chain_build,
+			       vecsec_level(), len);
+	if (pi->mac == NULL)
+		return mac_ctx(tag, in, len, key);
+	return pi->mac(tag, in, len, key);
 }
 
 VECSEC_API const char *

@@ -92,6 +92,7 @@ const struct poly1305_impl vecsec_poly1305_impl_avx512ifma = {
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
 		 VECSEC_CPU_AVX512IFMA,
+	.min_len = 16 * POLY1305_BLOCK_LEN,   /* MIN_BLOCKS above, now applied by dispatch */
 	.blocks = vecsec_poly1305_blocks_avx512ifma,
 	.lanes = 16,
 	.lanes_name = "x16-avx512ifma",
@@ -105,6 +106,7 @@ const struct poly1305_impl vecsec_poly1305_impl_avx512ifma_x8 = {
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
 		 VECSEC_CPU_AVX512IFMA,
+	.min_len = 16 * POLY1305_BLOCK_LEN,
 	.blocks = vecsec_poly1305_blocks_avx512ifma,
 	.lanes = 8,
 	.lanes_name = "x8-avx512ifma",

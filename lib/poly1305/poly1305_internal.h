@@ -79,8 +79,22 @@ struct poly1305_impl {
 	const char *name;            /* "avx2" */
 	enum vecsec_isa isa;
 	uint64_t needs;              /* e.g. VECSEC_CPU_AVX512IFMA */
+	/*
+	 * Bytes of one call (message or update) from which this entry beats
+	 * the next usable one: the dispatcher (VECSEC_SELECT_LEN) skips it
+	 * below; measured, in the entry's comment. Every entry still takes
+	 * every length.
+	 */
+	size_t min_len;
 	void (*blocks)(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
 		       uint32_t pad);
+	/*
+	 * Optional (NULL: init, blocks, final): the whole one-shot MAC of
+	 * RFC 8439 2.5 (tag of len bytes under the 32-byte key), for the
+	 * entries that short messages get; returns 0 (so that the public
+	 * one-shot ends in a tail call).
+	 */
+	int (*mac)(uint8_t tag[16], const uint8_t *in, size_t len, const uint8_t key[32]);
 	unsigned int lanes;          /* messages per blocks_lanes() call */
 	const char *lanes_name;      /* "x8-avx512ifma": printed by tests and the bench */
 	void (*blocks_lanes)(struct poly1305_lanes *l, uint32_t nblocks);
@@ -106,12 +120,16 @@ void vecsec_poly1305_tags_lanes_avx512ifma(const struct poly1305_lanes *l,
 extern const struct poly1305_impl *const vecsec_poly1305_impls[];
 
 extern const struct poly1305_impl vecsec_poly1305_impl_ref;
+extern const struct poly1305_impl vecsec_poly1305_impl_scalar64;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx2;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma_x8;
 
 void vecsec_poly1305_blocks_ref(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
 				uint32_t pad);
+/* Radix 2^64 (poly1305_scalar64.c): the blocks of short inputs and of SIMD tails. */
+void vecsec_poly1305_blocks_scalar64(struct poly1305_state *st, const uint8_t *in,
+				     size_t nblocks, uint32_t pad);
 
 /* Clamp r (RFC 8439 2.5: r &= 0x0ffffffc0ffffffc0ffffffc0fffffff), h = 0. */
 void vecsec_poly1305_core_init(struct poly1305_state *st, const uint8_t r[16]);
@@ -204,13 +222,20 @@ vecsec_poly1305_tag(uint8_t tag[16], const uint64_t h[3], const uint8_t s[16])
 /* out = (h + s) mod 2^128, all 16-byte little-endian; out may alias h. */
 void vecsec_poly1305_add_s(uint8_t out[16], const uint8_t h[16], const uint8_t s[16]);
 
-/* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
+/*
+ * The impl selected at a level, at the process's level (vecsec_isa_cap()),
+ * and at a level for a call of len bytes (min_len gates applied).
+ */
 const struct poly1305_impl *vecsec_poly1305_impl_at(enum vecsec_isa level);
 const struct poly1305_impl *vecsec_poly1305_impl(void);
+const struct poly1305_impl *vecsec_poly1305_impl_len(enum vecsec_isa level, size_t len);
 
 struct vecsec_poly1305_ctx;
-/* vecsec_poly1305_init() with a given impl (the key is not checked). */
-void vecsec_poly1305_init_impl(struct vecsec_poly1305_ctx *ctx, const uint8_t key[32],
-			       const struct poly1305_impl *impl);
+/*
+ * vecsec_poly1305_init() at a given level (the key is not checked): each
+ * update then takes the entry of that level for its length.
+ */
+void vecsec_poly1305_init_level(struct vecsec_poly1305_ctx *ctx, const uint8_t key[32],
+				enum vecsec_isa level);
 
 #endif /* VECSEC_POLY1305_INTERNAL_H */

@@ -134,6 +134,7 @@ const struct poly1305_impl vecsec_poly1305_impl_ref = {
 	.name = "ref",
 	.isa = VECSEC_ISA_SCALAR,
 	.needs = 0,
+	.min_len = 0,
 	.blocks = vecsec_poly1305_blocks_ref,
 	.lanes = 8,
 	.lanes_name = "scalar",

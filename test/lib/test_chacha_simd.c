@@ -356,7 +356,7 @@ stitch_case(const struct chachapoly_impl *im, bool open, struct vt_buf *g, uint8
 	struct chacha_state ca, cs;
 	struct poly1305_state pa, ps;
 	uint8_t key[32], nonce[12], r[16], ha[16], hs[16], pre[48];
-	const size_t want_done = len - len % im->min_len;
+	const size_t want_done = len - len % im->step;
 	uint8_t *out = g->data + out_off;
 	const uint8_t *in;
 	size_t done, want_enc, npre = seed % 4;
@@ -418,6 +418,8 @@ test_stitch_kernels(void)
 	for (size_t i = 0; vecsec_chachapoly_impls[i] != NULL; i++) {
 		const struct chachapoly_impl *im = vecsec_chachapoly_impls[i];
 
+		if (im->seal == NULL)
+			continue;       /* the linear form: test_stitch_linear */
 		if (!impl_here("chachapoly", im->name, im->isa, im->needs))
 			continue;
 		for (size_t len = 0; len <= 5 * 1024 + 100; len += slow ? 1 : 1 + len % 29) {
@@ -432,6 +434,150 @@ test_stitch_kernels(void)
 			stitch_case(im, k % 2, &g, inbuf, want, src, vt_below(&st, MAXLEN + 1),
 				    vt_below(&st, 64), vt_below(&st, 64), k % 3 == 0,
 				    seed + 77 * k);
+	}
+	vt_buf_free(&g);
+	free(src);
+	free(inbuf);
+	free(want);
+}
+
+/*
+ * A linear-form kernel (whole jobs: AVX2, SSSE3, step and row entries)
+ * called directly on one job: seal == OpenSSL (bytes and tag), nothing
+ * written outside out, the input unchanged out of place; open restores
+ * the plaintext; a flipped tag bit (forge) gives -EBADMSG and a zeroed
+ * output. In place when inplace; in and out at the offsets given.
+ */
+static void
+linear_case(const struct chachapoly_impl *im, struct vt_buf *g, uint8_t *inbuf, uint8_t *want,
+	    const uint8_t *src, size_t len, size_t aad_len, size_t in_off, size_t out_off,
+	    bool inplace, bool forge, uint64_t seed)
+{
+	uint8_t key[32], nonce[12], aad[300], tag[16], wtag[16];
+	struct vecsec_aead_job job = { 0 };
+	struct chacha_state st;
+	uint8_t *out = g->data + out_off, *in = inplace ? out : inbuf + in_off;
+	int rc;
+
+	vt_rand(key, sizeof(key), seed);
+	vt_rand(nonce, sizeof(nonce), seed + 1);
+	vt_rand(aad, sizeof(aad), seed + 2);
+	vt_oracle_seal(VECSEC_AEAD_CHACHA20_POLY1305, want, wtag, src, len, key, nonce, aad,
+		       aad_len);
+	job.nonce = nonce;
+	job.nonce_len = 12;
+	job.aad = aad_len > 0 ? aad : NULL;
+	job.aad_len = aad_len;
+	job.len = len;
+	job.tag = tag;
+	job.tag_len = 16;
+
+	/* seal */
+	vt_buf_reset(g);
+	memcpy(in, src, len);
+	job.dir = VECSEC_AEAD_SEAL;
+	job.in = in;
+	job.out = out;
+	chacha_state_init_ietf(&st, key, nonce, 0, 20);
+	memset(tag, 0, sizeof(tag));
+	rc = im->linear(&job, &st);
+	VT_EXPECT(rc == 0, "%s seal rc %d len=%zu", im->name, rc, len);
+	VT_EXPECT_MEM(out, want, len, "%s seal len=%zu aad=%zu in_off=%zu out_off=%zu inplace=%d",
+		      im->name, len, aad_len, in_off, out_off, inplace);
+	VT_EXPECT_MEM(tag, wtag, 16, "%s tag len=%zu aad=%zu", im->name, len, aad_len);
+	VT_EXPECT_GUARDS(g, out_off, len);
+	if (!inplace)
+		VT_EXPECT_MEM(in, src, len, "%s seal changed its input len=%zu", im->name, len);
+
+	/* open: the ciphertext back to src (in place: out holds it already) */
+	vt_buf_reset(g);
+	memcpy(in, want, len);
+	if (forge)
+		tag[seed % 16] ^= (uint8_t)(1u << (seed % 8));
+	job.dir = VECSEC_AEAD_OPEN;
+	chacha_state_init_ietf(&st, key, nonce, 0, 20);
+	rc = im->linear(&job, &st);
+	if (forge) {
+		VT_EXPECT(rc == -EBADMSG, "%s forged tag opened: rc %d len=%zu", im->name, rc,
+			  len);
+		VT_EXPECT_ZERO(out, len, "%s forged open left output len=%zu", im->name, len);
+	} else {
+		VT_EXPECT(rc == 0, "%s open rc %d len=%zu aad=%zu", im->name, rc, len, aad_len);
+		VT_EXPECT_MEM(out, src, len, "%s open len=%zu aad=%zu in_off=%zu out_off=%zu "
+			      "inplace=%d", im->name, len, aad_len, in_off, out_off, inplace);
+	}
+	VT_EXPECT_GUARDS(g, out_off, len);
+	if (!inplace)
+		VT_EXPECT_MEM(in, want, len, "%s open changed its input len=%zu", im->name, len);
+	vecsec_memzero(&st, sizeof(st));
+}
+
+/*
+ * Every linear-form entry of this level on every length 0..1024 (all 64
+ * input and output offsets occur, in place and out of place, AAD 0..36
+ * and 256 bytes, a forged tag on every fifth length) and random lengths
+ * to 64 KiB; then input and output ending at a PROT_NONE page.
+ */
+static void
+test_stitch_linear(void)
+{
+	uint64_t seed = vt_seed(), st = seed ^ 0x11eull;
+	uint8_t *src = malloc(MAXLEN), *inbuf = malloc(MAXLEN + 64), *want = malloc(MAXLEN);
+	struct vt_buf g;
+
+	vt_buf_init(&g, MAXLEN + 64);
+	vt_rand(src, MAXLEN, seed);
+	for (size_t i = 0; vecsec_chachapoly_impls[i] != NULL; i++) {
+		const struct chachapoly_impl *im = vecsec_chachapoly_impls[i];
+
+		if (im->linear == NULL)
+			continue;       /* the step form: test_stitch_kernels */
+		if (!impl_here("chachapoly", im->name, im->isa, im->needs))
+			continue;
+		for (size_t len = 0; len <= 1024; len++)
+			linear_case(im, &g, inbuf, want, src, len, len % 11 == 0 ? 256 : len % 37,
+				    len % 64, (len * 7) % 64, len % 3 == 0, len % 5 == 4,
+				    seed + len);
+		for (unsigned int k = 0; k < (slow ? 80u : 8u); k++)
+			linear_case(im, &g, inbuf, want, src, vt_below(&st, MAXLEN + 1),
+				    vt_below(&st, 40), vt_below(&st, 64), vt_below(&st, 64),
+				    k % 3 == 0, k % 4 == 3, seed + 101 * k);
+		for (size_t len = 0; len <= 1100; len += len < 300 ? 1 : 13) {
+			uint8_t key[32], nonce[12], tag[16], wtag[16];
+			struct vecsec_aead_job job = { 0 };
+			struct vt_page_end pi, po;
+			struct chacha_state cs;
+			int rc;
+
+			vt_rand(key, sizeof(key), seed + 3 * len);
+			vt_rand(nonce, sizeof(nonce), seed + 3 * len + 1);
+			vt_oracle_seal(VECSEC_AEAD_CHACHA20_POLY1305, want, wtag, src, len, key,
+				       nonce, NULL, 0);
+			vt_page_end_init(&pi, len);
+			vt_page_end_init(&po, len);
+			memcpy(pi.data, src, len);
+			job.nonce = nonce;
+			job.nonce_len = 12;
+			job.len = len;
+			job.in = pi.data;
+			job.out = po.data;
+			job.tag = tag;
+			job.tag_len = 16;
+			job.dir = VECSEC_AEAD_SEAL;
+			chacha_state_init_ietf(&cs, key, nonce, 0, 20);
+			rc = im->linear(&job, &cs);
+			VT_EXPECT(rc == 0, "%s page end seal rc %d", im->name, rc);
+			VT_EXPECT_MEM(po.data, want, len, "%s page end seal len=%zu", im->name, len);
+			VT_EXPECT_MEM(tag, wtag, 16, "%s page end tag len=%zu", im->name, len);
+			memcpy(pi.data, want, len);
+			job.dir = VECSEC_AEAD_OPEN;
+			chacha_state_init_ietf(&cs, key, nonce, 0, 20);
+			rc = im->linear(&job, &cs);
+			VT_EXPECT(rc == 0, "%s page end open rc %d", im->name, rc);
+			VT_EXPECT_MEM(po.data, src, len, "%s page end open len=%zu", im->name, len);
+			vt_page_end_free(&pi);
+			vt_page_end_free(&po);
+		}
 	}
 	vt_buf_free(&g);
 	free(src);
@@ -621,7 +767,7 @@ test_stitch_selection(void)
 	enum vecsec_isa cap = vecsec_isa_cap();
 	const struct chachapoly_impl *now = vecsec_chachapoly_impl_for(SIZE_MAX);
 
-	VT_EXPECT((now != NULL) == (cap >= VECSEC_ISA_AVX2), "stitched impl at %s: %s",
+	VT_EXPECT((now != NULL) == (cap >= VECSEC_ISA_SSSE3), "stitched impl at %s: %s",
 		  vecsec_isa_name(cap), now != NULL ? now->name : "none");
 	setenv("VECSEC_CHACHAPOLY", "twopass", 1);
 	VT_EXPECT(vecsec_force_isa(cap) == 0, "reselect");
@@ -644,6 +790,7 @@ main(void)
 		VT_TEST(test_chacha_ctr64_carry),
 		VT_TEST(test_poly1305_kernels),
 		VT_TEST(test_stitch_kernels),
+		VT_TEST(test_stitch_linear),
 		VT_TEST(test_stitch_api),
 		VT_TEST(test_stitch_rfc8439),
 		VT_TEST(test_stitch_forgery),

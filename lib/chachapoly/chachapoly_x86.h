@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ChaCha20-Poly1305 (RFC 8439 2.8) of one whole linear job on the x86
+ * kernels of one level: the body of chachapoly_avx2.c and
+ * chachapoly_ssse3.c (each includes this once, after defining):
+ *   CPX_STEP             bytes of a ChaCha step (AVX2 512, SSSE3 256)
+ *   CPX_ROW_DATA         data bytes the row-form first unit carries
+ *   cpx_step_ks(ks, x)   one step of raw keystream from x[12] into ks,
+ *                        x[12] advanced by CPX_STEP / 64
+ *   cpx_row_ks(ks, x, n) n blocks of raw keystream, x not changed
+ *   cpx_stitch(...)      the stitched assembly kernel (chachapoly_<isa>.S)
+ *   cpx_xor(out, in, ks, n)  out = in ^ ks, n < CPX_STEP bytes
+ *
+ * The shape of a job (RFC 8439 2.6, 2.8):
+ *   1. a first unit of keystream from counter 0: block 0 is the one-time
+ *      Poly1305 key, the blocks after it encrypt the first f bytes: a
+ *      whole step (f <= CPX_STEP - 64), or the row form (f <=
+ *      CPX_ROW_DATA) at about one block's latency, chosen so that the
+ *      steps after it come out whole or nearly (cpx_row_first());
+ *   2. the padded AAD into Poly1305 (radix 2^64, poly1305_64.h);
+ *   3. the rest in stitched steps: ChaCha20 on the vector units, the
+ *      Poly1305 blocks of the ciphertext between its rounds on the integer
+ *      units (seal: the ciphertext produced so far, lagging; open: each
+ *      step's own input, absorbed before the step overwrites it);
+ *   4. a last partial step: its keystream into a buffer, its slots still
+ *      absorbing; then the padded remainder, the lengths, the tag.
+ * Open decrypts the first unit and the last partial step only after the
+ * tag matched; the stitched steps' plaintext reaches out before and out is
+ * wiped when the tag fails (vecsec_chachapoly_verify()).
+ */
+#ifndef VECSEC_CHACHAPOLY_X86_H
+#define VECSEC_CHACHAPOLY_X86_H
+
+#include "chachapoly_internal.h"
+#include "poly1305/poly1305_64.h"
+
+/*
+ * Row form first when the job's blocks (one-time key included) leave a
+ * last step of at most CPX_ROW_DATA / 64 + 1 blocks after whole steps: the
+ * short row unit then saves that whole last step (e.g. AVX2, 1 KiB: 17
+ * blocks = 4 in row form + 13 in two steps, not 8 + 8 + 1 in three).
+ */
+static inline bool
+cpx_row_first(size_t len)
+{
+	const size_t per = CPX_STEP / CHACHA_BLOCK_LEN;
+	size_t r = (1 + (len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN) % per;
+
+	return len <= CPX_ROW_DATA || (r >= 1 && r <= CPX_ROW_DATA / CHACHA_BLOCK_LEN + 1);
+}
+
+static inline __attribute__((always_inline)) int
+cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
+{
+	static const uint8_t zeros[CPX_STEP] __attribute__((aligned(32)));
+	uint8_t ks0[CPX_STEP] __attribute__((aligned(32)));
+	uint8_t ks1[CPX_STEP] __attribute__((aligned(32)));
+	struct poly1305_64 p;
+	uint8_t lens[16], tag[VECSEC_AEAD_TAG_LEN];
+	const bool seal = job->dir == VECSEC_AEAD_SEAL;
+	const size_t len = job->len;
+	const uint8_t *in = job->in;
+	uint8_t *out = job->out;
+	size_t f, ks0_len, rest = 0, off, done = 0;
+	int rc = 0;
+
+	if (row) {
+		unsigned int nb = 1 + (unsigned int)((len >= CPX_ROW_DATA ? CPX_ROW_DATA : len) +
+						     CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
+
+		cpx_row_ks(ks0, st->x, nb);
+		st->x[12] += nb;
+		ks0_len = CHACHA_BLOCK_LEN * nb;
+		f = len < CPX_ROW_DATA ? len : CPX_ROW_DATA;
+	} else {
+		cpx_step_ks(ks0, zeros, st->x);
+		ks0_len = CPX_STEP;
+		f = len < CPX_STEP - CHACHA_BLOCK_LEN ? len : CPX_STEP - CHACHA_BLOCK_LEN;
+	}
+	p64_init(&p, ks0);
+	if (job->aad_len > 0)
+		p64_padded(&p, job->aad, job->aad_len);
+	if (seal && f > 0)
+		cpx_xor(out, in, ks0 + CHACHA_BLOCK_LEN, f);
+	off = f;
+	if (len > f) {
+		const uint8_t *base = seal ? out : in, *mac = base;
+		size_t n = (len - f) / CPX_STEP;
+
+		rest = (len - f) % CPX_STEP;
+		if (n > 0) {
+			mac = cpx_stitch(out + f, in + f, n, st->x, &p, mac,
+					 seal ? out + f : in + f + CPX_STEP);
+			off += n * CPX_STEP;
+		}
+		if (rest > 0) {
+			mac = cpx_stitch(ks1, zeros, 1, st->x, &p, mac,
+					 seal ? out + off : in + off + (rest & ~(size_t)15));
+			if (seal)
+				cpx_xor(out + off, in + off, ks1, rest);
+		}
+		done = (size_t)(mac - base);
+	}
+	if (len > done)
+		p64_padded(&p, (seal ? out : in) + done, len - done);
+	vecsec_chachapoly_lengths(lens, job->aad_len, len);
+	p64_blocks(&p, lens, 1, 1);
+	p64_tag(tag, &p, ks0 + 16);
+	if (seal) {
+		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
+		vecsec_wipe(tag, sizeof(tag));
+	} else {
+		rc = vecsec_chachapoly_verify(job, tag);        /* wipes tag, and out on failure */
+		if (rc == 0 && f > 0)
+			cpx_xor(out, in, ks0 + CHACHA_BLOCK_LEN, f);
+		if (rc == 0 && rest > 0)
+			cpx_xor(out + off, in + off, ks1, rest);
+	}
+	vecsec_wipe(ks0, ks0_len);
+	if (rest > 0)
+		vecsec_wipe(ks1, CPX_STEP);
+	vecsec_wipe(&p, sizeof(p));
+	return rc;
+}
+
+#endif /* VECSEC_CHACHAPOLY_X86_H */

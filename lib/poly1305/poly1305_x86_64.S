@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Poly1305 radix 2^64, x86-64 base instruction set (MUL, no BMI2): the
+ * block loop of poly1305_64.h for every x86 level. GCC 12 keeps the
+ * 128-bit sums of the C form on the stack (about 25 TSC cycles a block on
+ * AMD Zen 3 against about 17 here, commit 01147e4); this is the
+ * same arithmetic, one block at a time. RFC 8439 2.5; constant time.
+ *
+ * void vecsec_poly1305_blocks64_x86_64(struct poly1305_64 *p,
+ *         const uint8_t *in, size_t nblocks, uint64_t pad);
+ * SysV: rdi p, rsi in, rdx nblocks, rcx pad (0 or 1).
+ */
+#include "poly1305_x86_64_asm.h"
+
+	.text
+VS_FUNC(vecsec_poly1305_blocks64_x86_64)
+	testq	%rdx, %rdx
+	jz	.Lp64_none
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -16
+	pushq	%r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r12, -24
+	pushq	%r13
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r13, -32
+	pushq	%r14
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r14, -40
+	movq	%rdx, %r11
+	movq	P64_H0(%rdi), %r8
+	movq	P64_H1(%rdi), %r9
+	movq	P64_H2(%rdi), %r10
+	.p2align 4
+.Lp64_loop:
+	P64_BLOCK_MULQ(%rsi, %rcx, P64_R0(%rdi), P64_R1(%rdi), P64_S1(%rdi),
+		       %r8, %r9, %r10, %rbx, %r12, %r13, %r14)
+	addq	$16, %rsi
+	decq	%r11
+	jnz	.Lp64_loop
+	movq	%r8, P64_H0(%rdi)
+	movq	%r9, P64_H1(%rdi)
+	movq	%r10, P64_H2(%rdi)
+	/* h and its products are secret: none stays in a scratch register */
+	xorl	%eax, %eax
+	xorl	%edx, %edx
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	popq	%r14
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r14
+	popq	%r13
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r13
+	popq	%r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r12
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+.Lp64_none:
+	ret
+VS_ENDFUNC(vecsec_poly1305_blocks64_x86_64)
+
+/*
+ * The whole one-shot MAC of RFC 8439 2.5, for short messages (nothing is
+ * precomputed, no context is built or wiped):
+ * int vecsec_poly1305_mac64_x86_64(uint8_t tag[16], const uint8_t *in,
+ *         size_t len, const uint8_t key[32]);     returns 0
+ * SysV: rdi tag, rsi in, rdx len, rcx key. r0, r1 and s1 live in the red
+ * zone below the pushes (a leaf function) and are wiped before return.
+ * The last 1..15 bytes are gathered with loads of 4, 2 and 1 bytes chosen
+ * by the (public) length, never reading past the end of the message.
+ */
+#define R0M -24(%rsp)
+#define R1M -16(%rsp)
+#define S1M -8(%rsp)
+
+VS_FUNC(vecsec_poly1305_mac64_x86_64)
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -16
+	pushq	%r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r12, -24
+	pushq	%r13
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r13, -32
+	pushq	%r14
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r14, -40
+	movq	%rdx, %r11
+	/* RFC 8439 2.5: r &= 0x0ffffffc0ffffffc0ffffffc0fffffff; s1 = r1 + r1 / 4 */
+	movabsq	$0x0ffffffc0fffffff, %rax
+	andq	0(%rcx), %rax
+	movq	%rax, R0M
+	movabsq	$0x0ffffffc0ffffffc, %rax
+	andq	8(%rcx), %rax
+	movq	%rax, R1M
+	movq	%rax, %rdx
+	shrq	$2, %rdx
+	addq	%rdx, %rax
+	movq	%rax, S1M
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	cmpq	$16, %r11
+	jb	.Lm64_tail
+	.p2align 4
+.Lm64_loop:
+	P64_BLOCK_MULQ(%rsi, $1, R0M, R1M, S1M, %r8, %r9, %r10, %rbx, %r12, %r13, %r14)
+	addq	$16, %rsi
+	subq	$16, %r11
+	cmpq	$16, %r11
+	jae	.Lm64_loop
+.Lm64_tail:
+	testq	%r11, %r11
+	jz	.Lm64_final
+	/*
+	 * rem = r11 (1..15) bytes at rsi: m = those bytes || 0x01, little
+	 * endian, into rbx (low) and r12 (high); the block gets pad 0.
+	 */
+	xorl	%r12d, %r12d
+	movq	%rsi, %r13                      /* where the k < 8 bytes start */
+	movq	%r11, %r14                      /* k */
+	cmpq	$8, %r11
+	jb	1f
+	movq	(%rsi), %r12                    /* 8 whole bytes go low */
+	addq	$8, %r13
+	subq	$8, %r14
+1:	/* rbx = the k bytes at r13 (k = 0..7): last byte, then 2, then 4 */
+	xorl	%ebx, %ebx
+	testq	$1, %r14
+	jz	2f
+	movzbl	-1(%r13,%r14), %ebx
+2:	testq	$2, %r14
+	jz	3f
+	shlq	$16, %rbx
+	movq	%r14, %rax
+	andq	$4, %rax
+	movzwl	(%r13,%rax), %eax
+	orq	%rax, %rbx
+3:	testq	$4, %r14
+	jz	4f
+	shlq	$32, %rbx
+	movl	(%r13), %eax
+	orq	%rax, %rbx
+4:	leaq	0(,%r14,8), %rax
+	btsq	%rax, %rbx                      /* the 0x01 byte after the data */
+	cmpq	$8, %r11
+	jb	5f
+	xchgq	%rbx, %r12                      /* 8 bytes low, the rest high */
+5:	movq	%rbx, -40(%rsp)
+	movq	%r12, -32(%rsp)
+	leaq	-40(%rsp), %rsi
+	P64_BLOCK_MULQ(%rsi, $0, R0M, R1M, S1M, %r8, %r9, %r10, %rbx, %r12, %r13, %r14)
+	movq	$0, -40(%rsp)
+	movq	$0, -32(%rsp)
+.Lm64_final:
+	/*
+	 * h < 2p: g = h + 5; bit 130 of g set means h >= p and the result
+	 * is g mod 2^128, else h (selected by mask, no branch); then + s.
+	 */
+	movq	%r8, %rax
+	movq	%r9, %rdx
+	addq	$5, %rax
+	adcq	$0, %rdx
+	adcq	$0, %r10
+	shrq	$2, %r10
+	negq	%r10                            /* all ones when h >= p */
+	xorq	%r8, %rax
+	xorq	%r9, %rdx
+	andq	%r10, %rax
+	andq	%r10, %rdx
+	xorq	%rax, %r8
+	xorq	%rdx, %r9
+	addq	16(%rcx), %r8
+	adcq	24(%rcx), %r9
+	movq	%r8, 0(%rdi)
+	movq	%r9, 8(%rdi)
+	xorl	%eax, %eax
+	movq	%rax, R0M
+	movq	%rax, R1M
+	movq	%rax, S1M
+	xorl	%edx, %edx
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	popq	%r14
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r14
+	popq	%r13
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r13
+	popq	%r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r12
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	xorl	%eax, %eax
+	ret
+VS_ENDFUNC(vecsec_poly1305_mac64_x86_64)
+
+	.section .note.GNU-stack, "", @progbits
