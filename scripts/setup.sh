@@ -53,6 +53,61 @@ if [ ${#missing[@]} -gt 0 ]; then
 		"${missing[@]}" >/dev/null || die "apt-get install failed for: ${missing[*]}"
 fi
 
+# ---- arm64 libraries for the aarch64 cross build (Debian multiarch) ---------
+# The lib/ tests run under qemu-aarch64 (scripts/test.sh) and link the same
+# oracles as on x86: arm64 OpenSSL, libsodium, CUnit and libgcrypt. Those
+# whose -dev packages are Multi-Arch: same install beside the amd64 ones.
+# libgcrypt20-dev and libgpg-error-dev are not (installing their :arm64
+# builds removes the amd64 ones, and libxmlsec1-dev with them): only their
+# runtime libraries are installed, and their development files (headers,
+# libgcrypt.so, .pc) are unpacked from the arm64 .debs of exactly the
+# installed runtime's version into .deps/arm64-dev, whose .pc folder the
+# cross build names (pkg_config_path). pkgconf:arm64 gives the cross
+# pkg-config (aarch64-linux-gnu-pkg-config) of cross/aarch64-linux-gnu.ini.
+PKGS_ARM64=(libc6:arm64 libssl-dev:arm64 libsodium-dev:arm64 libcunit1-dev:arm64
+	    libgcrypt20:arm64 libgpg-error0:arm64 pkgconf:arm64)
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	log "adding the arm64 architecture (multiarch)"
+	$SUDO dpkg --add-architecture arm64
+	updated=0
+fi
+missing=()
+for p in "${PKGS_ARM64[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_update
+	log "installing: ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >/dev/null || die "apt-get install failed for: ${missing[*]}"
+fi
+arm64dev="$deps/arm64-dev"
+gcry_ver=$(dpkg-query -W -f='${Version}' libgcrypt20:arm64)
+gpge_ver=$(dpkg-query -W -f='${Version}' libgpg-error0:arm64)
+if [ "$(cat "$arm64dev/.version" 2>/dev/null)" != "$gcry_ver $gpge_ver" ]; then
+	log "unpacking libgcrypt20-dev:arm64 $gcry_ver, libgpg-error-dev:arm64 $gpge_ver"
+	rm -rf "$arm64dev" "$deps/dl-arm64"
+	mkdir -p "$arm64dev" "$deps/dl-arm64"
+	(cd "$deps/dl-arm64" && apt-get download -q "libgcrypt20-dev:arm64=$gcry_ver" \
+		"libgpg-error-dev:arm64=$gpge_ver" >/dev/null 2>&1) || {
+		apt_update
+		(cd "$deps/dl-arm64" && apt-get download -q "libgcrypt20-dev:arm64=$gcry_ver" \
+			"libgpg-error-dev:arm64=$gpge_ver" >/dev/null 2>&1)
+	} || die "cannot download the arm64 libgcrypt/libgpg-error development packages"
+	for d in "$deps"/dl-arm64/*.deb; do
+		dpkg-deb -x "$d" "$arm64dev" || die "cannot unpack $d"
+	done
+	lib="$arm64dev/usr/lib/aarch64-linux-gnu"
+	# the .so links point at the installed arm64 runtime libraries
+	ln -sf /usr/lib/aarch64-linux-gnu/libgcrypt.so.20 "$lib/libgcrypt.so"
+	ln -sf /usr/lib/aarch64-linux-gnu/libgpg-error.so.0 "$lib/libgpg-error.so"
+	rm -f "$lib"/*.a
+	sed -i "s|^prefix=.*|prefix=$arm64dev/usr|" "$lib"/pkgconfig/*.pc
+	# gpg-error.h lives in the multiarch include folder
+	sed -i 's|^Cflags:.*|Cflags: -I${includedir}/aarch64-linux-gnu|' "$lib/pkgconfig/gpg-error.pc"
+	echo "$gcry_ver $gpge_ver" > "$arm64dev/.version"
+fi
+
 # ---- DPDK driver-SDK headers -------------------------------------------------
 # Add deb-src twins of the configured deb sources, if apt has no source for
 # $1 (package=version).

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # The README's test command: set up (Debian packages, DPDK driver-SDK
-# headers), build, and run the default suites in two builds:
+# headers), build, and run the default suites in three builds:
 #   build/       optimized build of everything (lib, PMD, apps, tests):
 #                suites fast, pmd and interop
 #   build-asan/  everything again under ASan + UBSan (LeakSanitizer on):
@@ -12,6 +12,15 @@
 #                and the declared subset: tests also in suite `nosan` are
 #                left out, each with its reason where it is defined; every
 #                test program still runs at least once)
+#   build-aarch64/
+#                lib/ and its unit tests cross-built for aarch64
+#                (cross/aarch64-linux-gnu.ini) and run under qemu-aarch64,
+#                suite fast whatever the arguments: every test program runs
+#                its suite at each ISA level (scalar, then NEON, forced in
+#                turn) and VECSEC_TEST_REQUIRE_ISA=neon makes a missing NEON
+#                level a failure, so every run proves the NEON kernels. A
+#                cross tool, qemu or arm64 library missing after setup.sh is
+#                a failure, not a skip.
 # DPDK's stock tools (dpdk-test-crypto-perf, ipsec-secgw, app/test) are not
 # instrumented; where they load the ASan-built PMD, test/pmd-tools/lib.sh
 # preloads the sanitizer runtimes (LeakSanitizer off for them: their leaks
@@ -23,9 +32,9 @@
 # with a private /run/dpdk (e.g. `unshare --mount` and a tmpfs on /run/dpdk)
 # so that their folders are not counted.
 #
-# Exits non-zero on any failure and prints `tests: N passed, M failed` (both
-# builds and the runtime-folder check). Extra arguments replace the suites of
-# both builds (e.g. --suite slow).
+# Exits non-zero on any failure and prints `tests: N passed, M failed` (all
+# three builds and the runtime-folder check). Extra arguments replace the
+# suites of build/ and build-asan/ (e.g. --suite slow).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -102,6 +111,37 @@ if [ -d build/pmd-tools ]; then
 fi
 # --no-suite nosan: the setup's exclude_suites does not apply once --suite is given
 run_suites build-asan --setup sanitize --no-suite nosan "${suites[@]}"
+
+echo "== aarch64 cross build (lib/ and its tests) under qemu-aarch64 =="
+# setup.sh installed all of these: a missing one is a failure, never a skip
+arm_missing=()
+for t in aarch64-linux-gnu-gcc aarch64-linux-gnu-pkg-config qemu-aarch64; do
+	command -v "$t" >/dev/null || arm_missing+=("$t")
+done
+for f in /lib/ld-linux-aarch64.so.1 \
+	"$top/.deps/arm64-dev/usr/lib/aarch64-linux-gnu/pkgconfig/libgcrypt.pc"; do
+	[ -e "$f" ] || arm_missing+=("$f")
+done
+if [ ${#arm_missing[@]} -gt 0 ]; then
+	echo "FAIL: aarch64: missing after scripts/setup.sh: ${arm_missing[*]}" >&2
+	echo "FAIL: aarch64: the NEON kernels were not tested"
+	fail=$((fail + 1))
+else
+	configure build-aarch64 --cross-file cross/aarch64-linux-gnu.ini -Dbuildtype=release \
+		-Dlib_only=true \
+		-Dpkg_config_path="$top/.deps/arm64-dev/usr/lib/aarch64-linux-gnu/pkgconfig"
+	ninja -C build-aarch64
+	start=$(date +%s)
+	before=$pass
+	VECSEC_TEST_REQUIRE_ISA=neon run_suites build-aarch64 --suite fast
+	# a cross test meson could not run (no exe_wrapper) is reported as skipped
+	skipped=$(awk '/^Skipped:/ {print $2}' build-aarch64/meson-logs/test-summary.txt | tail -n 1)
+	if [ "${skipped:-0}" -ne 0 ] || [ "$pass" -eq "$before" ]; then
+		echo "FAIL: aarch64: ${skipped:-0} test programs skipped, $((pass - before)) passed"
+		fail=$((fail + 1))
+	fi
+	echo "aarch64 suite under qemu-aarch64: $(($(date +%s) - start)) s"
+fi
 
 echo "== EAL runtime folders =="
 # new since the start, or there before and touched by the run (and not removed)

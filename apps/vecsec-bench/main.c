@@ -63,6 +63,7 @@ struct result {
 static struct {
 	bool quick, burst, burst_only, no_peers;
 	bool two_pass, lanes, crossover, staged;   /* kernel-level variants */
+	unsigned int insns;    /* --insns N: untimed runs for an instruction counter */
 	unsigned int reps;
 	bool want_case[CASE_COUNT];
 	bool any_case;
@@ -865,13 +866,16 @@ usage(FILE *f)
 "                   (vecsec-per-job), e.g. --sizes 512,1024,2048,4096,8192,16384\n"
 "  --staged         bursts: the staged path (vecsec-staged) against the general passes\n"
 "                   (vecsec-general)\n"
+"  --insns N        untimed: each case and size N times through vecsec only, at one\n"
+"                   ISA level (--isa, default the top), bursts of %d with --burst;\n"
+"                   the workload of tools/arm64_insns.py (docs/arm64.md)\n"
 "  --csv FILE       write every point as CSV\n"
 "  --png FILE       plot cycles/byte vs size (plot_bench.py, matplotlib; installed in\n"
 "                   " BENCH_PLOT_DIR ", or VECSEC_BENCH_PLOT=SCRIPT)\n"
 "  --inject-fault IMPL  corrupt IMPL's output before the cross-check (tests only)\n"
 "  --help           this text\n"
 "  --version        print the version and exit\n"
-"\ncases:\n", BURST_N, BURST_N);
+"\ncases:\n", BURST_N, BURST_N, BURST_N);
 	for (unsigned int k = 0; k < CASE_COUNT; k++)
 		fprintf(f, "  %-20s %s%s%s\n", bench_cases[k].name, bench_cases[k].note,
 			bench_cases[k].kind == BENCH_AEAD ? " [aead: seal+open]" : "",
@@ -962,6 +966,7 @@ parse_args(int argc, char **argv)
 		{"burst-only", no_argument, NULL, 'B'}, {"no-peers", no_argument, NULL, 'n'},
 		{"two-pass", no_argument, NULL, '2'}, {"lanes", no_argument, NULL, 'L'},
 		{"crossover", no_argument, NULL, 'X'}, {"staged", no_argument, NULL, 'S'},
+		{"insns", required_argument, NULL, 'I'},
 		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
 		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
 		{"ipsecmb-arch", required_argument, NULL, 'A'},
@@ -993,6 +998,17 @@ parse_args(int argc, char **argv)
 				exit(1);
 			}
 			opt.reps = (unsigned int)v;
+			break;
+		}
+		case 'I': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || v == 0 || v > 1000000) {
+				fprintf(stderr, "vecsec-bench: --insns 1..1000000\n");
+				exit(1);
+			}
+			opt.insns = (unsigned int)v;
 			break;
 		}
 		case 'b':
@@ -1122,6 +1138,104 @@ add_variants(int top)
 			add_impl(bench_vecsec_variant(top, &staged[i]));
 }
 
+/*
+ * --insns N: no timing, no peers, no cross-check (the tests check the
+ * kernels): each wanted case at each size N times, seal/encrypt only,
+ * through vecsec at one ISA level, or N bursts of BURST_N jobs with --burst.
+ * An instruction counter (tools/arm64_insns.py: qemu-aarch64's execution
+ * log) divides what each function executed by the bytes printed here; it
+ * finds the functions by the runtime address of main() printed first.
+ */
+int main(int argc, char **argv);
+
+static int
+run_insns(void)
+{
+	static struct bench_msg msgs[BURST_N];
+	static void *ctxs[BURST_N];
+	static uint8_t *keys[BURST_N], *ins[BURST_N], *outs[BURST_N];
+	static uint8_t tags[BURST_N][16], nonces[BURST_N][32], aads[BURST_N][8];
+	unsigned int nmsg = opt.burst ? BURST_N : 1;
+	struct bench_impl *im;
+	int isa = (int)vecsec_isa_cap();
+	size_t maxlen = 0;
+
+	if (opt.any_isa)
+		for (isa = VECSEC_ISA_AVX512; isa > VECSEC_ISA_SCALAR && !opt.want_isa[isa]; isa--)
+			;
+	if (!isa_usable(isa))
+		die("--insns: the CPU lacks %s", vecsec_isa_name((enum vecsec_isa)isa));
+	im = bench_vecsec_impl(isa);
+	if (!im->init(im))
+		die("--insns: %s unusable: %s", im->name, im->version);
+	for (unsigned int s = 0; s < opt.nsizes; s++)
+		if (opt.sizes[s] != IMIX_SIZE && opt.sizes[s] > maxlen)
+			maxlen = opt.sizes[s];
+	if (maxlen == 0)
+		die("--insns: no size in bytes in --sizes (imix is a burst mix)");
+	printf("main %p\n", (void *)main);
+	for (unsigned int j = 0; j < nmsg; j++) {
+		keys[j] = bench_alloc(2048);
+		ins[j] = bench_alloc(maxlen);
+		outs[j] = bench_alloc(maxlen);
+		bench_fill(keys[j], 2048, 0x6b6579 + j);
+		bench_fill(ins[j], maxlen, 0x706c61696e + j);
+		bench_fill(nonces[j], 32, 0x6e6f6e6365 + j);
+		bench_fill(aads[j], 8, 0x616164 + j);
+	}
+	for (unsigned int k = 0; k < CASE_COUNT; k++) {
+		const struct bench_case *c = &bench_cases[k];
+
+		if (!opt.want_case[k])
+			continue;
+		for (unsigned int s = 0; s < opt.nsizes; s++) {
+			size_t size = opt.sizes[s];
+			const char *why = size == IMIX_SIZE ? "imix" : impl_lacks(im, c, size, opt.burst);
+			struct work w = { .im = im, .c = c, .op = BENCH_ENC, .in = ins[0],
+				.out = outs[0], .tag = tags[0], .len = size, .nonce = nonces[0],
+				.aad = aads[0] };
+			const char *d;
+
+			if (why == NULL && opt.burst && !c->burst)
+				why = "no burst form";
+			if (why != NULL) {
+				printf("insns: %s %zu: skipped (%s)\n", c->name, size, why);
+				continue;
+			}
+			if (im->select != NULL)
+				im->select(im);
+			for (unsigned int j = 0; j < nmsg; j++) {
+				ctxs[j] = im->ctx_new(im, c, keys[j]);
+				if (ctxs[j] == NULL)
+					die("%s: cannot set up %s", im->name, c->name);
+				msgs[j] = (struct bench_msg){ .ctx = ctxs[j], .in = ins[j],
+					.out = outs[j], .tag = tags[j], .len = size,
+					.nonce = nonces[j], .aad = aads[j] };
+			}
+			w.ctx = ctxs[0];
+			if (opt.burst) {
+				w.msgs = msgs;
+				w.n = nmsg;
+			}
+			for (unsigned int r = 0; r < opt.insns; r++)
+				if (work_once(&w) != 0)
+					die("%s %s len %zu failed", im->name, c->name, size);
+			d = im->detail != NULL ? im->detail(im, c) : NULL;
+			printf("insns: %s %zu bytes x %u%s at %s (%s): %zu bytes\n", c->name, size,
+			       nmsg, opt.burst ? " (burst)" : "", vecsec_isa_name((enum vecsec_isa)isa),
+			       d != NULL ? d : "", size * nmsg * opt.insns);
+			for (unsigned int j = 0; j < nmsg; j++)
+				im->ctx_free(ctxs[j]);
+		}
+	}
+	for (unsigned int j = 0; j < nmsg; j++) {
+		free(keys[j]);
+		free(ins[j]);
+		free(outs[j]);
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1173,6 +1287,8 @@ main(int argc, char **argv)
 	}
 	memcpy(opt.sizes, single_sizes, nsingle_sizes * sizeof(single_sizes[0]));
 	opt.nsizes = nsingle_sizes;
+	if (opt.insns > 0)
+		return run_insns();
 
 	cpu = bench_pin_cpu();
 	bench_cpu_model(model, sizeof(model));

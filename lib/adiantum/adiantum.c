@@ -15,10 +15,16 @@
 #include "adiantum_internal.h"
 #include "chacha/chacha_internal.h"
 
-/* ---- AES-256 dispatch: AES-NI where the CPU has it, else the reference ---- */
+/*
+ * ---- AES-256 dispatch: AES-NI or the ARMv8 Cryptography Extensions where
+ * the CPU has them, else the constant-time reference ----
+ */
 const struct aes256_impl *const vecsec_aes256_impls[] = {
 #ifdef VECSEC_HAVE_AESNI
 	&vecsec_aes256_impl_aesni,
+#endif
+#ifdef VECSEC_HAVE_ARMV8CE
+	&vecsec_aes256_impl_armv8ce,
 #endif
 	&vecsec_aes256_impl_ref,
 	NULL,
@@ -56,7 +62,7 @@ xchacha_xor(uint8_t *out, const uint8_t *in, size_t len, const uint8_t key[CHACH
 	struct chacha_state st;
 	uint8_t subkey[CHACHA_KEY_LEN];
 
-	vecsec_hchacha_ref(subkey, key, nonce, rounds);
+	vecsec_hchacha_impl(vecsec_chacha_impl(), subkey, key, nonce, rounds);
 	chacha_state_init_64(&st, subkey, nonce + HCHACHA_NONCE_LEN, 0, rounds);
 	vecsec_chacha_xor_state(&st, out, in, len);
 	vecsec_memzero(subkey, sizeof(subkey));

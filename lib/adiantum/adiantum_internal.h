@@ -55,6 +55,7 @@ extern const struct nh_impl *const vecsec_nh_impls[];
 extern const struct nh_impl vecsec_nh_impl_ref;
 extern const struct nh_impl vecsec_nh_impl_sse2;     /* nh_sse2.c, ssse3 flag set */
 extern const struct nh_impl vecsec_nh_impl_avx2;     /* nh_avx2.c */
+extern const struct nh_impl vecsec_nh_impl_neon;
 void vecsec_nh_ref(const uint32_t *key, const uint8_t *msg, size_t len,
 		   uint64_t hash[NH_NUM_PASSES]);
 /* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
@@ -125,6 +126,7 @@ void vecsec_aes256_expand(struct aes256_key *k, const uint8_t key[AES256_KEY_LEN
 extern const struct aes256_impl *const vecsec_aes256_impls[];
 extern const struct aes256_impl vecsec_aes256_impl_ref;
 extern const struct aes256_impl vecsec_aes256_impl_aesni;
+extern const struct aes256_impl vecsec_aes256_impl_armv8ce;
 void vecsec_aes256_encrypt_ref(const struct aes256_key *k, uint8_t out[AES_BLOCK_LEN],
 			       const uint8_t in[AES_BLOCK_LEN]);
 void vecsec_aes256_decrypt_ref(const struct aes256_key *k, uint8_t out[AES_BLOCK_LEN],

@@ -13,13 +13,16 @@
 
 #include "adiantum_internal.h"
 
-/* ---- NH dispatch ---- */
+/* ---- NH dispatch: widest first, an entry per flag set that builds ---- */
 const struct nh_impl *const vecsec_nh_impls[] = {
 #ifdef VECSEC_HAVE_AVX2
 	&vecsec_nh_impl_avx2,
 #endif
 #ifdef VECSEC_HAVE_SSSE3
 	&vecsec_nh_impl_sse2,
+#endif
+#ifdef VECSEC_HAVE_NEON
+	&vecsec_nh_impl_neon,
 #endif
 	&vecsec_nh_impl_ref,
 	NULL,

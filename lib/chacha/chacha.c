@@ -22,6 +22,9 @@ const struct chacha_impl *const vecsec_chacha_impls[] = {
 #ifdef VECSEC_HAVE_SSSE3
 	&vecsec_chacha_impl_ssse3,
 #endif
+#ifdef VECSEC_HAVE_NEON
+	&vecsec_chacha_impl_neon,
+#endif
 	&vecsec_chacha_impl_ref,
 	NULL,
 };
@@ -107,7 +110,7 @@ vecsec_xchacha_xor(uint8_t *out, const uint8_t *in, size_t len,
 		return -EINVAL;
 	if (len == 0)
 		return 0;
-	vecsec_hchacha_ref(subkey, key, nonce, rounds);
+	vecsec_hchacha_impl(vecsec_chacha_impl(), subkey, key, nonce, rounds);
 	chacha_state_init_64(&st, subkey, nonce + HCHACHA_NONCE_LEN, counter, rounds);
 	vecsec_chacha_xor_state(&st, out, in, len);
 	vecsec_memzero(subkey, sizeof(subkey));
@@ -121,7 +124,7 @@ vecsec_hchacha(uint8_t out[32], const uint8_t key[VECSEC_CHACHA_KEY_LEN],
 {
 	if (out == NULL || key == NULL || nonce == NULL || !rounds_ok(rounds))
 		return -EINVAL;
-	vecsec_hchacha_ref(out, key, nonce, rounds);
+	vecsec_hchacha_impl(vecsec_chacha_impl(), out, key, nonce, rounds);
 	return 0;
 }
 

@@ -102,6 +102,12 @@ struct chacha_impl {
 	 */
 	size_t min_len;
 	void (*xor_blocks)(uint8_t *out, const uint8_t *in, size_t len, struct chacha_state *st);
+	/*
+	 * Optional (NULL: the reference's): HChaCha with 20, 12 or 8 rounds
+	 * (draft-irtf-cfrg-xchacha 2.2), as vecsec_hchacha_ref() below.
+	 */
+	void (*hchacha)(uint8_t out[32], const uint8_t key[CHACHA_KEY_LEN],
+			const uint8_t nonce[HCHACHA_NONCE_LEN], unsigned int rounds);
 	/* The lane kernel: 0 and NULL where the ISA has none (the reference). */
 	unsigned int lanes;          /* messages per xor_lanes() call: 4, 8 or 16 */
 	const char *lanes_name;      /* "x16-avx512": printed by tests and the bench */
@@ -143,6 +149,7 @@ void vecsec_chacha_ks2_ssse3(uint8_t *ks, const uint32_t x[16], unsigned int nbl
 void vecsec_chacha_xor_lanes_x4_ssse3(struct chacha_lanes *l, uint32_t nblocks);
 void vecsec_chacha_xor_lanes_x8_avx2(struct chacha_lanes *l, uint32_t nblocks);
 void vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks);
+void vecsec_chacha_xor_lanes_x4_neon(struct chacha_lanes *l, uint32_t nblocks);
 void vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l,
 					      const uint32_t *bytes, uint8_t *const *ks0);
 
@@ -166,6 +173,7 @@ void vecsec_hchacha_ref(uint8_t out[32], const uint8_t key[CHACHA_KEY_LEN],
 extern const struct chacha_impl vecsec_chacha_impl_ssse3;
 extern const struct chacha_impl vecsec_chacha_impl_avx2;
 extern const struct chacha_impl vecsec_chacha_impl_avx512;
+extern const struct chacha_impl vecsec_chacha_impl_neon;
 
 /* ---- dispatch (chacha.c), for lib/ users such as chachapoly and adiantum ---- */
 /* The impl selected at a level, and at the process's level (vecsec_isa_cap()). */
@@ -182,6 +190,18 @@ void vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state 
 			    uint8_t *out, const uint8_t *in, size_t len);
 void vecsec_chacha_xor_state(struct chacha_state *st, uint8_t *out, const uint8_t *in,
 			     size_t len);
+
+/* HChaCha through impl's kernel, or the reference where it has none. */
+static inline void
+vecsec_hchacha_impl(const struct chacha_impl *impl, uint8_t out[32],
+		    const uint8_t key[CHACHA_KEY_LEN], const uint8_t nonce[HCHACHA_NONCE_LEN],
+		    unsigned int rounds)
+{
+	if (impl->hchacha != NULL)
+		impl->hchacha(out, key, nonce, rounds);
+	else
+		vecsec_hchacha_ref(out, key, nonce, rounds);
+}
 
 static inline uint32_t
 chacha_le32(const uint8_t *p)

@@ -110,4 +110,5 @@ const struct chacha_impl vecsec_chacha_impl_ref = {
 	.needs = 0,
 	.min_len = 0,
 	.xor_blocks = vecsec_chacha_xor_blocks_ref,
+	.hchacha = vecsec_hchacha_ref,
 };

@@ -115,7 +115,8 @@ vecsec_xchacha_subkeys(uint32_t (*key)[8], const uint8_t *const *nonce, unsigned
 	for (unsigned int i = 0; i < n; i++) {
 		for (int w = 0; w < 8; w++)
 			chacha_st32(kb + 4 * w, key[i][w]);
-		vecsec_hchacha_ref(sub, kb, nonce[i], 20);
+		vecsec_hchacha_impl(li != NULL ? li : &vecsec_chacha_impl_ref, sub, kb, nonce[i],
+				    20);
 		for (int w = 0; w < 8; w++)
 			key[i][w] = vecsec_load_le32(sub + 4 * w);
 	}

@@ -23,6 +23,9 @@ const struct poly1305_impl *const vecsec_poly1305_impls[] = {
 #ifdef VECSEC_HAVE_AVX2
 	&vecsec_poly1305_impl_avx2,
 #endif
+#ifdef VECSEC_HAVE_NEON
+	&vecsec_poly1305_impl_neon,
+#endif
 	&vecsec_poly1305_impl_scalar64,
 	&vecsec_poly1305_impl_ref,
 	NULL,

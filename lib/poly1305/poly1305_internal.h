@@ -113,6 +113,7 @@ void vecsec_poly1305_blocks_lanes_ref(struct poly1305_lanes *l, uint32_t nblocks
 void vecsec_poly1305_blocks_lanes_x4_avx2(struct poly1305_lanes *l, uint32_t nblocks);
 void vecsec_poly1305_blocks_lanes_x8_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
 void vecsec_poly1305_blocks_lanes_x16_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
+void vecsec_poly1305_blocks_lanes_x4_neon(struct poly1305_lanes *l, uint32_t nblocks);
 void vecsec_poly1305_tags_lanes_avx512ifma(const struct poly1305_lanes *l,
 					   const uint64_t s[2][VECSEC_MAX_LANES], uint8_t *const *tag);
 
@@ -124,6 +125,7 @@ extern const struct poly1305_impl vecsec_poly1305_impl_scalar64;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx2;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma;
 extern const struct poly1305_impl vecsec_poly1305_impl_avx512ifma_x8;
+extern const struct poly1305_impl vecsec_poly1305_impl_neon;
 
 void vecsec_poly1305_blocks_ref(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
 				uint32_t pad);

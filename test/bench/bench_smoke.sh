@@ -15,7 +15,10 @@
 #     MISMATCH (single and burst);
 #   - the kernel-level modes (--two-pass, --lanes, --crossover, --staged):
 #     every variant the CPU can run measures chacha20-poly1305 seal and open
-#     (so its output equalled the others'), the ones it cannot are named.
+#     (so its output equalled the others'), the ones it cannot are named;
+#   - --insns (the untimed workload of tools/arm64_insns.py): exit 0, the
+#     runtime address of main(), one line per case with its byte count,
+#     single and burst.
 #   bench_smoke.sh <vecsec-bench>
 set -u
 bench=$1
@@ -123,6 +126,22 @@ if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
 		done
 	done
 	grep 'unusable' "$tmp/k.txt" | sed 's/^/bench-smoke: note: /'
+fi
+
+# --insns: no timing; main()'s address and the bytes each case ran
+if "$bench" --insns 3 --case chacha20,poly1305,adiantum-xchacha12 --sizes 1024 \
+	> "$tmp/i.txt" 2>&1 &&
+	"$bench" --insns 2 --burst --case chacha20-poly1305 --sizes 512 >> "$tmp/i.txt" 2>&1; then
+	grep -q '^main 0x[0-9a-f]*$' "$tmp/i.txt" || err "--insns: no 'main 0x...' line"
+	for want in 'chacha20 1024 bytes x 1 at .*: 3072 bytes' \
+		'poly1305 1024 bytes x 1 at .*: 3072 bytes' \
+		'adiantum-xchacha12 1024 bytes x 1 at .*: 3072 bytes' \
+		'chacha20-poly1305 512 bytes x 32 (burst) at .*: 32768 bytes'; do
+		grep -q "^insns: $want\$" "$tmp/i.txt" || err "--insns: no line '$want'"
+	done
+else
+	cat "$tmp/i.txt" >&2
+	err "vecsec-bench --insns failed"
 fi
 
 [ "$fail" = 0 ] && echo "bench-smoke: ok ($rows rows, fault injection caught)"

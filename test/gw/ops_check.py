@@ -278,8 +278,13 @@ def telemetry_case(gw, c, tmp, ck):
         ck.check(rc == 1 and "ERR no SA with SPI 77" in out, "reset 77: %s" % out.strip(),
                  "reset 77: rc %d %s" % (rc, out))
         # vecsec-ctl: JSON, and a real interval
-        rc, out, err = ctl(c, prefix, "stats", json_out=True)
-        js = json.loads(out) if rc == 0 else {}
+        # the counters were just reset: wait (polling) until the looping traffic counts again
+        def stats_js():
+            r = ctl(c, prefix, "stats", json_out=True)
+            j = json.loads(r[1]) if r[0] == 0 else {}
+            return (r, j) if j.get("ports") and j["ports"][0]["rx"] > 0 else None
+        (rc, out, err), js = until(stats_js) or (ctl(c, prefix, "stats", json_out=True), {})
+        js = js or (json.loads(out) if rc == 0 else {})
         ck.check(rc == 0 and [s["spi"] for s in js.get("sa", [])] == [5, 6, 5] and
                  js["uptime_s"] > 0 and js["ports"][0]["rx"] > 0,
                  "vecsec-ctl -j stats: JSON, 3 SAs, uptime %.1f s" % js.get("uptime_s", 0),

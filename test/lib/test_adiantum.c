@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/adiantum: AES-256 (FIPS 197 C.3 and OpenSSL, every AES impl the CPU
- * can run), NH (every impl the CPU runs == the reference: every length,
- * offsets, carries, guards, page ends), NHPoly1305 (Linux testmgr.h up to
+ * can run; dispatch picks AES-NI or the ARMv8 Cryptography Extensions where
+ * the CPU has them), NH (every impl the CPU runs == the reference: every
+ * length, offsets, carries, guards, page ends), NHPoly1305 (Linux testmgr.h up to
  * 2048 bytes, incremental == one-shot == its definition), the XChaCha
  * stream Adiantum runs (every ChaCha impl across the 64-bit counter carry)
  * and Adiantum (Linux testmgr.h for XChaCha12 and XChaCha20 up to 4096
@@ -64,6 +65,16 @@ test_aes_fips197(void)
 #ifdef VECSEC_HAVE_AESNI
 	else if (vecsec_cpu_features() & VECSEC_CPU_AESNI)
 		VT_EXPECT(cur == &vecsec_aes256_impl_aesni, "cap %s picks %s",
+			  vecsec_isa_name(vecsec_isa_cap()), cur->name);
+#endif
+#ifdef VECSEC_HAVE_ARMV8CE
+	else if (vecsec_cpu_features() & VECSEC_CPU_ARM_AES)
+		VT_EXPECT(cur == &vecsec_aes256_impl_armv8ce, "cap %s picks %s",
+			  vecsec_isa_name(vecsec_isa_cap()), cur->name);
+#endif
+#if defined(__aarch64__)
+	else
+		VT_EXPECT(cur == &vecsec_aes256_impl_ref, "no HWCAP_AES, cap %s picks %s",
 			  vecsec_isa_name(vecsec_isa_cap()), cur->name);
 #endif
 	vecsec_memzero(&k, sizeof(k));

@@ -6,7 +6,8 @@
  * OpenSSL on every length 0..1024 and random lengths to 64 KiB, all 64
  * input and output offsets, in place and out of place, guard bytes,
  * PROT_NONE page ends, counters ending exactly at 2^32, RFC 8439 2.3.2/
- * 2.4.2/A.2 vectors; Poly1305 blocks == reference (split calls, impls
+ * 2.4.2/A.2 vectors; HChaCha kernels == reference (20/12/8 rounds) and
+ * draft-irtf-cfrg-xchacha 2.2.1; Poly1305 blocks == reference (split calls, impls
  * mixed on one state, pad 0 and 1, all-ones data and r) == libsodium, RFC
  * 8439 2.5.2/A.3 vectors; the 64-bit counter carry of the XChaCha form ==
  * libsodium; the stitched ChaCha20-Poly1305 kernels == the two-pass
@@ -30,6 +31,7 @@
 #include "poly1305/poly1305_internal.h"
 #include "chachapoly/chachapoly_internal.h"
 #include "rfc8439.h"
+#include "xchacha.h"
 
 #define MAXLEN (64 * 1024)
 
@@ -224,6 +226,42 @@ test_chacha_ctr64_carry(void)
 	free(src);
 	free(got);
 	free(want);
+}
+
+/*
+ * The HChaCha kernel of every impl that has one == the reference, rounds
+ * 20, 12 and 8, at unaligned key, nonce and output addresses; the
+ * draft-irtf-cfrg-xchacha 2.2.1 vector for 20 rounds.
+ */
+static void
+test_hchacha_kernels(void)
+{
+	static const unsigned int rounds[] = { 20, 12, 8 };
+	uint8_t kbuf[32 + 16], nbuf[16 + 16], obuf[32 + 16], want[32];
+	uint64_t seed = vt_seed() ^ 0x4c4cull;
+
+	for (size_t i = 0; vecsec_chacha_impls[i] != NULL; i++) {
+		const struct chacha_impl *im = vecsec_chacha_impls[i];
+
+		if (im->hchacha == NULL || !impl_here("hchacha", im->name, im->isa, im->needs))
+			continue;
+		for (unsigned int k = 0; k < 300; k++) {
+			size_t ko = k % 16, no = (k * 5) % 16, oo = (k * 7) % 16;
+			unsigned int r = rounds[k % 3];
+
+			vt_rand(kbuf + ko, 32, seed + 2 * k);
+			vt_rand(nbuf + no, 16, seed + 2 * k + 1);
+			vecsec_hchacha_ref(want, kbuf + ko, nbuf + no, r);
+			memset(obuf, 0x5a, sizeof(obuf));
+			im->hchacha(obuf + oo, kbuf + ko, nbuf + no, r);
+			VT_EXPECT_MEM(obuf + oo, want, 32, "%s hchacha r=%u k=%u", im->name, r, k);
+		}
+		vt_hex(kbuf, 32, xchacha_hchacha_key);
+		vt_hex(nbuf, 16, xchacha_hchacha_nonce);
+		vt_hex(want, 32, xchacha_hchacha_out);
+		im->hchacha(obuf, kbuf, nbuf, 20);
+		VT_EXPECT_MEM(obuf, want, 32, "%s draft-irtf-cfrg-xchacha 2.2.1", im->name);
+	}
 }
 
 /* ---- Poly1305 ---- */
@@ -760,14 +798,23 @@ test_stitch_forgery(void)
 	free(out);
 }
 
-/* VECSEC_CHACHAPOLY=twopass (read when the selectors run) and the modes */
+/*
+ * VECSEC_CHACHAPOLY=twopass (read when the selectors run) and the modes.
+ * x86-64 has a stitched kernel from SSSE3 up; aarch64 has none (two
+ * passes at every level).
+ */
 static void
 test_stitch_selection(void)
 {
 	enum vecsec_isa cap = vecsec_isa_cap();
 	const struct chachapoly_impl *now = vecsec_chachapoly_impl_for(SIZE_MAX);
+#if defined(__x86_64__)
+	bool want = cap >= VECSEC_ISA_SSSE3;
+#else
+	bool want = false;
+#endif
 
-	VT_EXPECT((now != NULL) == (cap >= VECSEC_ISA_SSSE3), "stitched impl at %s: %s",
+	VT_EXPECT((now != NULL) == want, "stitched impl at %s: %s",
 		  vecsec_isa_name(cap), now != NULL ? now->name : "none");
 	setenv("VECSEC_CHACHAPOLY", "twopass", 1);
 	VT_EXPECT(vecsec_force_isa(cap) == 0, "reselect");
@@ -788,6 +835,7 @@ main(void)
 		VT_TEST(test_chacha_kernels),
 		VT_TEST(test_chacha_page_end),
 		VT_TEST(test_chacha_ctr64_carry),
+		VT_TEST(test_hchacha_kernels),
 		VT_TEST(test_poly1305_kernels),
 		VT_TEST(test_stitch_kernels),
 		VT_TEST(test_stitch_linear),

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
+
 #include "vt.h"
 
 static void
@@ -26,6 +30,22 @@ test_levels_match_features(void)
 		VT_EXPECT((f & VECSEC_CPU_AVX512BW) && (f & VECSEC_CPU_AVX512VL), "avx512 bits");
 	if (!(f & VECSEC_CPU_AVX512F))
 		VT_EXPECT(max < VECSEC_ISA_AVX512, "avx512 level without AVX512F");
+#elif defined(__aarch64__)
+	{
+		/* the auxiliary vector's HWCAP bits (linux/arch/arm64 uapi hwcap.h) */
+		unsigned long hw = getauxval(AT_HWCAP);
+
+		VT_EXPECT(!!(f & VECSEC_CPU_NEON) == !!(hw & (1ul << 1)), "NEON bit vs HWCAP_ASIMD");
+		VT_EXPECT(!!(f & VECSEC_CPU_ARM_AES) == !!(hw & (1ul << 3)), "AES bit vs HWCAP_AES");
+		VT_EXPECT(!!(f & VECSEC_CPU_ARM_PMULL) == !!(hw & (1ul << 4)),
+			  "PMULL bit vs HWCAP_PMULL");
+		VT_EXPECT((f & ~(VECSEC_CPU_NEON | VECSEC_CPU_ARM_AES | VECSEC_CPU_ARM_PMULL)) == 0,
+			  "x86 feature bits on aarch64: 0x%llx", (unsigned long long)f);
+		VT_EXPECT(max == ((f & VECSEC_CPU_NEON) ? VECSEC_ISA_NEON : VECSEC_ISA_SCALAR),
+			  "max isa %d with NEON %d", max, !!(f & VECSEC_CPU_NEON));
+		VT_EXPECT(strcmp(vecsec_isa_name(VECSEC_ISA_NEON), "neon") == 0, "name %s",
+			  vecsec_isa_name(VECSEC_ISA_NEON));
+	}
 #endif
 	VT_EXPECT(vecsec_isa_cap() <= max, "cap %d above cpu %d", vecsec_isa_cap(), max);
 }
@@ -64,6 +84,7 @@ test_parse_names(void)
 	VT_EXPECT(vecsec_isa_parse("AVX2", &isa) == 0 && isa == VECSEC_ISA_AVX2, "AVX2");
 	VT_EXPECT(vecsec_isa_parse("scalar", &isa) == 0 && isa == VECSEC_ISA_SCALAR, "scalar");
 	VT_EXPECT(vecsec_isa_parse("avx512", &isa) == 0 && isa == VECSEC_ISA_AVX512, "avx512");
+	VT_EXPECT(vecsec_isa_parse("NEON", &isa) == 0 && isa == VECSEC_ISA_NEON, "neon");
 	VT_EXPECT(vecsec_isa_parse("avx3", &isa) == -EINVAL, "typo rejected");
 	VT_EXPECT(vecsec_isa_parse(NULL, &isa) == -EINVAL, "NULL rejected");
 	VT_EXPECT(strcmp(vecsec_isa_name((enum vecsec_isa)99), "unknown") == 0, "unknown");
@@ -116,6 +137,13 @@ test_env_typo_is_scalar(void)
 	setenv("VECSEC_ISA", "avx-512", 1);
 	VT_EXPECT(vecsec_force_isa(VECSEC_ISA_DEFAULT) == 0, "default");
 	VT_EXPECT(vecsec_isa_cap() == VECSEC_ISA_SCALAR, "typo in VECSEC_ISA -> scalar");
+	setenv("VECSEC_ISA", "neon", 1);
+	VT_EXPECT(vecsec_force_isa(VECSEC_ISA_DEFAULT) == 0, "default");
+	VT_EXPECT(vecsec_isa_cap() == (vecsec_cpu_max_isa() < VECSEC_ISA_NEON ?
+		  vecsec_cpu_max_isa() : VECSEC_ISA_NEON), "VECSEC_ISA=neon caps");
+	setenv("VECSEC_ISA", "scalar", 1);
+	VT_EXPECT(vecsec_force_isa(VECSEC_ISA_DEFAULT) == 0, "default");
+	VT_EXPECT(vecsec_isa_cap() == VECSEC_ISA_SCALAR, "VECSEC_ISA=scalar caps");
 	setenv("VECSEC_ISA", "ssse3", 1);
 	VT_EXPECT(vecsec_force_isa(VECSEC_ISA_DEFAULT) == 0, "default");
 	VT_EXPECT(vecsec_isa_cap() == (vecsec_cpu_max_isa() < VECSEC_ISA_SSSE3 ?

@@ -132,9 +132,9 @@ for m in man8/vecsec-gw.8 man8/vecsec-ctl.8 man3/libvecsec.3; do
 	[ -z "$warn" ] || fail "$m: groff warns: $warn"
 	text=$(groff -man -Tutf8 "$f" 2>/dev/null | sed 's/.\x08//g')
 	name=$(basename "$m"); name=${name%.*}
-	echo "$text" | grep -q "^NAME" || fail "$m: no NAME section"
-	echo "$text" | grep -q "^ *$name - " || fail "$m: NAME line is not '$name - ...'"
-	echo "$text" | grep -q "vecsec $version" || fail "$m: version $version not in its footer"
+	grep -q "^NAME" <<<"$text" || fail "$m: no NAME section"
+	grep -q "^ *$name - " <<<"$text" || fail "$m: NAME line is not '$name - ...'"
+	grep -q "vecsec $version" <<<"$text" || fail "$m: version $version not in its footer"
 	ok_if_clean $f0 "$mandir/$m: $(echo "$text" | wc -l) lines, no groff warning"
 done
 
@@ -240,7 +240,7 @@ for p in vecsec-gw vecsec-ctl; do
 	text=$(groff -man -Tascii "$f" 2>/dev/null | sed 's/.\x08//g')
 	missing=
 	for o in $opts; do
-		echo "$text" | grep -q -- "$o" || missing="$missing $o"
+		grep -q -- "$o" <<<"$text" || missing="$missing $o"
 	done
 	if [ -z "$opts" ]; then
 		fail "$p --help lists no long option"

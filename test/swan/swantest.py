@@ -477,6 +477,8 @@ swanctl {
             log("%s %s -> %s %s:%d: %d/%d received, %d duplicate, %d damaged" % (
                 "ok  " if good else "FAIL", spec[0], spec[1], spec[2], spec[3], r["got"],
                 count, r["dup"], r["bad"]))
+            if r["missing"]:
+                log("     first missing: %s" % r["missing"])
             ok = ok and good
         if not ok:
             raise Fail(what + ": packets lost, duplicated or damaged")
