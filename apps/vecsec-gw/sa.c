@@ -1131,9 +1131,9 @@ gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 
 /*
  * The SA table's size: --max-sa, else the configuration's SAs, and with
- * the control socket as many again (at least 4096 more: an IKE daemon's
- * 1000 CHILD_SAs are 2000 SAs, twice that while they are rekeyed) for it
- * to add.
+ * the control socket (on by default) a quarter more, at least 4096 more (an
+ * IKE daemon's 1000 CHILD_SAs are 2000 SAs, twice that while they are
+ * rekeyed), for it to add; a reload reuses the slots it frees.
  */
 static unsigned int
 default_max_sa(const struct gw_dp *dp, const struct gw_conf *conf)
@@ -1141,7 +1141,7 @@ default_max_sa(const struct gw_dp *dp, const struct gw_conf *conf)
 	unsigned int n = conf->nb_sa;
 
 	if (dp->ctrl)
-		n += RTE_MAX(n, 4096u);
+		n += RTE_MAX(n / 4, 4096u);
 	return RTE_MAX(n, 1u);
 }
 
