@@ -11,16 +11,20 @@
 #     lookaside and cpu-crypto (a copy of the stock app whose only change is
 #     not requesting Rx checksum offload: tools/external/build-secgw.sh --no-rx-csum);
 #   vecsec-gw 1000 SAs vs 1 SA, 2 workers vs 1 (64 B); the I/O floor (vecsec-gw
-#   forwarding the same files in clear, SP bypass: what replay and sink cost).
+#   forwarding the same files in clear, SP bypass: what replay and sink cost);
+#   the SA-count axis: 1, 1,000, 10,000 and 100,000 SAs at 64 B and IMIX, traffic
+#   uniform and Zipf over the SAs, each point a loop of two packets per SA (at
+#   least 12,288) and its ratio to 1 SA over a loop of the same length
+#   (out/bench-gw-sas.png).
 # Medians of several runs; Mpps wall and per CPU second, cycles/packet.
 # Writes out/bench-gw.csv, out/bench-gw.png, per-run logs in out/bench-gw/,
 # and prints the command lines that reproduce each case.
 #
-# usage: scripts/bench-gw.sh [BUILD_DIR]        (about 7 minutes with the defaults)
+# usage: scripts/bench-gw.sh [BUILD_DIR]        (about 30 minutes with the defaults)
 # knobs: BENCH_GW_RUNS=3 (runs per case), BENCH_GW_SECS=1.0 (window),
 #   BENCH_GW_WARMUP=0.5, BENCH_GW_TRAFFIC=64,imix,1400, BENCH_GW_SECGW=0 (skip
 #   ipsec-secgw), BENCH_GW_MANY=0 (no 1000-SA case), BENCH_GW_WORKERS2=0,
-#   BENCH_GW_TIMEOUT=900 (the whole run, seconds), BENCH_GW_WORKERS=2 (lcores of the
+#   BENCH_GW_TIMEOUT=3600 (the whole run, seconds), BENCH_GW_WORKERS=2 (lcores of the
 #   multi-worker cases: one rx queue per worker, 1 SA and 1000 SAs), BENCH_GW_ONLY=REGEX
 #   (only the cases whose "label dir size" matches), BENCH_GW_PERF=DIR (perf record
 #   every run's window there, caseNN-runR.perf.data), BENCH_GW_SAS=1000 (SAs of the
@@ -34,7 +38,11 @@
 #     BENCH_GW_WORKERS2=0 BENCH_GW_ONLY='vecsec (proto )?(out|in)' scripts/bench-gw.sh
 #   1000 SAs vs 1 SA only: BENCH_GW_SECGW=0 BENCH_GW_TRAFFIC=64 \
 #     BENCH_GW_ONLY='^vecsec-gw vecsec (1000 SAs )?(out|in)' scripts/bench-gw.sh
-#   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 scripts/bench-gw.sh
+#   BENCH_GW_SA_AXIS=1,1000,10000,100000 (SA counts of the axis; 0: no axis),
+#   BENCH_GW_SA_DIST=uniform,zipf, BENCH_GW_SA_TRAFFIC=64,imix, BENCH_GW_SA_PKTS=0
+#   (packets per loop, 0: two per SA; the gateway gets that many mbufs more).
+#   The SA axis only: BENCH_GW_ONLY='^axis' scripts/bench-gw.sh
+#   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 BENCH_GW_SA_AXIS=0 scripts/bench-gw.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -63,6 +71,8 @@ fi
 [ "${BENCH_GW_MANY:-1}" = 1 ] || args+=(--no-many)
 [ "${BENCH_GW_WORKERS2:-1}" = 1 ] || args+=(--no-workers2)
 args+=(--workers "${BENCH_GW_WORKERS:-2}" --sas "${BENCH_GW_SAS:-1000}")
+args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW_SA_DIST:-uniform,zipf}"
+	--sa-traffic "${BENCH_GW_SA_TRAFFIC:-64,imix}" --sa-pkts "${BENCH_GW_SA_PKTS:-0}")
 [ -z "${BENCH_GW_ONLY:-}" ] || args+=(--only "$BENCH_GW_ONLY")
 [ -z "${BENCH_GW_BASE:-}" ] || args+=(--gw-base "$(readlink -f "$BENCH_GW_BASE")")
 [ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)
@@ -83,5 +93,5 @@ cleanup() {
 trap cleanup EXIT
 # the driver is the gwrun package's (tools/gwrun/bench.py)
 echo "bench-gw: PYTHONPATH=tools /usr/bin/python3 -m gwrun.bench ${args[*]}"
-PYTHONPATH="$top/tools" timeout -s INT -k 20 "${BENCH_GW_TIMEOUT:-900}" \
+PYTHONPATH="$top/tools" timeout -s INT -k 20 "${BENCH_GW_TIMEOUT:-3600}" \
 	/usr/bin/python3 -m gwrun.bench "${args[@]}"

@@ -28,6 +28,7 @@
  *                          the reason when it is refused (nothing changed)
  *   json <request>         list, stats, show, version, reset, reload: the
  *                          answer lines are JSON
+ *   mem                    memory of the SA table, per SA and in all (1.4)
  *   subscribe              answer OK, then keep the connection and send one
  *                          line per SA lifetime event until it closes:
  *                          "expire soft|hard in|out SPI packets|bytes LIMIT"
@@ -115,8 +116,10 @@ struct gw_ctrl_client {
 	bool done;              /* close once the queued output is out */
 	bool dead;              /* close now */
 	char *out;              /* output not sent yet: out[out_off .. out_len) */
-	size_t out_off, out_len;
+	size_t out_off, out_len, out_cap;
 	uint64_t stall_ms;      /* since when the output has not moved; 0: it moves */
+	struct held *held;      /* answers waiting for the SPD commit (spd_commit) */
+	unsigned int nheld, cap_held;
 	size_t in_len;
 	char in[CTRL_LINE_MAX]; /* request bytes as they came, wiped when consumed */
 };
@@ -128,6 +131,7 @@ struct ctrl_req {
 	const char *w[CTRL_MAX_WORDS];
 	unsigned int off[CTRL_MAX_WORDS];       /* where w[i] starts in line */
 	bool subscribe;         /* set by `subscribe` */
+	bool spd;               /* set by an `sp` add: its answer waits for the commit */
 	bool json;              /* `json <request>`: JSON answer lines */
 	char words[CTRL_LINE_MAX];
 	char text[CTRL_LINE_MAX];
@@ -198,6 +202,34 @@ struct reclaim {
 };
 
 static struct reclaim reclaimq[RECLAIM_MAX];
+static void slot_release(unsigned int i);
+
+/*
+ * The control-plane lock (mgmt.c: reloads, telemetry, rate samples) is
+ * taken for each request, and kept while an SP batch is open (spd_commit):
+ * its rules are in gw.conf already but not in force, so a reload must not
+ * see them half-way.
+ */
+static unsigned int spd_dirty;          /* GW_SPD_BIT()s of the lists an open batch changed */
+static bool cp_held;
+
+static void
+cp_take(void)
+{
+	if (!cp_held) {
+		gw_cp_lock();
+		cp_held = true;
+	}
+}
+
+static void
+cp_drop(void)
+{
+	if (cp_held && spd_dirty == 0) {
+		cp_held = false;
+		gw_cp_unlock();
+	}
+}
 static unsigned int nb_reclaim;
 
 static bool
@@ -237,10 +269,12 @@ reclaim_poll(bool wait)
 			i++;
 			continue;
 		}
-		if (r->sa != NULL)
-			gw_sa_free(r->sa);
-		else
+		if (r->sa != NULL) {
+			gw_sa_free(&gw, r->sa);
+			slot_release(r->sa->idx);
+		} else {
 			gw_sp_free(r->spd);
+		}
 		memmove(r, r + 1, (nb_reclaim - i - 1) * sizeof(*r));
 		nb_reclaim--;
 	}
@@ -253,10 +287,12 @@ reclaim_add(struct gw_spd *spd[2][2], struct gw_sa *sa)
 	struct reclaim *r;
 
 	if (gw.rcu == NULL) {           /* no workers read it (the fuzz harness) */
-		if (sa != NULL)
-			gw_sa_free(sa);
-		else
+		if (sa != NULL) {
+			gw_sa_free(&gw, sa);
+			slot_release(sa->idx);
+		} else {
 			gw_sp_free(spd);
+		}
 		return true;
 	}
 	if (nb_reclaim == RECLAIM_MAX)
@@ -272,13 +308,16 @@ reclaim_add(struct gw_spd *spd[2][2], struct gw_sa *sa)
 	return true;
 }
 
-/* Publish SP lists built from conf; the old ones are freed once no worker can read them. */
+/*
+ * Publish the SP lists of mask built from conf (on the published ACLs where
+ * the change is small: sp.c, spd_compact() later); the old ones are freed
+ * once no worker can read them.
+ */
 static int
-spd_publish(const struct gw_conf *conf, char *err, size_t err_len)
+spd_publish(const struct gw_conf *conf, unsigned int mask, char *err, size_t err_len)
 {
 	struct gw_spd *fresh[2][2], *old[2][2];
-	/* on the published ACLs where the change is small (sp.c; spd_compact() later) */
-	int rc = gw_sp_update(&gw, conf, gw.spd, fresh);
+	int rc = gw_sp_update(&gw, conf, gw.spd, mask, fresh);
 
 	if (rc != 0) {
 		snprintf(err, err_len, "cannot build the SPD: %s", strerror(-rc));
@@ -286,8 +325,9 @@ spd_publish(const struct gw_conf *conf, char *err, size_t err_len)
 	}
 	for (int v6 = 0; v6 < 2; v6++)
 		for (int dir = 0; dir < 2; dir++)
-			old[v6][dir] = __atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
-				__ATOMIC_ACQ_REL);
+			old[v6][dir] = !(mask & GW_SPD_BIT(v6, dir)) ? NULL :
+				__atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
+						    __ATOMIC_ACQ_REL);
 	if (!reclaim_add(old, NULL))
 		snprintf(err, err_len, "workers did not reach a quiescent point; old SPD kept");
 	return 0;       /* leak rather than free what a worker may read */
@@ -305,16 +345,22 @@ static void
 spd_compact(void)
 {
 	struct gw_spd *fresh[2][2], *old[2][2];
+	unsigned int mask;
 
-	if (rte_get_tsc_cycles() - last_request_tsc <
+	/* an open batch's rules are in gw.conf already, not yet in force: left to spd_commit */
+	if (spd_dirty != 0 || rte_get_tsc_cycles() - last_request_tsc <
 			rte_get_tsc_hz() / 1000 * SPD_COMPACT_IDLE_MS ||
-			!gw_sp_fragmented(gw.spd) || nb_reclaim == RECLAIM_MAX ||
-			gw_sp_build(&gw, gw.conf, fresh) != 0)
+			nb_reclaim == RECLAIM_MAX)
+		return;
+	mask = gw_sp_fragmented(gw.spd);
+	/* without prev: every list of mask gets an ACL over all its rules */
+	if (mask == 0 || gw_sp_update(&gw, gw.conf, NULL, mask, fresh) != 0)
 		return;
 	for (int v6 = 0; v6 < 2; v6++)
 		for (int dir = 0; dir < 2; dir++)
-			old[v6][dir] = __atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
-				__ATOMIC_ACQ_REL);
+			old[v6][dir] = !(mask & GW_SPD_BIT(v6, dir)) ? NULL :
+				__atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
+						    __ATOMIC_ACQ_REL);
 	reclaim_add(old, NULL);
 }
 
@@ -331,67 +377,193 @@ same_sp(const struct gw_sp_conf *a, const struct gw_sp_conf *b)
 }
 
 /*
- * A copy of the live configuration to change: one buffer, on pages left
- * out of core dumps, reused by every request (the control thread serves
- * one at a time); the keys it gets are wiped when the request is done.
+ * SA slots whose SA is gone (deleted and freed): reused by the next adds,
+ * so the table does not grow with every rekey.
  */
-static struct gw_conf *scratch;
-
-static struct gw_conf *
-scratch_copy(void)
-{
-	if (scratch == NULL)
-		scratch = gw_secret_alloc(sizeof(*scratch));
-	if (scratch != NULL)
-		memcpy(scratch, gw.conf, sizeof(*scratch));
-	return scratch;
-}
+static uint32_t *free_slots;
+static unsigned int nb_free, cap_free;
 
 static void
-scratch_free(struct gw_conf *c)
+slot_release(unsigned int i)
 {
-	if (c == NULL)
-		return;
-	gw_conf_wipe_keys(c);
-	if (c->nb_sa < GW_MAX_SA)       /* a rule that failed half-way (parser.c wipes it too) */
-		explicit_bzero(&c->sa[c->nb_sa], sizeof(c->sa[0]));
+	if (nb_free == cap_free) {
+		unsigned int ncap = cap_free != 0 ? 2 * cap_free : 256;
+		uint32_t *n = realloc(free_slots, ncap * sizeof(*n));
+
+		if (n == NULL)
+			return;         /* the slot is lost, not reused: no harm */
+		free_slots = n;
+		cap_free = ncap;
+	}
+	free_slots[nb_free++] = i;
 }
 
-/* `sa ...` or `sp ...`: one rule. */
-static int
-cmd_add(const char *line, char *err, size_t err_len)
+/*
+ * ---- SP changes in batches ------------------------------------------------
+ *
+ * Adding an SP rule means rebuilding its list's rte_acl context, O(n log n)
+ * in the rules of the list: once per rule, 100,000 tunnels would take
+ * hours. So `sp` adds are applied to the configuration at once and their
+ * list marked, and the lists are rebuilt and published once for the whole
+ * batch (spd_commit), before any answer of the batch goes out: a client
+ * still reads OK only once its rule is in force. The batch ends when no
+ * client has another request waiting, when it is as old as the last
+ * rebuild took (at least CTRL_BATCH_MS), or before any request that is not
+ * an `sa`/`sp` add. Answers that follow a held one in a client's stream are
+ * held too, so they keep their order. If the rebuild fails, the batch's
+ * rules are taken out again and their answers become ERR.
+ */
+#define CTRL_BATCH_MS 20
+#define CTRL_BATCH_X 4
+
+struct held {
+	char *text;             /* the answer lines */
+	size_t len;
+	bool spd;               /* an `sp` add: OK only if the commit works */
+};
+
+static unsigned int batch_sp0;          /* conf->nb_sp before the batch */
+static uint64_t batch_t0;               /* when the batch began (ms) */
+static uint64_t last_build_ms;          /* what the last commit took */
+
+static uint64_t now_ms(void);
+static void client_queue(struct gw_ctrl_client *c, const char *p, size_t n);
+
+static void
+release_held(struct gw_ctrl_client *c, int rc, const char *err)
 {
-	struct gw_conf *c = scratch_copy();
-	unsigned int old_sa, old_sp, slot;
+	for (unsigned int k = 0; k < c->nheld; k++) {
+		struct held *h = &c->held[k];
+
+		if (h->spd && rc != 0) {
+			char line[320];
+			int n = snprintf(line, sizeof(line), "ERR %s\n", err);
+
+			client_queue(c, line, (size_t)RTE_MIN(n, (int)sizeof(line) - 1));
+		} else {
+			client_queue(c, h->text, h->len);
+		}
+		free(h->text);
+	}
+	c->nheld = 0;
+}
+
+/* Rebuild and publish the changed lists; every held answer goes out (extra's too). */
+static void
+spd_commit(struct gw_ctrl_client *extra)
+{
+	char err[256] = "";
+	uint64_t t0 = now_ms();
+	bool listed = false;
+	int rc = 0;
+
+	if (spd_dirty != 0) {
+		cp_take();
+		rc = spd_publish(gw.conf, spd_dirty, err, sizeof(err));
+		last_build_ms = now_ms() - t0;
+		if (rc != 0)
+			gw.conf->nb_sp = batch_sp0;     /* the batch only appended */
+		spd_dirty = 0;
+		cp_drop();
+	}
+	for (unsigned int i = 0; i < nb_clients; i++) {
+		listed = listed || clients[i] == extra;
+		release_held(clients[i], rc, err);
+		/* the rebuild held everyone up, not the client: its output clock starts now */
+		if (clients[i]->stall_ms != 0)
+			clients[i]->stall_ms = now_ms();
+	}
+	if (extra != NULL && !listed)
+		release_held(extra, rc, err);
+}
+
+/*
+ * How long an open batch waits for more requests before it is committed:
+ * a quarter of the last rebuild (2 to 250 ms). A pipelining client that the
+ * scheduler holds back for a moment does not cost a rebuild for a handful
+ * of rules; one that waits for each answer waits that much longer.
+ */
+static int
+dry_wait_ms(void)
+{
+	return (int)RTE_MIN(RTE_MAX(last_build_ms / 4, (uint64_t)2), (uint64_t)250);
+}
+
+/* The batch is due: old enough, or nobody sent more for dry_wait_ms() (dry). */
+static void
+spd_commit_if_due(bool dry)
+{
+	bool held = false;
+
+	for (unsigned int i = 0; i < nb_clients && !held; i++)
+		held = clients[i]->nheld != 0;
+	if (!held && spd_dirty == 0)
+		return;
+	if (dry || now_ms() - batch_t0 >= RTE_MAX(CTRL_BATCH_X * last_build_ms,
+						  (uint64_t)CTRL_BATCH_MS))
+		spd_commit(NULL);
+}
+
+/* Take back SA slot i of the live configuration (an add that failed). */
+static void
+sa_slot_undo(struct gw_conf *c, unsigned int i)
+{
+	gw_conf_del_sa(c, i);
+	if (i == c->nb_sa - 1) {
+		explicit_bzero(&c->sa[i], sizeof(c->sa[i]));
+		c->nb_sa--;
+	} else {
+		slot_release(i);
+	}
+}
+
+/*
+ * `sa ...` or `sp ...`: one rule, parsed straight into the live
+ * configuration (the parser leaves it as it was on error). An SA is up
+ * when this returns; an SP rule joins the batch (*spd set).
+ */
+static int
+cmd_add(const char *line, bool *spd, char *err, size_t err_len)
+{
+	struct gw_conf *c = gw.conf;
+	unsigned int old_sa = c->nb_sa, old_sp = c->nb_sp, slot;
+	unsigned int old_rt = c->nb_rt, old_neigh = c->nb_neigh;
 	int rc;
 
-	if (c == NULL) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
-	}
-	old_sa = c->nb_sa;
-	old_sp = c->nb_sp;
 	c->ignored = 0;         /* this request's ignored keywords only */
 	rc = gw_conf_parse_string(c, "<ctrl>", line, err, err_len);
 	if (rc != 0)
-		goto out;
+		return rc;
+	if (c->nb_rt != old_rt || c->nb_neigh != old_neigh) {
+		c->nb_rt = old_rt;
+		c->nb_neigh = old_neigh;
+		snprintf(err, err_len, "rt and neigh rules cannot change at run time");
+		return -ENOTSUP;
+	}
 	if (c->nb_sa > old_sa) {
-		/* reuse the slot of a deleted SA, if any */
 		slot = old_sa;
-		for (unsigned int i = 0; i < old_sa; i++)
-			if (c->sa[i].deleted && !gw.sa[i].active && gw.sa[i].sa == NULL) {
-				c->sa[i] = c->sa[old_sa];
-				explicit_bzero(&c->sa[old_sa], sizeof(c->sa[old_sa]));
-				c->nb_sa--;
-				slot = i;
-				break;
+		/* reuse the slot of a deleted SA, if any */
+		while (nb_free != 0 && slot == old_sa) {
+			unsigned int f = free_slots[--nb_free];
+
+			if (f < old_sa && c->sa[f].deleted && !gw.sa[f].active) {
+				gw_conf_move_last_sa(c, f);
+				slot = f;
 			}
+		}
 		c->sa[slot].line = ++ctrl_seq;
-		rc = gw_sa_add(&gw, c, slot, err, err_len);
-		if (rc != 0)
-			goto out;
+		rc = gw_sa_add(&gw, c, slot, -1, err, err_len);
+		/* the keys now live in the session only (and in the reload's fingerprint) */
+		if (rc == 0)
+			gw_sa_fp_set(slot, &c->sa[slot]);
+		explicit_bzero(c->sa[slot].cipher_key, sizeof(c->sa[slot].cipher_key));
+		explicit_bzero(c->sa[slot].auth_key, sizeof(c->sa[slot].auth_key));
+		explicit_bzero(&c->sa[slot].salt, sizeof(c->sa[slot].salt));
+		if (rc != 0) {
+			sa_slot_undo(c, slot);
+			return rc;
+		}
 		gw_stats_sa_new(slot);
-		gw_sa_fp_set(slot, &c->sa[slot]);
 		GW_LOG(NOTICE, "control: added SA %s %u",
 		       c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi);
 	}
@@ -399,46 +571,44 @@ cmd_add(const char *line, char *err, size_t err_len)
 		struct gw_sp_conf *sp = &c->sp[old_sp];
 
 		sp->line = ++ctrl_seq;
-		if (sp->action == GW_SP_PROTECT) {
+		if (gw.max_sp != 0 && c->nb_sp > gw.max_sp) {
+			snprintf(err, err_len, "the SPD is full (%u rules: --max-sp)", gw.max_sp);
+			rc = -ENOSPC;
+		} else if (sp->action == GW_SP_PROTECT) {
 			const struct gw_sa_conf *sc = gw_conf_find_sa(c, sp->dir, sp->spi);
 			const struct gw_sa *s = sc != NULL ? &gw.sa[sc - c->sa] : NULL;
 
 			if (s == NULL || !s->active) {
 				snprintf(err, err_len, "SA %u is not up", sp->spi);
 				rc = -EINVAL;
-				goto out;
-			}
-			if (s->inner_v6 != sp->v6) {
+			} else if (s->inner_v6 != sp->v6) {
 				snprintf(err, err_len,
 					 "SA %u carries %s (give the SA `inner ipv%c`)", sp->spi,
 					 s->inner_v6 ? "IPv6" : "IPv4", sp->v6 ? '6' : '4');
 				rc = -EINVAL;
-				goto out;
 			}
 		}
-		rc = spd_publish(c, err, err_len);
-		if (rc != 0)
-			goto out;
-	}
-	if (c->nb_rt != gw.conf->nb_rt || c->nb_neigh != gw.conf->nb_neigh) {
-		snprintf(err, err_len, "rt and neigh rules cannot change at run time");
-		rc = -ENOTSUP;
-		goto out;
+		if (rc != 0) {
+			c->nb_sp = old_sp;
+			return rc;
+		}
+		if (spd_dirty == 0) {
+			batch_sp0 = old_sp;
+			batch_t0 = now_ms();
+		}
+		spd_dirty |= GW_SPD_BIT(sp->v6, sp->dir);
+		*spd = true;
 	}
 	for (unsigned int k = 0; k < GW_IGN_MAX && err[0] == '\0'; k++)
 		gw_conf_ignored_text(c, "<ctrl>", k, err, err_len);     /* OK warning: ... */
-	gw_conf_wipe_keys(c);
-	memcpy(gw.conf, c, sizeof(*c));
-out:
-	scratch_free(c);
-	return rc;
+	return 0;
 }
 
 static int
 cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 {
-	struct gw_conf *c;
-	const struct gw_sa_conf *sc = gw_conf_find_sa(gw.conf, dir, spi);
+	struct gw_conf *c = gw.conf;
+	const struct gw_sa_conf *sc = gw_conf_find_sa(c, dir, spi);
 	struct gw_sa *s;
 	unsigned int i, n = 0;
 	int rc;
@@ -450,13 +620,8 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 		snprintf(err, err_len, "no SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
 		return -ENOENT;
 	}
-	i = (unsigned int)(sc - gw.conf->sa);
+	i = (unsigned int)(sc - c->sa);
 	s = &gw.sa[i];
-	c = scratch_copy();
-	if (c == NULL) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
-	}
 	/* unpublish: the SP rules that protect with it, then the SAD entry */
 	for (unsigned int j = 0; j < c->nb_sp; j++) {
 		const struct gw_sp_conf *sp = &c->sp[j];
@@ -469,55 +634,68 @@ cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 		n++;
 	}
 	c->nb_sp = n;
-	c->sa[i].deleted = true;
+	gw_conf_del_sa(c, i);
 	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
 	gw_sa_sad_del(&gw, s);
-	if (s->sa != NULL)      /* out of DPDK's telemetry a grace period before it is freed */
-		rte_ipsec_telemetry_sa_del(s->sa);
-	rc = spd_publish(c, err, err_len);
+	if (s->ss.sa != NULL)   /* out of DPDK's telemetry a grace period before it is freed */
+		rte_ipsec_telemetry_sa_del(s->ss.sa);
+	rc = spd_publish(c, GW_SPD_BIT(0, dir) | GW_SPD_BIT(1, dir), err, err_len);
 	if (rc == 0 && !reclaim_add(NULL, s))
 		snprintf(err, err_len, "SA %u unpublished, but kept: a worker still held it", spi);
-	memcpy(gw.conf, c, sizeof(*c));
-	scratch_free(c);
 	GW_LOG(NOTICE, "control: deleted SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
 	return rc;
+}
+
+/*
+ * The one SP rule of text, parsed against the live configuration and taken
+ * out of it again: 0 with *out, or -errno with err.
+ */
+static int
+parse_one_sp(const char *text, const char *what, struct gw_sp_conf *out, char *err,
+	     size_t err_len)
+{
+	struct gw_conf *c = gw.conf;
+	unsigned int old_sp = c->nb_sp, old_sa = c->nb_sa, old_rt = c->nb_rt;
+	unsigned int old_neigh = c->nb_neigh;
+	int rc = gw_conf_parse_string(c, "<ctrl>", text, err, err_len);
+
+	if (rc != 0)
+		return rc;
+	if (c->nb_sp == old_sp + 1 && c->nb_sa == old_sa && c->nb_rt == old_rt &&
+	    c->nb_neigh == old_neigh) {
+		*out = c->sp[old_sp];
+		c->nb_sp = old_sp;
+		return 0;
+	}
+	/* something else: the parser added it, take it back */
+	for (unsigned int i = c->nb_sa; i-- > old_sa;)
+		sa_slot_undo(c, i);
+	c->nb_sp = old_sp;
+	c->nb_rt = old_rt;
+	c->nb_neigh = old_neigh;
+	snprintf(err, err_len, "%s", what);
+	return -EINVAL;
 }
 
 static int
 cmd_del_sp(const char *rule, char *err, size_t err_len)
 {
-	struct gw_conf *c = scratch_copy();
-	unsigned int old_sp;
-	int rc;
+	struct gw_conf *c = gw.conf;
+	struct gw_sp_conf want;
+	unsigned int j;
+	int rc = parse_one_sp(rule, "del sp expects one sp rule", &want, err, err_len);
 
-	if (c == NULL) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
+	if (rc != 0)
+		return rc;
+	for (j = 0; j < c->nb_sp && !same_sp(&c->sp[j], &want); j++)
+		;
+	if (j == c->nb_sp) {
+		snprintf(err, err_len, "no such SP rule");
+		return -ENOENT;
 	}
-	old_sp = c->nb_sp;
-	rc = gw_conf_parse_string(c, "<ctrl>", rule, err, err_len);
-	if (rc == 0 && (c->nb_sp != old_sp + 1 || c->nb_sa != gw.conf->nb_sa)) {
-		snprintf(err, err_len, "del sp expects one sp rule");
-		rc = -EINVAL;
-	}
-	if (rc == 0) {
-		unsigned int j;
-
-		for (j = 0; j < old_sp && !same_sp(&c->sp[j], &c->sp[old_sp]); j++)
-			;
-		if (j == old_sp) {
-			snprintf(err, err_len, "no such SP rule");
-			rc = -ENOENT;
-		} else {
-			memmove(&c->sp[j], &c->sp[j + 1], (old_sp - j) * sizeof(c->sp[0]));
-			c->nb_sp = old_sp - 1;
-			rc = spd_publish(c, err, err_len);
-			if (rc == 0)
-				memcpy(gw.conf, c, sizeof(*c));
-		}
-	}
-	scratch_free(c);
-	return rc;
+	memmove(&c->sp[j], &c->sp[j + 1], (c->nb_sp - j - 1) * sizeof(c->sp[0]));
+	c->nb_sp--;
+	return spd_publish(c, GW_SPD_BIT(want.v6, want.dir), err, err_len);
 }
 
 /* The words after `with` into r: bypass | discard | protect SPI; false if not that. */
@@ -555,38 +733,24 @@ static int
 cmd_replace_sp(const char *rule, const char *const *action, unsigned int n_action, char *err,
 	       size_t err_len)
 {
-	struct gw_conf *c;
-	struct gw_sp_conf want;
-	unsigned int old_sp, j;
-	int rc;
+	struct gw_conf *c = gw.conf;
+	struct gw_sp_conf want, was;
+	unsigned int j;
+	int rc = parse_one_sp(rule, "replace sp expects one sp rule before `with`", &want, err,
+			      err_len);
 
-	c = scratch_copy();
-	if (c == NULL) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
-	}
-	old_sp = c->nb_sp;
-	rc = gw_conf_parse_string(c, "<ctrl>", rule, err, err_len);
-	if (rc == 0 && (c->nb_sp != old_sp + 1 || c->nb_sa != gw.conf->nb_sa)) {
-		snprintf(err, err_len, "replace sp expects one sp rule before `with`");
-		rc = -EINVAL;
-	}
 	if (rc != 0)
-		goto out;
-	want = c->sp[old_sp];
-	c->nb_sp = old_sp;
-	for (j = 0; j < old_sp && !same_sp(&c->sp[j], &want); j++)
+		return rc;
+	for (j = 0; j < c->nb_sp && !same_sp(&c->sp[j], &want); j++)
 		;
-	if (j == old_sp) {
+	if (j == c->nb_sp) {
 		snprintf(err, err_len, "no such SP rule");
-		rc = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
 	if (!parse_new_action(action, n_action, &want)) {
 		snprintf(err, err_len,
 			 "after `with`: protect SPI (1 to 4294967295), bypass or discard");
-		rc = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 	if (want.action == GW_SP_PROTECT) {
 		const struct gw_sa_conf *sc = gw_conf_find_sa(c, want.dir, want.spi);
@@ -595,30 +759,25 @@ cmd_replace_sp(const char *rule, const char *const *action, unsigned int n_actio
 		if (s == NULL || !s->active) {
 			snprintf(err, err_len, "SA %s %u is not up",
 				 want.dir == GW_DIR_IN ? "in" : "out", want.spi);
-			rc = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 		if (s->inner_v6 != want.v6) {
 			snprintf(err, err_len, "SA %u carries %s", want.spi,
 				 s->inner_v6 ? "IPv6" : "IPv4");
-			rc = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 	}
 	/* make before break inbound: what is in flight under the old SA still passes */
-	want.spi_prev = c->sp[j].spi_prev;
-	if (want.dir == GW_DIR_IN && c->sp[j].action == GW_SP_PROTECT &&
-			(want.action != GW_SP_PROTECT || want.spi != c->sp[j].spi))
-		want.spi_prev = c->sp[j].spi;
-	want.line = c->sp[j].line;      /* same place among equal priorities */
+	was = c->sp[j];
+	want.spi_prev = was.spi_prev;
+	if (want.dir == GW_DIR_IN && was.action == GW_SP_PROTECT &&
+			(want.action != GW_SP_PROTECT || want.spi != was.spi))
+		want.spi_prev = was.spi;
+	want.line = was.line;           /* same place among equal priorities */
 	c->sp[j] = want;
-	rc = spd_publish(c, err, err_len);
-	if (rc == 0) {
-		gw_conf_wipe_keys(c);
-		memcpy(gw.conf, c, sizeof(*c));
-	}
-out:
-	scratch_free(c);
+	rc = spd_publish(c, GW_SPD_BIT(want.v6, want.dir), err, err_len);
+	if (rc != 0)
+		c->sp[j] = was;
 	return rc;
 }
 
@@ -638,11 +797,11 @@ cmd_list_json(FILE *out)
 			"\"mode\": \"%s\", \"inner\": \"ipv%c\", \"cryptodev\": \"%s\", "
 			"\"owner\": \"%s\", \"origin\": \"%s\"}", n++ ? "," : "",
 			s->dir == GW_DIR_IN ? "in" : "out",
-			s->spi, s->algo_name, s->mode == GW_MODE_TRANS ? "transport" :
+			s->spi, gw.sa_cold[i].algo_name, s->mode == GW_MODE_TRANS ? "transport" :
 			s->mode == GW_MODE_TUN4 ? "ipv4-tunnel" : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
-			s->owner != 0 ? gw_owner_name(s->owner) : "",
-			gw_ctrl_origin(s->line) ? "control" : "file");
+			gw.sa_cold[i].owner != 0 ? gw_owner_name(gw.sa_cold[i].owner) : "",
+			gw_ctrl_origin(gw.sa_cold[i].line) ? "control" : "file");
 	}
 	fprintf(out, "%s],\n \"sp\": [", n ? "\n" : "");
 	for (unsigned int i = 0; i < gw.conf->nb_sp; i++) {
@@ -675,15 +834,15 @@ cmd_list(FILE *out)
 		if (!s->active)
 			continue;
 		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s",
-			s->dir == GW_DIR_IN ? "in" : "out", s->spi, s->algo_name,
+			s->dir == GW_DIR_IN ? "in" : "out", s->spi, gw.sa_cold[i].algo_name,
 			s->mode == GW_MODE_TRANS  ? "transport"
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
 			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
-		if (s->owner != 0)
-			fprintf(out, " owner %s", gw_owner_name(s->owner));
+		if (gw.sa_cold[i].owner != 0)
+			fprintf(out, " owner %s", gw_owner_name(gw.sa_cold[i].owner));
 		if (s->has_life) {
 			static const char *const lk[4] = { "soft-bytes", "hard-bytes",
 				"soft-packets", "hard-packets" };
@@ -751,7 +910,7 @@ static int
 req_rule(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
 	(void)out;
-	return cmd_add(r->line + r->off[0], err, err_len);
+	return cmd_add(r->line + r->off[0], &r->spd, err, err_len);
 }
 
 static int
@@ -931,6 +1090,56 @@ req_reload(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	return 0;
 }
 
+/*
+ * `mem`: what the SA table and the SAs take, in bytes: per SA up (the
+ * tables amortised over the SAs) and in all. packet-state: the objects a
+ * packet of the SA reads (its hot struct, rte_ipsec SA and replay window,
+ * crypto session, its counters).
+ */
+static int
+req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	struct gw_mem m;
+	size_t cfg, spd = 0, n, hot, blk, ses, cnt, cold, sad, sp, cf;
+
+	(void)r;
+	(void)err;
+	(void)err_len;
+	gw_sa_mem(&gw, &m);
+	cfg = (size_t)gw.conf->cap_sa * sizeof(gw.conf->sa[0]) +
+		(size_t)gw.conf->cap_sp * sizeof(gw.conf->sp[0]) +
+		(gw.conf->sa_idx != NULL ? (size_t)(gw.conf->sa_idx_mask + 1) * 4 : 0);
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int dir = 0; dir < 2; dir++) {
+			const struct gw_spd *l = __atomic_load_n(&gw.spd[v6][dir],
+								 __ATOMIC_ACQUIRE);
+
+			spd += l != NULL ? l->mem + (l->acl != NULL ? l->acl->mem : 0) : 0;
+		}
+	n = m.nb_sa != 0 ? m.nb_sa : 1;
+	hot = m.sa_hot / n;
+	blk = m.ipsec_sa / n;
+	ses = m.session / n;
+	cnt = m.stats / n;
+	cold = m.sa_cold / n;
+	sad = gw.mem_sad / n;
+	sp = spd / n;
+	cf = cfg / n;
+	fprintf(out, "mem sas %u slots %u workers %u chacha20-poly1305 %u\n", m.nb_sa, m.max_sa,
+		gw.nb_workers, m.nb_chacha);
+	fprintf(out, "mem per-sa hot %zu ipsec-sa %zu session %zu counters %zu cold %zu sad %zu "
+		"spd %zu config %zu total %zu\n", hot, blk, ses, cnt, cold, sad, sp, cf,
+		hot + blk + ses + cnt + cold + sad + sp + cf);
+	fprintf(out, "mem per-sa packet-state %zu (sa %zu ipsec-sa %zu session %zu counters %zu)"
+		"\n", sizeof(gw.sa[0]) + blk + ses + gw.nb_workers * sizeof(struct gw_sa_stats),
+		sizeof(gw.sa[0]), blk, ses, gw.nb_workers * sizeof(struct gw_sa_stats));
+	fprintf(out, "mem total sa-table %zu sa-cold %zu counters %zu ipsec-sa %zu sessions %zu "
+		"session-pools %zu (%u of %zu) sad %zu spd %zu config %zu\n", m.sa_hot, m.sa_cold,
+		m.stats, m.ipsec_sa, m.session, m.session_pools, m.nb_sessions, m.session_obj,
+		gw.mem_sad, spd, cfg);
+	return 0;
+}
+
 static int
 req_subscribe(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
@@ -965,6 +1174,7 @@ static const struct ctrl_cmd ctrl_cmds[] = {
 	  req_replace_sp },
 	{ "list", "", 0, 0, req_list },
 	{ "stats", "", 0, 0, req_stats },
+	{ "mem", "", 0, 0, req_mem },
 	{ "show sa", "[[in|out] SPI]", 0, 2, req_show_sa },
 	{ "reset", "[SPI | sa in|out SPI]", 0, 4, req_reset },
 	{ "reload", "", 0, 0, req_reload },
@@ -1100,8 +1310,9 @@ split_words(struct ctrl_req *r, size_t len)
 }
 
 static void client_queue(struct gw_ctrl_client *c, const char *p, size_t n);
+static void client_hold(struct gw_ctrl_client *c, const char *p, size_t n, bool spd);
 
-/* Queue "ERR <why>\n", or a plain line. */
+/* Queue "ERR <why>\n", or a plain line (held behind held answers). */
 static void
 client_say(struct gw_ctrl_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -1120,7 +1331,46 @@ client_say(struct gw_ctrl_client *c, const char *fmt, ...)
 	if ((size_t)n > sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
-	client_queue(c, line, (size_t)n);
+	if (c->nheld != 0)
+		client_hold(c, line, (size_t)n, false);       /* after the held ones */
+	else
+		client_queue(c, line, (size_t)n);
+}
+
+/* Keep an answer until the batch is committed (spd_commit). */
+static void
+client_hold(struct gw_ctrl_client *c, const char *p, size_t n, bool spd)
+{
+	struct held *h;
+
+	if (c->nheld == c->cap_held) {
+		unsigned int ncap = c->cap_held != 0 ? 2 * c->cap_held : 64;
+		struct held *nh = realloc(c->held, ncap * sizeof(*nh));
+
+		if (nh == NULL) {
+			c->dead = true;
+			return;
+		}
+		c->held = nh;
+		c->cap_held = ncap;
+	}
+	h = &c->held[c->nheld];
+	h->text = malloc(n);
+	if (h->text == NULL) {
+		c->dead = true;
+		return;
+	}
+	memcpy(h->text, p, n);
+	h->len = n;
+	h->spd = spd;
+	c->nheld++;
+}
+
+/* An `sa` or `sp` add, which may join the batch of SP changes. */
+static bool
+batchable(const struct ctrl_req *r)
+{
+	return r->n > 1 && (strcmp(r->w[0], "sa") == 0 || strcmp(r->w[0], "sp") == 0);
 }
 
 /* One complete line, line[len] == '\0' (its '\n' was there). */
@@ -1141,6 +1391,7 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 	}
 	req->line = line;
 	req->subscribe = false;
+	req->spd = false;
 	req->json = false;
 	split_words(req, len);
 	if (req->n != 0 && strcmp(req->w[0], "json") == 0) {
@@ -1158,16 +1409,19 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 		client_say(c, "OK");
 		goto wipe;
 	}
+	/* anything but an add sees (and waits for) the SP changes before it */
+	if (!batchable(req))
+		spd_commit(c);
 	out = open_memstream(&buf, &size);
 	if (out == NULL) {
 		client_say(c, "ERR out of memory");
 		goto wipe;
 	}
-	gw_cp_lock();           /* against reloads, telemetry and the samples (mgmt.c) */
+	cp_take();              /* against reloads, telemetry and the samples (mgmt.c) */
 	reclaim_poll(false);
 	last_request_tsc = rte_get_tsc_cycles();
 	rc = dispatch(req, out, err, sizeof(err));
-	gw_cp_unlock();
+	cp_drop();              /* kept while a batch is open */
 	if (rc != 0)
 		fprintf(out, "ERR %s\n", err);
 	else if (err[0] != '\0')
@@ -1179,7 +1433,10 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 		client_say(c, "ERR out of memory");
 		goto wipe;
 	}
-	client_queue(c, buf, size);
+	if (req->spd || c->nheld != 0)
+		client_hold(c, buf, size, req->spd);
+	else
+		client_queue(c, buf, size);
 	free(buf);
 	if (req->subscribe) {
 		c->sub = true;
@@ -1274,13 +1531,18 @@ client_queue(struct gw_ctrl_client *c, const char *p, size_t n)
 		c->out_len -= c->out_off;
 		c->out_off = 0;
 	}
-	grown = realloc(c->out, c->out_len + n);
-	if (grown == NULL) {
-		c->dead = true;
-		return;
+	if (c->out_len + n > c->out_cap) {      /* doubling: a batch's answers come at once */
+		size_t cap = RTE_MAX(c->out_len + n, 2 * c->out_cap);
+
+		grown = realloc(c->out, cap);
+		if (grown == NULL) {
+			c->dead = true;
+			return;
+		}
+		c->out = grown;
+		c->out_cap = cap;
 	}
-	memcpy(grown + c->out_len, p, n);
-	c->out = grown;
+	memcpy(c->out + c->out_len, p, n);
 	c->out_len += n;
 }
 
@@ -1308,7 +1570,7 @@ client_flush(struct gw_ctrl_client *c)
 	}
 	free(c->out);
 	c->out = NULL;
-	c->out_off = c->out_len = 0;
+	c->out_off = c->out_len = c->out_cap = 0;
 	c->stall_ms = 0;
 	return 0;
 }
@@ -1331,12 +1593,19 @@ client_work(struct gw_ctrl_client *c)
 			return -1;
 		if (client_pending(c))
 			return 0;
+		if (c->done && c->nheld != 0) {
+			spd_commit(c);          /* its last answers, before it goes */
+			continue;
+		}
 		if (c->done)
 			return -1;
 		if (c->sub)     /* a subscriber that talks or hangs up is dropped */
 			return c->in_len != 0 || c->eof ? -1 : 0;
-		if (!client_next(c))
+		if (!client_next(c)) {
+			if (c->done && c->nheld != 0)
+				continue;
 			return c->done && !client_pending(c) ? -1 : 0;
+		}
 	}
 	return 1;
 }
@@ -1391,6 +1660,9 @@ client_free(struct gw_ctrl_client *c)
 	if (c->sub)
 		nb_subs--;
 	free(c->out);
+	for (unsigned int k = 0; k < c->nheld; k++)
+		free(c->held[k].text);
+	free(c->held);
 	gw_secret_free(c, sizeof(*c));  /* wipes what is left of its requests */
 }
 
@@ -1522,6 +1794,7 @@ ctrl_main(void *arg)
 		struct pollfd pfd[1 + CTRL_MAX_CLIENTS];
 		unsigned int n = nb_clients, i;
 		uint64_t now;
+		int np;
 
 		events_flush();
 		pfd[0].fd = listen_fd;
@@ -1539,14 +1812,15 @@ ctrl_main(void *arg)
 			if (client_pending(c))
 				pfd[1 + i].events |= POLLOUT;
 		}
-		gw_cp_lock();           /* the SPD and the reclaim queue: reload.c too */
+		cp_take();              /* the SPD and the reclaim queue: reload.c too */
 		reclaim_poll(false);
 		spd_compact();          /* if idle long enough */
-		gw_cp_unlock();
-		if (poll(pfd, 1 + n, busy ? 0 : CTRL_POLL_MS) < 0 && errno != EINTR)
+		cp_drop();
+		/* with a batch open, wait a little for more (else commit it) */
+		np = poll(pfd, 1 + n, busy ? 0 : spd_dirty != 0 ? dry_wait_ms() : CTRL_POLL_MS);
+		if (np < 0 && errno != EINTR)
 			continue;
 		busy = false;
-		now = now_ms();
 		for (i = 0; i < n; i++) {
 			struct gw_ctrl_client *c = clients[i];
 			int rc = 0;
@@ -1555,7 +1829,8 @@ ctrl_main(void *arg)
 				rc = client_read(c);
 			if (rc == 0)
 				rc = client_work(c);
-			/* stall_ms may have been set after `now` (by client_work just above) */
+			/* now after the work: serving may take longer than a millisecond */
+			now = now_ms();
 			if (rc == 0 && c->stall_ms != 0 && now > c->stall_ms &&
 					now - c->stall_ms > CTRL_STALL_MS) {
 				GW_LOG(WARNING, "control: a client dropped: its output did not "
@@ -1566,6 +1841,8 @@ ctrl_main(void *arg)
 				c->dead = true;
 			busy = busy || rc > 0;
 		}
+		/* dry: nothing came or could be sent for dry_wait_ms() */
+		spd_commit_if_due(np == 0 && !busy);
 		/* close the dead ones, keeping the others' order */
 		for (unsigned int k = i = 0; i < n; i++) {
 			struct gw_ctrl_client *c = clients[i];
@@ -1699,6 +1976,7 @@ gw_ctrl_stop(void)
 		return;
 	ctrl_stop = true;
 	pthread_join(ctrl_tid, NULL);
+	spd_commit(NULL);
 	events_flush();
 	for (unsigned int i = 0; i < nb_clients; i++) {
 		if (!clients[i]->dead)
@@ -1712,8 +1990,9 @@ gw_ctrl_stop(void)
 	unlink(sock_path);
 	gw_secret_free(req, sizeof(*req));
 	req = NULL;
-	gw_secret_free(scratch, sizeof(*scratch));
-	scratch = NULL;
+	free(free_slots);
+	free_slots = NULL;
+	nb_free = cap_free = 0;
 }
 
 /* ---- without a socket: tests and the fuzzer ------------------------------ */
@@ -1746,6 +2025,11 @@ gw_ctrl_feed(struct gw_ctrl_client *c, const void *p, size_t n, bool eof)
 		c->eof = eof && n == 0;
 		do {
 			rc = client_work(c);
+			/* nothing more to serve now: the batch is done */
+			if (rc == 0 && c->nheld != 0) {
+				spd_commit(c);
+				rc = 1;
+			}
 		} while (rc > 0);
 		if (rc < 0)
 			return false;
@@ -1766,7 +2050,7 @@ gw_ctrl_client_free(struct gw_ctrl_client *c)
 int
 gw_ctrl_spd_publish(const struct gw_conf *c, char *err, size_t err_len)
 {
-	return spd_publish(c, err, err_len);
+	return spd_publish(c, GW_SPD_ALL, err, err_len);
 }
 
 bool

@@ -49,9 +49,9 @@ struct spi_res {
 	uint8_t owner;
 };
 
-/* inbound SPIs reserved by `spi alloc`, unordered; control thread only */
-static struct spi_res res[GW_MAX_SA];
-static unsigned int nb_res;
+/* inbound SPIs reserved by `spi alloc`, unordered, an array that grows; control thread only */
+static struct spi_res *res;
+static unsigned int nb_res, cap_res;
 static uint64_t boot_id;
 
 static int
@@ -105,9 +105,21 @@ cmd_spi_alloc(const char *line, FILE *out, char *err, size_t err_len)
 		snprintf(err, err_len, "bad owner name (or too many owners)");
 		return -EINVAL;
 	}
-	if (nb_res == GW_MAX_SA) {
-		snprintf(err, err_len, "%d SPIs reserved already", GW_MAX_SA);
+	/* as many reservations as the SA table has slots (each is for an SA to come) */
+	if (nb_res >= RTE_MAX(gw.max_sa, 4096u)) {
+		snprintf(err, err_len, "%u SPIs reserved already", nb_res);
 		return -ENOSPC;
+	}
+	if (nb_res == cap_res) {
+		unsigned int ncap = cap_res != 0 ? 2 * cap_res : 256;
+		struct spi_res *n = realloc(res, ncap * sizeof(*n));
+
+		if (n == NULL) {
+			snprintf(err, err_len, "out of memory");
+			return -ENOMEM;
+		}
+		res = n;
+		cap_res = ncap;
 	}
 	/* random first (unpredictable SPIs), then a scan from a random start */
 	for (unsigned int t = 0; t < 64 && spi == 0; t++) {
@@ -119,7 +131,10 @@ cmd_spi_alloc(const char *line, FILE *out, char *err, size_t err_len)
 	if (spi == 0) {
 		uint64_t span = hi - lo + 1, start = rte_rand_max(span);
 
-		for (uint64_t k = 0; k < span && k < 2 * GW_MAX_SA + 2 && spi == 0; k++) {
+		/* nb_res + 1 + the inbound SAs candidates in a row hold a free one, if any */
+		uint64_t tries = (uint64_t)nb_res + gw.conf->nb_live_sa + 2;
+
+		for (uint64_t k = 0; k < span && k < tries && spi == 0; k++) {
 			uint32_t c = (uint32_t)(lo + (start + k) % span);
 
 			if (spi_free(c))
@@ -160,7 +175,7 @@ cmd_query_sa(const char *line, FILE *out, char *err, size_t err_len)
 		return -ENOENT;
 	}
 	gw_stats_sa_sum(&gw, (unsigned int)(sc - gw.conf->sa), &st);
-	last = __atomic_load_n(&s->last_tsc, __ATOMIC_RELAXED);
+	last = st.last_tsc;
 	now_tsc = rte_rdtsc();
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (last != 0) {
@@ -180,10 +195,10 @@ static int
 cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 {
 	char name[GW_OWNER_LEN + 1] = "", tail[2] = "";
-	struct gw_conf *c;
+	struct gw_conf *c = gw.conf;
 	unsigned int nsa = 0, nsp = 0, nres = 0, n = 0;
+	uint32_t *gone;
 	int id, rc;
-	static uint16_t gone[GW_MAX_SA];
 
 	if (sscanf(line, "flush owner %32s %1s", name, tail) != 1) {
 		snprintf(err, err_len, "usage: flush owner NAME");
@@ -194,6 +209,11 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 		snprintf(err, err_len, "bad owner name (or too many owners)");
 		return -EINVAL;
 	}
+	gone = malloc(((size_t)c->nb_sa + 1) * sizeof(*gone));
+	if (gone == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
 	for (unsigned int i = 0; i < nb_res;) {
 		if (res[i].owner == id) {
 			res[i] = res[--nb_res];
@@ -202,28 +222,11 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 			i++;
 		}
 	}
-	c = malloc(sizeof(*c));
-	if (c == NULL) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
-	}
-	memcpy(c, gw.conf, sizeof(*c));
-	for (unsigned int i = 0; i < c->nb_sa; i++) {
-		struct gw_sa *s = &gw.sa[i];
-
-		if (c->sa[i].deleted || c->sa[i].owner != id)
-			continue;
-		c->sa[i].deleted = true;
-		if (s->active) {
-			__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
-			gw_sa_sad_del(&gw, s);
-		}
-		gone[nsa++] = (uint16_t)i;
-	}
+	/* the SP rules first: their SAs are still found by SPI */
 	for (unsigned int j = 0; j < c->nb_sp; j++) {
 		struct gw_sp_conf *sp = &c->sp[j];
 		const struct gw_sa_conf *sc = sp->action == GW_SP_PROTECT ?
-			gw_conf_find_sa(gw.conf, sp->dir, sp->spi) : NULL;
+			gw_conf_find_sa(c, sp->dir, sp->spi) : NULL;
 
 		if (sp->owner == id || (sc != NULL && sc->owner == id)) {
 			nsp++;
@@ -231,23 +234,32 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 		}
 		c->sp[n] = *sp;
 		if (c->sp[n].spi_prev != 0) {
-			sc = gw_conf_find_sa(gw.conf, c->sp[n].dir, c->sp[n].spi_prev);
+			sc = gw_conf_find_sa(c, c->sp[n].dir, c->sp[n].spi_prev);
 			if (sc != NULL && sc->owner == id)
 				c->sp[n].spi_prev = 0;
 		}
 		n++;
 	}
 	c->nb_sp = n;
+	for (unsigned int i = 0; i < c->nb_sa; i++) {
+		struct gw_sa *s = &gw.sa[i];
+
+		if (c->sa[i].deleted || c->sa[i].owner != id)
+			continue;
+		gw_conf_del_sa(c, i);
+		if (s->active) {
+			__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
+			gw_sa_sad_del(&gw, s);
+		}
+		gone[nsa++] = i;
+	}
 	rc = gw_ctrl_spd_publish(c, err, err_len);
-	if (rc == 0) {
+	if (rc == 0)
 		for (unsigned int k = 0; k < nsa; k++)
 			if (!gw_ctrl_reclaim_sa(&gw.sa[gone[k]]))
 				snprintf(err, err_len, "SAs unpublished, but kept: a worker still "
 					 "held them");
-		memcpy(gw.conf, c, sizeof(*c));
-	}
-	gw_conf_wipe_keys(c);
-	free(c);
+	free(gone);
 	if (rc == 0) {
 		fprintf(out, "flushed %u SA, %u SP, %u SPI\n", nsa, nsp, nres);
 		printf("vecsec-gw: control: flushed owner %s: %u SA, %u SP, %u SPI\n", name, nsa,

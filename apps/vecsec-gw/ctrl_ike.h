@@ -20,9 +20,9 @@
  * `version` request; 1.1 added `replace sp` and `version`; 1.2 `hello`,
  * `spi alloc`, `query sa`, `flush owner`, `bypass udp`, `natt udp`, `host`
  * and the rule options `owner` and `udp-ports`; 1.3 `show sa`, `reset`,
- * `reload` and the `json` prefix.
+ * `reload` and the `json` prefix; 1.4 `mem`.
  */
-#define GW_CTRL_VERSION "1.3"
+#define GW_CTRL_VERSION "1.4"
 
 struct gw_sa;
 /* ctrl.c: publish SP lists built from c (old ones freed once no worker reads them) */

@@ -12,10 +12,12 @@
 #include <stdint.h>
 
 #define GW_MAX_PORTS 16
-/* SAs (both directions): an IKE daemon's 1000 CHILD_SAs are 2000 (kernel-vecsec) */
-#define GW_MAX_SA 4096
-#define GW_MAX_SP 4096
-#define GW_MAX_RT 4096
+/*
+ * SA, SP and route tables are sized at run time (the configuration, the
+ * control socket's headroom, --max-sa/--max-sp/--max-rt); this only bounds
+ * indexes and what one file may ask for.
+ */
+#define GW_LIMIT_RULES (1u << 24)
 #define GW_MAX_NEIGH GW_MAX_PORTS
 #define GW_MAX_WORKERS 16
 #define GW_MAX_CDEV 16
@@ -124,16 +126,28 @@ struct gw_neigh_conf {
 enum gw_ignored { GW_IGN_PORT_ID, GW_IGN_MSS, GW_IGN_FLOW_DIR, GW_IGN_REASSEMBLY, GW_IGN_FLOW,
 		  GW_IGN_MAX };
 
+/*
+ * The rules, in arrays that grow as they are parsed (doubling). The SAs hold
+ * keys: their array lives on pages left out of core dumps (gw_secret_alloc)
+ * and is wiped when it moves or is freed. A zeroed struct is an empty
+ * configuration; gw_conf_wipe() frees it back to that.
+ */
 struct gw_conf {
-	struct gw_sa_conf sa[GW_MAX_SA];
-	unsigned int nb_sa;
-	struct gw_sp_conf sp[GW_MAX_SP];
-	unsigned int nb_sp;
-	struct gw_rt_conf rt[GW_MAX_RT];
-	unsigned int nb_rt;
+	struct gw_sa_conf *sa;          /* [nb_sa]: slots; deleted ones are kept */
+	unsigned int nb_sa, cap_sa;
+	struct gw_sp_conf *sp;
+	unsigned int nb_sp, cap_sp;
+	struct gw_rt_conf *rt;
+	unsigned int nb_rt, cap_rt;
 	struct gw_neigh_conf neigh[GW_MAX_NEIGH];
 	unsigned int nb_neigh;
 	unsigned int nb_ignored;        /* `flow` rules: no rte_flow here */
+	/* at most this many of each (0: GW_LIMIT_RULES): --max-sa, --max-sp, --max-rt */
+	unsigned int max_sa, max_sp, max_rt;
+	/* (direction, SPI) -> slot + 1 of each SA not deleted: linear probing */
+	uint32_t *sa_idx;
+	unsigned int sa_idx_mask;       /* slots - 1, a power of two minus one */
+	unsigned int nb_live_sa;        /* SAs not deleted */
 	uint32_t ignored;               /* 1 << enum gw_ignored: keywords seen */
 	int ignored_line[GW_IGN_MAX];   /* the first line of each */
 };
@@ -141,7 +155,7 @@ struct gw_conf {
 /*
  * Parse a configuration text into conf (appending to what is there). name
  * is used in messages. Returns 0, or -EINVAL with "name:line: token 'x':
- * why" in err.
+ * why" in err (-ENOMEM: "out of memory"); on failure conf is as it was.
  */
 int gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text,
 		char *err, size_t err_len);
@@ -172,7 +186,7 @@ int gw_parse_u64(const char *s, uint64_t max, uint64_t *v);
  */
 void *gw_secret_alloc(size_t len);
 void gw_secret_free(void *p, size_t len);
-/* Zero every SA, keys included, and forget them. */
+/* Zero every SA, keys included, free every rule: conf is empty again. */
 void gw_conf_wipe(struct gw_conf *conf);
 /* Zero the key material of every SA, keep the rest. */
 void gw_conf_wipe_keys(struct gw_conf *conf);
@@ -194,14 +208,32 @@ int gw_conf_ignored_text(const struct gw_conf *conf, const char *name, unsigned 
 int gw_owner_id(const char *name);
 /* The name of id, "" for 0 or unknown. */
 const char *gw_owner_name(uint8_t id);
-/* Find an SA by direction and SPI, NULL if none. */
+/* Find an SA (not deleted) by direction and SPI, NULL if none; O(1). */
 const struct gw_sa_conf *gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi);
+/* Mark slot i deleted (its SPI may be defined again); its keys are wiped. */
+void gw_conf_del_sa(struct gw_conf *conf, unsigned int i);
+/* Move the last slot into deleted slot to (the control socket reuses slots). */
+void gw_conf_move_last_sa(struct gw_conf *conf, unsigned int to);
+/*
+ * A deep copy of src into dst (which is overwritten, not freed: empty it
+ * first): its own arrays and SA index; 0 or -ENOMEM (dst then empty).
+ */
+int gw_conf_copy(struct gw_conf *dst, const struct gw_conf *src);
+/*
+ * Put SA c into slot (a deleted slot, or nb_sa: the array grows), indexed
+ * by its SPI; 0, -ENOMEM, or -EEXIST when slot is live.
+ */
+int gw_conf_put_sa(struct gw_conf *conf, unsigned int slot, const struct gw_sa_conf *c);
+/* Room for nb_sp SP rules in all (the array grows); 0 or -ENOMEM. */
+int gw_conf_reserve_sp(struct gw_conf *conf, unsigned int nb_sp);
 /*
  * conf_check.c. The family (0 IPv4, 1 IPv6) an SA carries: its `inner`, or
  * that of the SP rules protecting with it, or its tunnel's; -1 when its SP
  * rules send both.
  */
 int gw_sa_family(const struct gw_conf *conf, const struct gw_sa_conf *c);
+/* Every slot's family into fam[nb_sa] (-1: both); -EINVAL if a live SA has -1. */
+int gw_conf_families(const struct gw_conf *conf, int8_t *fam);
 /*
  * Every check of a parsed configuration that needs no device: `--check`,
  * start and reload call it alike. 0, or -errno with the reason in err.
@@ -241,6 +273,8 @@ struct gw_port_stats {
 
 struct gw_sa_stats {
 	uint64_t pkts, bytes;   /* packets through ESP processing */
+	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
+	uint64_t last_tsc;      /* (gw_stats_sa_sum: the latest of the workers') */
 	uint64_t drops[GW_DROP_MAX];
 	uint64_t seq_used;      /* outbound: sequence numbers given out (never reset) */
 };

@@ -19,13 +19,13 @@
 #include <rte_ether.h>
 #include <rte_ipsec.h>
 #include <rte_ipsec_sad.h>
-#include <rte_lpm.h>
-#include <rte_lpm6.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_rwlock.h>
 #include <rte_spinlock.h>
 
+struct rte_fib;
+struct rte_fib6;
 struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worker.c */
 
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
@@ -33,45 +33,19 @@ struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worke
 #define GW_COP_PRIV 32
 #define GW_NATT_PORT 4500
 
+/*
+ * An SA, split by what a packet needs. struct gw_sa is the hot part, in one
+ * array of DPDK memory (dp->sa[], stable for the whole run, slots reused):
+ * line 0 the rte_ipsec session, line 1 every field the worker reads for
+ * each burst, line 2 the lifetimes other than the hard packet limit (read
+ * only by SAs that have such limits: life_more). Its rte_ipsec SA and
+ * replay window share one allocation (blk, cold part); the rest (addresses,
+ * names, lookaside-protocol xform, where it was defined) is in struct
+ * gw_sa_cold, never read by a packet.
+ */
 struct gw_sa {
-	bool active;
-	uint32_t spi;
-	uint8_t dir;            /* enum gw_dir */
-	uint8_t mode;           /* enum gw_sa_mode */
-	uint8_t inner_v6;       /* family of the protected traffic */
-	uint8_t action;         /* enum gw_sa_action */
-	bool natt;              /* ESP in UDP (RFC 3948) */
-	uint8_t owner;          /* gw_sa_conf's */
-	uint16_t natt_sport, natt_dport;        /* outbound UDP ports, host order */
-	uint16_t idx;           /* index in gw_dp.sa[] and the stats arrays */
-	uint16_t esp_fixed;     /* ESP header + IV + ICV bytes */
-	uint16_t pad_align;
-	uint16_t tail_need;     /* tailroom rte_ipsec needs for AAD/ESN */
-	uint16_t nh_from_end;   /* inbound: the trailer's next header, this far from the */
-				/* end when rte_ipsec is done with it (ICV, ESN high half) */
-	uint8_t cdev_id;
-	void *cses;             /* cryptodev session; rte_security session (lookaside-protocol) */
-	struct rte_ipsec_sa *sa;
-	struct rte_ipsec_session ss;
-	struct rte_security_ipsec_xform sa_ix;  /* lookaside-protocol: for the rte_security session */
-	struct gw_addr src, dst;
-	const char *algo_name;
-	int line;
-	/*
-	 * Lifetimes (0 = none). Workers reserve a burst's packets and bytes
-	 * with one atomic add per SA group; the worker whose add crosses a
-	 * limit queues the expire event. Past the hard limit: GW_DROP_EXPIRED.
-	 */
-	bool has_life;
-	uint64_t life[4];               /* enum gw_life */
-	uint64_t used_pkts, used_bytes; /* reserved so far, atomic */
-	uint8_t soft_sent, hard_sent;   /* atomic exchange: one event each */
-	/*
-	 * The hard packet limit the workers apply: life[GW_LIFE_HARD_PKTS], and
-	 * outbound also the sequence numbers the SA has left (its numbers never
-	 * wrap: RFC 4303 3.3.3), whichever is lower; 0 = none.
-	 */
-	uint64_t hard_pkts;
+	struct rte_ipsec_session ss;            /* line 0 (cache aligned) */
+	/* line 1 */
 	/*
 	 * vecsec: anti-replay of inbound rte_ipsec SAs (lookaside-none, CPU
 	 * crypto) with a window or ESN: an exact RFC 4303 window (lib/esp) in
@@ -79,12 +53,54 @@ struct gw_sa {
 	 * (lookaside-protocol SAs: the PMD's window is exact).
 	 */
 	struct vecsec_esp_replay *rw;
-	uint32_t rw_recover;            /* W rte_ipsec reconstructs ESNs with */
+	/*
+	 * Lifetimes. Workers reserve a burst's packets (and bytes, with byte
+	 * limits) with one atomic add per SA group; the worker whose add
+	 * crosses a limit queues the expire event. Past the hard limit:
+	 * GW_DROP_EXPIRED. hard_pkts: life[GW_LIFE_HARD_PKTS], and outbound
+	 * also the sequence numbers the SA has left (its numbers never wrap:
+	 * RFC 4303 3.3.3), whichever is lower; 0 = none.
+	 */
+	uint64_t used_pkts;                     /* reserved so far, atomic */
+	uint64_t hard_pkts;
+	uint32_t spi;
+	uint32_t idx;                           /* slot in dp->sa[] and the stats arrays */
+	uint32_t rw_recover;                    /* W rte_ipsec reconstructs ESNs with */
+	rte_rwlock_t rw_lock;                   /* read: replay_pre + prepare; write: process */
+	uint16_t esp_fixed;                     /* ESP header + IV + ICV bytes */
+	uint16_t pad_align;
+	uint16_t tail_need;                     /* tailroom rte_ipsec needs for AAD/ESN */
+	uint16_t nh_from_end;   /* inbound: the trailer's next header, this far from the */
+				/* end when rte_ipsec is done with it (ICV, ESN high half) */
+	uint8_t dir;                            /* enum gw_dir */
+	uint8_t mode;                           /* enum gw_sa_mode */
+	uint8_t inner_v6;                       /* family of the protected traffic */
+	uint8_t action;                         /* enum gw_sa_action */
+	uint8_t cdev_id;
+	bool active;
+	bool natt;              /* ESP in UDP (RFC 3948), port GW_NATT_PORT */
 	bool rw_esn;
-	bool rw_shared;                 /* more than one worker: take rw_lock */
-	rte_rwlock_t rw_lock;           /* read: replay_pre + prepare; write: process */
-	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
-	uint64_t last_tsc;
+	bool rw_shared;                         /* more than one worker: take rw_lock */
+	bool has_life;                          /* any lifetime limit configured */
+	bool life_more;                         /* soft or byte limits: line 2 is read */
+	uint8_t soft_sent, hard_sent;           /* atomic exchange: one event each */
+	/* line 2 */
+	uint64_t life[4] __rte_cache_aligned;   /* enum gw_life, 0 = none */
+	uint64_t used_bytes;                    /* reserved so far, atomic */
+	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
+} __rte_cache_aligned;
+
+/* The parts of an SA no packet reads (dp->sa_cold[], same slots). */
+struct gw_sa_cold {
+	struct gw_addr src, dst;                /* tunnel end points */
+	const char *algo_name;
+	int line;
+	uint8_t owner;                          /* gw_sa_conf's */
+	void *cses;                             /* cryptodev or rte_security session */
+	void *blk;                              /* rte_ipsec SA + replay window */
+	size_t blk_size;
+	size_t sess_size;                       /* its session's mempool object */
+	struct rte_security_ipsec_xform sa_ix;  /* lookaside-protocol: for the rte_security session */
 };
 
 /* An SA lifetime event, queued by a worker, sent by the control thread. */
@@ -98,37 +114,48 @@ struct gw_event {
 
 #define GW_EVQ_SIZE 256
 
+/*
+ * An SP rule as the data path sees it: 32 bytes, two to a cache line and
+ * never across one; the selectors are in the list's conf[].
+ */
 struct gw_sp {
-	struct gw_sp_conf r;
 	struct gw_sa *sa;       /* PROTECT */
-	struct gw_sa *sa_prev;  /* inbound: r.spi_prev's SA while it is up, else NULL */
+	struct gw_sa *sa_prev;  /* inbound: spi_prev's SA while it is up, else NULL */
+	uint8_t action;         /* enum gw_sp_action */
 	bool dead;              /* a base rule no longer configured (see struct gw_spd) */
-};
+} __attribute__((aligned(32)));
 
 /* An rte_acl context, shared by the SPD lists built on it (control thread only). */
 struct gw_acl {
 	struct rte_acl_ctx *ctx;
 	unsigned int refcnt;
+	bool dst_first;                 /* its trie has the destination first */
+	size_t mem;                     /* bytes of DPDK heap it takes */
 };
 
 /*
  * One SPD list: rules ordered by priority (highest first), then by
  * configuration order. Immutable once published: the control socket builds
  * a new one, swaps the pointer and frees the old one after an RCU grace
- * period. An ACL build takes tens of ms with a thousand rules, so a run-time
- * change reuses the published ACL where it can (sp.c, gw_sp_update): the
- * base rules[0..n) are the ACL's, in its order (a changed action keeps its
- * place); rules removed since are marked dead (a packet whose ACL answer is
- * dead is looked up again, linearly, among the live base rules); rules
- * added since are the overlay rules[n..n+no), in order, scanned linearly.
- * The better of the two answers wins. The control thread rebuilds the ACL
- * from scratch (compaction) when idle or when the overlay or the dead grow.
+ * period. rules[] is the data path's; conf[] (the same order) holds the
+ * selectors, for the reference scan (gw_sp_lookup), the dead-rule fallback
+ * and the tests. An ACL build takes tens of ms with a thousand rules, so a
+ * run-time change reuses the published ACL where it can (sp.c,
+ * gw_sp_update): the base rules[0..n) are the ACL's, in its order (a changed
+ * action keeps its place); rules removed since are marked dead (a packet
+ * whose ACL answer is dead is looked up again, linearly, among the live base
+ * rules); rules added since are the overlay rules[n..n+no), in order,
+ * scanned linearly. The better of the two answers wins. The control thread
+ * rebuilds the ACL from scratch (compaction) when idle or when the overlay
+ * or the dead grow; many rules at once (a batch) are one rebuild.
  */
 struct gw_spd {
 	struct gw_acl *acl;             /* over the base; NULL when n == 0 */
 	unsigned int n;                 /* base rules */
 	unsigned int no;                /* overlay rules, after the base */
 	unsigned int nb_dead;           /* dead base rules */
+	size_t mem;                     /* bytes: the list (its ACL: acl->mem) */
+	struct gw_sp_conf *conf;        /* [n + no] */
 	struct gw_sp rules[];
 };
 
@@ -182,15 +209,21 @@ struct gw_worker {
 };
 
 struct gw_dp {
-	struct gw_sa *sa;
-	unsigned int nb_sa;
+	struct gw_sa *sa;               /* [max_sa], DPDK memory */
+	struct gw_sa_cold *sa_cold;     /* [max_sa] */
+	unsigned int nb_sa;             /* slots in use or used: the highest + 1 */
+	unsigned int max_sa;            /* --max-sa, or sized from the configuration */
+	unsigned int max_sp;            /* --max-sp: SP rules the control socket may reach */
+	unsigned int max_rt;            /* --max-rt: routes each table has room for */
+	size_t mem_blk;                 /* bytes of the SAs' rte_ipsec SAs and windows */
+	size_t mem_sad;                 /* bytes of the two SADs */
 	struct gw_spd *spd[2][2];       /* [v6][dir], read with __atomic_load_n */
 	struct gw_conf *conf;           /* live configuration, keys wiped */
 	struct rte_rcu_qsbr *rcu;       /* workers report quiescence each poll */
 	bool ctrl;                      /* run-time changes possible (--ctrl) */
 	struct rte_ipsec_sad *sad4, *sad6;
-	struct rte_lpm *lpm4[2];        /* [to an ESP-side port] */
-	struct rte_lpm6 *lpm6[2];
+	struct rte_fib *fib4[2];        /* [to an ESP-side port] */
+	struct rte_fib6 *fib6[2];
 	struct gw_port port[GW_MAX_PORTS];
 	uint16_t nb_ports;
 	struct gw_cdev cdev[GW_MAX_CDEV];
@@ -223,10 +256,26 @@ extern uint64_t gw_sec_dummy_flag;
 int gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_sa_teardown(struct gw_dp *dp);
 /* Control path: bring up conf->sa[i] in slot i / retire slot i (after a grace period). */
-int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+/* fam: the SA's family, < 0: none given (its `inner`, else its tunnel's) */
+int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam, char *err,
 		size_t err_len);
 int gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s);
-void gw_sa_free(struct gw_sa *s);
+void gw_sa_free(struct gw_dp *dp, struct gw_sa *s);
+/* Memory of the SA table and what its SAs hold (the control socket's `mem`). */
+struct gw_mem {
+	unsigned int max_sa, nb_sa;     /* table size, SAs up */
+	unsigned int nb_chacha;         /* of them ChaCha20-Poly1305 on rte_ipsec */
+	unsigned int nb_sessions;       /* sessions the pools hold, used or not */
+	size_t sa_hot, sa_cold;         /* the two SA arrays (max_sa slots) */
+	size_t stats;                   /* per-worker SA counters (max_sa slots) */
+	size_t ipsec_sa;                /* rte_ipsec SAs and replay windows of the SAs up */
+	size_t session;                 /* sessions of the SAs up (mempool objects) */
+	size_t session_obj, sec_session_obj;    /* one cryptodev / rte_security session */
+	size_t session_pools;           /* every session the pools hold */
+};
+void gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m);
+/* Bytes allocated from DPDK's heaps, every socket (to measure what a table takes). */
+size_t gw_heap_used(void);
 /* List s in DPDK's rte_ipsec telemetry when marked (or --ipsec-telemetry all), else not. */
 void gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked);
 /*
@@ -261,14 +310,18 @@ void gw_ctrl_client_free(struct gw_ctrl_client *c);
 int gw_sp_setup(struct gw_dp *dp, const struct gw_conf *conf);
 /* Build the four lists from conf; *out[v6][dir]; -errno. */
 int gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2]);
+/* Lists are named by bits: GW_SPD_BIT(v6, dir). */
+#define GW_SPD_BIT(v6, dir) (1u << ((v6) * 2 + (dir)))
+#define GW_SPD_ALL 0xfu
 /*
- * The same lists, reusing the ACLs of prev (the published lists) where the
- * change is small: an overlay and dead rules instead of a rebuild.
+ * The lists of mask, reusing the ACLs of prev (the published lists; NULL:
+ * none) where the change is small: an overlay and dead rules instead of a
+ * rebuild. The lists not in mask are NULL in out (the published ones stay).
  */
 int gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
-		struct gw_spd *out[2][2]);
-/* true if some list of t has an overlay or dead rules (a full build would drop them) */
-bool gw_sp_fragmented(struct gw_spd *const t[2][2]);
+		unsigned int mask, struct gw_spd *out[2][2]);
+/* The lists of t with an overlay or dead rules (a full build would drop them): a mask. */
+unsigned int gw_sp_fragmented(struct gw_spd *const t[2][2]);
 void gw_sp_free(struct gw_spd *t[2][2]);
 void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
@@ -353,7 +406,7 @@ void gw_stats_json(const struct gw_dp *dp, FILE *f);
 /* the same lines into the log, at level (RTE_LOG_INFO, ...) */
 void gw_stats_log(const struct gw_dp *dp, double seconds, uint32_t level);
 int gw_telemetry_register(void);
-/* baselines and rate samples, for GW_MAX_SA slots; gw_stats_fini() frees them */
+/* baselines and rate samples, for dp->max_sa slots; gw_stats_fini() frees them */
 int gw_stats_init(void);
 void gw_stats_fini(void);
 /* seconds since start, since the last `reset` (or start), the last sampling interval */

@@ -46,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,6 +75,9 @@ struct gw_dp gw;
 volatile bool gw_quit;
 static struct gw_conf *conf;   /* gw_secret_alloc(): keys, out of core dumps */
 static char demo_text[8192];
+
+/* long options without a short letter */
+enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT };
 
 struct opts {
 	const char *cfg_file;
@@ -164,6 +168,12 @@ usage(const char *prog)
 	       "                     gives IFNAME (T's kernel interface) go to the host, what\n"
 	       "                     it sends leaves on P (exception path; repeatable)\n"
 	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
+	       "  --max-sa N         SA table size, in and out together (default: the\n"
+	       "                     configuration's SAs; with a control socket a quarter\n"
+	       "                     more, at least 4096 more, for it to add)\n"
+	       "  --max-sp N         SP rules the control socket may reach (default: no limit)\n"
+	       "  --max-rt N         routes each route table has room for (default: the\n"
+	       "                     configuration's and a quarter more, at least 1024 more)\n"
 	       "  --quiet            no start-up summary (the gateway's INFO messages: as\n"
 	       "                     EAL's --log-level vecsec.gw:notice)\n"
 	       "  --version          print the version (also before --) and exit\n"
@@ -248,6 +258,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "frag-ttl", required_argument, NULL, 'L' },
 		{ "host-port", required_argument, NULL, 'H' },
 		{ "rx-burst", required_argument, NULL, 'X' },
+		{ "max-sa", required_argument, NULL, OPT_MAX_SA },
+		{ "max-sp", required_argument, NULL, OPT_MAX_SP },
+		{ "max-rt", required_argument, NULL, OPT_MAX_RT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -448,6 +461,27 @@ parse_args(int argc, char **argv, struct opts *o)
 			gw.rx_burst = (uint16_t)n;
 			break;
 		}
+		case OPT_MAX_SA:
+		case OPT_MAX_SP:
+		case OPT_MAX_RT: {
+			unsigned long n = strtoul(optarg, &end, 10);
+			const char *name = c == OPT_MAX_SA ? "--max-sa" : c == OPT_MAX_SP ?
+				"--max-sp" : "--max-rt";
+
+			if (*end != '\0' || errno != 0 || optarg[0] < '0' || optarg[0] > '9' ||
+			    n < 1 || n > GW_LIMIT_RULES) {
+				fprintf(stderr, "vecsec-gw: %s %s: 1..%u\n", name, optarg,
+					GW_LIMIT_RULES);
+				return -1;
+			}
+			if (c == OPT_MAX_SA)
+				gw.max_sa = (unsigned int)n;
+			else if (c == OPT_MAX_SP)
+				gw.max_sp = (unsigned int)n;
+			else
+				gw.max_rt = (unsigned int)n;
+			break;
+		}
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -464,6 +498,15 @@ parse_args(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+static double
+mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* CPU time of the whole process: unlike wall time, not inflated on a busy machine. */
@@ -884,6 +927,28 @@ mem_dontdump(const struct rte_memseg_list *msl, void *arg)
 	return 0;
 }
 
+static int
+mem_hugepage(const struct rte_memseg_list *msl, void *arg)
+{
+	(void)arg;
+	if (msl->base_va != NULL && msl->len != 0)
+		(void)madvise(msl->base_va, msl->len, MADV_HUGEPAGE);
+	return 0;
+}
+
+/*
+ * Without hugepages (--no-huge) DPDK's memory is ordinary 4 KiB pages, and
+ * with many SAs nearly every per-SA line a packet reads is also a TLB
+ * miss. Ask for transparent huge pages there (best effort: the kernel's
+ * `madvise` mode honours it), before the pools are filled.
+ */
+static void
+thp_advise(void)
+{
+	if (!rte_eal_has_hugepages())
+		rte_memseg_list_walk(mem_hugepage, NULL);
+}
+
 /*
  * Keep key material out of core dumps. The configuration tables are on
  * pages of their own already (gw_secret_alloc()). The cryptodev and
@@ -942,6 +1007,7 @@ main(int argc, char **argv)
 	int dd = argc, rc, ret = 1, nargs, ctrl_gid = -1, eal_argc;
 	uint64_t t_start, t_end, hz, busy = 0;
 	uint64_t idle_polls[GW_MAX_WORKERS];   /* --idle-exit: polls of each worker at idle */
+	double load_t[5];       /* parse took [0]; SAs, SPD, routes: from [1] to [4] */
 	bool idle_seen = false, pmd_added = false;
 	const char *check_file = NULL;
 	double cpu_start;
@@ -1018,6 +1084,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "vecsec-gw: --demo-aead applies to the built-in config, not -f\n");
 		return 2;
 	}
+	/* a file with more than the tables take stops at the rule that is too many */
+	conf->max_sa = gw.max_sa;
+	conf->max_sp = gw.max_sp;
+	conf->max_rt = gw.max_rt;
+	load_t[0] = mono_seconds();
 	if (o.demo && o.cfg_file == NULL) {
 		rc = gw_demo_conf(demo_text, sizeof(demo_text), o.demo_aead);
 		if (rc != 0)
@@ -1031,6 +1102,7 @@ main(int argc, char **argv)
 	else
 		rc = 0;
 	gw.conf = conf;
+	load_t[0] = mono_seconds() - load_t[0];
 	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
 	if (rc != 0)
@@ -1065,6 +1137,7 @@ main(int argc, char **argv)
 		GW_LOG(ERR, "at most %d lcores", GW_MAX_WORKERS);
 		goto out;
 	}
+	thp_advise();
 	if (o.mbufs == 0)
 		o.mbufs = mbufs_needed(o.demo ? 4 : RTE_MIN(rte_eth_dev_count_avail(),
 							    GW_MAX_PORTS), gw.nb_workers);
@@ -1119,24 +1192,22 @@ main(int argc, char **argv)
 		if (conf->neigh[i].port < gw.nb_ports)
 			memcpy(gw.port[conf->neigh[i].port].peer.addr_bytes, conf->neigh[i].mac, 6);
 
-	for (unsigned int w = 0; w < gw.nb_workers; w++) {
-		gw.worker[w].sa_st = calloc(GW_MAX_SA, sizeof(*gw.worker[w].sa_st));
-		if (gw.worker[w].sa_st == NULL) {
-			GW_LOG(ERR, "out of memory for worker %u", w);
-			goto out;
-		}
-	}
+	load_t[1] = mono_seconds();
+	rc = gw_sa_setup(&gw, conf);
+	load_t[2] = mono_seconds();
+	if (rc == 0)
+		rc = gw_sp_setup(&gw, conf);
+	load_t[3] = mono_seconds();
+	if (rc == 0)
+		rc = gw_rt_setup(&gw, conf);
+	load_t[4] = mono_seconds();
+	if (rc != 0)
+		goto out;
+	/* sized by the SA table (gw.max_sa, set by gw_sa_setup) */
 	if (gw_stats_init() != 0 || gw_reload_init(o.demo ? NULL : o.cfg_file, o.conf_flags) != 0) {
 		GW_LOG(ERR, "out of memory");
 		goto out;
 	}
-	rc = gw_sa_setup(&gw, conf);
-	if (rc == 0)
-		rc = gw_sp_setup(&gw, conf);
-	if (rc == 0)
-		rc = gw_rt_setup(&gw, conf);
-	if (rc != 0)
-		goto out;
 
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		struct gw_worker *wk = &gw.worker[w];
@@ -1147,8 +1218,10 @@ main(int argc, char **argv)
 		snprintf(name, sizeof(name), "gw_cop%u", w);
 		wk->cop_pool = rte_crypto_op_pool_create(name, RTE_CRYPTO_OP_TYPE_SYMMETRIC, 8192,
 			128, GW_COP_PRIV, rte_socket_id());
-		if (wk->cop_pool == NULL) {
-			GW_LOG(ERR, "out of memory for worker %u", w);
+		wk->sa_st = rte_zmalloc("gw_sa_st", (size_t)gw.max_sa * sizeof(*wk->sa_st),
+					RTE_CACHE_LINE_SIZE);
+		if (wk->cop_pool == NULL || wk->sa_st == NULL) {
+			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
 		}
 	}
@@ -1158,6 +1231,10 @@ main(int argc, char **argv)
 		goto out;
 	GW_LOG(INFO, "%u SA, %u SP, %u routes, %u ports, %u worker(s), %u mbufs", gw.nb_sa,
 	       conf->nb_sp, conf->nb_rt, gw.nb_ports, gw.nb_workers, o.mbufs);
+	/* the tables scale: say what loading them took */
+	GW_LOG(INFO, "loaded in %.2f s (%.2f s CPU): parse %.2f, SAs %.2f, SPD %.2f, routes %.2f "
+	       "(SA table %u)", load_t[4] - load_t[1] + load_t[0], cpu_seconds(), load_t[0],
+	       load_t[2] - load_t[1], load_t[3] - load_t[2], load_t[4] - load_t[3], gw.max_sa);
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 		if (gw.cdev[id].used)
 			GW_LOG(INFO, "cryptodev %u: %s (driver %s%s)", id, gw.cdev[id].name,
@@ -1360,8 +1437,7 @@ out:
 	gw_sa_teardown(&gw);
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		rte_mempool_free(gw.worker[w].cop_pool);
-		free(gw.worker[w].sa_st);
-		gw.worker[w].sa_st = NULL;
+		rte_free(gw.worker[w].sa_st);
 	}
 	gw_stats_fini();
 	gw_reload_fini();

@@ -468,6 +468,139 @@ find_kw(const char *const *first, size_t stride, size_t n, const char *s)
 	(flag) = true; \
 } while (0)
 
+/* ---- storage: growing arrays, the SA index -------------------------------- */
+
+/*
+ * Room for need elements of elt bytes in *arr (capacity *cap): the capacity
+ * doubles, so n rules cost O(n) copies in all. secret: the array holds keys;
+ * it lives on pages left out of core dumps and the old copy is wiped.
+ */
+static int
+grow(void **arr, unsigned int *cap, unsigned int need, size_t elt, bool secret)
+{
+	unsigned int ncap = *cap != 0 ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	if (secret) {
+		p = gw_secret_alloc((size_t)ncap * elt);
+		if (p == NULL)
+			return -ENOMEM;
+		if (*arr != NULL) {
+			memcpy(p, *arr, (size_t)*cap * elt);
+			gw_secret_free(*arr, (size_t)*cap * elt);
+		}
+	} else {
+		p = realloc(*arr, (size_t)ncap * elt);
+		if (p == NULL)
+			return -ENOMEM;
+	}
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * The SA index: (direction, SPI) -> slot + 1 (0: empty), linear probing in
+ * a power-of-two table kept at most half full, deletion by backward shift
+ * (no tombstones). Every lookup of an SA by SPI (duplicates, SP references,
+ * the control socket) is O(1), so n SAs load in O(n).
+ */
+static inline unsigned int
+sa_home(const struct gw_conf *conf, uint8_t dir, uint32_t spi)
+{
+	uint64_t h = ((uint64_t)spi << 1 | dir) * 0x9e3779b97f4a7c15ull;
+
+	return (unsigned int)(h >> 32) & conf->sa_idx_mask;
+}
+
+/* Where (dir, spi) sits in the index, or -1. */
+static long
+idx_pos(const struct gw_conf *conf, uint8_t dir, uint32_t spi)
+{
+	if (conf->sa_idx == NULL)
+		return -1;
+	for (unsigned int h = sa_home(conf, dir, spi);; h = (h + 1) & conf->sa_idx_mask) {
+		uint32_t v = conf->sa_idx[h];
+
+		if (v == 0)
+			return -1;
+		if (conf->sa[v - 1].dir == dir && conf->sa[v - 1].spi == spi)
+			return (long)h;
+	}
+}
+
+static void
+idx_put(struct gw_conf *conf, unsigned int i)
+{
+	unsigned int h = sa_home(conf, conf->sa[i].dir, conf->sa[i].spi);
+
+	while (conf->sa_idx[h] != 0)
+		h = (h + 1) & conf->sa_idx_mask;
+	conf->sa_idx[h] = i + 1;
+}
+
+/* Index slot i (not deleted, its SPI not indexed yet); -ENOMEM. */
+static int
+idx_insert(struct gw_conf *conf, unsigned int i)
+{
+	unsigned int size = conf->sa_idx != NULL ? conf->sa_idx_mask + 1 : 0;
+
+	if (2 * ((size_t)conf->nb_live_sa + 1) > size) {
+		unsigned int nsize = size != 0 ? 2 * size : 64;
+		uint32_t *t;
+
+		while (2 * ((size_t)conf->nb_live_sa + 1) > nsize)
+			nsize *= 2;
+		t = calloc(nsize, sizeof(*t));
+		if (t == NULL)
+			return -ENOMEM;
+		free(conf->sa_idx);
+		conf->sa_idx = t;
+		conf->sa_idx_mask = nsize - 1;
+		for (unsigned int j = 0; j < conf->nb_sa; j++)
+			if (j != i && !conf->sa[j].deleted)
+				idx_put(conf, j);
+	}
+	idx_put(conf, i);
+	conf->nb_live_sa++;
+	return 0;
+}
+
+static void
+idx_remove(struct gw_conf *conf, uint8_t dir, uint32_t spi)
+{
+	long pos = idx_pos(conf, dir, spi);
+	unsigned int j, k, m = conf->sa_idx_mask;
+
+	if (pos < 0)
+		return;
+	j = (unsigned int)pos;
+	conf->sa_idx[j] = 0;
+	conf->nb_live_sa--;
+	/* backward shift: pull later entries of the run into the hole they may need */
+	for (k = (j + 1) & m; conf->sa_idx[k] != 0; k = (k + 1) & m) {
+		const struct gw_sa_conf *c = &conf->sa[conf->sa_idx[k] - 1];
+		unsigned int h = sa_home(conf, c->dir, c->spi);
+
+		/* stays when its home lies cyclically in (j, k] */
+		if (j < k ? (h > j && h <= k) : (h > j || h <= k))
+			continue;
+		conf->sa_idx[j] = conf->sa_idx[k];
+		conf->sa_idx[k] = 0;
+		j = k;
+	}
+}
+
+static unsigned int
+limit_of(unsigned int max)
+{
+	return max != 0 && max < GW_LIMIT_RULES ? max : GW_LIMIT_RULES;
+}
+
 /* ---- sa ---------------------------------------------------------------- */
 
 /*
@@ -509,8 +642,12 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	bool ckey_p = false, akey_p = false, ekey_p = false, esn_p = false;
 	unsigned int ti = 1, src_ti = 0, dst_ti = 0, ai_ti = 0, seq_ti = 0;
 
-	if (conf->nb_sa == GW_MAX_SA)
-		return perr(p, 0, "too many SAs (at most %d)", GW_MAX_SA);
+	/* SAs up; deleted slots are reused (the control socket) */
+	if (conf->nb_live_sa >= limit_of(conf->max_sa) || conf->nb_sa >= GW_LIMIT_RULES)
+		return perr(p, 0, "too many SAs (at most %u%s)", limit_of(conf->max_sa),
+			    conf->max_sa != 0 ? ": --max-sa" : "");
+	if (grow((void **)&conf->sa, &conf->cap_sa, conf->nb_sa + 1, sizeof(*sa), true) != 0)
+		return perr(p, 0, "out of memory");
 	sa = &conf->sa[conf->nb_sa];
 	memset(sa, 0, sizeof(*sa));
 	sa->line = p->line;
@@ -781,6 +918,8 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	if (sa->mode != GW_MODE_TRANS && (!src_p || !dst_p))
 		return perr(p, src_p ? src_ti : dst_p ? dst_ti : p->n,
 			"tunnel SA %u needs both src and dst", sa->spi);
+	if (idx_insert(conf, conf->nb_sa) != 0)
+		return perr(p, 0, "out of memory");
 	conf->nb_sa++;
 	return 0;
 }
@@ -796,8 +935,11 @@ parse_sp(struct pctx *p, struct gw_conf *conf)
 	bool proto_p = false, sport_p = false, dport_p = false;
 	unsigned int ti = 1;
 
-	if (conf->nb_sp == GW_MAX_SP)
-		return perr(p, 0, "too many SP rules (at most %d)", GW_MAX_SP);
+	if (conf->nb_sp >= limit_of(conf->max_sp))
+		return perr(p, 0, "too many SP rules (at most %u%s)", limit_of(conf->max_sp),
+			    conf->max_sp != 0 ? ": --max-sp" : "");
+	if (grow((void **)&conf->sp, &conf->cap_sp, conf->nb_sp + 1, sizeof(*sp), false) != 0)
+		return perr(p, 0, "out of memory");
 	sp = &conf->sp[conf->nb_sp];
 	memset(sp, 0, sizeof(*sp));
 	sp->line = p->line;
@@ -913,8 +1055,11 @@ parse_rt(struct pctx *p, struct gw_conf *conf)
 	bool src_p = false, dst_p = false, port_p = false;
 	unsigned int ti = 1;
 
-	if (conf->nb_rt == GW_MAX_RT)
-		return perr(p, 0, "too many routes (at most %d)", GW_MAX_RT);
+	if (conf->nb_rt >= limit_of(conf->max_rt))
+		return perr(p, 0, "too many routes (at most %u%s)", limit_of(conf->max_rt),
+			    conf->max_rt != 0 ? ": --max-rt" : "");
+	if (grow((void **)&conf->rt, &conf->cap_rt, conf->nb_rt + 1, sizeof(*rt), false) != 0)
+		return perr(p, 0, "out of memory");
 	rt = &conf->rt[conf->nb_rt];
 	memset(rt, 0, sizeof(*rt));
 	rt->line = p->line;
@@ -995,7 +1140,7 @@ parse_rule(struct pctx *p, struct gw_conf *conf)
 	if (strcmp(k, "sa") == 0) {
 		int rc = parse_sa(p, conf);
 
-		if (rc != 0 && conf->nb_sa < GW_MAX_SA)    /* may hold key bytes */
+		if (rc != 0 && conf->nb_sa < conf->cap_sa)      /* may hold key bytes */
 			explicit_bzero(&conf->sa[conf->nb_sa], sizeof(conf->sa[0]));
 		return rc;
 	}
@@ -1037,28 +1182,78 @@ check_refs(const char *name, const struct gw_conf *conf, unsigned int first, cha
 	return 0;
 }
 
+/* Forget what a failed parse appended: conf is as it was before. */
+static void
+rollback(struct gw_conf *conf, const struct gw_conf *before)
+{
+	for (unsigned int i = conf->nb_sa; i-- > before->nb_sa;) {
+		idx_remove(conf, conf->sa[i].dir, conf->sa[i].spi);
+		explicit_bzero(&conf->sa[i], sizeof(conf->sa[i]));
+	}
+	conf->nb_sa = before->nb_sa;
+	conf->nb_sp = before->nb_sp;
+	conf->nb_rt = before->nb_rt;
+	conf->nb_neigh = before->nb_neigh;
+	conf->nb_ignored = before->nb_ignored;
+}
+
+/*
+ * The buffer of one logical line (continuations joined) and the source
+ * line of each of its bytes; it grows with the longest line, and is wiped
+ * before it moves or is freed (it held key bytes).
+ */
+struct linebuf {
+	char *buf;
+	int *lineof;
+	size_t cap;
+};
+
+static int
+linebuf_room(struct linebuf *lb, size_t need)
+{
+	size_t ncap = lb->cap != 0 ? lb->cap : 4096;
+	char *nb;
+	int *nl;
+
+	if (need <= lb->cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nb = malloc(ncap);
+	nl = malloc(ncap * sizeof(int));
+	if (nb == NULL || nl == NULL) {
+		free(nb);
+		free(nl);
+		return -ENOMEM;
+	}
+	if (lb->buf != NULL) {
+		memcpy(nb, lb->buf, lb->cap);
+		memcpy(nl, lb->lineof, lb->cap * sizeof(int));
+		explicit_bzero(lb->buf, lb->cap);
+	}
+	free(lb->buf);
+	free(lb->lineof);
+	lb->buf = nb;
+	lb->lineof = nl;
+	lb->cap = ncap;
+	return 0;
+}
+
 int
 gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, char *err,
 		size_t err_len)
 {
 	struct pctx p = { .name = name, .err = err, .err_len = err_len };
-	size_t cap = strlen(text) + 1;
-	char *buf = malloc(cap);
-	int *lineof = malloc(cap * sizeof(int));
+	struct linebuf lb = { NULL, NULL, 0 };
+	struct gw_conf before = *conf;
 	const char *s = text;
 	int line = 1, rc = 0;
-	unsigned int first_sp = conf->nb_sp;
 
-	if (buf == NULL || lineof == NULL) {
-		free(buf);
-		free(lineof);
-		snprintf(err, err_len, "%s: out of memory", name);
-		return -ENOMEM;
-	}
 	while (*s != '\0' && rc == 0) {
 		/* Build one logical line: join '\'-continued lines, drop comments. */
 		size_t len = 0;
 		int first = line;
+		char *buf;
 
 		for (;;) {
 			const char *eol = strchr(s, '\n');
@@ -1072,9 +1267,13 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 			cont = hash == NULL && m > 0 && s[m - 1] == '\\';
 			if (cont)
 				m--;
-			memcpy(buf + len, s, m);
+			if (linebuf_room(&lb, len + m + 1) != 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(lb.buf + len, s, m);
 			for (size_t i = 0; i < m; i++)
-				lineof[len + i] = line;
+				lb.lineof[len + i] = line;
 			len += m;
 			s += n;
 			if (*s == '\n')
@@ -1083,6 +1282,11 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 			if (!cont || *s == '\0')
 				break;
 		}
+		if (rc != 0) {
+			snprintf(err, err_len, "%s: out of memory", name);
+			break;
+		}
+		buf = lb.buf;
 		buf[len] = '\0';
 
 		/* Tokens: runs of non-blank characters. */
@@ -1095,12 +1299,12 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 				break;
 			if (p.n == MAX_TOKENS) {
 				snprintf(err, err_len, "%s:%d: more than %d tokens in one rule",
-					 name, lineof[i], MAX_TOKENS);
+					 name, lb.lineof[i], MAX_TOKENS);
 				rc = -EINVAL;
 				break;
 			}
 			p.t[p.n].s = buf + i;
-			p.t[p.n].line = lineof[i];
+			p.t[p.n].line = lb.lineof[i];
 			p.n++;
 			while (i < len && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r')
 				i++;
@@ -1110,13 +1314,15 @@ gw_conf_parse_string(struct gw_conf *conf, const char *name, const char *text, c
 			p.line = p.t[0].line;
 			rc = parse_rule(&p, conf);
 		}
+		/* the line held key bytes */
+		explicit_bzero(buf, len + 1);
 	}
-	/* The line buffer held key bytes. */
-	explicit_bzero(buf, cap);
-	free(buf);
-	free(lineof);
+	free(lb.buf);
+	free(lb.lineof);
 	if (rc == 0)
-		rc = check_refs(name, conf, first_sp, err, err_len);
+		rc = check_refs(name, conf, before.nb_sp, err, err_len);
+	if (rc != 0)
+		rollback(conf, &before);
 	return rc;
 }
 
@@ -1167,9 +1373,9 @@ gw_conf_parse_file(struct gw_conf *conf, const char *path, unsigned int flags, c
 		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
 		return rc;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64L << 20)) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1L << 30)) {
 		close(fd);
-		snprintf(err, err_len, "%s: not a regular file of at most 64 MiB", path);
+		snprintf(err, err_len, "%s: not a regular file of at most 1 GiB", path);
 		return -EINVAL;
 	}
 	rc = file_trust_check(path, &st, flags, err, err_len);
@@ -1254,29 +1460,125 @@ gw_secret_free(void *p, size_t len)
 void
 gw_conf_wipe(struct gw_conf *conf)
 {
-	for (unsigned int i = 0; i < conf->nb_sa; i++) {
-		explicit_bzero(&conf->sa[i], sizeof(conf->sa[i]));
-	}
-	conf->nb_sa = 0;
+	if (conf->sa != NULL)
+		gw_secret_free(conf->sa, (size_t)conf->cap_sa * sizeof(conf->sa[0]));  /* wipes */
+	free(conf->sp);
+	free(conf->rt);
+	free(conf->sa_idx);
+	conf->sa = NULL;
+	conf->sp = NULL;
+	conf->rt = NULL;
+	conf->sa_idx = NULL;
+	conf->nb_sa = conf->cap_sa = conf->nb_sp = conf->cap_sp = conf->nb_rt = conf->cap_rt = 0;
+	conf->nb_neigh = conf->nb_ignored = conf->nb_live_sa = conf->sa_idx_mask = 0;
+}
+
+static void
+wipe_sa_keys(struct gw_sa_conf *sa)
+{
+	explicit_bzero(sa->cipher_key, sizeof(sa->cipher_key));
+	explicit_bzero(sa->auth_key, sizeof(sa->auth_key));
+	explicit_bzero(&sa->salt, sizeof(sa->salt));
 }
 
 void
 gw_conf_wipe_keys(struct gw_conf *conf)
 {
-	for (unsigned int i = 0; i < conf->nb_sa; i++) {
-		struct gw_sa_conf *sa = &conf->sa[i];
-
-		explicit_bzero(sa->cipher_key, sizeof(sa->cipher_key));
-		explicit_bzero(sa->auth_key, sizeof(sa->auth_key));
-		explicit_bzero(&sa->salt, sizeof(sa->salt));
-	}
+	for (unsigned int i = 0; i < conf->nb_sa; i++)
+		wipe_sa_keys(&conf->sa[i]);
 }
 
 const struct gw_sa_conf *
 gw_conf_find_sa(const struct gw_conf *conf, uint8_t dir, uint32_t spi)
 {
-	for (unsigned int i = 0; i < conf->nb_sa; i++)
-		if (!conf->sa[i].deleted && conf->sa[i].dir == dir && conf->sa[i].spi == spi)
-			return &conf->sa[i];
-	return NULL;
+	long pos = idx_pos(conf, dir, spi);
+
+	return pos < 0 ? NULL : &conf->sa[conf->sa_idx[pos] - 1];
+}
+
+void
+gw_conf_del_sa(struct gw_conf *conf, unsigned int i)
+{
+	struct gw_sa_conf *sa = &conf->sa[i];
+
+	if (sa->deleted)
+		return;
+	idx_remove(conf, sa->dir, sa->spi);
+	wipe_sa_keys(sa);
+	sa->deleted = true;
+}
+
+void
+gw_conf_move_last_sa(struct gw_conf *conf, unsigned int to)
+{
+	unsigned int last = conf->nb_sa - 1;
+	struct gw_sa_conf *from = &conf->sa[last];
+
+	if (to >= last || !conf->sa[to].deleted || from->deleted)
+		return;
+	idx_remove(conf, from->dir, from->spi);
+	conf->sa[to] = *from;
+	explicit_bzero(from, sizeof(*from));
+	conf->nb_sa--;
+	(void)idx_insert(conf, to);     /* the table has room: one in, one out */
+}
+
+int
+gw_conf_copy(struct gw_conf *dst, const struct gw_conf *src)
+{
+	memcpy(dst, src, sizeof(*dst));
+	dst->sa = NULL;
+	dst->sp = NULL;
+	dst->rt = NULL;
+	dst->sa_idx = NULL;
+	dst->cap_sa = dst->cap_sp = dst->cap_rt = 0;
+	if (grow((void **)&dst->sa, &dst->cap_sa, src->nb_sa, sizeof(src->sa[0]), true) != 0 ||
+	    grow((void **)&dst->sp, &dst->cap_sp, src->nb_sp, sizeof(src->sp[0]), false) != 0 ||
+	    grow((void **)&dst->rt, &dst->cap_rt, src->nb_rt, sizeof(src->rt[0]), false) != 0 ||
+	    (src->sa_idx != NULL &&
+	     (dst->sa_idx = malloc(((size_t)src->sa_idx_mask + 1) * sizeof(uint32_t))) == NULL)) {
+		gw_conf_wipe(dst);
+		return -ENOMEM;
+	}
+	if (src->nb_sa != 0)
+		memcpy(dst->sa, src->sa, (size_t)src->nb_sa * sizeof(src->sa[0]));
+	if (src->nb_sp != 0)
+		memcpy(dst->sp, src->sp, (size_t)src->nb_sp * sizeof(src->sp[0]));
+	if (src->nb_rt != 0)
+		memcpy(dst->rt, src->rt, (size_t)src->nb_rt * sizeof(src->rt[0]));
+	if (src->sa_idx != NULL)
+		memcpy(dst->sa_idx, src->sa_idx, ((size_t)src->sa_idx_mask + 1) * sizeof(uint32_t));
+	return 0;
+}
+
+int
+gw_conf_put_sa(struct gw_conf *conf, unsigned int slot, const struct gw_sa_conf *c)
+{
+	int rc;
+
+	if (slot > conf->nb_sa || (slot < conf->nb_sa && !conf->sa[slot].deleted))
+		return -EEXIST;
+	if (slot == conf->nb_sa) {
+		rc = grow((void **)&conf->sa, &conf->cap_sa, conf->nb_sa + 1, sizeof(conf->sa[0]),
+			  true);
+		if (rc != 0)
+			return rc;
+		memset(&conf->sa[slot], 0, sizeof(conf->sa[slot]));
+		conf->sa[slot].deleted = true;
+		conf->nb_sa++;
+	}
+	conf->sa[slot] = *c;
+	conf->sa[slot].deleted = false;
+	rc = idx_insert(conf, slot);
+	if (rc != 0) {
+		wipe_sa_keys(&conf->sa[slot]);
+		conf->sa[slot].deleted = true;
+	}
+	return rc;
+}
+
+int
+gw_conf_reserve_sp(struct gw_conf *conf, unsigned int nb_sp)
+{
+	return grow((void **)&conf->sp, &conf->cap_sp, nb_sp, sizeof(conf->sp[0]), false);
 }

@@ -47,6 +47,7 @@
 #define FP_LEN 32
 
 struct plan {
+	unsigned int slots;             /* the arrays' size: the SA table's, the new file's SAs */
 	unsigned int *add, *rm;         /* slots, in the merged configuration */
 	unsigned int n_add, n_rm, n_kept;
 	bool *matched;                  /* [new SA]: an SA kept for it */
@@ -56,7 +57,8 @@ struct plan {
 static const char *cfg_path;
 static unsigned int cfg_flags;
 static struct gw_reload_status status;
-static uint8_t (*fp)[FP_LEN];           /* [GW_MAX_SA] */
+static uint8_t (*fp)[FP_LEN];           /* [fp_slots]: the SA table's */
+static unsigned int fp_slots;
 static uint8_t fp_salt[FP_LEN];
 
 int
@@ -64,8 +66,10 @@ gw_reload_init(const char *path, unsigned int conf_flags)
 {
 	cfg_path = path;
 	cfg_flags = conf_flags;
-	if (fp == NULL)
-		fp = gw_secret_alloc(GW_MAX_SA * sizeof(*fp));
+	if (fp == NULL) {
+		fp_slots = gw.max_sa;   /* sized at run time (gw_sa_setup) */
+		fp = gw_secret_alloc((size_t)fp_slots * sizeof(*fp));
+	}
 	if (fp == NULL || getrandom(fp_salt, sizeof(fp_salt), 0) != sizeof(fp_salt))
 		return -ENOMEM;
 	snprintf(status.message, sizeof(status.message), "no reload yet");
@@ -75,8 +79,9 @@ gw_reload_init(const char *path, unsigned int conf_flags)
 void
 gw_reload_fini(void)
 {
-	gw_secret_free(fp, GW_MAX_SA * sizeof(*fp));
+	gw_secret_free(fp, (size_t)fp_slots * sizeof(*fp));
 	fp = NULL;
+	fp_slots = 0;
 	explicit_bzero(fp_salt, sizeof(fp_salt));
 }
 
@@ -114,7 +119,7 @@ sa_fp(const struct gw_sa_conf *c, uint8_t out[FP_LEN])
 void
 gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c)
 {
-	if (fp != NULL && slot < GW_MAX_SA)
+	if (fp != NULL && slot < fp_slots)
 		sa_fp(c, fp[slot]);
 }
 
@@ -186,6 +191,10 @@ merge_sps(const struct gw_conf *live, const struct gw_conf *nw, struct gw_conf *
 {
 	unsigned int n = 0;
 
+	if (gw_conf_reserve_sp(m, nw->nb_sp + live->nb_sp) != 0) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
 	for (unsigned int j = 0; j < nw->nb_sp; j++) {
 		struct gw_sp_conf sp = nw->sp[j];
 
@@ -217,9 +226,9 @@ merge_sps(const struct gw_conf *live, const struct gw_conf *nw, struct gw_conf *
 				 o->dir == GW_DIR_IN ? "in" : "out", o->spi);
 			return -EINVAL;
 		}
-		if (n == GW_MAX_SP) {
+		if (gw.max_sp != 0 && n == gw.max_sp) {
 			snprintf(err, err_len, "too many SP rules with the control socket's (at "
-				 "most %d)", GW_MAX_SP);
+				 "most %u: --max-sp)", gw.max_sp);
 			return -ENOSPC;
 		}
 		m->sp[n] = *o;
@@ -238,16 +247,18 @@ free_slot(struct gw_conf *m, const struct plan *pl)
 	for (unsigned int i = 0; i < m->nb_sa; i++) {
 		bool taken = false;
 
-		if (!m->sa[i].deleted || gw.sa[i].active || gw.sa[i].sa != NULL)
+		/* freed: gw_sa_free() let go of its rte_ipsec SA and session */
+		if (!m->sa[i].deleted || gw.sa[i].active || gw.sa_cold[i].blk != NULL ||
+		    gw.sa_cold[i].cses != NULL)
 			continue;
 		for (unsigned int k = 0; k < pl->n_add && !taken; k++)
 			taken = pl->add[k] == i;
 		if (!taken)
 			return (int)i;
 	}
-	if (m->nb_sa == GW_MAX_SA)
+	if (m->nb_sa >= gw.max_sa)
 		return -1;
-	return (int)m->nb_sa++;
+	return (int)m->nb_sa;   /* gw_conf_put_sa() appends it */
 }
 
 static int
@@ -285,7 +296,7 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 		pl->n_kept++;
 	}
 	for (unsigned int i = 0; i < pl->n_rm; i++)
-		m->sa[pl->rm[i]].deleted = true;
+		gw_conf_del_sa(m, pl->rm[i]);
 	for (unsigned int j = 0; j < nw->nb_sa; j++) {
 		const struct gw_sa_conf *n = &nw->sa[j];
 		int slot;
@@ -300,10 +311,13 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 		}
 		slot = free_slot(m, pl);
 		if (slot < 0) {
-			snprintf(err, err_len, "too many SAs (at most %d)", GW_MAX_SA);
+			snprintf(err, err_len, "too many SAs (at most %u: --max-sa)", gw.max_sa);
 			return -ENOSPC;
 		}
-		memcpy(&m->sa[slot], n, sizeof(*n));
+		if (gw_conf_put_sa(m, (unsigned int)slot, n) != 0) {
+			snprintf(err, err_len, "out of memory");
+			return -ENOMEM;
+		}
 		sa_fp(n, pl->add_fp[pl->n_add]);
 		pl->add[pl->n_add++] = (unsigned int)slot;
 	}
@@ -312,7 +326,8 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 
 /* The kept SAs carry the same family under the new SP rules. */
 static int
-check_families(const struct gw_conf *m, const struct plan *pl, char *err, size_t err_len)
+check_families(const struct gw_conf *m, const struct plan *pl, const int8_t *fam, char *err,
+	       size_t err_len)
 {
 	for (unsigned int i = 0; i < m->nb_sa; i++) {
 		const struct gw_sa_conf *c = &m->sa[i];
@@ -322,7 +337,7 @@ check_families(const struct gw_conf *m, const struct plan *pl, char *err, size_t
 			added = pl->add[k] == i;
 		if (c->deleted || added || !gw.sa[i].active)
 			continue;
-		if (gw_sa_family(m, c) != gw.sa[i].inner_v6) {
+		if (fam[i] != gw.sa[i].inner_v6) {
 			snprintf(err, err_len, "SA %s %u (line %d) carries IPv%c; the new SP "
 				 "rules send IPv%c through it", c->dir == GW_DIR_IN ? "in" : "out",
 				 c->spi, c->line, gw.sa[i].inner_v6 ? '6' : '4',
@@ -341,8 +356,8 @@ sa_retire(unsigned int slot)
 
 	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
 	gw_sa_sad_del(&gw, s);
-	if (s->sa != NULL)      /* out of DPDK's telemetry a grace period before it is freed */
-		rte_ipsec_telemetry_sa_del(s->sa);
+	if (s->ss.sa != NULL)   /* out of DPDK's telemetry a grace period before it is freed */
+		rte_ipsec_telemetry_sa_del(s->ss.sa);
 	if (!gw_ctrl_reclaim_sa(s))
 		GW_LOG(WARNING, "reload: SA %s %u unpublished but kept: a worker still held it",
 		       s->dir == GW_DIR_IN ? "in" : "out", s->spi);
@@ -357,13 +372,13 @@ undo_adds(const struct plan *pl)
 }
 
 static int
-apply(struct gw_conf *m, struct plan *pl, char *err, size_t err_len)
+apply(struct gw_conf *m, struct plan *pl, const int8_t *fam, char *err, size_t err_len)
 {
 	unsigned int k;
 	int rc = 0;
 
 	for (k = 0; k < pl->n_add; k++) {
-		rc = gw_sa_add(&gw, m, pl->add[k], err, err_len);
+		rc = gw_sa_add(&gw, m, pl->add[k], fam[pl->add[k]], err, err_len);
 		if (rc != 0)
 			break;
 		gw_stats_sa_new(pl->add[k]);
@@ -386,7 +401,7 @@ apply(struct gw_conf *m, struct plan *pl, char *err, size_t err_len)
 	for (unsigned int i = 0; i < m->nb_sa; i++) {
 		if (m->sa[i].deleted || !gw.sa[i].active)
 			continue;
-		gw.sa[i].line = m->sa[i].line;
+		gw.sa_cold[i].line = m->sa[i].line;
 		gw_sa_telemetry(&gw, &gw.sa[i], m->sa[i].telemetry);
 	}
 	for (k = 0; k < pl->n_add; k++)
@@ -402,7 +417,7 @@ plan_free(struct plan *pl)
 	free(pl->add);
 	free(pl->rm);
 	free(pl->matched);
-	gw_secret_free(pl->add_fp, GW_MAX_SA * sizeof(*pl->add_fp));
+	gw_secret_free(pl->add_fp, (size_t)pl->slots * sizeof(*pl->add_fp));
 }
 
 int
@@ -410,6 +425,7 @@ gw_reload(char *msg, size_t len)
 {
 	struct gw_conf *nw = NULL, *m = NULL;
 	struct plan pl = { 0 };
+	int8_t *fam = NULL;
 	char err[512] = "", warn[512];
 	int rc;
 
@@ -422,17 +438,27 @@ gw_reload(char *msg, size_t len)
 	GW_LOG(NOTICE, "reload: reading %s", cfg_path);
 	nw = gw_secret_alloc(sizeof(*nw));
 	m = gw_secret_alloc(sizeof(*m));
-	pl.add = calloc(GW_MAX_SA, sizeof(*pl.add));
-	pl.rm = calloc(GW_MAX_SA, sizeof(*pl.rm));
-	pl.matched = calloc(GW_MAX_SA, sizeof(*pl.matched));
-	pl.add_fp = gw_secret_alloc(GW_MAX_SA * sizeof(*pl.add_fp));
-	if (nw == NULL || m == NULL || pl.add == NULL || pl.rm == NULL || pl.matched == NULL ||
-	    pl.add_fp == NULL || fp == NULL) {
+	if (nw != NULL)
+		memset(nw, 0, sizeof(*nw));
+	if (m != NULL)
+		memset(m, 0, sizeof(*m));
+	if (nw == NULL || m == NULL || fp == NULL) {
 		snprintf(err, sizeof(err), "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
 	rc = gw_conf_parse_file(nw, cfg_path, cfg_flags, err, sizeof(err));
+	/* the plan's arrays: slots of the table, SAs of the new file */
+	pl.slots = RTE_MAX(gw.max_sa, nw->nb_sa) + 1;
+	pl.add = calloc(pl.slots, sizeof(*pl.add));
+	pl.rm = calloc(pl.slots, sizeof(*pl.rm));
+	pl.matched = calloc(pl.slots, sizeof(*pl.matched));
+	pl.add_fp = gw_secret_alloc((size_t)pl.slots * sizeof(*pl.add_fp));
+	if (rc == 0 && (pl.add == NULL || pl.rm == NULL || pl.matched == NULL ||
+			pl.add_fp == NULL)) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = -ENOMEM;
+	}
 	if (rc == 0 && err[0] != '\0') {
 		GW_LOG(WARNING, "reload: %s", err);
 		err[0] = '\0';
@@ -449,20 +475,37 @@ gw_reload(char *msg, size_t len)
 	}
 	if (rc != 0)
 		goto out;
-	memcpy(m, gw.conf, sizeof(*m));
+	rc = gw_conf_copy(m, gw.conf);
+	if (rc != 0) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
 	m->ignored = nw->ignored;
 	rc = plan_sas(nw, m, &pl, err, sizeof(err));
 	if (rc == 0)
 		rc = merge_sps(gw.conf, nw, m, err, sizeof(err));
 	if (rc == 0)
 		rc = gw_conf_validate(m, err, sizeof(err));
-	if (rc == 0)
-		rc = check_families(m, &pl, err, sizeof(err));
-	if (rc == 0)
-		rc = apply(m, &pl, err, sizeof(err));
 	if (rc == 0) {
+		fam = malloc((size_t)m->nb_sa + 1);
+		if (fam == NULL) {
+			snprintf(err, sizeof(err), "out of memory");
+			rc = -ENOMEM;
+		} else {
+			(void)gw_conf_families(m, fam);
+			rc = check_families(m, &pl, fam, err, sizeof(err));
+		}
+	}
+	if (rc == 0)
+		rc = apply(m, &pl, fam, err, sizeof(err));
+	if (rc == 0) {
+		/* m's arrays become the live configuration's; the old ones are freed */
+		struct gw_conf old = *gw.conf;
+
 		gw_conf_wipe_keys(m);
-		memcpy(gw.conf, m, sizeof(*m));
+		*gw.conf = *m;
+		memset(m, 0, sizeof(*m));
+		gw_conf_wipe(&old);
 	}
 out:
 	if (rc == 0) {
@@ -484,6 +527,7 @@ out:
 		gw_conf_wipe(m);
 	gw_secret_free(nw, sizeof(*nw));
 	gw_secret_free(m, sizeof(*m));
+	free(fam);
 	plan_free(&pl);
 	gw_notify("READY=1");
 	return rc;

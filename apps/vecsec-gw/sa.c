@@ -197,8 +197,89 @@ cdev_supports(uint8_t id, const struct rte_crypto_sym_xform *xf, bool cpu)
 
 uint64_t gw_sec_replay_flag;
 uint64_t gw_sec_dummy_flag;
-static struct rte_mempool *sec_pool;    /* rte_security sessions, made on first need */
 int gw_seq_dynfield = -1;
+
+/*
+ * Session mempools. A mempool cannot grow, so sessions come from a set of
+ * them: the first sized for the configuration's SAs (and some headroom),
+ * then, as the control socket adds SAs, one more of half the sessions so
+ * far (at least 1024) whenever all are empty, up to the SA table's size.
+ * Nothing is reserved for SAs that may never come (a crypto_vecsec session
+ * is over 2 KiB), and n SAs take O(log n) pools.
+ */
+#define GW_MAX_POOLS 48
+
+struct sess_pools {
+	const char *kind;               /* "gw_sess<cdev>_" (cryptodev), "gw_sec" (rte_security) */
+	char name[16];                  /* the cryptodev ones' kind */
+	struct rte_mempool *mp[GW_MAX_POOLS];
+	unsigned int n;
+	unsigned int total;             /* sessions in all the pools */
+	unsigned int elt;               /* private (cryptodev) or whole (security) session */
+};
+
+/* one set per cryptodev (sized for its driver's sessions), one for rte_security */
+static struct sess_pools cpools[GW_MAX_CDEV];
+static struct sess_pools spools = { .kind = "gw_sec" };
+
+static int
+pools_add(struct sess_pools *p, unsigned int count)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp;
+
+	if (p->n == GW_MAX_POOLS || count == 0)
+		return -ENOSPC;
+	snprintf(name, sizeof(name), "%s%u", p->kind, p->n);
+	if (p != &spools)
+		mp = rte_cryptodev_sym_session_pool_create(name, count, p->elt, 0, 0,
+							   SOCKET_ID_ANY);
+	else
+		mp = rte_mempool_create(name, count, p->elt, 0, 0, NULL, NULL, NULL, NULL,
+					SOCKET_ID_ANY, 0);
+	if (mp == NULL) {
+		fprintf(stderr, "vecsec-gw: cannot create a session pool of %u: %s\n", count,
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	p->mp[p->n++] = mp;
+	p->total += count;
+	return 0;
+}
+
+/* A pool with a free session, adding one when every pool is empty; NULL if none may be. */
+static struct rte_mempool *
+pools_pick(const struct gw_dp *dp, struct sess_pools *p)
+{
+	unsigned int cap = dp->max_sa + 64, more;
+
+	for (unsigned int i = 0; i < p->n; i++)
+		if (rte_mempool_avail_count(p->mp[i]) != 0)
+			return p->mp[i];
+	if (p->total >= cap || p->elt == 0)
+		return NULL;
+	more = RTE_MIN(RTE_MAX(p->total / 2, 1024u), cap - p->total);
+	return pools_add(p, more) == 0 ? p->mp[p->n - 1] : NULL;
+}
+
+/* The bytes a session of pool set p takes (object, header and trailer). */
+static size_t
+pools_obj_size(const struct sess_pools *p)
+{
+	const struct rte_mempool *mp = p->n != 0 ? p->mp[0] : NULL;
+
+	return mp == NULL ? 0 : mp->header_size + mp->elt_size + mp->trailer_size;
+}
+
+static void
+pools_free(struct sess_pools *p)
+{
+	for (unsigned int i = 0; i < p->n; i++)
+		rte_mempool_free(p->mp[i]);
+	p->n = 0;
+	p->total = 0;
+	p->elt = 0;
+}
 
 /*
  * A cryptodev whose rte_security context offers lookaside-protocol ESP for
@@ -299,7 +380,11 @@ sec_tunnel(const struct gw_sa_conf *c, struct rte_security_ipsec_xform *ix)
 	}
 }
 
-/* The session pool, sized for the largest security session of the used devices. */
+/*
+ * The security session pools, once the first device with rte_security is
+ * up: sized for the largest rte_security session of the devices up then,
+ * made on first need and grown (pools_pick).
+ */
 static int
 sec_pool_create(struct gw_dp *dp)
 {
@@ -314,15 +399,9 @@ sec_pool_create(struct gw_dp *dp)
 		if (ctx != NULL)
 			max = RTE_MAX(max, rte_security_session_get_size(ctx));
 	}
-	if (max == 0 || sec_pool != NULL)
+	if (max == 0 || spools.elt != 0)
 		return 0;
-	sec_pool = rte_mempool_create("gw_sec_sess", GW_MAX_SA + 63, max, 0, 0, NULL, NULL, NULL,
-				      NULL, SOCKET_ID_ANY, 0);
-	if (sec_pool == NULL) {
-		fprintf(stderr, "vecsec-gw: cannot create the security session pool: %s\n",
-			rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
+	spools.elt = max;
 	/* crypto_vecsec marks replayed ESP with this flag (rte_pmd_vecsec.h) */
 	int bit = rte_mbuf_dynflag_lookup(RTE_PMD_VECSEC_DYNFLAG_REPLAY_NAME, NULL);
 
@@ -346,26 +425,30 @@ sec_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 		.action_type = RTE_SECURITY_ACTION_TYPE_LOOKASIDE_PROTOCOL,
 		.protocol = RTE_SECURITY_PROTOCOL_IPSEC,
 	};
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
 	struct rte_crypto_sym_xform xf[2];
 	void *ctx = rte_cryptodev_get_sec_ctx(s->cdev_id);
+	struct rte_mempool *mp = ctx != NULL ? pools_pick(dp, &spools) : NULL;
+	struct rte_ipsec_sa *isa = s->ss.sa;
 	int rc;
 
-	if (ctx == NULL || sec_pool == NULL)
-		return -ENOTSUP;
+	if (mp == NULL)
+		return ctx == NULL ? -ENOTSUP : -ENOMEM;
 	fill_xforms(c, xf);
 	esn_aad_fix(dp, c, xf);
-	conf.ipsec = s->sa_ix;
+	conf.ipsec = cold->sa_ix;
 	conf.crypto_xform = sess_xform(c, xf);
-	s->cses = rte_security_session_create(ctx, &conf, sec_pool);
-	if (s->cses == NULL) {
+	cold->cses = rte_security_session_create(ctx, &conf, mp);
+	if (cold->cses == NULL) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create an rte_security session "
 			"on %s\n", c->spi, c->line, rte_cryptodev_name_get(s->cdev_id));
 		return -EINVAL;
 	}
+	cold->sess_size = pools_obj_size(&spools);
 	memset(&s->ss, 0, sizeof(s->ss));
-	s->ss.sa = s->sa;
+	s->ss.sa = isa;
 	s->ss.type = RTE_SECURITY_ACTION_TYPE_LOOKASIDE_PROTOCOL;
-	s->ss.security.ses = s->cses;
+	s->ss.security.ses = cold->cses;
 	s->ss.security.ctx = ctx;
 	rc = rte_ipsec_session_prepare(&s->ss);
 	if (rc != 0)
@@ -393,20 +476,10 @@ sec_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
  * also the one it rebuilds ESNs with (rw_recover).
  */
 static int
-replay_setup(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, uint32_t win,
-	     bool esn)
+replay_setup(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, uint32_t w,
+	     bool esn, void *mem, size_t sz)
 {
-	uint32_t w = win != 0 ? win : 64;
-	size_t sz;
-
-	rte_free(s->rw);        /* a second try (sa_init_one after -ENOTSUP) */
-	s->rw = NULL;
-	if (win == 0 && !esn)
-		return 0;       /* anti-replay off and 32-bit numbers: no state at all */
-	sz = vecsec_esp_replay_size(w);
-	s->rw = sz != 0 ? rte_zmalloc("gw_replay", sz, RTE_CACHE_LINE_SIZE) : NULL;
-	if (s->rw == NULL)
-		return -ENOMEM;
+	s->rw = mem;
 	if (vecsec_esp_replay_init(s->rw, sz, w, esn, c->esn_init) != 0) {
 		fprintf(stderr, "vecsec-gw: SA in %u (line %d): the last sequence number seen "
 			"(%" PRIu64 ") needs ESN\n", c->spi, c->line, c->esn_init);
@@ -444,19 +517,46 @@ seq_limit(struct gw_sa *s, const struct gw_sa_conf *c, bool esn)
 	return 0;
 }
 
+/* Free what the SA's cold part points to (rte_ipsec SA, window; session apart). */
+static void
+blk_free(struct gw_dp *dp, struct gw_sa *s)
+{
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
+
+	if (s->ss.sa != NULL)
+		rte_ipsec_sa_fini(s->ss.sa);
+	if (cold->blk != NULL) {
+		dp->mem_blk -= cold->blk_size;
+		rte_free(cold->blk);
+	}
+	cold->blk = NULL;
+	cold->blk_size = 0;
+	s->ss.sa = NULL;
+	s->rw = NULL;
+}
+
+/*
+ * Everything of SA slot s but its session: the device, and one allocation
+ * for its rte_ipsec SA and, inbound, the exact replay window right after it
+ * (lines a packet reads next to each other). fam: its inner family.
+ */
 static int
 sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam, bool quiet,
 		bool only_used)
 {
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
 	struct rte_crypto_sym_xform xf[2], ix[2];
 	struct rte_crypto_sym_xform *ipx;
 	struct rte_ipsec_sa_prm prm;
 	struct rte_ipv4_hdr h4;
 	struct rte_ipv6_hdr h6;
 	uint32_t win = c->window >= 0 ? (uint32_t)c->window : dp->window;
+	uint32_t rw_win = 0;    /* the exact window's size, 0: none */
 	bool esn = c->esn || dp->esn;
+	size_t rw_sz = 0, ofs;
 	int sz, rc;
 
+	blk_free(dp, s);        /* a second try (after -ENOTSUP) */
 	fill_xforms(c, xf);
 	esn_aad_fix(dp, c, xf);
 	ipx = ipsec_xform(c, xf, ix);
@@ -473,10 +573,11 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	 */
 	if (dp->nb_workers > 1 && c->dir == GW_DIR_OUT)
 		prm.flags = RTE_IPSEC_SAFLAG_SQN_ATOM;
-	if (c->dir == GW_DIR_IN && s->action != GW_SA_LOOKASIDE_PROTOCOL) {
-		rc = replay_setup(dp, s, c, win, esn);
-		if (rc != 0)
-			return rc;
+	if (c->dir == GW_DIR_IN && s->action != GW_SA_LOOKASIDE_PROTOCOL && (win != 0 || esn)) {
+		rw_win = win != 0 ? win : 64;
+		rw_sz = vecsec_esp_replay_size(rw_win);
+		if (rw_sz == 0)
+			return -EINVAL;
 	} else if (c->dir == GW_DIR_OUT) {
 		rc = seq_limit(s, c, esn);
 		if (rc != 0)
@@ -490,7 +591,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	prm.ipsec_xform.options.esn = esn;
 	prm.ipsec_xform.esn.value = c->esn_init;
 	if (c->dir == GW_DIR_IN)
-		prm.ipsec_xform.replay_win_sz = s->rw != NULL ? s->rw_recover : win;
+		prm.ipsec_xform.replay_win_sz = rw_win != 0 ? rw_win + 64 : win;
 	prm.crypto_xform = ipx;
 	if (c->mode == GW_MODE_TRANS) {
 		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TRANSPORT;
@@ -544,14 +645,15 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	s->dir = c->dir;
 	s->mode = c->mode;
 	s->inner_v6 = (uint8_t)fam;
-	s->src = c->src;
-	s->dst = c->dst;
-	s->algo_name = c->algo_name;
-	s->owner = c->owner;
-	s->last_tsc = 0;
-	s->line = c->line;
+	cold->src = c->src;
+	cold->dst = c->dst;
+	cold->algo_name = c->algo_name;
+	cold->line = c->line;
+	cold->owner = c->owner;
 	memcpy(s->life, c->life, sizeof(s->life));
 	s->has_life = (c->life[0] | c->life[1] | c->life[2] | c->life[3]) != 0;
+	s->life_more = (c->life[GW_LIFE_SOFT_PKTS] | c->life[GW_LIFE_SOFT_BYTES] |
+			c->life[GW_LIFE_HARD_BYTES]) != 0;
 	s->used_pkts = 0;
 	s->used_bytes = 0;
 	s->soft_sent = 0;
@@ -576,9 +678,9 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 
 	if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
 		/* the PMD frames ESP itself: tunnel end points as addresses, not a header */
-		s->sa_ix = prm.ipsec_xform;
-		sec_tunnel(c, &s->sa_ix);
-		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .ix = &s->sa_ix,
+		cold->sa_ix = prm.ipsec_xform;
+		sec_tunnel(c, &cold->sa_ix);
+		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .ix = &cold->sa_ix,
 			.xf = sess_xform(c, xf) }, only_used);
 	} else {
 		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .xf = sess_xform(c, xf),
@@ -615,43 +717,60 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 			c->line, strerror(-sz));
 		return sz;
 	}
-	s->sa = rte_zmalloc("gw_sa", sz, RTE_CACHE_LINE_SIZE);
-	if (s->sa == NULL)
+	ofs = RTE_ALIGN_CEIL((size_t)sz, RTE_CACHE_LINE_SIZE);
+	cold->blk_size = ofs + rw_sz;
+	cold->blk = rte_zmalloc("gw_sa", cold->blk_size, RTE_CACHE_LINE_SIZE);
+	if (cold->blk == NULL) {
+		cold->blk_size = 0;
 		return -ENOMEM;
-	rc = rte_ipsec_sa_init(s->sa, &prm, sz);
+	}
+	dp->mem_blk += cold->blk_size;
+	rc = rte_ipsec_sa_init(cold->blk, &prm, sz);
 	if (rc < 0) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): rte_ipsec_sa_init: %s\n", c->spi,
 			c->line, strerror(-rc));
 		return rc;
 	}
+	s->ss.sa = cold->blk;
 	gw_sa_telemetry(dp, s, c->telemetry);
+	if (rw_win != 0)
+		return replay_setup(dp, s, c, rw_win, esn, (uint8_t *)cold->blk + ofs, rw_sz);
 	return 0;
 }
 
 static int
 sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 {
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
 	struct rte_crypto_sym_xform xf[2];
+	struct rte_ipsec_sa *isa = s->ss.sa;
+	struct rte_mempool *mp;
 	int rc;
 
 	if (s->action == GW_SA_LOOKASIDE_PROTOCOL)
 		return sec_session(dp, s, c);
+	mp = pools_pick(dp, &cpools[s->cdev_id]);
+	if (mp == NULL) {
+		fprintf(stderr, "vecsec-gw: SA %u (line %d): no session left (--max-sa %u)\n",
+			c->spi, c->line, dp->max_sa);
+		return -ENOMEM;
+	}
 	fill_xforms(c, xf);
 	esn_aad_fix(dp, c, xf);
-	s->cses = rte_cryptodev_sym_session_create(s->cdev_id, sess_xform(c, xf),
-		dp->cdev[s->cdev_id].sess_pool);
-	if (s->cses == NULL) {
+	cold->cses = rte_cryptodev_sym_session_create(s->cdev_id, sess_xform(c, xf), mp);
+	if (cold->cses == NULL) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): cannot create a session on %s: %s\n",
 			c->spi, c->line, rte_cryptodev_name_get(s->cdev_id),
 			rte_strerror(rte_errno));
 		return -rte_errno ? -rte_errno : -EINVAL;
 	}
-	rte_cryptodev_sym_session_opaque_data_set(s->cses, (uint64_t)(uintptr_t)&s->ss);
+	cold->sess_size = pools_obj_size(&cpools[s->cdev_id]);
+	rte_cryptodev_sym_session_opaque_data_set(cold->cses, (uint64_t)(uintptr_t)&s->ss);
 	memset(&s->ss, 0, sizeof(s->ss));
-	s->ss.sa = s->sa;
+	s->ss.sa = isa;
 	s->ss.type = s->action == GW_SA_CPU_CRYPTO ? RTE_SECURITY_ACTION_TYPE_CPU_CRYPTO
 		: RTE_SECURITY_ACTION_TYPE_NONE;
-	s->ss.crypto.ses = s->cses;
+	s->ss.crypto.ses = cold->cses;
 	s->ss.crypto.dev_id = s->cdev_id;
 	rc = rte_ipsec_session_prepare(&s->ss);
 	if (rc != 0)
@@ -677,7 +796,8 @@ cdev_up(struct gw_dp *dp, struct gw_cdev *cd)
 	};
 	struct rte_cryptodev_qp_conf qp = { .nb_descriptors = GW_CDEV_DESC };
 	struct rte_cryptodev_info info;
-	char name[RTE_MEMPOOL_NAMESIZE];
+	struct sess_pools *p = &cpools[cd->id];
+	unsigned int count = 64;
 	int rc;
 
 	if (cfg.socket_id < 0)
@@ -691,14 +811,17 @@ cdev_up(struct gw_dp *dp, struct gw_cdev *cd)
 		       info.max_nb_queue_pairs, dp->nb_workers);
 		return -ENOTSUP;
 	}
-	snprintf(name, sizeof(name), "gw_sess%u", cd->id);
-	cd->sess_pool = rte_cryptodev_sym_session_pool_create(name, GW_MAX_SA + 64,
-		rte_cryptodev_sym_get_private_session_size(cd->id), 0, 0, SOCKET_ID_ANY);
-	if (cd->sess_pool == NULL) {
-		GW_LOG(ERR, "%s: cannot create its session pool: %s", cd->name,
-		       rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
+	/* its sessions: the SAs that picked it so far and 64 more, then pools that grow */
+	snprintf(p->name, sizeof(p->name), "gw_sess%u_", cd->id);
+	p->kind = p->name;
+	p->elt = rte_cryptodev_sym_get_private_session_size(cd->id);
+	for (unsigned int i = 0; i < dp->nb_sa; i++)
+		count += dp->sa[i].active && dp->sa[i].cdev_id == cd->id &&
+			dp->sa[i].action != GW_SA_LOOKASIDE_PROTOCOL;
+	rc = pools_add(p, RTE_MIN(count, dp->max_sa + 64));
+	if (rc != 0)
+		return rc;
+	cd->sess_pool = p->mp[0];
 	qp.mp_session = cd->sess_pool;
 	rc = rte_cryptodev_configure(cd->id, &cfg);
 	for (uint16_t q = 0; rc == 0 && q < dp->nb_workers; q++)
@@ -789,8 +912,7 @@ sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int 
 
 	rc = sa_init_one(dp, s, c, fam, true, false);
 	while (rc == -ENOTSUP && (made = cdev_create_next(dp, &next)) >= 0) {
-		rte_free(s->sa);
-		s->sa = NULL;
+		blk_free(dp, s);
 		dp->cdev[made].used = false;
 		rc = sa_init_one(dp, s, c, fam, true, false);
 		if (rc != 0)
@@ -819,27 +941,30 @@ sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int 
 void
 gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked)
 {
-	if (s->sa == NULL)
+	if (s->ss.sa == NULL)
 		return;
-	rte_ipsec_telemetry_sa_del(s->sa);
+	rte_ipsec_telemetry_sa_del(s->ss.sa);
 	if (marked || dp->ipsec_telemetry_all)
-		rte_ipsec_telemetry_sa_add(s->sa);
+		rte_ipsec_telemetry_sa_add(s->ss.sa);
 }
 
 static void
-sad_key(const struct gw_sa *s, union rte_ipsec_sad_key *k, int *type, bool *v6)
+sad_key(const struct gw_dp *dp, const struct gw_sa *s, union rte_ipsec_sad_key *k, int *type,
+	bool *v6)
 {
+	const struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
+
 	memset(k, 0, sizeof(*k));
 	if (s->mode == GW_MODE_TUN4) {
 		k->v4.spi = rte_cpu_to_be_32(s->spi);
-		memcpy(&k->v4.dip, s->dst.b, 4);
-		memcpy(&k->v4.sip, s->src.b, 4);
+		memcpy(&k->v4.dip, cold->dst.b, 4);
+		memcpy(&k->v4.sip, cold->src.b, 4);
 		*type = RTE_IPSEC_SAD_SPI_DIP_SIP;
 		*v6 = false;
 	} else if (s->mode == GW_MODE_TUN6) {
 		k->v6.spi = rte_cpu_to_be_32(s->spi);
-		memcpy(k->v6.dip, s->dst.b, 16);
-		memcpy(k->v6.sip, s->src.b, 16);
+		memcpy(k->v6.dip, cold->dst.b, 16);
+		memcpy(k->v6.sip, cold->src.b, 16);
 		*type = RTE_IPSEC_SAD_SPI_DIP_SIP;
 		*v6 = true;
 	} else {
@@ -856,7 +981,7 @@ sad_add(struct gw_dp *dp, struct gw_sa *s)
 	int type;
 	bool v6;
 
-	sad_key(s, &k, &type, &v6);
+	sad_key(dp, s, &k, &type, &v6);
 	return rte_ipsec_sad_add(v6 ? dp->sad6 : dp->sad4, &k, type, s);
 }
 
@@ -869,31 +994,63 @@ gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s)
 
 	if (s->dir != GW_DIR_IN)
 		return 0;
-	sad_key(s, &k, &type, &v6);
+	sad_key(dp, s, &k, &type, &v6);
 	return rte_ipsec_sad_del(v6 ? dp->sad6 : dp->sad4, &k, type);
 }
 
+/*
+ * One SAD per family, each table sized for the inbound SAs of the
+ * configuration that go there, plus room for every SA the control socket
+ * may still add; twice that: rte_hash (cuckoo, no extension table) refuses
+ * keys ("no space") long before it is full when they differ in a few bits
+ * only. Tunnels that share their end points and take consecutive SPIs
+ * fail at half of the table (its CRC spreads 17 varying bits over pairs of
+ * buckets that are not independent): 65,541 of 100,000 in a table of 2^17.
+ */
 static int
-sad_setup(struct gw_dp *dp)
+sad_setup(struct gw_dp *dp, const int8_t *fam)
 {
-	struct rte_ipsec_sad_conf sc = { .socket_id = SOCKET_ID_ANY };
+	unsigned int n[2][2] = { { 0, 0 }, { 0, 0 } };     /* [v6][tunnel] */
+	unsigned int room = dp->ctrl ? dp->max_sa - dp->nb_sa : 0;
+	size_t heap0 = gw_heap_used();
 
-	/*
-	 * Twice the SAs: rte_hash (cuckoo, random seed, no extension table)
-	 * sized to 1024 sometimes refuses one of 1000 SAs as "no space".
-	 */
-	for (int i = 0; i < RTE_IPSEC_SAD_KEY_TYPE_MASK; i++)
-		sc.max_sa[i] = 2 * GW_MAX_SA;
-	/* lookups while the control socket adds and deletes */
-	if (dp->ctrl)
-		sc.flags = RTE_IPSEC_SAD_FLAG_RW_CONCURRENCY;
-	dp->sad4 = rte_ipsec_sad_create("gw_sad4", &sc);
-	sc.flags |= RTE_IPSEC_SAD_FLAG_IPV6;
-	dp->sad6 = rte_ipsec_sad_create("gw_sad6", &sc);
-	if (dp->sad4 == NULL || dp->sad6 == NULL) {
-		fprintf(stderr, "vecsec-gw: cannot create the SAD: %s\n", rte_strerror(rte_errno));
-		return -ENOMEM;
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		const struct gw_sa *s = &dp->sa[i];
+
+		if (!s->active || s->dir != GW_DIR_IN)
+			continue;
+		if (s->mode == GW_MODE_TRANS)
+			n[fam[i] == 1][0]++;
+		else
+			n[s->mode == GW_MODE_TUN6][1]++;
 	}
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct rte_ipsec_sad_conf sc = { .socket_id = SOCKET_ID_ANY };
+		struct rte_ipsec_sad *sad;
+
+		for (int t = 0; t < 2; t++) {
+			unsigned int k = n[v6][t] + room;
+
+			sc.max_sa[t ? RTE_IPSEC_SAD_SPI_DIP_SIP : RTE_IPSEC_SAD_SPI_ONLY] =
+				2 * k + 64;
+		}
+		/* lookups while the control socket adds and deletes */
+		if (dp->ctrl)
+			sc.flags = RTE_IPSEC_SAD_FLAG_RW_CONCURRENCY;
+		if (v6)
+			sc.flags |= RTE_IPSEC_SAD_FLAG_IPV6;
+		sad = rte_ipsec_sad_create(v6 ? "gw_sad6" : "gw_sad4", &sc);
+		if (sad == NULL) {
+			fprintf(stderr, "vecsec-gw: cannot create the SAD: %s\n",
+				rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		if (v6)
+			dp->sad6 = sad;
+		else
+			dp->sad4 = sad;
+	}
+	dp->mem_sad = gw_heap_used() - heap0;   /* the keys come later: room counts */
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		struct gw_sa *s = &dp->sa[i];
 		int rc;
@@ -904,30 +1061,36 @@ sad_setup(struct gw_dp *dp)
 		if (rc != 0) {
 			fprintf(stderr,
 				"vecsec-gw: SA in %u (line %d): cannot add to the SAD: %s\n",
-				s->spi, s->line, strerror(-rc));
+				s->spi, dp->sa_cold[i].line, strerror(-rc));
 			return rc;
 		}
 	}
 	return 0;
 }
 
-/* Run time (control socket): slot i of conf, on a device already started. */
+/*
+ * Run time (control socket, reload): slot i of conf; its cryptodev is
+ * started if it is not yet. fam < 0: no SP rule names the SA yet (the
+ * control socket's parser wants the SA first): its `inner`, else the
+ * tunnel's family.
+ */
 int
-gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam, char *err,
 		size_t err_len)
 {
 	const struct gw_sa_conf *c = &conf->sa[i];
-	struct gw_sa *s = &dp->sa[i];
-	int fam = gw_sa_family(conf, c);
+	struct gw_sa *s;
 	int rc;
 
-	if (fam < 0) {
-		snprintf(err, err_len, "SA %u: SP rules send both IPv4 and IPv6 through it",
-			 c->spi);
-		return -EINVAL;
+	if (i >= dp->max_sa) {
+		snprintf(err, err_len, "the SA table is full (%u SAs: --max-sa)", dp->max_sa);
+		return -ENOSPC;
 	}
+	s = &dp->sa[i];
+	if (fam < 0)
+		fam = c->inner >= 0 ? c->inner : c->mode == GW_MODE_TUN6;
 	memset(s, 0, sizeof(*s));
-	s->idx = (uint16_t)i;
+	s->idx = i;
 	rc = sa_init_cdev(dp, s, c, fam, true, true);
 	if (rc == 0)
 		rc = sa_session(dp, s, c);
@@ -937,7 +1100,7 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *er
 		snprintf(err, err_len, "SA %s %u: %s%s", c->dir == GW_DIR_IN ? "in" : "out", c->spi,
 			rc == -ENOTSUP ? "no cryptodev supports it" : strerror(-rc),
 			rc == -ENOTSUP && sa_is_aria(c) ? " (ARIA needs crypto_vecsec)" : "");
-		gw_sa_free(s);
+		gw_sa_free(dp, s);
 		return rc;
 	}
 	for (unsigned int w = 0; w < dp->nb_workers; w++)
@@ -950,27 +1113,42 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *er
 
 /* Free what slot s holds; no worker may reach it any more. */
 void
-gw_sa_free(struct gw_sa *s)
+gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 {
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
+
 	s->active = false;
-	if (s->cses != NULL && s->action == GW_SA_LOOKASIDE_PROTOCOL)
-		rte_security_session_destroy(rte_cryptodev_get_sec_ctx(s->cdev_id), s->cses);
-	else if (s->cses != NULL)
-		rte_cryptodev_sym_session_free(s->cdev_id, s->cses);   /* wipes the key */
-	if (s->sa != NULL) {
-		rte_ipsec_telemetry_sa_del(s->sa);
-		rte_ipsec_sa_fini(s->sa);
-		rte_free(s->sa);
-	}
-	rte_free(s->rw);
-	s->cses = NULL;
-	s->sa = NULL;
-	s->rw = NULL;
+	if (cold->cses != NULL && s->action == GW_SA_LOOKASIDE_PROTOCOL)
+		rte_security_session_destroy(rte_cryptodev_get_sec_ctx(s->cdev_id), cold->cses);
+	else if (cold->cses != NULL)
+		rte_cryptodev_sym_session_free(s->cdev_id, cold->cses);   /* wipes the key */
+	cold->cses = NULL;
+	cold->sess_size = 0;
+	if (s->ss.sa != NULL)
+		rte_ipsec_telemetry_sa_del(s->ss.sa);
+	blk_free(dp, s);
+}
+
+/*
+ * The SA table's size: --max-sa, else the configuration's SAs, and with
+ * the control socket (on by default) a quarter more, at least 4096 more (an
+ * IKE daemon's 1000 CHILD_SAs are 2000 SAs, twice that while they are
+ * rekeyed), for it to add; a reload reuses the slots it frees.
+ */
+static unsigned int
+default_max_sa(const struct gw_dp *dp, const struct gw_conf *conf)
+{
+	unsigned int n = conf->nb_sa;
+
+	if (dp->ctrl)
+		n += RTE_MAX(n / 4, 4096u);
+	return RTE_MAX(n, 1u);
 }
 
 int
 gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 {
+	int8_t *fam = NULL;
 	int rc;
 
 	static const struct rte_mbuf_dynfield seq_field = {
@@ -979,14 +1157,32 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		.align = __alignof__(uint64_t),
 	};
 
-	dp->sa = calloc(GW_MAX_SA, sizeof(*dp->sa));
-	if (dp->sa == NULL)
-		return -ENOMEM;
+	if (dp->max_sa == 0)
+		dp->max_sa = default_max_sa(dp, conf);
+	if (conf->nb_sa > dp->max_sa) {
+		fprintf(stderr, "vecsec-gw: %u SAs in the configuration, the table has room for "
+			"%u (--max-sa)\n", conf->nb_sa, dp->max_sa);
+		return -ENOSPC;
+	}
+	dp->sa = rte_zmalloc("gw_sa_tab", (size_t)dp->max_sa * sizeof(*dp->sa),
+			     RTE_CACHE_LINE_SIZE);
+	dp->sa_cold = calloc(dp->max_sa, sizeof(*dp->sa_cold));
+	fam = malloc(conf->nb_sa + 1);
+	if (dp->sa == NULL || dp->sa_cold == NULL || fam == NULL) {
+		fprintf(stderr, "vecsec-gw: no memory for an SA table of %u\n", dp->max_sa);
+		rc = -ENOMEM;
+		goto out;
+	}
 	gw_seq_dynfield = rte_mbuf_dynfield_register(&seq_field);
 	if (gw_seq_dynfield < 0) {
 		fprintf(stderr, "vecsec-gw: cannot register an mbuf field: %s\n",
 			rte_strerror(rte_errno));
-		return -ENOSPC;
+		rc = -ENOSPC;
+		goto out;
+	}
+	if (gw_conf_families(conf, fam) != 0) {
+		rc = -EINVAL;           /* gw_conf_validate() refused it already */
+		goto out;
 	}
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
 		if (!rte_cryptodev_is_valid_dev((uint8_t)id))
@@ -998,17 +1194,17 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 	for (unsigned int i = 0; i < conf->nb_sa; i++) {
 		const struct gw_sa_conf *c = &conf->sa[i];
 		struct gw_sa *s = &dp->sa[i];
-		int fam = gw_sa_family(conf, c);
 
-		if (fam < 0) {          /* gw_conf_validate() refused it already */
+		if (fam[i] < 0) {       /* gw_conf_validate() refused it already */
 			GW_LOG(ERR, "SA %u (line %d): SP rules send both IPv4 and IPv6 through it; "
 			       "one SA carries one family", c->spi, c->line);
-			return -EINVAL;
+			rc = -EINVAL;
+			goto out;
 		}
-		s->idx = (uint16_t)i;
-		rc = sa_init_cdev(dp, s, c, fam, false, false);
+		s->idx = i;
+		rc = sa_init_cdev(dp, s, c, fam[i], false, false);
 		if (rc < 0)
-			return rc;
+			goto out;
 		s->active = true;
 		dp->nb_sa = i + 1;
 	}
@@ -1017,33 +1213,70 @@ gw_sa_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		if (dp->cdev[id].used) {
 			rc = cdev_up(dp, &dp->cdev[id]);
 			if (rc != 0)
-				return rc;
+				goto out;
 		}
 	}
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		rc = sa_session(dp, &dp->sa[i], &conf->sa[i]);
 		if (rc != 0)
-			return rc;
+			goto out;
 	}
-	return sad_setup(dp);
+	rc = sad_setup(dp, fam);
+out:
+	free(fam);
+	return rc;
 }
 
 void
 gw_sa_teardown(struct gw_dp *dp)
 {
 	for (unsigned int i = 0; dp->sa != NULL && i < dp->nb_sa; i++)
-		gw_sa_free(&dp->sa[i]);
+		gw_sa_free(dp, &dp->sa[i]);
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
 		if (dp->cdev[id].sess_pool != NULL)
 			rte_cryptodev_stop(dp->cdev[id].id);
-		rte_mempool_free(dp->cdev[id].sess_pool);
+		pools_free(&cpools[id]);        /* sess_pool is its first */
 		dp->cdev[id].sess_pool = NULL;
 	}
 	rte_ipsec_sad_destroy(dp->sad4);
 	rte_ipsec_sad_destroy(dp->sad6);
-	rte_mempool_free(sec_pool);
-	sec_pool = NULL;
-	free(dp->sa);
+	pools_free(&spools);
+	rte_free(dp->sa);
+	free(dp->sa_cold);
 	dp->sa = NULL;
+	dp->sa_cold = NULL;
 	dp->nb_sa = 0;
+}
+
+/* What the SA table takes: gw_dp.h's struct gw_mem. */
+void
+gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->max_sa = dp->max_sa;
+	for (unsigned int i = 0; i < dp->nb_sa; i++) {
+		const struct gw_sa_cold *cold = &dp->sa_cold[i];
+
+		if (!dp->sa[i].active)
+			continue;
+		m->nb_sa++;
+		m->ipsec_sa += cold->blk_size;
+		m->session += cold->sess_size;
+		m->nb_chacha += dp->sa[i].action != GW_SA_LOOKASIDE_PROTOCOL &&
+			cold->algo_name != NULL && strcmp(cold->algo_name, "chacha20-poly1305") == 0;
+	}
+	m->sa_hot = (size_t)dp->max_sa * sizeof(dp->sa[0]);
+	m->sa_cold = (size_t)dp->max_sa * sizeof(dp->sa_cold[0]);
+	m->stats = (size_t)dp->max_sa * dp->nb_workers * sizeof(struct gw_sa_stats);
+	m->sec_session_obj = pools_obj_size(&spools);
+	m->session_pools = (size_t)spools.total * m->sec_session_obj;
+	m->nb_sessions = spools.total;
+	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
+		size_t obj = pools_obj_size(&cpools[id]);
+
+		/* the largest one (sessions are sized per driver) */
+		m->session_obj = RTE_MAX(m->session_obj, obj);
+		m->session_pools += (size_t)cpools[id].total * obj;
+		m->nb_sessions += cpools[id].total;
+	}
 }

@@ -44,9 +44,9 @@ struct rate_sample {
 };
 
 static struct gw_stats tot_base;                /* totals at the last reset */
-static struct gw_sa_stats *sa_base;             /* [GW_MAX_SA]: each SA's at its reset */
-static uint64_t *sa_reset_tsc;                  /* [GW_MAX_SA]: when (0: never, the start) */
-static struct rate_sample *rs_prev, *rs_cur;    /* [GW_MAX_SA] */
+static struct gw_sa_stats *sa_base;             /* [gw.max_sa]: each SA's at its reset */
+static uint64_t *sa_reset_tsc;                  /* [gw.max_sa]: when (0: never, the start) */
+static struct rate_sample *rs_prev, *rs_cur;    /* [gw.max_sa] */
 static struct gw_stats tot_prev, tot_cur;
 static uint64_t tsc_start, tsc_reset, tsc_prev, tsc_cur;
 
@@ -84,6 +84,8 @@ gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out
 
 		out->pkts += s->pkts;
 		out->bytes += s->bytes;
+		out->last_tsc = RTE_MAX(out->last_tsc, __atomic_load_n(&s->last_tsc,
+								      __ATOMIC_RELAXED));
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			out->drops[d] += s->drops[d];
 		out->seq_used += s->seq_used;
@@ -95,10 +97,10 @@ gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out
 int
 gw_stats_init(void)
 {
-	sa_base = calloc(GW_MAX_SA, sizeof(*sa_base));
-	sa_reset_tsc = calloc(GW_MAX_SA, sizeof(*sa_reset_tsc));
-	rs_prev = calloc(GW_MAX_SA, sizeof(*rs_prev));
-	rs_cur = calloc(GW_MAX_SA, sizeof(*rs_cur));
+	sa_base = calloc(gw.max_sa, sizeof(*sa_base));
+	sa_reset_tsc = calloc(gw.max_sa, sizeof(*sa_reset_tsc));
+	rs_prev = calloc(gw.max_sa, sizeof(*rs_prev));
+	rs_cur = calloc(gw.max_sa, sizeof(*rs_cur));
 	if (sa_base == NULL || sa_reset_tsc == NULL || rs_prev == NULL || rs_cur == NULL) {
 		gw_stats_fini();
 		return -ENOMEM;
@@ -276,8 +278,8 @@ sa_info_get(const struct gw_dp *dp, unsigned int slot, struct sa_info *in)
 	if (in->tunnel) {
 		int af = s->mode == GW_MODE_TUN6 ? AF_INET6 : AF_INET;
 
-		inet_ntop(af, s->src.b, in->src, sizeof(in->src));
-		inet_ntop(af, s->dst.b, in->dst, sizeof(in->dst));
+		inet_ntop(af, dp->sa_cold[slot].src.b, in->src, sizeof(in->src));
+		inet_ntop(af, dp->sa_cold[slot].dst.b, in->dst, sizeof(in->dst));
 	}
 	in->esn = c->esn || dp->esn;
 	in->telemetry = c->telemetry || dp->ipsec_telemetry_all;
@@ -298,7 +300,7 @@ sa_info_get(const struct gw_dp *dp, unsigned int slot, struct sa_info *in)
 			rte_rwlock_read_unlock(&ws->rw_lock);
 		in->has_top = true;
 	} else if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
-		in->window = s->sa_ix.replay_win_sz;    /* crypto_vecsec keeps it */
+		in->window = dp->sa_cold[slot].sa_ix.replay_win_sz;    /* crypto_vecsec keeps it */
 	}
 	if (rs_cur != NULL) {
 		in->pps = per_s(rs_cur[slot].pkts, rs_prev[slot].pkts);
@@ -323,7 +325,8 @@ sa_json(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 		fprintf(f, "\"src\": \"%s\", \"dst\": \"%s\", ", in->src, in->dst);
 	fprintf(f, "\"udp_encap\": %s, \"algo\": \"%s\", \"type\": \"%s\", \"cryptodev\": \"%s\", "
 		"\"driver\": \"%s\", \"esn\": %s, \"telemetry\": %s, ",
-		s->natt ? "true" : "false", s->algo_name, in->type, dp->cdev[s->cdev_id].name,
+		s->natt ? "true" : "false", dp->sa_cold[s->idx].algo_name, in->type,
+		dp->cdev[s->cdev_id].name,
 		dp->cdev[s->cdev_id].driver, in->esn ? "true" : "false",
 		in->telemetry ? "true" : "false");
 	if (s->dir == GW_DIR_OUT)
@@ -343,7 +346,8 @@ sa_json(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 	/* lifetime events raised (outbound hard: also sequence numbers used up) */
 	fprintf(f, "}, \"soft_expired\": %s, \"hard_expired\": %s, \"line\": %d}",
 		__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED) ? "true" : "false",
-		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) ? "true" : "false", s->line);
+		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) ? "true" : "false",
+		dp->sa_cold[s->idx].line);
 }
 
 /* The SA in text, VPP's `show ipsec sa` style: a few indented lines. */
@@ -355,7 +359,8 @@ sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 
 	fprintf(f, "sa %s %u: %s inner ipv%c%s, %s, %s on %s (%s)%s%s\n", in->dir, s->spi,
 		in->mode, s->inner_v6 ? '6' : '4',
-		s->natt ? " udp-encap" : "", s->algo_name, in->type, dp->cdev[s->cdev_id].name,
+		s->natt ? " udp-encap" : "", dp->sa_cold[s->idx].algo_name, in->type,
+		dp->cdev[s->cdev_id].name,
 		dp->cdev[s->cdev_id].driver, in->esn ? ", esn" : "",
 		in->telemetry ? ", telemetry" : "");
 	if (in->tunnel)
@@ -467,7 +472,7 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			dr += in.st.drops[d];
 		fprintf(f, "  SA %-3s %-10u %-17s %-9s on %-24s pkts %" PRIu64 " bytes %" PRIu64
-			" drops %" PRIu64, in.dir, sa->spi, sa->algo_name,
+			" drops %" PRIu64, in.dir, sa->spi, dp->sa_cold[i].algo_name,
 			sa->mode == GW_MODE_TRANS ? "transport" :
 			sa->mode == GW_MODE_TUN4 ? "tunnel4" : "tunnel6",
 			dp->cdev[sa->cdev_id].name, in.st.pkts, in.st.bytes, dr);
@@ -619,7 +624,7 @@ tel_sa_fill(unsigned int slot, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, "dst", in.dst);
 	}
 	rte_tel_data_add_dict_u64(d, "udp_encap", s->natt);
-	rte_tel_data_add_dict_string(d, "algo", s->algo_name);
+	rte_tel_data_add_dict_string(d, "algo", gw.sa_cold[slot].algo_name);
 	rte_tel_data_add_dict_string(d, "type", in.type);
 	rte_tel_data_add_dict_string(d, "cryptodev", gw.cdev[s->cdev_id].name);
 	rte_tel_data_add_dict_string(d, "driver", gw.cdev[s->cdev_id].driver);
@@ -653,7 +658,7 @@ tel_sa_fill(unsigned int slot, struct rte_tel_data *d)
 		__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "hard_expired",
 		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "line", (uint64_t)s->line);
+	rte_tel_data_add_dict_u64(d, "line", (uint64_t)gw.sa_cold[slot].line);
 }
 
 /*

@@ -6,7 +6,7 @@
  * bypass, discard) -> group by SA -> rte_ipsec prepare -> cryptodev
  * enqueue (lookaside-none) or rte_ipsec CPU crypto -> dequeue, group by
  * session -> rte_ipsec process -> inbound: the SP that protects the inner
- * packet must name this SA -> route (rte_lpm/lpm6) -> Ethernet header -> tx.
+ * packet must name this SA -> route (rte_fib/fib6) -> Ethernet header -> tx.
  * Every drop is counted once, under its reason, per SA where there is one.
  */
 #include "gw_dp.h"
@@ -219,9 +219,9 @@ spd_lookup(int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n, const st
 }
 
 /*
- * The SPD's answers for a burst: the action and the SA pointers are in two
- * cache lines of each rule, a miss per line and packet when the burst hits
- * many rules; start them all before the loop reads the first.
+ * The SPD's answers for a burst: a rule's action and SAs share one cache
+ * line, a miss per packet when the burst hits many rules; start them all
+ * before the loop reads the first.
  */
 static inline void
 sp_prefetch(const struct gw_sp *const sps[], uint16_t n)
@@ -232,8 +232,7 @@ sp_prefetch(const struct gw_sp *const sps[], uint16_t n)
 		if (sps[i] == NULL || sps[i] == prev)
 			continue;
 		prev = sps[i];
-		rte_prefetch0(&prev->r.action);
-		rte_prefetch0(&prev->sa);
+		rte_prefetch0(prev);
 	}
 }
 
@@ -264,10 +263,23 @@ static uint16_t
 life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
 {
 	uint64_t bytes = 0, prev_p, prev_b = 0, hard;
-	bool by_bytes = (sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
+	bool by_bytes = sa->life_more &&
+		(sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
 	uint16_t k = n;
 
 	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
+	if (!sa->life_more) {
+		/* the usual case: only the hard packet limit (outbound: numbers left) */
+		hard = sa->hard_pkts;
+		if (hard != 0 && prev_p + n > hard)
+			k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
+		if (hard != 0 && prev_p < hard && prev_p + n >= hard &&
+				__atomic_exchange_n(&sa->hard_sent, 1, __ATOMIC_RELAXED) == 0)
+			gw_event_post(sa, true, true, hard);
+		for (uint16_t i = k; i < n; i++)
+			drop(w, sa, mb[i], GW_DROP_EXPIRED);
+		return k;
+	}
 	if (by_bytes) {
 		for (uint16_t i = 0; i < n; i++)
 			bytes += mb[i]->pkt_len;
@@ -319,7 +331,7 @@ in_check_flush(struct gw_worker *w, struct in_check *ic)
 			const struct gw_sp *sp = sps[i];
 			struct gw_sa *sa = ic->sa[v6][i];
 
-			if (sp == NULL || sp->r.action != GW_SP_PROTECT ||
+			if (sp == NULL || sp->action != GW_SP_PROTECT ||
 					(sp->sa != sa && sp->sa_prev != sa)) {
 				drop(w, sa, ic->m[v6][i], GW_DROP_POLICY);
 				continue;
@@ -566,9 +578,12 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 	/* inbound lifetimes count only what authenticated: forged packets spend nothing */
 	if (sa->has_life && sa->dir == GW_DIR_IN && k != 0)
 		k = life_admit(w, sa, mb, k);
-	/* last use (an IKE daemon's query: idle SAs, DPD); one store per SA and burst */
+	/*
+	 * last use (an IKE daemon's query: idle SAs, DPD); one store per SA and
+	 * burst, in this worker's counters (the line the counts below write)
+	 */
 	if (k != 0)
-		__atomic_store_n(&sa->last_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+		__atomic_store_n(&w->sa_st[sa->idx].last_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	for (uint16_t i = 0; i < k; i++) {
 		struct rte_mbuf *m = mb[i];
 		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
@@ -737,28 +752,56 @@ batch_enqueue(struct gw_worker *w, struct cop_batch *b)
 	}
 }
 
-/* What esp_submit() and rte_ipsec prepare read of an SA (gw_sa, rte_ipsec_sa): in flight early. */
+/*
+ * ---- per-SA state, fetched early -------------------------------------------
+ *
+ * With many SAs a burst's packets each belong to another SA, and at 100,000
+ * SAs every line of per-SA state is a miss to memory. What a burst needs is
+ * started in stages, each as soon as its address is known, so that the
+ * misses of all its SAs overlap instead of queueing behind each other:
+ *   1. the SA's two hot lines (struct gw_sa: the rte_ipsec session, the
+ *      fields read per burst), as soon as the SPD or SAD names the SA;
+ *   2. once those are in, for every SA of the burst at once: its rte_ipsec
+ *      SA (4 lines: templates, sequence number, counters), its replay
+ *      window (inbound), its crypto session's first two lines (the PMD
+ *      prefetches the rest of what it reads), this worker's counters.
+ */
 static inline void
 sa_prefetch(const struct gw_sa *sa)
 {
 	rte_prefetch0(sa);
 	rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
-	rte_prefetch0((const uint8_t *)sa + 2 * RTE_CACHE_LINE_SIZE);
 }
 
-/* rte_ipsec_sa (22.11): templates in its first two lines, sqn and counters in the third. */
 static inline void
 ipsec_sa_prefetch(const struct gw_sa *sa)
 {
-	const uint8_t *p = (const uint8_t *)sa->sa;
+	const uint8_t *p = (const uint8_t *)sa->ss.sa;
 
 	rte_prefetch0(p);
 	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
 	rte_prefetch0(p + 2 * RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(p + 3 * RTE_CACHE_LINE_SIZE);
+}
+
+/* Stage 2 for one SA (its gw_sa lines are in, or on their way). */
+static inline void
+sa_state_prefetch(struct gw_worker *w, const struct gw_sa *sa)
+{
+	const void *ses = sa->ss.crypto.ses;
+
+	ipsec_sa_prefetch(sa);
+	if (sa->rw != NULL)
+		rte_prefetch0(sa->rw);
+	if (sa->action != GW_SA_LOOKASIDE_PROTOCOL && ses != NULL) {
+		rte_prefetch0(ses);
+		rte_prefetch0((const uint8_t *)ses + RTE_CACHE_LINE_SIZE);
+	}
+	rte_prefetch0(&w->sa_st[sa->idx]);
 }
 
 #define SA_GROUP_SLOTS (2 * GW_BURST)   /* open addressing, at most half full */
-#define SA_PREFETCH_AHEAD 4
+#define SA_PREFETCH_AHEAD 4             /* after crypto: groups ahead of the one processed */
 
 /*
  * Group n packets by SA in one pass (a burst spread over many SAs has as
@@ -817,15 +860,14 @@ esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[]
 	for (uint16_t g = 0; g < ng; g++) {
 		gofs[g] = at;
 		at += gcnt[g];
-		if (g < SA_PREFETCH_AHEAD)
-			ipsec_sa_prefetch(gsa[g]);
 	}
 	for (uint16_t i = 0; i < n; i++)
 		sorted[gofs[gid[i]]++] = mb[i];
+	/* stage 2 for the whole burst before the first SA is used */
+	for (uint16_t g = 0; g < ng; g++)
+		sa_state_prefetch(w, gsa[g]);
 	at = 0;
 	for (uint16_t g = 0; g < ng; g++) {
-		if (g + SA_PREFETCH_AHEAD < ng)
-			ipsec_sa_prefetch(gsa[g + SA_PREFETCH_AHEAD]);
 		esp_submit(w, gsa[g], &sorted[at], gcnt[g], &b);
 		at += gcnt[g];
 		b.left -= gcnt[g];
@@ -870,6 +912,13 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		rte_ipsec_sad_lookup(gw.sad4, kp4, res4, n4);
 	if (n6 != 0)
 		rte_ipsec_sad_lookup(gw.sad6, kp6, res6, n6);
+	/* stage 1 (see sa_prefetch()): the loop below reads every packet's SA */
+	for (uint16_t i = 0; i < n4; i++)
+		if (res4[i] != NULL)
+			sa_prefetch(res4[i]);
+	for (uint16_t i = 0; i < n6; i++)
+		if (res6[i] != NULL)
+			sa_prefetch(res6[i]);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
 		struct gw_sa *sa = (v6[i] & 1) ? res6[i6++] : res4[i4++];
@@ -972,16 +1021,16 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			const struct gw_sp *sp = sps[i];
 
 			/* the host's traffic no rule protects leaves as the host made it */
-			if (from_host && (sp == NULL || sp->r.action == GW_SP_BYPASS)) {
+			if (from_host && (sp == NULL || sp->action == GW_SP_BYPASS)) {
 				gw_host_out(w, port, m, v6);
 				continue;
 			}
-			if (sp == NULL || sp->r.action == GW_SP_DISCARD ||
-					(prot && sp->r.action != GW_SP_BYPASS)) {
+			if (sp == NULL || sp->action == GW_SP_DISCARD ||
+					(prot && sp->action != GW_SP_BYPASS)) {
 				drop(w, NULL, m, GW_DROP_POLICY);
 				continue;
 			}
-			if (sp->r.action == GW_SP_BYPASS) {
+			if (sp->action == GW_SP_BYPASS) {
 				w->st.bypass++;
 				route_tx(w, m, !prot);
 				continue;

@@ -41,24 +41,27 @@ struct gw_dp gw;
 volatile bool gw_quit;
 
 int
-gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, char *err,
+gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam, char *err,
 	  size_t err_len)
 {
 	const struct gw_sa_conf *c = &conf->sa[i];
 	struct gw_sa *s = &dp->sa[i];
 
-	(void)err;
-	(void)err_len;
-	if (i >= GW_MAX_SA || c->cipher_key_len > GW_MAX_KEY || c->auth_key_len > GW_MAX_KEY ||
-			c->deleted)
+	(void)fam;
+	if (i >= dp->max_sa) {
+		snprintf(err, err_len, "the SA table is full (%u SAs: --max-sa)", dp->max_sa);
+		return -ENOSPC;
+	}
+	if (c->cipher_key_len > GW_MAX_KEY || c->auth_key_len > GW_MAX_KEY || c->deleted ||
+	    gw_conf_find_sa(conf, c->dir, c->spi) != c)
 		abort();
 	memset(s, 0, sizeof(*s));
-	s->idx = (uint16_t)i;
+	s->idx = i;
 	s->spi = c->spi;
 	s->dir = c->dir;
 	s->mode = c->mode;
 	s->inner_v6 = c->inner >= 0 ? (uint8_t)c->inner : c->mode == GW_MODE_TUN6;
-	s->algo_name = c->algo_name;
+	dp->sa_cold[i].algo_name = c->algo_name;
 	s->has_life = c->life[0] || c->life[1] || c->life[2] || c->life[3];
 	memcpy(s->life, c->life, sizeof(s->life));
 	if (i >= dp->nb_sa)
@@ -76,36 +79,46 @@ gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s)
 }
 
 void
-gw_sa_free(struct gw_sa *s)
+gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 {
+	(void)dp;
 	s->active = false;
 }
 
-int
-gw_sp_build(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *out[2][2])
+void
+gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 {
-	(void)dp;
-	if (conf->nb_sp > GW_MAX_SP)
+	memset(m, 0, sizeof(*m));
+	m->max_sa = dp->max_sa;
+}
+
+int
+gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
+	     unsigned int mask, struct gw_spd *out[2][2])
+{
+	(void)prev;
+	if (conf->nb_sp > GW_LIMIT_RULES || mask == 0 || mask > GW_SPD_ALL)
 		abort();
+	/* every protect rule names an SA that is up (the SA index agrees) */
+	for (unsigned int i = 0; i < conf->nb_sp; i++) {
+		const struct gw_sp_conf *sp = &conf->sp[i];
+		const struct gw_sa_conf *c = sp->action == GW_SP_PROTECT ?
+			gw_conf_find_sa(conf, sp->dir, sp->spi) : NULL;
+
+		if (sp->action == GW_SP_PROTECT && (c == NULL || !dp->sa[c - conf->sa].active))
+			abort();
+	}
 	for (int v6 = 0; v6 < 2; v6++)
 		for (int dir = 0; dir < 2; dir++)
 			out[v6][dir] = NULL;
 	return 0;
 }
 
-int
-gw_sp_update(const struct gw_dp *dp, const struct gw_conf *conf, struct gw_spd *const prev[2][2],
-	     struct gw_spd *out[2][2])
-{
-	(void)prev;
-	return gw_sp_build(dp, conf, out);
-}
-
-bool
+unsigned int
 gw_sp_fragmented(struct gw_spd *const t[2][2])
 {
 	(void)t;
-	return false;
+	return 0;
 }
 
 void
@@ -244,7 +257,7 @@ gw_stats_reset_sa(const struct gw_dp *dp, unsigned int slot)
 void
 gw_stats_sa_new(unsigned int slot)
 {
-	if (slot >= GW_MAX_SA)
+	if (slot >= gw.max_sa)
 		abort();
 }
 
@@ -252,7 +265,7 @@ void
 gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c)
 {
 	(void)c;
-	if (slot >= GW_MAX_SA)
+	if (slot >= gw.max_sa)
 		abort();
 }
 
@@ -406,8 +419,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (conf == NULL) {
 		conf = calloc(1, sizeof(*conf));
-		gw.sa = calloc(GW_MAX_SA, sizeof(*gw.sa));
-		if (conf == NULL || gw.sa == NULL)
+		gw.max_sa = 256;        /* small: the full table is reached too */
+		gw.sa = calloc(gw.max_sa, sizeof(*gw.sa));
+		gw.sa_cold = calloc(gw.max_sa, sizeof(*gw.sa_cold));
+		if (conf == NULL || gw.sa == NULL || gw.sa_cold == NULL)
 			abort();
 		gw.conf = conf;
 	}
@@ -426,14 +441,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gw_ctrl_client_free(c);
 	check_output(out.buf, out.len, expected_answers(data, size));
 	free(out.buf);
-	/* a fresh, empty configuration and SA table for the next input (the parser
-	 * clears each entry it fills, so the counts are enough beyond the SAs) */
-	memset(gw.sa, 0, gw.nb_sa * sizeof(*gw.sa));
+	/* a fresh, empty configuration and SA table for the next input */
+	memset(gw.sa, 0, gw.max_sa * sizeof(*gw.sa));
 	gw.nb_sa = 0;
 	gw_ike_reset();
 	memset(gw_natt_ports, 0, sizeof(gw_natt_ports));
 	memset(gw_host_bypass_ports, 0, sizeof(gw_host_bypass_ports));
 	gw_conf_wipe(conf);
-	conf->nb_sp = conf->nb_rt = conf->nb_neigh = conf->nb_ignored = 0;
 	return 0;
 }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* struct gw_conf is large: one copy for the whole run */
+	/* one configuration for the whole run, emptied after each input */
 	static struct gw_conf *conf;
 	char err[512];
 	char *text;
@@ -40,16 +40,34 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* an error always says why; success leaves it alone */
 	if (rc != 0 && strnlen(err, sizeof(err)) == 0)
 		abort();
+	/* a failed parse leaves the configuration as it was (here: empty) */
+	if (rc != 0 && (conf->nb_sa != 0 || conf->nb_sp != 0 || conf->nb_rt != 0 ||
+			conf->nb_neigh != 0 || conf->nb_ignored != 0 || conf->nb_live_sa != 0))
+		abort();
 	/* whatever parsed must be self-consistent */
-	if (conf->nb_sa > GW_MAX_SA || conf->nb_sp > GW_MAX_SP || conf->nb_rt > GW_MAX_RT ||
-			conf->nb_neigh > GW_MAX_NEIGH)
+	if (conf->nb_sa > conf->cap_sa || conf->nb_sp > conf->cap_sp ||
+	    conf->nb_rt > conf->cap_rt || conf->nb_neigh > GW_MAX_NEIGH ||
+	    conf->nb_live_sa != conf->nb_sa)
 		abort();
 	for (unsigned int i = 0; i < conf->nb_sa; i++)
-		if (conf->sa[i].cipher_key_len > GW_MAX_KEY || conf->sa[i].auth_key_len > GW_MAX_KEY)
+		if (conf->sa[i].cipher_key_len > GW_MAX_KEY ||
+		    conf->sa[i].auth_key_len > GW_MAX_KEY ||
+		    gw_conf_find_sa(conf, conf->sa[i].dir, conf->sa[i].spi) != &conf->sa[i])
 			abort();
-	/* a fresh, zeroed configuration for the next input, as the gateway starts */
+	/* deleting every SA in turn empties the index, each still found until then */
+	for (unsigned int i = 0; i < conf->nb_sa; i++) {
+		gw_conf_del_sa(conf, i);
+		if (gw_conf_find_sa(conf, conf->sa[i].dir, conf->sa[i].spi) != NULL)
+			abort();
+		for (unsigned int j = i + 1; j < conf->nb_sa; j++)
+			if (gw_conf_find_sa(conf, conf->sa[j].dir, conf->sa[j].spi) !=
+			    &conf->sa[j])
+				abort();
+	}
+	if (conf->nb_live_sa != 0)
+		abort();
+	/* a fresh, empty configuration for the next input, as the gateway starts */
 	gw_conf_wipe(conf);
-	memset(conf, 0, sizeof(*conf));
 	free(text);
 	return 0;
 }

@@ -44,9 +44,15 @@ static const char *const pool4[] = { "10.0.0.0", "10.1.0.0", "10.1.2.0", "192.16
 static const char *const pool6[] = { "fd00::", "fd00:1::", "fd00:1:2::", "2001:db8::",
 	"::", "fd00:1:2:3::80" };
 
-/* One random sp rule (with its newline) at buf; the length. */
+/*
+ * One random sp rule (with its newline) at buf; the length. shape 0: both
+ * addresses drawn from the pools; 1: the destination nearly always pool[0]
+ * (an inbound list of tunnels: sources tell the rules apart); 2: the
+ * source likewise. The SPD builds its ACL with the addresses in either
+ * order (acl_addr_order() in sp.c): both get checked.
+ */
 static size_t
-random_sp(char *buf, size_t cap)
+random_sp(char *buf, size_t cap, unsigned int shape)
 {
 	size_t o = 0;
 
@@ -65,6 +71,13 @@ random_sp(char *buf, size_t cap)
 		if (rnd() % 4 != 0)
 			o += (size_t)snprintf(buf + o, cap - o, " pri %u", rnd() % 4);
 		for (int a = 0; a < 2; a++) {
+			bool fixed = shape == (a ? 1u : 2u) && rnd() % 16 != 0;
+
+			if (fixed) {
+				o += (size_t)snprintf(buf + o, cap - o, " %s %s/%u", a ? "dst" : "src",
+					v6 ? pool6[0] : pool4[0], v6 ? 16 : 8);
+				continue;
+			}
 			if (rnd() % 3 == 0)
 				continue;
 			if (v6)
@@ -92,7 +105,7 @@ random_sp(char *buf, size_t cap)
 }
 
 static void
-random_rules(char *buf, size_t cap, unsigned int nrules)
+random_rules(char *buf, size_t cap, unsigned int nrules, unsigned int shape)
 {
 	size_t o = 0;
 	static const char *const key36 =
@@ -105,7 +118,7 @@ random_rules(char *buf, size_t cap, unsigned int nrules)
 			o += (size_t)snprintf(buf + o, cap - o, "sa %s %u aead_algo chacha20-poly1305 "
 				"aead_key %s mode transport\n", d ? "out" : "in", spi, key36);
 	for (unsigned int i = 0; i < nrules; i++)
-		o += random_sp(buf + o, cap - o);
+		o += random_sp(buf + o, cap - o, shape);
 }
 
 /* A random IPv4/IPv6 header + 4 port bytes near the pool networks. */
@@ -161,6 +174,14 @@ random_packet(uint8_t *p, bool v6, uint32_t *l3_len)
 }
 
 static uint64_t total_hits, total_misses;
+static unsigned int lists_dst_first, lists_src_first;
+
+/* The configuration line of rule sp of list spd, -1 for none. */
+static int
+line_of(const struct gw_spd *spd, const struct gw_sp *sp)
+{
+	return sp != NULL ? spd->conf[sp - spd->rules].line : -1;
+}
 
 static int
 check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
@@ -169,7 +190,7 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	uint64_t hits = 0, misses = 0, bad = 0;
 
 	memset(&dp, 0, sizeof(dp));
-	dp.sa = calloc(GW_MAX_SA, sizeof(*dp.sa));
+	dp.sa = calloc(conf->nb_sa + 1, sizeof(*dp.sa));
 	if (dp.sa == NULL)
 		return 1;
 	for (unsigned int i = 0; i < conf->nb_sa; i++) {
@@ -185,6 +206,10 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	}
 	for (int v6 = 0; v6 < 2; v6++) {
 		for (uint8_t dir = 0; dir < 2; dir++) {
+			if (dp.spd[v6][dir]->n > 1) {
+				lists_dst_first += dp.spd[v6][dir]->acl->dst_first;
+				lists_src_first += !dp.spd[v6][dir]->acl->dst_first;
+			}
 			for (unsigned int done = 0; done < npkts; done += GW_BURST) {
 				uint8_t pk[GW_BURST][64];
 				const uint8_t *l3[GW_BURST];
@@ -205,8 +230,9 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 						if (bad++ < 5)
 							printf("FAIL %s: ipv%c %s: acl rule line %d, "
 								"linear rule line %d\n", name, v6 ? '6' : '4',
-								dir ? "out" : "in", got[i] ? got[i]->r.line : -1,
-								want ? want->r.line : -1);
+								dir ? "out" : "in",
+								line_of(dp.spd[v6][dir], got[i]),
+								line_of(dp.spd[v6][dir], want));
 					}
 					if (want != NULL)
 						hits++;
@@ -269,11 +295,11 @@ ref_lookup(const struct gw_conf *conf, bool v6, uint8_t dir, const uint8_t *l3, 
 }
 
 static bool
-same_answer(const struct gw_sp *a, const struct gw_sp_conf *want)
+same_answer(const struct gw_spd *spd, const struct gw_sp *a, const struct gw_sp_conf *want)
 {
 	if (a == NULL || want == NULL)
 		return a == NULL && want == NULL;
-	return !a->dead && a->r.line == want->line && a->r.action == want->action &&
+	return !a->dead && line_of(spd, a) == want->line && a->action == want->action &&
 		(want->action != GW_SP_PROTECT || (a->sa != NULL && a->sa->spi == want->spi));
 }
 
@@ -299,12 +325,12 @@ check_incremental(void)
 
 	memset(&conf, 0, sizeof(conf));
 	memset(&dp, 0, sizeof(dp));
-	random_rules(text, sizeof(text), 60);
+	random_rules(text, sizeof(text), 60, 0);
 	if (gw_conf_parse_string(&conf, "<incr>", text, err, sizeof(err)) != 0) {
 		printf("FAIL incremental: %s\n", err);
 		return 1;
 	}
-	dp.sa = calloc(GW_MAX_SA, sizeof(*dp.sa));
+	dp.sa = calloc(conf.nb_sa + 1, sizeof(*dp.sa));
 	if (dp.sa == NULL)
 		return 1;
 	for (unsigned int i = 0; i < conf.nb_sa; i++) {
@@ -322,7 +348,7 @@ check_incremental(void)
 		unsigned int adds = step == steps / 2 ? 150 : what < 4 || conf.nb_sp < 20 ? 1 : 0;
 
 		for (unsigned int a = 0; a < adds; a++) {
-			random_sp(text, sizeof(text));
+			random_sp(text, sizeof(text), 0);
 			if (gw_conf_parse_string(&conf, "<incr>", text, err, sizeof(err)) != 0) {
 				printf("FAIL incremental: %s\n", err);
 				return 1;
@@ -341,7 +367,7 @@ check_incremental(void)
 			conf.sp[j].pri = (int32_t)(rnd() % 4);
 		}
 		/* every 40th: the control thread's idle compaction (a build from scratch) */
-		if (gw_sp_update(&dp, &conf, step % 40 == 39 ? NULL : pub, upd) != 0) {
+		if (gw_sp_update(&dp, &conf, step % 40 == 39 ? NULL : pub, GW_SPD_ALL, upd) != 0) {
 			printf("FAIL incremental step %u: build\n", step);
 			return 1;
 		}
@@ -376,13 +402,14 @@ check_incremental(void)
 						l3_len[i], pkt_len[i]);
 
 					hits += want != NULL;
-					if (!same_answer(got[i], want) || !same_answer(mine, want)) {
+					if (!same_answer(dp.spd[v6][dir], got[i], want) ||
+					    !same_answer(dp.spd[v6][dir], mine, want)) {
 						if (bad++ < 5)
 							printf("FAIL incremental step %u ipv%c %s: bulk line %d, "
 								"scan line %d, reference line %d\n", step,
 								v6 ? '6' : '4', dir ? "out" : "in",
-								got[i] ? got[i]->r.line : -1,
-								mine ? mine->r.line : -1,
+								line_of(dp.spd[v6][dir], got[i]),
+								line_of(dp.spd[v6][dir], mine),
 								want ? want->line : -1);
 					}
 				}
@@ -414,7 +441,9 @@ check_prev(void)
 	"19:1a:1b:1c:1d:1e:1f:20:21:22:23:24"
 	static const char *const text =
 		"sa in 5 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
+		"sa in 6 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
 		"sa out 5 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
+		"sa out 6 aead_algo chacha20-poly1305 aead_key " PREV_KEY " mode transport\n"
 		"sp ipv4 in esp protect 5 pri 1 dst 10.0.0.0/8\n"
 		"sp ipv4 out esp protect 5 pri 1 dst 10.0.0.0/8\n";
 	char err[512];
@@ -429,7 +458,8 @@ check_prev(void)
 	dp.sa = calloc(4, sizeof(*dp.sa));
 	if (dp.sa == NULL)
 		return 1;
-	/* SAs in 5, in 6, out 5, out 6; both rules now protect with 6, had 5 */
+	/* SAs in 5, in 6, out 5, out 6 (the configuration's slots); both rules now */
+	/* protect with 6, had 5 */
 	for (unsigned int i = 0; i < 4; i++) {
 		dp.sa[i].active = true;
 		dp.sa[i].spi = 5 + (i & 1);
@@ -499,11 +529,11 @@ main(int argc, char **argv)
 	} else {
 		fails += check_conf("ep0.cfg", &conf, 4000);
 	}
+	gw_conf_wipe(&conf);
 	for (unsigned int round = 0; round < 6; round++) {
 		char name[32];
 
-		memset(&conf, 0, sizeof(conf));
-		random_rules(text, sizeof(text), round == 0 ? 3 : 40 + 120 * round);
+		random_rules(text, sizeof(text), round == 0 ? 3 : 40 + 120 * round, round % 3);
 		if (gw_conf_parse_string(&conf, "<random>", text, err, sizeof(err)) != 0) {
 			printf("FAIL: generated rules do not parse: %s\n", err);
 			fails++;
@@ -516,6 +546,12 @@ main(int argc, char **argv)
 	fails += check_prev();
 	fails += check_incremental();
 	vecsec_eal_cleanup();
+	/* both address orders of the ACL were built and checked */
+	if (lists_dst_first == 0 || lists_src_first == 0) {
+		printf("FAIL: ACLs with the destination first %u, the source first %u\n",
+		       lists_dst_first, lists_src_first);
+		fails++;
+	}
 	/* tuples that never match (or always do) would prove nothing */
 	if (total_hits == 0 || total_misses == 0) {
 		printf("FAIL: %" PRIu64 " matched, %" PRIu64 " unmatched in all\n", total_hits,

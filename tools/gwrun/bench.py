@@ -38,7 +38,9 @@ import shlex
 import os
 import shutil
 import signal
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -150,6 +152,162 @@ def gw_conf(nsa, cpu_crypto, direction):
     return "\n".join(lines) + "\n"
 
 
+# ---- the SA-count axis ----------------------------------------------------
+#
+# N ChaCha20-Poly1305 tunnel SAs in the direction under test (N = 1, 1,000,
+# 10,000, 100,000), one SP rule each (a /32 flow), and one P-packet loop per
+# (N, distribution, size, direction): every case replays the same number of
+# packets, so rx, tx and the loop's own memory cost the same whatever N; only
+# the per-SA state differs. Traffic over the SAs: uniform (each packet's SA
+# drawn at random: a burst of 32 meets 32 SAs, and with 100,000 nearly every
+# one is cold) or Zipf (s = 1: a few SAs carry most packets, as on real
+# concentrators; ranks on a random permutation of the SAs, so the hot ones
+# are not neighbours in memory). ESP is made here with the `cryptography`
+# package (RFC 4303 / RFC 7634 layout), one packet per SA and size, reused
+# wherever the SA recurs: with anti-replay off the gateway takes repeats.
+
+AX_SPI_OUT, AX_SPI_IN = 0x10000, 0x400000
+AX_BASE_KEY = bytes((0x61 + 3 * i) & 0xff for i in range(36))
+AX_ZIPF_S = 1.0
+AX_MAC = bytes.fromhex("020000000001020000000002") + b"\x08\x00"   # dst, src, IPv4
+
+
+def ax_key(k):
+    return k.to_bytes(4, "big") + AX_BASE_KEY[4:]
+
+
+def ax_flow(k):
+    return "10.%d.%d.%d" % (k >> 16 & 255, k >> 8 & 255, k & 255)
+
+
+def ip_csum(h):
+    s = sum(struct.unpack("!10H", h))
+    s = (s & 0xffff) + (s >> 16)
+    s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def ip_hdr(src, dst, proto, plen):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + plen, 0, 0, 64, proto, 0,
+                    socket.inet_aton(src), socket.inet_aton(dst))
+    return h[:10] + struct.pack("!H", ip_csum(h)) + h[12:]
+
+
+AX_PAT = bytes(range(256)) * 8
+
+
+def ax_clear_ip(k, size):
+    """The clear IP packet of SA k's flow in a frame of `size` bytes (UDP, no checksum)."""
+    pay = size - 14 - 20 - 8
+    udp = struct.pack("!HHHH", 1024 + k % 4096, 2000, 8 + pay, 0)
+    return ip_hdr("192.168.%d.%d" % (k >> 8 & 255, 1 + k % 250), ax_flow(k), 17, 8 + pay) + \
+        udp + AX_PAT[k % 256:k % 256 + pay]
+
+
+def ax_esp_ip(k, size):
+    """SA in k's ESP (tunnel, sequence number 1) carrying ax_clear_ip(k, size)."""
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    inner = ax_clear_ip(k, size)
+    padlen = (4 - (len(inner) + 2) % 4) % 4
+    plain = inner + bytes(range(1, padlen + 1)) + bytes([padlen, 4])
+    key = ax_key(k)
+    spi, seq, iv = AX_SPI_IN + k, 1, k.to_bytes(8, "big")
+    hdr = struct.pack("!II", spi, seq)
+    ct = ChaCha20Poly1305(key[:32]).encrypt(key[32:] + iv, plain, hdr)
+    esp = hdr + iv + ct
+    return ip_hdr(PEER_IP, GW_IP, 50, len(esp)) + esp
+
+
+def ax_order(n, dist, npkt, rnd):
+    """The SA of each of the loop's npkt packets."""
+    if n == 1:
+        return [0] * npkt
+    if dist == "uniform":
+        return [rnd.randrange(n) for _ in range(npkt)]
+    perm = list(range(n))
+    rnd.shuffle(perm)
+    cum, c = [], 0.0
+    for r in range(n):
+        c += 1.0 / (r + 1) ** AX_ZIPF_S
+        cum.append(c)
+    return rnd.choices(perm, cum_weights=cum, k=npkt)
+
+
+def write_raw_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for fr in frames:
+            f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)))
+            f.write(fr)
+
+
+def ax_loop(n, a):
+    """Packets of the loop of an n-SA point: --sa-pkts, else 2 per SA (at least 12,288)."""
+    if a.sa_pkts:
+        return a.sa_pkts
+    return max(12288, 12 * ((2 * n + 11) // 12))
+
+
+def ax_points(a):
+    """(n, dist, loop) of every case of the axis: each loop size also with 1 SA."""
+    pts, loops = [], []
+    for n in a.sa_axis:
+        for dist in (["-"] if n == 1 else a.sa_dist):
+            pts.append((n, dist, ax_loop(n, a)))
+            if ax_loop(n, a) not in loops:
+                loops.append(ax_loop(n, a))
+    for p in loops:
+        if (1, "-", p) not in pts:
+            pts.append((1, "-", p))
+    return sorted(pts)
+
+
+def ax_pcaps(d, a):
+    """
+    axclear_<t>_<n>_<dist>_<loop>.pcap (outbound input) and axesp_... (inbound)
+    for every point. Returns {name: path} and the share of the n SAs each
+    loop reaches {(n, dist, loop): fraction}.
+    """
+    import random
+    made, reach = {}, {}
+    cache, cache_n = {}, None
+    for n, dist, npkt in ax_points(a):
+        if n != cache_n:
+            cache, cache_n = {}, n
+        order = ax_order(n, dist, npkt, random.Random(n * 31 + len(dist)))
+        reach[(n, dist, npkt)] = len(set(order)) / n
+        for t in a.sa_traffic:
+            sizes = TRAFFIC[t]
+            clear, esp = [], []
+            for i, k in enumerate(order):
+                size = sizes[i % len(sizes)]
+                clear.append(AX_MAC + ax_clear_ip(k, size))
+                e = cache.get((k, size))
+                if e is None:
+                    e = cache[(k, size)] = AX_MAC + ax_esp_ip(k, size)
+                esp.append(e)
+            for kind, fr in (("axclear", clear), ("axesp", esp)):
+                name = "%s_%s_%d_%s_%d" % (kind, t, n, dist, npkt)
+                made[name] = os.path.join(d, name + ".pcap")
+                write_raw_pcap(made[name], fr)
+    return made, reach
+
+
+def ax_conf(n, direction):
+    """n SAs of one direction, one SP rule (a /32 flow) each; the same routes as gw_conf()."""
+    lines = []
+    for k in range(n):
+        spi = (AX_SPI_OUT if direction == "out" else AX_SPI_IN) + k
+        lines.append("sp ipv4 %s esp protect %d pri 1 dst %s/32" % (direction, spi, ax_flow(k)))
+        lines.append("sa %s %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                     "src %s dst %s" % (direction, spi, hexkey(ax_key(k)),
+                                        GW_IP if direction == "out" else PEER_IP,
+                                        PEER_IP if direction == "out" else GW_IP))
+    lines += ["rt ipv4 dst 172.16.2.0/24 port 1", "rt ipv4 dst 10.0.0.0/8 port 0",
+              "neigh port 0 02:00:00:00:cc:00", "neigh port 1 02:00:00:00:cc:01"]
+    return "\n".join(lines) + "\n"
+
+
 # ---- one run -------------------------------------------------------------
 
 def thread_cpu_ns(pid):
@@ -178,10 +336,11 @@ def perf_start(pid, path, secs):
         return None
 
 
-def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
+def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
     """
     Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share, [CPU share of each thread
-    that ran more than 2 % of the window, largest first]) or an error string.
+    that ran more than 2 % of the window, largest first], seconds from start to the first
+    packet out) or an error string. start_s: how long it may take to start.
     """
     for d in eal.run_dirs(prefix):
         shutil.rmtree(d, ignore_errors=True)
@@ -190,7 +349,8 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
     tel = None
     try:
         sock = None
-        deadline = time.monotonic() + 30
+        t_start = time.monotonic()
+        deadline = t_start + start_s
         while time.monotonic() < deadline and p.poll() is None:
             for d in eal.run_dirs(prefix):
                 if os.path.exists(os.path.join(d, "dpdk_telemetry.v2")):
@@ -209,7 +369,8 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
         else:
             return "did not start" if p.poll() is None else "exited with %d" % p.returncode
         if tel is None:
-            return "no traffic out within 30 s"
+            return "no traffic out within %d s" % start_s
+        started = time.monotonic() - t_start
         time.sleep(warm)
 
         def sample():
@@ -234,14 +395,14 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None):
         dn, dt, dc = n1 - n0, t1 - t0, (c1 - c0) / 1e9
         if dn <= 0 or dc <= 0:
             return "no packets in the window"
-        return dn / dt, dn / dc, dc / dt, shares
+        return dn / dt, dn / dc, dc / dt, shares, started
     finally:
         if tel:
             tel.close()
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGINT)
             try:
-                p.wait(timeout=10)
+                p.wait(timeout=60)      # 100,000 SAs take a while to free
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
@@ -309,6 +470,29 @@ def build_cases(a, pcaps, cfgs):
         cases.append(dict(label=label, app="vecsec-gw", pmd=pmd, mode=mode, dir=d, traffic=t,
                           sas=nsa, workers=workers, mk=mk, out_port=op))
 
+    def axis(d, t, n, dist, npkt):
+        """A point of the SA-count axis: n SAs, the npkt-packet loop of (t, n, dist)."""
+        f = pcaps["%s_%s_%d_%s_%d" % ("axclear" if d == "out" else "axesp", t, n, dist, npkt)]
+        pcap = "net_pcap_b0,rx_pcap=%s,infinite_rx=1" % f
+        null = "net_null_b0,no-rx=1"
+        if d == "out":
+            pv, op = ["--vdev", pcap, "--vdev", null.replace("_b0", "_b1")], 1
+        else:
+            pv, op = ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0
+        # DPDK memory: the loop's mbufs and the gateway's (2.6 KiB each), 8 KiB per SA, room
+        mem = 512 + ((npkt + 16384) * 26) // 10240 + (n * 8) // 1024
+        eal_ax = [x if x != str(a.mem_mb) else str(max(a.mem_mb, mem)) for x in eal_common]
+        cfg = cfgs[("axis", n, d)]
+
+        def mk(prefix):
+            return [a.gw, "-l", "0"] + eal_ax + ["--file-prefix", prefix, "--vdev",
+                                                 "crypto_vecsec0"] + pv + \
+                ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", "crypto_vecsec", "--quiet",
+                 "--duration", "300", "--mbufs", str(npkt + 16384)]
+        cases.append(dict(label="axis %d SAs %s %d" % (n, dist, npkt), app="vecsec-gw",
+                          pmd="crypto_vecsec", mode="lookaside", dir=d, traffic=t, sas=n,
+                          workers=1, dist=dist, loop=npkt, mk=mk, out_port=op))
+
     def secgw(label, pmd, cpu, d, t):
         if pmd == "crypto_vecsec":
             cdev = ["-d", a.pmd_so, "--vdev", "crypto_vecsec0"]
@@ -374,6 +558,10 @@ def build_cases(a, pcaps, cfgs):
             if a.many:
                 vecsec_gw("vecsec-gw vecsec %d workers %d SAs" % (a.workers, MANY), "crypto_vecsec",
                           False, d, "64", nsa=MANY, workers=a.workers)
+    for d in ("out", "in"):
+        for t in a.sa_traffic:
+            for n, dist, npkt in (ax_points(a) if a.sa_axis else []):
+                axis(d, t, n, dist, npkt)
     if a.only:
         rx = re.compile(a.only)
         cases = [c for c in cases if rx.search("%s %s %s" % (c["label"], c["dir"], c["traffic"]))]
@@ -411,6 +599,14 @@ def main():
     ap.add_argument("--only", default="",
                     help="regex: run the cases whose 'label dir traffic' matches, e.g. "
                          "'vecsec-gw vecsec (1000 SAs )?(out|in) 64'")
+    ap.add_argument("--sa-axis", default="1,1000,10000,100000",
+                    help="SA counts of the SA-count axis ('' for none)")
+    ap.add_argument("--sa-dist", default="uniform,zipf",
+                    help="traffic spread over the SAs of the axis: uniform, zipf")
+    ap.add_argument("--sa-traffic", default="64,imix", help="frame sizes of the axis")
+    ap.add_argument("--sa-pkts", type=int, default=0,
+                    help="packets in each loop of the axis (a multiple of 12); 0: two per SA, "
+                         "at least 12,288, and 1 SA measured with each loop size")
     ap.add_argument("--perf", default="",
                     help="folder: perf record (4999 Hz) each run's window into "
                          "caseNN-runR.perf.data")
@@ -419,9 +615,16 @@ def main():
         sys.exit("bench_gw: --sas takes 2..1024")
     MANY = a.sas
     a.traffic = [t for t in a.traffic.split(",") if t]
-    for t in a.traffic:
+    a.sa_axis = [int(x) for x in a.sa_axis.split(",") if x and x != "0"]
+    a.reach = {}
+    a.sa_dist = [x for x in a.sa_dist.split(",") if x]
+    a.sa_traffic = [t for t in a.sa_traffic.split(",") if t] if a.sa_axis else []
+    for t in a.traffic + a.sa_traffic:
         if t not in TRAFFIC:
             sys.exit("bench_gw: unknown traffic %s (64, imix, 1400)" % t)
+    if any(x not in ("uniform", "zipf") for x in a.sa_dist) or \
+            any(n < 1 or n > 1 << 24 for n in a.sa_axis):
+        sys.exit("bench_gw: --sa-dist takes uniform, zipf; --sa-axis counts from 1")
     a.workers2 = a.workers2 and os.cpu_count() >= 2 and a.workers >= 2
     if a.perf:
         os.makedirs(a.perf, exist_ok=True)
@@ -444,6 +647,18 @@ def main():
                                  else "") + "\n" for ln in gw_conf(1, False, d).splitlines())
             cfgs[(1, "proto", d)] = write_config(os.path.join(shm, "gw-%s-1-proto.cfg" % d),
                                                  text, 0o600)
+        if a.sa_axis:
+            t1 = time.time()
+            axp, a.reach = ax_pcaps(shm, a)
+            pcaps.update(axp)
+            for n in a.sa_axis:
+                for d in ("out", "in"):
+                    path = os.path.join(shm, "gw-axis-%s-%d.cfg" % (d, n))
+                    cfgs[("axis", n, d)] = write_config(path, ax_conf(n, d), 0o600)
+            print("bench-gw: SA axis %s, %s, loops of %s packets: files made in %.1f s"
+                  % (",".join(str(n) for n in a.sa_axis), "/".join(a.sa_dist),
+                     ",".join(sorted({str(p[2]) for p in ax_points(a)}, key=int)),
+                     time.time() - t1))
         cfgs["bypass"] = os.path.join(shm, "gw-bypass.cfg")
         with open(cfgs["bypass"], "w") as f:
             f.write("sp ipv4 out esp bypass pri 1 dst 10.1.0.0/16\n"
@@ -459,7 +674,8 @@ def main():
                 prefix = "vecsec-bgw-%s-%d" % (a.tag, i)
                 log = os.path.join(a.logs, "case%02d-run%d.log" % (i, r))
                 pd = os.path.join(a.perf, "case%02d-run%d.perf.data" % (i, r)) if a.perf else None
-                v = one_run(c["mk"](prefix), prefix, c["out_port"], log, a.warmup, a.secs, pd)
+                v = one_run(c["mk"](prefix), prefix, c["out_port"], log, a.warmup, a.secs, pd,
+                            start_s=30 + c["sas"] // 500)
                 if isinstance(v, str):
                     errs.setdefault(i, []).append("%s (see %s)" % (v, log))
                     print("  run %d %-28s %-4s %-5s FAILED: %s" % (r, c["label"], c["dir"],
@@ -477,6 +693,8 @@ def main():
             v = res[i]
             row = {k: c[k] for k in ("label", "app", "pmd", "mode", "dir", "traffic", "sas",
                                      "workers")}
+            row["dist"] = c.get("dist", "")
+            row["loop"] = c.get("loop", "")
             row["runs"] = len(v)
             if v:
                 w = statistics.median(x[0] for x in v)
@@ -489,11 +707,12 @@ def main():
                            thread_cpu="+".join(
                                "%.2f" % statistics.median(x[3][j] if j < len(x[3]) else 0
                                                           for x in v)
-                               for j in range(c["workers"])))
+                               for j in range(c["workers"])),
+                           start_s="%.1f" % statistics.median(x[4] for x in v))
             else:
                 failed += 1
                 row.update(mpps_wall="", mpps_cpu="", cycles_pkt_wall="", cycles_pkt_cpu="",
-                           cpu_share="", mpps_cpu_best="", thread_cpu="")
+                           cpu_share="", mpps_cpu_best="", thread_cpu="", start_s="")
             rows.append(row)
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w", newline="") as f:
@@ -501,7 +720,9 @@ def main():
             wr.writeheader()
             wr.writerows(rows)
         report(rows, cases, hz, hz_src, a)
+        report_axis(rows, a)
         plot(rows, a)
+        plot_axis(rows, a)
         for i, e in errs.items():
             print("FAILED runs of %s %s %s: %s" % (cases[i]["label"], cases[i]["dir"],
                                                   cases[i]["traffic"], "; ".join(e)))
@@ -599,6 +820,94 @@ def report(rows, cases, hz, hz_src, a):
         print("  " + " ".join(shlex.quote(x) for x in c["mk"]("bench-gw")))
 
 
+def axis_rows(rows):
+    """{(dir, traffic, sas, dist, loop): row} of the SA-count axis."""
+    return {(r["dir"], r["traffic"], r["sas"], r["dist"], r["loop"]): r for r in rows
+            if r["label"].startswith("axis")}
+
+
+def axis_ratio(ax, d, t, n, dist, loop, key):
+    """Rate of the point / rate of 1 SA with the same loop, or None."""
+    r, base = ax.get((d, t, n, dist, loop)), ax.get((d, t, 1, "-", loop))
+    try:
+        return float(r[key]) / float(base[key])
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def report_axis(rows, a):
+    ax = axis_rows(rows)
+    if not ax:
+        return
+    print()
+    print("SA-count axis: vecsec-gw + crypto_vecsec (lookaside), ChaCha20-Poly1305 tunnels, "
+          "1 worker; ratio = Mpps of N SAs / Mpps of 1 SA over a loop of the same length, on "
+          "CPU (wall); targets: 1,000 SAs >= 0.95, 100,000 SAs >= 0.85")
+    print("%-4s %-5s %7s %-8s %7s %9s %9s %8s %7s %15s %8s" % (
+        "dir", "size", "SAs", "traffic", "loop", "Mpps CPU", "Mpps wall", "cyc/pkt",
+        "SAs hit", "ratio CPU(wall)", "start s"))
+    for d in ("out", "in"):
+        for t in a.sa_traffic:
+            for n, dist, loop in ax_points(a):
+                r = ax.get((d, t, n, dist, loop))
+                if r is None:
+                    continue
+                rc = axis_ratio(ax, d, t, n, dist, loop, "mpps_cpu")
+                rw = axis_ratio(ax, d, t, n, dist, loop, "mpps_wall")
+                print("%-4s %-5s %7d %-8s %7d %9s %9s %8s %6.0f%% %15s %8s" % (
+                    d, t, n, dist, loop, r["mpps_cpu"] or "-", r["mpps_wall"] or "-",
+                    r["cycles_pkt_cpu"] or "-", 100 * a.reach.get((n, dist, loop), 0),
+                    "%.3f (%.3f)" % (rc, rw) if rc is not None and rw is not None else "-",
+                    r["start_s"] or "-"))
+    print("(loop: packets replayed, each SA's state as cold as in a real SA set of that size; "
+          "SAs hit: the share of the N SAs the loop reaches; start s: from exec to the first "
+          "packet out, loading the SAs included)")
+
+
+def plot_axis(rows, a):
+    ax = axis_rows(rows)
+    if not ax:
+        return
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
+    for axx, d in zip(axes, ("out", "in")):
+        for t in a.sa_traffic:
+            for dist in a.sa_dist:
+                xs, ys, ws = [], [], []
+                for n, pd, loop in ax_points(a):
+                    if n == 1 or pd != dist:
+                        continue
+                    rc = axis_ratio(ax, d, t, n, dist, loop, "mpps_cpu")
+                    rw = axis_ratio(ax, d, t, n, dist, loop, "mpps_wall")
+                    if rc is not None and rw is not None:
+                        xs.append(n)
+                        ys.append(rc)
+                        ws.append(rw)
+                if xs:
+                    line, = axx.plot([1] + xs, [1.0] + ys, "o-", label="%s, %s" % (
+                        {"64": "64 B", "imix": "IMIX", "1400": "1400 B"}[t], dist))
+                    axx.plot(xs, ws, "x:", color=line.get_color())
+        axx.axhline(0.95, color="grey", lw=0.5)
+        axx.axhline(0.85, color="grey", lw=0.5, ls="--")
+        axx.set_xscale("log")
+        axx.set_xlabel("SAs")
+        axx.set_title("%s: N SAs / 1 SA (o on CPU, x wall)" %
+                      ("outbound (encrypt)" if d == "out" else "inbound (decrypt)"))
+        axx.grid(alpha=0.3)
+    axes[0].set_ylabel("rate relative to 1 SA, same loop")
+    if axes[1].get_legend_handles_labels()[0]:
+        axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    png = os.path.splitext(a.out)[0] + "-sas.png"
+    fig.savefig(png, dpi=100)
+    print("bench-gw: wrote %s" % png)
+
+
 def plot(rows, a):
     try:
         import matplotlib
@@ -609,7 +918,8 @@ def plot(rows, a):
         return
     labels = []
     for r in rows:
-        if r["label"] not in labels and r["sas"] == 1 and r["workers"] == 1:
+        if r["label"] not in labels and r["sas"] == 1 and r["workers"] == 1 and \
+                not r["label"].startswith("axis"):
             labels.append(r["label"])
     fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
     for ax, d in zip(axes, ("out", "in")):
@@ -633,7 +943,8 @@ def plot(rows, a):
                      ("outbound (encrypt)" if d == "out" else "inbound (decrypt)"))
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("Mpps per CPU second (bars); wall (ticks)")
-    axes[1].legend(fontsize=8)
+    if axes[1].get_legend_handles_labels()[0]:
+        axes[1].legend(fontsize=8)
     fig.tight_layout()
     png = os.path.splitext(a.out)[0] + ".png"
     fig.savefig(png, dpi=100)
