@@ -58,6 +58,12 @@ extern const struct bench_case bench_cases[CASE_COUNT];
  */
 const char *bench_case_missing(const struct bench_case *c, const char *other);
 
+/*
+ * For a peer whose library leaves the tag check of an open to the caller
+ * (Nettle, ipsec-mb): 1 when the 16-byte tags differ, in constant time.
+ */
+int bench_tag_diff(const uint8_t a[16], const uint8_t b[16]);
+
 enum bench_op {
 	BENCH_ENC = 0, /* seal / encrypt / MAC / hash */
 	BENCH_DEC = 1, /* open (AEADs only) */

@@ -81,3 +81,13 @@ bench_case_missing(const struct bench_case *c, const char *other)
 		return other;
 	}
 }
+
+int
+bench_tag_diff(const uint8_t a[16], const uint8_t b[16])
+{
+	uint8_t d = 0;
+
+	for (int i = 0; i < 16; i++)
+		d |= a[i] ^ b[i];
+	return d != 0;
+}

@@ -1171,6 +1171,7 @@ run_insns(void)
 	if (!isa_usable(isa))
 		die("--insns: the CPU lacks %s", vecsec_isa_name((enum vecsec_isa)isa));
 	im = bench_vecsec_impl(isa);
+	impls[nimpls++] = im;   /* referenced until exit, as in the timed modes */
 	if (!im->init(im))
 		die("--insns: %s unusable: %s", im->name, im->version);
 	for (unsigned int s = 0; s < opt.nsizes; s++)

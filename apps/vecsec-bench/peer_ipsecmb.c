@@ -163,17 +163,6 @@ mb_fill(IMB_JOB *job, struct mb_ctx *x, enum bench_op op, struct bench_msg *m)
 	}
 }
 
-/* Constant-time tag compare (the harness side of an ipsec-mb open). */
-static int
-tag_diff(const uint8_t *a, const uint8_t *b)
-{
-	uint8_t d = 0;
-
-	for (int i = 0; i < 16; i++)
-		d |= a[i] ^ b[i];
-	return d != 0;
-}
-
 static unsigned int
 mb_complete(IMB_JOB *job, enum bench_op op)
 {
@@ -182,7 +171,7 @@ mb_complete(IMB_JOB *job, enum bench_op op)
 
 	m->status = job->status != IMB_STATUS_COMPLETED;
 	if (m->status == 0 && op == BENCH_DEC && x->c->kind == BENCH_AEAD)
-		m->status = tag_diff(x->calc, m->tag);
+		m->status = bench_tag_diff(x->calc, m->tag);
 	return m->status != 0;
 }
 

@@ -83,17 +83,6 @@ nettle_free(void *p)
 	free(p);
 }
 
-/* Constant-time tag compare (the caller's part of a Nettle open). */
-static int
-tag_diff(const uint8_t *a, const uint8_t *b)
-{
-	uint8_t d = 0;
-
-	for (int i = 0; i < 16; i++)
-		d |= a[i] ^ b[i];
-	return d != 0;
-}
-
 /* RFC 8439 2.5 over Nettle's block function: the key is set up per message. */
 static void
 nettle_mac(struct nettle_bench_ctx *x, uint8_t tag[16], const uint8_t *in, size_t len)
@@ -134,7 +123,7 @@ nettle_run(void *p, enum bench_op op, uint8_t *out, uint8_t *tag, const uint8_t 
 		}
 		chacha_poly1305_decrypt(&x->aead, len, out, in);
 		chacha_poly1305_digest(&x->aead, 16, calc);
-		if (tag_diff(calc, tag)) {
+		if (bench_tag_diff(calc, tag)) {
 			memset(out, 0, len);
 			return -1;
 		}

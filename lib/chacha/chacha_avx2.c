@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ChaCha20/12/8, AVX2. xor_blocks: 8 blocks of one message per step
+ * ChaCha20/12/8, AVX2. xor_blocks (its step and tail logic shared with
+ * SSSE3 in chacha_x86.h): 8 blocks of one message per step
  * (assembly, chacha_avx2.S: word-sliced, one state word per ymm); a tail
  * of 257..511 bytes is one more step into a keystream buffer; up to 256
  * bytes (4 blocks) go the latency-bound way: the state in row form, two
@@ -104,74 +105,14 @@ vecsec_chacha_ks4_avx2(uint8_t *ks, const uint32_t x[16], unsigned int nblocks,
 	store2(ks, vadd(a, a0), vadd(b, b0), vadd(c, c0), vadd(d, d0));
 }
 
-/* out = in ^ ks for n bytes (n < 512): 32 bytes at a time, then 16, 8, 4, 1 */
-static inline void
-xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
-{
-	size_t i = 0;
-
-	for (; i + 32 <= n; i += 32)
-		_mm256_storeu_si256((__m256i *)(void *)(out + i), _mm256_xor_si256(
-			_mm256_loadu_si256((const __m256i *)(const void *)(in + i)),
-			_mm256_loadu_si256((const __m256i *)(const void *)(ks + i))));
-	if (i + 16 <= n) {
-		_mm_storeu_si128((__m128i *)(void *)(out + i), _mm_xor_si128(
-			_mm_loadu_si128((const __m128i *)(const void *)(in + i)),
-			_mm_loadu_si128((const __m128i *)(const void *)(ks + i))));
-		i += 16;
-	}
-	if (i + 8 <= n) {
-		uint64_t a, b;
-
-		memcpy(&a, in + i, 8);
-		memcpy(&b, ks + i, 8);
-		a ^= b;
-		memcpy(out + i, &a, 8);
-		i += 8;
-	}
-	if (i + 4 <= n) {
-		uint32_t a, b;
-
-		memcpy(&a, in + i, 4);
-		memcpy(&b, ks + i, 4);
-		a ^= b;
-		memcpy(out + i, &a, 4);
-		i += 4;
-	}
-	for (; i < n; i++)
-		out[i] = in[i] ^ ks[i];
-}
+#define CX_AVX2
+#include "chacha_x86.h"
 
 void
 vecsec_chacha_xor_blocks_avx2(uint8_t *out, const uint8_t *in, size_t len,
 			      struct chacha_state *st)
 {
-	static const uint8_t zeros[8 * CHACHA_BLOCK_LEN];
-	uint8_t ks[8 * CHACHA_BLOCK_LEN] __attribute__((aligned(32)));
-	const size_t step = 8 * CHACHA_BLOCK_LEN;
-	size_t n = len / step;
-	uint32_t nb;
-
-	if (n != 0) {
-		vecsec_chacha_x8_avx2(out, in, n, st->x, st->rounds);
-		out += n * step;
-		in += n * step;
-		len -= n * step;
-	}
-	if (len == 0)
-		return;
-	nb = (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
-	if (nb > 4) {
-		uint32_t ctr = st->x[12];
-
-		vecsec_chacha_x8_avx2(ks, zeros, 1, st->x, st->rounds);
-		st->x[12] = ctr;
-	} else {
-		vecsec_chacha_ks4_avx2(ks, st->x, nb, st->rounds);
-	}
-	st->x[12] += nb;
-	xor_ks(out, in, ks, len);
-	vecsec_wipe(ks, (size_t)nb * CHACHA_BLOCK_LEN);
+	cx_xor_blocks(out, in, len, st);
 }
 
 const struct chacha_impl vecsec_chacha_impl_avx2 = {

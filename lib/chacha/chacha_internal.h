@@ -135,6 +135,7 @@ struct chacha_impl {
  *     into ks (64 nblocks bytes), x not changed: row form, two blocks per
  *     ymm, latency-bound (the short-message path);
  *   ks2_ssse3: the same for 1..2 blocks, one block per set of xmm.
+ * chacha_x86.h composes them (whole steps, the tail, the XOR of a buffer).
  */
 void vecsec_chacha_x8_avx2(uint8_t *out, const uint8_t *in, size_t nsteps, uint32_t x[16],
 			   unsigned int rounds);

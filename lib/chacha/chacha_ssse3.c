@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ChaCha20/12/8, SSSE3. xor_blocks: 4 blocks of one message per step
+ * ChaCha20/12/8, SSSE3. xor_blocks (its step and tail logic shared with
+ * AVX2 in chacha_x86.h): 4 blocks of one message per step
  * (assembly, chacha_ssse3.S: one state word per xmm, word-sliced); a tail
  * of 3..4 blocks is one more step into a keystream buffer, 1..2 blocks
  * use the row form (one row of the state per xmm, diagonals by PSHUFD),
@@ -9,8 +10,6 @@
  * RFC 8439 2.1-2.4; the counter is word 12 only and never wraps inside a
  * call (chacha_internal.h).
  */
-#include <string.h>
-
 #include <immintrin.h>
 
 #include "chacha_internal.h"
@@ -44,12 +43,6 @@ vrol8(__m128i v)
 	a = vadd(a, b); d = VROL(vxor(d, a), 8); \
 	c = vadd(c, d); b = VROL(vxor(b, c), 7); \
 } while (0)
-
-static inline __m128i
-loadu(const uint8_t *p)
-{
-	return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
 
 static inline void
 storeu(uint8_t *p, __m128i v)
@@ -136,67 +129,14 @@ vecsec_chacha_ks2_ssse3(uint8_t *ks, const uint32_t x[16], unsigned int nblocks,
 		block_x2(ks, x, rounds);
 }
 
-/* out = in ^ ks for n bytes: 16 at a time, then 8, 4, 1 */
-static inline void
-xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
-{
-	size_t i = 0;
-
-	for (; i + 16 <= n; i += 16)
-		storeu(out + i, vxor(loadu(in + i), loadu(ks + i)));
-	if (i + 8 <= n) {
-		uint64_t a, b;
-
-		memcpy(&a, in + i, 8);
-		memcpy(&b, ks + i, 8);
-		a ^= b;
-		memcpy(out + i, &a, 8);
-		i += 8;
-	}
-	if (i + 4 <= n) {
-		uint32_t a, b;
-
-		memcpy(&a, in + i, 4);
-		memcpy(&b, ks + i, 4);
-		a ^= b;
-		memcpy(out + i, &a, 4);
-		i += 4;
-	}
-	for (; i < n; i++)
-		out[i] = in[i] ^ ks[i];
-}
+#define CX_SSSE3
+#include "chacha_x86.h"
 
 void
 vecsec_chacha_xor_blocks_ssse3(uint8_t *out, const uint8_t *in, size_t len,
 			       struct chacha_state *st)
 {
-	static const uint8_t zeros[4 * CHACHA_BLOCK_LEN];
-	uint8_t ks[4 * CHACHA_BLOCK_LEN] __attribute__((aligned(16)));
-	const size_t step = 4 * CHACHA_BLOCK_LEN;
-	size_t n = len / step;
-	uint32_t nb;
-
-	if (n != 0) {
-		vecsec_chacha_x4_ssse3(out, in, n, st->x, st->rounds);
-		out += n * step;
-		in += n * step;
-		len -= n * step;
-	}
-	if (len == 0)
-		return;
-	nb = (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
-	if (nb > 2) {
-		/* 3 or 4 blocks: one step into the buffer (~a two-block chain's cost) */
-		uint32_t ctr = st->x[12];
-
-		vecsec_chacha_x4_ssse3(ks, zeros, 1, st->x, st->rounds);
-		st->x[12] = ctr;
-	} else {
-		vecsec_chacha_ks2_ssse3(ks, st->x, nb, st->rounds);
-	}
-	st->x[12] += nb;
-	xor_ks(out, in, ks, len);
-	vecsec_wipe(ks, (size_t)nb * CHACHA_BLOCK_LEN);
+	cx_xor_blocks(out, in, len, st);
 }
 
 const struct chacha_impl vecsec_chacha_impl_ssse3 = {

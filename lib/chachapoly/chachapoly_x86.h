@@ -2,19 +2,16 @@
 /*
  * ChaCha20-Poly1305 (RFC 8439 2.8) of one whole linear job on the x86
  * kernels of one level: the body of chachapoly_avx2.c and
- * chachapoly_ssse3.c (each includes this once, after defining):
- *   CPX_STEP             bytes of a ChaCha step (AVX2 512, SSSE3 256)
- *   CPX_ROW_DATA         data bytes the row-form first unit carries
- *   cpx_step_ks(ks, x)   one step of raw keystream from x[12] into ks,
- *                        x[12] advanced by CPX_STEP / 64
- *   cpx_row_ks(ks, x, n) n blocks of raw keystream, x not changed
- *   cpx_stitch(...)      the stitched assembly kernel (chachapoly_<isa>.S)
- *   cpx_xor(out, in, ks, n)  out = in ^ ks, n < CPX_STEP bytes
+ * chachapoly_ssse3.c (each includes this once, after defining CX_AVX2 or
+ * CX_SSSE3 for that level's ChaCha building blocks, chacha/chacha_x86.h,
+ * and cpx_stitch, the stitched assembly kernel of chachapoly_<isa>.S).
+ * CPX_ROW_DATA: the data bytes the row-form first unit carries (its
+ * blocks after the one-time key block).
  *
  * The shape of a job (RFC 8439 2.6, 2.8):
  *   1. a first unit of keystream from counter 0: block 0 is the one-time
  *      Poly1305 key, the blocks after it encrypt the first f bytes: a
- *      whole step (f <= CPX_STEP - 64), or the row form (f <=
+ *      whole step (f <= CX_STEP - 64), or the row form (f <=
  *      CPX_ROW_DATA) at about one block's latency, chosen so that the
  *      steps after it come out whole or nearly (cpx_row_first());
  *   2. the padded AAD into Poly1305 (radix 2^64, poly1305_64.h);
@@ -32,7 +29,10 @@
 #define VECSEC_CHACHAPOLY_X86_H
 
 #include "chachapoly_internal.h"
+#include "chacha/chacha_x86.h"
 #include "poly1305/poly1305_64.h"
+
+#define CPX_ROW_DATA ((CX_ROW_BLOCKS - 1) * CHACHA_BLOCK_LEN)
 
 /*
  * Row form first when the job's blocks (one-time key included) leave a
@@ -43,7 +43,7 @@
 static inline bool
 cpx_row_first(size_t len)
 {
-	const size_t per = CPX_STEP / CHACHA_BLOCK_LEN;
+	const size_t per = CX_STEP / CHACHA_BLOCK_LEN;
 	size_t r = (1 + (len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN) % per;
 
 	return len <= CPX_ROW_DATA || (r >= 1 && r <= CPX_ROW_DATA / CHACHA_BLOCK_LEN + 1);
@@ -52,9 +52,9 @@ cpx_row_first(size_t len)
 static inline __attribute__((always_inline)) int
 cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
 {
-	static const uint8_t zeros[CPX_STEP] __attribute__((aligned(32)));
-	uint8_t ks0[CPX_STEP] __attribute__((aligned(32)));
-	uint8_t ks1[CPX_STEP] __attribute__((aligned(32)));
+	static const uint8_t zeros[CX_STEP] __attribute__((aligned(32)));
+	uint8_t ks0[CX_STEP] __attribute__((aligned(32)));
+	uint8_t ks1[CX_STEP] __attribute__((aligned(32)));
 	struct poly1305_64 p;
 	uint8_t lens[16], tag[VECSEC_AEAD_TAG_LEN];
 	const bool seal = job->dir == VECSEC_AEAD_SEAL;
@@ -68,36 +68,36 @@ cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
 		unsigned int nb = 1 + (unsigned int)((len >= CPX_ROW_DATA ? CPX_ROW_DATA : len) +
 						     CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
 
-		cpx_row_ks(ks0, st->x, nb);
+		cx_row(ks0, st->x, nb, 20);
 		st->x[12] += nb;
 		ks0_len = CHACHA_BLOCK_LEN * nb;
 		f = len < CPX_ROW_DATA ? len : CPX_ROW_DATA;
 	} else {
-		cpx_step_ks(ks0, zeros, st->x);
-		ks0_len = CPX_STEP;
-		f = len < CPX_STEP - CHACHA_BLOCK_LEN ? len : CPX_STEP - CHACHA_BLOCK_LEN;
+		cx_steps(ks0, zeros, 1, st->x, 20);
+		ks0_len = CX_STEP;
+		f = len < CX_STEP - CHACHA_BLOCK_LEN ? len : CX_STEP - CHACHA_BLOCK_LEN;
 	}
 	p64_init(&p, ks0);
 	if (job->aad_len > 0)
 		p64_padded(&p, job->aad, job->aad_len);
 	if (seal && f > 0)
-		cpx_xor(out, in, ks0 + CHACHA_BLOCK_LEN, f);
+		cx_xor(out, in, ks0 + CHACHA_BLOCK_LEN, f);
 	off = f;
 	if (len > f) {
 		const uint8_t *base = seal ? out : in, *mac = base;
-		size_t n = (len - f) / CPX_STEP;
+		size_t n = (len - f) / CX_STEP;
 
-		rest = (len - f) % CPX_STEP;
+		rest = (len - f) % CX_STEP;
 		if (n > 0) {
 			mac = cpx_stitch(out + f, in + f, n, st->x, &p, mac,
-					 seal ? out + f : in + f + CPX_STEP);
-			off += n * CPX_STEP;
+					 seal ? out + f : in + f + CX_STEP);
+			off += n * CX_STEP;
 		}
 		if (rest > 0) {
 			mac = cpx_stitch(ks1, zeros, 1, st->x, &p, mac,
 					 seal ? out + off : in + off + (rest & ~(size_t)15));
 			if (seal)
-				cpx_xor(out + off, in + off, ks1, rest);
+				cx_xor(out + off, in + off, ks1, rest);
 		}
 		done = (size_t)(mac - base);
 	}
@@ -112,15 +112,22 @@ cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
 	} else {
 		rc = vecsec_chachapoly_verify(job, tag);        /* wipes tag, and out on failure */
 		if (rc == 0 && f > 0)
-			cpx_xor(out, in, ks0 + CHACHA_BLOCK_LEN, f);
+			cx_xor(out, in, ks0 + CHACHA_BLOCK_LEN, f);
 		if (rc == 0 && rest > 0)
-			cpx_xor(out + off, in + off, ks1, rest);
+			cx_xor(out + off, in + off, ks1, rest);
 	}
 	vecsec_wipe(ks0, ks0_len);
 	if (rest > 0)
-		vecsec_wipe(ks1, CPX_STEP);
+		vecsec_wipe(ks1, CX_STEP);
 	vecsec_wipe(&p, sizeof(p));
 	return rc;
+}
+
+/* The table entry's linear(): row form first where cpx_row_first() says. */
+static int
+cpx_linear(const struct vecsec_aead_job *job, struct chacha_state *st)
+{
+	return cpx_run(job, st, cpx_row_first(job->len));
 }
 
 #endif /* VECSEC_CHACHAPOLY_X86_H */

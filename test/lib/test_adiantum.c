@@ -368,7 +368,7 @@ test_adiantum_kat(void)
 				  i + 1);
 	}
 	for (size_t i = 0; i < VT_ARRAY_SIZE(adiantum_long_tvs); i++) {
-		const struct adiantum_long_tv *tv = &adiantum_long_tvs[i];
+		const struct adiantum_tv *tv = &adiantum_long_tvs[i];
 
 		check_adiantum_tv(tv->key, tv->tweak, tv->ptext, tv->ctext12, tv->ctext20, tv->len,
 				  VT_ARRAY_SIZE(adiantum_tvs) + i + 1);

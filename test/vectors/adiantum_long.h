@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 
+#include "adiantum.h"
+
 /* C string literals: the length is the struct's, not sizeof - 1. */
 struct nhpoly1305_long_tv {
 	const char *key;        /* 1088 bytes: Poly1305 r (16) || NH key (1072) */
@@ -591,16 +593,8 @@ static const struct nhpoly1305_long_tv nhpoly1305_long_tvs[] = {
 	},
 };
 
-struct adiantum_long_tv {
-	const char *key;        /* 32 bytes */
-	const char *tweak;      /* 32 bytes (Linux: .iv) */
-	const char *ptext;
-	const char *ctext12;    /* adiantum(xchacha12,aes) */
-	const char *ctext20;    /* adiantum(xchacha20,aes) */
-	size_t len;
-};
-
-static const struct adiantum_long_tv adiantum_long_tvs[] = {
+/* struct adiantum_tv: adiantum.h */
+static const struct adiantum_tv adiantum_long_tvs[] = {
 	{
 		.key =
 			"\xeb\xe5\x11\x3a\x72\xeb\x10\xbe\x70\xcf\xe3\xea\xc2\x74\xa4\x48"
