@@ -618,8 +618,10 @@ check_only(const char *file, const struct opts *o, bool options)
 
 	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
-	if (rc != 0)
+	if (rc != 0) {
+		gw_conf_wipe(conf);     /* a failed parse keeps its grown arrays */
 		return 1;
+	}
 	rc = preflight(o, conf, file, options);
 	if (rc != 0) {
 		gw_conf_wipe(conf);
@@ -1105,8 +1107,10 @@ main(int argc, char **argv)
 	load_t[0] = mono_seconds() - load_t[0];
 	if (err[0] != '\0')
 		fprintf(stderr, "vecsec-gw: %s\n", err);
-	if (rc != 0)
+	if (rc != 0) {
+		gw_conf_wipe(conf);
 		return 1;
+	}
 	/* what --check checks, the same way: refused here, before EAL */
 	rc = preflight(&o, conf, o.cfg_file != NULL ? o.cfg_file : "<demo>", true);
 	if (rc != 0) {
@@ -1289,9 +1293,13 @@ main(int argc, char **argv)
 					gw_conf_parse_string(demo_conf, "<demo>", demo_text, err,
 					sizeof(err))) != 0 ||
 				gw_gen_init(demo_conf, &gc) != 0) {
+			if (demo_conf != NULL)
+				gw_conf_wipe(demo_conf);
 			gw_secret_free(demo_conf, sizeof(*demo_conf));
 			goto out;
 		}
+		/* the rule arrays grow on the heap: wiped and freed with the struct */
+		gw_conf_wipe(demo_conf);
 		gw_secret_free(demo_conf, sizeof(*demo_conf));
 	}
 
