@@ -20,19 +20,10 @@
 #define P64_S1 40
 
 /*
- * h = (h + m + pad 2^128) r mod p, partly reduced (h2 <= 4 after), with
- * MULQ (no BMI2 needed). m at (in); pad an immediate or register; r0 r1
- * s1 memory operands. Clobbers rax, rdx, t0, t1, t2, t3; h0 h1 h2 are
- * updated in place. The products:
- *   d0 = h0 r0 + h1 s1                    -> t0 (low), t1 (high)
- *   d1 = h0 r1 + h1 r0 + h2 s1 + t1       -> t2 (low), t3 (high)
- *   d2 = h2 r0 + t3
- * then 5 (d2 >> 2) = (d2 & ~3) + (d2 >> 2) is added at 2^0, d2 & 3 kept.
+ * The products of both block forms: d0 -> t0 (t1 carried), d1 + t1 -> t2
+ * (low), t3 (high, with d2 = h2 r0 added). Clobbers rax, rdx, t0..t3, h2.
  */
-#define P64_BLOCK_MULQ(in, pad, r0, r1, s1, h0, h1, h2, t0, t1, t2, t3) \
-	addq	0(in), h0; \
-	adcq	8(in), h1; \
-	adcq	pad, h2; \
+#define P64_PRODUCTS(r0, r1, s1, h0, h1, h2, t0, t1, t2, t3) \
 	movq	r0, %rax; \
 	mulq	h0; \
 	movq	%rax, t0; \
@@ -55,7 +46,23 @@
 	addq	%rax, t2; \
 	adcq	h2, t3; \
 	addq	t1, t2; \
-	adcq	$0, t3; \
+	adcq	$0, t3
+
+/*
+ * h = (h + m + pad 2^128) r mod p, partly reduced (h2 <= 4 after), with
+ * MULQ (no BMI2 needed). m at (in); pad an immediate or register; r0 r1
+ * s1 memory operands. Clobbers rax, rdx, t0, t1, t2, t3; h0 h1 h2 are
+ * updated in place. The products:
+ *   d0 = h0 r0 + h1 s1                    -> t0 (low), t1 (high)
+ *   d1 = h0 r1 + h1 r0 + h2 s1 + t1       -> t2 (low), t3 (high)
+ *   d2 = h2 r0 + t3
+ * then 5 (d2 >> 2) = (d2 & ~3) + (d2 >> 2) is added at 2^0, d2 & 3 kept.
+ */
+#define P64_BLOCK_MULQ(in, pad, r0, r1, s1, h0, h1, h2, t0, t1, t2, t3) \
+	addq	0(in), h0; \
+	adcq	8(in), h1; \
+	adcq	pad, h2; \
+	P64_PRODUCTS(r0, r1, s1, h0, h1, h2, t0, t1, t2, t3); \
 	movq	t3, h2; \
 	andq	$3, h2; \
 	movq	t3, %rax; \
@@ -85,29 +92,7 @@
 	addq	c, h0; \
 	adcq	$0, h1; \
 	adcq	$0, h2; \
-	movq	r0, %rax; \
-	mulq	h0; \
-	movq	%rax, t0; \
-	movq	%rdx, t1; \
-	movq	s1, %rax; \
-	mulq	h1; \
-	addq	%rax, t0; \
-	adcq	%rdx, t1; \
-	movq	r1, %rax; \
-	mulq	h0; \
-	movq	%rax, t2; \
-	movq	%rdx, t3; \
-	movq	r0, %rax; \
-	mulq	h1; \
-	addq	%rax, t2; \
-	adcq	%rdx, t3; \
-	movq	s1, %rax; \
-	imulq	h2, %rax; \
-	imulq	r0, h2; \
-	addq	%rax, t2; \
-	adcq	h2, t3; \
-	addq	t1, t2; \
-	adcq	$0, t3; \
+	P64_PRODUCTS(r0, r1, s1, h0, h1, h2, t0, t1, t2, t3); \
 	movq	t3, h2; \
 	andq	$3, h2; \
 	movq	t3, c; \

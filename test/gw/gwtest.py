@@ -88,6 +88,7 @@ def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),
     --vdev options of port 0 (clear: rx, tx file) and port 1 (ESP), file
     names in folder tmp (an absolute one, a named pipe say, stays as it is).
     An rx name may carry more net_pcap options: "in.pcap,infinite_rx=1".
+    Only ever appended to eal_args(), which carries --no-pci and --no-huge.
     """
     j = os.path.join
     return ["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (j(tmp, clear[0]), j(tmp, clear[1])),
