@@ -271,13 +271,20 @@ struct gw_port_stats {
 	uint64_t rx, tx;
 };
 
+/*
+ * One SA's counters in one worker (gw_worker.sa_st[slot]). The four a
+ * packet writes come first and the struct is 32-byte aligned, so they
+ * share one cache line whatever the slot (the worker prefetches it with
+ * the SA's other state); the drops, written only for a dropped packet,
+ * follow.
+ */
 struct gw_sa_stats {
 	uint64_t pkts, bytes;   /* packets through ESP processing */
 	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
 	uint64_t last_tsc;      /* (gw_stats_sa_sum: the latest of the workers') */
-	uint64_t drops[GW_DROP_MAX];
 	uint64_t seq_used;      /* outbound: sequence numbers given out (never reset) */
-};
+	uint64_t drops[GW_DROP_MAX];
+} __attribute__((aligned(32)));
 
 struct gw_stats {
 	struct gw_port_stats port[GW_MAX_PORTS];

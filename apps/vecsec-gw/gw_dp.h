@@ -409,6 +409,8 @@ int gw_telemetry_register(void);
 /* baselines and rate samples, for dp->max_sa slots; gw_stats_fini() frees them */
 int gw_stats_init(void);
 void gw_stats_fini(void);
+/* bytes of those baselines and samples (the control socket's `mem`) */
+size_t gw_stats_mem(void);
 /* seconds since start, since the last `reset` (or start), the last sampling interval */
 double gw_stats_uptime(void);
 double gw_stats_since(void);

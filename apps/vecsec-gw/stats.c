@@ -50,6 +50,16 @@ static struct rate_sample *rs_prev, *rs_cur;    /* [gw.max_sa] */
 static struct gw_stats tot_prev, tot_cur;
 static uint64_t tsc_start, tsc_reset, tsc_prev, tsc_cur;
 
+/* Bytes the control thread's per-slot baselines and rate samples take (0 before init). */
+size_t
+gw_stats_mem(void)
+{
+	if (sa_base == NULL)
+		return 0;
+	return (size_t)gw.max_sa * (sizeof(*sa_base) + sizeof(*sa_reset_tsc) +
+				    sizeof(*rs_prev) + sizeof(*rs_cur));
+}
+
 void
 gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out)
 {

@@ -1056,8 +1056,7 @@ post_prefetch(struct gw_worker *w, const struct rte_ipsec_group *g)
 		return;
 	sa = container_of(ss, const struct gw_sa, ss);
 	ipsec_sa_prefetch(sa);
-	rte_prefetch0(&w->sa_st[sa->idx].pkts);
-	rte_prefetch0(&w->sa_st[sa->idx].bytes);
+	rte_prefetch0(&w->sa_st[sa->idx]);     /* the line of its packet counters */
 }
 
 static unsigned int
