@@ -941,8 +941,13 @@ mem_hugepage(const struct rte_memseg_list *msl, void *arg)
 /*
  * Without hugepages (--no-huge) DPDK's memory is ordinary 4 KiB pages, and
  * with many SAs nearly every per-SA line a packet reads is also a TLB
- * miss. Ask for transparent huge pages there (best effort: the kernel's
- * `madvise` mode honours it), before the pools are filled.
+ * miss. Ask for transparent huge pages there, before the pools are
+ * filled. Best effort, and often without effect: DPDK 22.11 maps --no-huge
+ * memory from a memfd, which is shared memory, so the kernel honours the
+ * advice only where transparent huge pages are enabled for shared memory
+ * (/sys/kernel/mm/transparent_hugepage/shmem_enabled `advise` or `always`;
+ * Debian's default is `never`). Production runs on hugepages
+ * (docs/operations.md).
  */
 static void
 thp_advise(void)

@@ -83,6 +83,10 @@ fill_xforms(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2])
 
 /* ---- vecsec: ARIA SAs (crypto_vecsec's private algorithm ids) ------------ */
 
+/* struct gw_sa's lines as gw_dp.h describes them: line 1 must not spill */
+_Static_assert(offsetof(struct gw_sa, rw) == RTE_CACHE_LINE_SIZE &&
+	       offsetof(struct gw_sa, life) == 2 * RTE_CACHE_LINE_SIZE,
+	       "struct gw_sa: the per-burst fields fill more than line 1");
 _Static_assert(GW_AEAD_ARIA_GCM == (int)RTE_PMD_VECSEC_AEAD_ARIA_GCM &&
 	       GW_CIPHER_ARIA_CTR == (int)RTE_PMD_VECSEC_CIPHER_ARIA_CTR,
 	       "gw.h's ARIA ids differ from rte_pmd_vecsec.h's");
