@@ -1155,7 +1155,8 @@ test_session_size(void)
 	uint64_t st = g.seed ^ 0x51e;
 	unsigned int n = 0;
 
-	printf("\n    crypto_vecsec sym session private data: %u bytes\n", sz);
+	printf("\n    crypto_vecsec sym session private data: %u bytes (pool element %u)\n", sz,
+	       g.sess_mp->elt_size);
 	VT_EXPECT(sz <= 128, "session private data %u bytes, want <= 128", sz);
 
 	heap0 = heap_allocated();
