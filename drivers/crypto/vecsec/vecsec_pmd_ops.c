@@ -169,6 +169,8 @@ vecsec_pmd_qp_setup(struct rte_cryptodev *dev, uint16_t qp_id,
 }
 
 /* Two cache lines: the parameters, then a small key (larger ones live apart). */
+_Static_assert(sizeof(struct vecsec_pmd_session) == 2 * 64, "a session is two cache lines");
+
 static unsigned int
 vecsec_pmd_session_size(struct rte_cryptodev *dev __rte_unused)
 {
