@@ -141,8 +141,9 @@ struct vecsec_aead_job {
  * @param k
  *   key object to fill: vecsec_aead_key_size(@p alg, @p key_len) bytes,
  *   64-byte aligned (the full struct always does). Only those bytes are
- *   written, and on failure they are left zeroed (none for an unknown
- *   algorithm or a bad length).
+ *   written. On failure no algorithm is left in it: for a bad length its
+ *   first 64 bytes (the header's line, which every key object has) are
+ *   zeroed; for an unknown algorithm or a NULL pointer nothing is written.
  * @param alg
  *   algorithm.
  * @param key
