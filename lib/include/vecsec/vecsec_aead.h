@@ -173,8 +173,9 @@ VECSEC_API size_t vecsec_aead_key_size(enum vecsec_aead_alg alg, size_t key_len)
 
 /**
  * Wipe a key object: the vecsec_aead_key_size() bytes its header's
- * algorithm and key length name (all of the struct if the header names
- * none, as after a failed init or wipe of a full-size object).
+ * algorithm and key length name; if the header names none (as after a
+ * failed init or a wipe), its first 64 bytes, the line every key object
+ * has.
  *
  * @param k
  *   key object; NULL is ignored.
