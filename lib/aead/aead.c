@@ -12,6 +12,7 @@
  * vecsec_aead_seal()/vecsec_aead_open() would leave it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "vecsec/vecsec_aead.h"
@@ -24,6 +25,7 @@
 static const struct aead_ops ops_chacha20_poly1305 = {
 	.alg = VECSEC_AEAD_CHACHA20_POLY1305,
 	.name = "chacha20-poly1305",
+	.key_size = vecsec_chachapoly_key_size,
 	.key_init = vecsec_chachapoly_key_init,
 	.run = vecsec_chachapoly_run,
 	.burst = vecsec_chachapoly_burst,
@@ -32,6 +34,7 @@ static const struct aead_ops ops_chacha20_poly1305 = {
 static const struct aead_ops ops_xchacha20_poly1305 = {
 	.alg = VECSEC_AEAD_XCHACHA20_POLY1305,
 	.name = "xchacha20-poly1305",
+	.key_size = vecsec_chachapoly_key_size,
 	.key_init = vecsec_chachapoly_key_init,
 	.run = vecsec_xchachapoly_run,
 	.burst = vecsec_chachapoly_burst,
@@ -40,6 +43,7 @@ static const struct aead_ops ops_xchacha20_poly1305 = {
 static const struct aead_ops ops_aria_gcm = {
 	.alg = VECSEC_AEAD_ARIA_GCM,
 	.name = "aria-gcm",
+	.key_size = vecsec_aria_gcm_key_size,
 	.key_init = vecsec_aria_aead_key_init,
 	.run = vecsec_aria_gcm_run,
 	.burst = vecsec_aria_burst,
@@ -48,6 +52,7 @@ static const struct aead_ops ops_aria_gcm = {
 static const struct aead_ops ops_aria_ctr = {
 	.alg = VECSEC_AEAD_ARIA_CTR,
 	.name = "aria-ctr",
+	.key_size = vecsec_aria_ctr_key_size,
 	.key_init = vecsec_aria_aead_key_init,
 	.run = vecsec_aria_ctr_run,
 	.burst = vecsec_aria_burst,
@@ -75,11 +80,39 @@ ops_of(uint32_t alg)
 	return aead_ops_table[alg];
 }
 
+/* The header's line: the least any key object has. */
+#define KEY_HEAD_LEN 64
+
+_Static_assert(offsetof(struct vecsec_aead_key, small) + sizeof(((struct vecsec_aead_key *)0)->small) ==
+		       KEY_HEAD_LEN,
+	       "the small schedule ends the header's line");
+_Static_assert(offsetof(struct vecsec_aead_key, opaque) == KEY_HEAD_LEN,
+	       "large schedules start at byte 64");
+
+VECSEC_API size_t
+vecsec_aead_key_size(enum vecsec_aead_alg alg, size_t key_len)
+{
+	const struct aead_ops *ops = ops_of((uint32_t)alg);
+	size_t n;
+
+	if (ops == NULL)
+		return 0;
+	n = ops->key_size(key_len);
+	VECSEC_ASSERT(n == 0 || (n >= KEY_HEAD_LEN && n % 64 == 0 &&
+				 n <= sizeof(struct vecsec_aead_key)));
+	return n;
+}
+
+/*
+ * Only the bytes the algorithm needs are written: the key object may be
+ * an allocation of just vecsec_aead_key_size() bytes.
+ */
 VECSEC_API int
 vecsec_aead_key_init(struct vecsec_aead_key *k, enum vecsec_aead_alg alg, const uint8_t *key,
 		     size_t key_len)
 {
 	const struct aead_ops *ops;
+	size_t n;
 	int rc;
 
 	if (k == NULL || key == NULL)
@@ -87,20 +120,31 @@ vecsec_aead_key_init(struct vecsec_aead_key *k, enum vecsec_aead_alg alg, const 
 	ops = ops_of((uint32_t)alg);
 	if (ops == NULL)
 		return -ENOTSUP;
-	vecsec_memzero(k, sizeof(*k));
+	n = ops->key_size(key_len);
+	if (n == 0) {
+		/* no algorithm left in it (any key object has the header's line) */
+		vecsec_memzero(k, KEY_HEAD_LEN);
+		return -EINVAL;
+	}
+	vecsec_memzero(k, n);
 	k->alg = (uint32_t)alg;
 	k->key_len = (uint32_t)key_len;
 	rc = ops->key_init(k, key, key_len);
 	if (rc != 0)
-		vecsec_memzero(k, sizeof(*k));
+		vecsec_memzero(k, n);
 	return rc;
 }
 
 VECSEC_API void
 vecsec_aead_key_wipe(struct vecsec_aead_key *k)
 {
-	if (k != NULL)
-		vecsec_memzero(k, sizeof(*k));
+	size_t n;
+
+	if (k == NULL)
+		return;
+	/* sized by the header; one naming no key is the header's line alone */
+	n = vecsec_aead_key_size((enum vecsec_aead_alg)k->alg, k->key_len);
+	vecsec_memzero(k, n != 0 ? n : KEY_HEAD_LEN);
 }
 
 /* The generic checks (lib/job), then the algorithm's ops. */

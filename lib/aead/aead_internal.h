@@ -20,7 +20,17 @@
 struct aead_ops {
 	enum vecsec_aead_alg alg;
 	const char *name;
-	/* Fill k->opaque from the raw key; -EINVAL for a bad key_len. */
+	/*
+	 * Bytes of struct vecsec_aead_key (header line included, a multiple
+	 * of 64) a key of key_len bytes needs; 0 for a bad key_len. Every
+	 * other entry point reads and writes no key byte beyond them.
+	 */
+	size_t (*key_size)(size_t key_len);
+	/*
+	 * Fill k's schedule (k->small or k->opaque) from the raw key; the
+	 * router has checked key_len with key_size(), zeroed that many bytes
+	 * and set the header.
+	 */
 	int (*key_init)(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
 	/*
 	 * Run one job whose generic fields (pointers, lengths within limits,

@@ -34,13 +34,41 @@ gcm_key_of(const struct vecsec_aead_key *k)
 	return (const struct aria_gcm_key *)(const void *)k->opaque;
 }
 
+/* Bytes from the key object's start to the end of n bytes of large schedule, whole lines. */
+static inline size_t
+key_bytes(size_t n)
+{
+	return (offsetof(struct vecsec_aead_key, opaque) + n + 63) & ~(size_t)63;
+}
+
+size_t
+vecsec_aria_gcm_key_size(size_t key_len)
+{
+	if (key_len != 16 && key_len != 24 && key_len != 32)
+		return 0;
+	return key_bytes(sizeof(struct aria_gcm_key));
+}
+
+/* CTR keeps the schedule alone: its jobs read only the aria part of the GCM key. */
+size_t
+vecsec_aria_ctr_key_size(size_t key_len)
+{
+	if (key_len != 16 && key_len != 24 && key_len != 32)
+		return 0;
+	return key_bytes(sizeof(struct aria_key));
+}
+
 int
 vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 {
+	struct aria_gcm_key *gk = (struct aria_gcm_key *)(void *)k->opaque;
+
 	if (key_len != 16 && key_len != 24 && key_len != 32)
 		return -EINVAL;
-	/* Both algorithms keep a GCM key (CTR just never reads H). */
-	vecsec_aria_gcm_key_setup((struct aria_gcm_key *)(void *)k->opaque, key, key_len);
+	if (k->alg == VECSEC_AEAD_ARIA_GCM)
+		vecsec_aria_gcm_key_setup(gk, key, key_len);
+	else
+		vecsec_aria_key_schedule_ref(&gk->aria, key, key_len);
 	return 0;
 }
 

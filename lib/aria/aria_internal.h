@@ -162,11 +162,14 @@ void vecsec_aria_gcm_tail_ks(const struct aria_gcm *g, uint8_t ks[ARIA_GCM_TAIL 
 
 /*
  * ARIA on AEAD jobs (aria_aead.c), the entry points the AEAD router's ops
- * table lists: key init (a GCM key for both modes), one checked job
+ * table lists: key sizes and init (a GCM key, or for CTR the schedule
+ * alone, from byte 64 of the key object), one checked job
  * (returns 0, -EBADMSG with the output zeroed, or -EINVAL), and a burst of
  * checked ARIA jobs of either mode (sets every job's status), all on the
  * kernels of a dispatch level.
  */
+size_t vecsec_aria_gcm_key_size(size_t key_len);
+size_t vecsec_aria_ctr_key_size(size_t key_len);
 int vecsec_aria_aead_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
 int vecsec_aria_gcm_run(enum vecsec_isa level, const struct vecsec_aead_job *job);
 int vecsec_aria_ctr_run(enum vecsec_isa level, const struct vecsec_aead_job *job);

@@ -30,12 +30,22 @@ struct chachapoly_run {
 	size_t ks_used;                 /* bytes of ks already used (64: none left) */
 };
 
+_Static_assert(sizeof(((struct vecsec_aead_key *)0)->small) >= VECSEC_CHACHAPOLY_KEY_LEN,
+	       "the ChaCha20 key fits the header's line");
+
+size_t
+vecsec_chachapoly_key_size(size_t key_len)
+{
+	/* the header's line alone: the key is its small schedule */
+	return key_len == VECSEC_CHACHAPOLY_KEY_LEN ? offsetof(struct vecsec_aead_key, opaque) : 0;
+}
+
 int
 vecsec_chachapoly_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len)
 {
 	if (key_len != VECSEC_CHACHAPOLY_KEY_LEN)
 		return -EINVAL;
-	memcpy(k->opaque, key, VECSEC_CHACHAPOLY_KEY_LEN);
+	memcpy(k->small, key, VECSEC_CHACHAPOLY_KEY_LEN);
 	return 0;
 }
 
@@ -46,7 +56,7 @@ static const uint8_t zeros[CHACHA_BLOCK_LEN];
 bool
 vecsec_chachapoly_words(const struct vecsec_aead_job *job, uint32_t key[8], uint32_t nonce[3])
 {
-	const uint8_t *k = (const uint8_t *)job->key->opaque;
+	const uint8_t *k = (const uint8_t *)job->key->small;
 
 	for (int w = 0; w < 8; w++)
 		key[w] = vecsec_load_le32(k + 4 * w);

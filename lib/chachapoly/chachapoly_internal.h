@@ -95,6 +95,7 @@ int vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16]
 
 /* ---- the AEAD entry points (the router's ops table lists them) ---- */
 
+size_t vecsec_chachapoly_key_size(size_t key_len);
 int vecsec_chachapoly_key_init(struct vecsec_aead_key *k, const uint8_t *key, size_t key_len);
 /*
  * One job whose generic fields lib/job has checked, on the kernels of a

@@ -27,6 +27,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_vect.h>
@@ -1120,6 +1121,122 @@ test_session_churn(void)
 	}
 }
 
+/* Bytes in use in every rte_malloc heap (LeakSanitizer cannot see them). */
+static size_t
+heap_allocated(void)
+{
+	size_t sum = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	}
+	return sum;
+}
+
+/*
+ * Sessions sized by their key: the private data of a session is two cache
+ * lines ((X)ChaCha20-Poly1305 keys inline); ARIA keys live in rte_malloc
+ * memory from configure to clear. Sessions of every algorithm run (OpenSSL
+ * as the oracle) and a long create/free loop of ARIA sessions gives every
+ * byte of the heap back.
+ */
+#define SIZE_SESS 200
+static void
+test_session_size(void)
+{
+	static const uint16_t kls[] = { 16, 24, 32 };
+	static struct tsess ss[SIZE_SESS];
+	static struct tcase tcs[MAX_CASES];
+	unsigned int sz = rte_cryptodev_sym_get_private_session_size(g.dev_id);
+	size_t heap0, heap1, want = 0;
+	uint64_t st = g.seed ^ 0x51e;
+	unsigned int n = 0;
+
+	printf("\n    crypto_vecsec sym session private data: %u bytes (pool element %u)\n", sz,
+	       g.sess_mp->elt_size);
+	VT_EXPECT(sz <= 128, "session private data %u bytes, want <= 128", sz);
+
+	heap0 = heap_allocated();
+	/* every algorithm and key length, both directions; run against OpenSSL */
+	if (lib_has_aria()) {
+		for (size_t k = 0; k < RTE_DIM(kls); k++)
+			for (int d = 0; d <= 1; d++) {
+				if (!tsess_create_alg(&ss[n++], g.seed + 40 + k, T_ARIA_GCM, kls[k],
+						      TAG_LEN, 16, d) ||
+				    !tsess_create_alg(&ss[n++], g.seed + 50 + k, T_ARIA_CTR, kls[k],
+						      0, 0, d))
+					goto out;
+				want += vecsec_aead_key_size(VECSEC_AEAD_ARIA_GCM, kls[k]) +
+					vecsec_aead_key_size(VECSEC_AEAD_ARIA_CTR, kls[k]);
+			}
+	} else {
+		printf("\n    SKIP pmd session_size ARIA part: libvecsec without ARIA\n");
+	}
+	for (int d = 0; d <= 1; d++)
+		if (!tsess_create(&ss[n++], g.seed + 60, 12, d))
+			goto out;
+	/* the ARIA keys are in the heap (at least their size each) */
+	heap1 = heap_allocated();
+	VT_EXPECT(heap1 >= heap0 + want, "ARIA keys not in rte_malloc memory: %zu -> %zu, want +%zu",
+		  heap0, heap1, want);
+	for (unsigned int i = 0; i < MAX_CASES; i++) {
+		struct tcase *tc = &tcs[i];
+
+		memset(tc, 0, sizeof(*tc));
+		tc->sess = &ss[i < n ? i : vt_below(&st, n)];
+		tc->len = i < n ? 64 : vt_below(&st, 1600);
+		tc->oop = vt_below(&st, 2);
+		tc->forge = tc->sess->decrypt && vt_below(&st, 5) == 0;
+		tc->sessionless = vt_below(&st, 6) == 0;
+	}
+	run_cases(tcs, MAX_CASES, 0, "session size");
+	for (unsigned int i = 0; i < n; i++)
+		tsess_free(&ss[i]);
+	n = 0;
+	VT_EXPECT(heap_allocated() == heap0, "heap after free: %zu, before %zu", heap_allocated(),
+		  heap0);
+
+	/* create/free churn: ARIA sessions of every kind, refused xforms between */
+	if (lib_has_aria()) {
+		for (unsigned int round = 0; round < 10; round++) {
+			struct rte_crypto_sym_xform x;
+			uint8_t key[32] = { 0 };
+
+			for (n = 0; n < SIZE_SESS; n++) {
+				enum talg a = (n + round) % 3 == 0 ? T_ARIA_CTR : T_ARIA_GCM;
+
+				if (!tsess_create_alg(&ss[n], g.seed + n * 7 + round, a,
+						      kls[(n + round) % 3], a == T_ARIA_CTR ? 0 : 16,
+						      0, n & 1))
+					goto out;
+			}
+			/* refused: a bad key length, a bad tag length */
+			x = aead_xform(key, 20, 12, 16, 0, false);
+			x.aead.algo = RTE_PMD_VECSEC_AEAD_ARIA_GCM;
+			VT_EXPECT(rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp) == NULL,
+				  "ARIA key of 20 bytes");
+			x = aead_xform(key, 16, 12, 3, 0, false);
+			x.aead.algo = RTE_PMD_VECSEC_AEAD_ARIA_GCM;
+			VT_EXPECT(rte_cryptodev_sym_session_create(g.dev_id, &x, g.sess_mp) == NULL,
+				  "ARIA tag of 3 bytes");
+			for (unsigned int i = 0; i < n; i++)
+				tsess_free(&ss[i]);
+			n = 0;
+			VT_EXPECT(heap_allocated() == heap0, "round %u: heap %zu, before %zu", round,
+				  heap_allocated(), heap0);
+		}
+	}
+out:
+	for (unsigned int i = 0; i < n; i++)
+		tsess_free(&ss[i]);
+	VT_EXPECT(heap_allocated() == heap0, "heap at the end: %zu, before %zu",
+		  heap_allocated(), heap0);
+	expect_pools_full("session size");
+}
+
 /* (Re)configure the device with nb_qp queue pairs of nb_desc and start it. */
 static int
 dev_setup(uint16_t nb_qp, uint32_t nb_desc)
@@ -1865,6 +1982,7 @@ static const struct vt_test tests[] = {
 	VT_TEST(test_invalid_ops),
 	VT_TEST(test_invalid_xforms),
 	VT_TEST(test_session_churn),
+	VT_TEST(test_session_size),
 	VT_TEST(test_qp_and_stats),
 	VT_TEST(test_err_stats),
 	VT_TEST(test_sessionless),

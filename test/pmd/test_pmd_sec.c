@@ -29,6 +29,7 @@
 #include <rte_errno.h>
 #include <rte_ip.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
@@ -1041,6 +1042,78 @@ test_stats_and_wipe(void)
 	}
 }
 
+/* Bytes in use in every rte_malloc heap (LeakSanitizer cannot see them). */
+static size_t
+heap_allocated(void)
+{
+	size_t sum = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	}
+	return sum;
+}
+
+/*
+ * Session keys sized by algorithm: ARIA-GCM keys live in rte_malloc memory
+ * while the session exists (a ChaCha20-Poly1305 key inline), and a loop of
+ * ARIA sessions created, used and destroyed gives every heap byte back.
+ */
+static void
+test_key_heap(void)
+{
+	static uint8_t clear[MAX_PKT];
+	size_t heap0 = heap_allocated();
+	struct tsa a;
+
+	printf("\n    crypto_vecsec security session private data: %u bytes\n",
+	       rte_security_session_get_size(g.ctx));
+	tsa_init(&a, RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 32, M_TUN4, g.seed + 70);
+	if (tsa_open(&a))
+		VT_EXPECT(heap_allocated() == heap0, "ChaCha20-Poly1305 keys took heap memory");
+	tsa_close(&a);
+	if (!g.aria) {
+		printf("\n    SKIP pmd-sec key_heap ARIA part: no ARIA-GCM\n");
+		return;
+	}
+	for (unsigned int round = 0; round < 60; round++) {
+		uint16_t kl = (uint16_t)(16 + 8 * (round % 3));
+		struct rte_mbuf *m[2];
+		uint8_t st[2];
+		uint32_t clen;
+
+		tsa_init(&a, RTE_PMD_VECSEC_AEAD_ARIA_GCM, kl, M_TUN4, g.seed + 80 + round);
+		if (!tsa_open(&a))
+			break;
+		VT_EXPECT(heap_allocated() >= heap0 + 2 * vecsec_aead_key_size(VECSEC_AEAD_ARIA_GCM,
+									       kl),
+			  "ARIA keys not in rte_malloc memory");
+		if (round % 10 == 0) {
+			/* they work: out, then back in */
+			clen = make_ip(clear, false, 40 + round, g.seed + round);
+			m[0] = mbuf_of(clear, clen);
+			m[1] = mbuf_of(clear, clen);
+			run(a.out, m, 2, st);
+			VT_EXPECT(st[0] == RTE_CRYPTO_OP_STATUS_SUCCESS &&
+					  st[1] == RTE_CRYPTO_OP_STATUS_SUCCESS,
+				  "ARIA egress");
+			run(a.in, m, 2, st);
+			VT_EXPECT(st[0] == RTE_CRYPTO_OP_STATUS_SUCCESS &&
+					  st[1] == RTE_CRYPTO_OP_STATUS_SUCCESS,
+				  "ARIA ingress");
+			check_clear(&a, m[0], clear, clen, "ARIA key heap");
+			rte_pktmbuf_free(m[0]);
+			rte_pktmbuf_free(m[1]);
+		}
+		tsa_close(&a);
+		VT_EXPECT(heap_allocated() == heap0, "round %u: heap %zu, before %zu", round,
+			  heap_allocated(), heap0);
+	}
+}
+
 /*
  * Two lcores, one queue pair each, one session: egress numbers are never
  * handed out twice, and of two copies of every packet arriving on both
@@ -1490,6 +1563,7 @@ static const struct vt_test tests[] = {
 	VT_TEST(test_bad_trailer),
 	VT_TEST(test_overflow),
 	VT_TEST(test_stats_and_wipe),
+	VT_TEST(test_key_heap),
 	VT_TEST(test_dummy),
 	VT_TEST(test_ip4_cksum),
 	VT_TEST(test_long_chains),

@@ -95,7 +95,8 @@ op_session(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 	if (op->sess_type == RTE_CRYPTO_OP_SESSIONLESS) {
 		/* one slot per job of this lanes-engine call, wiped after it */
 		s = &qp->sl[qp->nb_sl];
-		if (vecsec_pmd_session_set(s, op->sym->xform, qp->aria) != 0)
+		if (vecsec_pmd_session_set(s, op->sym->xform, qp->aria, qp->sl_key[qp->nb_sl],
+					   sizeof(qp->sl_key[0]), SOCKET_ID_ANY) != 0)
 			return NULL;
 		qp->nb_sl++;
 		return s;
@@ -107,7 +108,7 @@ static inline void
 sessionless_wipe(struct vecsec_pmd_qp *qp)
 {
 	for (unsigned int i = 0; i < qp->nb_sl; i++)
-		vecsec_aead_key_wipe(&qp->sl[i].key);
+		vecsec_pmd_session_wipe(&qp->sl[i]);
 	qp->nb_sl = 0;
 }
 
@@ -176,7 +177,7 @@ fail:
 	if (op->sess_type == RTE_CRYPTO_OP_SESSIONLESS) {
 		/* give the slot back; its key must not linger */
 		qp->nb_sl--;
-		vecsec_aead_key_wipe(&qp->sl[qp->nb_sl].key);
+		vecsec_pmd_session_wipe(&qp->sl[qp->nb_sl]);
 	}
 	return rc;
 }
@@ -278,9 +279,8 @@ session_prefetch(struct rte_crypto_op *const *ops, unsigned int n)
 		prev = sess;
 		s = CRYPTODEV_GET_SYM_SESS_PRIV(sess);
 		rte_prefetch0(sess);
-		rte_prefetch0(s->key.opaque);
-		rte_prefetch0(&s->key.alg);
-		rte_prefetch0(&s->iv_offset);
+		rte_prefetch0(s);             /* parameters and the key pointer */
+		rte_prefetch0(s->key_line);   /* a (X)ChaCha20-Poly1305 key */
 	}
 }
 

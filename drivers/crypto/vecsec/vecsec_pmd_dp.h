@@ -98,7 +98,7 @@ job_push(struct vecsec_pmd_scratch *sc, const struct vecsec_pmd_session *s,
 {
 	struct vecsec_aead_job *job = &sc->jobs[sc->nb_jobs];
 
-	job->key = &s->key;
+	job->key = s->key;
 	job->dir = s->dir;
 	job->status = VECSEC_JOB_PENDING;
 	job->nonce = nonce;

@@ -3,7 +3,8 @@
  * crypto_vecsec control path: device configure/start/stop/close, info,
  * stats, queue pairs (an exact-size SP/SC completion ring and the burst
  * scratch each) and sessions (an expanded libvecsec key, checked against
- * the capability array, wiped on clear).
+ * the capability array, wiped on clear; inline when small, else in
+ * rte_malloc memory freed on clear).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -167,10 +168,56 @@ vecsec_pmd_qp_setup(struct rte_cryptodev *dev, uint16_t qp_id,
 	return 0;
 }
 
+/* Two cache lines: the parameters, then a small key (larger ones live apart). */
+_Static_assert(sizeof(struct vecsec_pmd_session) == 2 * 64, "a session is two cache lines");
+
 static unsigned int
 vecsec_pmd_session_size(struct rte_cryptodev *dev __rte_unused)
 {
 	return sizeof(struct vecsec_pmd_session);
+}
+
+struct vecsec_aead_key *
+vecsec_pmd_key_storage(void *line, void *slot, size_t slot_len, int socket,
+		       enum vecsec_aead_alg alg, size_t key_len, uint8_t *heap)
+{
+	size_t n = vecsec_aead_key_size(alg, key_len);
+	void *k;
+
+	*heap = 0;
+	if (n == 0)
+		return NULL;
+	if (n <= VECSEC_PMD_KEY_INLINE)
+		return line;
+	if (slot != NULL)
+		return n <= slot_len ? slot : NULL;
+	/* the device's socket first, then any: a session may be made anywhere */
+	k = rte_zmalloc_socket("crypto_vecsec key", n, 64, socket);
+	if (k == NULL && socket != SOCKET_ID_ANY)
+		k = rte_zmalloc_socket("crypto_vecsec key", n, 64, SOCKET_ID_ANY);
+	if (k != NULL)
+		*heap = 1;
+	return k;
+}
+
+void
+vecsec_pmd_key_release(const struct vecsec_aead_key *key, uint8_t heap)
+{
+	/* the PMD's own storage, handed out read-only to jobs */
+	struct vecsec_aead_key *k = (struct vecsec_aead_key *)(uintptr_t)key;
+
+	if (k == NULL)
+		return;
+	vecsec_aead_key_wipe(k);
+	if (heap)
+		rte_free(k);
+}
+
+void
+vecsec_pmd_session_wipe(struct vecsec_pmd_session *s)
+{
+	vecsec_pmd_key_release(s->key, s->key_heap);
+	vecsec_memzero(s, sizeof(*s));
 }
 
 /* The capability entry for an xform's algorithm, or NULL. */
@@ -193,9 +240,10 @@ find_cap(const struct rte_crypto_sym_xform *x, bool aria)
 
 int
 vecsec_pmd_session_set(struct vecsec_pmd_session *s, const struct rte_crypto_sym_xform *x,
-		       bool aria)
+		       bool aria, void *slot, size_t slot_len, int socket)
 {
 	const struct rte_cryptodev_symmetric_capability *cap;
+	struct vecsec_aead_key *k;
 	enum vecsec_aead_alg alg;
 	const uint8_t *key;
 	size_t key_len;
@@ -251,9 +299,17 @@ vecsec_pmd_session_set(struct vecsec_pmd_session *s, const struct rte_crypto_sym
 	}
 	if (key == NULL)
 		return -EINVAL;
-	rc = vecsec_aead_key_init(&s->key, alg, key, key_len);
-	if (rc != 0) {
+	k = vecsec_pmd_key_storage(s->key_line, slot, slot_len, socket, alg, key_len,
+				   &s->key_heap);
+	if (k == NULL) {
+		rc = vecsec_aead_key_size(alg, key_len) == 0 ? -EINVAL : -ENOMEM;
 		vecsec_memzero(s, sizeof(*s));
+		return rc;
+	}
+	rc = vecsec_aead_key_init(k, alg, key, key_len);
+	s->key = k;
+	if (rc != 0) {
+		vecsec_pmd_session_wipe(s);
 		return rc;
 	}
 	s->configured = 1;
@@ -276,7 +332,7 @@ vecsec_pmd_session_configure(struct rte_cryptodev *dev, struct rte_crypto_sym_xf
 			       _Alignof(struct vecsec_pmd_session));
 		return -EINVAL;
 	}
-	rc = vecsec_pmd_session_set(s, xform, priv->aria);
+	rc = vecsec_pmd_session_set(s, xform, priv->aria, NULL, 0, dev->data->socket_id);
 	if (rc != 0)
 		VECSEC_PMD_LOG(DEBUG, "session rejected: %s", rte_strerror(-rc));
 	return rc;
@@ -291,8 +347,10 @@ vecsec_pmd_session_clear(struct rte_cryptodev *dev __rte_unused,
 	if (sess == NULL)
 		return;
 	s = CRYPTODEV_GET_SYM_SESS_PRIV(sess);
-	vecsec_aead_key_wipe(&s->key);
-	vecsec_memzero(s, sizeof(*s));
+	if (s->configured)
+		vecsec_pmd_session_wipe(s);
+	else
+		vecsec_memzero(s, sizeof(*s));
 }
 
 struct rte_cryptodev_ops vecsec_pmd_ops = {

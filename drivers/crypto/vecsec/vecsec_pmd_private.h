@@ -7,7 +7,9 @@
 #ifndef VECSEC_PMD_PRIVATE_H
 #define VECSEC_PMD_PRIVATE_H
 
+#include <stdalign.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -77,9 +79,21 @@ struct vecsec_pmd_private {
 	bool aria;                /* libvecsec implements ARIA-GCM */
 };
 
-/* One session: the expanded key and what the xform fixed. */
+/*
+ * A session's expanded key lives where its size (vecsec_aead_key_size())
+ * allows: in the session's own inline line when it fits ((X)ChaCha20-
+ * Poly1305: 64 bytes), else (ARIA-GCM, ARIA-CTR: several hundred bytes) in
+ * rte_malloc memory taken at configure and wiped and freed at clear, or,
+ * for a sessionless op, in its queue pair slot. So the session data stays
+ * two cache lines whatever the algorithm.
+ */
+#define VECSEC_PMD_KEY_INLINE 64
+/* A sessionless slot: room for every ARIA key (checked at run time). */
+#define VECSEC_PMD_SL_KEY_LEN 1024
+
+/* One session: what the xform fixed, and its expanded key. */
 struct vecsec_pmd_session {
-	struct vecsec_aead_key key;   /* first: 64-byte aligned like the session data */
+	const struct vecsec_aead_key *key; /* key_line, rte_malloc memory or a qp slot */
 	uint16_t iv_offset;           /* in the op, as rte_crypto_op_ctod_offset() */
 	uint16_t iv_len;
 	uint16_t aad_len;
@@ -87,6 +101,9 @@ struct vecsec_pmd_session {
 	uint8_t dir;                  /* enum vecsec_aead_dir */
 	uint8_t cipher_only;          /* ARIA-CTR: sym->cipher fields, no tag */
 	uint8_t configured;           /* 1 between configure and clear */
+	uint8_t key_heap;             /* key is rte_malloc'd: free at clear */
+	/* (X)ChaCha20-Poly1305 keys, in the session's second line */
+	alignas(64) uint8_t key_line[VECSEC_PMD_KEY_INLINE];
 };
 
 /*
@@ -102,7 +119,10 @@ struct vecsec_pmd_session {
 #define VECSEC_PMD_SEC_MAGIC 0x56534553u                /* "VSES" */
 
 struct vecsec_pmd_sec_session {
-	struct vecsec_aead_key key;   /* first: 64-byte aligned; holds the salt */
+	/* as struct vecsec_pmd_session's: key_line or rte_malloc memory; holds the salt */
+	alignas(64) uint8_t key_line[VECSEC_PMD_KEY_INLINE];
+	const struct vecsec_aead_key *key;
+	uint8_t key_heap;             /* key is rte_malloc'd: free at destroy */
 	uint32_t magic;               /* VECSEC_PMD_SEC_MAGIC while created */
 	uint32_t spi;                 /* host order */
 	uint8_t egress;
@@ -177,9 +197,13 @@ struct vecsec_pmd_qp {
 	unsigned int cur_left;
 	const void *seq_sess;
 	uint64_t seq_next, seq_end;
-	/* sessionless ops: a key per job of one engine call, wiped after it */
+	/*
+	 * sessionless ops: a session per job of one engine call, wiped after
+	 * it; ARIA keys in sl_key (the data path never allocates)
+	 */
 	unsigned int nb_sl;
 	struct vecsec_pmd_session sl[VECSEC_MAX_BURST];
+	alignas(64) uint8_t sl_key[VECSEC_MAX_BURST][VECSEC_PMD_SL_KEY_LEN];
 } __rte_cache_aligned;
 
 /* vecsec_pmd.c */
@@ -194,8 +218,28 @@ const struct rte_cryptodev_capabilities *vecsec_pmd_capabilities(bool aria);
 
 /* vecsec_pmd_ops.c */
 extern struct rte_cryptodev_ops vecsec_pmd_ops;
+/*
+ * Fill a session from an xform. Its key goes inline when it fits, else into
+ * slot (slot_len bytes, 64-byte aligned: a sessionless op's) when given,
+ * else into rte_malloc memory on socket. On failure nothing is left
+ * allocated and the session is zeroed.
+ */
 int vecsec_pmd_session_set(struct vecsec_pmd_session *s, const struct rte_crypto_sym_xform *xform,
-			   bool aria);
+			   bool aria, void *slot, size_t slot_len, int socket);
+/* Wipe a session's key, free it if rte_malloc'd, zero the session. */
+void vecsec_pmd_session_wipe(struct vecsec_pmd_session *s);
+/*
+ * Storage for a key of alg and key_len (as vecsec_aead_key_size() takes
+ * them): line (VECSEC_PMD_KEY_INLINE bytes) when it fits, else slot when
+ * given (NULL if the key needs more than slot_len), else zeroed rte_malloc
+ * memory, 64-byte aligned, on socket (*heap set). NULL: unknown algorithm
+ * or length, or no memory.
+ */
+struct vecsec_aead_key *vecsec_pmd_key_storage(void *line, void *slot, size_t slot_len,
+					       int socket, enum vecsec_aead_alg alg,
+					       size_t key_len, uint8_t *heap);
+/* Wipe a key from vecsec_pmd_key_storage() and free it if heap; NULL ignored. */
+void vecsec_pmd_key_release(const struct vecsec_aead_key *key, uint8_t heap);
 
 /* vecsec_pmd_sec.c: rte_security context of a device */
 int vecsec_pmd_sec_ctx_create(struct rte_cryptodev *dev);

@@ -138,12 +138,16 @@ tunnel_template(struct vecsec_pmd_sec_session *s, const struct rte_security_ipse
 	return -EINVAL;
 }
 
-/* Key and algorithm: the AEAD xform alone, key material key || salt. */
+/*
+ * Key and algorithm: the AEAD xform alone, key material key || salt; the
+ * key inline when it fits, else in rte_malloc memory on socket (s->key_heap).
+ */
 static int
 session_key(struct vecsec_pmd_sec_session *s, const struct rte_crypto_sym_xform *x,
-	    uint32_t salt, bool aria)
+	    uint32_t salt, bool aria, int socket)
 {
 	uint8_t keymat[32 + VECSEC_ESP_SALT_LEN];
+	struct vecsec_aead_key *k;
 	enum vecsec_aead_alg alg;
 	int rc;
 
@@ -162,10 +166,14 @@ session_key(struct vecsec_pmd_sec_session *s, const struct rte_crypto_sym_xform 
 	if (x->aead.digest_length != VECSEC_ESP_ICV_LEN)
 		return -ENOTSUP;
 	/* the salt as its 4 bytes lie in memory, as rte_ipsec and ipsec-secgw keep it */
+	k = vecsec_pmd_key_storage(s->key_line, NULL, 0, socket, alg, x->aead.key.length,
+				   &s->key_heap);
+	if (k == NULL)
+		return -ENOMEM;
+	s->key = k;
 	memcpy(keymat, x->aead.key.data, x->aead.key.length);
 	memcpy(keymat + x->aead.key.length, &salt, VECSEC_ESP_SALT_LEN);
-	rc = vecsec_esp_key_init(&s->key, alg, keymat,
-				 x->aead.key.length + VECSEC_ESP_SALT_LEN);
+	rc = vecsec_esp_key_init(k, alg, keymat, x->aead.key.length + VECSEC_ESP_SALT_LEN);
 	vecsec_memzero(keymat, sizeof(keymat));
 	return rc;
 }
@@ -233,8 +241,10 @@ sec_session_create(void *device, struct rte_security_session_conf *conf,
 						 s->win, s->esn, ix->esn.value) != 0)
 		return -EINVAL;
 	rte_spinlock_init(&s->lock);
-	rc = session_key(s, conf->crypto_xform, ix->salt, priv->aria);
+	rc = session_key(s, conf->crypto_xform, ix->salt, priv->aria, dev->data->socket_id);
 	if (rc != 0) {
+		/* a key taken before the failure is wiped and freed */
+		vecsec_pmd_key_release(s->key, s->key_heap);
 		vecsec_memzero(s, sizeof(*s));
 		VECSEC_PMD_LOG(DEBUG, "ESP session: crypto xform refused (%d)", rc);
 		return rc;
@@ -251,7 +261,8 @@ sec_session_destroy(void *device __rte_unused, struct rte_security_session *sess
 	if (sess == NULL)
 		return -EINVAL;
 	s = SECURITY_GET_SESS_PRIV(sess);
-	vecsec_aead_key_wipe(&s->key);
+	if (s->magic == VECSEC_PMD_SEC_MAGIC)
+		vecsec_pmd_key_release(s->key, s->key_heap);
 	vecsec_memzero(s, sizeof(*s));
 	return 0;
 }

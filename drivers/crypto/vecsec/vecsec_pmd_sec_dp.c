@@ -162,7 +162,7 @@ job_fill(struct vecsec_pmd_scratch *sc, struct vecsec_pmd_sec_session *s,
 {
 	struct vecsec_aead_job *job = &sc->jobs[sc->nb_jobs];
 
-	job->key = &s->key;
+	job->key = s->key;
 	job->dir = dir;
 	job->status = VECSEC_JOB_PENDING;
 	job->nonce = sj->nonce;
@@ -261,7 +261,7 @@ egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	m->l3_len = outer;
 
 	sj->seq = seq;
-	vecsec_esp_nonce(sj->nonce, &s->key, esp + VECSEC_ESP_HDR_LEN);
+	vecsec_esp_nonce(sj->nonce, s->key, esp + VECSEC_ESP_HDR_LEN);
 	aad_len = vecsec_esp_aad(sj->aad, s->spi, seq, s->esn);
 	if (mbuf_span(sc, m, outer + ESP_HIV_LEN, sj->ct_len, &lin, &segs, &nb) != PREP_OK)
 		goto bad_late;
@@ -318,7 +318,7 @@ ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
 	sj->hlen = (uint16_t)in.hlen;
 	sj->nh_off = (uint16_t)in.nh_off;
 	sj->ct_len = in.ct_len;
-	vecsec_esp_nonce(sj->nonce, &s->key, esp + VECSEC_ESP_HDR_LEN);
+	vecsec_esp_nonce(sj->nonce, s->key, esp + VECSEC_ESP_HDR_LEN);
 	aad_len = (uint32_t)vecsec_esp_aad(sj->aad, s->spi, seq, s->esn);
 	last = rte_pktmbuf_lastseg(m);
 	if (last->data_len >= VECSEC_ESP_ICV_LEN) {

@@ -43,13 +43,27 @@ enum vecsec_aead_alg {
 #define VECSEC_ARIA_CTR_NONCE_LEN 16
 #define VECSEC_AEAD_MAX_AAD_LEN 65535 /**< AAD above this is -EINVAL */
 
-#define VECSEC_AEAD_KEY_WORDS 256     /**< 2 KiB: room for any key schedule */
+#define VECSEC_AEAD_KEY_WORDS 256     /**< 2 KiB: room for any large key schedule */
+#define VECSEC_AEAD_KEY_SMALL_WORDS 6 /**< 48 B in the header's line: small schedules */
 
 /**
- * An expanded key (key schedule, GHASH powers, ESP salt). Caller-allocated
- * (fixed size: a PMD session can hold it), filled by vecsec_aead_key_init(),
- * read-only afterwards (safe to share between threads), wiped by
- * vecsec_aead_key_wipe(). Fields are private.
+ * An expanded key (key schedule, GHASH powers, ESP salt). Filled by
+ * vecsec_aead_key_init() (or vecsec_esp_key_init()), read-only afterwards
+ * (safe to share between threads), wiped by vecsec_aead_key_wipe(). Fields
+ * other than the header's are private.
+ *
+ * Layout: the header (algorithm, key length, ESP salt) opens the first
+ * 64-byte line, whose other 48 bytes hold a small schedule (the 32-byte
+ * (X)ChaCha20 key); a large schedule (ARIA's round keys, GHASH powers)
+ * starts at byte 64.
+ *
+ * Size: the full struct fits every algorithm (so one may be declared on
+ * the stack or in static storage), but an object for a given algorithm
+ * needs only vecsec_aead_key_size() bytes: it may be allocated with just
+ * that many bytes (64-byte aligned), and vecsec_aead_key_init(),
+ * vecsec_esp_key_init(), vecsec_aead_key_wipe() and every seal, open,
+ * burst and engine call on it read and write no byte beyond them. Such an
+ * object must not be copied as a whole struct (copy its size in bytes).
  */
 struct vecsec_aead_key {
 #ifdef __cplusplus
@@ -57,11 +71,17 @@ struct vecsec_aead_key {
 #else
 	_Alignas(64)
 #endif
-	uint64_t opaque[VECSEC_AEAD_KEY_WORDS]; /**< schedule; private */
 	uint32_t alg;                           /**< enum vecsec_aead_alg */
 	uint32_t key_len;                       /**< bytes of cipher key */
 	uint8_t salt[4];                        /**< ESP salt/nonce (vecsec_esp_key_init()) */
 	uint32_t flags;                         /**< private */
+	uint64_t small[VECSEC_AEAD_KEY_SMALL_WORDS]; /**< small schedule; private */
+#ifdef __cplusplus
+	alignas(64)
+#else
+	_Alignas(64)
+#endif
+	uint64_t opaque[VECSEC_AEAD_KEY_WORDS]; /**< large schedule; private */
 };
 
 /** Direction of a job. */
@@ -119,7 +139,11 @@ struct vecsec_aead_job {
  * Expand a key.
  *
  * @param k
- *   key object to fill (any previous content is overwritten).
+ *   key object to fill: vecsec_aead_key_size(@p alg, @p key_len) bytes,
+ *   64-byte aligned (the full struct always does). Only those bytes are
+ *   written. On failure no algorithm is left in it: for a bad length its
+ *   first 64 bytes (the header's line, which every key object has) are
+ *   zeroed; for an unknown algorithm or a NULL pointer nothing is written.
  * @param alg
  *   algorithm.
  * @param key
@@ -133,7 +157,25 @@ VECSEC_API int vecsec_aead_key_init(struct vecsec_aead_key *k, enum vecsec_aead_
 				    const uint8_t *key, size_t key_len);
 
 /**
- * Wipe a key object (all of it).
+ * Bytes a key object for an algorithm and key length needs: a multiple of
+ * 64, at most sizeof(struct vecsec_aead_key) (64 for (X)ChaCha20-Poly1305:
+ * the header's line alone). A 64-byte aligned allocation of this size may
+ * hold the key (see struct vecsec_aead_key).
+ *
+ * @param alg
+ *   algorithm.
+ * @param key_len
+ *   bytes of cipher key, as for vecsec_aead_key_init() (without an ESP salt).
+ * @return the size in bytes; 0 for an unknown algorithm or a key length
+ *   the algorithm does not take.
+ */
+VECSEC_API size_t vecsec_aead_key_size(enum vecsec_aead_alg alg, size_t key_len);
+
+/**
+ * Wipe a key object: the vecsec_aead_key_size() bytes its header's
+ * algorithm and key length name; if the header names none (as after a
+ * failed init or a wipe), its first 64 bytes, the line every key object
+ * has.
  *
  * @param k
  *   key object; NULL is ignored.
