@@ -1094,7 +1094,7 @@ req_reload(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
  * `mem`: what the SA table and the SAs take, in bytes: per SA up (the
  * tables amortised over the SAs) and in all. packet-state: the objects a
  * packet of the SA reads (its hot struct, rte_ipsec SA and replay window,
- * crypto session, its counters).
+ * crypto session, its packet counters: not the drops by reason).
  */
 static int
 req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
@@ -1132,8 +1132,8 @@ req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 		"spd %zu config %zu stats-base %zu total %zu\n", hot, blk, ses, cnt, cold, sad, sp,
 		cf, base, hot + blk + ses + cnt + cold + sad + sp + cf + base);
 	fprintf(out, "mem per-sa packet-state %zu (sa %zu ipsec-sa %zu session %zu counters %zu)"
-		"\n", sizeof(gw.sa[0]) + blk + ses + gw.nb_workers * sizeof(struct gw_sa_stats),
-		sizeof(gw.sa[0]), blk, ses, gw.nb_workers * sizeof(struct gw_sa_stats));
+		"\n", sizeof(gw.sa[0]) + blk + ses + gw.nb_workers * sizeof(struct gw_sa_ctr),
+		sizeof(gw.sa[0]), blk, ses, gw.nb_workers * sizeof(struct gw_sa_ctr));
 	fprintf(out, "mem total sa-table %zu sa-cold %zu counters %zu ipsec-sa %zu sessions %zu "
 		"session-pools %zu (%u of %zu) sad %zu spd %zu config %zu stats-base %zu\n", m.sa_hot,
 		m.sa_cold, m.stats, m.ipsec_sa, m.session, m.session_pools, m.nb_sessions,

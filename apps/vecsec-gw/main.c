@@ -1229,7 +1229,9 @@ main(int argc, char **argv)
 			128, GW_COP_PRIV, rte_socket_id());
 		wk->sa_st = rte_zmalloc("gw_sa_st", (size_t)gw.max_sa * sizeof(*wk->sa_st),
 					RTE_CACHE_LINE_SIZE);
-		if (wk->cop_pool == NULL || wk->sa_st == NULL) {
+		wk->sa_drops = rte_zmalloc("gw_sa_drops", (size_t)gw.max_sa *
+					   sizeof(*wk->sa_drops), RTE_CACHE_LINE_SIZE);
+		if (wk->cop_pool == NULL || wk->sa_st == NULL || wk->sa_drops == NULL) {
 			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
 		}
@@ -1451,6 +1453,7 @@ out:
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		rte_mempool_free(gw.worker[w].cop_pool);
 		rte_free(gw.worker[w].sa_st);
+		rte_free(gw.worker[w].sa_drops);
 	}
 	gw_stats_fini();
 	gw_reload_fini();

@@ -1110,8 +1110,10 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam,
 		gw_sa_free(dp, s);
 		return rc;
 	}
-	for (unsigned int w = 0; w < dp->nb_workers; w++)
+	for (unsigned int w = 0; w < dp->nb_workers; w++) {
 		memset(&dp->worker[w].sa_st[i], 0, sizeof(dp->worker[w].sa_st[i]));
+		memset(dp->worker[w].sa_drops[i], 0, sizeof(dp->worker[w].sa_drops[i]));
+	}
 	if (i >= dp->nb_sa)
 		dp->nb_sa = i + 1;
 	__atomic_store_n(&s->active, true, __ATOMIC_RELEASE);
@@ -1274,7 +1276,8 @@ gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 	}
 	m->sa_hot = (size_t)dp->max_sa * sizeof(dp->sa[0]);
 	m->sa_cold = (size_t)dp->max_sa * sizeof(dp->sa_cold[0]);
-	m->stats = (size_t)dp->max_sa * dp->nb_workers * sizeof(struct gw_sa_stats);
+	m->stats = (size_t)dp->max_sa * dp->nb_workers *
+		(sizeof(dp->worker[0].sa_st[0]) + sizeof(dp->worker[0].sa_drops[0]));
 	m->sec_session_obj = pools_obj_size(&spools);
 	m->session_pools = (size_t)spools.total * m->sec_session_obj;
 	m->nb_sessions = spools.total;

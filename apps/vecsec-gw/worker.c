@@ -32,7 +32,7 @@ drop(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m, enum gw_drop why
 {
 	w->st.drops[why]++;
 	if (sa != NULL)
-		w->sa_st[sa->idx].drops[why]++;
+		w->sa_drops[sa->idx][why]++;
 	rte_pktmbuf_free(m);
 }
 
@@ -586,7 +586,7 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		__atomic_store_n(&w->sa_st[sa->idx].last_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	for (uint16_t i = 0; i < k; i++) {
 		struct rte_mbuf *m = mb[i];
-		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
+		struct gw_sa_ctr *ss = &w->sa_st[sa->idx];
 
 		m->ol_flags = 0;
 		if (sa->dir == GW_DIR_IN && sa->mode == GW_MODE_TRANS && in_trs_dummy(m)) {
