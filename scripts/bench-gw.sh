@@ -42,6 +42,9 @@
 #   BENCH_GW_SA_DIST=uniform,zipf, BENCH_GW_SA_TRAFFIC=64,imix, BENCH_GW_SA_PKTS=0
 #   (packets per loop, 0: two per SA; the gateway gets that many mbufs more).
 #   The SA axis only: BENCH_GW_ONLY='^axis' scripts/bench-gw.sh
+#   BENCH_GW_HUGE=1: EAL memory from reserved hugepages (--in-memory, still
+#   --no-pci) instead of --no-huge: the production setting; the machine must
+#   have at least 1024 free 2 MiB pages (docs/operations.md, section 1)
 #   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 BENCH_GW_SA_AXIS=0 scripts/bench-gw.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,6 +80,15 @@ args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW
 [ -z "${BENCH_GW_BASE:-}" ] || args+=(--gw-base "$(readlink -f "$BENCH_GW_BASE")")
 [ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)
 [ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
+if [ "${BENCH_GW_HUGE:-0}" = 1 ]; then
+	free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+	if [ "${free:-0}" -lt 1024 ]; then
+		echo "bench-gw: BENCH_GW_HUGE=1 needs reserved hugepages (HugePages_Free ${free:-0}," \
+			"at least 1024 of 2 MiB: docs/operations.md)" >&2
+		exit 1
+	fi
+	args+=(--hugepages)
+fi
 mkdir -p out
 rm -rf out/bench-gw
 echo "bench-gw: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"

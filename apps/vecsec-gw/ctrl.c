@@ -1094,13 +1094,13 @@ req_reload(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
  * `mem`: what the SA table and the SAs take, in bytes: per SA up (the
  * tables amortised over the SAs) and in all. packet-state: the objects a
  * packet of the SA reads (its hot struct, rte_ipsec SA and replay window,
- * crypto session, its counters).
+ * crypto session, its packet counters: not the drops by reason).
  */
 static int
 req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
 	struct gw_mem m;
-	size_t cfg, spd = 0, n, hot, blk, ses, cnt, cold, sad, sp, cf;
+	size_t cfg, spd = 0, n, hot, blk, ses, cnt, base, cold, sad, sp, cf;
 
 	(void)r;
 	(void)err;
@@ -1121,6 +1121,7 @@ req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	blk = m.ipsec_sa / n;
 	ses = m.session / n;
 	cnt = m.stats / n;
+	base = gw_stats_mem() / n;
 	cold = m.sa_cold / n;
 	sad = gw.mem_sad / n;
 	sp = spd / n;
@@ -1128,15 +1129,15 @@ req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	fprintf(out, "mem sas %u slots %u workers %u chacha20-poly1305 %u\n", m.nb_sa, m.max_sa,
 		gw.nb_workers, m.nb_chacha);
 	fprintf(out, "mem per-sa hot %zu ipsec-sa %zu session %zu counters %zu cold %zu sad %zu "
-		"spd %zu config %zu total %zu\n", hot, blk, ses, cnt, cold, sad, sp, cf,
-		hot + blk + ses + cnt + cold + sad + sp + cf);
+		"spd %zu config %zu stats-base %zu total %zu\n", hot, blk, ses, cnt, cold, sad, sp,
+		cf, base, hot + blk + ses + cnt + cold + sad + sp + cf + base);
 	fprintf(out, "mem per-sa packet-state %zu (sa %zu ipsec-sa %zu session %zu counters %zu)"
-		"\n", sizeof(gw.sa[0]) + blk + ses + gw.nb_workers * sizeof(struct gw_sa_stats),
-		sizeof(gw.sa[0]), blk, ses, gw.nb_workers * sizeof(struct gw_sa_stats));
+		"\n", sizeof(gw.sa[0]) + blk + ses + gw.nb_workers * sizeof(struct gw_sa_ctr),
+		sizeof(gw.sa[0]), blk, ses, gw.nb_workers * sizeof(struct gw_sa_ctr));
 	fprintf(out, "mem total sa-table %zu sa-cold %zu counters %zu ipsec-sa %zu sessions %zu "
-		"session-pools %zu (%u of %zu) sad %zu spd %zu config %zu\n", m.sa_hot, m.sa_cold,
-		m.stats, m.ipsec_sa, m.session, m.session_pools, m.nb_sessions, m.session_obj,
-		gw.mem_sad, spd, cfg);
+		"session-pools %zu (%u of %zu) sad %zu spd %zu config %zu stats-base %zu\n", m.sa_hot,
+		m.sa_cold, m.stats, m.ipsec_sa, m.session, m.session_pools, m.nb_sessions,
+		m.session_obj, gw.mem_sad, spd, cfg, gw_stats_mem());
 	return 0;
 }
 

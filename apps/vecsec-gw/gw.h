@@ -271,12 +271,25 @@ struct gw_port_stats {
 	uint64_t rx, tx;
 };
 
-struct gw_sa_stats {
+/*
+ * One SA's packet counters in one worker (gw_worker.sa_st[slot]): 32 bytes,
+ * two to a cache line and never across one (the worker prefetches it with
+ * the SA's other state). Its drops by reason, written only for a dropped
+ * packet, are in another array (gw_worker.sa_drops[slot]).
+ */
+struct gw_sa_ctr {
 	uint64_t pkts, bytes;   /* packets through ESP processing */
 	/* TSC of the last packet through ESP (the control socket's `query sa`); 0 none */
-	uint64_t last_tsc;      /* (gw_stats_sa_sum: the latest of the workers') */
-	uint64_t drops[GW_DROP_MAX];
+	uint64_t last_tsc;
 	uint64_t seq_used;      /* outbound: sequence numbers given out (never reset) */
+} __attribute__((aligned(32)));
+
+/* One SA's counters, all workers' together (gw_stats_sa_sum): last_tsc the latest. */
+struct gw_sa_stats {
+	uint64_t pkts, bytes;
+	uint64_t last_tsc;
+	uint64_t seq_used;
+	uint64_t drops[GW_DROP_MAX];
 };
 
 struct gw_stats {

@@ -199,7 +199,8 @@ struct gw_worker {
 	uint32_t inflight[GW_MAX_CDEV];
 	struct gw_txbuf tx[GW_MAX_PORTS];
 	struct gw_stats st;
-	struct gw_sa_stats *sa_st;      /* [nb_sa] */
+	struct gw_sa_ctr *sa_st;        /* [max_sa] packet counters (hot) */
+	uint64_t (*sa_drops)[GW_DROP_MAX];      /* [max_sa] drops by reason (cold) */
 	uint32_t inflight_total;
 	uint64_t drained;               /* polls that ended with nothing in a cryptodev */
 	uint64_t busy_cycles;           /* spent in iterations that moved packets */
@@ -409,6 +410,8 @@ int gw_telemetry_register(void);
 /* baselines and rate samples, for dp->max_sa slots; gw_stats_fini() frees them */
 int gw_stats_init(void);
 void gw_stats_fini(void);
+/* bytes of those baselines and samples (the control socket's `mem`) */
+size_t gw_stats_mem(void);
 /* seconds since start, since the last `reset` (or start), the last sampling interval */
 double gw_stats_uptime(void);
 double gw_stats_since(void);

@@ -941,8 +941,13 @@ mem_hugepage(const struct rte_memseg_list *msl, void *arg)
 /*
  * Without hugepages (--no-huge) DPDK's memory is ordinary 4 KiB pages, and
  * with many SAs nearly every per-SA line a packet reads is also a TLB
- * miss. Ask for transparent huge pages there (best effort: the kernel's
- * `madvise` mode honours it), before the pools are filled.
+ * miss. Ask for transparent huge pages there, before the pools are
+ * filled. Best effort, and often without effect: DPDK 22.11 maps --no-huge
+ * memory from a memfd, which is shared memory, so the kernel honours the
+ * advice only where transparent huge pages are enabled for shared memory
+ * (/sys/kernel/mm/transparent_hugepage/shmem_enabled `advise` or `always`;
+ * Debian's default is `never`). Production runs on hugepages
+ * (docs/operations.md).
  */
 static void
 thp_advise(void)
@@ -1224,7 +1229,9 @@ main(int argc, char **argv)
 			128, GW_COP_PRIV, rte_socket_id());
 		wk->sa_st = rte_zmalloc("gw_sa_st", (size_t)gw.max_sa * sizeof(*wk->sa_st),
 					RTE_CACHE_LINE_SIZE);
-		if (wk->cop_pool == NULL || wk->sa_st == NULL) {
+		wk->sa_drops = rte_zmalloc("gw_sa_drops", (size_t)gw.max_sa *
+					   sizeof(*wk->sa_drops), RTE_CACHE_LINE_SIZE);
+		if (wk->cop_pool == NULL || wk->sa_st == NULL || wk->sa_drops == NULL) {
 			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
 		}
@@ -1446,6 +1453,7 @@ out:
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		rte_mempool_free(gw.worker[w].cop_pool);
 		rte_free(gw.worker[w].sa_st);
+		rte_free(gw.worker[w].sa_drops);
 	}
 	gw_stats_fini();
 	gw_reload_fini();

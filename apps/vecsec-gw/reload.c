@@ -51,6 +51,8 @@ struct plan {
 	unsigned int *add, *rm;         /* slots, in the merged configuration */
 	unsigned int n_add, n_rm, n_kept;
 	bool *matched;                  /* [new SA]: an SA kept for it */
+	bool *added;                    /* [slot]: in add[] */
+	unsigned int scan;              /* free_slot(): the slots below are not free */
 	uint8_t (*add_fp)[FP_LEN];      /* fingerprints of the added SAs */
 };
 
@@ -240,21 +242,23 @@ merge_sps(const struct gw_conf *live, const struct gw_conf *nw, struct gw_conf *
 	return 0;
 }
 
-/* A slot for a new SA in m: a freed one nobody else took, else the next. */
+/*
+ * A slot for a new SA in m: a freed one nobody else took, else the next.
+ * One pass over the table for the whole plan: what is free does not change
+ * while the plan is made, and a slot once taken stays taken, so each call
+ * goes on where the last one stopped.
+ */
 static int
-free_slot(struct gw_conf *m, const struct plan *pl)
+free_slot(struct gw_conf *m, struct plan *pl)
 {
-	for (unsigned int i = 0; i < m->nb_sa; i++) {
-		bool taken = false;
+	for (; pl->scan < m->nb_sa; pl->scan++) {
+		unsigned int i = pl->scan;
 
 		/* freed: gw_sa_free() let go of its rte_ipsec SA and session */
 		if (!m->sa[i].deleted || gw.sa[i].active || gw.sa_cold[i].blk != NULL ||
-		    gw.sa_cold[i].cses != NULL)
+		    gw.sa_cold[i].cses != NULL || pl->added[i])
 			continue;
-		for (unsigned int k = 0; k < pl->n_add && !taken; k++)
-			taken = pl->add[k] == i;
-		if (!taken)
-			return (int)i;
+		return (int)i;
 	}
 	if (m->nb_sa >= gw.max_sa)
 		return -1;
@@ -320,6 +324,7 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 		}
 		sa_fp(n, pl->add_fp[pl->n_add]);
 		pl->add[pl->n_add++] = (unsigned int)slot;
+		pl->added[slot] = true;
 	}
 	return 0;
 }
@@ -331,11 +336,8 @@ check_families(const struct gw_conf *m, const struct plan *pl, const int8_t *fam
 {
 	for (unsigned int i = 0; i < m->nb_sa; i++) {
 		const struct gw_sa_conf *c = &m->sa[i];
-		bool added = false;
 
-		for (unsigned int k = 0; k < pl->n_add && !added; k++)
-			added = pl->add[k] == i;
-		if (c->deleted || added || !gw.sa[i].active)
+		if (c->deleted || pl->added[i] || !gw.sa[i].active)
 			continue;
 		if (fam[i] != gw.sa[i].inner_v6) {
 			snprintf(err, err_len, "SA %s %u (line %d) carries IPv%c; the new SP "
@@ -417,6 +419,7 @@ plan_free(struct plan *pl)
 	free(pl->add);
 	free(pl->rm);
 	free(pl->matched);
+	free(pl->added);
 	gw_secret_free(pl->add_fp, (size_t)pl->slots * sizeof(*pl->add_fp));
 }
 
@@ -453,8 +456,9 @@ gw_reload(char *msg, size_t len)
 	pl.add = calloc(pl.slots, sizeof(*pl.add));
 	pl.rm = calloc(pl.slots, sizeof(*pl.rm));
 	pl.matched = calloc(pl.slots, sizeof(*pl.matched));
+	pl.added = calloc(pl.slots, sizeof(*pl.added));
 	pl.add_fp = gw_secret_alloc((size_t)pl.slots * sizeof(*pl.add_fp));
-	if (rc == 0 && (pl.add == NULL || pl.rm == NULL || pl.matched == NULL ||
+	if (rc == 0 && (pl.add == NULL || pl.rm == NULL || pl.matched == NULL || pl.added == NULL ||
 			pl.add_fp == NULL)) {
 		snprintf(err, sizeof(err), "out of memory");
 		rc = -ENOMEM;

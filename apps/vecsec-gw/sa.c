@@ -83,6 +83,10 @@ fill_xforms(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2])
 
 /* ---- vecsec: ARIA SAs (crypto_vecsec's private algorithm ids) ------------ */
 
+/* struct gw_sa's lines as gw_dp.h describes them: line 1 must not spill */
+_Static_assert(offsetof(struct gw_sa, rw) == RTE_CACHE_LINE_SIZE &&
+	       offsetof(struct gw_sa, life) == 2 * RTE_CACHE_LINE_SIZE,
+	       "struct gw_sa: the per-burst fields fill more than line 1");
 _Static_assert(GW_AEAD_ARIA_GCM == (int)RTE_PMD_VECSEC_AEAD_ARIA_GCM &&
 	       GW_CIPHER_ARIA_CTR == (int)RTE_PMD_VECSEC_CIPHER_ARIA_CTR,
 	       "gw.h's ARIA ids differ from rte_pmd_vecsec.h's");
@@ -462,12 +466,15 @@ sec_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
  * DPDK 22.11's window lets about half of all replays through, counts W + 1
  * numbers, and can record a genuine ESN packet 2^32 too high, after which
  * the SA fails every ICV (docs/dpdk-ipsec-replay.md). The worker keeps an
- * exact RFC 4303 window of W numbers in front of it (worker.c); rte_ipsec's
- * window stays on, because its top gives the ESN high half rte_ipsec
- * authenticates with, and is kept equal to ours. An ESN SA needs a window
- * (rte_ipsec makes one of 64 without): 64 then.
+ * exact RFC 4303 window of W numbers in front of it (worker.c). Without
+ * ESN rte_ipsec's window is off (size 0): ours alone decides, and a packet
+ * neither reads nor writes rte_ipsec's copy (two cache lines, W/8 + 64
+ * bytes of the SA less). With ESN rte_ipsec's window stays on, because its
+ * top gives the ESN high half rte_ipsec authenticates with, and is kept
+ * equal to ours. An ESN SA needs a window (rte_ipsec makes one of 64
+ * without): 64 then.
  *
- * rte_ipsec's own window is given W + 64: its bitmap (W rounded up to a
+ * With ESN rte_ipsec's own window is given W + 64: its bitmap (W rounded up to a
  * power of two of 64-bit words, no spare word) forgets the oldest word of a
  * window that spans one more word than that, and lets a late number alias
  * one above the top, so that a genuine packet later looks seen; W + 64
@@ -591,7 +598,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	prm.ipsec_xform.options.esn = esn;
 	prm.ipsec_xform.esn.value = c->esn_init;
 	if (c->dir == GW_DIR_IN)
-		prm.ipsec_xform.replay_win_sz = rw_win != 0 ? rw_win + 64 : win;
+		prm.ipsec_xform.replay_win_sz = rw_win == 0 ? win : esn ? rw_win + 64 : 0;
 	prm.crypto_xform = ipx;
 	if (c->mode == GW_MODE_TRANS) {
 		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TRANSPORT;
@@ -1103,8 +1110,10 @@ gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int fam,
 		gw_sa_free(dp, s);
 		return rc;
 	}
-	for (unsigned int w = 0; w < dp->nb_workers; w++)
+	for (unsigned int w = 0; w < dp->nb_workers; w++) {
 		memset(&dp->worker[w].sa_st[i], 0, sizeof(dp->worker[w].sa_st[i]));
+		memset(dp->worker[w].sa_drops[i], 0, sizeof(dp->worker[w].sa_drops[i]));
+	}
 	if (i >= dp->nb_sa)
 		dp->nb_sa = i + 1;
 	__atomic_store_n(&s->active, true, __ATOMIC_RELEASE);
@@ -1267,7 +1276,8 @@ gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 	}
 	m->sa_hot = (size_t)dp->max_sa * sizeof(dp->sa[0]);
 	m->sa_cold = (size_t)dp->max_sa * sizeof(dp->sa_cold[0]);
-	m->stats = (size_t)dp->max_sa * dp->nb_workers * sizeof(struct gw_sa_stats);
+	m->stats = (size_t)dp->max_sa * dp->nb_workers *
+		(sizeof(dp->worker[0].sa_st[0]) + sizeof(dp->worker[0].sa_drops[0]));
 	m->sec_session_obj = pools_obj_size(&spools);
 	m->session_pools = (size_t)spools.total * m->sec_session_obj;
 	m->nb_sessions = spools.total;

@@ -50,6 +50,16 @@ static struct rate_sample *rs_prev, *rs_cur;    /* [gw.max_sa] */
 static struct gw_stats tot_prev, tot_cur;
 static uint64_t tsc_start, tsc_reset, tsc_prev, tsc_cur;
 
+/* Bytes the control thread's per-slot baselines and rate samples take (0 before init). */
+size_t
+gw_stats_mem(void)
+{
+	if (sa_base == NULL)
+		return 0;
+	return (size_t)gw.max_sa * (sizeof(*sa_base) + sizeof(*sa_reset_tsc) +
+				    sizeof(*rs_prev) + sizeof(*rs_cur));
+}
+
 void
 gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out)
 {
@@ -80,14 +90,15 @@ gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int w = 0; w < dp->nb_workers; w++) {
-		const struct gw_sa_stats *s = &dp->worker[w].sa_st[sa];
+		const struct gw_sa_ctr *s = &dp->worker[w].sa_st[sa];
+		const uint64_t *drops = dp->worker[w].sa_drops[sa];
 
 		out->pkts += s->pkts;
 		out->bytes += s->bytes;
 		out->last_tsc = RTE_MAX(out->last_tsc, __atomic_load_n(&s->last_tsc,
 								      __ATOMIC_RELAXED));
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-			out->drops[d] += s->drops[d];
+			out->drops[d] += drops[d];
 		out->seq_used += s->seq_used;
 	}
 }

@@ -32,7 +32,7 @@ drop(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m, enum gw_drop why
 {
 	w->st.drops[why]++;
 	if (sa != NULL)
-		w->sa_st[sa->idx].drops[why]++;
+		w->sa_drops[sa->idx][why]++;
 	rte_pktmbuf_free(m);
 }
 
@@ -586,7 +586,7 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		__atomic_store_n(&w->sa_st[sa->idx].last_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	for (uint16_t i = 0; i < k; i++) {
 		struct rte_mbuf *m = mb[i];
-		struct gw_sa_stats *ss = &w->sa_st[sa->idx];
+		struct gw_sa_ctr *ss = &w->sa_st[sa->idx];
 
 		m->ol_flags = 0;
 		if (sa->dir == GW_DIR_IN && sa->mode == GW_MODE_TRANS && in_trs_dummy(m)) {
@@ -763,8 +763,9 @@ batch_enqueue(struct gw_worker *w, struct cop_batch *b)
  *      fields read per burst), as soon as the SPD or SAD names the SA;
  *   2. once those are in, for every SA of the burst at once: its rte_ipsec
  *      SA (4 lines: templates, sequence number, counters), its replay
- *      window (inbound), its crypto session's first two lines (the PMD
- *      prefetches the rest of what it reads), this worker's counters.
+ *      window (inbound), its crypto session's first three lines (DPDK's
+ *      header, then crypto_vecsec's whole session: parameters and the
+ *      ChaCha20 key), this worker's packet counters.
  */
 static inline void
 sa_prefetch(const struct gw_sa *sa)
@@ -794,8 +795,10 @@ sa_state_prefetch(struct gw_worker *w, const struct gw_sa *sa)
 	if (sa->rw != NULL)
 		rte_prefetch0(sa->rw);
 	if (sa->action != GW_SA_LOOKASIDE_PROTOCOL && ses != NULL) {
+		/* DPDK's session header, the PMD's data (crypto_vecsec: parameters, key) */
 		rte_prefetch0(ses);
 		rte_prefetch0((const uint8_t *)ses + RTE_CACHE_LINE_SIZE);
+		rte_prefetch0((const uint8_t *)ses + 2 * RTE_CACHE_LINE_SIZE);
 	}
 	rte_prefetch0(&w->sa_st[sa->idx]);
 }
@@ -1056,8 +1059,7 @@ post_prefetch(struct gw_worker *w, const struct rte_ipsec_group *g)
 		return;
 	sa = container_of(ss, const struct gw_sa, ss);
 	ipsec_sa_prefetch(sa);
-	rte_prefetch0(&w->sa_st[sa->idx].pkts);
-	rte_prefetch0(&w->sa_st[sa->idx].bytes);
+	rte_prefetch0(&w->sa_st[sa->idx]);     /* the line of its packet counters */
 }
 
 static unsigned int

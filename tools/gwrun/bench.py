@@ -439,8 +439,12 @@ def tsc_hz():
 
 def build_cases(a, pcaps, cfgs):
     """(label, app, pmd, mode, dir, traffic, sas, workers, make_cmd(prefix) -> argv, out_port)"""
-    eal_common = eal.SAFE + ["-m", str(a.mem_mb), "--log-level", "*:warning",
-                             "--force-max-simd-bitwidth=512"]
+    # --hugepages: the production setting (memory from the hugepages the machine
+    # has reserved, no files: --in-memory) in place of --no-huge; never PCI
+    safe = [x for x in eal.SAFE if x != "--no-huge"] + ["--in-memory"] if a.hugepages \
+        else eal.SAFE
+    eal_common = safe + ["-m", str(a.mem_mb), "--log-level", "*:warning",
+                         "--force-max-simd-bitwidth=512"]
     cases = []
 
     def ports(direction, traffic, nsa, nq):
@@ -583,6 +587,8 @@ def main():
     ap.add_argument("--secs", type=float, default=1.0)
     ap.add_argument("--warmup", type=float, default=0.5)
     ap.add_argument("--mem-mb", type=int, default=512)
+    ap.add_argument("--hugepages", action="store_true",
+                    help="EAL memory from reserved hugepages (--in-memory), not --no-huge")
     ap.add_argument("--tag", default=str(os.getpid()),
                     help="names /dev/shm/vecsec-bench-gw-TAG and EAL prefixes vecsec-bgw-TAG-*")
     ap.add_argument("--traffic", default="64,imix,1400")
