@@ -9,7 +9,9 @@ thread's CPU: on a shared machine the thread does not always get a core;
 the target is 10,000 SAs/s, a test does not assert a time).
 
 Checks: every request answered OK, in order, none lost; `mem` counts 2T
-SAs in the table; `list` shows every SA and SP rule; a client that waits
+SAs in the table and at most 1 KiB of packet state per SA (what a packet
+of a ChaCha20-Poly1305 SA reads: SA, rte_ipsec SA and window, session,
+packet counters); `list` shows every SA and SP rule; a client that waits
 for each answer gets it (the batch of SP changes is committed when nothing
 else comes); deleted tunnels free their slots, which new tunnels take
 again (the table does not grow); SP rules beyond --max-sp and SAs beyond
@@ -170,6 +172,20 @@ def main():
             fail("mem: %s SAs in %s slots, want %d in %d" % (n, slots, 2 * t, max_sa))
         else:
             print("ok   mem: %d SAs in a table of %d" % (n, slots))
+        # the per-SA state a packet needs, ChaCha20-Poly1305 on crypto_vecsec,
+        # one worker: the 1 KiB target (a 2 KiB key in every session broke it)
+        ps = re.search(r"mem per-sa packet-state (\d+) \(sa (\d+) ipsec-sa (\d+) "
+                       r"session (\d+) counters (\d+)\)", "\n".join(a))
+        if ps is None:
+            fail("mem: no packet-state line: %s" % a)
+        elif int(ps.group(1)) > 1024 or \
+                int(ps.group(1)) != sum(int(ps.group(k)) for k in range(2, 6)):
+            fail("mem: packet state %s bytes per ChaCha20-Poly1305 SA (sa %s, ipsec-sa %s, "
+                 "session %s, counters %s), want at most 1024 and the parts' sum"
+                 % ps.groups())
+        else:
+            print("ok   mem: %s bytes of packet state per ChaCha20-Poly1305 SA (at most 1024)"
+                  % ps.group(1))
 
         lst = c.req("list")
         nsa = sum(1 for x in lst if x.startswith("sa "))
