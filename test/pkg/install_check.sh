@@ -4,7 +4,7 @@
 # pkg-install: what `meson install` gives, used the way a packager and a
 # developer would, from a DESTDIR (a folder in the build tree: EAL refuses
 # -d plugins under a world-writable folder such as /tmp):
-#  - libvecsec.so (soname libvecsec.so.MAJOR, links), libvecsec.a, the
+#  - libvecsec.so (soname libvecsec.so.MAJOR, 0.MINOR while MAJOR is 0; links), libvecsec.a, the
 #    headers in <includedir>/vecsec/ (vecsec_version.h among them, its .in
 #    template not), libvecsec.pc with the project's version;
 #  - test/pkg/pkg_prog.c, outside the project, compiled with
@@ -44,6 +44,8 @@ fi
 build=$(cd "$1" && pwd) version=$2 prefix=$3 libdir=$4 incdir=$5 bindir=$6
 datadir=$7 mandir=$8 pmd_opt=$9 src=${10}
 major=${version%%.*}
+# the soname's version: MAJOR, or 0.MINOR while MAJOR is 0 (lib/meson.build)
+[ "$major" != 0 ] || { minor=${version#*.}; major=0.${minor%%.*}; }
 fails=0
 fail() { echo "pkg-install: FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "pkg-install: ok   $*"; }
