@@ -1094,7 +1094,8 @@ req_reload(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
  * `mem`: what the SA table and the SAs take, in bytes: per SA up (the
  * tables amortised over the SAs) and in all. packet-state: the objects a
  * packet of the SA reads (its hot struct, rte_ipsec SA and replay window,
- * crypto session, its packet counters: not the drops by reason).
+ * crypto session with, for ARIA, the key schedule crypto_vecsec keeps in
+ * DPDK's heap, its packet counters: not the drops by reason).
  */
 static int
 req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
@@ -1119,7 +1120,7 @@ req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	n = m.nb_sa != 0 ? m.nb_sa : 1;
 	hot = m.sa_hot / n;
 	blk = m.ipsec_sa / n;
-	ses = m.session / n;
+	ses = (m.session + m.session_heap) / n;
 	cnt = m.stats / n;
 	base = gw_stats_mem() / n;
 	cold = m.sa_cold / n;
@@ -1135,9 +1136,10 @@ req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 		"\n", sizeof(gw.sa[0]) + blk + ses + gw.nb_workers * sizeof(struct gw_sa_ctr),
 		sizeof(gw.sa[0]), blk, ses, gw.nb_workers * sizeof(struct gw_sa_ctr));
 	fprintf(out, "mem total sa-table %zu sa-cold %zu counters %zu ipsec-sa %zu sessions %zu "
-		"session-pools %zu (%u of %zu) sad %zu spd %zu config %zu stats-base %zu\n", m.sa_hot,
-		m.sa_cold, m.stats, m.ipsec_sa, m.session, m.session_pools, m.nb_sessions,
-		m.session_obj, gw.mem_sad, spd, cfg, gw_stats_mem());
+		"session-heap %zu session-pools %zu (%u of %zu) sad %zu spd %zu config %zu stats-base %zu\n",
+		m.sa_hot, m.sa_cold, m.stats, m.ipsec_sa, m.session, m.session_heap,
+		m.session_pools, m.nb_sessions, m.session_obj, gw.mem_sad, spd, cfg,
+		gw_stats_mem());
 	return 0;
 }
 

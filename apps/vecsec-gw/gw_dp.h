@@ -271,6 +271,7 @@ struct gw_mem {
 	size_t stats;                   /* per-worker SA counters (max_sa slots) */
 	size_t ipsec_sa;                /* rte_ipsec SAs and replay windows of the SAs up */
 	size_t session;                 /* sessions of the SAs up (mempool objects) */
+	size_t session_heap;            /* their key schedules the PMD keeps in DPDK's heap */
 	size_t session_obj, sec_session_obj;    /* one cryptodev / rte_security session */
 	size_t session_pools;           /* every session the pools hold */
 };

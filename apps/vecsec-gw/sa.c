@@ -23,6 +23,7 @@
 #include <rte_pmd_vecsec.h>
 #include <rte_security.h>
 
+#include <vecsec/vecsec_aead.h>
 #include <vecsec/vecsec_esp.h>
 
 #define GW_CDEV_DESC 2048
@@ -1271,6 +1272,15 @@ gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 		m->nb_sa++;
 		m->ipsec_sa += cold->blk_size;
 		m->session += cold->sess_size;
+		/*
+		 * crypto_vecsec keeps an ARIA key schedule outside the session, in
+		 * DPDK's heap (vecsec_aead_key_size() bytes; a ChaCha20 key is
+		 * inline); ARIA SAs run on crypto_vecsec only
+		 */
+		if (dp->conf != NULL && i < dp->conf->nb_sa && sa_is_aria(&dp->conf->sa[i]))
+			m->session_heap += vecsec_aead_key_size(dp->conf->sa[i].aead ?
+				VECSEC_AEAD_ARIA_GCM : VECSEC_AEAD_ARIA_CTR,
+				dp->conf->sa[i].cipher_key_len);
 		m->nb_chacha += dp->sa[i].action != GW_SA_LOOKASIDE_PROTOCOL &&
 			cold->algo_name != NULL && strcmp(cold->algo_name, "chacha20-poly1305") == 0;
 	}

@@ -34,6 +34,7 @@ usage: interop_aria.py GATEWAY_BINARY CTL_BINARY [--cpu-crypto] [-e] [--lookasid
 import ctypes
 import glob
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -359,8 +360,23 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
                 else:
                     print("ok   control socket: ARIA-GCM and ARIA-CTR SAs added, on "
                           "crypto_vecsec; ARIA-CTR + sha1-hmac refused")
+                # mem counts the key schedules crypto_vecsec keeps in DPDK's heap:
+                # vecsec_aead_key_size() of ARIA-GCM (896) and ARIA-CTR (640)
+                heap = re.search(r"session-heap (\d+)", req("mem\n")[1])
+                if heap is None or int(heap.group(1)) != 896 + 640:
+                    print("FAIL: mem: session-heap %s, want %d (ARIA-GCM 896 + ARIA-CTR 640)"
+                          % (heap and heap.group(1), 896 + 640))
+                    ok = False
+                else:
+                    print("ok   mem counts the ARIA key schedules in DPDK's heap: %s bytes"
+                          % heap.group(1))
                 if req("del sa out 9\n")[0] != 0 or req("del sa in 9\n")[0] != 0:
                     print("FAIL: cannot delete the ARIA SAs")
+                    ok = False
+                heap = re.search(r"session-heap (\d+)", req("mem\n")[1])
+                if heap is None or int(heap.group(1)) != 0:
+                    print("FAIL: mem after deleting the ARIA SAs: session-heap %s, want 0"
+                          % (heap and heap.group(1)))
                     ok = False
             else:
                 aes = gcm.replace("aria-256-gcm", "aes-256-gcm").replace("out 9", "out 11")
