@@ -673,6 +673,32 @@ pmd_autoload(int *argc, char **argv, bool *added)
 }
 #endif /* GW_BUILD_PMD */
 
+/*
+ * --demo runs on the ports it makes itself and refuses any other: it never
+ * needs a PCI device, and EAL probing PCI would take every NIC bound to a
+ * DPDK driver away from whoever uses it. Its EAL gets --no-pci unless the
+ * command line has it. Returns the argv for EAL (orig, cur, or a copy of
+ * cur with --no-pci at the end; a copy replaces cur, which is freed if it
+ * is not orig), *argc adjusted.
+ */
+static char **
+demo_no_pci(int *argc, char **cur, char **orig)
+{
+	char **nv;
+
+	for (int i = 1; i < *argc; i++)
+		if (strcmp(cur[i], "--no-pci") == 0)
+			return cur;
+	nv = calloc((size_t)*argc + 2, sizeof(*nv));
+	if (nv == NULL)
+		return cur;     /* the demo's scripts pass --no-pci themselves */
+	memcpy(nv, cur, (size_t)*argc * sizeof(*nv));
+	nv[(*argc)++] = (char *)(uintptr_t)"--no-pci";
+	if (cur != orig)
+		free(cur);
+	return nv;
+}
+
 struct pmd_copies {
 	unsigned int n;
 	char path[2][PATH_MAX];
@@ -1129,6 +1155,8 @@ main(int argc, char **argv)
 #ifdef GW_BUILD_PMD
 	eal_argv = pmd_autoload(&eal_argc, argv, &pmd_added);
 #endif
+	if (o.demo)
+		eal_argv = demo_no_pci(&eal_argc, eal_argv, argv);
 	nargs = rte_eal_init(eal_argc, eal_argv);
 	if (nargs < 0) {
 		fprintf(stderr, "vecsec-gw: EAL init failed: %s\n", rte_strerror(rte_errno));
