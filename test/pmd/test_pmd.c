@@ -36,6 +36,7 @@
 #include "vecsec/vecsec_engine.h"
 #include "rte_pmd_vecsec.h"
 #include "vecsec_eal.h"
+#include "pmd_heap.h"
 #include "vt.h"
 #ifndef VT_PMD_DL
 #include "vecsec_pmd_private.h"         /* the engine of a device: a test hook */
@@ -1119,21 +1120,6 @@ test_session_churn(void)
 			VT_EXPECT(rte_cryptodev_sym_session_free(g.dev_id, sess[n]) == 0, "free");
 		VT_EXPECT(rte_mempool_full(g.sess_mp), "pool full again");
 	}
-}
-
-/* Bytes in use in every rte_malloc heap (LeakSanitizer cannot see them). */
-static size_t
-heap_allocated(void)
-{
-	size_t sum = 0;
-
-	for (unsigned int i = 0; i < rte_socket_count(); i++) {
-		struct rte_malloc_socket_stats st;
-
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
-			sum += st.heap_allocsz_bytes;
-	}
-	return sum;
 }
 
 /*

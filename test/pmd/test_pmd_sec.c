@@ -38,6 +38,7 @@
 #include "vecsec/vecsec_aead.h"
 #include "rte_pmd_vecsec.h"
 #include "vecsec_eal.h"
+#include "pmd_heap.h"
 #include "vt.h"
 
 #define DEV_NAME "crypto_vecsec0"
@@ -1040,21 +1041,6 @@ test_stats_and_wipe(void)
 			nz += priv[i] != 0;
 		VT_EXPECT(nz == 0, "%zu private bytes left after destroy", nz);
 	}
-}
-
-/* Bytes in use in every rte_malloc heap (LeakSanitizer cannot see them). */
-static size_t
-heap_allocated(void)
-{
-	size_t sum = 0;
-
-	for (unsigned int i = 0; i < rte_socket_count(); i++) {
-		struct rte_malloc_socket_stats st;
-
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
-			sum += st.heap_allocsz_bytes;
-	}
-	return sum;
 }
 
 /*
