@@ -45,6 +45,8 @@
 #   BENCH_GW_HUGE=1: EAL memory from reserved hugepages (--in-memory, still
 #   --no-pci) instead of --no-huge: the production setting; the machine must
 #   have at least 1024 free 2 MiB pages (docs/operations.md, section 1)
+#   BENCH_GW_ARGS='OPTIONS': more vecsec-gw options for every vecsec-gw case (the
+#   base build's too), e.g. BENCH_GW_ARGS='--spd-cache 0' (no SPD flow cache; a base build must know them).
 #   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 BENCH_GW_SA_AXIS=0 scripts/bench-gw.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,6 +82,7 @@ args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW
 [ -z "${BENCH_GW_BASE:-}" ] || args+=(--gw-base "$(readlink -f "$BENCH_GW_BASE")")
 [ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)
 [ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
+[ -z "${BENCH_GW_ARGS:-}" ] || args+=(--gw-args "$BENCH_GW_ARGS")
 if [ "${BENCH_GW_HUGE:-0}" = 1 ]; then
 	free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
 	if [ "${free:-0}" -lt 1024 ]; then

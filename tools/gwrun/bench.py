@@ -469,7 +469,7 @@ def build_cases(a, pcaps, cfgs):
         def mk(prefix):
             return [gw, "-l", cores] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", pmd, "--quiet",
-                 "--duration", "120"]
+                 "--duration", "120"] + a.gw_args
         mode = "lookaside-protocol" if cpu == "proto" else "cpu-crypto" if cpu else "lookaside"
         cases.append(dict(label=label, app="vecsec-gw", pmd=pmd, mode=mode, dir=d, traffic=t,
                           sas=nsa, workers=workers, mk=mk, out_port=op))
@@ -492,7 +492,7 @@ def build_cases(a, pcaps, cfgs):
             return [a.gw, "-l", "0"] + eal_ax + ["--file-prefix", prefix, "--vdev",
                                                  "crypto_vecsec0"] + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", "crypto_vecsec", "--quiet",
-                 "--duration", "300", "--mbufs", str(npkt + 16384)]
+                 "--duration", "300", "--mbufs", str(npkt + 16384)] + a.gw_args
         cases.append(dict(label="axis %d SAs %s %d" % (n, dist, npkt), app="vecsec-gw",
                           pmd="crypto_vecsec", mode="lookaside", dir=d, traffic=t, sas=n,
                           workers=1, dist=dist, loop=npkt, mk=mk, out_port=op))
@@ -519,7 +519,7 @@ def build_cases(a, pcaps, cfgs):
 
         def mk(prefix):
             return [a.gw, "-l", "0"] + eal_common + ["--file-prefix", prefix] + pv + \
-                ["--", "-f", cfgs["bypass"], "-u", "2", "--quiet", "--duration", "120"]
+                ["--", "-f", cfgs["bypass"], "-u", "2", "--quiet", "--duration", "120"] + a.gw_args
         cases.append(dict(label="I/O floor (gw bypass)", app="vecsec-gw", pmd="",
                           mode="bypass", dir="out", traffic=t, sas=0, workers=1, mk=mk,
                           out_port=op))
@@ -613,6 +613,9 @@ def main():
     ap.add_argument("--sa-pkts", type=int, default=0,
                     help="packets in each loop of the axis (a multiple of 12); 0: two per SA, "
                          "at least 12,288, and 1 SA measured with each loop size")
+    ap.add_argument("--gw-args", default="",
+                    help="more vecsec-gw options (after --) for every vecsec-gw case, "
+                         "e.g. '--spd-cache 0'")
     ap.add_argument("--perf", default="",
                     help="folder: perf record (4999 Hz) each run's window into "
                          "caseNN-runR.perf.data")
@@ -621,6 +624,7 @@ def main():
         sys.exit("bench_gw: --sas takes 2..1024")
     MANY = a.sas
     a.traffic = [t for t in a.traffic.split(",") if t]
+    a.gw_args = a.gw_args.split()
     a.sa_axis = [int(x) for x in a.sa_axis.split(",") if x and x != "0"]
     a.reach = {}
     a.sa_dist = [x for x in a.sa_dist.split(",") if x]
@@ -657,7 +661,8 @@ def main():
             t1 = time.time()
             axp, a.reach = ax_pcaps(shm, a)
             pcaps.update(axp)
-            for n in a.sa_axis:
+            # every loop also runs with 1 SA (its baseline), in the axis or not
+            for n in sorted(set(a.sa_axis) | {1}):
                 for d in ("out", "in"):
                     path = os.path.join(shm, "gw-axis-%s-%d.cfg" % (d, n))
                     cfgs[("axis", n, d)] = write_config(path, ax_conf(n, d), 0o600)
