@@ -150,6 +150,7 @@ struct gw_acl {
  * or the dead grow; many rules at once (a batch) are one rebuild.
  */
 struct gw_spd {
+	uint64_t gen;                   /* unique to this list, never reused (SPD flow caches) */
 	struct gw_acl *acl;             /* over the base; NULL when n == 0 */
 	unsigned int n;                 /* base rules */
 	unsigned int no;                /* overlay rules, after the base */
@@ -189,6 +190,13 @@ struct gw_txbuf {
 	struct rte_mbuf *m[GW_BURST * 4];
 };
 
+struct gw_spc;
+
+/* SPD flow cache entries per worker: the default's range, the option's limit */
+#define GW_SPC_MIN 4096u
+#define GW_SPC_MAX (1u << 19)
+#define GW_SPC_LIMIT (1u << 24)
+
 struct gw_worker {
 	unsigned int id;
 	unsigned int lcore;
@@ -207,6 +215,7 @@ struct gw_worker {
 	uint64_t last_rx_tsc;
 	uint64_t polls;                 /* polls done (--idle-exit waits for one more of each) */
 	struct gw_frag_w *frag;         /* reassembly table and fragment IDs (frag.c) */
+	struct gw_spc *spc;             /* SPD flow cache (sp.c), NULL: none (--spd-cache 0) */
 };
 
 struct gw_dp {
@@ -216,6 +225,8 @@ struct gw_dp {
 	unsigned int max_sa;            /* --max-sa, or sized from the configuration */
 	unsigned int max_sp;            /* --max-sp: SP rules the control socket may reach */
 	unsigned int max_rt;            /* --max-rt: routes each table has room for */
+	unsigned int spc_entries;       /* --spd-cache: flow cache entries per worker, 0: none */
+	bool spc_set;                   /* --spd-cache given (else sized from max_sa) */
 	size_t mem_blk;                 /* bytes of the SAs' rte_ipsec SAs and windows */
 	size_t mem_sad;                 /* bytes of the two SADs */
 	struct gw_spd *spd[2][2];       /* [v6][dir], read with __atomic_load_n */
@@ -328,10 +339,24 @@ void gw_sp_free(struct gw_spd *t[2][2]);
 void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
 		const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len);
-/* The same answer as gw_sp_lookup() for n <= GW_BURST packets, through rte_acl. */
-void gw_sp_lookup_bulk(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *const l3[],
-		const uint32_t l3_len[], const uint32_t pkt_len[], uint16_t n,
-		const struct gw_sp *out[]);
+/*
+ * The same answer as gw_sp_lookup() for n <= GW_BURST packets: from the
+ * worker's SPD flow cache c (NULL: none) where it holds the packet's
+ * 5-tuple for the list in force, else through rte_acl (and then cached).
+ */
+void gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_spc *c, bool v6, uint8_t dir,
+		const uint8_t *const l3[], const uint32_t l3_len[], const uint32_t pkt_len[],
+		uint16_t n, const struct gw_sp *out[]);
+/*
+ * SPD flow cache: a direct-mapped table of `entries` (a power of two) 5-tuples
+ * with their answer and the generation of the list that gave it, one cache
+ * line each, for one worker (not shared). A published list is immutable and
+ * its generation unique, so an entry of an older list never answers.
+ */
+struct gw_spc *gw_spc_create(unsigned int entries, int socket);
+void gw_spc_free(struct gw_spc *c);
+size_t gw_spc_mem(const struct gw_spc *c);
+void gw_spc_counts(const struct gw_spc *c, uint64_t *hit, uint64_t *miss);
 /* rt.c */
 int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_rt_teardown(struct gw_dp *dp);

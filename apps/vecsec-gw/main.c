@@ -77,7 +77,7 @@ static struct gw_conf *conf;   /* gw_secret_alloc(): keys, out of core dumps */
 static char demo_text[8192];
 
 /* long options without a short letter */
-enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT };
+enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT, OPT_SPD_CACHE };
 
 struct opts {
 	const char *cfg_file;
@@ -103,6 +103,35 @@ struct opts {
 	bool quiet;
 	uint16_t mtu[GW_MAX_PORTS];     /* --mtu, 0: the port's own */
 };
+
+/*
+ * The worker's SPD flow cache (sp.c). Default: twice the SA table's slots
+ * (tunnel gateways have a flow or more per SA), GW_SPC_MIN..GW_SPC_MAX; if
+ * DPDK's memory cannot hold that, the worker runs without one (a notice).
+ * A size given with --spd-cache must fit.
+ */
+static bool
+spc_setup(struct gw_worker *wk)
+{
+	unsigned int n = gw.spc_entries;
+
+	if (!gw.spc_set)
+		n = RTE_MIN(RTE_MAX(rte_align32pow2(2 * RTE_MAX(gw.max_sa, 1u)), GW_SPC_MIN),
+			    GW_SPC_MAX);
+	if (n == 0)
+		return true;
+	wk->spc = gw_spc_create(n, (int)rte_socket_id());  /* as the op pool */
+	if (wk->spc != NULL)
+		return true;
+	if (gw.spc_set) {
+		fprintf(stderr, "vecsec-gw: out of DPDK memory for --spd-cache %u (%zu bytes "
+			"per worker)\n", n, (size_t)n * 64);
+		return false;
+	}
+	GW_LOG(NOTICE, "worker %u: no SPD flow cache (%u entries do not fit in DPDK's memory)",
+	       wk->id, n);
+	return true;
+}
 
 static void
 usage(const char *prog)
@@ -174,6 +203,9 @@ usage(const char *prog)
 	       "  --max-sp N         SP rules the control socket may reach (default: no limit)\n"
 	       "  --max-rt N         routes each route table has room for (default: the\n"
 	       "                     configuration's and a quarter more, at least 1024 more)\n"
+	       "  --spd-cache N      SPD flow cache entries per worker (64 bytes each, rounded\n"
+	       "                     up to a power of two; 0: none, every packet goes through\n"
+	       "                     rte_acl; default: twice the SA table, %u..%u)\n"
 	       "  --quiet            no start-up summary (the gateway's INFO messages: as\n"
 	       "                     EAL's --log-level vecsec.gw:notice)\n"
 	       "  --version          print the version (also before --) and exit\n"
@@ -181,7 +213,8 @@ usage(const char *prog)
 	       "signals: SIGHUP reloads -f FILE (make-before-break), SIGUSR1 logs the counters,\n"
 	       "SIGTERM/SIGINT drain and exit\n",
 	       prog, prog, prog, GW_MAX_WINDOW, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
-	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST);
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST, GW_SPC_MIN,
+	       GW_SPC_MAX);
 }
 
 /* --version: this build, and the DPDK it runs with (no EAL needed) */
@@ -261,6 +294,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "max-sa", required_argument, NULL, OPT_MAX_SA },
 		{ "max-sp", required_argument, NULL, OPT_MAX_SP },
 		{ "max-rt", required_argument, NULL, OPT_MAX_RT },
+		{ "spd-cache", required_argument, NULL, OPT_SPD_CACHE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -480,6 +514,19 @@ parse_args(int argc, char **argv, struct opts *o)
 				gw.max_sp = (unsigned int)n;
 			else
 				gw.max_rt = (unsigned int)n;
+			break;
+		}
+		case OPT_SPD_CACHE: {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || errno != 0 || optarg[0] < '0' || optarg[0] > '9' ||
+			    n > GW_SPC_LIMIT) {
+				fprintf(stderr, "vecsec-gw: --spd-cache %s: 0..%u\n", optarg,
+					GW_SPC_LIMIT);
+				return -1;
+			}
+			gw.spc_entries = n == 0 ? 0 : rte_align32pow2((uint32_t)n);
+			gw.spc_set = true;
 			break;
 		}
 		case 'h':
@@ -1263,6 +1310,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
 		}
+		if (!spc_setup(wk))
+			goto out;
 	}
 	if (gw_frag_setup(&gw) != 0)
 		goto out;
@@ -1482,6 +1531,7 @@ out:
 		rte_mempool_free(gw.worker[w].cop_pool);
 		rte_free(gw.worker[w].sa_st);
 		rte_free(gw.worker[w].sa_drops);
+		gw_spc_free(gw.worker[w].spc);
 	}
 	gw_stats_fini();
 	gw_reload_fini();

@@ -205,7 +205,8 @@ gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 
 /* SPD answers for n packets of one family whose IP header starts the mbuf. */
 static inline void
-spd_lookup(int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n, const struct gw_sp *out[])
+spd_lookup(struct gw_worker *w, int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n,
+	   const struct gw_sp *out[])
 {
 	const uint8_t *l3[GW_BURST];
 	uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
@@ -215,7 +216,7 @@ spd_lookup(int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n, const st
 		l3_len[i] = m[i]->l3_len;
 		pkt_len[i] = m[i]->pkt_len;
 	}
-	gw_sp_lookup_bulk(&gw, v6, dir, l3, l3_len, pkt_len, n, out);
+	gw_sp_lookup_bulk(&gw, w->spc, v6, dir, l3, l3_len, pkt_len, n, out);
 }
 
 /*
@@ -325,7 +326,7 @@ in_check_flush(struct gw_worker *w, struct in_check *ic)
 
 		if (ic->n[v6] == 0)
 			continue;
-		spd_lookup(v6, GW_DIR_IN, ic->m[v6], ic->n[v6], sps);
+		spd_lookup(w, v6, GW_DIR_IN, ic->m[v6], ic->n[v6], sps);
 		sp_prefetch(sps, ic->n[v6]);
 		for (uint16_t i = 0; i < ic->n[v6]; i++) {
 			const struct gw_sp *sp = sps[i];
@@ -1017,7 +1018,7 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 
 		if (nclear[v6] == 0)
 			continue;
-		spd_lookup(v6, prot ? GW_DIR_IN : GW_DIR_OUT, clear[v6], nclear[v6], sps);
+		spd_lookup(w, v6, prot ? GW_DIR_IN : GW_DIR_OUT, clear[v6], nclear[v6], sps);
 		sp_prefetch(sps, nclear[v6]);
 		for (uint16_t i = 0; i < nclear[v6]; i++) {
 			struct rte_mbuf *m = clear[v6][i];

@@ -5,7 +5,9 @@ vecsec-gw control socket while traffic flows: the protected port replays
 clear packets forever (net_pcap infinite_rx), the gateway starts with routes
 only, so everything is dropped by policy until vecsec-ctl adds an SA and an
 SP; then ESP comes out (checked with scapy: it decrypts to the originals, in
-sequence); deleting the SP and SA stops it again. Also: bad requests get ERR
+sequence); replacing the SP with discard stops it at once, though the
+worker's SPD flow cache holds the 4 replayed flows' old answer (`mem`
+shows its hits); deleting the SP and SA stops it again. Also: bad requests get ERR
 with a reason and never echo key bytes; the gateway exits cleanly.
 
 With --lookaside-protocol the SA added at run time is `type
@@ -14,6 +16,7 @@ lookaside-protocol-offload` (crypto_vecsec's rte_security ESP session).
 usage: ctrl_check.py GATEWAY_BINARY CTL_BINARY [--lookaside-protocol]
 """
 import random
+import re
 import os
 import signal
 import struct
@@ -31,10 +34,10 @@ KEY = bytes(range(0x40, 0x40 + 36))
 HEXKEY = gwtest.hexkey(KEY)
 
 
-def tel_esp_out(prefix):
-    """The gateway's esp_out through DPDK telemetry (0 when it does not answer)."""
+def tel_esp_out(prefix, key="esp_out"):
+    """The gateway's esp_out (or another total) through DPDK telemetry (0 when it does not answer)."""
     tel = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
-    return tel[0]["/vecsec_gw/stats"]["esp_out"] if tel else 0
+    return tel[0]["/vecsec_gw/stats"][key] if tel else 0
 
 
 def main():
@@ -176,10 +179,30 @@ def main():
         if not g.wait_line("vecsec-gw: stats after"):
             fail("no stats on SIGUSR1")
         # outbound, under traffic: protect 5 -> discard in one request (policy drops)
+        m = re.search(r"mem worker 0 spd-cache (\d+) hits (\d+) misses (\d+)", req("mem"))
+        if m is None or int(m.group(1)) == 0 or int(m.group(2)) == 0:
+            fail("mem: no SPD flow cache hits for the 4 replayed flows: %s" %
+                 (m.group(0) if m else None))
+        else:
+            print("ok   SPD flow cache: %s" % m.group(0))
+        pol0 = tel_esp_out(prefix, "policy")
         req("replace", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst",
             "10.5.0.0/16", "with", "discard")
         if "sp ipv4 out esp discard pri 10" not in req("list"):
             fail("outbound replace not listed")
+        # the flows' cached answer (protect 5) belongs to the list replaced: once
+        # policy drops show the new list in force, no more ESP may come out
+        if gwtest.wait_until(lambda: tel_esp_out(prefix, "policy") > pol0, "policy drops",
+                             gws=[g]):
+            esp0, pol1 = tel_esp_out(prefix), tel_esp_out(prefix, "policy")
+            gwtest.wait_until(lambda: tel_esp_out(prefix, "policy") >= pol1 + 200,
+                              "200 more policy drops", gws=[g])
+            esp1 = tel_esp_out(prefix)
+            if esp1 != esp0:
+                fail("%d ESP packets of the replaced rule after it was replaced" %
+                     (esp1 - esp0))
+            else:
+                print("ok   protect -> discard: no ESP once the new policy drops")
         req("del", "sp", "ipv4", "out", "esp", "discard", "pri", "10", "dst", "10.5.0.0/16")
         req("del", "sa", "out", "5")
         if req("list").strip() != "OK":

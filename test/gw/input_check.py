@@ -8,7 +8,7 @@ starts.
 Refused before EAL (no EAL line in the output, no EAL runtime folder),
 each message naming the option: ESP rules without -u, -u 0, --prefer
 crypto_bogus, --gen-pcap into a missing folder, --ctrl-group with --ctrl
-none, a bad --stats-interval, SPI 0 in the file (exit 1, the file's line).
+none, a bad --stats-interval or --spd-cache, SPI 0 in the file (exit 1, the file's line).
 -u naming a port that does not exist needs EAL's ports: refused right
 after EAL, exit 2, the runtime folder removed.
 
@@ -119,7 +119,8 @@ def refusals(gw, tmp, ck):
         ("--stats-interval -1", ["-f", good, "-u", "2", "--stats-interval", "-1"], 2,
          "--stats-interval -1: seconds"),
         ("SPI 0", ["-f", spi0, "-u", "2"], 1, "spi0.cfg:3: token '0': SPI 0 is reserved"),
-    ]
+    ] + [("--spd-cache " + v, ["-f", good, "-u", "2", "--spd-cache", v], 2,
+          "--spd-cache %s: 0..16777216" % v) for v in ("x", "-1", "16777217", "4k")]
     for name, app, want_rc, want in cases:
         prefix = gwtest.file_prefix("input")
         rc, out = start(gw, prefix, app)

@@ -7,6 +7,9 @@
  * IPv4/IPv6 tuples (prefix edges, port range edges, fragments, non-port
  * protocols), and after seeded sequences of run-time changes applied on the
  * published ACL (overlay and dead rules) as well as rebuilt from scratch.
+ * The worker's SPD flow cache (gw_spc) gives the same answers: a tuple
+ * looked up again is answered from it, and an entry of a list that has
+ * since been replaced never answers (small caches, so entries collide).
  * Runs EAL with --no-pci --no-huge (rte_acl needs its memory).
  *
  *   test_gw_spd [EAL options] [-- SEED]
@@ -183,11 +186,31 @@ line_of(const struct gw_spd *spd, const struct gw_sp *sp)
 	return sp != NULL ? spd->conf[sp - spd->rules].line : -1;
 }
 
+/* A cache hit count that stays 0 means the cache was never used: a failure. */
+static int
+spc_used(const char *name, const struct gw_spc *c)
+{
+	uint64_t hit, miss;
+
+	gw_spc_counts(c, &hit, &miss);
+	printf("%s %s: SPD flow cache %" PRIu64 " hits, %" PRIu64 " misses\n",
+	       hit != 0 && miss != 0 ? "ok  " : "FAIL", name, hit, miss);
+	return hit == 0 || miss == 0;
+}
+
 static int
 check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 {
 	static struct gw_dp dp;
 	uint64_t hits = 0, misses = 0, bad = 0;
+	/* 64 entries: bursts of up to 32 tuples collide in it */
+	struct gw_spc *spc = gw_spc_create(64, SOCKET_ID_ANY);
+	int rc;
+
+	if (spc == NULL) {
+		printf("FAIL %s: gw_spc_create\n", name);
+		return 1;
+	}
 
 	memset(&dp, 0, sizeof(dp));
 	dp.sa = calloc(conf->nb_sa + 1, sizeof(*dp.sa));
@@ -214,18 +237,30 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 				uint8_t pk[GW_BURST][64];
 				const uint8_t *l3[GW_BURST];
 				uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
-				const struct gw_sp *got[GW_BURST];
+				const struct gw_sp *got[GW_BURST], *got_c1[GW_BURST], *got_c2[GW_BURST];
 				uint16_t n = (uint16_t)(1 + rnd() % GW_BURST);
 
 				for (uint16_t i = 0; i < n; i++) {
 					pkt_len[i] = random_packet(pk[i], v6, &l3_len[i]);
 					l3[i] = pk[i];
 				}
-				gw_sp_lookup_bulk(&dp, v6, dir, l3, l3_len, pkt_len, n, got);
+				gw_sp_lookup_bulk(&dp, NULL, v6, dir, l3, l3_len, pkt_len, n, got);
+				/* the cache: a first look (misses), then again (hits) */
+				gw_sp_lookup_bulk(&dp, spc, v6, dir, l3, l3_len, pkt_len, n, got_c1);
+				gw_sp_lookup_bulk(&dp, spc, v6, dir, l3, l3_len, pkt_len, n, got_c2);
 				for (uint16_t i = 0; i < n; i++) {
 					const struct gw_sp *want = gw_sp_lookup(&dp, v6, dir, l3[i],
 						l3_len[i], pkt_len[i]);
 
+					if (want != got_c1[i] || want != got_c2[i]) {
+						if (bad++ < 5)
+							printf("FAIL %s: ipv%c %s: cached rule line %d "
+								"then %d, linear rule line %d\n", name,
+								v6 ? '6' : '4', dir ? "out" : "in",
+								line_of(dp.spd[v6][dir], got_c1[i]),
+								line_of(dp.spd[v6][dir], got_c2[i]),
+								line_of(dp.spd[v6][dir], want));
+					}
 					if (want != got[i]) {
 						if (bad++ < 5)
 							printf("FAIL %s: ipv%c %s: acl rule line %d, "
@@ -248,7 +283,9 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	free(dp.sa);
 	total_hits += hits;
 	total_misses += misses;
-	return bad != 0;
+	rc = spc_used(name, spc);
+	gw_spc_free(spc);
+	return bad != 0 || rc != 0;
 }
 
 static bool
@@ -320,6 +357,25 @@ check_incremental(void)
 	struct gw_spd *pub[2][2], *upd[2][2];
 	unsigned int reused = 0, rebuilt = 0, steps = 150;
 	uint64_t bad = 0, hits = 0;
+	/*
+	 * The same tuples after every change, through a cache kept across the
+	 * changes: its entries from the lists before must not answer.
+	 */
+	static uint8_t fpk[2][GW_BURST][64];
+	const uint8_t *fl3[2][GW_BURST];
+	uint32_t fl3_len[2][GW_BURST], fpkt_len[2][GW_BURST];
+	struct gw_spc *spc = gw_spc_create(128, SOCKET_ID_ANY);
+	int rc;
+
+	if (spc == NULL) {
+		printf("FAIL incremental: gw_spc_create\n");
+		return 1;
+	}
+	for (int v6 = 0; v6 < 2; v6++)
+		for (uint16_t i = 0; i < GW_BURST; i++) {
+			fpkt_len[v6][i] = random_packet(fpk[v6][i], v6, &fl3_len[v6][i]);
+			fl3[v6][i] = fpk[v6][i];
+		}
 	int line = 100000;
 	char err[512];
 
@@ -388,13 +444,31 @@ check_incremental(void)
 				uint8_t pk[GW_BURST][64];
 				const uint8_t *l3[GW_BURST];
 				uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
-				const struct gw_sp *got[GW_BURST];
+				const struct gw_sp *got[GW_BURST], *got_c[GW_BURST];
 
 				for (uint16_t i = 0; i < GW_BURST; i++) {
 					pkt_len[i] = random_packet(pk[i], v6, &l3_len[i]);
 					l3[i] = pk[i];
 				}
-				gw_sp_lookup_bulk(&dp, v6, dir, l3, l3_len, pkt_len, GW_BURST, got);
+				gw_sp_lookup_bulk(&dp, NULL, v6, dir, l3, l3_len, pkt_len, GW_BURST, got);
+				/* the fixed tuples, twice, through the long-lived cache */
+				for (int twice = 0; twice < 2; twice++) {
+					gw_sp_lookup_bulk(&dp, spc, v6, dir, fl3[v6], fl3_len[v6],
+							  fpkt_len[v6], GW_BURST, got_c);
+					for (uint16_t i = 0; i < GW_BURST; i++) {
+						const struct gw_sp_conf *want = ref_lookup(&conf, v6,
+							dir, fl3[v6][i], fl3_len[v6][i],
+							fpkt_len[v6][i]);
+
+						if (!same_answer(dp.spd[v6][dir], got_c[i], want) &&
+						    bad++ < 5)
+							printf("FAIL incremental step %u ipv%c %s: "
+								"cached line %d, reference line %d\n",
+								step, v6 ? '6' : '4', dir ? "out" : "in",
+								line_of(dp.spd[v6][dir], got_c[i]),
+								want ? want->line : -1);
+					}
+				}
 				for (uint16_t i = 0; i < GW_BURST; i++) {
 					const struct gw_sp *mine = gw_sp_lookup(&dp, v6, dir, l3[i],
 						l3_len[i], pkt_len[i]);
@@ -420,11 +494,13 @@ check_incremental(void)
 	gw_sp_free(pub);
 	free(dp.sa);
 	gw_conf_wipe(&conf);
+	rc = spc_used("incremental", spc);
+	gw_spc_free(spc);
 	printf("%s incremental: %u changes, lists reused their ACL %u times, rebuilt %u, %" PRIu64
 		" tuples matched, %" PRIu64 " differences\n",
 		bad || reused == 0 || rebuilt == 0 ? "FAIL" : "ok  ", steps, reused, rebuilt, hits,
 		bad);
-	return bad != 0 || reused == 0 || rebuilt == 0;
+	return bad != 0 || reused == 0 || rebuilt == 0 || rc != 0;
 }
 
 /*
