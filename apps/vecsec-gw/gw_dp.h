@@ -213,6 +213,7 @@ struct gw_worker {
 	uint64_t drained;               /* polls that ended with nothing in a cryptodev */
 	uint64_t busy_cycles;           /* spent in iterations that moved packets */
 	uint64_t last_rx_tsc;
+	uint64_t now_tsc;               /* TSC at the start of this poll (SAs' last use) */
 	uint64_t polls;                 /* polls done (--idle-exit waits for one more of each) */
 	struct gw_frag_w *frag;         /* reassembly table and fragment IDs (frag.c) */
 	struct gw_spc *spc;             /* SPD flow cache (sp.c), NULL: none (--spd-cache 0) */
