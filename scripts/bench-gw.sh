@@ -15,7 +15,10 @@
 #   the SA-count axis: 1, 1,000, 10,000 and 100,000 SAs at 64 B and IMIX, traffic
 #   uniform and Zipf over the SAs, each point a loop of two packets per SA (at
 #   least 12,288) and its ratio to 1 SA over a loop of the same length
-#   (out/bench-gw-sas.png).
+#   (out/bench-gw-sas.png), with this machine's cost of a line from memory
+#   (tools/memprobe: at 100,000 SAs per-SA state comes from memory, so the
+#   ratio says as much about the machine as about the gateway) and each
+#   point's extra cycles per packet over 1 SA in such lines.
 # Medians of several runs; Mpps wall and per CPU second, cycles/packet.
 # Writes out/bench-gw.csv, out/bench-gw.png, per-run logs in out/bench-gw/,
 # and prints the command lines that reproduce each case.
@@ -83,6 +86,8 @@ args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW
 [ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)
 [ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
 [ -z "${BENCH_GW_ARGS:-}" ] || args+=(--gw-args "$BENCH_GW_ARGS")
+# the cost of a line from memory, printed with the SA-count axis
+[ ! -x "$build/tools/memprobe/memprobe" ] || args+=(--memprobe "$(readlink -f "$build/tools/memprobe/memprobe")")
 if [ "${BENCH_GW_HUGE:-0}" = 1 ]; then
 	free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
 	if [ "${free:-0}" -lt 1024 ]; then

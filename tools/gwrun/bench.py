@@ -587,6 +587,9 @@ def main():
     ap.add_argument("--secs", type=float, default=1.0)
     ap.add_argument("--warmup", type=float, default=0.5)
     ap.add_argument("--mem-mb", type=int, default=512)
+    ap.add_argument("--memprobe", default="",
+                    help="tools/memprobe binary: print the cost of a line from memory with the "
+                         "SA-count axis")
     ap.add_argument("--hugepages", action="store_true",
                     help="EAL memory from reserved hugepages (--in-memory), not --no-huge")
     ap.add_argument("--tag", default=str(os.getpid()),
@@ -670,6 +673,24 @@ def main():
                   % (",".join(str(n) for n in a.sa_axis), "/".join(a.sa_dist),
                      ",".join(sorted({str(p[2]) for p in ax_points(a)}, key=int)),
                      time.time() - t1))
+        a.mem_probe = None
+        if a.sa_axis and a.memprobe:
+            # the unit of the axis: a line from memory (tools/memprobe)
+            try:
+                pr = subprocess.run([a.memprobe, "--mib", "512"] +
+                                    (["--huge"] if a.hugepages else []),
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    universal_newlines=True, timeout=300)
+                m = re.search(r"huge=(\d) latency_cyc=(\d+) line_cyc=([\d.]+)", pr.stdout)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                pr, m = None, None
+                print("bench-gw: memprobe did not run: %s" % e)
+            if m:
+                a.mem_probe = dict(huge=int(m.group(1)), latency=float(m.group(2)),
+                                   line=float(m.group(3)))
+                print("bench-gw: " + pr.stdout.strip().replace("\n", "; "))
+            elif pr is not None:
+                print("bench-gw: memprobe gave no answer: %s" % pr.stdout.strip())
         cfgs["bypass"] = os.path.join(shm, "gw-bypass.cfg")
         with open(cfgs["bypass"], "w") as f:
             f.write("sp ipv4 out esp bypass pri 1 dst 10.1.0.0/16\n"
@@ -854,9 +875,15 @@ def report_axis(rows, a):
     print("SA-count axis: vecsec-gw + crypto_vecsec (lookaside), ChaCha20-Poly1305 tunnels, "
           "1 worker; ratio = Mpps of N SAs / Mpps of 1 SA over a loop of the same length, on "
           "CPU (wall); targets: 1,000 SAs >= 0.95, 100,000 SAs >= 0.85")
-    print("%-4s %-5s %7s %-8s %7s %9s %9s %8s %7s %15s %8s" % (
+    mp = getattr(a, "mem_probe", None)
+    if mp:
+        print("this machine's memory (memprobe, %s pages): a random line costs %.1f cycles with "
+              "32 in flight, %.0f cycles alone (latency); +cyc: cycles per packet over 1 SA, "
+              "lines: +cyc in such lines" % ("2 MiB" if mp["huge"] else "4 KiB", mp["line"],
+                                               mp["latency"]))
+    print("%-4s %-5s %7s %-8s %7s %9s %9s %8s %7s %15s %8s %6s %5s" % (
         "dir", "size", "SAs", "traffic", "loop", "Mpps CPU", "Mpps wall", "cyc/pkt",
-        "SAs hit", "ratio CPU(wall)", "start s"))
+        "SAs hit", "ratio CPU(wall)", "start s", "+cyc", "lines"))
     for d in ("out", "in"):
         for t in a.sa_traffic:
             for n, dist, loop in ax_points(a):
@@ -865,11 +892,18 @@ def report_axis(rows, a):
                     continue
                 rc = axis_ratio(ax, d, t, n, dist, loop, "mpps_cpu")
                 rw = axis_ratio(ax, d, t, n, dist, loop, "mpps_wall")
-                print("%-4s %-5s %7d %-8s %7d %9s %9s %8s %6.0f%% %15s %8s" % (
+                base = ax.get((d, t, 1, "-", loop))
+                try:
+                    extra = float(r["cycles_pkt_cpu"]) - float(base["cycles_pkt_cpu"])
+                except (TypeError, ValueError):
+                    extra = None
+                print("%-4s %-5s %7d %-8s %7d %9s %9s %8s %6.0f%% %15s %8s %6s %5s" % (
                     d, t, n, dist, loop, r["mpps_cpu"] or "-", r["mpps_wall"] or "-",
                     r["cycles_pkt_cpu"] or "-", 100 * a.reach.get((n, dist, loop), 0),
                     "%.3f (%.3f)" % (rc, rw) if rc is not None and rw is not None else "-",
-                    r["start_s"] or "-"))
+                    r["start_s"] or "-", "%.0f" % extra if extra is not None and n > 1 else "-",
+                    "%.1f" % (extra / mp["line"]) if extra is not None and n > 1 and mp
+                    else "-"))
     print("(loop: packets replayed, each SA's state as cold as in a real SA set of that size; "
           "SAs hit: the share of the N SAs the loop reaches; start s: from exec to the first "
           "packet out, loading the SAs included)")
