@@ -1140,13 +1140,16 @@ req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 		m.sa_hot, m.sa_cold, m.stats, m.ipsec_sa, m.session, m.session_heap,
 		m.session_pools, m.nb_sessions, m.session_obj, gw.mem_sad, spd, cfg,
 		gw_stats_mem());
-	/* per worker, not per SA: the SPD flow caches (sp.c) and how well they answer */
+	/* per worker, not per SA: the flow caches (fcache.h) and how well they answer */
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
-		uint64_t hit, miss;
+		uint64_t hit, miss, shit, smiss;
 
-		gw_spc_counts(gw.worker[w].spc, &hit, &miss);
-		fprintf(out, "mem worker %u spd-cache %zu hits %" PRIu64 " misses %" PRIu64 "\n", w,
-			gw_spc_mem(gw.worker[w].spc), hit, miss);
+		gw_fc_counts(gw.worker[w].spc, &hit, &miss);
+		gw_fc_counts(gw.worker[w].sadc, &shit, &smiss);
+		fprintf(out, "mem worker %u spd-cache %zu hits %" PRIu64 " misses %" PRIu64
+			" sad-cache %zu hits %" PRIu64 " misses %" PRIu64 "\n", w,
+			gw_fc_mem(gw.worker[w].spc), hit, miss, gw_fc_mem(gw.worker[w].sadc), shit,
+			smiss);
 	}
 	return 0;
 }

@@ -190,12 +190,22 @@ struct gw_txbuf {
 	struct rte_mbuf *m[GW_BURST * 4];
 };
 
-struct gw_spc;
+struct gw_fc;
 
-/* SPD flow cache entries per worker: the default's range, the option's limit */
-#define GW_SPC_MIN 4096u
-#define GW_SPC_MAX (1u << 19)
-#define GW_SPC_LIMIT (1u << 24)
+/*
+ * A worker's flow cache (fcache.h, fcache.c): entries is a power of two
+ * (NULL if it is not, or out of DPDK memory). Declared here for code that
+ * does not look up (fcache.h pulls in rte_hash_crc.h's constructor).
+ */
+struct gw_fc *gw_fc_create(const char *name, unsigned int entries, int socket);
+void gw_fc_free(struct gw_fc *c);
+size_t gw_fc_mem(const struct gw_fc *c);
+void gw_fc_counts(const struct gw_fc *c, uint64_t *hit, uint64_t *miss);
+
+/* flow cache entries per worker (fcache.h): the defaults' range, the options' limit */
+#define GW_FC_MIN 4096u
+#define GW_FC_MAX (1u << 19)
+#define GW_FC_LIMIT (1u << 24)
 
 struct gw_worker {
 	unsigned int id;
@@ -216,7 +226,8 @@ struct gw_worker {
 	uint64_t now_tsc;               /* TSC at the start of this poll (SAs' last use) */
 	uint64_t polls;                 /* polls done (--idle-exit waits for one more of each) */
 	struct gw_frag_w *frag;         /* reassembly table and fragment IDs (frag.c) */
-	struct gw_spc *spc;             /* SPD flow cache (sp.c), NULL: none (--spd-cache 0) */
+	struct gw_fc *spc;              /* SPD flow cache (fcache.h), NULL: none (--spd-cache 0) */
+	struct gw_fc *sadc;             /* SAD cache (esp_inbound), NULL: none (--sad-cache 0) */
 };
 
 struct gw_dp {
@@ -228,6 +239,13 @@ struct gw_dp {
 	unsigned int max_rt;            /* --max-rt: routes each table has room for */
 	unsigned int spc_entries;       /* --spd-cache: flow cache entries per worker, 0: none */
 	bool spc_set;                   /* --spd-cache given (else sized from max_sa) */
+	unsigned int sadc_entries;      /* --sad-cache: SAD cache entries per worker, 0: none */
+	bool sadc_set;
+	/*
+	 * The SADs' generation: bumped after every add and delete (sa.c), so a
+	 * worker's SAD cache entry from before a change never answers
+	 */
+	uint64_t sad_gen;
 	size_t mem_blk;                 /* bytes of the SAs' rte_ipsec SAs and windows */
 	size_t mem_sad;                 /* bytes of the two SADs */
 	struct gw_spd *spd[2][2];       /* [v6][dir], read with __atomic_load_n */
@@ -342,22 +360,13 @@ const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
 		const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len);
 /*
  * The same answer as gw_sp_lookup() for n <= GW_BURST packets: from the
- * worker's SPD flow cache c (NULL: none) where it holds the packet's
- * 5-tuple for the list in force, else through rte_acl (and then cached).
+ * worker's SPD flow cache c (fcache.h; NULL: none) where it holds the
+ * packet's 5-tuple for the list in force (the list's generation), else
+ * through rte_acl (and then cached).
  */
-void gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_spc *c, bool v6, uint8_t dir,
+void gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 		const uint8_t *const l3[], const uint32_t l3_len[], const uint32_t pkt_len[],
 		uint16_t n, const struct gw_sp *out[]);
-/*
- * SPD flow cache: a direct-mapped table of `entries` (a power of two) 5-tuples
- * with their answer and the generation of the list that gave it, one cache
- * line each, for one worker (not shared). A published list is immutable and
- * its generation unique, so an entry of an older list never answers.
- */
-struct gw_spc *gw_spc_create(unsigned int entries, int socket);
-void gw_spc_free(struct gw_spc *c);
-size_t gw_spc_mem(const struct gw_spc *c);
-void gw_spc_counts(const struct gw_spc *c, uint64_t *hit, uint64_t *miss);
 /* rt.c */
 int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_rt_teardown(struct gw_dp *dp);

@@ -28,6 +28,7 @@
 #include "ctrl_path.h"
 #include "gen.h"
 #include "gw_dp.h"
+#include "fcache.h"
 #include "gw_log.h"
 
 #include <dlfcn.h>
@@ -77,7 +78,7 @@ static struct gw_conf *conf;   /* gw_secret_alloc(): keys, out of core dumps */
 static char demo_text[8192];
 
 /* long options without a short letter */
-enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT, OPT_SPD_CACHE };
+enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT, OPT_SPD_CACHE, OPT_SAD_CACHE };
 
 struct opts {
 	const char *cfg_file;
@@ -105,31 +106,36 @@ struct opts {
 };
 
 /*
- * The worker's SPD flow cache (sp.c). Default: twice the SA table's slots
- * (tunnel gateways have a flow or more per SA), GW_SPC_MIN..GW_SPC_MAX; if
- * DPDK's memory cannot hold that, the worker runs without one (a notice).
- * A size given with --spd-cache must fit.
+ * A worker's flow cache (fcache.h) of `entries` (set: given by option),
+ * else sized: twice the SA table's slots (the SPD: tunnel gateways have a
+ * flow or more per SA; the SAD: a key per inbound SA), GW_FC_MIN..GW_FC_MAX.
+ * If DPDK's memory cannot hold a default size the worker runs without that
+ * cache (a notice); a size given by option must fit.
  */
 static bool
-spc_setup(struct gw_worker *wk)
+fc_setup(struct gw_worker *wk, const char *what, const char *opt, unsigned int entries,
+	 bool set, struct gw_fc **out)
 {
-	unsigned int n = gw.spc_entries;
+	unsigned int n = entries;
+	char name[32];
 
-	if (!gw.spc_set)
-		n = RTE_MIN(RTE_MAX(rte_align32pow2(2 * RTE_MAX(gw.max_sa, 1u)), GW_SPC_MIN),
-			    GW_SPC_MAX);
+	*out = NULL;
+	if (!set)
+		n = RTE_MIN(RTE_MAX(rte_align32pow2(2 * RTE_MAX(gw.max_sa, 1u)), GW_FC_MIN),
+			    GW_FC_MAX);
 	if (n == 0)
 		return true;
-	wk->spc = gw_spc_create(n, (int)rte_socket_id());  /* as the op pool */
-	if (wk->spc != NULL)
+	snprintf(name, sizeof(name), "gw_%s%u", what, wk->id);
+	*out = gw_fc_create(name, n, (int)rte_socket_id());     /* as the op pool */
+	if (*out != NULL)
 		return true;
-	if (gw.spc_set) {
-		fprintf(stderr, "vecsec-gw: out of DPDK memory for --spd-cache %u (%zu bytes "
-			"per worker)\n", n, (size_t)n * 64);
+	if (set) {
+		fprintf(stderr, "vecsec-gw: out of DPDK memory for %s %u (%zu bytes per worker)\n",
+			opt, n, (size_t)n * sizeof(struct gw_fc_ent));
 		return false;
 	}
-	GW_LOG(NOTICE, "worker %u: no SPD flow cache (%u entries do not fit in DPDK's memory)",
-	       wk->id, n);
+	GW_LOG(NOTICE, "worker %u: no %s cache (%u entries do not fit in DPDK's memory)", wk->id,
+	       what, n);
 	return true;
 }
 
@@ -206,6 +212,8 @@ usage(const char *prog)
 	       "  --spd-cache N      SPD flow cache entries per worker (64 bytes each, rounded\n"
 	       "                     up to a power of two; 0: none, every packet goes through\n"
 	       "                     rte_acl; default: twice the SA table, %u..%u)\n"
+	       "  --sad-cache N      SAD cache entries per worker, the same way (0: every ESP\n"
+	       "                     packet goes through rte_ipsec_sad)\n"
 	       "  --quiet            no start-up summary (the gateway's INFO messages: as\n"
 	       "                     EAL's --log-level vecsec.gw:notice)\n"
 	       "  --version          print the version (also before --) and exit\n"
@@ -213,8 +221,8 @@ usage(const char *prog)
 	       "signals: SIGHUP reloads -f FILE (make-before-break), SIGUSR1 logs the counters,\n"
 	       "SIGTERM/SIGINT drain and exit\n",
 	       prog, prog, prog, GW_MAX_WINDOW, GW_DEFAULT_WINDOW, GW_FRAG_DEFAULT_TBL,
-	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST, GW_SPC_MIN,
-	       GW_SPC_MAX);
+	       (unsigned long long)GW_FRAG_DEFAULT_TTL_NS, GW_BURST, GW_BURST, GW_FC_MIN,
+	       GW_FC_MAX);
 }
 
 /* --version: this build, and the DPDK it runs with (no EAL needed) */
@@ -295,6 +303,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "max-sp", required_argument, NULL, OPT_MAX_SP },
 		{ "max-rt", required_argument, NULL, OPT_MAX_RT },
 		{ "spd-cache", required_argument, NULL, OPT_SPD_CACHE },
+		{ "sad-cache", required_argument, NULL, OPT_SAD_CACHE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -516,17 +525,24 @@ parse_args(int argc, char **argv, struct opts *o)
 				gw.max_rt = (unsigned int)n;
 			break;
 		}
-		case OPT_SPD_CACHE: {
+		case OPT_SPD_CACHE:
+		case OPT_SAD_CACHE: {
 			unsigned long n = strtoul(optarg, &end, 10);
+			const char *name = c == OPT_SPD_CACHE ? "--spd-cache" : "--sad-cache";
 
 			if (*end != '\0' || errno != 0 || optarg[0] < '0' || optarg[0] > '9' ||
-			    n > GW_SPC_LIMIT) {
-				fprintf(stderr, "vecsec-gw: --spd-cache %s: 0..%u\n", optarg,
-					GW_SPC_LIMIT);
+			    n > GW_FC_LIMIT) {
+				fprintf(stderr, "vecsec-gw: %s %s: 0..%u\n", name, optarg,
+					GW_FC_LIMIT);
 				return -1;
 			}
-			gw.spc_entries = n == 0 ? 0 : rte_align32pow2((uint32_t)n);
-			gw.spc_set = true;
+			if (c == OPT_SPD_CACHE) {
+				gw.spc_entries = n == 0 ? 0 : rte_align32pow2((uint32_t)n);
+				gw.spc_set = true;
+			} else {
+				gw.sadc_entries = n == 0 ? 0 : rte_align32pow2((uint32_t)n);
+				gw.sadc_set = true;
+			}
 			break;
 		}
 		case 'h':
@@ -1310,7 +1326,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
 		}
-		if (!spc_setup(wk))
+		if (!fc_setup(wk, "spd", "--spd-cache", gw.spc_entries, gw.spc_set, &wk->spc) ||
+		    !fc_setup(wk, "sad", "--sad-cache", gw.sadc_entries, gw.sadc_set, &wk->sadc))
 			goto out;
 	}
 	if (gw_frag_setup(&gw) != 0)
@@ -1531,7 +1548,8 @@ out:
 		rte_mempool_free(gw.worker[w].cop_pool);
 		rte_free(gw.worker[w].sa_st);
 		rte_free(gw.worker[w].sa_drops);
-		gw_spc_free(gw.worker[w].spc);
+		gw_fc_free(gw.worker[w].spc);
+		gw_fc_free(gw.worker[w].sadc);
 	}
 	gw_stats_fini();
 	gw_reload_fini();

@@ -986,24 +986,29 @@ static int
 sad_add(struct gw_dp *dp, struct gw_sa *s)
 {
 	union rte_ipsec_sad_key k;
-	int type;
+	int type, rc;
 	bool v6;
 
 	sad_key(dp, s, &k, &type, &v6);
-	return rte_ipsec_sad_add(v6 ? dp->sad6 : dp->sad4, &k, type, s);
+	rc = rte_ipsec_sad_add(v6 ? dp->sad6 : dp->sad4, &k, type, s);
+	/* after the change: the workers' SAD caches answer from it only (fcache.h) */
+	__atomic_add_fetch(&dp->sad_gen, 1, __ATOMIC_RELEASE);
+	return rc;
 }
 
 int
 gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s)
 {
 	union rte_ipsec_sad_key k;
-	int type;
+	int type, rc;
 	bool v6;
 
 	if (s->dir != GW_DIR_IN)
 		return 0;
 	sad_key(dp, s, &k, &type, &v6);
-	return rte_ipsec_sad_del(v6 ? dp->sad6 : dp->sad4, &k, type);
+	rc = rte_ipsec_sad_del(v6 ? dp->sad6 : dp->sad4, &k, type);
+	__atomic_add_fetch(&dp->sad_gen, 1, __ATOMIC_RELEASE);
+	return rc;
 }
 
 /*

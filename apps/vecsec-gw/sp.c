@@ -13,6 +13,7 @@
  */
 #include "gw_dp.h"
 #include "gw_pkt.h"
+#include "fcache.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +23,6 @@
 #include <rte_acl.h>
 #include <rte_byteorder.h>
 #include <rte_errno.h>
-#include <rte_hash_crc.h>
 #include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -584,94 +584,7 @@ gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir, const uint8_t *l3,
 	return better(spd, linear(spd, 0, spd->n, &k), linear(spd, spd->n, spd->n + spd->no, &k));
 }
 
-/*
- * ---- SPD flow cache ---------------------------------------------------------
- *
- * With many rules an rte_acl lookup walks trie nodes spread over megabytes
- * (at 100,000 tunnel rules: several lines from memory per packet); a flow's
- * packets all get the same answer, so a worker keeps the last answer for
- * each 5-tuple it saw in one line: one miss instead of the walk. The key is
- * the classified tuple (struct sp_key: what rte_acl and the reference scan
- * see, zero-padded), the answer is valid for the list it came from only.
- * Direct-mapped: a flow that collides replaces the entry (its next packet
- * goes to rte_acl again). VPP's IPsec SPD has the same idea (its flow cache).
- */
-struct spc_ent {
-	uint64_t gen;                   /* the list's generation, 0: empty */
-	const struct gw_sp *ans;        /* NULL: no rule (discard) */
-	struct sp_key key;
-	uint8_t pad[64 - 16 - sizeof(struct sp_key)];
-};
-
-struct gw_spc {
-	struct spc_ent *ent;
-	uint32_t mask;
-	uint64_t hit, miss;
-};
-
-struct gw_spc *
-gw_spc_create(unsigned int entries, int socket)
-{
-	struct gw_spc *c;
-
-	RTE_BUILD_BUG_ON(sizeof(struct spc_ent) != 64);
-	if (entries == 0 || (entries & (entries - 1)) != 0)
-		return NULL;
-	c = rte_zmalloc_socket("gw_spc", sizeof(*c), RTE_CACHE_LINE_SIZE, socket);
-	if (c == NULL)
-		return NULL;
-	c->ent = rte_zmalloc_socket("gw_spc_ent", (size_t)entries * sizeof(c->ent[0]),
-				    RTE_CACHE_LINE_SIZE, socket);
-	if (c->ent == NULL) {
-		rte_free(c);
-		return NULL;
-	}
-	c->mask = entries - 1;
-	return c;
-}
-
-void
-gw_spc_free(struct gw_spc *c)
-{
-	if (c == NULL)
-		return;
-	rte_free(c->ent);
-	rte_free(c);
-}
-
-size_t
-gw_spc_mem(const struct gw_spc *c)
-{
-	return c != NULL ? sizeof(*c) + ((size_t)c->mask + 1) * sizeof(c->ent[0]) : 0;
-}
-
-void
-gw_spc_counts(const struct gw_spc *c, uint64_t *hit, uint64_t *miss)
-{
-	*hit = c != NULL ? __atomic_load_n(&c->hit, __ATOMIC_RELAXED) : 0;
-	*miss = c != NULL ? __atomic_load_n(&c->miss, __ATOMIC_RELAXED) : 0;
-}
-
-static inline uint32_t
-spc_hash(const struct sp_key *k)
-{
-	const uint64_t *w = (const uint64_t *)(const void *)k;
-	uint32_t h = 0x9e3779b9u;
-
-	RTE_BUILD_BUG_ON(sizeof(*k) != 40);
-	for (unsigned int i = 0; i < sizeof(*k) / 8; i++)
-		h = rte_hash_crc_8byte(w[i], h);
-	return h;
-}
-
-static inline bool
-spc_key_eq(const struct sp_key *a, const struct sp_key *b)
-{
-	const uint64_t *x = (const uint64_t *)(const void *)a, *y = (const uint64_t *)(const void *)b;
-
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		(x[4] ^ y[4])) == 0;
-}
+/* ---- SPD flow cache (fcache.h): the key is struct sp_key ---------------- */
 
 /* rte_acl's answers for the n keys of list spd, in the reference scan's terms. */
 static void
@@ -699,17 +612,18 @@ acl_answers(const struct gw_spd *spd, const struct sp_key *const keys[], uint16_
 }
 
 void
-gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_spc *c, bool v6, uint8_t dir,
+gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 		  const uint8_t *const l3[], const uint32_t l3_len[], const uint32_t pkt_len[],
 		  uint16_t n, const struct gw_sp *out[])
 {
 	const struct gw_spd *spd = __atomic_load_n(&dp->spd[v6][dir], __ATOMIC_ACQUIRE);
-	struct sp_key keys[GW_BURST];
+	struct sp_key keys[GW_BURST] __rte_aligned(8);
 	const struct sp_key *mk[GW_BURST];
 	const struct gw_sp *mans[GW_BURST];
-	struct spc_ent *e[GW_BURST];
+	struct gw_fc_ent *e[GW_BURST];
 	uint16_t miss[GW_BURST], nm = 0;
 
+	RTE_BUILD_BUG_ON(sizeof(struct sp_key) != GW_FC_KEY);
 	if (spd->n + spd->no == 0) {
 		for (uint16_t i = 0; i < n; i++)
 			out[i] = NULL;
@@ -723,30 +637,22 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_spc *c, bool v6, uint8_t dir
 		acl_answers(spd, mk, n, out);
 		return;
 	}
+	for (uint16_t i = 0; i < n; i++)
+		e[i] = gw_fc_slot(c, &keys[i]);
 	for (uint16_t i = 0; i < n; i++) {
-		e[i] = &c->ent[spc_hash(&keys[i]) & c->mask];
-		rte_prefetch0(e[i]);
-	}
-	for (uint16_t i = 0; i < n; i++) {
-		if (e[i]->gen == spd->gen && spc_key_eq(&e[i]->key, &keys[i])) {
+		if (gw_fc_hit(e[i], spd->gen, &keys[i])) {
 			out[i] = e[i]->ans;
 			continue;
 		}
 		miss[nm] = i;
 		mk[nm++] = &keys[i];
 	}
-	/* read by the control thread (stats) */
-	__atomic_store_n(&c->hit, c->hit + (uint64_t)(n - nm), __ATOMIC_RELAXED);
+	gw_fc_count(c, n - nm, nm);
 	if (nm == 0)
 		return;
-	__atomic_store_n(&c->miss, c->miss + nm, __ATOMIC_RELAXED);
 	acl_answers(spd, mk, nm, mans);
 	for (uint16_t j = 0; j < nm; j++) {
-		uint16_t i = miss[j];
-
-		out[i] = mans[j];
-		e[i]->gen = spd->gen;
-		e[i]->ans = mans[j];
-		e[i]->key = keys[i];
+		out[miss[j]] = mans[j];
+		gw_fc_fill(e[miss[j]], spd->gen, &keys[miss[j]], mans[j]);
 	}
 }

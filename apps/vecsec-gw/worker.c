@@ -10,6 +10,7 @@
  * Every drop is counted once, under its reason, per SA where there is one.
  */
 #include "gw_dp.h"
+#include "fcache.h"
 #include "gw_pkt.h"
 
 #include <errno.h>
@@ -880,17 +881,36 @@ esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[]
 	batch_enqueue(w, &b);
 }
 
+/*
+ * The SAD cache's key (fcache.h): the packet's SAD key, as rte_ipsec_sad
+ * takes it, and its family (the SADs are one per family).
+ */
+struct sad_ck {
+	uint8_t v6;
+	uint8_t pad[3];
+	rte_be32_t spi;
+	uint8_t dip[16];
+	uint8_t sip[16];
+};
+
 /* Inbound ESP: SAD lookup, the length checks rte_ipsec would fail, then submit. */
 static void
 esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint16_t n)
 {
 	union rte_ipsec_sad_key keys[GW_BURST];
+	struct sad_ck ck[GW_BURST] __rte_aligned(8);
+	struct gw_fc_ent *e[GW_BURST];
 	const union rte_ipsec_sad_key *kp4[GW_BURST], *kp6[GW_BURST];
 	void *res4[GW_BURST], *res6[GW_BURST];
+	struct gw_sa *res[GW_BURST];
+	uint16_t at4[GW_BURST], at6[GW_BURST];
 	struct gw_sa *sas[GW_BURST];
 	struct rte_mbuf *ok[GW_BURST];
-	uint16_t n4 = 0, n6 = 0, nok = 0, i4 = 0, i6 = 0;
+	struct gw_fc *c = w->sadc;
+	uint64_t gen = __atomic_load_n(&gw.sad_gen, __ATOMIC_ACQUIRE);
+	uint16_t n4 = 0, n6 = 0, nok = 0;
 
+	RTE_BUILD_BUG_ON(sizeof(struct sad_ck) != GW_FC_KEY);
 	for (uint16_t i = 0; i < n; i++) {
 		const uint8_t *l3 = rte_pktmbuf_mtod(mb[i], const uint8_t *);
 		const struct rte_esp_hdr *esp = (const struct rte_esp_hdr *)(l3 + mb[i]->l3_len);
@@ -902,30 +922,64 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 			keys[i].v6.spi = esp->spi;
 			memcpy(keys[i].v6.dip, h->dst_addr, 16);
 			memcpy(keys[i].v6.sip, h->src_addr, 16);
-			kp6[n6++] = &keys[i];
 		} else {
 			const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
 
 			keys[i].v4.spi = esp->spi;
 			keys[i].v4.dip = h->dst_addr;
 			keys[i].v4.sip = h->src_addr;
+		}
+		if (c != NULL) {
+			memset(&ck[i], 0, sizeof(ck[i]));
+			ck[i].v6 = v6[i] & 1;
+			ck[i].spi = esp->spi;
+			if (v6[i] & 1) {
+				memcpy(ck[i].dip, keys[i].v6.dip, 16);
+				memcpy(ck[i].sip, keys[i].v6.sip, 16);
+			} else {
+				memcpy(ck[i].dip, &keys[i].v4.dip, 4);
+				memcpy(ck[i].sip, &keys[i].v4.sip, 4);
+			}
+			e[i] = gw_fc_slot(c, &ck[i]);
+		}
+	}
+	/* the SAD cache first (one line), rte_ipsec_sad for what it does not hold */
+	for (uint16_t i = 0; i < n; i++) {
+		if (c != NULL && gw_fc_hit(e[i], gen, &ck[i])) {
+			res[i] = (struct gw_sa *)(uintptr_t)e[i]->ans;
+			continue;
+		}
+		if (v6[i] & 1) {
+			at6[n6] = i;
+			kp6[n6++] = &keys[i];
+		} else {
+			at4[n4] = i;
 			kp4[n4++] = &keys[i];
 		}
 	}
+	if (c != NULL)
+		gw_fc_count(c, n - n4 - n6, n4 + n6);
 	if (n4 != 0)
 		rte_ipsec_sad_lookup(gw.sad4, kp4, res4, n4);
 	if (n6 != 0)
 		rte_ipsec_sad_lookup(gw.sad6, kp6, res6, n6);
+	for (uint16_t j = 0; j < n4; j++)
+		res[at4[j]] = res4[j];
+	for (uint16_t j = 0; j < n6; j++)
+		res[at6[j]] = res6[j];
+	if (c != NULL) {
+		for (uint16_t j = 0; j < n4; j++)
+			gw_fc_fill(e[at4[j]], gen, &ck[at4[j]], res4[j]);
+		for (uint16_t j = 0; j < n6; j++)
+			gw_fc_fill(e[at6[j]], gen, &ck[at6[j]], res6[j]);
+	}
 	/* stage 1 (see sa_prefetch()): the loop below reads every packet's SA */
-	for (uint16_t i = 0; i < n4; i++)
-		if (res4[i] != NULL)
-			sa_prefetch(res4[i]);
-	for (uint16_t i = 0; i < n6; i++)
-		if (res6[i] != NULL)
-			sa_prefetch(res6[i]);
+	for (uint16_t i = 0; i < n; i++)
+		if (res[i] != NULL)
+			sa_prefetch(res[i]);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
-		struct gw_sa *sa = (v6[i] & 1) ? res6[i6++] : res4[i4++];
+		struct gw_sa *sa = res[i];
 		int32_t clen;
 
 		/* an SA takes ESP in UDP or plain ESP, not both */

@@ -7,7 +7,7 @@
  * IPv4/IPv6 tuples (prefix edges, port range edges, fragments, non-port
  * protocols), and after seeded sequences of run-time changes applied on the
  * published ACL (overlay and dead rules) as well as rebuilt from scratch.
- * The worker's SPD flow cache (gw_spc) gives the same answers: a tuple
+ * The worker's SPD flow cache (fcache.h) gives the same answers: a tuple
  * looked up again is answered from it, and an entry of a list that has
  * since been replaced never answers (small caches, so entries collide).
  * Runs EAL with --no-pci --no-huge (rte_acl needs its memory).
@@ -15,6 +15,7 @@
  *   test_gw_spd [EAL options] [-- SEED]
  */
 #include "gw_dp.h"
+#include "fcache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -188,11 +189,11 @@ line_of(const struct gw_spd *spd, const struct gw_sp *sp)
 
 /* A cache hit count that stays 0 means the cache was never used: a failure. */
 static int
-spc_used(const char *name, const struct gw_spc *c)
+spc_used(const char *name, const struct gw_fc *c)
 {
 	uint64_t hit, miss;
 
-	gw_spc_counts(c, &hit, &miss);
+	gw_fc_counts(c, &hit, &miss);
 	printf("%s %s: SPD flow cache %" PRIu64 " hits, %" PRIu64 " misses\n",
 	       hit != 0 && miss != 0 ? "ok  " : "FAIL", name, hit, miss);
 	return hit == 0 || miss == 0;
@@ -204,11 +205,11 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	static struct gw_dp dp;
 	uint64_t hits = 0, misses = 0, bad = 0;
 	/* 64 entries: bursts of up to 32 tuples collide in it */
-	struct gw_spc *spc = gw_spc_create(64, SOCKET_ID_ANY);
+	struct gw_fc *spc = gw_fc_create("spc", 64, SOCKET_ID_ANY);
 	int rc;
 
 	if (spc == NULL) {
-		printf("FAIL %s: gw_spc_create\n", name);
+		printf("FAIL %s: gw_fc_create\n", name);
 		return 1;
 	}
 
@@ -284,7 +285,7 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 	total_hits += hits;
 	total_misses += misses;
 	rc = spc_used(name, spc);
-	gw_spc_free(spc);
+	gw_fc_free(spc);
 	return bad != 0 || rc != 0;
 }
 
@@ -364,11 +365,11 @@ check_incremental(void)
 	static uint8_t fpk[2][GW_BURST][64];
 	const uint8_t *fl3[2][GW_BURST];
 	uint32_t fl3_len[2][GW_BURST], fpkt_len[2][GW_BURST];
-	struct gw_spc *spc = gw_spc_create(128, SOCKET_ID_ANY);
+	struct gw_fc *spc = gw_fc_create("spc", 128, SOCKET_ID_ANY);
 	int rc;
 
 	if (spc == NULL) {
-		printf("FAIL incremental: gw_spc_create\n");
+		printf("FAIL incremental: gw_fc_create\n");
 		return 1;
 	}
 	for (int v6 = 0; v6 < 2; v6++)
@@ -495,7 +496,7 @@ check_incremental(void)
 	free(dp.sa);
 	gw_conf_wipe(&conf);
 	rc = spc_used("incremental", spc);
-	gw_spc_free(spc);
+	gw_fc_free(spc);
 	printf("%s incremental: %u changes, lists reused their ACL %u times, rebuilt %u, %" PRIu64
 		" tuples matched, %" PRIu64 " differences\n",
 		bad || reused == 0 || rebuilt == 0 ? "FAIL" : "ok  ", steps, reused, rebuilt, hits,
