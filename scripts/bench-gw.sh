@@ -33,7 +33,8 @@
 #   every run's window there, caseNN-runR.perf.data), BENCH_GW_SAS=1000 (SAs of the
 #   many-SA cases: 32 keeps the per-SA state in cache, one SA per packet as with 1000).
 #   BENCH_GW_BASE=PATH (another vecsec-gw binary, e.g. a copy built from main: its
-#   64 B crypto_vecsec cases run interleaved with this build's, labelled "base").
+#   64 B crypto_vecsec cases and every point of the SA-count axis run interleaved
+#   with this build's, labelled "base"; the axis report adds this build / base).
 #   BENCH_GW_LKP=1 (also crypto_vecsec's rte_security ESP sessions, SA type
 #   lookaside-protocol-offload, every direction and size; with BENCH_GW_BASE the
 #   base build's too: the PMD's ESP path before/after).

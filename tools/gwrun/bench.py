@@ -474,7 +474,7 @@ def build_cases(a, pcaps, cfgs):
         cases.append(dict(label=label, app="vecsec-gw", pmd=pmd, mode=mode, dir=d, traffic=t,
                           sas=nsa, workers=workers, mk=mk, out_port=op))
 
-    def axis(d, t, n, dist, npkt):
+    def axis(d, t, n, dist, npkt, gw=a.gw, base=""):
         """A point of the SA-count axis: n SAs, the npkt-packet loop of (t, n, dist)."""
         f = pcaps["%s_%s_%d_%s_%d" % ("axclear" if d == "out" else "axesp", t, n, dist, npkt)]
         pcap = "net_pcap_b0,rx_pcap=%s,infinite_rx=1" % f
@@ -489,11 +489,11 @@ def build_cases(a, pcaps, cfgs):
         cfg = cfgs[("axis", n, d)]
 
         def mk(prefix):
-            return [a.gw, "-l", "0"] + eal_ax + ["--file-prefix", prefix, "--vdev",
-                                                 "crypto_vecsec0"] + pv + \
+            return [gw, "-l", "0"] + eal_ax + ["--file-prefix", prefix, "--vdev",
+                                               "crypto_vecsec0"] + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", "crypto_vecsec", "--quiet",
                  "--duration", "300", "--mbufs", str(npkt + 16384)] + a.gw_args
-        cases.append(dict(label="axis %d SAs %s %d" % (n, dist, npkt), app="vecsec-gw",
+        cases.append(dict(label="%saxis %d SAs %s %d" % (base, n, dist, npkt), app="vecsec-gw",
                           pmd="crypto_vecsec", mode="lookaside", dir=d, traffic=t, sas=n,
                           workers=1, dist=dist, loop=npkt, mk=mk, out_port=op))
 
@@ -566,6 +566,9 @@ def build_cases(a, pcaps, cfgs):
         for t in a.sa_traffic:
             for n, dist, npkt in (ax_points(a) if a.sa_axis else []):
                 axis(d, t, n, dist, npkt)
+                # with a base build: the same point right after, so both see the same machine
+                if a.gw_base:
+                    axis(d, t, n, dist, npkt, gw=a.gw_base, base="base ")
     if a.only:
         rx = re.compile(a.only)
         cases = [c for c in cases if rx.search("%s %s %s" % (c["label"], c["dir"], c["traffic"]))]
@@ -907,6 +910,25 @@ def report_axis(rows, a):
     print("(loop: packets replayed, each SA's state as cold as in a real SA set of that size; "
           "SAs hit: the share of the N SAs the loop reaches; start s: from exec to the first "
           "packet out, loading the SAs included)")
+    bx = {(r["dir"], r["traffic"], r["sas"], r["dist"], r["loop"]): r for r in rows
+          if r["label"].startswith("base axis")}
+    if bx:
+        print("this build / base (BENCH_GW_BASE), each point run right after the other: "
+              "cycles per packet on CPU, each build's ratio to its own 1 SA")
+        for d in ("out", "in"):
+            for t in a.sa_traffic:
+                for n, dist, loop in ax_points(a):
+                    r, b = ax.get((d, t, n, dist, loop)), bx.get((d, t, n, dist, loop))
+                    if r is None or b is None or not r["cycles_pkt_cpu"] or \
+                            not b["cycles_pkt_cpu"]:
+                        continue
+                    rb = axis_ratio(bx, d, t, n, dist, loop, "mpps_cpu")
+                    rc = axis_ratio(ax, d, t, n, dist, loop, "mpps_cpu")
+                    print("  %-3s %-5s %7d %-8s %7d  cycles %6s / %6s = %.3f   ratio %s / %s" % (
+                        d, t, n, dist, loop, r["cycles_pkt_cpu"], b["cycles_pkt_cpu"],
+                        float(r["cycles_pkt_cpu"]) / float(b["cycles_pkt_cpu"]),
+                        "%.3f" % rc if rc is not None else "-",
+                        "%.3f" % rb if rb is not None else "-"))
 
 
 def plot_axis(rows, a):
