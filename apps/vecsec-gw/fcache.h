@@ -32,7 +32,7 @@ struct gw_fc_ent {
 	uint64_t gen;                   /* the table's generation, 0: empty */
 	const void *ans;                /* NULL: the table had no answer (cached too) */
 	uint64_t key[GW_FC_KEY / 8];
-	uint64_t pad;
+	uint64_t aux;                   /* the user's: what of the answer a hit needs */
 };
 
 struct gw_fc {
@@ -69,12 +69,13 @@ gw_fc_hit(const struct gw_fc_ent *e, uint64_t gen, const void *key)
 }
 
 static inline void
-gw_fc_fill(struct gw_fc_ent *e, uint64_t gen, const void *key, const void *ans)
+gw_fc_fill(struct gw_fc_ent *e, uint64_t gen, const void *key, const void *ans, uint64_t aux)
 {
 	const uint64_t *k = key;
 
 	e->gen = gen;
 	e->ans = ans;
+	e->aux = aux;
 	for (unsigned int i = 0; i < GW_FC_KEY / 8; i++)
 		e->key[i] = k[i];
 }

@@ -359,14 +359,24 @@ void gw_sp_teardown(struct gw_dp *dp);
 const struct gw_sp *gw_sp_lookup(const struct gw_dp *dp, bool v6, uint8_t dir,
 		const uint8_t *l3, uint32_t l3_len, uint32_t pkt_len);
 /*
- * The same answer as gw_sp_lookup() for n <= GW_BURST packets: from the
+ * What the data path reads of a rule found: its action and SA (a copy: a
+ * cache hit carries them, so the rule's own line is not read).
+ */
+struct gw_sp_val {
+	struct gw_sa *sa;
+	uint8_t action;
+};
+
+/*
+ * The same answer as gw_sp_lookup() for n <= GW_BURST packets (and, with
+ * val, each rule's action and SA; unset where out[i] is NULL): from the
  * worker's SPD flow cache c (fcache.h; NULL: none) where it holds the
  * packet's 5-tuple for the list in force (the list's generation), else
  * through rte_acl (and then cached).
  */
 void gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 		const uint8_t *const l3[], const uint32_t l3_len[], const uint32_t pkt_len[],
-		uint16_t n, const struct gw_sp *out[]);
+		uint16_t n, const struct gw_sp *out[], struct gw_sp_val val[]);
 /* rt.c */
 int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_rt_teardown(struct gw_dp *dp);

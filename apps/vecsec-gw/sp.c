@@ -614,7 +614,7 @@ acl_answers(const struct gw_spd *spd, const struct sp_key *const keys[], uint16_
 void
 gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 		  const uint8_t *const l3[], const uint32_t l3_len[], const uint32_t pkt_len[],
-		  uint16_t n, const struct gw_sp *out[])
+		  uint16_t n, const struct gw_sp *out[], struct gw_sp_val val[])
 {
 	const struct gw_spd *spd = __atomic_load_n(&dp->spd[v6][dir], __ATOMIC_ACQUIRE);
 	struct sp_key keys[GW_BURST] __rte_aligned(8);
@@ -624,6 +624,8 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 	uint16_t miss[GW_BURST], nm = 0;
 
 	RTE_BUILD_BUG_ON(sizeof(struct sp_key) != GW_FC_KEY);
+	/* aux packs an action into an SA pointer's two low bits */
+	RTE_BUILD_BUG_ON(GW_SP_PROTECT > 3 || __alignof__(struct gw_sa) < 4);
 	if (spd->n + spd->no == 0) {
 		for (uint16_t i = 0; i < n; i++)
 			out[i] = NULL;
@@ -631,28 +633,35 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 	}
 	for (uint16_t i = 0; i < n; i++)
 		key_of(&keys[i], v6, l3[i], l3_len[i], pkt_len[i]);
-	if (c == NULL) {
-		for (uint16_t i = 0; i < n; i++)
-			mk[i] = &keys[i];
-		acl_answers(spd, mk, n, out);
-		return;
-	}
-	for (uint16_t i = 0; i < n; i++)
+	for (uint16_t i = 0; i < n && c != NULL; i++)
 		e[i] = gw_fc_slot(c, &keys[i]);
 	for (uint16_t i = 0; i < n; i++) {
-		if (gw_fc_hit(e[i], spd->gen, &keys[i])) {
+		if (c != NULL && gw_fc_hit(e[i], spd->gen, &keys[i])) {
 			out[i] = e[i]->ans;
+			/* aux: the rule's SA with its action in the low bits (SAs are line-aligned) */
+			if (val != NULL)
+				val[i] = (struct gw_sp_val){
+					.sa = (struct gw_sa *)(uintptr_t)(e[i]->aux & ~(uint64_t)3),
+					.action = (uint8_t)(e[i]->aux & 3) };
 			continue;
 		}
 		miss[nm] = i;
 		mk[nm++] = &keys[i];
 	}
-	gw_fc_count(c, n - nm, nm);
+	if (c != NULL)
+		gw_fc_count(c, n - nm, nm);
 	if (nm == 0)
 		return;
 	acl_answers(spd, mk, nm, mans);
 	for (uint16_t j = 0; j < nm; j++) {
-		out[miss[j]] = mans[j];
-		gw_fc_fill(e[miss[j]], spd->gen, &keys[miss[j]], mans[j]);
+		const struct gw_sp *b = mans[j];
+		uint16_t i = miss[j];
+
+		out[i] = b;
+		if (b != NULL && val != NULL)
+			val[i] = (struct gw_sp_val){ .sa = b->sa, .action = b->action };
+		if (c != NULL)
+			gw_fc_fill(e[i], spd->gen, &keys[i], b,
+				   b != NULL ? (uint64_t)(uintptr_t)b->sa | b->action : 0);
 	}
 }

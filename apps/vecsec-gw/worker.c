@@ -207,7 +207,7 @@ gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 /* SPD answers for n packets of one family whose IP header starts the mbuf. */
 static inline void
 spd_lookup(struct gw_worker *w, int v6, uint8_t dir, struct rte_mbuf *const m[], uint16_t n,
-	   const struct gw_sp *out[])
+	   const struct gw_sp *out[], struct gw_sp_val val[])
 {
 	const uint8_t *l3[GW_BURST];
 	uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
@@ -217,25 +217,7 @@ spd_lookup(struct gw_worker *w, int v6, uint8_t dir, struct rte_mbuf *const m[],
 		l3_len[i] = m[i]->l3_len;
 		pkt_len[i] = m[i]->pkt_len;
 	}
-	gw_sp_lookup_bulk(&gw, w->spc, v6, dir, l3, l3_len, pkt_len, n, out);
-}
-
-/*
- * The SPD's answers for a burst: a rule's action and SAs share one cache
- * line, a miss per packet when the burst hits many rules; start them all
- * before the loop reads the first.
- */
-static inline void
-sp_prefetch(const struct gw_sp *const sps[], uint16_t n)
-{
-	const struct gw_sp *prev = NULL;
-
-	for (uint16_t i = 0; i < n; i++) {
-		if (sps[i] == NULL || sps[i] == prev)
-			continue;
-		prev = sps[i];
-		rte_prefetch0(prev);
-	}
+	gw_sp_lookup_bulk(&gw, w->spc, v6, dir, l3, l3_len, pkt_len, n, out, val);
 }
 
 /* A limit crossed by this reservation (prev -> prev + add): the first one queues the event. */
@@ -324,17 +306,17 @@ in_check_flush(struct gw_worker *w, struct in_check *ic)
 {
 	for (int v6 = 0; v6 < 2; v6++) {
 		const struct gw_sp *sps[GW_BURST];
+		struct gw_sp_val val[GW_BURST];
 
 		if (ic->n[v6] == 0)
 			continue;
-		spd_lookup(w, v6, GW_DIR_IN, ic->m[v6], ic->n[v6], sps);
-		sp_prefetch(sps, ic->n[v6]);
+		spd_lookup(w, v6, GW_DIR_IN, ic->m[v6], ic->n[v6], sps, val);
 		for (uint16_t i = 0; i < ic->n[v6]; i++) {
-			const struct gw_sp *sp = sps[i];
 			struct gw_sa *sa = ic->sa[v6][i];
 
-			if (sp == NULL || sp->action != GW_SP_PROTECT ||
-					(sp->sa != sa && sp->sa_prev != sa)) {
+			/* the rule's line only for sa_prev (during a rekey) */
+			if (sps[i] == NULL || val[i].action != GW_SP_PROTECT ||
+					(val[i].sa != sa && sps[i]->sa_prev != sa)) {
 				drop(w, sa, ic->m[v6][i], GW_DROP_POLICY);
 				continue;
 			}
@@ -969,9 +951,9 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		res[at6[j]] = res6[j];
 	if (c != NULL) {
 		for (uint16_t j = 0; j < n4; j++)
-			gw_fc_fill(e[at4[j]], gen, &ck[at4[j]], res4[j]);
+			gw_fc_fill(e[at4[j]], gen, &ck[at4[j]], res4[j], 0);
 		for (uint16_t j = 0; j < n6; j++)
-			gw_fc_fill(e[at6[j]], gen, &ck[at6[j]], res6[j]);
+			gw_fc_fill(e[at6[j]], gen, &ck[at6[j]], res6[j], 0);
 	}
 	/* stage 1 (see sa_prefetch()): the loop below reads every packet's SA */
 	for (uint16_t i = 0; i < n; i++)
@@ -1069,31 +1051,31 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 	/* the SPD, one rte_acl call per family */
 	for (int v6 = 0; v6 < 2; v6++) {
 		const struct gw_sp *sps[GW_BURST];
+		struct gw_sp_val val[GW_BURST];
 
 		if (nclear[v6] == 0)
 			continue;
-		spd_lookup(w, v6, prot ? GW_DIR_IN : GW_DIR_OUT, clear[v6], nclear[v6], sps);
-		sp_prefetch(sps, nclear[v6]);
+		spd_lookup(w, v6, prot ? GW_DIR_IN : GW_DIR_OUT, clear[v6], nclear[v6], sps, val);
 		for (uint16_t i = 0; i < nclear[v6]; i++) {
 			struct rte_mbuf *m = clear[v6][i];
-			const struct gw_sp *sp = sps[i];
+			bool none = sps[i] == NULL;
+			uint8_t action = val[i].action;
 
 			/* the host's traffic no rule protects leaves as the host made it */
-			if (from_host && (sp == NULL || sp->action == GW_SP_BYPASS)) {
+			if (from_host && (none || action == GW_SP_BYPASS)) {
 				gw_host_out(w, port, m, v6);
 				continue;
 			}
-			if (sp == NULL || sp->action == GW_SP_DISCARD ||
-					(prot && sp->action != GW_SP_BYPASS)) {
+			if (none || action == GW_SP_DISCARD || (prot && action != GW_SP_BYPASS)) {
 				drop(w, NULL, m, GW_DROP_POLICY);
 				continue;
 			}
-			if (sp->action == GW_SP_BYPASS) {
+			if (action == GW_SP_BYPASS) {
 				w->st.bypass++;
 				route_tx(w, m, !prot);
 				continue;
 			}
-			out_sa[nout] = sp->sa;
+			out_sa[nout] = val[i].sa;
 			out[nout++] = m;
 		}
 	}

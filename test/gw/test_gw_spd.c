@@ -187,6 +187,13 @@ line_of(const struct gw_spd *spd, const struct gw_sp *sp)
 	return sp != NULL ? spd->conf[sp - spd->rules].line : -1;
 }
 
+/* The action and SA copy a lookup gave match rule r's. */
+static bool
+same_val(const struct gw_sp *r, const struct gw_sp_val *v)
+{
+	return v->action == r->action && v->sa == r->sa;
+}
+
 /* A cache hit count that stays 0 means the cache was never used: a failure. */
 static int
 spc_used(const char *name, const struct gw_fc *c)
@@ -239,19 +246,34 @@ check_conf(const char *name, const struct gw_conf *conf, unsigned int npkts)
 				const uint8_t *l3[GW_BURST];
 				uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
 				const struct gw_sp *got[GW_BURST], *got_c1[GW_BURST], *got_c2[GW_BURST];
+				struct gw_sp_val v0[GW_BURST], v1[GW_BURST], v2[GW_BURST];
 				uint16_t n = (uint16_t)(1 + rnd() % GW_BURST);
 
 				for (uint16_t i = 0; i < n; i++) {
 					pkt_len[i] = random_packet(pk[i], v6, &l3_len[i]);
 					l3[i] = pk[i];
 				}
-				gw_sp_lookup_bulk(&dp, NULL, v6, dir, l3, l3_len, pkt_len, n, got);
+				gw_sp_lookup_bulk(&dp, NULL, v6, dir, l3, l3_len, pkt_len, n, got, v0);
 				/* the cache: a first look (misses), then again (hits) */
-				gw_sp_lookup_bulk(&dp, spc, v6, dir, l3, l3_len, pkt_len, n, got_c1);
-				gw_sp_lookup_bulk(&dp, spc, v6, dir, l3, l3_len, pkt_len, n, got_c2);
+				gw_sp_lookup_bulk(&dp, spc, v6, dir, l3, l3_len, pkt_len, n, got_c1,
+						  v1);
+				gw_sp_lookup_bulk(&dp, spc, v6, dir, l3, l3_len, pkt_len, n, got_c2,
+						  v2);
 				for (uint16_t i = 0; i < n; i++) {
 					const struct gw_sp *want = gw_sp_lookup(&dp, v6, dir, l3[i],
 						l3_len[i], pkt_len[i]);
+
+					/* the copies the data path reads instead of the rule */
+					if (want != NULL && (!same_val(want, &v0[i]) ||
+							     !same_val(want, &v1[i]) ||
+							     !same_val(want, &v2[i])) && bad++ < 5)
+						printf("FAIL %s: ipv%c %s: rule line %d: action/SA "
+							"copies %u/%p %u/%p %u/%p, rule %u/%p\n", name,
+							v6 ? '6' : '4', dir ? "out" : "in",
+							line_of(dp.spd[v6][dir], want), v0[i].action,
+							(void *)v0[i].sa, v1[i].action, (void *)v1[i].sa,
+							v2[i].action, (void *)v2[i].sa, want->action,
+							(void *)want->sa);
 
 					if (want != got_c1[i] || want != got_c2[i]) {
 						if (bad++ < 5)
@@ -446,23 +468,26 @@ check_incremental(void)
 				const uint8_t *l3[GW_BURST];
 				uint32_t l3_len[GW_BURST], pkt_len[GW_BURST];
 				const struct gw_sp *got[GW_BURST], *got_c[GW_BURST];
+				struct gw_sp_val vc[GW_BURST];
 
 				for (uint16_t i = 0; i < GW_BURST; i++) {
 					pkt_len[i] = random_packet(pk[i], v6, &l3_len[i]);
 					l3[i] = pk[i];
 				}
-				gw_sp_lookup_bulk(&dp, NULL, v6, dir, l3, l3_len, pkt_len, GW_BURST, got);
+				gw_sp_lookup_bulk(&dp, NULL, v6, dir, l3, l3_len, pkt_len, GW_BURST, got,
+						  NULL);
 				/* the fixed tuples, twice, through the long-lived cache */
 				for (int twice = 0; twice < 2; twice++) {
 					gw_sp_lookup_bulk(&dp, spc, v6, dir, fl3[v6], fl3_len[v6],
-							  fpkt_len[v6], GW_BURST, got_c);
+							  fpkt_len[v6], GW_BURST, got_c, vc);
 					for (uint16_t i = 0; i < GW_BURST; i++) {
 						const struct gw_sp_conf *want = ref_lookup(&conf, v6,
 							dir, fl3[v6][i], fl3_len[v6][i],
 							fpkt_len[v6][i]);
 
-						if (!same_answer(dp.spd[v6][dir], got_c[i], want) &&
-						    bad++ < 5)
+						if ((!same_answer(dp.spd[v6][dir], got_c[i], want) ||
+						     (got_c[i] != NULL &&
+						      !same_val(got_c[i], &vc[i]))) && bad++ < 5)
 							printf("FAIL incremental step %u ipv%c %s: "
 								"cached line %d, reference line %d\n",
 								step, v6 ? '6' : '4', dir ? "out" : "in",
