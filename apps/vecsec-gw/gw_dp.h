@@ -237,10 +237,6 @@ struct gw_dp {
 	unsigned int max_sa;            /* --max-sa, or sized from the configuration */
 	unsigned int max_sp;            /* --max-sp: SP rules the control socket may reach */
 	unsigned int max_rt;            /* --max-rt: routes each table has room for */
-	unsigned int spc_entries;       /* --spd-cache: flow cache entries per worker, 0: none */
-	bool spc_set;                   /* --spd-cache given (else sized from max_sa) */
-	unsigned int sadc_entries;      /* --sad-cache: SAD cache entries per worker, 0: none */
-	bool sadc_set;
 	/*
 	 * The SADs' generation: bumped after every add and delete (sa.c), so a
 	 * worker's SAD cache entry from before a change never answers
@@ -306,8 +302,6 @@ struct gw_mem {
 	size_t session_pools;           /* every session the pools hold */
 };
 void gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m);
-/* Bytes allocated from DPDK's heaps, every socket (to measure what a table takes). */
-size_t gw_heap_used(void);
 /* List s in DPDK's rte_ipsec telemetry when marked (or --ipsec-telemetry all), else not. */
 void gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked);
 /*

@@ -103,26 +103,26 @@ struct opts {
 	const char *gen_pcap;
 	bool quiet;
 	uint16_t mtu[GW_MAX_PORTS];     /* --mtu, 0: the port's own */
+	int32_t fc_entries[2];          /* --spd-cache, --sad-cache; -1: sized from the SA table */
 };
 
 /*
- * A worker's flow cache (fcache.h) of `entries` (set: given by option),
- * else sized: twice the SA table's slots (the SPD: tunnel gateways have a
+ * A worker's flow cache (fcache.h) of `entries` (given by option), or with
+ * -1 sized: twice the SA table's slots (the SPD: tunnel gateways have a
  * flow or more per SA; the SAD: a key per inbound SA), GW_FC_MIN..GW_FC_MAX.
  * If DPDK's memory cannot hold a default size the worker runs without that
  * cache (a notice); a size given by option must fit.
  */
 static bool
-fc_setup(struct gw_worker *wk, const char *what, const char *opt, unsigned int entries,
-	 bool set, struct gw_fc **out)
+fc_setup(struct gw_worker *wk, const char *what, const char *opt, int32_t entries,
+	 struct gw_fc **out)
 {
-	unsigned int n = entries;
+	bool set = entries >= 0;
+	unsigned int n = set ? (unsigned int)entries :
+		RTE_MIN(RTE_MAX(rte_align32pow2(2 * RTE_MAX(gw.max_sa, 1u)), GW_FC_MIN), GW_FC_MAX);
 	char name[32];
 
 	*out = NULL;
-	if (!set)
-		n = RTE_MIN(RTE_MAX(rte_align32pow2(2 * RTE_MAX(gw.max_sa, 1u)), GW_FC_MIN),
-			    GW_FC_MAX);
 	if (n == 0)
 		return true;
 	snprintf(name, sizeof(name), "gw_%s%u", what, wk->id);
@@ -536,13 +536,8 @@ parse_args(int argc, char **argv, struct opts *o)
 					GW_FC_LIMIT);
 				return -1;
 			}
-			if (c == OPT_SPD_CACHE) {
-				gw.spc_entries = n == 0 ? 0 : rte_align32pow2((uint32_t)n);
-				gw.spc_set = true;
-			} else {
-				gw.sadc_entries = n == 0 ? 0 : rte_align32pow2((uint32_t)n);
-				gw.sadc_set = true;
-			}
+			o->fc_entries[c == OPT_SAD_CACHE] =
+				n == 0 ? 0 : (int32_t)rte_align32pow2((uint32_t)n);
 			break;
 		}
 		case 'h':
@@ -1095,7 +1090,8 @@ eal_prefix(char *buf, size_t len)
 int
 main(int argc, char **argv)
 {
-	struct opts o = { .gen_pkts = 100000, .gen_size = 64, .rate_interval = 1 };
+	struct opts o = { .gen_pkts = 100000, .gen_size = 64, .rate_interval = 1,
+			  .fc_entries = { -1, -1 } };
 	struct rte_mempool *mp = NULL;
 	struct gw_gen_cfg gc = { .max_inflight = 2048 };
 	char err[512] = "", ctrl_path[108];
@@ -1326,8 +1322,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "vecsec-gw: out of memory for worker %u\n", w);
 			goto out;
 		}
-		if (!fc_setup(wk, "spd", "--spd-cache", gw.spc_entries, gw.spc_set, &wk->spc) ||
-		    !fc_setup(wk, "sad", "--sad-cache", gw.sadc_entries, gw.sadc_set, &wk->sadc))
+		if (!fc_setup(wk, "spd", "--spd-cache", o.fc_entries[0], &wk->spc) ||
+		    !fc_setup(wk, "sad", "--sad-cache", o.fc_entries[1], &wk->sadc))
 			goto out;
 	}
 	if (gw_frag_setup(&gw) != 0)

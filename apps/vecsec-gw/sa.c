@@ -7,6 +7,7 @@
  * tunnel SAs keyed by SPI + destination + source, transport SAs by SPI.
  */
 #include "gw_dp.h"
+#include "vecsec_heap.h"
 #include "gw_log.h"
 
 #include <errno.h>
@@ -1025,7 +1026,7 @@ sad_setup(struct gw_dp *dp, const int8_t *fam)
 {
 	unsigned int n[2][2] = { { 0, 0 }, { 0, 0 } };     /* [v6][tunnel] */
 	unsigned int room = dp->ctrl ? dp->max_sa - dp->nb_sa : 0;
-	size_t heap0 = gw_heap_used();
+	size_t heap0 = vecsec_heap_used();
 
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		const struct gw_sa *s = &dp->sa[i];
@@ -1063,7 +1064,7 @@ sad_setup(struct gw_dp *dp, const int8_t *fam)
 		else
 			dp->sad4 = sad;
 	}
-	dp->mem_sad = gw_heap_used() - heap0;   /* the keys come later: room counts */
+	dp->mem_sad = vecsec_heap_used() - heap0;   /* the keys come later: room counts */
 	for (unsigned int i = 0; i < dp->nb_sa; i++) {
 		struct gw_sa *s = &dp->sa[i];
 		int rc;

@@ -14,6 +14,7 @@
 #include "gw_dp.h"
 #include "gw_pkt.h"
 #include "fcache.h"
+#include "vecsec_heap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -115,20 +116,6 @@ acl_fields(const struct gw_sp_conf *r, bool dst_first, struct rte_acl_field *f)
 	f[n++].mask_range.u16 = r->dport_hi;
 }
 
-size_t
-gw_heap_used(void)
-{
-	size_t used = 0;
-
-	for (unsigned int i = 0; i < rte_socket_count(); i++) {
-		struct rte_malloc_socket_stats st;
-
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
-			used += st.heap_allocsz_bytes;
-	}
-	return used;
-}
-
 /*
  * Destination before source when the rules have fewer distinct
  * destinations than sources (an inbound list of tunnels: one local
@@ -208,7 +195,7 @@ acl_build(struct gw_spd *spd, bool v6)
 			   ((struct sp_acl4_rule *)r)->field);
 	}
 	/* the ACL's heap memory (nothing else allocates there meanwhile but by chance) */
-	heap0 = gw_heap_used();
+	heap0 = vecsec_heap_used();
 	a->ctx = rte_acl_create(&prm);
 	if (a->ctx == NULL) {
 		free(rules);
@@ -224,7 +211,7 @@ acl_build(struct gw_spd *spd, bool v6)
 		free(a);
 		return rc;
 	}
-	a->mem = gw_heap_used() - heap0;
+	a->mem = vecsec_heap_used() - heap0;
 	a->refcnt = 1;
 	spd->acl = a;
 	return 0;

@@ -893,37 +893,27 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 	uint16_t n4 = 0, n6 = 0, nok = 0;
 
 	RTE_BUILD_BUG_ON(sizeof(struct sad_ck) != GW_FC_KEY);
+	/* each packet's key once, the cache's; rte_ipsec_sad's only for a miss */
 	for (uint16_t i = 0; i < n; i++) {
 		const uint8_t *l3 = rte_pktmbuf_mtod(mb[i], const uint8_t *);
 		const struct rte_esp_hdr *esp = (const struct rte_esp_hdr *)(l3 + mb[i]->l3_len);
 
-		memset(&keys[i], 0, sizeof(keys[i]));
+		memset(&ck[i], 0, sizeof(ck[i]));
+		ck[i].v6 = v6[i] & 1;
+		ck[i].spi = esp->spi;
 		if (v6[i] & 1) {
 			const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
 
-			keys[i].v6.spi = esp->spi;
-			memcpy(keys[i].v6.dip, h->dst_addr, 16);
-			memcpy(keys[i].v6.sip, h->src_addr, 16);
+			memcpy(ck[i].dip, h->dst_addr, 16);
+			memcpy(ck[i].sip, h->src_addr, 16);
 		} else {
 			const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
 
-			keys[i].v4.spi = esp->spi;
-			keys[i].v4.dip = h->dst_addr;
-			keys[i].v4.sip = h->src_addr;
+			memcpy(ck[i].dip, &h->dst_addr, 4);
+			memcpy(ck[i].sip, &h->src_addr, 4);
 		}
-		if (c != NULL) {
-			memset(&ck[i], 0, sizeof(ck[i]));
-			ck[i].v6 = v6[i] & 1;
-			ck[i].spi = esp->spi;
-			if (v6[i] & 1) {
-				memcpy(ck[i].dip, keys[i].v6.dip, 16);
-				memcpy(ck[i].sip, keys[i].v6.sip, 16);
-			} else {
-				memcpy(ck[i].dip, &keys[i].v4.dip, 4);
-				memcpy(ck[i].sip, &keys[i].v4.sip, 4);
-			}
+		if (c != NULL)
 			e[i] = gw_fc_slot(c, &ck[i]);
-		}
 	}
 	/* the SAD cache first (one line), rte_ipsec_sad for what it does not hold */
 	for (uint16_t i = 0; i < n; i++) {
@@ -931,10 +921,17 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 			res[i] = (struct gw_sa *)(uintptr_t)e[i]->ans;
 			continue;
 		}
-		if (v6[i] & 1) {
+		memset(&keys[i], 0, sizeof(keys[i]));
+		if (ck[i].v6) {
+			keys[i].v6.spi = ck[i].spi;
+			memcpy(keys[i].v6.dip, ck[i].dip, 16);
+			memcpy(keys[i].v6.sip, ck[i].sip, 16);
 			at6[n6] = i;
 			kp6[n6++] = &keys[i];
 		} else {
+			keys[i].v4.spi = ck[i].spi;
+			memcpy(&keys[i].v4.dip, ck[i].dip, 4);
+			memcpy(&keys[i].v4.sip, ck[i].sip, 4);
 			at4[n4] = i;
 			kp4[n4++] = &keys[i];
 		}
@@ -945,15 +942,12 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		rte_ipsec_sad_lookup(gw.sad4, kp4, res4, n4);
 	if (n6 != 0)
 		rte_ipsec_sad_lookup(gw.sad6, kp6, res6, n6);
-	for (uint16_t j = 0; j < n4; j++)
-		res[at4[j]] = res4[j];
-	for (uint16_t j = 0; j < n6; j++)
-		res[at6[j]] = res6[j];
-	if (c != NULL) {
-		for (uint16_t j = 0; j < n4; j++)
-			gw_fc_fill(e[at4[j]], gen, &ck[at4[j]], res4[j], 0);
-		for (uint16_t j = 0; j < n6; j++)
-			gw_fc_fill(e[at6[j]], gen, &ck[at6[j]], res6[j], 0);
+	for (uint16_t j = 0; j < n4 + n6; j++) {
+		uint16_t i = j < n4 ? at4[j] : at6[j - n4];
+
+		res[i] = j < n4 ? res4[j] : res6[j - n4];
+		if (c != NULL)
+			gw_fc_fill(e[i], gen, &ck[i], res[i], 0);
 	}
 	/* stage 1 (see sa_prefetch()): the loop below reads every packet's SA */
 	for (uint16_t i = 0; i < n; i++)

@@ -34,12 +34,6 @@ KEY = bytes(range(0x40, 0x40 + 36))
 HEXKEY = gwtest.hexkey(KEY)
 
 
-def tel_esp_out(prefix, key="esp_out"):
-    """The gateway's esp_out (or another total) through DPDK telemetry (0 when it does not answer)."""
-    tel = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
-    return tel[0]["/vecsec_gw/stats"][key] if tel else 0
-
-
 def main():
     gw, ctl = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-ctrl-")
@@ -96,7 +90,8 @@ def main():
         if "sa out 5 chacha20-poly1305 ipv4-tunnel" not in out or "protect 5" not in out:
             fail("list does not show the new SA and SP")
         # ESP of SA 5 flows (what the checks below count on)
-        if not gwtest.wait_until(lambda: tel_esp_out(prefix) >= 8, "ESP out of SA 5", gws=[g]):
+        if not gwtest.wait_until(lambda: gwtest.tel_total(prefix, "esp_out") >= 8,
+                                 "ESP out of SA 5", gws=[g]):
             fail("no ESP after adding SA 5")
         # errors: each gets ERR and a reason
         req("sa", "out", "5", "aead_algo", "chacha20-poly1305", "aead_key", HEXKEY, "mode",
@@ -185,19 +180,19 @@ def main():
                  (m.group(0) if m else None))
         else:
             print("ok   SPD flow cache: %s" % m.group(0))
-        pol0 = tel_esp_out(prefix, "policy")
+        pol0 = gwtest.tel_total(prefix, "policy")
         req("replace", "sp", "ipv4", "out", "esp", "protect", "5", "pri", "10", "dst",
             "10.5.0.0/16", "with", "discard")
         if "sp ipv4 out esp discard pri 10" not in req("list"):
             fail("outbound replace not listed")
         # the flows' cached answer (protect 5) belongs to the list replaced: once
         # policy drops show the new list in force, no more ESP may come out
-        if gwtest.wait_until(lambda: tel_esp_out(prefix, "policy") > pol0, "policy drops",
+        if gwtest.wait_until(lambda: gwtest.tel_total(prefix, "policy") > pol0, "policy drops",
                              gws=[g]):
-            esp0, pol1 = tel_esp_out(prefix), tel_esp_out(prefix, "policy")
-            gwtest.wait_until(lambda: tel_esp_out(prefix, "policy") >= pol1 + 200,
+            esp0, pol1 = gwtest.tel_total(prefix, "esp_out"), gwtest.tel_total(prefix, "policy")
+            gwtest.wait_until(lambda: gwtest.tel_total(prefix, "policy") >= pol1 + 200,
                               "200 more policy drops", gws=[g])
-            esp1 = tel_esp_out(prefix)
+            esp1 = gwtest.tel_total(prefix, "esp_out")
             if esp1 != esp0:
                 fail("%d ESP packets of the replaced rule after it was replaced" %
                      (esp1 - esp0))

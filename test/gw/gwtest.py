@@ -431,6 +431,12 @@ def ctl(ctlbin, sock, text=None, words=(), timeout=30):
                           universal_newlines=True, timeout=timeout)
 
 
+def tel_total(prefix, key):
+    """A total of the gateway's /vecsec_gw/stats (0 when telemetry does not answer)."""
+    tel = telemetry(prefix, ["/vecsec_gw/stats"])
+    return (tel[0].get("/vecsec_gw/stats") or {}).get(key, 0) if tel else 0
+
+
 def telemetry_sa(prefix, spi, dirn="out"):
     """Telemetry object of the active SA dirn SPI (a dict), or None when there is none."""
     tel = telemetry(prefix, ["/vecsec_gw/sa,%s,%d" % (dirn, spi)])

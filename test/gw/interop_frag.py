@@ -145,8 +145,7 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
                         (["--frag-ttl", str(ttl_ns)] if ttl_ns else []) + extra_app)
 
     def tel(key):
-        t = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
-        return (t[0].get("/vecsec_gw/stats") or {}).get(key, 0) if t else 0
+        return gwtest.tel_total(prefix, key)
 
     g = gwtest.Gateway(cmd, name="gateway (--frag-ttl %s)" % (ttl_ns or "default"))
     try:

@@ -38,12 +38,6 @@ KEY = bytes(range(0x50, 0x50 + 36))
 BAD = bytes(range(0x90, 0x90 + 36))
 
 
-def total(prefix, key):
-    """A total of /vecsec_gw/stats (0 when telemetry does not answer)."""
-    tel = gwtest.telemetry(prefix, ["/vecsec_gw/stats"])
-    return tel[0]["/vecsec_gw/stats"][key] if tel else 0
-
-
 def run(gw, ctl, tmp, cache):
     sock = os.path.join(tmp, "gw-%s.sock" % cache)
     prefix = gwtest.file_prefix("sadc")
@@ -70,10 +64,11 @@ def run(gw, ctl, tmp, cache):
 
     def grows(key, by, what):
         """Wait until total `key` grew by `by` from now; its value then."""
-        start = total(prefix, key)
-        if not gwtest.wait_until(lambda: total(prefix, key) >= start + by, what, gws=[g]):
-            fail("%s: %s stayed at %d" % (what, key, total(prefix, key)))
-        return total(prefix, key)
+        start = gwtest.tel_total(prefix, key)
+        if not gwtest.wait_until(lambda: gwtest.tel_total(prefix, key) >= start + by, what,
+                                 gws=[g]):
+            fail("%s: %s stayed at %d" % (what, key, gwtest.tel_total(prefix, key)))
+        return gwtest.tel_total(prefix, key)
 
     try:
         stats = os.path.join(tmp, "stats-%s.json" % cache)
@@ -105,9 +100,9 @@ def run(gw, ctl, tmp, cache):
         def none_while(drop, what):
             """Once `drop` shows the change in force: 300 more of it, not one esp_in."""
             grows(drop, 1, "%s after %s" % (drop, what))
-            e0 = total(prefix, "esp_in")
+            e0 = gwtest.tel_total(prefix, "esp_in")
             grows(drop, 300, "300 more %s" % drop)
-            e1 = total(prefix, "esp_in")
+            e1 = gwtest.tel_total(prefix, "esp_in")
             if e1 != e0:
                 fail("%d packets decrypted after %s" % (e1 - e0, what))
             else:

@@ -36,7 +36,7 @@
 #include "vecsec/vecsec_engine.h"
 #include "rte_pmd_vecsec.h"
 #include "vecsec_eal.h"
-#include "pmd_heap.h"
+#include "vecsec_heap.h"
 #include "vt.h"
 #ifndef VT_PMD_DL
 #include "vecsec_pmd_private.h"         /* the engine of a device: a test hook */
@@ -1145,7 +1145,7 @@ test_session_size(void)
 	       g.sess_mp->elt_size);
 	VT_EXPECT(sz <= 128, "session private data %u bytes, want <= 128", sz);
 
-	heap0 = heap_allocated();
+	heap0 = vecsec_heap_used();
 	/* every algorithm and key length, both directions; run against OpenSSL */
 	if (lib_has_aria()) {
 		for (size_t k = 0; k < RTE_DIM(kls); k++)
@@ -1165,7 +1165,7 @@ test_session_size(void)
 		if (!tsess_create(&ss[n++], g.seed + 60, 12, d))
 			goto out;
 	/* the ARIA keys are in the heap (at least their size each) */
-	heap1 = heap_allocated();
+	heap1 = vecsec_heap_used();
 	VT_EXPECT(heap1 >= heap0 + want, "ARIA keys not in rte_malloc memory: %zu -> %zu, want +%zu",
 		  heap0, heap1, want);
 	for (unsigned int i = 0; i < MAX_CASES; i++) {
@@ -1182,7 +1182,7 @@ test_session_size(void)
 	for (unsigned int i = 0; i < n; i++)
 		tsess_free(&ss[i]);
 	n = 0;
-	VT_EXPECT(heap_allocated() == heap0, "heap after free: %zu, before %zu", heap_allocated(),
+	VT_EXPECT(vecsec_heap_used() == heap0, "heap after free: %zu, before %zu", vecsec_heap_used(),
 		  heap0);
 
 	/* create/free churn: ARIA sessions of every kind, refused xforms between */
@@ -1211,15 +1211,15 @@ test_session_size(void)
 			for (unsigned int i = 0; i < n; i++)
 				tsess_free(&ss[i]);
 			n = 0;
-			VT_EXPECT(heap_allocated() == heap0, "round %u: heap %zu, before %zu", round,
-				  heap_allocated(), heap0);
+			VT_EXPECT(vecsec_heap_used() == heap0, "round %u: heap %zu, before %zu", round,
+				  vecsec_heap_used(), heap0);
 		}
 	}
 out:
 	for (unsigned int i = 0; i < n; i++)
 		tsess_free(&ss[i]);
-	VT_EXPECT(heap_allocated() == heap0, "heap at the end: %zu, before %zu",
-		  heap_allocated(), heap0);
+	VT_EXPECT(vecsec_heap_used() == heap0, "heap at the end: %zu, before %zu",
+		  vecsec_heap_used(), heap0);
 	expect_pools_full("session size");
 }
 

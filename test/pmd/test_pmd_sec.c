@@ -38,7 +38,7 @@
 #include "vecsec/vecsec_aead.h"
 #include "rte_pmd_vecsec.h"
 #include "vecsec_eal.h"
-#include "pmd_heap.h"
+#include "vecsec_heap.h"
 #include "vt.h"
 
 #define DEV_NAME "crypto_vecsec0"
@@ -1052,14 +1052,14 @@ static void
 test_key_heap(void)
 {
 	static uint8_t clear[MAX_PKT];
-	size_t heap0 = heap_allocated();
+	size_t heap0 = vecsec_heap_used();
 	struct tsa a;
 
 	printf("\n    crypto_vecsec security session private data: %u bytes\n",
 	       rte_security_session_get_size(g.ctx));
 	tsa_init(&a, RTE_CRYPTO_AEAD_CHACHA20_POLY1305, 32, M_TUN4, g.seed + 70);
 	if (tsa_open(&a))
-		VT_EXPECT(heap_allocated() == heap0, "ChaCha20-Poly1305 keys took heap memory");
+		VT_EXPECT(vecsec_heap_used() == heap0, "ChaCha20-Poly1305 keys took heap memory");
 	tsa_close(&a);
 	if (!g.aria) {
 		printf("\n    SKIP pmd-sec key_heap ARIA part: no ARIA-GCM\n");
@@ -1074,7 +1074,7 @@ test_key_heap(void)
 		tsa_init(&a, RTE_PMD_VECSEC_AEAD_ARIA_GCM, kl, M_TUN4, g.seed + 80 + round);
 		if (!tsa_open(&a))
 			break;
-		VT_EXPECT(heap_allocated() >= heap0 + 2 * vecsec_aead_key_size(VECSEC_AEAD_ARIA_GCM,
+		VT_EXPECT(vecsec_heap_used() >= heap0 + 2 * vecsec_aead_key_size(VECSEC_AEAD_ARIA_GCM,
 									       kl),
 			  "ARIA keys not in rte_malloc memory");
 		if (round % 10 == 0) {
@@ -1095,8 +1095,8 @@ test_key_heap(void)
 			rte_pktmbuf_free(m[1]);
 		}
 		tsa_close(&a);
-		VT_EXPECT(heap_allocated() == heap0, "round %u: heap %zu, before %zu", round,
-			  heap_allocated(), heap0);
+		VT_EXPECT(vecsec_heap_used() == heap0, "round %u: heap %zu, before %zu", round,
+			  vecsec_heap_used(), heap0);
 	}
 }
 
