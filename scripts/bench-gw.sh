@@ -44,7 +44,9 @@
 #     BENCH_GW_ONLY='^vecsec-gw vecsec (1000 SAs )?(out|in)' scripts/bench-gw.sh
 #   BENCH_GW_SA_AXIS=1,1000,10000,100000 (SA counts of the axis; 0: no axis),
 #   BENCH_GW_SA_DIST=uniform,zipf, BENCH_GW_SA_TRAFFIC=64,imix, BENCH_GW_SA_PKTS=0
-#   (packets per loop, 0: two per SA; the gateway gets that many mbufs more).
+#   (packets per loop, 0: two per SA; the gateway gets that many mbufs more),
+#   BENCH_GW_SA_TYPE=lookaside (the axis's SAs: lookaside, cpu-crypto, or proto:
+#   crypto_vecsec's rte_security ESP sessions, type lookaside-protocol-offload).
 #   The SA axis only: BENCH_GW_ONLY='^axis' scripts/bench-gw.sh
 #   BENCH_GW_HUGE=1: EAL memory from reserved hugepages (--in-memory, still
 #   --no-pci) instead of --no-huge: the production setting; the machine must
@@ -81,7 +83,8 @@ fi
 [ "${BENCH_GW_WORKERS2:-1}" = 1 ] || args+=(--no-workers2)
 args+=(--workers "${BENCH_GW_WORKERS:-2}" --sas "${BENCH_GW_SAS:-1000}")
 args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW_SA_DIST:-uniform,zipf}"
-	--sa-traffic "${BENCH_GW_SA_TRAFFIC:-64,imix}" --sa-pkts "${BENCH_GW_SA_PKTS:-0}")
+	--sa-traffic "${BENCH_GW_SA_TRAFFIC:-64,imix}" --sa-pkts "${BENCH_GW_SA_PKTS:-0}"
+	--sa-type "${BENCH_GW_SA_TYPE:-lookaside}")
 [ -z "${BENCH_GW_ONLY:-}" ] || args+=(--only "$BENCH_GW_ONLY")
 [ -z "${BENCH_GW_BASE:-}" ] || args+=(--gw-base "$(readlink -f "$BENCH_GW_BASE")")
 [ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)

@@ -31,6 +31,13 @@ struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worke
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
 #define GW_COP_PRIV 32
+/*
+ * Where the worker keeps an op's SA (struct gw_sa *), after the IV (16 bytes
+ * at most): completions are grouped by it, whatever the session type.
+ */
+#define GW_COP_SA_OFFSET (GW_IV_OFFSET + 16)
+_Static_assert(GW_COP_SA_OFFSET + sizeof(void *) <= GW_IV_OFFSET + GW_COP_PRIV,
+	       "an op's private area has no room for its SA");
 #define GW_NATT_PORT 4500
 
 /*
@@ -84,6 +91,13 @@ struct gw_sa {
 	bool has_life;                          /* any lifetime limit configured */
 	bool life_more;                         /* soft or byte limits: line 2 is read */
 	uint8_t soft_sent, hard_sent;           /* atomic exchange: one event each */
+	/*
+	 * Lookaside-protocol SA not listed in rte_ipsec's telemetry: the worker
+	 * builds its ops and checks their outcome itself (what rte_ipsec does
+	 * for such SAs), so a packet never reads the rte_ipsec SA or the
+	 * rte_security session's header (gw_sa_telemetry() sets it; atomic)
+	 */
+	bool direct;
 	/* line 2 */
 	uint64_t life[4] __rte_cache_aligned;   /* enum gw_life, 0 = none */
 	uint64_t used_bytes;                    /* reserved so far, atomic */

@@ -87,6 +87,7 @@ fill_xforms(const struct gw_sa_conf *c, struct rte_crypto_sym_xform xf[2])
 
 /* struct gw_sa's lines as gw_dp.h describes them: line 1 must not spill */
 _Static_assert(offsetof(struct gw_sa, rw) == RTE_CACHE_LINE_SIZE &&
+	       offsetof(struct gw_sa, direct) < 2 * RTE_CACHE_LINE_SIZE &&
 	       offsetof(struct gw_sa, life) == 2 * RTE_CACHE_LINE_SIZE,
 	       "struct gw_sa: the per-burst fields fill more than line 1");
 _Static_assert(GW_AEAD_ARIA_GCM == (int)RTE_PMD_VECSEC_AEAD_ARIA_GCM &&
@@ -950,11 +951,21 @@ sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int 
 void
 gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked)
 {
+	bool listed = marked || dp->ipsec_telemetry_all;
+
 	if (s->ss.sa == NULL)
 		return;
 	rte_ipsec_telemetry_sa_del(s->ss.sa);
-	if (marked || dp->ipsec_telemetry_all)
+	if (listed)
 		rte_ipsec_telemetry_sa_add(s->ss.sa);
+	/*
+	 * rte_ipsec's SA counts what its process call sees: a listed SA's packets
+	 * go through it. Either way is right for the packets (for this SA type
+	 * rte_ipsec only attaches the session and checks the outcome), so a
+	 * change while packets are in flight needs no care.
+	 */
+	__atomic_store_n(&s->direct, s->action == GW_SA_LOOKASIDE_PROTOCOL && !listed,
+			 __ATOMIC_RELAXED);
 }
 
 static void

@@ -19,7 +19,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
-#include <rte_ipsec_group.h>
+#include <rte_security.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 #include <rte_udp.h>
@@ -289,6 +289,34 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	return k;
 }
 
+/* The SA an op was submitted for (GW_COP_SA_OFFSET): set by esp_submit(). */
+static inline struct gw_sa **
+op_sa(struct rte_crypto_op *op)
+{
+	return rte_crypto_op_ctod_offset(op, struct gw_sa **, GW_COP_SA_OFFSET);
+}
+
+/*
+ * A direct SA's completions (struct gw_sa: direct), as rte_ipsec's process
+ * for a lookaside-protocol session: the packets the PMD marked failed go
+ * after the others, both in order. Returns how many succeeded.
+ */
+static inline uint16_t
+sec_outcome(struct rte_mbuf *mb[], uint16_t n)
+{
+	struct rte_mbuf *bad[GW_BURST];
+	uint16_t k = 0, nb = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (mb[i]->ol_flags & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED)
+			bad[nb++] = mb[i];
+		else
+			mb[k++] = mb[i];
+	}
+	memcpy(&mb[k], bad, nb * sizeof(bad[0]));
+	return k;
+}
+
 /*
  * Inbound packets out of ESP, waiting for the policy check: the SAs of a
  * burst share one SPD lookup per family (rte_acl takes a burst, but one
@@ -533,7 +561,8 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 		orig[i] = mb[i];
 		plen[i] = mb[i]->pkt_len;
 	}
-	k = rte_ipsec_pkt_process(&sa->ss, mb, n);
+	k = __atomic_load_n(&sa->direct, __ATOMIC_RELAXED) ? sec_outcome(mb, n) :
+		rte_ipsec_pkt_process(&sa->ss, mb, n);
 	if (sa->rw != NULL)
 		replay_record(sa, mb, k);
 	for (uint16_t i = k; i < n; i++) {
@@ -701,9 +730,23 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	}
 	if (sa->dir == GW_DIR_OUT)
 		w->sa_st[sa->idx].seq_used += n;
-	k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
+	if (__atomic_load_n(&sa->direct, __ATOMIC_RELAXED)) {
+		/*
+		 * the PMD does all of ESP: attach the session (rte_ipsec's prepare
+		 * for this SA type, without reading its SA); ops come reset
+		 */
+		for (uint16_t i = 0; i < n; i++) {
+			cop[i]->sym->m_src = mb[i];
+			rte_security_attach_session(cop[i], sa->ss.security.ses);
+		}
+		k = n;
+	} else {
+		k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
+	}
 	if (sa->rw != NULL && sa->rw_shared)
 		rte_rwlock_read_unlock(&sa->rw_lock);
+	for (uint16_t i = 0; i < k; i++)
+		*op_sa(cop[i]) = sa;
 	for (uint16_t i = k; i < n; i++) {
 		drop(w, sa, mb[i], prep_why);
 		rte_crypto_op_free(cop[i]);
@@ -727,10 +770,8 @@ batch_enqueue(struct gw_worker *w, struct cop_batch *b)
 		w->inflight_total += e;
 		for (uint16_t i = e; i < k; i++) {
 			struct rte_crypto_op *op = b->cop[id][i];
-			struct rte_ipsec_session *ss = rte_ipsec_ses_from_crypto(op);
 
-			drop(w, ss != NULL ? container_of(ss, struct gw_sa, ss) : NULL,
-				op->sym->m_src, GW_DROP_RING_FULL);
+			drop(w, *op_sa(op), op->sym->m_src, GW_DROP_RING_FULL);
 			rte_crypto_op_free(op);
 		}
 	}
@@ -773,16 +814,26 @@ ipsec_sa_prefetch(const struct gw_sa *sa)
 static inline void
 sa_state_prefetch(struct gw_worker *w, const struct gw_sa *sa)
 {
-	const void *ses = sa->ss.crypto.ses;
+	const uint8_t *ses = (const uint8_t *)sa->ss.crypto.ses;
 
-	ipsec_sa_prefetch(sa);
+	if (!__atomic_load_n(&sa->direct, __ATOMIC_RELAXED))
+		ipsec_sa_prefetch(sa);
 	if (sa->rw != NULL)
 		rte_prefetch0(sa->rw);
-	if (sa->action != GW_SA_LOOKASIDE_PROTOCOL && ses != NULL) {
+	if (ses != NULL && sa->action != GW_SA_LOOKASIDE_PROTOCOL) {
 		/* DPDK's session header, the PMD's data (crypto_vecsec: parameters, key) */
 		rte_prefetch0(ses);
-		rte_prefetch0((const uint8_t *)ses + RTE_CACHE_LINE_SIZE);
-		rte_prefetch0((const uint8_t *)ses + 2 * RTE_CACHE_LINE_SIZE);
+		rte_prefetch0(ses + RTE_CACHE_LINE_SIZE);
+		rte_prefetch0(ses + 2 * RTE_CACHE_LINE_SIZE);
+	} else if (ses != NULL) {
+		/*
+		 * rte_security session: the PMD's data from the second line
+		 * (crypto_vecsec: the key, parameters and templates, the sequence
+		 * number or the window's header); the header itself is not read
+		 */
+		rte_prefetch0(ses + RTE_CACHE_LINE_SIZE);
+		rte_prefetch0(ses + 2 * RTE_CACHE_LINE_SIZE);
+		rte_prefetch0(ses + 3 * RTE_CACHE_LINE_SIZE);
 	}
 	rte_prefetch0(&w->sa_st[sa->idx]);
 }
@@ -1079,18 +1130,46 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 		esp_group_submit(w, out_sa, out, nout);
 }
 
-/* What post_process() touches of a group's SA: rte_ipsec_sa and this worker's counters. */
+/*
+ * What post_process() touches of a group's SA: its rte_ipsec SA (unless
+ * direct) and this worker's counters.
+ */
 static inline void
-post_prefetch(struct gw_worker *w, const struct rte_ipsec_group *g)
+post_prefetch(struct gw_worker *w, const struct gw_sa *sa)
 {
-	const struct rte_ipsec_session *ss = g->id.ptr;
-	const struct gw_sa *sa;
-
-	if (ss == NULL)
-		return;
-	sa = container_of(ss, const struct gw_sa, ss);
-	ipsec_sa_prefetch(sa);
+	if (!__atomic_load_n(&sa->direct, __ATOMIC_RELAXED))
+		ipsec_sa_prefetch(sa);
 	rte_prefetch0(&w->sa_st[sa->idx]);     /* the line of its packet counters */
+}
+
+/*
+ * Completed ops into runs of one SA (the SA each op carries, op_sa()), as
+ * rte_ipsec_pkt_crypto_group() groups them by session but without reading
+ * the session: mb[] the ops' packets in order, gsa[g] and gcnt[g] each
+ * run's SA and length. A packet whose op did not succeed is marked
+ * RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED, what rte_ipsec's process looks for.
+ */
+static uint16_t
+cop_runs(struct rte_crypto_op *cop[], uint16_t n, struct rte_mbuf *mb[], struct gw_sa *gsa[],
+	 uint16_t gcnt[])
+{
+	uint16_t ng = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = cop[i]->sym->m_src;
+		struct gw_sa *sa = *op_sa(cop[i]);
+
+		m->ol_flags |= RTE_MBUF_F_RX_SEC_OFFLOAD;
+		if (cop[i]->status != RTE_CRYPTO_OP_STATUS_SUCCESS)
+			m->ol_flags |= RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED;
+		mb[i] = m;
+		if (ng == 0 || gsa[ng - 1] != sa) {
+			gsa[ng] = sa;
+			gcnt[ng++] = 0;
+		}
+		gcnt[ng - 1]++;
+	}
+	return ng;
 }
 
 static unsigned int
@@ -1098,12 +1177,13 @@ crypto_dequeue(struct gw_worker *w)
 {
 	struct rte_crypto_op *cop[GW_BURST];
 	struct rte_mbuf *mb[GW_BURST];
-	struct rte_ipsec_group grp[GW_BURST];
+	struct gw_sa *gsa[GW_BURST];
+	uint16_t gcnt[GW_BURST];
 	struct in_check ic = { .n = { 0, 0 } };
 	unsigned int total = 0;
 
 	for (unsigned int id = 0; id < GW_MAX_CDEV; id++) {
-		uint16_t n, ng;
+		uint16_t n, ng, at;
 
 		/*
 		 * Drain what is done, not just one burst: a poll may enqueue several
@@ -1118,23 +1198,16 @@ crypto_dequeue(struct gw_worker *w)
 		w->inflight[id] -= n;
 		w->inflight_total -= n;
 		total += n;
-		ng = rte_ipsec_pkt_crypto_group((const struct rte_crypto_op **)(uintptr_t)cop, mb,
-			grp, n);
+		ng = cop_runs(cop, n, mb, gsa, gcnt);
+		at = 0;
 		rte_mempool_put_bulk(w->cop_pool, (void **)cop, n);
 		for (uint16_t g = 0; g < ng && g < SA_PREFETCH_AHEAD; g++)
-			post_prefetch(w, &grp[g]);
+			post_prefetch(w, gsa[g]);
 		for (uint16_t g = 0; g < ng; g++) {
-			struct rte_ipsec_session *ss = grp[g].id.ptr;
-			struct gw_sa *sa = ss != NULL ? container_of(ss, struct gw_sa, ss) : NULL;
-
 			if (g + SA_PREFETCH_AHEAD < ng)
-				post_prefetch(w, &grp[g + SA_PREFETCH_AHEAD]);
-			if (sa == NULL) {
-				for (uint32_t i = 0; i < grp[g].cnt; i++)
-					drop(w, NULL, grp[g].m[i], GW_DROP_CRYPTO);
-				continue;
-			}
-			sa_post(w, sa, grp[g].m, (uint16_t)grp[g].cnt, &ic);
+				post_prefetch(w, gsa[g + SA_PREFETCH_AHEAD]);
+			sa_post(w, gsa[g], &mb[at], gcnt[g], &ic);
+			at += gcnt[g];
 		}
 		in_check_flush(w, &ic);
 		if (n == GW_BURST)

@@ -46,7 +46,14 @@ cryptodev queue: exit 0, every packet received is sent or counted as a
 drop (nothing left in flight), the tx pcap holds exactly the packets the
 counters say were sent, socket and runtime folder removed.
 
-usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|reload|drain
+telemetry-proto: lookaside-protocol SAs out 7 (marked `telemetry`) and
+out 8: /ipsec/sa/list answers [7] and /ipsec/sa/stats counts SA 7's 64
+packets (a listed SA goes through rte_ipsec); SA 8's packets take the
+worker's own path (it attaches the rte_security session and checks the
+outcome, never reading rte_ipsec's SA). Each SA's ESP output decrypts
+(scapy) to the clear packets sent, sequence numbers 1..64.
+
+usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|drain
 """
 import json
 import os
@@ -441,6 +448,90 @@ class Notify:
         return True
 
 
+def telemetry_proto_case(gw, c, tmp, ck):
+    """
+    Lookaside-protocol SAs (crypto_vecsec's rte_security ESP sessions): out 7
+    marked `telemetry` goes through rte_ipsec, whose SA counts it for DPDK's
+    /ipsec/sa/stats; out 8 is not listed, so the worker attaches its session
+    and checks the outcome itself (rte_ipsec's SA is not read). Both carry
+    their 64 packets: each SA's ESP output decrypts to what went in, with
+    sequence numbers 1..64.
+    """
+    prefix = gwtest.file_prefix("opsproto")
+    pk = clear_pkts("10.7.0") + clear_pkts("10.8.0")
+    wrpcap(os.path.join(tmp, "clear.pcap"), [eth(p) for p in pk])
+    proto = " type lookaside-protocol-offload"
+    cfg = gwtest.write_config(os.path.join(tmp, "proto.cfg"), RT +
+                              sa_line("out", 7, KEY7, proto + " telemetry") +
+                              sa_line("out", 8, KEY6, proto, dst="172.31.2.2") +
+                              "sp ipv4 out esp protect 7 pri 1 dst 10.7.0.0/16\n"
+                              "sp ipv4 out esp protect 8 pri 1 dst 10.8.0.0/16\n")
+    os.chmod(cfg, 0o600)
+    esp_out = os.path.join(tmp, "esp.pcap")
+    ports = ["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % os.path.join(tmp, "clear.pcap"),
+             "--vdev", "net_pcap1,tx_pcap=%s" % esp_out]
+    log = open(os.path.join(tmp, "proto.log"), "w+")
+    proc = subprocess.Popen([gw] + eal_base(prefix) + ports +
+                            ["--", "-f", cfg, "-u", "2", "--prefer", "crypto_vecsec"],
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        ready = until(lambda: "vecsec-gw: ready\n" in read_text(log.name),
+                      timeout=gwtest.READY_TIMEOUT)
+        if not ck.check(ready, "ready", "not ready: %s" % read_text(log.name)[-2000:]):
+            return
+        done = until(lambda: all((tel(prefix, "/vecsec_gw/sa,out,%d" % spi) or {}).get("pkts")
+                                 == NPKT for spi in (7, 8)))
+        o7, o8 = tel(prefix, "/vecsec_gw/sa,out,7"), tel(prefix, "/vecsec_gw/sa,out,8")
+        ck.check(done, "SA out 7 and out 8 (lookaside-protocol) each took its %d packets" % NPKT,
+                 "SA out 7: %s, out 8: %s" % (o7, o8))
+        lst = tel(prefix, "/ipsec/sa/list")
+        st = tel(prefix, "/ipsec/sa/stats,7")
+        cnt = (st or {}).get("SA_SPI_7", {}).get("count")
+        ck.check(lst == [7] and cnt == NPKT,
+                 "/ipsec/sa/list %s; /ipsec/sa/stats,7 count %s: the listed SA went through "
+                 "rte_ipsec" % (lst, cnt), "/ipsec/sa/list %s, /ipsec/sa/stats,7 %s" % (lst, st))
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=60)
+        ck.check(rc == 0, "SIGTERM: exit 0", "exit %d" % rc)
+        frames = read_pcap(esp_out)
+        got = {7: [], 8: []}
+        bad = []
+        sas = {spi: SecurityAssociation(ESP, spi=spi, crypt_algo="CHACHA20-POLY1305",
+                                        crypt_key=key,
+                                        tunnel_header=IP(src="172.31.1.1", dst=dst))
+               for spi, key, dst in ((7, KEY7, "172.31.2.1"), (8, KEY6, "172.31.2.2"))}
+        for fr in frames:
+            ip = IP(fr[14:])
+            spi = ip[ESP].spi if ESP in ip else None
+            if spi not in sas:
+                bad.append("not ESP of SA 7 or 8: %r" % ip.summary())
+                continue
+            seq = ip[ESP].seq
+            try:
+                inner = sas[spi].decrypt(ip)
+            except Exception as e:  # noqa: BLE001 - any failure is the finding
+                bad.append("SA %d seq %d: %s" % (spi, seq, e))
+                continue
+            got[spi].append((seq, bytes(inner)))
+        want = {7: [bytes(p) for p in pk[:NPKT]], 8: [bytes(p) for p in pk[NPKT:]]}
+        for spi in (7, 8):
+            seqs = [q for q, _ in got[spi]]
+            ck.check(seqs == list(range(1, NPKT + 1)) and
+                     [b for _, b in got[spi]] == want[spi],
+                     "SA %d: %d ESP packets, sequence numbers 1..%d, each decrypts to its "
+                     "clear packet" % (spi, len(seqs), NPKT),
+                     "SA %d: sequence numbers %s, %d of %d inner packets as sent" % (
+                         spi, seqs[:10], sum(1 for (_, b), w in zip(got[spi], want[spi])
+                                             if b == w), NPKT))
+        ck.check(not bad, "no other frames", "; ".join(bad[:5]))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+        gwtest.eal_cleanup(prefix)
+
+
 def reload_case(gw, c, tmp, ck):
     prefix = gwtest.file_prefix("opsreload")
     pk = clear_pkts("10.5.0")
@@ -607,8 +698,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-ops-", dir=os.environ.get("VECSEC_TEST_TMP"))
     ck = Checks()
     try:
-        {"telemetry": telemetry_case, "reload": reload_case, "drain": drain_case}[what](
-            gw, c, tmp, ck)
+        {"telemetry": telemetry_case, "telemetry-proto": telemetry_proto_case,
+         "reload": reload_case, "drain": drain_case}[what](gw, c, tmp, ck)
     finally:
         gwtest.cleanup(tmp)
     return gwtest.finish(ck.ok)

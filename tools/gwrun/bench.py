@@ -293,16 +293,25 @@ def ax_pcaps(d, a):
     return made, reach
 
 
-def ax_conf(n, direction):
-    """n SAs of one direction, one SP rule (a /32 flow) each; the same routes as gw_conf()."""
+AX_TYPES = {"lookaside": "", "cpu-crypto": " type cpu-crypto",
+            "proto": " type lookaside-protocol-offload"}
+
+
+def ax_conf(n, direction, typ="lookaside"):
+    """
+    n SAs of one direction, one SP rule (a /32 flow) each; the same routes as
+    gw_conf(). typ: the SAs' type (AX_TYPES: crypto_vecsec through rte_ipsec,
+    lookaside or CPU crypto, or its rte_security ESP sessions).
+    """
     lines = []
     for k in range(n):
         spi = (AX_SPI_OUT if direction == "out" else AX_SPI_IN) + k
         lines.append("sp ipv4 %s esp protect %d pri 1 dst %s/32" % (direction, spi, ax_flow(k)))
         lines.append("sa %s %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
-                     "src %s dst %s" % (direction, spi, hexkey(ax_key(k)),
-                                        GW_IP if direction == "out" else PEER_IP,
-                                        PEER_IP if direction == "out" else GW_IP))
+                     "src %s dst %s%s" % (direction, spi, hexkey(ax_key(k)),
+                                          GW_IP if direction == "out" else PEER_IP,
+                                          PEER_IP if direction == "out" else GW_IP,
+                                          AX_TYPES[typ]))
     lines += ["rt ipv4 dst 172.16.2.0/24 port 1", "rt ipv4 dst 10.0.0.0/8 port 0",
               "neigh port 0 02:00:00:00:cc:00", "neigh port 1 02:00:00:00:cc:01"]
     return "\n".join(lines) + "\n"
@@ -494,7 +503,7 @@ def build_cases(a, pcaps, cfgs):
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", "crypto_vecsec", "--quiet",
                  "--duration", "300", "--mbufs", str(npkt + 16384)] + a.gw_args
         cases.append(dict(label="%saxis %d SAs %s %d" % (base, n, dist, npkt), app="vecsec-gw",
-                          pmd="crypto_vecsec", mode="lookaside", dir=d, traffic=t, sas=n,
+                          pmd="crypto_vecsec", mode=a.sa_type, dir=d, traffic=t, sas=n,
                           workers=1, dist=dist, loop=npkt, mk=mk, out_port=op))
 
     def secgw(label, pmd, cpu, d, t):
@@ -616,6 +625,10 @@ def main():
     ap.add_argument("--sa-dist", default="uniform,zipf",
                     help="traffic spread over the SAs of the axis: uniform, zipf")
     ap.add_argument("--sa-traffic", default="64,imix", help="frame sizes of the axis")
+    ap.add_argument("--sa-type", default="lookaside", choices=sorted(AX_TYPES),
+                    help="the axis's SA type: lookaside (rte_ipsec + crypto ops), cpu-crypto "
+                         "(rte_ipsec + CPU crypto), proto (crypto_vecsec's rte_security ESP "
+                         "sessions: type lookaside-protocol-offload)")
     ap.add_argument("--sa-pkts", type=int, default=0,
                     help="packets in each loop of the axis (a multiple of 12); 0: two per SA, "
                          "at least 12,288, and 1 SA measured with each loop size")
@@ -671,7 +684,7 @@ def main():
             for n in sorted(set(a.sa_axis) | {1}):
                 for d in ("out", "in"):
                     path = os.path.join(shm, "gw-axis-%s-%d.cfg" % (d, n))
-                    cfgs[("axis", n, d)] = write_config(path, ax_conf(n, d), 0o600)
+                    cfgs[("axis", n, d)] = write_config(path, ax_conf(n, d, a.sa_type), 0o600)
             print("bench-gw: SA axis %s, %s, loops of %s packets: files made in %.1f s"
                   % (",".join(str(n) for n in a.sa_axis), "/".join(a.sa_dist),
                      ",".join(sorted({str(p[2]) for p in ax_points(a)}, key=int)),
@@ -875,7 +888,7 @@ def report_axis(rows, a):
     if not ax:
         return
     print()
-    print("SA-count axis: vecsec-gw + crypto_vecsec (lookaside), ChaCha20-Poly1305 tunnels, "
+    print("SA-count axis: vecsec-gw + crypto_vecsec (%s), ChaCha20-Poly1305 tunnels, " % a.sa_type +
           "1 worker; ratio = Mpps of N SAs / Mpps of 1 SA over a loop of the same length, on "
           "CPU (wall); targets: 1,000 SAs >= 0.95, 100,000 SAs >= 0.85")
     mp = getattr(a, "mem_probe", None)
