@@ -828,12 +828,14 @@ sa_state_prefetch(struct gw_worker *w, const struct gw_sa *sa)
 	} else if (ses != NULL) {
 		/*
 		 * rte_security session: the PMD's data from the second line
-		 * (crypto_vecsec: the key, parameters and templates, the sequence
-		 * number or the window's header); the header itself is not read
+		 * (crypto_vecsec: the key, then one line with the sequence number
+		 * and an IPv4 template or the window's header; an IPv6 template
+		 * goes on in the next); the header itself is not read
 		 */
 		rte_prefetch0(ses + RTE_CACHE_LINE_SIZE);
 		rte_prefetch0(ses + 2 * RTE_CACHE_LINE_SIZE);
-		rte_prefetch0(ses + 3 * RTE_CACHE_LINE_SIZE);
+		if (sa->dir == GW_DIR_OUT && sa->mode == GW_MODE_TUN6)
+			rte_prefetch0(ses + 3 * RTE_CACHE_LINE_SIZE);
 	}
 	rte_prefetch0(&w->sa_st[sa->idx]);
 }

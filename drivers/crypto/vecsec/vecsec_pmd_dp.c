@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
+#include <rte_security_driver.h>
 #include <rte_spinlock.h>
 #include <cryptodev_pmd.h>
 
@@ -265,12 +266,25 @@ op_reject(struct rte_crypto_op *op, int why)
 static inline void
 session_prefetch(struct rte_crypto_op *const *ops, unsigned int n)
 {
-	const struct rte_cryptodev_sym_session *prev = NULL;
+	const void *prev = NULL;
 
 	for (unsigned int i = 0; i < n; i++) {
 		const struct rte_cryptodev_sym_session *sess;
 		const struct vecsec_pmd_session *s;
 
+		if (ops[i]->sess_type == RTE_CRYPTO_OP_SECURITY_SESSION) {
+			const void *ss = ops[i]->sym->session;
+			const uint8_t *p;
+
+			if (ss == prev || ss == NULL)
+				continue;
+			prev = ss;
+			/* ESP session: the key, then line 1 (vecsec_pmd_private.h) */
+			p = SECURITY_GET_SESS_PRIV(ss);
+			rte_prefetch0(p);
+			rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
+			continue;
+		}
 		if (ops[i]->sess_type != RTE_CRYPTO_OP_WITH_SESSION)
 			continue;
 		sess = ops[i]->sym->session;

@@ -121,8 +121,13 @@ struct vecsec_pmd_session {
 struct vecsec_pmd_sec_session {
 	/* as struct vecsec_pmd_session's: key_line or rte_malloc memory; holds the salt */
 	alignas(64) uint8_t key_line[VECSEC_PMD_KEY_INLINE];
-	const struct vecsec_aead_key *key;
-	uint8_t key_heap;             /* key is rte_malloc'd: free at destroy */
+	/*
+	 * Line 1: every field a packet reads besides the key. An egress IPv4
+	 * tunnel's packet reads nothing else of the session (its template ends
+	 * in this line); an ingress packet reads the window's header here and
+	 * one bitmap word after it. With many sessions each line is a cache miss.
+	 */
+	alignas(64) const struct vecsec_aead_key *key;
 	uint32_t magic;               /* VECSEC_PMD_SEC_MAGIC while created */
 	uint32_t spi;                 /* host order */
 	uint8_t egress;
@@ -131,14 +136,21 @@ struct vecsec_pmd_sec_session {
 	uint8_t esn;
 	uint8_t stats;                /* options.stats: count packets, bytes, errors */
 	uint8_t tun_hdr_len;          /* 20 or 40 */
-	uint8_t tun_hdr[40];          /* outer header template, lengths 0 */
-	uint32_t tun_csum;            /* IPv4 template: ones' complement sum, length 0 */
-	/* egress: the sequence number counter */
-	struct vecsec_esp_seq seq;
-	/* ingress: replay window (updates under lock), its size in packets (0: off) */
-	rte_spinlock_t lock;
-	uint32_t win;
-	uint64_t replay[VECSEC_ESP_REPLAY_SIZE_WORDS(VECSEC_PMD_WIN_WORDS) / 8];
+	uint8_t key_heap;             /* key is rte_malloc'd: free at destroy */
+	union {
+		struct {              /* egress */
+			/* the sequence number counter */
+			struct vecsec_esp_seq seq;
+			uint32_t tun_csum;    /* IPv4 template: ones' complement sum, length 0 */
+			uint8_t tun_hdr[40];  /* outer header template, lengths 0 */
+		};
+		struct {              /* ingress */
+			/* replay window (updates under lock), its size in packets (0: off) */
+			rte_spinlock_t lock;
+			uint32_t win;
+			uint64_t replay[VECSEC_ESP_REPLAY_SIZE_WORDS(VECSEC_PMD_WIN_WORDS) / 8];
+		};
+	};
 	/* rte_security_ipsec_stats, relaxed atomics */
 	uint64_t pkts, bytes, errors;
 };

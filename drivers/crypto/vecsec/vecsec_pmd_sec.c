@@ -28,6 +28,18 @@ uint64_t vecsec_pmd_replay_flag;
 uint64_t vecsec_pmd_dummy_flag;
 
 /* The AEADs an ESP session can use; the IV is the 8-byte ESP IV. */
+/*
+ * The session's line 1 as vecsec_pmd_private.h promises: an egress IPv4
+ * tunnel's template and an ingress window's header (lib/esp: 32 bytes
+ * before the bitmap) end in it.
+ */
+#define SEC_LINE1_END (2 * RTE_CACHE_LINE_SIZE)
+_Static_assert(offsetof(struct vecsec_pmd_sec_session, key) == RTE_CACHE_LINE_SIZE &&
+	       offsetof(struct vecsec_pmd_sec_session, tun_hdr) + sizeof(struct rte_ipv4_hdr) <=
+	       SEC_LINE1_END &&
+	       offsetof(struct vecsec_pmd_sec_session, replay) + 32 <= SEC_LINE1_END,
+	       "struct vecsec_pmd_sec_session: a packet's fields spill out of line 1");
+
 #define ESP_AEAD_CAP(alg, kmin, kmax, kinc) { \
 	.op = RTE_CRYPTO_OP_TYPE_SYMMETRIC, \
 	.sym = { \
@@ -225,22 +237,25 @@ sec_session_create(void *device, struct rte_security_session_conf *conf,
 	s->spi = ix->spi;
 	s->esn = ix->options.esn;
 	s->stats = ix->options.stats;
-	/*
-	 * egress: the first packet carries esn.value (at least 1), as rte_ipsec
-	 * does; the counter never wraps (RFC 4303 3.3.3)
-	 */
-	if (vecsec_esp_seq_init(&s->seq, s->esn,
-				ix->esn.value > 1 ? ix->esn.value - 1 : 0) != 0)
-		return -EINVAL;
-	/*
-	 * ingress: esn.value is the highest number already seen; replay_win_sz
-	 * is the window in packets, exactly (0: anti-replay off)
-	 */
-	s->win = ix->replay_win_sz;
-	if (!s->egress && vecsec_esp_replay_init(vecsec_pmd_sec_window(s), sizeof(s->replay),
-						 s->win, s->esn, ix->esn.value) != 0)
-		return -EINVAL;
-	rte_spinlock_init(&s->lock);
+	if (s->egress) {
+		/*
+		 * the first packet carries esn.value (at least 1), as rte_ipsec
+		 * does; the counter never wraps (RFC 4303 3.3.3)
+		 */
+		if (vecsec_esp_seq_init(&s->seq, s->esn,
+					ix->esn.value > 1 ? ix->esn.value - 1 : 0) != 0)
+			return -EINVAL;
+	} else {
+		/*
+		 * esn.value is the highest number already seen; replay_win_sz is
+		 * the window in packets, exactly (0: anti-replay off)
+		 */
+		s->win = ix->replay_win_sz;
+		if (vecsec_esp_replay_init(vecsec_pmd_sec_window(s), sizeof(s->replay), s->win,
+					   s->esn, ix->esn.value) != 0)
+			return -EINVAL;
+		rte_spinlock_init(&s->lock);
+	}
 	rc = session_key(s, conf->crypto_xform, ix->salt, priv->aria, dev->data->socket_id);
 	if (rc != 0) {
 		/* a key taken before the failure is wiped and freed */
