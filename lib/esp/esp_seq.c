@@ -42,3 +42,19 @@ vecsec_esp_seq_reserve(struct vecsec_esp_seq *s, uint32_t n, uint64_t *first)
 	*first = cur + 1;
 	return (uint32_t)take;
 }
+
+uint32_t
+vecsec_esp_seq_reserve_excl(struct vecsec_esp_seq *s, uint32_t n, uint64_t *first)
+{
+	uint64_t cur, take;
+
+	if (s == NULL || first == NULL || n == 0)
+		return 0;
+	cur = s->last;
+	if (cur >= s->max)
+		return 0;
+	take = s->max - cur < n ? s->max - cur : n;
+	s->last = cur + take;
+	*first = cur + 1;
+	return (uint32_t)take;
+}

@@ -507,6 +507,50 @@ test_seq(void)
 	VT_EXPECT(vecsec_esp_seq_reserve(&s, 1, &first) == 0, "ESN: exhausted at once");
 }
 
+/*
+ * vecsec_esp_seq_reserve_excl() hands out exactly what vecsec_esp_seq_reserve()
+ * does: two counters from the same start, the same requests (random sizes,
+ * 0 included), at the start and near 2^32 - 1 and 2^64 - 1.
+ */
+static void
+test_seq_excl(void)
+{
+	static const struct { bool esn; uint64_t last; } start[] = {
+		{ false, 0 }, { false, UINT32_MAX - 300 }, { true, UINT32_MAX - 300 },
+		{ true, UINT64_MAX - 300 }, { false, UINT32_MAX }, { true, UINT64_MAX },
+	};
+	uint64_t rng = 0x243f6a8885a308d3ull, first = 0;
+	unsigned int bad = 0, got = 0;
+
+	for (unsigned int t = 0; t < sizeof(start) / sizeof(start[0]); t++) {
+		struct vecsec_esp_seq a, b;
+
+		if (vecsec_esp_seq_init(&a, start[t].esn, start[t].last) != 0 ||
+		    vecsec_esp_seq_init(&b, start[t].esn, start[t].last) != 0) {
+			bad++;
+			continue;
+		}
+		for (unsigned int i = 0; i < 400; i++) {
+			uint64_t fa = 7, fb = 7;
+			uint32_t n, ka, kb;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			n = (uint32_t)(rng % 40);
+			ka = vecsec_esp_seq_reserve(&a, n, &fa);
+			kb = vecsec_esp_seq_reserve_excl(&b, n, &fb);
+			bad += ka != kb || fa != fb;
+			got += kb;
+		}
+	}
+	VT_EXPECT(bad == 0 && got > 0,
+		  "exclusive reserve: the same numbers as the atomic one (%u requests differ, "
+		  "%u numbers)", bad, got);
+	VT_EXPECT(vecsec_esp_seq_reserve_excl(NULL, 1, &first) == 0 &&
+		  vecsec_esp_seq_reserve_excl(NULL, 0, NULL) == 0, "exclusive reserve: NULL");
+}
+
 #define SEQ_THREADS 4
 #define SEQ_RUNS 20000
 
@@ -1011,6 +1055,7 @@ main(void)
 		VT_TEST(test_esn_recover),
 		VT_TEST(test_model),
 		VT_TEST(test_seq),
+		VT_TEST(test_seq_excl),
 		VT_TEST(test_seq_threads),
 		VT_TEST(test_top_threads),
 		VT_TEST(test_hdr_trailer_build),

@@ -145,6 +145,8 @@ vecsec_pmd_qp_setup(struct rte_cryptodev *dev, uint16_t qp_id,
 		return -ENOMEM;
 	}
 	qp->id = qp_id;
+	/* a queue pair is one thread's at a time: alone, it owns the counters */
+	qp->seq_excl = dev->data->nb_queue_pairs == 1;
 	qp->longc = priv->longc;
 	scratch_init(&qp->scratch);
 	qp->max_burst = priv->max_burst;

@@ -210,6 +210,11 @@ struct vecsec_pmd_qp {
 	const void *seq_sess;
 	uint64_t seq_next, seq_end;
 	/*
+	 * the device has this queue pair alone: no other thread reserves
+	 * numbers from its sessions' counters (vecsec_esp_seq_reserve_excl)
+	 */
+	bool seq_excl;
+	/*
 	 * sessionless ops: a session per job of one engine call, wiped after
 	 * it; ARIA keys in sl_key (the data path never allocates)
 	 */

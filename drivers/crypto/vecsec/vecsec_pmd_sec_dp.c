@@ -21,7 +21,8 @@
  * span segments.
  *
  * The ESP rules are lib/esp's (vecsec_esp.h): layouts, header and trailer,
- * sequence numbers (one atomic per run of a session's ops, never wrapping,
+ * sequence numbers (one atomic per run of a session's ops, none when the
+ * device has one queue pair; never wrapping,
  * the IV the 64-bit number), the replay window and ESN recovery, the
  * IPv4/IPv6 walks. This file does the mbuf work around them: lengths,
  * headroom and tailroom, segments, flags, the window's lock.
@@ -69,7 +70,8 @@ seq_next(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s, uint64_t *s
 		       qp->cur_ops[run]->sess_type == RTE_CRYPTO_OP_SECURITY_SESSION &&
 		       qp->cur_ops[run]->sym->session == sess)
 			run++;
-		take = vecsec_esp_seq_reserve(&s->seq, run, &first);
+		take = qp->seq_excl ? vecsec_esp_seq_reserve_excl(&s->seq, run, &first) :
+			vecsec_esp_seq_reserve(&s->seq, run, &first);
 		if (take == 0)
 			return false;
 		qp->seq_sess = s;

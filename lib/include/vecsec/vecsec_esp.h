@@ -230,6 +230,15 @@ VECSEC_API int vecsec_esp_seq_init(struct vecsec_esp_seq *s, bool esn, uint64_t 
 VECSEC_API uint32_t vecsec_esp_seq_reserve(struct vecsec_esp_seq *s, uint32_t n,
 					   uint64_t *first);
 
+/**
+ * vecsec_esp_seq_reserve() for a counter that one thread alone reserves
+ * from (e.g. a cryptodev with a single queue pair): the same numbers,
+ * without the atomic. Mixing it with concurrent vecsec_esp_seq_reserve()
+ * calls on the same counter can hand out a number twice.
+ */
+VECSEC_API uint32_t vecsec_esp_seq_reserve_excl(struct vecsec_esp_seq *s, uint32_t n,
+						uint64_t *first);
+
 /* ---- inbound: anti-replay window and ESN (RFC 4303 3.4.3, Appendix A) --- */
 
 /*
