@@ -236,8 +236,24 @@ life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
 }
 
 /*
- * Lifetimes: reserve n clear packets and their bytes with one atomic add each
- * (per SA and burst, not per packet); the packets past a hard limit are
+ * *p += n, returning the old value: an atomic add when workers share the
+ * SA, a plain one for a single worker (only workers write these counters).
+ */
+static inline uint64_t
+life_add(uint64_t *p, uint64_t n)
+{
+	uint64_t v;
+
+	if (gw.nb_workers > 1)
+		return __atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+	v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	__atomic_store_n(p, v + n, __ATOMIC_RELAXED);
+	return v;
+}
+
+/*
+ * Lifetimes: reserve n clear packets and their bytes with one add each
+ * (life_add(); per SA and burst, not per packet); the packets past a hard limit are
  * dropped as expired, from the end, so exactly the limit passes (outbound
  * the packet limit includes the sequence numbers left: sa->hard_pkts). Returns
  * how many of mb[] go on. Once a reservation has crossed the hard limit,
@@ -251,7 +267,7 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		(sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
 	uint16_t k = n;
 
-	prev_p = __atomic_fetch_add(&sa->used_pkts, n, __ATOMIC_RELAXED);
+	prev_p = life_add(&sa->used_pkts, n);
 	if (!sa->life_more) {
 		/* the usual case: only the hard packet limit (outbound: numbers left) */
 		hard = sa->hard_pkts;
@@ -267,7 +283,7 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	if (by_bytes) {
 		for (uint16_t i = 0; i < n; i++)
 			bytes += mb[i]->pkt_len;
-		prev_b = __atomic_fetch_add(&sa->used_bytes, bytes, __ATOMIC_RELAXED);
+		prev_b = life_add(&sa->used_bytes, bytes);
 	}
 	hard = sa->hard_pkts;
 	if (hard != 0 && prev_p + k > hard)
@@ -313,7 +329,8 @@ sec_outcome(struct rte_mbuf *mb[], uint16_t n)
 		else
 			mb[k++] = mb[i];
 	}
-	memcpy(&mb[k], bad, nb * sizeof(bad[0]));
+	for (uint16_t i = 0; i < nb; i++)
+		mb[k + i] = bad[i];
 	return k;
 }
 
@@ -679,7 +696,8 @@ cop_take(struct gw_worker *w, struct cop_batch *b, struct rte_crypto_op *cop[], 
 		}
 	}
 	b->nspare -= n;
-	memcpy(cop, &b->spare[b->nspare], n * sizeof(cop[0]));
+	for (uint16_t i = 0; i < n; i++)        /* mostly 1 or 2: no memcpy call */
+		cop[i] = b->spare[b->nspare + i];
 	return n;
 }
 
