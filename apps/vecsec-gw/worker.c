@@ -899,21 +899,17 @@ sa_group(struct gw_sa *const sas[], uint16_t n, uint8_t gid[], struct gw_sa *gsa
 	return ng;
 }
 
-/* Submit n packets with their SAs, one call per SA, keeping arrival order within an SA. */
+/* Packets of SAs that go through rte_ipsec: grouped by SA, one call per SA, in arrival order. */
 static void
-esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], uint16_t n)
+group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], uint16_t n,
+	     struct cop_batch *b)
 {
 	struct rte_mbuf *sorted[GW_BURST];
 	struct gw_sa *gsa[GW_BURST];
 	uint16_t gcnt[GW_BURST], gofs[GW_BURST], ng, at = 0;
 	uint8_t gid[GW_BURST];
-	struct cop_batch b;
 
 	RTE_BUILD_BUG_ON(SA_GROUP_SLOTS != 64 || GW_BURST > 255);
-	memset(b.n, 0, sizeof(b.n));
-	b.left = n;
-	b.nspare = 0;
-	b.ic.n[0] = b.ic.n[1] = 0;
 	ng = sa_group(sas, n, gid, gsa, gcnt);
 	for (uint16_t g = 0; g < ng; g++) {
 		gofs[g] = at;
@@ -926,10 +922,95 @@ esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[]
 		sa_state_prefetch(w, gsa[g]);
 	at = 0;
 	for (uint16_t g = 0; g < ng; g++) {
-		esp_submit(w, gsa[g], &sorted[at], gcnt[g], &b);
+		esp_submit(w, gsa[g], &sorted[at], gcnt[g], b);
 		at += gcnt[g];
-		b.left -= gcnt[g];
+		b->left -= gcnt[g];
 	}
+}
+
+/*
+ * Packets of direct SAs (struct gw_sa direct): the PMD does all of ESP and
+ * takes a burst whose sessions are mixed, so they are not grouped. In
+ * arrival order, each run of consecutive packets of one SA reserves its
+ * lifetime once (outbound; what esp_submit() does per group), and each
+ * packet gets an op carrying the SA's session. With many SAs a run is one
+ * packet, and this is all the per-SA work a packet costs before crypto.
+ */
+static void
+direct_submit(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *mb[],
+	      uint16_t n, struct cop_batch *b)
+{
+	uint16_t start[GW_BURST], nr = 0;
+
+	/* the runs, and stage 2 for all of them before the first is used */
+	for (uint16_t i = 0; i < n; i++) {
+		if (i != 0 && sas[i] == sas[i - 1])
+			continue;
+		start[nr++] = i;
+		sa_state_prefetch(w, sas[i]);
+	}
+	for (uint16_t r = 0; r < nr; r++) {
+		uint16_t i = start[r], len = (r + 1 < nr ? start[r + 1] : n) - i;
+		struct gw_sa *sa = sas[i];
+		struct rte_crypto_op **cop;
+		void *ses;
+		uint16_t k;
+
+		k = sa->dir == GW_DIR_OUT ? life_admit(w, sa, &mb[i], len) : len;
+		cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
+		if (k != 0 && cop_take(w, b, cop, k) == 0) {
+			for (uint16_t j = 0; j < k; j++)
+				drop(w, sa, mb[i + j], GW_DROP_NO_MBUF);
+			k = 0;
+		}
+		b->left -= len;
+		if (k == 0)
+			continue;
+		if (sa->dir == GW_DIR_OUT)
+			w->sa_st[sa->idx].seq_used += k;
+		ses = sa->ss.security.ses;
+		for (uint16_t j = 0; j < k; j++) {
+			cop[j]->sym->m_src = mb[i + j];
+			rte_security_attach_session(cop[j], ses);
+			*op_sa(cop[j]) = sa;
+		}
+		b->n[sa->cdev_id] += k;
+	}
+}
+
+/*
+ * Submit n packets with their SAs (sas[] and mb[] are the caller's scratch:
+ * reordered here), keeping arrival order within an SA.
+ */
+static void
+esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], uint16_t n)
+{
+	struct gw_sa *dsa[GW_BURST];
+	struct rte_mbuf *dmb[GW_BURST];
+	uint16_t nd = 0, nr = 0;
+	struct cop_batch b;
+
+	memset(b.n, 0, sizeof(b.n));
+	b.left = n;
+	b.nspare = 0;
+	b.ic.n[0] = b.ic.n[1] = 0;
+	/* stage 1 (sa_prefetch()) for every SA of the burst, then direct SAs apart */
+	for (uint16_t i = 0; i < n; i++)
+		if (i == 0 || sas[i] != sas[i - 1])
+			sa_prefetch(sas[i]);
+	for (uint16_t i = 0; i < n; i++) {
+		if (__atomic_load_n(&sas[i]->direct, __ATOMIC_RELAXED)) {
+			dsa[nd] = sas[i];
+			dmb[nd++] = mb[i];
+		} else {
+			sas[nr] = sas[i];
+			mb[nr++] = mb[i];
+		}
+	}
+	if (nr != 0)
+		group_submit(w, sas, mb, nr, &b);
+	if (nd != 0)
+		direct_submit(w, dsa, dmb, nd, &b);
 	in_check_flush(w, &b.ic);
 	batch_enqueue(w, &b);
 }

@@ -24,7 +24,10 @@ lifetime-hard-bytes: exactly floor(limit / packet size) packets pass.
 Inbound: 10 forged ESP packets then 100 genuine ones, hard limit 50: the
 forged ones spend nothing, exactly the first 50 decrypt, 50 are expired.
 
-usage: rekey_check.py GATEWAY_BINARY CTL_BINARY
+lifetime-proto: the same lifetimes on lookaside-protocol SAs (crypto_vecsec's
+rte_security sessions; the worker's own op path, no rte_ipsec).
+
+usage: rekey_check.py GATEWAY_BINARY CTL_BINARY [rekey|lifetime|lifetime-proto]
 """
 import collections
 import os
@@ -90,9 +93,12 @@ class Gw:
         eal_cleanup(self.prefix)
 
 
+SA_TYPE = ""     # lifetime-proto: " type lookaside-protocol-offload"
+
+
 def sa_line(dirn, spi, key, extra=""):
     return ("sa %s %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
-            "src 172.31.1.1 dst 172.31.2.1%s\n" % (dirn, spi, hexkey(key), extra))
+            "src 172.31.1.1 dst 172.31.2.1%s%s\n" % (dirn, spi, hexkey(key), extra, SA_TYPE))
 
 
 RT = "rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n"
@@ -385,6 +391,10 @@ def main():
         wrpcap(os.path.join(tmp, "clear_in.pcap"), [eth(p) for p in pkts])
         gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
         what = sys.argv[3] if len(sys.argv) > 3 else "all"
+        if what == "lifetime-proto":
+            global SA_TYPE
+            SA_TYPE = " type lookaside-protocol-offload"
+            what = "lifetime"
         if what in ("all", "rekey"):
             rekey(gwbin, ctl, tmp, pkts, fail)
         if what in ("all", "lifetime"):
