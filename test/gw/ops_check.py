@@ -50,8 +50,9 @@ telemetry-proto: lookaside-protocol SAs out 7 (marked `telemetry`) and
 out 8: /ipsec/sa/list answers [7] and /ipsec/sa/stats counts SA 7's 64
 packets (a listed SA goes through rte_ipsec); SA 8's packets take the
 worker's own path (it attaches the rte_security session and checks the
-outcome, never reading rte_ipsec's SA). Each SA's ESP output decrypts
-(scapy) to the clear packets sent, sequence numbers 1..64.
+outcome, never reading rte_ipsec's SA); their packets alternate, so every
+burst takes both paths. Each SA's ESP output decrypts (scapy) to the
+clear packets sent, in order, sequence numbers 1..64.
 
 usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|drain
 """
@@ -453,13 +454,15 @@ def telemetry_proto_case(gw, c, tmp, ck):
     Lookaside-protocol SAs (crypto_vecsec's rte_security ESP sessions): out 7
     marked `telemetry` goes through rte_ipsec, whose SA counts it for DPDK's
     /ipsec/sa/stats; out 8 is not listed, so the worker attaches its session
-    and checks the outcome itself (rte_ipsec's SA is not read). Both carry
-    their 64 packets: each SA's ESP output decrypts to what went in, with
+    and checks the outcome itself (rte_ipsec's SA is not read). Their
+    packets alternate, so every burst takes both paths. Both carry their 64
+    packets: each SA's ESP output decrypts to what went in, in order, with
     sequence numbers 1..64.
     """
     prefix = gwtest.file_prefix("opsproto")
-    pk = clear_pkts("10.7.0") + clear_pkts("10.8.0")
-    wrpcap(os.path.join(tmp, "clear.pcap"), [eth(p) for p in pk])
+    pk7, pk8 = clear_pkts("10.7.0"), clear_pkts("10.8.0")
+    # interleaved: every burst holds packets of both paths
+    wrpcap(os.path.join(tmp, "clear.pcap"), [eth(p) for pair in zip(pk7, pk8) for p in pair])
     proto = " type lookaside-protocol-offload"
     cfg = gwtest.write_config(os.path.join(tmp, "proto.cfg"), RT +
                               sa_line("out", 7, KEY7, proto + " telemetry") +
@@ -513,7 +516,7 @@ def telemetry_proto_case(gw, c, tmp, ck):
                 bad.append("SA %d seq %d: %s" % (spi, seq, e))
                 continue
             got[spi].append((seq, bytes(inner)))
-        want = {7: [bytes(p) for p in pk[:NPKT]], 8: [bytes(p) for p in pk[NPKT:]]}
+        want = {7: [bytes(p) for p in pk7], 8: [bytes(p) for p in pk8]}
         for spi in (7, 8):
             seqs = [q for q, _ in got[spi]]
             ck.check(seqs == list(range(1, NPKT + 1)) and
