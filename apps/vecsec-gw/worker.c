@@ -305,7 +305,7 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	return k;
 }
 
-/* The SA an op was submitted for (GW_COP_SA_OFFSET): set by esp_submit(). */
+/* The SA an op was submitted for (GW_COP_SA_OFFSET): set by esp_submit(), direct_submit(). */
 static inline struct gw_sa **
 op_sa(struct rte_crypto_op *op)
 {
@@ -751,7 +751,9 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	if (__atomic_load_n(&sa->direct, __ATOMIC_RELAXED)) {
 		/*
 		 * the PMD does all of ESP: attach the session (rte_ipsec's prepare
-		 * for this SA type, without reading its SA); ops come reset
+		 * for this SA type, without reading its SA); ops come reset. Direct
+		 * SAs' packets go to direct_submit(); this serves one that became
+		 * direct (a reload unlisted it) after esp_group_submit() looked.
 		 */
 		for (uint16_t i = 0; i < n; i++) {
 			cop[i]->sym->m_src = mb[i];
