@@ -748,21 +748,12 @@ esp_submit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	}
 	if (sa->dir == GW_DIR_OUT)
 		w->sa_st[sa->idx].seq_used += n;
-	if (__atomic_load_n(&sa->direct, __ATOMIC_RELAXED)) {
-		/*
-		 * the PMD does all of ESP: attach the session (rte_ipsec's prepare
-		 * for this SA type, without reading its SA); ops come reset. Direct
-		 * SAs' packets go to direct_submit(); this serves one that became
-		 * direct (a reload unlisted it) after esp_group_submit() looked.
-		 */
-		for (uint16_t i = 0; i < n; i++) {
-			cop[i]->sym->m_src = mb[i];
-			rte_security_attach_session(cop[i], sa->ss.security.ses);
-		}
-		k = n;
-	} else {
-		k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
-	}
+	/*
+	 * an SA that became direct after esp_group_submit() looked (a reload
+	 * unlisted it) is still right here: for a lookaside-protocol session
+	 * rte_ipsec's prepare only attaches it, as direct_submit() does
+	 */
+	k = rte_ipsec_pkt_crypto_prepare(&sa->ss, mb, cop, n);
 	if (sa->rw != NULL && sa->rw_shared)
 		rte_rwlock_read_unlock(&sa->rw_lock);
 	for (uint16_t i = 0; i < k; i++)
@@ -867,7 +858,8 @@ sa_state_prefetch(struct gw_worker *w, const struct gw_sa *sa)
  * Group n packets by SA in one pass (a burst spread over many SAs has as
  * many groups as packets): gid[i] is packet i's group, groups numbered in
  * order of first appearance, gsa[] their SAs, gcnt[] their sizes. A small
- * hash of the SA pointer finds the group; a run of one SA skips it.
+ * hash of the SA pointer finds the group; a run of one SA skips it. (The
+ * SAs' hot lines are on their way already: esp_group_submit()'s stage 1.)
  */
 static uint16_t
 sa_group(struct gw_sa *const sas[], uint16_t n, uint8_t gid[], struct gw_sa *gsa[],
@@ -890,7 +882,6 @@ sa_group(struct gw_sa *const sas[], uint16_t n, uint8_t gid[], struct gw_sa *gsa
 		while (slot[h] != 0 && gsa[slot[h] - 1] != sa)
 			h = (h + 1) & (SA_GROUP_SLOTS - 1);
 		if (slot[h] == 0) {
-			sa_prefetch(sa);
 			gsa[ng] = sa;
 			gcnt[ng] = 0;
 			slot[h] = (uint8_t)++ng;

@@ -154,6 +154,14 @@ def eal_base(prefix, lcores="0"):
     return ["-l", lcores, "--no-pci", "--no-huge", "-m", "512", "--file-prefix", prefix]
 
 
+def reap(proc, prefix):
+    """A gateway still running is killed; its EAL runtime folder is removed."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    gwtest.eal_cleanup(prefix)
+
+
 def runtime_dirs_gone(prefix):
     return not any(os.path.exists(d) for d in gwtest.eal_run_dirs(prefix))
 
@@ -363,11 +371,8 @@ def telemetry_case(gw, c, tmp, ck):
                  "left behind: socket %s, runtime folder %s" % (
                      os.path.exists(sock), not runtime_dirs_gone(prefix)))
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        reap(proc, prefix)
         log.close()
-        gwtest.eal_cleanup(prefix)
     # the same start, its messages at warning and above only
     prefix = gwtest.file_prefix("opsquiet")
     r = subprocess.run([gw] + eal_base(prefix) + ["--log-level", "vecsec.gw:warning",
@@ -528,11 +533,8 @@ def telemetry_proto_case(gw, c, tmp, ck):
                                              if b == w), NPKT))
         ck.check(not bad, "no other frames", "; ".join(bad[:5]))
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        reap(proc, prefix)
         log.close()
-        gwtest.eal_cleanup(prefix)
 
 
 def reload_case(gw, c, tmp, ck):
@@ -614,10 +616,7 @@ def reload_case(gw, c, tmp, ck):
         ck.check(proc.returncode == 0 and ntf.wait_for("STOPPING=1"), "SIGTERM: STOPPING=1, "
                  "exit 0", "exit %d, notify %s:\n%s" % (proc.returncode, ntf.states, out))
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        gwtest.eal_cleanup(prefix)
+        reap(proc, prefix)
     watch.thread.join(timeout=60)
     for e in watch.errors:
         ck.fail(e)
@@ -658,10 +657,7 @@ def drain_case(gw, c, tmp, ck):
                  "SIGTERM during start: seen %s, exit %d, runtime folder left %s:\n%s" %
                  (seen, proc.returncode, not runtime_dirs_gone(prefix), out))
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        gwtest.eal_cleanup(prefix)
+        reap(proc, prefix)
     # SIGTERM under traffic: nothing left in the cryptodev, every packet accounted for
     prefix = gwtest.file_prefix("opsdrain")
     stats = os.path.join(tmp, "drain-stats.json")

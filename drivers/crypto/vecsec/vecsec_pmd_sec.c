@@ -30,14 +30,15 @@ uint64_t vecsec_pmd_dummy_flag;
 /* The AEADs an ESP session can use; the IV is the 8-byte ESP IV. */
 /*
  * The session's line 1 as vecsec_pmd_private.h promises: an egress IPv4
- * tunnel's template and an ingress window's header (lib/esp: 32 bytes
- * before the bitmap) end in it.
+ * tunnel's template and an ingress window's header (lib/esp's object
+ * without bitmap words) end in it.
  */
 #define SEC_LINE1_END (2 * RTE_CACHE_LINE_SIZE)
 _Static_assert(offsetof(struct vecsec_pmd_sec_session, key) == RTE_CACHE_LINE_SIZE &&
 	       offsetof(struct vecsec_pmd_sec_session, tun_hdr) + sizeof(struct rte_ipv4_hdr) <=
 	       SEC_LINE1_END &&
-	       offsetof(struct vecsec_pmd_sec_session, replay) + 32 <= SEC_LINE1_END,
+	       offsetof(struct vecsec_pmd_sec_session, replay) + VECSEC_ESP_REPLAY_SIZE_WORDS(0) <=
+	       SEC_LINE1_END,
 	       "struct vecsec_pmd_sec_session: a packet's fields spill out of line 1");
 
 #define ESP_AEAD_CAP(alg, kmin, kmax, kinc) { \
