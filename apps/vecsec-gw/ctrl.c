@@ -348,7 +348,7 @@ spd_compact(void)
 	unsigned int mask;
 
 	/* an open batch's rules are in gw.conf already, not yet in force: left to spd_commit */
-	if (spd_dirty != 0 || rte_get_tsc_cycles() - last_request_tsc <
+	if (spd_dirty != 0 || gw_tsc_since(rte_get_tsc_cycles(), last_request_tsc) <
 			rte_get_tsc_hz() / 1000 * SPD_COMPACT_IDLE_MS ||
 			nb_reclaim == RECLAIM_MAX)
 		return;

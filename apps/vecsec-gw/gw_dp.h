@@ -28,6 +28,19 @@ struct rte_fib;
 struct rte_fib6;
 struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worker.c */
 
+/*
+ * TSC cycles from @then to @now, 0 when @then is later. Two readings taken
+ * on different CPUs (a worker's timestamp read by the main thread) or by a
+ * thread the OS moved between them need not be ordered: on a VM the
+ * counters of two vCPUs were seen up to a millisecond apart, and an
+ * unsigned difference then wraps to centuries.
+ */
+static inline uint64_t
+gw_tsc_since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
 /* Where rte_ipsec puts the per-op IV: right after the symmetric op. */
 #define GW_IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
 #define GW_COP_PRIV 32

@@ -1465,7 +1465,8 @@ main(int argc, char **argv)
 								     __ATOMIC_RELAXED));
 			for (unsigned int id = 0; id < GW_MAX_CDEV; id++)
 				inflight += w0->inflight[id];
-			if (inflight == 0 && (double)(t1 - last) > o.idle_exit * (double)hz) {
+			if (inflight == 0 &&
+			    (double)gw_tsc_since(t1, last) > o.idle_exit * (double)hz) {
 				bool polled = idle_seen;
 
 				for (unsigned int w = 0; w < gw.nb_workers; w++) {

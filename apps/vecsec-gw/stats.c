@@ -135,7 +135,7 @@ gw_stats_fini(void)
 static double
 tsc_seconds(uint64_t from)
 {
-	return (double)(rte_get_tsc_cycles() - from) / (double)rte_get_tsc_hz();
+	return (double)gw_tsc_since(rte_get_tsc_cycles(), from) / (double)rte_get_tsc_hz();
 }
 
 double
@@ -244,7 +244,7 @@ gw_stats_sample(const struct gw_dp *dp)
 static double
 per_s(uint64_t cur, uint64_t prev)
 {
-	double dt = (double)(tsc_cur - tsc_prev) / (double)rte_get_tsc_hz();
+	double dt = (double)gw_tsc_since(tsc_cur, tsc_prev) / (double)rte_get_tsc_hz();
 
 	return dt > 0 && cur >= prev ? (double)(cur - prev) / dt : 0;
 }
@@ -252,7 +252,7 @@ per_s(uint64_t cur, uint64_t prev)
 double
 gw_stats_interval(void)
 {
-	return (double)(tsc_cur - tsc_prev) / (double)rte_get_tsc_hz();
+	return (double)gw_tsc_since(tsc_cur, tsc_prev) / (double)rte_get_tsc_hz();
 }
 
 /* ---- one SA, for every view ------------------------------------------------ */
