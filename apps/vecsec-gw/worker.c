@@ -259,17 +259,17 @@ life_add(uint64_t *p, uint64_t n)
  * how many of mb[] go on. Once a reservation has crossed the hard limit,
  * every later packet of the SA is expired.
  */
-static uint16_t
-life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+static __rte_noinline uint16_t
+life_admit_rest(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n,
+		uint64_t prev_p)
 {
-	uint64_t bytes = 0, prev_p, prev_b = 0, hard;
+	uint64_t bytes = 0, prev_b = 0, hard;
 	bool by_bytes = sa->life_more &&
 		(sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
 	uint16_t k = n;
 
-	prev_p = life_add(&sa->used_pkts, n);
 	if (!sa->life_more) {
-		/* the usual case: only the hard packet limit (outbound: numbers left) */
+		/* only the hard packet limit (outbound: numbers left), and it is reached */
 		hard = sa->hard_pkts;
 		if (hard != 0 && prev_p + n > hard)
 			k = prev_p >= hard ? 0 : (uint16_t)(hard - prev_p);
@@ -303,6 +303,21 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	for (uint16_t i = k; i < n; i++)
 		drop(w, sa, mb[i], GW_DROP_EXPIRED);
 	return k;
+}
+
+/*
+ * The usual case inline (only the hard packet limit, not reached: one add);
+ * the rest in life_admit_rest(). With many SAs a burst reserves once per
+ * packet, and a call each was most of the per-SA work before crypto.
+ */
+static inline uint16_t
+life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
+{
+	uint64_t prev_p = life_add(&sa->used_pkts, n);
+
+	if (likely(!sa->life_more && (sa->hard_pkts == 0 || prev_p + n < sa->hard_pkts)))
+		return n;
+	return life_admit_rest(w, sa, mb, n, prev_p);
 }
 
 /* The SA an op was submitted for (GW_COP_SA_OFFSET): set by esp_submit(), direct_submit(). */
@@ -572,14 +587,25 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 	struct rte_mbuf *orig[GW_BURST];
 	struct in_check own;
 	uint32_t plen[GW_BURST];
+	bool direct = __atomic_load_n(&sa->direct, __ATOMIC_RELAXED);
 	uint16_t k;
 
+	if (direct && sa->rw == NULL) {
+		/* the PMD did all of ESP: nothing to sort out unless a packet failed */
+		uint64_t fl = 0;
+
+		for (uint16_t i = 0; i < n; i++)
+			fl |= mb[i]->ol_flags;
+		if (likely(!(fl & RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED))) {
+			k = n;
+			goto passed;
+		}
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		orig[i] = mb[i];
 		plen[i] = mb[i]->pkt_len;
 	}
-	k = __atomic_load_n(&sa->direct, __ATOMIC_RELAXED) ? sec_outcome(mb, n) :
-		rte_ipsec_pkt_process(&sa->ss, mb, n);
+	k = direct ? sec_outcome(mb, n) : rte_ipsec_pkt_process(&sa->ss, mb, n);
 	if (sa->rw != NULL)
 		replay_record(sa, mb, k);
 	for (uint16_t i = k; i < n; i++) {
@@ -601,6 +627,7 @@ post_process(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint1
 			why = GW_DROP_REPLAY;   /* passed the checks, then lost in the window */
 		drop(w, sa, m, why);
 	}
+passed:
 	if (ic == NULL) {
 		own.n[0] = own.n[1] = 0;
 		ic = &own;
@@ -933,7 +960,8 @@ static void
 direct_submit(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *mb[],
 	      uint16_t n, struct cop_batch *b)
 {
-	uint16_t start[GW_BURST], nr = 0;
+	struct rte_crypto_op *ops[GW_BURST];
+	uint16_t start[GW_BURST], nr = 0, nops, used = 0;
 
 	/* the runs, and stage 2 for all of them before the first is used */
 	for (uint16_t i = 0; i < n; i++) {
@@ -942,6 +970,8 @@ direct_submit(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 		start[nr++] = i;
 		sa_state_prefetch(w, sas[i]);
 	}
+	/* one op per packet, taken at once (those of expired packets go back below) */
+	nops = cop_take(w, b, ops, n);
 	for (uint16_t r = 0; r < nr; r++) {
 		uint16_t i = start[r], len = (r + 1 < nr ? start[r + 1] : n) - i;
 		struct gw_sa *sa = sas[i];
@@ -949,16 +979,20 @@ direct_submit(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 		void *ses;
 		uint16_t k;
 
-		k = sa->dir == GW_DIR_OUT ? life_admit(w, sa, &mb[i], len) : len;
-		cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
-		if (k != 0 && cop_take(w, b, cop, k) == 0) {
-			for (uint16_t j = 0; j < k; j++)
-				drop(w, sa, mb[i + j], GW_DROP_NO_MBUF);
-			k = 0;
-		}
 		b->left -= len;
+		k = sa->dir == GW_DIR_OUT ? life_admit(w, sa, &mb[i], len) : len;
 		if (k == 0)
 			continue;
+		cop = &b->cop[sa->cdev_id][b->n[sa->cdev_id]];
+		if (nops != 0) {
+			for (uint16_t j = 0; j < k; j++)
+				cop[j] = ops[used++];
+		} else if (cop_take(w, b, cop, k) == 0) {
+			/* a pool too low for the whole burst may still serve this SA */
+			for (uint16_t j = 0; j < k; j++)
+				drop(w, sa, mb[i + j], GW_DROP_NO_MBUF);
+			continue;
+		}
 		if (sa->dir == GW_DIR_OUT)
 			w->sa_st[sa->idx].seq_used += k;
 		ses = sa->ss.security.ses;
@@ -969,6 +1003,9 @@ direct_submit(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 		}
 		b->n[sa->cdev_id] += k;
 	}
+	/* ops of expired packets: back to the burst's spares (batch_enqueue() frees them) */
+	while (used < nops)
+		b->spare[b->nspare++] = ops[used++];
 }
 
 /*
