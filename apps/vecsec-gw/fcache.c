@@ -16,13 +16,15 @@ gw_fc_create(const char *name, unsigned int entries, int socket)
 	c = rte_zmalloc_socket(name, sizeof(*c), RTE_CACHE_LINE_SIZE, socket);
 	if (c == NULL)
 		return NULL;
+	/* entries in sets of GW_FC_WAYS (one set at least), each set one aligned pair of lines */
+	entries = RTE_MAX(entries, (unsigned int)GW_FC_WAYS);
 	c->ent = rte_zmalloc_socket(name, (size_t)entries * sizeof(c->ent[0]),
-				    RTE_CACHE_LINE_SIZE, socket);
+				    GW_FC_WAYS * RTE_CACHE_LINE_SIZE, socket);
 	if (c->ent == NULL) {
 		rte_free(c);
 		return NULL;
 	}
-	c->mask = entries - 1;
+	c->mask = entries / GW_FC_WAYS - 1;
 	return c;
 }
 
@@ -38,7 +40,7 @@ gw_fc_free(struct gw_fc *c)
 size_t
 gw_fc_mem(const struct gw_fc *c)
 {
-	return c != NULL ? sizeof(*c) + ((size_t)c->mask + 1) * sizeof(c->ent[0]) : 0;
+	return c != NULL ? sizeof(*c) + ((size_t)c->mask + 1) * GW_FC_WAYS * sizeof(c->ent[0]) : 0;
 }
 
 void

@@ -623,13 +623,15 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 	for (uint16_t i = 0; i < n && c != NULL; i++)
 		e[i] = gw_fc_slot(c, &keys[i]);
 	for (uint16_t i = 0; i < n; i++) {
-		if (c != NULL && gw_fc_hit(e[i], spd->gen, &keys[i])) {
-			out[i] = e[i]->ans;
+		const struct gw_fc_ent *h = c != NULL ? gw_fc_hit(e[i], spd->gen, &keys[i]) : NULL;
+
+		if (h != NULL) {
+			out[i] = h->ans;
 			/* aux: the rule's SA with its action in the low bits (SAs are line-aligned) */
 			if (val != NULL)
 				val[i] = (struct gw_sp_val){
-					.sa = (struct gw_sa *)(uintptr_t)(e[i]->aux & ~(uint64_t)3),
-					.action = (uint8_t)(e[i]->aux & 3) };
+					.sa = (struct gw_sa *)(uintptr_t)(h->aux & ~(uint64_t)3),
+					.action = (uint8_t)(h->aux & 3) };
 			continue;
 		}
 		miss[nm] = i;

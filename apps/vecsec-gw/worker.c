@@ -1099,8 +1099,10 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 	}
 	/* the SAD cache first (one line), rte_ipsec_sad for what it does not hold */
 	for (uint16_t i = 0; i < n; i++) {
-		if (c != NULL && gw_fc_hit(e[i], gen, &ck[i])) {
-			res[i] = (struct gw_sa *)(uintptr_t)e[i]->ans;
+		const struct gw_fc_ent *h = c != NULL ? gw_fc_hit(e[i], gen, &ck[i]) : NULL;
+
+		if (h != NULL) {
+			res[i] = (struct gw_sa *)(uintptr_t)h->ans;
 			continue;
 		}
 		memset(&keys[i], 0, sizeof(keys[i]));

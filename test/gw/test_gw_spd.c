@@ -603,6 +603,61 @@ check_prev(void)
 	return fails;
 }
 
+/*
+ * The flow cache's two ways (fcache.h), on a cache of one set: two keys of a
+ * set both answer; a third drops the older; a refill of the key in way 0
+ * keeps the other; an answer of an older generation answers nothing, and
+ * taking its place does not push out a current one.
+ */
+static int
+check_fc_ways(void)
+{
+	struct gw_fc *c = gw_fc_create("fcw", 2, SOCKET_ID_ANY);
+	uint64_t k[4][GW_FC_KEY / 8];
+	int a = 0x11, b = 0x22, d = 0x33, bad = 0;
+	struct gw_fc_ent *set;
+	const struct gw_fc_ent *h;
+
+	if (c == NULL) {
+		printf("FAIL fc ways: gw_fc_create\n");
+		return 1;
+	}
+	memset(k, 0, sizeof(k));
+	for (int i = 0; i < 4; i++)
+		k[i][0] = 0x1000 + (uint64_t)i;
+	set = gw_fc_slot(c, k[0]);
+	for (int i = 1; i < 4; i++)
+		bad += gw_fc_slot(c, k[i]) != set;     /* one set: every key lands in it */
+	gw_fc_fill(set, 5, k[0], &a, 1);
+	gw_fc_fill(set, 5, k[1], &b, 2);
+	h = gw_fc_hit(set, 5, k[0]);
+	bad += h == NULL || h->ans != &a || h->aux != 1;
+	h = gw_fc_hit(set, 5, k[1]);
+	bad += h == NULL || h->ans != &b || h->aux != 2;
+	gw_fc_fill(set, 5, k[1], &b, 3);                /* refill of way 0: k0 stays */
+	h = gw_fc_hit(set, 5, k[0]);
+	bad += h == NULL || h->ans != &a;
+	h = gw_fc_hit(set, 5, k[1]);
+	bad += h == NULL || h->aux != 3;
+	gw_fc_fill(set, 5, k[2], &d, 4);                /* k0, the older, goes */
+	bad += gw_fc_hit(set, 5, k[0]) != NULL;
+	bad += gw_fc_hit(set, 5, k[1]) == NULL || gw_fc_hit(set, 5, k[2]) == NULL;
+	bad += gw_fc_hit(set, 6, k[1]) != NULL || gw_fc_hit(set, 6, k[2]) != NULL;
+	/* generation 6: k2's stale answer in way 0 is replaced, k3 stays with k1 */
+	gw_fc_fill(set, 6, k[1], &b, 5);
+	gw_fc_fill(set, 6, k[3], &d, 6);
+	h = gw_fc_hit(set, 6, k[1]);
+	bad += h == NULL || h->aux != 5;
+	h = gw_fc_hit(set, 6, k[3]);
+	bad += h == NULL || h->aux != 6;
+	bad += gw_fc_hit(set, 6, k[2]) != NULL || gw_fc_hit(set, 6, k[0]) != NULL;
+	bad += gw_fc_mem(c) < 2 * sizeof(struct gw_fc_ent);
+	gw_fc_free(c);
+	printf("%s fc ways: two keys of a set answer, the older of three goes, stale answers "
+	       "do not (%d wrong)\n", bad ? "FAIL" : "ok  ", bad);
+	return bad != 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -647,6 +702,7 @@ main(int argc, char **argv)
 	}
 	fails += check_prev();
 	fails += check_incremental();
+	fails += check_fc_ways();
 	vecsec_eal_cleanup();
 	/* both address orders of the ACL were built and checked */
 	if (lists_dst_first == 0 || lists_src_first == 0) {
