@@ -609,6 +609,7 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 	const struct gw_sp *mans[GW_BURST];
 	struct gw_fc_ent *e[GW_BURST];
 	uint16_t miss[GW_BURST], nm = 0;
+	const struct gw_sa *last = NULL;
 
 	RTE_BUILD_BUG_ON(sizeof(struct sp_key) != GW_FC_KEY);
 	/* aux packs an action into an SA pointer's two low bits */
@@ -626,12 +627,22 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 		const struct gw_fc_ent *h = c != NULL ? gw_fc_hit(e[i], spd->gen, &keys[i]) : NULL;
 
 		if (h != NULL) {
+			struct gw_sa *sa = (struct gw_sa *)(uintptr_t)(h->aux & ~(uint64_t)3);
+
 			out[i] = h->ans;
 			/* aux: the rule's SA with its action in the low bits (SAs are line-aligned) */
 			if (val != NULL)
-				val[i] = (struct gw_sp_val){
-					.sa = (struct gw_sa *)(uintptr_t)(h->aux & ~(uint64_t)3),
-					.action = (uint8_t)(h->aux & 3) };
+				val[i] = (struct gw_sp_val){ .sa = sa, .action = (uint8_t)(h->aux & 3) };
+			/*
+			 * the SA's two hot lines (the worker's stage 1), as soon as it is
+			 * known: with many SAs the rest of the burst's classification
+			 * runs while they come
+			 */
+			if (sa != NULL && sa != last) {
+				rte_prefetch0(sa);
+				rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
+				last = sa;
+			}
 			continue;
 		}
 		miss[nm] = i;
