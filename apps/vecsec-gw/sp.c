@@ -634,9 +634,9 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 			if (val != NULL)
 				val[i] = (struct gw_sp_val){ .sa = sa, .action = (uint8_t)(h->aux & 3) };
 			/*
-			 * the SA's two hot lines (the worker's stage 1), as soon as it is
-			 * known: with many SAs the rest of the burst's classification
-			 * runs while they come
+			 * the SA's two hot lines (the worker's stage 1, which it does not
+			 * issue again), as soon as it is known: with many SAs the rest of
+			 * the burst's classification runs while they come
 			 */
 			if (sa != NULL && sa != last) {
 				rte_prefetch0(sa);
@@ -660,6 +660,10 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 		out[i] = b;
 		if (b != NULL && val != NULL)
 			val[i] = (struct gw_sp_val){ .sa = b->sa, .action = b->action };
+		if (b != NULL && b->sa != NULL) {          /* stage 1, as for a hit */
+			rte_prefetch0(b->sa);
+			rte_prefetch0((const uint8_t *)b->sa + RTE_CACHE_LINE_SIZE);
+		}
 		if (c != NULL)
 			gw_fc_fill(e[i], spd->gen, &keys[i], b,
 				   b != NULL ? (uint64_t)(uintptr_t)b->sa | b->action : 0);

@@ -920,7 +920,7 @@ ses_hint_prefetch(uint64_t hint)
  * many groups as packets): gid[i] is packet i's group, groups numbered in
  * order of first appearance, gsa[] their SAs, gcnt[] their sizes. A small
  * hash of the SA pointer finds the group; a run of one SA skips it. (The
- * SAs' hot lines are on their way already: esp_group_submit()'s stage 1.)
+ * SAs' hot lines are on their way already: stage 1, see esp_group_submit().)
  */
 static uint16_t
 sa_group(struct gw_sa *const sas[], uint16_t n, uint8_t gid[], struct gw_sa *gsa[],
@@ -1058,10 +1058,10 @@ esp_group_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[]
 	b.left = n;
 	b.nspare = 0;
 	b.ic.n[0] = b.ic.n[1] = 0;
-	/* stage 1 (sa_prefetch()) for every SA of the burst, then direct SAs apart */
-	for (uint16_t i = 0; i < n; i++)
-		if (i == 0 || sas[i] != sas[i - 1])
-			sa_prefetch(sas[i]);
+	/*
+	 * Stage 1 (the SAs' hot lines) was issued where each SA became known:
+	 * gw_sp_lookup_bulk() outbound, esp_inbound() inbound. Direct SAs apart.
+	 */
 	for (uint16_t i = 0; i < n; i++) {
 		if (__atomic_load_n(&sas[i]->direct, __ATOMIC_RELAXED)) {
 			dsa[nd] = sas[i];
