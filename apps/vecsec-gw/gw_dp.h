@@ -20,6 +20,7 @@
 #include <rte_ipsec.h>
 #include <rte_ipsec_sad.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_rwlock.h>
 #include <rte_spinlock.h>
@@ -116,6 +117,17 @@ struct gw_sa {
 	uint64_t used_bytes;                    /* reserved so far, atomic */
 	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
 } __rte_cache_aligned;
+
+/*
+ * Stage 1 of a packet's SA state (worker.c, "per-SA state, fetched early"):
+ * its two hot lines, requested where the SPD (sp.c) or SAD (worker.c) names it.
+ */
+static inline void
+gw_sa_prefetch(const struct gw_sa *sa)
+{
+	rte_prefetch0(sa);
+	rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
+}
 
 /* The parts of an SA no packet reads (dp->sa_cold[], same slots). */
 struct gw_sa_cold {

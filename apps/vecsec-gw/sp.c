@@ -639,8 +639,7 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 			 * the burst's classification runs while they come
 			 */
 			if (sa != NULL && sa != last) {
-				rte_prefetch0(sa);
-				rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
+				gw_sa_prefetch(sa);
 				last = sa;
 			}
 			continue;
@@ -660,10 +659,8 @@ gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t dir,
 		out[i] = b;
 		if (b != NULL && val != NULL)
 			val[i] = (struct gw_sp_val){ .sa = b->sa, .action = b->action };
-		if (b != NULL && b->sa != NULL) {          /* stage 1, as for a hit */
-			rte_prefetch0(b->sa);
-			rte_prefetch0((const uint8_t *)b->sa + RTE_CACHE_LINE_SIZE);
-		}
+		if (b != NULL && b->sa != NULL)
+			gw_sa_prefetch(b->sa);          /* stage 1, as for a hit */
 		if (c != NULL)
 			gw_fc_fill(e[i], spd->gen, &keys[i], b,
 				   b != NULL ? (uint64_t)(uintptr_t)b->sa | b->action : 0);

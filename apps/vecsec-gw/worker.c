@@ -823,20 +823,14 @@ batch_enqueue(struct gw_worker *w, struct cop_batch *b)
  * started in stages, each as soon as its address is known, so that the
  * misses of all its SAs overlap instead of queueing behind each other:
  *   1. the SA's two hot lines (struct gw_sa: the rte_ipsec session, the
- *      fields read per burst), as soon as the SPD or SAD names the SA;
+ *      fields read per burst; gw_sa_prefetch()), as soon as the SPD or SAD
+ *      names the SA;
  *   2. once those are in, for every SA of the burst at once: its rte_ipsec
  *      SA (4 lines: templates, sequence number, counters), its replay
  *      window (inbound), its crypto session's first three lines (DPDK's
  *      header, then crypto_vecsec's whole session: parameters and the
  *      ChaCha20 key), this worker's packet counters.
  */
-static inline void
-sa_prefetch(const struct gw_sa *sa)
-{
-	rte_prefetch0(sa);
-	rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
-}
-
 static inline void
 ipsec_sa_prefetch(const struct gw_sa *sa)
 {
@@ -846,6 +840,24 @@ ipsec_sa_prefetch(const struct gw_sa *sa)
 	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
 	rte_prefetch0(p + 2 * RTE_CACHE_LINE_SIZE);
 	rte_prefetch0(p + 3 * RTE_CACHE_LINE_SIZE);
+}
+
+/*
+ * A session's lines a packet reads: a cryptodev session's first three
+ * (DPDK's header, then the PMD's data; crypto_vecsec: parameters, key); an
+ * rte_security session's from the second (crypto_vecsec: the key, then one
+ * line with the sequence number and an IPv4 template or the window's
+ * header), its header not being read.
+ */
+static inline void
+ses_prefetch(const uint8_t *ses, bool sec)
+{
+	if (ses == NULL)
+		return;
+	if (!sec)
+		rte_prefetch0(ses);
+	rte_prefetch0(ses + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(ses + 2 * RTE_CACHE_LINE_SIZE);
 }
 
 /* Stage 2 for one SA (its gw_sa lines are in, or on their way). */
@@ -858,23 +870,11 @@ sa_state_prefetch(struct gw_worker *w, const struct gw_sa *sa)
 		ipsec_sa_prefetch(sa);
 	if (sa->rw != NULL)
 		rte_prefetch0(sa->rw);
-	if (ses != NULL && sa->action != GW_SA_LOOKASIDE_PROTOCOL) {
-		/* DPDK's session header, the PMD's data (crypto_vecsec: parameters, key) */
-		rte_prefetch0(ses);
-		rte_prefetch0(ses + RTE_CACHE_LINE_SIZE);
-		rte_prefetch0(ses + 2 * RTE_CACHE_LINE_SIZE);
-	} else if (ses != NULL) {
-		/*
-		 * rte_security session: the PMD's data from the second line
-		 * (crypto_vecsec: the key, then one line with the sequence number
-		 * and an IPv4 template or the window's header; an IPv6 template
-		 * goes on in the next); the header itself is not read
-		 */
-		rte_prefetch0(ses + RTE_CACHE_LINE_SIZE);
-		rte_prefetch0(ses + 2 * RTE_CACHE_LINE_SIZE);
-		if (sa->dir == GW_DIR_OUT && sa->mode == GW_MODE_TUN6)
-			rte_prefetch0(ses + 3 * RTE_CACHE_LINE_SIZE);
-	}
+	ses_prefetch(ses, sa->action == GW_SA_LOOKASIDE_PROTOCOL);
+	/* an outbound IPv6 tunnel's template goes on in the session's next line */
+	if (ses != NULL && sa->action == GW_SA_LOOKASIDE_PROTOCOL && sa->dir == GW_DIR_OUT &&
+	    sa->mode == GW_MODE_TUN6)
+		rte_prefetch0(ses + 3 * RTE_CACHE_LINE_SIZE);
 	rte_prefetch0(&w->sa_st[sa->idx]);
 }
 
@@ -898,18 +898,11 @@ ses_hint(const struct gw_sa *sa)
 	return (uint64_t)(uintptr_t)ses | (sa->action == GW_SA_LOOKASIDE_PROTOCOL);
 }
 
-/* The lines sa_state_prefetch() would take of the session ses_hint() named. */
+/* ses_prefetch() of the session ses_hint() named. */
 static inline void
 ses_hint_prefetch(uint64_t hint)
 {
-	const uint8_t *ses = (const uint8_t *)(uintptr_t)(hint & ~(uint64_t)1);
-
-	if (ses == NULL)
-		return;
-	if (!(hint & 1))
-		rte_prefetch0(ses);
-	rte_prefetch0(ses + RTE_CACHE_LINE_SIZE);
-	rte_prefetch0(ses + 2 * RTE_CACHE_LINE_SIZE);
+	ses_prefetch((const uint8_t *)(uintptr_t)(hint & ~(uint64_t)1), hint & 1);
 }
 
 #define SA_GROUP_SLOTS (2 * GW_BURST)   /* open addressing, at most half full */
@@ -1137,7 +1130,7 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 
 		if (h != NULL) {
 			res[i] = (struct gw_sa *)(uintptr_t)h->ans;
-			sa_prefetch(res[i]);            /* stage 1 with its session */
+			gw_sa_prefetch(res[i]);         /* stage 1 with its session */
 			ses_hint_prefetch(h->aux);
 			continue;
 		}
@@ -1167,7 +1160,7 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 
 		res[i] = j < n4 ? res4[j] : res6[j - n4];
 		if (res[i] != NULL)
-			sa_prefetch(res[i]);            /* stage 1 (cache hits: above) */
+			gw_sa_prefetch(res[i]);         /* stage 1 (cache hits: above) */
 		if (c != NULL)
 			gw_fc_fill(e[i], gen, &ck[i], res[i], ses_hint(res[i]));
 	}
