@@ -7,7 +7,9 @@
  *
  * Over a buffer far larger than the caches (default 1 GiB; on 2 MiB
  * hugepages with --huge, as the gateway's DPDK memory), in TSC cycles:
- *   latency  one load whose address depends on the one before (a chain)
+ *   latency  one load whose address depends on the one before (a chain
+ *            through random lines, swept out of the near caches first: its
+ *            set-up wrote them)
  *   line     independent random lines, 32 prefetched at a time and then
  *            read: the cost per line when the core keeps as many misses in
  *            flight as it can (what the gateway's staged prefetches get)
@@ -123,6 +125,13 @@ main(int argc, char **argv)
 		/* a chain through `chain` random lines: each holds the next one's offset */
 		for (size_t i = 0; i < chain; i++)
 			*(uint64_t *)(buf + (size_t)idx[i] * LINE) = (uint64_t)idx[(i + 1) % chain] * LINE;
+		/*
+		 * the set-up just wrote the chain's lines (8 MiB): a read of the whole
+		 * buffer leaves them as cold as any other line of it, else the chain
+		 * runs from the caches and "latency" is theirs
+		 */
+		for (size_t i = 0; i < size; i += LINE)
+			sum += *(volatile uint8_t *)(buf + i);
 		p = (uint64_t)idx[0] * LINE;
 		t0 = tsc();
 		for (size_t i = 0; i < chain; i++)
