@@ -1198,8 +1198,8 @@ static const struct ctrl_cmd ctrl_cmds[] = {
 	{ "spi alloc", "MIN MAX [owner NAME]", 2, 4, req_ike },
 	{ "query sa", "in|out SPI", 2, 2, req_ike },
 	{ "flush owner", "NAME", 1, 1, req_ike },
-	{ "bypass udp", "PORT", 1, 1, req_ike },
-	{ "natt udp", "PORT", 1, 1, req_ike },
+	{ "bypass udp", "PORT [owner NAME] | PORT del", 1, 3, req_ike },
+	{ "natt udp", "PORT [owner NAME] | PORT del", 1, 3, req_ike },
 	{ "host", "", 0, 0, req_ike },
 };
 

@@ -18,13 +18,23 @@
  *                          second of the last packet, 0 if none yet
  *   flush owner NAME       remove every SA, SP rule and SPI reservation tagged
  *                          `owner NAME` in one SPD swap ("flushed N SA, M SP,
- *                          K SPI"): a restarted daemon clears what its
- *                          predecessor left
- *   bypass udp PORT        the host's UDP from PORT (an IKE socket) leaves
- *                          without meeting the SPD
- *   natt udp PORT          UDP to PORT with a non-zero marker is ESP (RFC 3948)
+ *                          K SPI"), and (1.5) its bypass and NAT-T ports: a
+ *                          restarted daemon clears what its predecessor left
+ *   bypass udp PORT [owner NAME]
+ *                          PORT is an IKE socket's: the host's IKE from it
+ *                          (from the host's address on that tap, to an IKE
+ *                          port, an IKE message: host.c) leaves without
+ *                          meeting the SPD
+ *   natt udp PORT [owner NAME]
+ *                          UDP to PORT with a non-zero marker is ESP (RFC 3948)
+ *   bypass|natt udp PORT del
+ *                          (1.5) forget PORT (NAT-T's 4500 is built in). A
+ *                          port registered without an owner (before 1.5)
+ *                          stays until deleted; one two owners registered
+ *                          becomes nobody's
  *   host                   the exception path: ports, the gateway's own
- *                          addresses, the bypass and NAT-T ports
+ *                          addresses, the bypass and NAT-T ports, (1.5) "host
+ *                          default bypass|discard"
  *
  * and the `sa` and `sp` rules take `owner NAME`, `sa` also `udp-ports S:D`
  * (NAT-T with these ports). Nothing here changes what 1.1 requests do.
@@ -54,6 +64,13 @@ static struct spi_res *res;
 static unsigned int nb_res, cap_res;
 static uint64_t boot_id;
 
+/*
+ * The registered ports' owners (0: none, such a port stays until deleted),
+ * by slot of gw_host_bypass_ports and gw_natt_ports; control thread only.
+ */
+static uint8_t port_owner[2][GW_HOST_MAX_BYPASS > GW_NATT_MAX_PORTS ? GW_HOST_MAX_BYPASS :
+			     GW_NATT_MAX_PORTS];
+
 static int
 res_find(uint32_t spi)
 {
@@ -67,6 +84,7 @@ void
 gw_ike_reset(void)
 {
 	nb_res = 0;
+	memset(port_owner, 0, sizeof(port_owner));
 }
 
 bool
@@ -190,6 +208,8 @@ cmd_query_sa(const char *line, FILE *out, char *err, size_t err_len)
 	return 0;
 }
 
+static unsigned int ports_flush(int id);
+
 /* Everything tagged with one owner, out in one SPD swap and one grace period. */
 static int
 cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
@@ -261,30 +281,96 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 					 "held them");
 	free(gone);
 	if (rc == 0) {
+		unsigned int nport = ports_flush(id);
+
+		/* the answer as 1.2 had it (the ports: `host` lists what is left) */
 		fprintf(out, "flushed %u SA, %u SP, %u SPI\n", nsa, nsp, nres);
-		printf("vecsec-gw: control: flushed owner %s: %u SA, %u SP, %u SPI\n", name, nsa,
-		       nsp, nres);
+		printf("vecsec-gw: control: flushed owner %s: %u SA, %u SP, %u SPI, %u UDP port\n",
+		       name, nsa, nsp, nres, nport);
 	}
 	return rc;
 }
 
+static uint16_t *
+port_set(bool natt, unsigned int *max)
+{
+	*max = natt ? GW_NATT_MAX_PORTS : GW_HOST_MAX_BYPASS;
+	return natt ? gw_natt_ports : gw_host_bypass_ports;
+}
+
+/* The ports of owner id out of both sets; how many. */
+static unsigned int
+ports_flush(int id)
+{
+	unsigned int n = 0, max;
+
+	for (int k = 0; k < 2 && id > 0; k++) {
+		uint16_t *set = port_set(k, &max);
+
+		for (unsigned int i = 0; i < max; i++)
+			if (set[i] != 0 && port_owner[k][i] == id) {
+				/* a hole: the workers read the whole set */
+				__atomic_store_n(&set[i], 0, __ATOMIC_RELEASE);
+				port_owner[k][i] = 0;
+				n++;
+			}
+	}
+	return n;
+}
+
+/* bypass|natt udp PORT [owner NAME] | bypass|natt udp PORT del */
 static int
 cmd_port(const char *line, bool natt, char *err, size_t err_len)
 {
+	const char *what = natt ? "natt" : "bypass";
+	char w0[8], w3[8] = "", name[GW_OWNER_LEN + 1] = "", tail[2] = "";
 	unsigned long port;
-	char tail[2] = "";
-	int rc;
+	unsigned int max;
+	uint16_t *set = port_set(natt, &max), be;
+	int n, id = 0, at = -1;
 
-	if (sscanf(line, natt ? "natt udp %lu %1s" : "bypass udp %lu %1s", &port, tail) != 1 ||
-			port == 0 || port > UINT16_MAX) {
-		snprintf(err, err_len, "usage: %s udp PORT", natt ? "natt" : "bypass");
+	n = sscanf(line, "%7s udp %lu %7s %32s %1s", w0, &port, w3, name, tail);
+	if ((n == 3 && strcmp(w3, "del") != 0) || (n == 4 && strcmp(w3, "owner") != 0) ||
+			n < 2 || n > 4 || port == 0 || port > UINT16_MAX) {
+		snprintf(err, err_len, "usage: %s udp PORT [owner NAME] | %s udp PORT del", what,
+			 what);
 		return -EINVAL;
 	}
-	rc = natt ? gw_host_port_set_add(gw_natt_ports, GW_NATT_MAX_PORTS, (uint16_t)port) :
-		gw_host_port_set_add(gw_host_bypass_ports, GW_HOST_MAX_BYPASS, (uint16_t)port);
-	if (rc != 0)
-		snprintf(err, err_len, "too many %s ports", natt ? "NAT-T" : "bypass");
-	return rc;
+	be = rte_cpu_to_be_16((uint16_t)port);
+	for (unsigned int i = 0; i < max; i++)
+		if (set[i] == be)
+			at = (int)i;
+	if (n == 3) {                   /* del */
+		if (natt && port == GW_NATT_PORT) {
+			snprintf(err, err_len, "NAT-T port %d is built in", GW_NATT_PORT);
+			return -EINVAL;
+		}
+		if (at < 0) {
+			snprintf(err, err_len, "no %s port %lu", what, port);
+			return -ENOENT;
+		}
+		__atomic_store_n(&set[at], 0, __ATOMIC_RELEASE);
+		port_owner[natt][at] = 0;
+		return 0;
+	}
+	if (n == 4 && (id = gw_owner_id(name)) < 0) {
+		snprintf(err, err_len, "bad owner name (or too many owners)");
+		return -EINVAL;
+	}
+	if (at >= 0) {
+		/* a second owner (or none, or the built-in 4500): nobody's, kept until deleted */
+		if (port_owner[natt][at] != id)
+			port_owner[natt][at] = 0;
+		return 0;
+	}
+	for (unsigned int i = 0; i < max; i++)
+		if (set[i] == 0) {
+			port_owner[natt][i] = (uint8_t)id;
+			__atomic_store_n(&set[i], be, __ATOMIC_RELEASE);
+			return 0;
+		}
+	snprintf(err, err_len, "too many %s ports (%u)", natt ? "NAT-T" : "bypass", max);
+	return -ENOSPC;
 }
 
 bool

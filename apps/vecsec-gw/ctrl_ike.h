@@ -20,9 +20,11 @@
  * `version` request; 1.1 added `replace sp` and `version`; 1.2 `hello`,
  * `spi alloc`, `query sa`, `flush owner`, `bypass udp`, `natt udp`, `host`
  * and the rule options `owner` and `udp-ports`; 1.3 `show sa`, `reset`,
- * `reload` and the `json` prefix; 1.4 `mem`.
+ * `reload` and the `json` prefix; 1.4 `mem`; 1.5 `bypass|natt udp PORT del`,
+ * `owner NAME` on them (`flush owner` takes the ports too) and the `host`
+ * line "host default bypass|discard".
  */
-#define GW_CTRL_VERSION "1.4"
+#define GW_CTRL_VERSION "1.5"
 
 struct gw_sa;
 /* ctrl.c: publish SP lists built from c (old ones freed once no worker reads them) */

@@ -458,21 +458,37 @@ void gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side);
  */
 extern int8_t gw_host_tap[GW_MAX_PORTS], gw_host_of[GW_MAX_PORTS];
 extern bool gw_host_on;
+/* --host-default discard: host traffic across the boundary that no rule matches is dropped */
+extern bool gw_host_discard;
 #define GW_HOST_MAX_BYPASS 8
-/* UDP source ports of the host's IKE sockets (`bypass udp PORT`), network order, 0 = free */
+/*
+ * UDP source ports of the host's IKE sockets (`bypass udp PORT`), network
+ * order, 0 = a free slot (anywhere in the set: readers scan it all); the
+ * control thread's ctrl_ike.c alone changes it and gw_natt_ports.
+ */
 extern uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
 int gw_host_parse(const char *arg);
 int gw_host_setup(struct gw_dp *dp, bool quiet);
 void gw_host_teardown(void);
 void gw_host_list(FILE *out);
-int gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port);
 /* rx on a P port, frame with its Ethernet header: true if taken (non-IP: to the host) */
 /* rx on a T port: true if taken (non-IP from the host: out on P) */
 bool gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
-/* rx on a P port, IP datagram (after parse_l3 and reassembly): true if handed to the host */
-bool gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto);
-/* rx on a T port, IP datagram: true if sent on P without the SPD (IKE sockets' bypass) */
-bool gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto);
+enum {
+	GW_HOST_NO,             /* not the host's: the gateway's data path */
+	GW_HOST_TAKEN,          /* handed to the host */
+	GW_HOST_SPD,            /* the host's after the inbound SPD: gw_host_in() if it passes */
+};
+/* rx on a P port, IP datagram (after parse_l3 and reassembly): GW_HOST_* */
+int gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto,
+	       bool frag);
+/* an IP datagram that arrived on P (a GW_HOST_SPD one the SPD passed): to P's host tap */
+void gw_host_in(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6);
+/* rx on a T port, IP datagram: true if sent on P without the SPD (charon's IKE) */
+bool gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto,
+		    bool frag);
+/* rx on a T port, IP datagram: true if, when no SP rule matches it, it is dropped */
+bool gw_host_default_drop(uint16_t tap, const struct rte_mbuf *m, int v6, uint8_t proto);
 /* an IP datagram from the host the SPD does not protect: out on P as the host made it */
 void gw_host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6);
 /* before routing to a protected port: true if the destination is the gateway's own (to the host) */

@@ -111,7 +111,8 @@ gw_pkt_l3(const uint8_t *p, uint32_t avail, uint32_t len, enum gw_ck ck, struct 
 /*
  * UDP destination ports where ESP arrives encapsulated (RFC 3948): 4500 and
  * those an IKE daemon registers (`natt udp PORT`, the control socket).
- * Network order; 0 ends the set. Defined in natt.c (and by the fuzz target).
+ * Network order; 0 is a free slot (`natt udp PORT del` leaves holes, so the
+ * whole set is read). Defined in natt.c (and by the fuzz target).
  */
 #define GW_NATT_MAX_PORTS 8
 extern uint16_t gw_natt_ports[GW_NATT_MAX_PORTS];
@@ -123,9 +124,7 @@ gw_natt_port(uint16_t port_be)
 		uint16_t p = __atomic_load_n(&gw_natt_ports[i], __ATOMIC_RELAXED);
 
 		if (p == port_be)
-			return true;
-		if (p == 0)
-			return false;
+			return port_be != 0;
 	}
 	return false;
 }

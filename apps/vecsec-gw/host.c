@@ -10,19 +10,39 @@
  *
  *   P -> host   non-IP frames (ARP, ...), IP multicast and broadcast, and
  *               every datagram to one of the gateway's own addresses that
- *               is not ESP: IKE (UDP 500, UDP 4500 with a zero non-ESP
- *               marker), ICMP, anything else. ESP and ESP in UDP to a NAT-T
- *               port stay with the gateway.
+ *               is not ESP: IKE (UDP 500 or a registered IKE port, UDP 4500
+ *               or a registered NAT-T port with a zero non-ESP marker),
+ *               ICMP, anything else. ESP and ESP in UDP to a NAT-T port
+ *               stay with the gateway. On an unprotected (-u) port P, what
+ *               is not IKE or IPv6 neighbour discovery meets the inbound
+ *               SPD first, as the clear traffic it is (RFC 4301 5.2):
+ *               protect and discard drop it (counted as policy drops),
+ *               bypass lets it in, and so does no rule unless
+ *               --host-default discard. Traffic arriving on a protected
+ *               port for the gateway itself crosses no boundary and goes
+ *               to the host without a lookup. A datagram goes to the tap
+ *               of the port it arrived on, never to another one (the
+ *               address may be another tap's: the host's weak host model
+ *               accepts it there, as a kernel router would).
  *   host -> P   what the kernel sends on T leaves on P as the kernel built
  *               it (its ARP, its next-hop MAC), except IP packets the
  *               outbound SPD protects (those are encrypted and routed like
- *               traffic from a protected port) or discards. UDP from a port
- *               an IKE daemon registered (`bypass udp PORT`: charon's IKE
- *               sockets) never meets the SPD, as the kernel's per-socket
- *               bypass policies would have it.
+ *               traffic from a protected port) or discards, and, with
+ *               --host-default discard, those no rule matches when P is an
+ *               unprotected port (IPv6 neighbour discovery and MLD still
+ *               pass). Only charon's IKE skips the SPD (as the kernel's
+ *               per-socket bypass policies would have it): UDP from a port
+ *               an IKE daemon registered (`bypass udp PORT`), from an
+ *               address the host has on T, to port 500, 4500 or a
+ *               registered bypass or NAT-T port, whose payload is an IKE
+ *               message (or a non-ESP marker and one, or a NAT-keepalive).
  *   decrypted   inbound traffic to one of the gateway's own addresses
  *               (transport mode, or a tunnel whose selector includes the
- *               gateway) goes to the host instead of a route.
+ *               gateway) goes to the host instead of a route, after the
+ *               check every decrypted packet has (the inbound policy must
+ *               protect it with the SA it came in), to the tap whose
+ *               interface has the address: it is traffic of the protected
+ *               side, which that tap's port faces.
  *
  * So an IKE daemon on the host (charon with its stock socket plugin) talks
  * to its peers through the gateway's ports unchanged. The addresses are
@@ -60,6 +80,7 @@ int8_t gw_host_of[GW_MAX_PORTS] = { -1, -1, -1, -1, -1, -1, -1, -1,
 				    -1, -1, -1, -1, -1, -1, -1, -1 };
 uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
 bool gw_host_on;
+bool gw_host_discard;
 
 static char tap_ifname[GW_MAX_PORTS][IF_NAMESIZE];
 
@@ -302,31 +323,14 @@ gw_host_list(FILE *out)
 		fputc('\n', out);
 	}
 	fprintf(out, "host bypass udp");
-	for (unsigned int i = 0; i < GW_HOST_MAX_BYPASS && gw_host_bypass_ports[i] != 0; i++)
-		fprintf(out, " %u", rte_be_to_cpu_16(gw_host_bypass_ports[i]));
+	for (unsigned int i = 0; i < GW_HOST_MAX_BYPASS; i++)
+		if (gw_host_bypass_ports[i] != 0)
+			fprintf(out, " %u", rte_be_to_cpu_16(gw_host_bypass_ports[i]));
 	fprintf(out, "\nhost natt udp");
-	for (unsigned int i = 0; i < GW_NATT_MAX_PORTS && gw_natt_ports[i] != 0; i++)
-		fprintf(out, " %u", rte_be_to_cpu_16(gw_natt_ports[i]));
-	fputc('\n', out);
-}
-
-/* Add port (host order) to a 0-terminated set of network-order ports; -ENOSPC if full. */
-int
-gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port)
-{
-	uint16_t be = rte_cpu_to_be_16(port);
-
-	for (unsigned int i = 0; i < max; i++) {
-		uint16_t p = __atomic_load_n(&set[i], __ATOMIC_RELAXED);
-
-		if (p == be)
-			return 0;
-		if (p == 0) {
-			__atomic_store_n(&set[i], be, __ATOMIC_RELEASE);
-			return 0;
-		}
-	}
-	return -ENOSPC;
+	for (unsigned int i = 0; i < GW_NATT_MAX_PORTS; i++)
+		if (gw_natt_ports[i] != 0)
+			fprintf(out, " %u", rte_be_to_cpu_16(gw_natt_ports[i]));
+	fprintf(out, "\nhost default %s\n", gw_host_discard ? "discard" : "bypass");
 }
 
 /* ---- data path ------------------------------------------------------------ */
@@ -375,29 +379,118 @@ gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m)
 	return true;
 }
 
-bool
-gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto)
+/* Multicast or broadcast destination (the IP header at l3). */
+static inline bool
+dst_mcast(const uint8_t *dst, int v6)
+{
+	return v6 ? dst[0] == 0xff : (dst[0] & 0xf0) == 0xe0 ||
+		(dst[0] & dst[1] & dst[2] & dst[3]) == 0xff;
+}
+
+/* port (network order) in a set of network-order ports (0: a free slot) */
+static inline bool
+port_in(const uint16_t *set, unsigned int max, uint16_t port_be)
+{
+	for (unsigned int i = 0; i < max; i++)
+		if (__atomic_load_n(&set[i], __ATOMIC_RELAXED) == port_be)
+			return port_be != 0;
+	return false;
+}
+
+/*
+ * Link control the host needs whatever the SPD's default: IPv6 neighbour
+ * discovery (RS, RA, NS, NA, redirect: RFC 4861, hop limit 255, so never
+ * forwarded), MLD (RFC 2710/3810) and IGMP (RFC 3376), both hop limit 1.
+ */
+static bool
+link_ctl(const struct rte_mbuf *m, int v6, uint8_t proto)
+{
+	const struct rte_ipv6_hdr *h = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	uint8_t buf, type;
+	const uint8_t *t;
+
+	if (!v6)
+		return proto == IPPROTO_IGMP &&
+			rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *)->time_to_live == 1;
+	if (proto != IPPROTO_ICMPV6 || m->pkt_len < m->l3_len + 4u)
+		return false;
+	t = rte_pktmbuf_read(m, m->l3_len, 1, &buf);
+	if (t == NULL)
+		return false;
+	type = *t;
+	if (type >= 133 && type <= 137)
+		return h->hop_limits == 255;
+	return (type >= 130 && type <= 132) || type == 143 ? h->hop_limits == 1 : false;
+}
+
+/*
+ * The UDP datagram at m is for the host's IKE (inbound, exempt from the
+ * SPD as the kernel's socket bypass is): to port 500 or a registered IKE
+ * port, or to a NAT-T port with a zero non-ESP marker. *natt_esp: ESP in
+ * UDP or a NAT-keepalive, the gateway's.
+ */
+static bool
+udp_ike_in(const struct rte_mbuf *m, bool *natt_esp)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
+	uint32_t plen = m->pkt_len - m->l3_len - sizeof(*u);
+	uint8_t mk[4];
+	const uint8_t *pl;
+
+	*natt_esp = false;
+	if (gw_natt_port(u->dst_port)) {
+		if (plen == 1)
+			return !(*natt_esp = true);
+		if (plen < 4 || (pl = rte_pktmbuf_read(m, m->l3_len + sizeof(*u), 4, mk)) == NULL)
+			return false;
+		/* ESP in UDP is the gateway's; a zero marker is IKE */
+		if ((pl[0] | pl[1] | pl[2] | pl[3]) != 0)
+			return !(*natt_esp = true);
+		return true;
+	}
+	return u->dst_port == RTE_BE16(500) ||
+		port_in(gw_host_bypass_ports, GW_HOST_MAX_BYPASS, u->dst_port);
+}
+
+int
+gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto,
+	   bool frag)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *dst = l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
 				      : offsetof(struct rte_ipv4_hdr, dst_addr));
-	bool mcast = v6 ? dst[0] == 0xff : (dst[0] & 0xf0) == 0xe0 ||
-		(dst[0] & dst[1] & dst[2] & dst[3]) == 0xff;
+	bool mcast = dst_mcast(dst, v6), exempt = false;
 
 	if (!mcast) {
-		if (proto == IPPROTO_ESP || local_tap(dst, v6) < 0)
-			return false;
-		if (proto == IPPROTO_UDP && m->pkt_len >= m->l3_len + sizeof(struct rte_udp_hdr)) {
-			const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
-			const uint8_t *pl = (const uint8_t *)(u + 1);
-			uint32_t plen = m->pkt_len - m->l3_len - sizeof(*u);
+		bool natt_esp;
 
-			/* ESP in UDP, and NAT-keepalives, are the gateway's; a zero marker is IKE */
-			if (gw_natt_port(u->dst_port) &&
-					(plen == 1 || (plen >= 4 && (pl[0] | pl[1] | pl[2] | pl[3]) != 0)))
-				return false;
+		if (proto == IPPROTO_ESP || local_tap(dst, v6) < 0)
+			return GW_HOST_NO;
+		/* a fragment (--reassemble 0) has no UDP header to judge: never exempt */
+		if (proto == IPPROTO_UDP && !frag &&
+				m->pkt_len >= m->l3_len + sizeof(struct rte_udp_hdr)) {
+			exempt = udp_ike_in(m, &natt_esp);
+			if (natt_esp)
+				return GW_HOST_NO;
 		}
 	}
+	if (!frag && link_ctl(m, v6, proto))
+		exempt = true;
+	/* clear traffic from the unprotected side: the inbound SPD decides (RFC 4301 5.2) */
+	if (!exempt && gw.port[port].esp_side)
+		return GW_HOST_SPD;
+	gw_host_in(w, port, m, v6);
+	return GW_HOST_TAKEN;
+}
+
+void
+gw_host_in(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	bool mcast = dst_mcast(l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
+				       : offsetof(struct rte_ipv4_hdr, dst_addr)), v6);
+
 	if (!v6) {      /* a reassembled datagram's header changed */
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(uintptr_t)l3;
 
@@ -406,31 +499,77 @@ gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8
 	}
 	if (!l2_restore(m, v6, mcast ? NULL : &gw.port[port].mac)) {
 		gw_worker_drop(w, m, GW_DROP_NO_MBUF);
-		return true;
+		return;
 	}
+	/* the tap of the port it arrived on, whichever tap has the address */
 	to_port(w, gw_host_tap[port], m, true);
-	return true;
+}
+
+/* An IKE message (RFC 7296 3.1, RFC 2408 3.1) of exactly len bytes at p. */
+static inline bool
+ike_msg(const uint8_t *p, uint32_t len)
+{
+	uint32_t l;
+
+	if (len < 28 || ((p[17] >> 4) != 1 && (p[17] >> 4) != 2))
+		return false;
+	/* the initiator's SPI is never zero */
+	if ((p[0] | p[1] | p[2] | p[3] | p[4] | p[5] | p[6] | p[7]) == 0)
+		return false;
+	l = (uint32_t)p[24] << 24 | (uint32_t)p[25] << 16 | (uint32_t)p[26] << 8 | p[27];
+	return l == len;
 }
 
 bool
-gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto)
+gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto,
+	       bool frag)
 {
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_udp_hdr *u;
+	uint8_t buf[32];
+	const uint8_t *pl;
+	uint32_t plen;
+	bool natt_dst;
 
-	if (proto != IPPROTO_UDP || m->pkt_len < m->l3_len + sizeof(*u))
+	if (proto != IPPROTO_UDP || frag || m->pkt_len < m->l3_len + sizeof(*u))
 		return false;
-	u = (const struct rte_udp_hdr *)(rte_pktmbuf_mtod(m, const uint8_t *) + m->l3_len);
-	for (unsigned int i = 0; i < GW_HOST_MAX_BYPASS; i++) {
-		uint16_t p = __atomic_load_n(&gw_host_bypass_ports[i], __ATOMIC_RELAXED);
+	u = (const struct rte_udp_hdr *)(l3 + m->l3_len);
+	/* one of charon's sockets ... */
+	if (!port_in(gw_host_bypass_ports, GW_HOST_MAX_BYPASS, u->src_port))
+		return false;
+	/* ... with an address the host has on this tap ... */
+	if (local_tap(l3 + (v6 ? offsetof(struct rte_ipv6_hdr, src_addr)
+			       : offsetof(struct rte_ipv4_hdr, src_addr)), v6) != tap)
+		return false;
+	/* ... to an IKE port of the peer ... */
+	natt_dst = gw_natt_port(u->dst_port);
+	if (!natt_dst && u->dst_port != RTE_BE16(500) &&
+			!port_in(gw_host_bypass_ports, GW_HOST_MAX_BYPASS, u->dst_port))
+		return false;
+	/* ... carrying IKE: a message, a marker and a message, or a NAT-keepalive */
+	plen = m->pkt_len - m->l3_len - sizeof(*u);
+	pl = rte_pktmbuf_read(m, m->l3_len + sizeof(*u), RTE_MIN(plen, sizeof(buf)), buf);
+	if (pl == NULL)
+		return false;
+	if (!ike_msg(pl, plen) &&
+			!(plen >= 4 && (pl[0] | pl[1] | pl[2] | pl[3]) == 0 &&
+			  ike_msg(pl + 4, plen - 4)) &&
+			!(natt_dst && plen == 1 && pl[0] == 0xff))
+		return false;
+	gw_host_out(w, tap, m, v6);
+	return true;
+}
 
-		if (p == 0)
-			return false;
-		if (p == u->src_port) {
-			gw_host_out(w, tap, m, v6);
-			return true;
-		}
-	}
-	return false;
+/*
+ * --host-default discard: the host's traffic no rule matches is dropped
+ * where it would cross the boundary (the host's port is unprotected),
+ * except the link's own control (neighbour discovery, MLD).
+ */
+bool
+gw_host_default_drop(uint16_t tap, const struct rte_mbuf *m, int v6, uint8_t proto)
+{
+	return gw_host_discard && gw.port[gw_host_of[tap]].esp_side &&
+		!link_ctl(m, v6, proto);
 }
 
 void

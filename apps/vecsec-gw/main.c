@@ -79,6 +79,7 @@ static char demo_text[8192];
 
 /* long options without a short letter */
 enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT, OPT_SPD_CACHE, OPT_SAD_CACHE };
+enum { OPT_HOST_DEFAULT = 320 };
 
 struct opts {
 	const char *cfg_file;
@@ -202,6 +203,11 @@ usage(const char *prog)
 	       "                     port P: ARP, IKE and all but ESP for the addresses the host\n"
 	       "                     gives IFNAME (T's kernel interface) go to the host, what\n"
 	       "                     it sends leaves on P (exception path; repeatable)\n"
+	       "  --host-default bypass|discard\n"
+	       "                     the host's traffic across an unprotected port that no SP\n"
+	       "                     rule matches: passes (default) or is dropped (fail closed\n"
+	       "                     while no IKE daemon has installed its rules; its IKE,\n"
+	       "                     ARP and IPv6 neighbour discovery still pass)\n"
 	       "  --rx-burst N       packets per rx burst, 1..%u (default %u)\n"
 	       "  --max-sa N         SA table size, in and out together (default: the\n"
 	       "                     configuration's SAs; with a control socket a quarter\n"
@@ -298,6 +304,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "reassemble", required_argument, NULL, 'B' },
 		{ "frag-ttl", required_argument, NULL, 'L' },
 		{ "host-port", required_argument, NULL, 'H' },
+		{ "host-default", required_argument, NULL, OPT_HOST_DEFAULT },
 		{ "rx-burst", required_argument, NULL, 'X' },
 		{ "max-sa", required_argument, NULL, OPT_MAX_SA },
 		{ "max-sp", required_argument, NULL, OPT_MAX_SP },
@@ -492,6 +499,14 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'H':
 			if (gw_host_parse(optarg) != 0)
 				return -1;
+			break;
+		case OPT_HOST_DEFAULT:
+			if (strcmp(optarg, "bypass") != 0 && strcmp(optarg, "discard") != 0) {
+				fprintf(stderr, "vecsec-gw: --host-default %s: bypass or discard\n",
+					optarg);
+				return -1;
+			}
+			gw_host_discard = optarg[0] == 'd';
 			break;
 		case 'X': {
 			unsigned long n = strtoul(optarg, &end, 10);

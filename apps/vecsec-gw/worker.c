@@ -1194,6 +1194,9 @@ esp_inbound(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint
 		esp_group_submit(w, sas, ok, nok);
 }
 
+#define HOST_IN 1       /* rx_process(): clear, for the host once the inbound SPD passes it */
+#define HOST_PASS 2     /* rx_process(): from the host, out as it is if no rule matches */
+
 static void
 rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n)
 {
@@ -1202,6 +1205,8 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 	bool mirror = gw_host_tap[port] >= 0, from_host = gw_host_of[port] >= 0;
 	struct rte_mbuf *esp[GW_BURST], *out[GW_BURST], *clear[2][GW_BURST];
 	struct gw_sa *out_sa[GW_BURST];
+	/* clear packets for the host (HOST_IN) or from it that no rule may drop (HOST_PASS) */
+	uint8_t hflag[2][GW_BURST];
 	uint16_t nclear[2] = { 0, 0 };
 	uint8_t esp_v6[GW_BURST];
 	uint16_t nesp = 0, nout = 0;
@@ -1226,12 +1231,26 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			continue;
 		}
 		if (from_host) {
-			if (!gw_host_bypass(w, port, m, v6, r.proto))
-				clear[v6][nclear[v6]++] = m;    /* outbound SPD */
+			if (gw_host_bypass(w, port, m, v6, r.proto, r.frag))
+				continue;
+			/* outbound SPD */
+			hflag[v6][nclear[v6]] = gw_host_default_drop(port, m, v6, r.proto) ? 0 :
+				HOST_PASS;
+			clear[v6][nclear[v6]++] = m;
 			continue;
 		}
-		if (mirror && gw_host_l3(w, port, m, v6, r.proto))
-			continue;
+		if (mirror) {
+			int h = gw_host_l3(w, port, m, v6, r.proto, r.frag);
+
+			if (h == GW_HOST_TAKEN)
+				continue;
+			if (h == GW_HOST_SPD) {
+				/* clear, for the host: the inbound SPD first, in this burst's lookup */
+				hflag[v6][nclear[v6]] = HOST_IN;
+				clear[v6][nclear[v6]++] = m;
+				continue;
+			}
+		}
 		switch (gw_pkt_class(rte_pktmbuf_mtod(m, const uint8_t *), &r, prot)) {
 		case GW_PKT_KEEPALIVE:
 			drop(w, NULL, m, GW_DROP_KEEPALIVE);     /* RFC 3948 2.3: nothing to do */
@@ -1251,6 +1270,7 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 		case GW_PKT_CLEAR:
 			break;
 		}
+		hflag[v6][nclear[v6]] = 0;
 		clear[v6][nclear[v6]++] = m;
 	}
 	/* the SPD, one rte_acl call per family */
@@ -1266,9 +1286,21 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			bool none = sps[i] == NULL;
 			uint8_t action = val[i].action;
 
-			/* the host's traffic no rule protects leaves as the host made it */
-			if (from_host && (none || action == GW_SP_BYPASS)) {
+			/*
+			 * the host's traffic no rule protects leaves as the host made it
+			 * (no rule: unless --host-default discard)
+			 */
+			if (from_host && ((none && (hflag[v6][i] & HOST_PASS) != 0) ||
+					  (!none && action == GW_SP_BYPASS))) {
 				gw_host_out(w, port, m, v6);
+				continue;
+			}
+			/* clear traffic for the host: bypass (or no rule) lets it in */
+			if ((hflag[v6][i] & HOST_IN) != 0) {
+				if (none ? gw_host_discard : action != GW_SP_BYPASS)
+					drop(w, NULL, m, GW_DROP_POLICY);
+				else
+					gw_host_in(w, port, m, v6);
 				continue;
 			}
 			if (none || action == GW_SP_DISCARD || (prot && action != GW_SP_BYPASS)) {

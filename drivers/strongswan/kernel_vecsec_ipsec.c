@@ -21,7 +21,9 @@
  * counted: the gateway checks decrypted traffic once, against the IN rule.
  *
  * Everything the plugin installs carries `owner <charon.plugins.
- * kernel-vecsec.owner>`: at start it flushes what an earlier charon left.
+ * kernel-vecsec.owner>`, its IKE and NAT-T ports (`bypass udp`, `natt udp`)
+ * too: at start it flushes what an earlier charon left; at exit it deletes
+ * its ports.
  * A watcher thread keeps the event subscription; when the gateway's boot id
  * changes (it restarted and lost every SA) the CHILD_SAs are hard-expired,
  * and charon re-creates them.
@@ -1061,10 +1063,11 @@ register_port(private_kernel_vecsec_ipsec_t *this, linked_list_t *list, char *wh
 	enumerator_t *en;
 	uintptr_t p;
 	bool known = FALSE;
-	char req[32];
+	char req[64];
 	status_t s = SUCCESS;
 
-	snprintf(req, sizeof(req), "%s udp %u", what, port);
+	/* owned: `flush owner` (a new charon's first request) takes them out again */
+	snprintf(req, sizeof(req), "%s udp %u owner %s", what, port, this->owner);
 	this->mutex->lock(this->mutex);
 	en = list->create_enumerator(list);
 	while (en->enumerate(en, &p))
@@ -1292,9 +1295,10 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 
 		en = list->create_enumerator(list);
 		while (en->enumerate(en, &port)) {
-			char req[32];
+			char req[64];
 
-			snprintf(req, sizeof(req), "%s udp %u", k ? "natt" : "bypass", (u_int)port);
+			snprintf(req, sizeof(req), "%s udp %u owner %s", k ? "natt" : "bypass",
+				 (u_int)port, this->owner);
 			simple(this, NULL, req);
 		}
 		en->destroy(en);
@@ -1383,6 +1387,29 @@ METHOD(kernel_ipsec_t, destroy, void,
 	this->stop = TRUE;
 	if (this->watcher)
 		this->watcher->join(this->watcher);
+	/*
+	 * charon stops: its IKE ports go, so that nobody else who binds them
+	 * meanwhile sends past the gateway's SPD (the NAT-T port 4500 is built in)
+	 */
+	if (this->ready) {
+		uintptr_t port;
+
+		for (int k = 0; k < 2; k++) {
+			linked_list_t *list = k ? this->natt_ports : this->bypass_ports;
+
+			en = list->create_enumerator(list);
+			while (en->enumerate(en, &port)) {
+				char req[32];
+
+				if (k && port == 4500)
+					continue;
+				snprintf(req, sizeof(req), "%s udp %u del", k ? "natt" : "bypass",
+					 (u_int)port);
+				simple(this, NULL, req);
+			}
+			en->destroy(en);
+		}
+	}
 	en = this->sas->create_enumerator(this->sas);
 	while (en->enumerate(en, NULL, &e))
 		sa_entry_destroy(e);

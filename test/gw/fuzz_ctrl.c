@@ -167,20 +167,6 @@ gw_host_list(FILE *out)
 	fprintf(out, "host bypass udp\nhost natt udp\n");
 }
 
-int
-gw_host_port_set_add(uint16_t *set, unsigned int max, uint16_t port)
-{
-	for (unsigned int i = 0; i < max; i++) {
-		if (set[i] == port)
-			return 0;
-		if (set[i] == 0) {
-			set[i] = port;
-			return 0;
-		}
-	}
-	return -ENOSPC;
-}
-
 uint64_t
 rte_rand(void)
 {

@@ -221,7 +221,7 @@ class Env:
             f.write("\n".join(rt) + "\n")
         return path
 
-    def gw_start(self, extra_rt=(), wait_addrs=True, side="A"):
+    def gw_start(self, extra_rt=(), wait_addrs=True, side="A", args=()):
         sd = self.SIDES[side]
         sock = self.sock_of(side)
         cfg = self.gw_config(extra_rt, side)
@@ -234,7 +234,7 @@ class Env:
                "--vdev", "net_tap0,iface=%s" % t0,
                "--vdev", "net_tap1,iface=%s" % t1,
                "--", "-f", cfg, "-u", "0x2", "--ctrl", sock,
-               "--host-port", "0:2", "--host-port", "1:3"]
+               "--host-port", "0:2", "--host-port", "1:3"] + list(args)
         log_name = "gw.log" if side == "A" else "gw%s.log" % side
         glog = open(os.path.join(self.d, log_name), "a")
         glog.write("== start: %s\n" % " ".join(cmd))
