@@ -11,8 +11,9 @@ sent before it had its chance.
 
   1. clear traffic for the gateway's own addresses from the unprotected
      port meets the inbound SPD: protect (transport rule 10.77.0.2 ->
-     10.77.0.1; a tunnel rule 10.77.2.0/24 -> 10.77.1.0/24 and a spoofed
-     packet to the LAN address sent on the wire) and discard drop it,
+     10.77.0.1, and fd77::2 -> fd77::1; a tunnel rule 10.77.2.0/24 ->
+     10.77.1.0/24 and a spoofed packet to the LAN address sent on the
+     wire) and discard drop it,
      counted as policy drops; bypass and no rule let it in; IKE (UDP 500,
      UDP 4500 with a zero non-ESP marker) passes whatever the rules.
   2. the host's UDP skips the outbound SPD only as charon's IKE: from a
@@ -170,10 +171,27 @@ def main():
              (peer, p_ike, "10.77.1.254", 500, ike(40)), 2,
              "a tunnel rule 10.77.2.0/24 -> 10.77.1.0/24: clear from 10.77.2.254 to the "
              "LAN address 10.77.1.254, sent on the wire", watch=[(host, h_any)])
+        # the same over IPv6 (the burst's other lookup; ND to the host passes)
+        h6 = host.open("::", 5560)
+        h6_ike = host.open("::", 500)
+        p6 = peer.open("fd77::2", 6060)
+        peer.send(p6, "fd77::1", 5560, "f0")
+        wait_got(host, h6, 1, "clear IPv6 UDP to the host with no rule")
+        env.ctl(stdin="sa in 9 aead_algo aes-128-gcm aead_key %s mode transport "
+                "inner ipv6\n" % KEY)
+        env.ctl("sp", "ipv6", "in", "esp", "protect", "9", "pri", "10", "src", "fd77::2/128",
+                "dst", "fd77::1/128")
+        step(env, host, h6_ike, [(peer, p6, "fd77::1", 5560, "%02x" % i) for i in range(3)],
+             (peer, p6, "fd77::1", 500, ike()), 3,
+             "a protect rule fd77::2 -> fd77::1: clear UDP from fd77::2 (3 sent); IKE to "
+             "500 passes", watch=[(host, h6)])
+        env.ctl("del", "sp", "ipv6", "in", "esp", "protect", "9", "pri", "10", "src",
+                "fd77::2/128", "dst", "fd77::1/128")
         env.ctl("sp", "ipv4", "in", "esp", "discard", "pri", "50", "src", "10.77.0.2/32",
                 "dst", "10.77.0.1/32", "proto", "17:17", "dport", "5555:5555")
         env.ctl("sp", "ipv4", "in", "esp", "bypass", "pri", "60", "src", "10.77.0.2/32",
-                "dst", "10.77.0.1/32", "proto", "17:17", "sport", "6000:6000", "dport", "5555:5555")
+                "dst", "10.77.0.1/32", "proto", "17:17", "sport", "6000:6000", "dport",
+                "5555:5555")
         step(env, host, h_any, [(peer, p_natt, "10.77.0.1", 5555, "cc")],
              (peer, p_wire, "10.77.0.1", 5555, "cd"), 1,
              "a discard rule drops clear UDP for the host, a bypass rule lets it in")
@@ -240,12 +258,13 @@ def main():
                 "fd77::1/128", "proto", "17:17")
         env.ctl("sp", "ipv6", "out", "esp", "bypass", "pri", "1", "src", "fd77::1/128", "dst",
                 "fd77::2/128", "proto", "17:17")
-        h6 = host.open("::", 5560)
-        p6 = peer.open("fd77::2", 6060)
+        for n, i in ((ns["gA"], env.ifn("t1A")), (ns["gB"], env.wb1)):
+            st.sh(["ip", "-6", "neigh", "flush", "dev", i], ns=n)
+        seen6, seen6p = len(host.got(h6)), len(peer.got(p6))
         peer.send(p6, "fd77::1", 5560, "e0")
-        wait_got(host, h6, 1, "IPv6 UDP to the host (gB resolves fd77::1 by ND)")
+        wait_got(host, h6, seen6 + 1, "IPv6 UDP to the host (gB resolves fd77::1 by ND)")
         host.send(h6, "fd77::2", 6060, "e1")
-        wait_got(peer, p6, 1, "IPv6 UDP from the host (its ND through the gateway)")
+        wait_got(peer, p6, seen6p + 1, "IPv6 UDP from the host (its ND through the gateway)")
         log("ok   --host-default discard: IPv6 neighbour discovery works both ways")
         ok = True
     finally:

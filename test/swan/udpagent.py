@@ -39,6 +39,8 @@ def main():
                 fam = socket.AF_INET6 if ":" in req["addr"] else socket.AF_INET
                 s = socket.socket(fam, socket.SOCK_DGRAM)
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if fam == socket.AF_INET6:      # beside an IPv4 socket of the same port
+                    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
                 s.bind((req["addr"], req["port"]))
                 got = []
                 socks.append((s, got))
