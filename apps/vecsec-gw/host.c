@@ -398,9 +398,11 @@ port_in(const uint16_t *set, unsigned int max, uint16_t port_be)
 }
 
 /*
- * Link control the host needs whatever the SPD's default: IPv6 neighbour
- * discovery (RS, RA, NS, NA, redirect: RFC 4861, hop limit 255, so never
- * forwarded), MLD (RFC 2710/3810) and IGMP (RFC 3376), both hop limit 1.
+ * Link control the host needs whatever the rules: IPv6 neighbour discovery
+ * (RS, RA, NS, NA, redirect: RFC 4861, hop limit 255, so never forwarded),
+ * MLD (RFC 2710/3810) and IGMP (RFC 3376), both hop limit 1. To the host it
+ * skips the inbound SPD, as IKE does; from the host it meets the rules but
+ * not --host-default discard. None of it leaves the link.
  */
 static bool
 link_ctl(const struct rte_mbuf *m, int v6, uint8_t proto)
@@ -563,7 +565,8 @@ gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, ui
 /*
  * --host-default discard: the host's traffic no rule matches is dropped
  * where it would cross the boundary (the host's port is unprotected),
- * except the link's own control (neighbour discovery, MLD).
+ * except the link's own control (link_ctl()). Between the host and a
+ * protected port it never meets the wire, and passes as before.
  */
 bool
 gw_host_default_drop(uint16_t tap, const struct rte_mbuf *m, int v6, uint8_t proto)
