@@ -5,7 +5,7 @@
  * Each request is one line, answered like every other request (zero or more
  * lines, then OK or ERR <why>):
  *
- *   hello                  "version 1.3", "boot <16 hex digits>" (new at each
+ *   hello                  "version 1.5", "boot <16 hex digits>" (new at each
  *                          start: a client sees that the gateway restarted and
  *                          lost its SAs), "host on|off" (exception path)
  *   spi alloc MIN MAX [owner NAME]
