@@ -1413,6 +1413,25 @@ gw_conf_parse_file(struct gw_conf *conf, const char *path, unsigned int flags, c
 		snprintf(err, err_len, "%s: contains a NUL byte", path);
 		return -EINVAL;
 	}
+	/*
+	 * A file cut short (read while its writer was still at it) may end in a
+	 * rule that parses, and means something else, once cut: "sp ipv4 out esp
+	 * bypass pri 100" of a longer rule is a catch-all bypass. Every line a
+	 * writer finished ends in '\n'; a last line without one is refused whole.
+	 * An empty file is whole (no rules).
+	 */
+	if (size != 0 && text[size - 1] != '\n') {
+		int line = 1;
+
+		for (size_t i = 0; i < size; i++)
+			line += text[i] == '\n';
+		explicit_bzero(text, size);
+		free(text);
+		snprintf(err, err_len, "%s:%d: the last line does not end with a newline: a file "
+			 "still being written? refused whole (replace the file atomically: write "
+			 "a new one, then rename it over this one)", path, line);
+		return -EINVAL;
+	}
 	if (err[0] == '\0') {
 		rc = gw_conf_parse_string(conf, path, text, err, err_len);
 	} else {
