@@ -71,6 +71,7 @@
 
 #include "gw_dp.h"
 #include "ctrl_ike.h"
+#include "ctrl_path.h"
 #include "gw_log.h"
 
 #include <arpa/inet.h>
@@ -1883,9 +1884,8 @@ static int
 ctrl_dir(const char *path, int gid)
 {
 	mode_t mode = gid >= 0 ? 0750 : 0700;
-	char dir[sizeof(sock_path)];
+	char dir[sizeof(sock_path)], why[sizeof(sock_path) + 64];
 	char *slash;
-	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
@@ -1897,10 +1897,9 @@ ctrl_dir(const char *path, int gid)
 		       strerror(errno));
 		return -errno;
 	}
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+	if (gw_ctrl_dir_check(dir, geteuid(), false, why, sizeof(why)) != 0) {
 		GW_LOG(ERR, "control socket folder %s: not a folder of uid %u that only it can "
-		       "write to; refused", dir, (unsigned int)geteuid());
+		       "write to (%s); refused", dir, (unsigned int)geteuid(), why);
 		return -EPERM;
 	}
 	if ((gid >= 0 && chown(dir, (uid_t)-1, (gid_t)gid) != 0) || chmod(dir, mode) != 0) {

@@ -34,15 +34,21 @@ peer      second gateway, --ctrl-group nogroup: the socket is 0660 group
           through SO_PEERGROUPS) is served; after `chmod 666` of the socket
           (the mode alone is no fence), uid 65534 without the group is
           refused by SO_PEERCRED.
+plant     vecsec-ctl run by a fresh user without XDG_RUNTIME_DIR, whose default
+          folder /tmp/vecsec-gw-UID another user (daemon) made first and
+          listens in: refused, nothing sent (the folder is daemon's); with
+          the folder the user's own but the listener daemon's: refused by
+          SO_PEERCRED, nothing sent.
 
 Every wait has a deadline and ends as soon as its condition holds (the
 socket accepting, an answer line, an event, the exit); none is a fixed
 sleep.
 
 usage: ctrl_hard_check.py GATEWAY_BINARY CTL_BINARY [CHECK ...]
-       (CHECK: dump hangup framing keys ctl idle peer; default all)
+       (CHECK: dump hangup framing keys ctl idle peer plant; default all)
 """
 import os
+import pwd
 import select
 import shutil
 import signal
@@ -527,6 +533,92 @@ def check_peer(gw, ctlbin, tmp):
         gwtest.eal_cleanup(prefix)
 
 
+class Planted:
+    """A listener another user (uid) made at path: counts the bytes any client sends."""
+
+    def __init__(self, path, uid):
+        self.ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.ls.bind(path)
+        os.chmod(path, 0o777)
+        os.seteuid(uid)                        # SO_PEERCRED: who called listen()
+        try:
+            self.ls.listen(16)
+        finally:
+            os.seteuid(0)
+        self.ls.setblocking(False)
+
+    def bytes_sent(self):
+        """What the clients that connected so far sent (they have exited: no waiting)."""
+        n = 0
+        while True:
+            try:
+                c, _ = self.ls.accept()
+            except BlockingIOError:
+                return n
+            c.settimeout(5)
+            while True:
+                b = c.recv(65536)
+                if not b:
+                    break
+                n += len(b)
+            c.close()
+
+    def close(self):
+        self.ls.close()
+
+
+def check_plant(ctlbin, tmp):
+    """The default folder of a user without XDG_RUNTIME_DIR, planted by another user."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or shutil.which("useradd") is None:
+        fail("plant: needs root, setpriv and useradd")
+        return
+    name = "vsctl%d" % (os.getpid() % 100000000)
+    r = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                        "/usr/sbin/nologin", name], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    if r.returncode != 0:
+        fail("plant: useradd %s: %s" % (name, r.stdout.strip()))
+        return
+    lst = None
+    folder = None
+    try:
+        uid = pwd.getpwnam(name).pw_uid
+        ctl2 = os.path.join(tmp, "vecsec-ctl-plant")
+        shutil.copy(ctlbin, ctl2)
+        os.chmod(ctl2, 0o755)
+        folder = "/tmp/vecsec-gw-%d" % uid      # ctrl_path.h: no XDG_RUNTIME_DIR, not root
+        shutil.rmtree(folder, ignore_errors=True)
+        os.mkdir(folder, 0o755)
+        os.chown(folder, DAEMON, DAEMON)
+        lst = Planted(os.path.join(folder, "ctrl.sock"), DAEMON)
+        run = as_user(uid, NOGROUP) + ["env", "-u", "XDG_RUNTIME_DIR", "-u",
+                                       "VECSEC_GW_SOCKET", ctl2, "version"]
+        for what, mode, owner, want in (
+                ("the folder is daemon's", 0o755, DAEMON, "belongs to uid %d" % DAEMON),
+                ("the folder is the user's, the listener daemon's", 0o700, uid,
+                 "runs as uid %d, not as root or uid %d" % (DAEMON, uid))):
+            os.chown(folder, owner, owner)
+            os.chmod(folder, mode)
+            try:
+                r = subprocess.run(run, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   universal_newlines=True, timeout=5)
+            except subprocess.TimeoutExpired:
+                r = None                       # it sent, and waits for an answer
+            sent = lst.bytes_sent()
+            if r is None or r.returncode != 2 or "refused, nothing sent" not in r.stderr or \
+                    want not in r.stderr or sent != 0:
+                fail("plant: %s: %s, %d bytes sent to the planted socket" % (what, show(r),
+                                                                              sent))
+            else:
+                good("plant: %s: %s" % (what, r.stderr.strip()[:110]))
+    finally:
+        if lst is not None:
+            lst.close()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run(["userdel", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def main():
     gw, ctlbin, only = sys.argv[1], sys.argv[2], sys.argv[3:]
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-ctrlhard-")
@@ -556,6 +648,8 @@ def main():
                 fail("%s: %s (gateway rc %s)" % (name, e, proc.poll()))
         if not only or "peer" in only:
             check_peer(gw, ctlbin, tmp)
+        if not only or "plant" in only:
+            check_plant(ctlbin, tmp)
         for name in ("gw", "peer"):
             log = os.path.join(tmp, name + ".log")
             if os.path.exists(log):
