@@ -20,7 +20,14 @@
  * `version` request; 1.1 added `replace sp` and `version`; 1.2 `hello`,
  * `spi alloc`, `query sa`, `flush owner`, `bypass udp`, `natt udp`, `host`
  * and the rule options `owner` and `udp-ports`; 1.3 `show sa`, `reset`,
- * `reload` and the `json` prefix; 1.4 `mem`.
+ * `reload` and the `json` prefix; 1.4 `mem`. Still 1.4 (no request or
+ * answer line changed), the gateway now also closes a client idle for
+ * --ctrl-idle seconds (never a subscriber; a client reconnects), forgets an
+ * `spi alloc` reservation after --spi-timeout seconds (`del sa in N` of a
+ * forgotten one answers ERR "no SA in N"), and `flush owner` of a name that
+ * tagged nothing answers "flushed 0 SA, 0 SP, 0 SPI" without registering it;
+ * `spi alloc ... owner NEW` with the owner table full frees the names that
+ * nothing carries any more.
  */
 #define GW_CTRL_VERSION "1.4"
 
