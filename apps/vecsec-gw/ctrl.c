@@ -53,7 +53,11 @@
  * never raise SIGPIPE; a client that hangs up, or fails a write, is
  * dropped alone. The peer's credentials (SO_PEERCRED, SO_PEERGROUPS) are
  * checked on connect: root, the gateway's own user, or a member of the
- * --ctrl-group group; anyone else gets one ERR line and is closed.
+ * --ctrl-group group; anyone else gets one ERR line and is closed. A client
+ * that neither sent a byte nor had anything to receive for --ctrl-idle
+ * seconds (gw_ctrl_idle_s) is closed without a word, so that clients that
+ * connect and wait cannot hold every slot for good: never a subscriber,
+ * never one whose answer is pending or held (ctrl_ike.h: the history).
  *
  * Keys: request bytes stay in the client's buffer (pages left out of core
  * dumps), which is wiped as each request is consumed; the words and
@@ -71,6 +75,7 @@
 
 #include "gw_dp.h"
 #include "ctrl_ike.h"
+#include "ctrl_path.h"
 #include "gw_log.h"
 
 #include <arpa/inet.h>
@@ -118,6 +123,7 @@ struct gw_ctrl_client {
 	char *out;              /* output not sent yet: out[out_off .. out_len) */
 	size_t out_off, out_len, out_cap;
 	uint64_t stall_ms;      /* since when the output has not moved; 0: it moves */
+	uint64_t seen_ms;       /* its last byte in or out (--ctrl-idle) */
 	struct held *held;      /* answers waiting for the SPD commit (spd_commit) */
 	unsigned int nheld, cap_held;
 	size_t in_len;
@@ -147,6 +153,7 @@ static struct gw_ctrl_client *clients[CTRL_MAX_CLIENTS];
 static unsigned int nb_clients, nb_subs;
 static struct ctrl_req *req;    /* one request at a time, in secret memory */
 
+unsigned int gw_ctrl_idle_s = GW_CTRL_IDLE_S_DEFAULT;
 static int listen_fd = -1;
 static int ctrl_gid = -1;       /* --ctrl-group, -1 none */
 static pthread_t ctrl_tid;
@@ -1571,6 +1578,7 @@ client_flush(struct gw_ctrl_client *c)
 		if (n > 0) {
 			c->out_off += (size_t)n;
 			c->stall_ms = 0;
+			c->seen_ms = now_ms();
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -1634,6 +1642,7 @@ client_read(struct gw_ctrl_client *c)
 
 		if (n > 0) {
 			c->in_len += (size_t)n;
+			c->seen_ms = now_ms();
 			continue;
 		}
 		if (n == 0) {
@@ -1663,6 +1672,7 @@ client_new(int fd)
 	if (c == NULL)
 		return NULL;
 	c->fd = fd;
+	c->seen_ms = now_ms();
 	return c;
 }
 
@@ -1712,6 +1722,19 @@ peer_allowed(int fd, struct ucred *cr)
 	if (groups != small)
 		free(groups);
 	return ok;
+}
+
+/*
+ * Idle past --ctrl-idle: nothing came from it, nothing went to it, nothing
+ * of its is pending (output, answers held for the SPD batch) and it is no
+ * subscriber (`monitor`, charon's event stream: quiet until an SA expires).
+ * A partial request that stopped coming counts as idle.
+ */
+static bool
+client_idle(const struct gw_ctrl_client *c, uint64_t now)
+{
+	return gw_ctrl_idle_s != 0 && !c->sub && !client_pending(c) && c->nheld == 0 &&
+		now > c->seen_ms && now - c->seen_ms >= (uint64_t)gw_ctrl_idle_s * 1000;
 }
 
 /* Send a line to a client we are about to close, without waiting. */
@@ -1851,6 +1874,11 @@ ctrl_main(void *arg)
 				       "move for %d s", CTRL_STALL_MS / 1000);
 				rc = -1;
 			}
+			if (rc == 0 && client_idle(c, now)) {
+				GW_LOG(NOTICE, "control: a client closed: idle for %u s (--ctrl-idle)",
+				       gw_ctrl_idle_s);
+				rc = -1;
+			}
 			if (rc < 0)
 				c->dead = true;
 			busy = busy || rc > 0;
@@ -1883,9 +1911,8 @@ static int
 ctrl_dir(const char *path, int gid)
 {
 	mode_t mode = gid >= 0 ? 0750 : 0700;
-	char dir[sizeof(sock_path)];
+	char dir[sizeof(sock_path)], why[sizeof(sock_path) + 64];
 	char *slash;
-	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
@@ -1897,10 +1924,9 @@ ctrl_dir(const char *path, int gid)
 		       strerror(errno));
 		return -errno;
 	}
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+	if (gw_ctrl_dir_check(dir, geteuid(), false, why, sizeof(why)) != 0) {
 		GW_LOG(ERR, "control socket folder %s: not a folder of uid %u that only it can "
-		       "write to; refused", dir, (unsigned int)geteuid());
+		       "write to (%s); refused", dir, (unsigned int)geteuid(), why);
 		return -EPERM;
 	}
 	if ((gid >= 0 && chown(dir, (uid_t)-1, (gid_t)gid) != 0) || chmod(dir, mode) != 0) {

@@ -11,7 +11,12 @@
  *   spi alloc MIN MAX [owner NAME]
  *                          reserve an inbound SPI in [MIN, MAX] that no inbound
  *                          SA and no other reservation has: "spi N". `del sa
- *                          in N` frees it (with or without an SA added).
+ *                          in N` frees it (with or without an SA added); so
+ *                          does time: --spi-timeout seconds after it was made
+ *                          (a larval SA's life, as the kernel's acquires; an
+ *                          SA added with N holds N by itself). A new owner
+ *                          NAME when all 31 are taken frees the names that
+ *                          nothing carries any more (owner_sweep)
  *   query sa in|out SPI    "sa in|out SPI packets P bytes B last-use T
  *                          soft-expired 0|1 hard-expired 0|1": the data plane's
  *                          counters (those of `stats`), T the CLOCK_MONOTONIC
@@ -19,7 +24,9 @@
  *   flush owner NAME       remove every SA, SP rule and SPI reservation tagged
  *                          `owner NAME` in one SPD swap ("flushed N SA, M SP,
  *                          K SPI"), and (1.5) its bypass and NAT-T ports: a
- *                          restarted daemon clears what its predecessor left
+ *                          restarted daemon clears what its predecessor left.
+ *                          A name nothing was ever tagged with flushes
+ *                          nothing and is not registered
  *   bypass udp PORT [owner NAME]
  *                          PORT is an IKE socket's: the host's IKE from it
  *                          (from the host's address on that tap, to an IKE
@@ -57,12 +64,42 @@
 struct spi_res {
 	uint32_t spi;
 	uint8_t owner;
+	uint64_t expires_ms;    /* CLOCK_MONOTONIC; UINT64_MAX: never (--spi-timeout 0) */
 };
 
 /* inbound SPIs reserved by `spi alloc`, unordered, an array that grows; control thread only */
 static struct spi_res *res;
 static unsigned int nb_res, cap_res;
 static uint64_t boot_id;
+unsigned int gw_spi_timeout_s = GW_SPI_TIMEOUT_S_DEFAULT;
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Forget the reservations past --spi-timeout: a client that reserves and
+ * never adds nor deletes (a daemon that died in an exchange, or one that
+ * hoards) must not keep the table full for good. O(reservations), at each
+ * 1.2 request: as cheap as the lookups spi alloc does anyway.
+ */
+static void
+res_expire(void)
+{
+	uint64_t now = mono_ms();
+
+	for (unsigned int i = 0; i < nb_res;) {
+		if (res[i].expires_ms <= now)
+			res[i] = res[--nb_res];
+		else
+			i++;
+	}
+}
 
 /*
  * The registered ports' owners (0: none, such a port stays until deleted),
@@ -98,6 +135,36 @@ gw_ike_spi_release(uint8_t dir, uint32_t spi)
 	return true;
 }
 
+/*
+ * The owner table is full: free the names nothing carries any more, so that
+ * names tagged only on reservations that expired, or on SAs and rules since
+ * deleted, do not fill it for good. Every holder of an owner id must be
+ * marked here: the SAs and SP rules of the live configuration (the control
+ * thread holds the control-plane lock: no reload is half-way), the
+ * reservations and the bypass and NAT-T ports.
+ */
+static void
+owner_sweep(void)
+{
+	const struct gw_conf *c = gw.conf;
+	bool used[GW_MAX_OWNERS] = { false };
+
+	for (unsigned int i = 0; i < c->nb_sa; i++)
+		if (!c->sa[i].deleted)
+			used[c->sa[i].owner] = true;
+	for (unsigned int i = 0; i < gw.nb_sa; i++)
+		if (gw.sa[i].active)
+			used[gw.sa_cold[i].owner] = true;
+	for (unsigned int j = 0; j < c->nb_sp; j++)
+		used[c->sp[j].owner] = true;
+	for (unsigned int i = 0; i < nb_res; i++)
+		used[res[i].owner] = true;
+	for (int k = 0; k < 2; k++)
+		for (unsigned int i = 0; i < RTE_DIM(port_owner[k]); i++)
+			used[port_owner[k][i]] = true;
+	gw_owner_forget(used);
+}
+
 static bool
 spi_free(uint32_t spi)
 {
@@ -120,6 +187,10 @@ cmd_spi_alloc(const char *line, FILE *out, char *err, size_t err_len)
 		return -EINVAL;
 	}
 	if (n == 3 && (id = gw_owner_id(owner)) < 0) {
+		owner_sweep();          /* full? names nothing carries come free */
+		id = gw_owner_id(owner);
+	}
+	if (n == 3 && id < 0) {
 		snprintf(err, err_len, "bad owner name (or too many owners)");
 		return -EINVAL;
 	}
@@ -165,6 +236,8 @@ cmd_spi_alloc(const char *line, FILE *out, char *err, size_t err_len)
 	}
 	res[nb_res].spi = spi;
 	res[nb_res].owner = (uint8_t)id;
+	res[nb_res].expires_ms = gw_spi_timeout_s == 0 ? UINT64_MAX :
+		mono_ms() + (uint64_t)gw_spi_timeout_s * 1000;
 	nb_res++;
 	fprintf(out, "spi %u\n", spi);
 	return 0;
@@ -224,10 +297,15 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 		snprintf(err, err_len, "usage: flush owner NAME");
 		return -EINVAL;
 	}
-	id = gw_owner_id(name);
-	if (id < 0) {
-		snprintf(err, err_len, "bad owner name (or too many owners)");
+	/* only a known name: flushing must not fill the owner table */
+	id = gw_owner_find(name);
+	if (id == -EINVAL) {
+		snprintf(err, err_len, "bad owner name");
 		return -EINVAL;
+	}
+	if (id < 0) {           /* nothing was ever tagged with it: nothing to flush */
+		fprintf(out, "flushed 0 SA, 0 SP, 0 SPI\n");
+		return 0;
 	}
 	gone = malloc(((size_t)c->nb_sa + 1) * sizeof(*gone));
 	if (gone == NULL) {
@@ -354,6 +432,10 @@ cmd_port(const char *line, bool natt, char *err, size_t err_len)
 		return 0;
 	}
 	if (n == 4 && (id = gw_owner_id(name)) < 0) {
+		owner_sweep();          /* full? names nothing carries come free */
+		id = gw_owner_id(name);
+	}
+	if (n == 4 && id < 0) {
 		snprintf(err, err_len, "bad owner name (or too many owners)");
 		return -EINVAL;
 	}
@@ -379,6 +461,7 @@ gw_ctrl_ike(const char *w0, const char *w1, const char *line, FILE *out, char *e
 {
 	if (boot_id == 0)
 		boot_id = rte_rand() | 1;
+	res_expire();
 	if (strcmp(w0, "hello") == 0) {
 		fprintf(out, "version %s\nboot %016" PRIx64 "\nhost %s\n", GW_CTRL_VERSION, boot_id,
 			gw_host_on ? "on" : "off");

@@ -22,7 +22,13 @@
  * and the rule options `owner` and `udp-ports`; 1.3 `show sa`, `reset`,
  * `reload` and the `json` prefix; 1.4 `mem`; 1.5 `bypass|natt udp PORT del`,
  * `owner NAME` on them (`flush owner` takes the ports too) and the `host`
- * line "host default bypass|discard".
+ * line "host default bypass|discard". Since 1.5 the gateway also closes a
+ * client idle for --ctrl-idle seconds (never a subscriber; a client
+ * reconnects), forgets an `spi alloc` reservation after --spi-timeout
+ * seconds (`del sa in N` of a forgotten one answers ERR "no SA in N"), and
+ * `flush owner` of a name that tagged nothing answers "flushed 0 SA, 0 SP,
+ * 0 SPI" without registering it; `spi alloc ... owner NEW` with the owner
+ * table full frees the names that nothing carries any more.
  */
 #define GW_CTRL_VERSION "1.5"
 

@@ -206,6 +206,13 @@ int gw_conf_ignored_text(const struct gw_conf *conf, const char *name, unsigned 
 #define GW_OWNER_LEN 32
 /* The id of name (added if new), or -1 if invalid or the table is full. */
 int gw_owner_id(const char *name);
+/* The id of name if it is known (never added): -EINVAL if invalid, -ENOENT if unknown. */
+int gw_owner_find(const char *name);
+/*
+ * Free every id i (1 .. GW_MAX_OWNERS - 1) with !used[i]: nothing carries it
+ * any more (the caller knows every holder); a later gw_owner_id() reuses it.
+ */
+void gw_owner_forget(const bool *used);
 /* The name of id, "" for 0 or unknown. */
 const char *gw_owner_name(uint8_t id);
 /* Find an SA (not deleted) by direction and SPI, NULL if none; O(1). */

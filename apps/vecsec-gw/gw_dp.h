@@ -350,6 +350,17 @@ void gw_sa_telemetry(const struct gw_dp *dp, struct gw_sa *s, bool marked);
  */
 int gw_ctrl_start(const char *path, int gid, bool own_dir);
 void gw_ctrl_stop(void);
+/*
+ * --ctrl-idle S (ctrl.c): a client that sent nothing and had nothing to
+ * receive for S seconds is closed (never a subscriber, never one whose
+ * answer is on its way); 0: never. --spi-timeout S (ctrl_ike.c): an `spi
+ * alloc` reservation is forgotten S seconds after it was made (an SA added
+ * with its SPI holds the SPI on its own); 0: never.
+ */
+#define GW_CTRL_IDLE_S_DEFAULT 60
+#define GW_SPI_TIMEOUT_S_DEFAULT 30
+extern unsigned int gw_ctrl_idle_s;
+extern unsigned int gw_spi_timeout_s;
 /* Rules added through the control socket get "lines" from here on (reload.c keeps them). */
 #define GW_CTRL_LINE_BASE (1 << 30)
 bool gw_ctrl_origin(int line);

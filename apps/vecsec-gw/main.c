@@ -80,6 +80,7 @@ static char demo_text[8192];
 /* long options without a short letter */
 enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT, OPT_SPD_CACHE, OPT_SAD_CACHE };
 enum { OPT_HOST_DEFAULT = 320 };
+enum { OPT_CTRL_IDLE = 330, OPT_SPI_TIMEOUT };
 
 struct opts {
 	const char *cfg_file;
@@ -172,6 +173,12 @@ usage(const char *prog)
 	       "                     0700. Root and this process's user may use it\n"
 	       "  --ctrl-group NAME  members of group NAME (or GID) may use it too\n"
 	       "                     (socket 0660, folder 0750, group NAME)\n"
+	       "  --ctrl-idle S      close a control client idle for S seconds (default "
+	       RTE_STR(GW_CTRL_IDLE_S_DEFAULT) ";\n"
+	       "                     0: never; never a subscriber)\n"
+	       "  --spi-timeout S    forget an `spi alloc` reservation no SA took after S\n"
+	       "                     seconds (default " RTE_STR(GW_SPI_TIMEOUT_S_DEFAULT)
+	       ", as Linux's larval SAs; 0: never)\n"
 	       "  --allow-unprotected-keys\n"
 	       "                     read -f FILE even when group or others can write it, or\n"
 	       "                     another user owns it (refused otherwise: they could\n"
@@ -286,6 +293,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "stats-file", required_argument, NULL, 'S' },
 		{ "ctrl", required_argument, NULL, 'T' },
 		{ "ctrl-group", required_argument, NULL, 'O' },
+		{ "ctrl-idle", required_argument, NULL, OPT_CTRL_IDLE },
+		{ "spi-timeout", required_argument, NULL, OPT_SPI_TIMEOUT },
 		{ "stats-interval", required_argument, NULL, 'i' },
 		{ "rate-interval", required_argument, NULL, 'r' },
 		{ "ipsec-telemetry", required_argument, NULL, 'y' },
@@ -538,6 +547,23 @@ parse_args(int argc, char **argv, struct opts *o)
 				gw.max_sp = (unsigned int)n;
 			else
 				gw.max_rt = (unsigned int)n;
+			break;
+		}
+		case OPT_CTRL_IDLE:
+		case OPT_SPI_TIMEOUT: {
+			unsigned long n = strtoul(optarg, &end, 10);
+			const char *name = c == OPT_CTRL_IDLE ? "--ctrl-idle" : "--spi-timeout";
+
+			if (*end != '\0' || errno != 0 || optarg[0] < '0' || optarg[0] > '9' ||
+			    n > 86400) {
+				fprintf(stderr, "vecsec-gw: %s %s: seconds, 0..86400\n", name,
+					optarg);
+				return -1;
+			}
+			if (c == OPT_CTRL_IDLE)
+				gw_ctrl_idle_s = (unsigned int)n;
+			else
+				gw_spi_timeout_s = (unsigned int)n;
 			break;
 		}
 		case OPT_SPD_CACHE:

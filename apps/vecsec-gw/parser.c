@@ -154,26 +154,55 @@ gw_token_quote(const char *tok, const char *prev)
 	return public_shape(tok) ? tok : HIDDEN;
 }
 
-/* vecsec: owner tags; names only grow (an id stays valid while rules carry it) */
+/*
+ * vecsec: owner tags. A name keeps its id while anything carries it; the
+ * control thread frees the names nothing carries any more when the table is
+ * full (gw_owner_forget(), "" marks a free id).
+ */
 static char owner_names[GW_MAX_OWNERS][GW_OWNER_LEN];
 static unsigned int nb_owners = 1;      /* id 0: none */
 
 int
-gw_owner_id(const char *name)
+gw_owner_find(const char *name)
 {
 	size_t len = strlen(name);
 
 	if (len == 0 || len >= GW_OWNER_LEN ||
 			strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				"0123456789_.-") != len)
-		return -1;
+		return -EINVAL;
 	for (unsigned int i = 1; i < nb_owners; i++)
 		if (strcmp(owner_names[i], name) == 0)
 			return (int)i;
+	return -ENOENT;
+}
+
+int
+gw_owner_id(const char *name)
+{
+	size_t len = strlen(name);
+	int id = gw_owner_find(name);
+
+	if (id != -ENOENT)
+		return id < 0 ? -1 : id;
+	for (unsigned int i = 1; i < nb_owners; i++) {
+		if (owner_names[i][0] == '\0') {      /* freed: reused */
+			memcpy(owner_names[i], name, len + 1);
+			return (int)i;
+		}
+	}
 	if (nb_owners == GW_MAX_OWNERS)
 		return -1;
 	memcpy(owner_names[nb_owners], name, len + 1);
 	return (int)nb_owners++;
+}
+
+void
+gw_owner_forget(const bool *used)
+{
+	for (unsigned int i = 1; i < nb_owners; i++)
+		if (!used[i])
+			owner_names[i][0] = '\0';
 }
 
 const char *
@@ -1411,6 +1440,25 @@ gw_conf_parse_file(struct gw_conf *conf, const char *path, unsigned int flags, c
 		explicit_bzero(text, size);
 		free(text);
 		snprintf(err, err_len, "%s: contains a NUL byte", path);
+		return -EINVAL;
+	}
+	/*
+	 * A file cut short (read while its writer was still at it) may end in a
+	 * rule that parses, and means something else, once cut: "sp ipv4 out esp
+	 * bypass pri 100" of a longer rule is a catch-all bypass. Every line a
+	 * writer finished ends in '\n'; a last line without one is refused whole.
+	 * An empty file is whole (no rules).
+	 */
+	if (size != 0 && text[size - 1] != '\n') {
+		int line = 1;
+
+		for (size_t i = 0; i < size; i++)
+			line += text[i] == '\n';
+		explicit_bzero(text, size);
+		free(text);
+		snprintf(err, err_len, "%s:%d: the last line does not end with a newline: a file "
+			 "still being written? refused whole (replace the file atomically: write "
+			 "a new one, then rename it over this one)", path, line);
 		return -EINVAL;
 	}
 	if (err[0] == '\0') {

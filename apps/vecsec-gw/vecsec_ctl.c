@@ -21,12 +21,21 @@
  * JSON where the request has one, else {"ok": ...}); -i S: the command
  * again every S seconds (-c N times; stats rates and counters as they go).
  *
+ * The gateway is trusted before anything is sent: the socket's folder must
+ * be this user's or root's and writable by nobody else (ctrl_path.h, as the
+ * gateway checks it: another user could have made /tmp/vecsec-gw-UID first
+ * and listen there), and the listener's credentials (SO_PEERCRED) root or
+ * this user. Otherwise nothing is sent (exit 2). With -i each repetition
+ * connects anew (an idle connection may have been closed by the gateway).
+ *
  * Options are parsed here, up to the first word that is not one (or "--"):
  * an unknown option is refused, never sent as a request.
  *
  * No stdio stream touches the socket or the request lines: they are read
  * and sent from buffers of our own, wiped before exit.
  */
+#define _GNU_SOURCE             /* struct ucred */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -268,6 +277,62 @@ line_has_key(const char *line, size_t len)
 	return key;
 }
 
+/*
+ * Connect to the gateway at path, once it is trusted (see the head of this
+ * file); the socket, or -1 after a message (nothing was sent).
+ */
+static int
+ctl_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[sizeof(sa.sun_path)], why[sizeof(sa.sun_path) + 64];
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "vecsec-ctl: socket path too long\n");
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	if (gw_ctrl_path_dir(path, dir, sizeof(dir)) != 0) {
+		fprintf(stderr, "vecsec-ctl: socket path too long\n");
+		return -1;
+	}
+	rc = gw_ctrl_dir_check(dir, geteuid(), true, why, sizeof(why));
+	if (rc == -EPERM) {
+		fprintf(stderr, "vecsec-ctl: %s: refused, nothing sent: the socket's folder %s "
+			"(another user could have put the socket there)\n", path, why);
+		return -1;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "vecsec-ctl: cannot reach %s: %s\n", path, strerror(-rc));
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		fprintf(stderr, "vecsec-ctl: cannot reach %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* the gateway runs as root or as this user; anyone else may not read our requests */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || len != sizeof(cr)) {
+		fprintf(stderr, "vecsec-ctl: %s: refused, nothing sent: no peer credentials "
+			"(%s)\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (cr.uid != 0 && cr.uid != geteuid()) {
+		fprintf(stderr, "vecsec-ctl: %s: refused, nothing sent: the listener (pid %d) "
+			"runs as uid %u, not as root or uid %u: not a gateway of ours\n", path,
+			(int)cr.pid, (unsigned int)cr.uid, (unsigned int)geteuid());
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void
 usage(const char *prog)
 {
@@ -457,7 +522,6 @@ parse_num(const char *arg, double min, double max, double *v)
 int
 main(int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = getenv("VECSEC_GW_SOCKET");
 	const char *file = NULL, *prefix = NULL;
 	static const struct option lo[] = {
@@ -471,7 +535,7 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char def[sizeof(sa.sun_path)];
+	char def[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	double interval = 0, count = 0;
 	int c, fd, i, rc;
 
@@ -543,18 +607,9 @@ main(int argc, char **argv)
 		}
 		path = def;
 	}
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "vecsec-ctl: socket path too long\n");
+	fd = ctl_connect(path);
+	if (fd < 0)
 		return 2;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "vecsec-ctl: cannot reach %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 2;
-	}
 	ans.fd = fd;
 	if (i < argc) {
 		for (unsigned long k = 1;; k++) {
@@ -566,6 +621,15 @@ main(int argc, char **argv)
 			if (rc == 2 || interval == 0 || (count > 0 && (double)k >= count))
 				break;
 			nanosleep(&ts, NULL);
+			/* a new connection each time: the gateway closes idle ones */
+			close(fd);
+			memset(&ans, 0, sizeof(ans));
+			fd = ctl_connect(path);
+			if (fd < 0) {
+				wipe_all();
+				return 2;
+			}
+			ans.fd = fd;
 		}
 	} else {
 		rc = from_lines(fd, file);

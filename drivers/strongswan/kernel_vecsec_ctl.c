@@ -7,8 +7,16 @@
  * printable text, bounded size, a last line "OK..." or "ERR ..."; anything
  * else is a malformed answer, logged and treated as a failure.
  *
+ * Requests carry keys, so the listener is checked before anything is sent:
+ * its credentials (SO_PEERCRED) must be root's (vecsec-gw runs as root) or
+ * charon's own user's; another user who got a socket to the path first
+ * (a folder it could write to) is refused and logged.
+ *
  * Copyright (c) 2026, the vecsec authors
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* struct ucred */
+#endif
 #include "kernel_vecsec_ctl.h"
 
 #include <errno.h>
@@ -40,6 +48,8 @@ static int
 connect_to(private_kernel_vecsec_ctl_t *this)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred cr = { .pid = 0 };
+	socklen_t len = sizeof(cr);
 	int fd;
 
 	if (strlen(this->path) >= sizeof(sa.sun_path)) {
@@ -55,6 +65,17 @@ connect_to(private_kernel_vecsec_ctl_t *this)
 
 		close(fd);
 		errno = e;
+		return -1;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || len != sizeof(cr) ||
+	    (cr.uid != 0 && cr.uid != geteuid())) {
+		DBG1(DBG_KNL, "kernel-vecsec: refused the listener at %s: pid %d uid %u is not "
+		     "root or charon's uid %u (not vecsec-gw?); nothing sent", this->path,
+		     len == sizeof(cr) ? (int)cr.pid : -1,
+		     len == sizeof(cr) ? (unsigned int)cr.uid : (unsigned int)-1,
+		     (unsigned int)geteuid());
+		close(fd);
+		errno = EPERM;
 		return -1;
 	}
 	return fd;

@@ -235,7 +235,8 @@ def main():
                                        ("\n" if rnd.random() < 0.8 else ""))
             rc, out = run(gw, path)
             if rc not in (0, 1) or "Sanitizer" in out or \
-                    (rc == 1 and "token" not in out and "rule" not in out):
+                    (rc == 1 and "token" not in out and "rule" not in out and
+                     "does not end with a newline" not in out):
                 crashes += 1
                 if crashes < 4:
                     print("FAIL: random config %d: rc %d: %s\n%s" % (i, rc,
@@ -246,7 +247,29 @@ def main():
         else:
             print("ok   300 random configurations: each accepted or refused with a message")
 
-        # missing file and empty file
+        # a file cut short (its writer not done): refused whole, with the file and the
+        # line, even where the cut rule parses (here a catch-all bypass); whole, it passes
+        for text, line in (("sp ipv4 out esp bypass pri 100", 1),
+                           ("# routes\nrt ipv4 dst 10.0.0.0/8 port 0\n"
+                            "sp ipv4 out esp bypass pri 100", 3),
+                           ("sp ipv4 out esp bypass pri 100 dst 10.9.0.0/16\n\n# end", 3)):
+            count += 2
+            path = gwtest.write_config(os.path.join(tmp, "cut.cfg"), text)
+            rc, out = run(gw, path)
+            want = "%s:%d: the last line does not end with a newline" % (path, line)
+            if rc != 1 or want not in out or "rename" not in out:
+                print("FAIL: a file cut short (%r): want exit 1 and '%s', got %d: %s" %
+                      (text[-30:], want, rc, out.strip()))
+                fails += 1
+            else:
+                print("ok   cut short, refused: %s" % out.strip().replace(tmp + "/", ""))
+            gwtest.write_config(path, text + "\n")
+            rc, out = run(gw, path)
+            if rc != 0 or ": OK:" not in out:
+                print("FAIL: the same file whole: rc %d: %s" % (rc, out.strip()))
+                fails += 1
+
+        # missing file and empty file (no rules, whole: accepted)
         count += 2
         rc, out = run(gw, os.path.join(tmp, "nonexistent.cfg"))
         if rc == 0 or "cannot open" not in out:

@@ -34,15 +34,29 @@ peer      second gateway, --ctrl-group nogroup: the socket is 0660 group
           through SO_PEERGROUPS) is served; after `chmod 666` of the socket
           (the mode alone is no fence), uid 65534 without the group is
           refused by SO_PEERCRED.
+plant     vecsec-ctl run by a fresh user without XDG_RUNTIME_DIR, whose default
+          folder /tmp/vecsec-gw-UID another user (daemon) made first and
+          listens in: refused, nothing sent (the folder is daemon's); with
+          the folder the user's own but the listener daemon's: refused by
+          SO_PEERCRED, nothing sent.
+reap      third gateway, --ctrl-idle 1 --spi-timeout 3: a subscriber and 15
+          idle clients fill every slot; the idle ones are closed, a new
+          client is served, the subscriber stays; 8 subscribers that hang up
+          leave room for 8 more; an `spi alloc` reservation comes free after
+          3 s, one whose SA was added does not; 40 `flush owner` of unknown
+          names register none (a new owner still fits); owner names carried
+          only by reservations come free once those expired (a name an SA
+          carries stays).
 
 Every wait has a deadline and ends as soon as its condition holds (the
 socket accepting, an answer line, an event, the exit); none is a fixed
 sleep.
 
 usage: ctrl_hard_check.py GATEWAY_BINARY CTL_BINARY [CHECK ...]
-       (CHECK: dump hangup framing keys ctl idle peer; default all)
+       (CHECK: dump hangup framing keys ctl idle peer plant reap; default all)
 """
 import os
+import pwd
 import select
 import shutil
 import signal
@@ -527,6 +541,243 @@ def check_peer(gw, ctlbin, tmp):
         gwtest.eal_cleanup(prefix)
 
 
+class Planted:
+    """A listener another user (uid) made at path: counts the bytes any client sends."""
+
+    def __init__(self, path, uid):
+        self.ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.ls.bind(path)
+        os.chmod(path, 0o777)
+        os.seteuid(uid)                        # SO_PEERCRED: who called listen()
+        try:
+            self.ls.listen(16)
+        finally:
+            os.seteuid(0)
+        self.ls.setblocking(False)
+
+    def bytes_sent(self):
+        """What the clients that connected so far sent (they have exited: no waiting)."""
+        n = 0
+        while True:
+            try:
+                c, _ = self.ls.accept()
+            except BlockingIOError:
+                return n
+            c.settimeout(5)
+            while True:
+                b = c.recv(65536)
+                if not b:
+                    break
+                n += len(b)
+            c.close()
+
+    def close(self):
+        self.ls.close()
+
+
+def check_plant(ctlbin, tmp):
+    """The default folder of a user without XDG_RUNTIME_DIR, planted by another user."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or shutil.which("useradd") is None:
+        fail("plant: needs root, setpriv and useradd")
+        return
+    name = "vsctl%d" % (os.getpid() % 100000000)
+    r = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                        "/usr/sbin/nologin", name], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    if r.returncode != 0:
+        fail("plant: useradd %s: %s" % (name, r.stdout.strip()))
+        return
+    lst = None
+    folder = None
+    try:
+        uid = pwd.getpwnam(name).pw_uid
+        ctl2 = os.path.join(tmp, "vecsec-ctl-plant")
+        shutil.copy(ctlbin, ctl2)
+        os.chmod(ctl2, 0o755)
+        folder = "/tmp/vecsec-gw-%d" % uid      # ctrl_path.h: no XDG_RUNTIME_DIR, not root
+        shutil.rmtree(folder, ignore_errors=True)
+        os.mkdir(folder, 0o755)
+        os.chown(folder, DAEMON, DAEMON)
+        lst = Planted(os.path.join(folder, "ctrl.sock"), DAEMON)
+        run = as_user(uid, NOGROUP) + ["env", "-u", "XDG_RUNTIME_DIR", "-u",
+                                       "VECSEC_GW_SOCKET", ctl2, "version"]
+        for what, mode, owner, want in (
+                ("the folder is daemon's", 0o755, DAEMON, "belongs to uid %d" % DAEMON),
+                ("the folder is the user's, the listener daemon's", 0o700, uid,
+                 "runs as uid %d, not as root or uid %d" % (DAEMON, uid))):
+            os.chown(folder, owner, owner)
+            os.chmod(folder, mode)
+            try:
+                r = subprocess.run(run, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   universal_newlines=True, timeout=5)
+            except subprocess.TimeoutExpired:
+                r = None                       # it sent, and waits for an answer
+            sent = lst.bytes_sent()
+            if r is None or r.returncode != 2 or "refused, nothing sent" not in r.stderr or \
+                    want not in r.stderr or sent != 0:
+                fail("plant: %s: %s, %d bytes sent to the planted socket" % (what, show(r),
+                                                                              sent))
+            else:
+                good("plant: %s: %s" % (what, r.stderr.strip()[:110]))
+    finally:
+        if lst is not None:
+            lst.close()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run(["userdel", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def one(sock, line, timeout=10.0):
+    """One request on a connection of its own (an idle one would be closed): its answer."""
+    c = Conn(sock)
+    try:
+        c.send(line.encode() + b"\n")
+        return c.answer(timeout)
+    except OSError:                            # refused and closed before it was sent
+        return None
+    finally:
+        c.close()
+
+
+def until(fn, timeout=20.0):
+    """fn() until it returns something true, or the deadline; its last value."""
+    end = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v or time.monotonic() > end:
+            return v
+        time.sleep(0.05)
+
+
+def subscriber(sock):
+    """A connection subscribed to the events, or None if refused."""
+    c = Conn(sock)
+    try:
+        c.send(b"subscribe\n")
+        if c.answer() == ["OK"]:
+            return c
+    except OSError:
+        pass
+    c.close()
+    return None
+
+
+def closed(c, timeout):
+    """Did the gateway close c (EOF within timeout)?"""
+    if not select.select([c.s], [], [], timeout)[0]:
+        return False
+    try:
+        return c.s.recv(4096) == b""
+    except OSError:
+        return True
+
+
+def check_reap(gw, tmp):
+    proc, sock, prefix = start_gw(gw, tmp, "reap", ["--ctrl-idle", "1", "--spi-timeout", "3"])
+    if proc is None:
+        return
+    conns = []
+    try:
+        # every slot: one subscriber, 15 clients that never send a byte
+        sub = Conn(sock)
+        conns.append(sub)
+        sub.send(b"subscribe\n")
+        if sub.answer() != ["OK"]:
+            fail("reap: the first subscriber is refused")
+            return
+        conns += [Conn(sock) for _ in range(15)]
+        a = until(lambda: (lambda x: x if x == [VERSION, "OK"] else None)(one(sock, "version")))
+        if a != [VERSION, "OK"]:
+            fail("reap: no slot comes free from 15 idle clients: %s" % a)
+        elif not all(closed(c, 5) for c in conns[1:]):
+            fail("reap: a client served, but not every idle one was closed")
+        elif closed(sub, 0):
+            fail("reap: the subscriber was closed with the idle clients")
+        else:
+            good("reap: 15 idle clients closed after --ctrl-idle 1, the next one served, "
+                 "the subscriber kept")
+        for c in conns:                        # (left open when they were not closed)
+            c.close()
+        # subscribers that hang up free their slots (freed as the gateway sees the
+        # hangups: a refused one is asked again until then)
+        refused = None
+        for rnd in range(2):
+            subs = []
+            for _ in range(8):
+                c = until(lambda: subscriber(sock)) if refused is None else None
+                if c is None:
+                    refused = refused or "round %d, subscriber %d" % (rnd, len(subs) + 1)
+                    break
+                subs.append(c)
+            for c in subs:
+                c.close()
+        if refused:
+            fail("reap: %s refused (slots of subscribers that hung up not freed?)" % refused)
+        else:
+            good("reap: 8 subscribers hung up, 8 more subscribed")
+        # SPI reservations expire; one an SA took stays taken (by the SA)
+        a1, a2 = one(sock, "spi alloc 100 100"), one(sock, "spi alloc 200 200")
+        sa = one(sock, "sa in 200 aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                 "src 172.31.2.1 dst 172.31.1.1 inner ipv4 owner keep" % HEXKEY)
+        a3 = one(sock, "spi alloc 100 100")
+        if a1 != ["spi 100", "OK"] or a2 != ["spi 200", "OK"] or sa != ["OK"] or \
+                a3 is None or not a3[-1].startswith("ERR no free SPI"):
+            fail("reap: reservations: %s %s, sa %s, again %s" % (a1, a2, sa, a3))
+        else:
+            t0 = time.monotonic()
+            a = until(lambda: (lambda x: x if x == ["spi 100", "OK"] else None)(
+                one(sock, "spi alloc 100 100")))
+            took = time.monotonic() - t0
+            b = one(sock, "spi alloc 200 200")
+            if a != ["spi 100", "OK"]:
+                fail("reap: the reservation of SPI 100 never expires")
+            elif b is None or not b[-1].startswith("ERR no free SPI"):
+                fail("reap: SPI 200 of an SA given out again: %s" % b)
+            else:
+                good("reap: SPI 100's reservation forgotten after %.1f s more (--spi-timeout "
+                     "3), SPI 200 kept by its SA" % took)
+        # flush of names nothing carries registers none
+        bad = [n for n in range(40) if one(sock, "flush owner gone%d" % n) !=
+               ["flushed 0 SA, 0 SP, 0 SPI", "OK"]]
+        a = one(sock, "spi alloc 300 300 owner fresh")
+        f = one(sock, "flush owner fresh")
+        if bad or a != ["spi 300", "OK"] or f != ["flushed 0 SA, 0 SP, 1 SPI", "OK"]:
+            fail("reap: flush of unknown owners: %d not 'flushed 0', then owner fresh: %s, "
+                 "flush: %s" % (len(bad), a, f))
+        else:
+            good("reap: 40 flushes of unknown owners registered none; owner 'fresh' fits")
+        # owner names that only reservations carried come free once those expire (the
+        # name SA 200 carries stays)
+        names = 0
+        while names < 40 and one(sock, "spi alloc %d %d owner o%d" % (
+                1000 + names, 1000 + names, names)) == ["spi %d" % (1000 + names), "OK"]:
+            names += 1
+        full = one(sock, "spi alloc 600 600 owner late")
+        a = until(lambda: (lambda x: x if x == ["spi 600", "OK"] else None)(
+            one(sock, "spi alloc 600 600 owner late")))
+        f = one(sock, "flush owner keep")
+        if names == 40 or full is None or "too many owners" not in full[-1] or \
+                a != ["spi 600", "OK"] or f != ["flushed 1 SA, 0 SP, 0 SPI", "OK"]:
+            fail("reap: owner names: %d registered, then %s; after the reservations "
+                 "expired: %s; flush owner keep: %s" % (names, full, a, f))
+        else:
+            good("reap: %d owner names on reservations filled the table; once those "
+                 "expired a new name fits, SA 200's owner 'keep' stayed" % names)
+        proc.send_signal(signal.SIGTERM)
+        if proc.wait(timeout=20) != 0:
+            fail("reap: gateway exited %d" % proc.returncode)
+        text = open(os.path.join(tmp, "reap.log")).read()
+        if "a client closed: idle for 1 s (--ctrl-idle)" not in text:
+            fail("reap: the log does not say that idle clients were closed")
+    finally:
+        for c in conns:
+            c.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        gwtest.eal_cleanup(prefix)
+
+
 def main():
     gw, ctlbin, only = sys.argv[1], sys.argv[2], sys.argv[3:]
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-ctrlhard-")
@@ -556,7 +807,11 @@ def main():
                 fail("%s: %s (gateway rc %s)" % (name, e, proc.poll()))
         if not only or "peer" in only:
             check_peer(gw, ctlbin, tmp)
-        for name in ("gw", "peer"):
+        if not only or "plant" in only:
+            check_plant(ctlbin, tmp)
+        if not only or "reap" in only:
+            check_reap(gw, tmp)
+        for name in ("gw", "peer", "reap"):
             log = os.path.join(tmp, name + ".log")
             if os.path.exists(log):
                 text = open(log).read()

@@ -589,6 +589,9 @@ def reload_case(gw, c, tmp, ck):
                  "reload to B: %s, notify %s, list %s" % (d, ntf.states, list_b))
         refusals = [
             (cfg_b + "sa out 8 frobnicate\n", "reload.cfg:7: token 'frobnicate'"),
+            # read while its writer was not done: the cut rule alone is a catch-all bypass
+            (cfg_b + "sp ipv4 out esp bypass pri 100",
+             "reload.cfg:7: the last line does not end with a newline"),
             (cfg_b.replace(hexkey(KEY5), hexkey(KEY6)), "SA out 5 (line 3): its keys changed"),
             (cfg_b.replace("port 0", "port 1"), "rt or neigh rules changed"),
         ]

@@ -19,6 +19,9 @@ vecsec-gw's control protocol on the plugin's socket.
      printing the keys), then the in/out rules; a gateway that refuses the
      SA ("ERR ... no started cryptodev supports it") fails the CHILD_SA
      with that reason in charon's log
+  5. a listener that another user (uid 1) made at the gateway's socket: the
+     plugin refuses it after connect (SO_PEERCRED: not root), logs so, and
+     sends it nothing; the CHILD_SA fails
 
     swan_bad.py BUILD_DIR
 """
@@ -37,11 +40,12 @@ from swantest import check, log  # noqa: E402
 class FakeGw:
     """vecsec-gw's control socket, with a switchable answer to `spi alloc` and `sa`."""
 
-    def __init__(self, path):
+    def __init__(self, path, uid=0):
         self.path = path
         self.mode = "ok"
         self.sa_mode = "ok"
         self.requests = []
+        self.got = 0                # request bytes received
         self.subs = []
         self.next_spi = 0xc0000100
         self.stop = False
@@ -49,8 +53,12 @@ class FakeGw:
             os.unlink(path)
         self.ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.ls.bind(path)
-        os.chmod(path, 0o600)
-        self.ls.listen(16)
+        os.chmod(path, 0o600 if uid == 0 else 0o666)
+        os.seteuid(uid)             # the peer credentials a client sees: listen()'s
+        try:
+            self.ls.listen(16)
+        finally:
+            os.seteuid(0)
         self.ls.settimeout(0.2)
         self.t = threading.Thread(target=self.run, daemon=True)
         self.t.start()
@@ -79,6 +87,7 @@ class FakeGw:
                 if not b:
                     break
                 data += b
+                self.got += len(b)
         except socket.timeout:
             pass
         line = data.split(b"\n")[0].decode(errors="replace")
@@ -255,6 +264,20 @@ def main():
         check("vecsec-gw refused inbound SA" in env.charon_log("A")[before:] and
               "no started cryptodev supports it" in env.charon_log("A")[before:],
               "gateway refuses the SA: charon's log gives the gateway's reason")
+
+        # 5. another user's listener at the socket's path: refused, sent nothing
+        fake.close()
+        before = len(env.charon_log("A"))
+        fake = FakeGw(env.sock, uid=1)
+        st.wait_for(lambda: "refused the listener at %s" % env.sock in
+                    env.charon_log("A")[before:], 10,
+                    what="the plugin to refuse a listener of uid 1")
+        initiate_fails("a listener of uid 1")
+        la = env.charon_log("A")[before:]
+        check("uid 1 is not root or charon's uid 0" in la and fake.got == 0 and
+              "connected to vecsec-gw" not in la,
+              "a listener of uid 1: refused after connect (SO_PEERCRED), logged, %d bytes "
+              "sent to it" % fake.got)
         log("PASS")
         return 0
     except st.Fail as e:
