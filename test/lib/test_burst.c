@@ -8,7 +8,7 @@
  * one-shot API leaves it (and seal jobs as OpenSSL / libsodium say); forged
  * jobs fail alone with a zeroed output; invalid jobs get VECSEC_JOB_INVALID,
  * write nothing and never stop the burst. And NULL for every empty buffer
- * (AAD, input, output), one-shot and in bursts, on every path
+ * (AAD, input, output; vt_null.h), one-shot and in bursts, on every path
  * (test_null_empty_buffers).
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 
 #include "vt.h"
 #include "vt_aead.h"
+#include "vt_null.h"
 #include "vecsec/vecsec_aead.h"
 
 #define NKEYS 5
@@ -67,6 +68,16 @@ static bool
 is_aria(enum vecsec_aead_alg alg)
 {
 	return alg == VECSEC_AEAD_ARIA_GCM || alg == VECSEC_AEAD_ARIA_CTR;
+}
+
+/* Index of alg in algs_on, or -1 when this build lacks it. */
+static int
+alg_index(enum vecsec_aead_alg alg)
+{
+	for (unsigned int a = 0; a < nb_algs_on; a++)
+		if (algs_on[a] == alg)
+			return (int)a;
+	return -1;
 }
 
 static void
@@ -401,252 +412,20 @@ test_burst_args(void)
 }
 
 /*
- * ---- NULL where the header allows it: AAD with aad_len 0, input and
- * output with len 0 ----
- *
- * Every other test here passes real buffers even when they are empty; these
- * jobs pass NULL for each empty one, as vecsec_aead.h allows, on every path:
- * one-shot, bursts of 1 to 64 jobs (the 4-, 8- and 16-lane widths and one
- * past), scatter-gather (segments of NULL data when empty), single-key and
- * many-key ARIA batches, mixed bursts. The other side is never empty
- * (except for 0/0), and its length picks the path: ChaCha20-Poly1305's
- * staged lanes (<= 512 bytes), the four-pass lanes and the one-by-one path
- * past the crossover (1536, 4096); ARIA-GCM's short GHASH (AAD + data <=
- * 208 on AVX-512), its gathered hash (<= 480), its batches (<= 2048) and
- * one-by-one jobs. Seal must give the oracle's bytes, open must return the
- * plaintext, and a forged tag must fail alone (output zeroed).
+ * NULL for every empty buffer (vt_null.h): one-shot for each key, bursts of
+ * 1 to 64 jobs (the 4-, 8- and 16-lane widths and one past), four jobs a
+ * key (one-key and many-key ARIA batches), scatter-gather in the larger
+ * ones, and one burst of every algorithm and shape together.
  */
-struct null_variant {
-	enum vecsec_aead_alg alg;
-	size_t nonce_len, tag_len;
-};
-
-static const struct null_variant null_variants[] = {
-	{ VECSEC_AEAD_CHACHA20_POLY1305, VECSEC_CHACHAPOLY_NONCE_LEN, 16 },
-	{ VECSEC_AEAD_XCHACHA20_POLY1305, VECSEC_XCHACHAPOLY_NONCE_LEN, 16 },
-	{ VECSEC_AEAD_ARIA_GCM, 12, 16 },
-	{ VECSEC_AEAD_ARIA_GCM, 8, 12 },        /* J0 from GHASH: another batch path */
-	{ VECSEC_AEAD_ARIA_CTR, VECSEC_ARIA_CTR_NONCE_LEN, 0 },
-};
-
-static const struct {
-	uint16_t aad_len, len;
-} null_shapes[] = {
-	{ 0, 0 },
-	/* AAD NULL */
-	{ 0, 1 }, { 0, 15 }, { 0, 16 }, { 0, 17 }, { 0, 63 }, { 0, 64 }, { 0, 65 },
-	{ 0, 200 }, { 0, 208 }, { 0, 209 }, { 0, 300 }, { 0, 479 }, { 0, 480 }, { 0, 481 },
-	{ 0, 512 }, { 0, 513 }, { 0, 1024 }, { 0, 1025 }, { 0, 1537 }, { 0, 2048 },
-	{ 0, 2049 }, { 0, 4097 },
-	/* input and output NULL */
-	{ 1, 0 }, { 16, 0 }, { 64, 0 }, { 65, 0 }, { 208, 0 }, { 209, 0 }, { 480, 0 },
-	{ 481, 0 }, { 1000, 0 },
-};
-
-#define NULL_MAX 4097
-
-/* Plaintext, AAD and a nonce that suits every variant (CTR: counter 1). */
-static uint8_t null_src[NULL_MAX], null_aad[NULL_MAX], null_nonce[24];
-
-/* One job of a NULL burst and what it must give. */
-struct null_spec {
-	const struct null_variant *v;
-	unsigned int a, ki;             /* algs_on index, key index */
-	size_t aad_len, len;
-	bool sg, forge;
-	const uint8_t *want_ct;         /* len bytes */
-	const uint8_t *want_tag;        /* v->tag_len bytes */
-};
-
-static int
-alg_index(enum vecsec_aead_alg alg)
-{
-	for (unsigned int a = 0; a < nb_algs_on; a++)
-		if (algs_on[a] == alg)
-			return (int)a;
-	return -1;
-}
-
-/* The oracle's seal of a shape, on real (non-NULL) buffers. */
-static void
-null_want(struct keyset *ks, const struct null_variant *v, unsigned int a, unsigned int ki,
-	  size_t aad_len, size_t len, uint8_t *ct, uint8_t tag[16])
-{
-	memset(tag, 0xee, 16);
-	vt_oracle_seal_ex(v->alg, ct, tag, v->tag_len, null_src, len, ks->raw[a][ki],
-			  ks->len[a][ki], null_nonce, v->nonce_len, null_aad, aad_len);
-}
-
-/* Two empty segments, NULL data: the list a job of len 0 may give. */
-static const struct vecsec_seg null_segs[2] = { { NULL, 0 }, { NULL, 0 } };
-
-/*
- * Run the jobs as one seal burst, then as one open burst (the seal's
- * expected ciphertext as input, forged tags where asked), NULL for every
- * empty buffer; check each job.
- */
-static void
-null_burst(struct keyset *ks, const struct null_spec *sp, unsigned int n, uint64_t seed)
-{
-	struct vecsec_aead_job *job = calloc(n, sizeof(*job));
-	struct vecsec_aead_job **jp = calloc(n, sizeof(*jp));
-	struct vt_sg *sgin = calloc(n, sizeof(*sgin)), *sgout = calloc(n, sizeof(*sgout));
-	uint8_t **out = calloc(n, sizeof(*out)), (*tag)[16] = calloc(n, sizeof(*tag));
-	uint8_t *got = malloc(NULL_MAX);
-	uint64_t st = seed;
-
-	if (job == NULL || jp == NULL || sgin == NULL || sgout == NULL || out == NULL ||
-	    tag == NULL || got == NULL)
-		abort();
-	for (int dir = VECSEC_AEAD_SEAL; dir <= VECSEC_AEAD_OPEN; dir++) {
-		for (unsigned int i = 0; i < n; i++) {
-			const struct null_spec *s = &sp[i];
-			struct vecsec_aead_job *j = &job[i];
-			const uint8_t *in = dir == VECSEC_AEAD_SEAL ? null_src : s->want_ct;
-
-			memset(j, 0, sizeof(*j));
-			j->key = &ks->k[s->a][s->ki];
-			j->dir = (uint32_t)dir;
-			j->status = VECSEC_JOB_PENDING;
-			j->nonce = null_nonce;
-			j->nonce_len = s->v->nonce_len;
-			j->aad = s->aad_len > 0 ? null_aad : NULL;
-			j->aad_len = s->aad_len;
-			j->len = s->len;
-			memset(tag[i], 0xee, 16);
-			if (dir == VECSEC_AEAD_OPEN) {
-				memcpy(tag[i], s->want_tag, s->v->tag_len);
-				if (s->forge)
-					tag[i][0] ^= 0x10;
-			}
-			j->tag = s->v->tag_len > 0 ? tag[i] : NULL;
-			j->tag_len = s->v->tag_len;
-			if (s->sg && s->len == 0) {
-				j->in_segs = null_segs;
-				j->nb_in_segs = 2;
-				j->out_segs = null_segs;
-				j->nb_out_segs = 2;
-			} else if (s->sg) {
-				vt_sg_make(&sgin[i], s->len, VT_SG_RANDOM, &st);
-				vt_sg_make(&sgout[i], s->len, VT_SG_RANDOM, &st);
-				vt_sg_scatter(&sgin[i], in);
-				j->in_segs = sgin[i].segs;
-				j->nb_in_segs = sgin[i].nb;
-				j->out_segs = sgout[i].segs;
-				j->nb_out_segs = sgout[i].nb;
-			} else if (s->len > 0) {
-				out[i] = malloc(s->len);
-				if (out[i] == NULL)
-					abort();
-				memset(out[i], 0xa5, s->len);
-				j->in = in;
-				j->out = out[i];
-			}
-			jp[i] = j;
-		}
-		VT_EXPECT(vecsec_aead_burst(jp, n) == n, "NULL burst of %u taken", n);
-		for (unsigned int i = 0; i < n; i++) {
-			const struct null_spec *s = &sp[i];
-			const char *an = vecsec_aead_alg_name(s->v->alg);
-			bool forged = dir == VECSEC_AEAD_OPEN && s->forge;
-			uint32_t want = forged ? VECSEC_JOB_AUTH_FAILED : VECSEC_JOB_OK;
-
-			VT_EXPECT(job[i].status == want,
-				  "NULL burst of %u, job %u %s %s nonce %zu aad %zu len %zu sg %d "
-				  "forged %d: status %u want %u", n, i, an,
-				  dir == VECSEC_AEAD_SEAL ? "seal" : "open", s->v->nonce_len,
-				  s->aad_len, s->len, s->sg, forged, job[i].status, want);
-			if (s->sg && s->len > 0) {
-				vt_sg_gather(&sgout[i], got);
-				VT_EXPECT(vt_sg_guards_ok(&sgin[i]) && vt_sg_guards_ok(&sgout[i]),
-					  "NULL burst job %u: sg write outside", i);
-			} else if (s->len > 0) {
-				memcpy(got, out[i], s->len);
-			}
-			if (dir == VECSEC_AEAD_SEAL) {
-				VT_EXPECT_MEM(got, s->want_ct, s->len,
-					      "NULL burst of %u, job %u %s seal aad %zu len %zu sg %d",
-					      n, i, an, s->aad_len, s->len, s->sg);
-				VT_EXPECT_MEM(tag[i], s->want_tag, 16,
-					      "NULL burst of %u, job %u %s tag aad %zu len %zu sg %d",
-					      n, i, an, s->aad_len, s->len, s->sg);
-			} else if (forged) {
-				VT_EXPECT_ZERO(got, s->len, "NULL burst job %u %s forged: output "
-					       "not zeroed", i, an);
-			} else {
-				VT_EXPECT_MEM(got, null_src, s->len,
-					      "NULL burst of %u, job %u %s open aad %zu len %zu sg %d",
-					      n, i, an, s->aad_len, s->len, s->sg);
-			}
-			free(out[i]);
-			out[i] = NULL;
-			if (s->sg && s->len > 0) {
-				vt_sg_free(&sgin[i]);
-				vt_sg_free(&sgout[i]);
-			}
-		}
-	}
-	free(job);
-	free(jp);
-	free(sgin);
-	free(sgout);
-	free(out);
-	free(tag);
-	free(got);
-}
-
-/* The one-shot calls with NULL for the empty buffers, each key. */
-static void
-null_oneshot(struct keyset *ks, const struct null_variant *v, unsigned int a, size_t aad_len,
-	     size_t len, uint8_t (*want_ct)[NULL_MAX], uint8_t (*want_tag)[16])
-{
-	const uint8_t *aad = aad_len > 0 ? null_aad : NULL;
-	const char *an = vecsec_aead_alg_name(v->alg);
-	uint8_t *buf = len > 0 ? malloc(len) : NULL, tag[16];
-
-	if (len > 0 && buf == NULL)
-		abort();
-	for (unsigned int ki = 0; ki < NKEYS; ki++) {
-		const struct vecsec_aead_key *k = &ks->k[a][ki];
-		uint8_t *tp = v->tag_len > 0 ? tag : NULL;
-
-		memset(tag, 0xee, sizeof(tag));
-		VT_EXPECT(vecsec_aead_seal(k, len > 0 ? buf : NULL, tp, v->tag_len,
-					   len > 0 ? null_src : NULL, len, null_nonce,
-					   v->nonce_len, aad, aad_len) == 0,
-			  "one-shot %s seal, NULL for empty: aad %zu len %zu", an, aad_len, len);
-		VT_EXPECT_MEM(buf, want_ct[ki], len, "one-shot %s seal aad %zu len %zu", an,
-			      aad_len, len);
-		VT_EXPECT_MEM(tag, want_tag[ki], 16, "one-shot %s tag aad %zu len %zu", an,
-			      aad_len, len);
-		VT_EXPECT(vecsec_aead_open(k, len > 0 ? buf : NULL, len > 0 ? want_ct[ki] : NULL,
-					   len, tp, v->tag_len, null_nonce, v->nonce_len, aad,
-					   aad_len) == 0,
-			  "one-shot %s open, NULL for empty: aad %zu len %zu", an, aad_len, len);
-		VT_EXPECT_MEM(buf, null_src, len, "one-shot %s open aad %zu len %zu", an, aad_len,
-			      len);
-		if (v->tag_len == 0)
-			continue;
-		tag[v->tag_len - 1] ^= 1;
-		VT_EXPECT(vecsec_aead_open(k, len > 0 ? buf : NULL, len > 0 ? want_ct[ki] : NULL,
-					   len, tag, v->tag_len, null_nonce, v->nonce_len, aad,
-					   aad_len) == -EBADMSG,
-			  "one-shot %s forged open, NULL for empty: aad %zu len %zu", an, aad_len,
-			  len);
-		VT_EXPECT_ZERO(buf, len, "one-shot %s forged open: output not zeroed", an);
-	}
-	free(buf);
-}
-
 static void
 test_null_empty_buffers(void)
 {
 	static const unsigned int sizes[] = { 1, 3, 4, 8, 16, 17, 64 };
 	struct keyset *ks = malloc(sizeof(*ks));
-	uint8_t (*want_ct)[NULL_MAX] = malloc(NKEYS * sizeof(*want_ct));
+	uint8_t (*want_ct)[VT_NULL_MAX] = malloc(NKEYS * sizeof(*want_ct));
 	uint8_t (*want_tag)[16] = malloc(NKEYS * sizeof(*want_tag));
-	struct null_spec *sp = calloc(VECSEC_MAX_BURST, sizeof(*sp));
-	uint8_t (*mix_ct)[NULL_MAX] = malloc(VECSEC_MAX_BURST * sizeof(*mix_ct));
+	struct vt_null_spec *sp = calloc(VECSEC_MAX_BURST, sizeof(*sp));
+	uint8_t (*mix_ct)[VT_NULL_MAX] = malloc(VECSEC_MAX_BURST * sizeof(*mix_ct));
 	uint8_t (*mix_tag)[16] = malloc(VECSEC_MAX_BURST * sizeof(*mix_tag));
 	uint64_t seed = vt_seed() ^ 0x4e554c4c;
 	unsigned int nmix = 0;
@@ -656,26 +435,25 @@ test_null_empty_buffers(void)
 		abort();
 	probe_algs();
 	keys_init(ks, seed);
-	vt_rand(null_src, sizeof(null_src), seed + 1);
-	vt_rand(null_aad, sizeof(null_aad), seed + 2);
-	vt_rand(null_nonce, sizeof(null_nonce), seed + 3);
-	memcpy(null_nonce + 12, "\0\0\0\1", 4);
-	for (size_t vi = 0; vi < VT_ARRAY_SIZE(null_variants); vi++) {
-		const struct null_variant *v = &null_variants[vi];
+	vt_null_init(seed);
+	for (size_t vi = 0; vi < VT_ARRAY_SIZE(vt_null_variants); vi++) {
+		const struct vt_null_variant *v = &vt_null_variants[vi];
 		int a = alg_index(v->alg);
 
 		if (a < 0)
 			continue;
-		for (size_t si = 0; si < VT_ARRAY_SIZE(null_shapes); si++) {
-			size_t aad_len = null_shapes[si].aad_len, len = null_shapes[si].len;
+		for (size_t si = 0; si < VT_ARRAY_SIZE(vt_null_shapes); si++) {
+			size_t aad_len = vt_null_shapes[si].aad_len, len = vt_null_shapes[si].len;
 
 			/* ChaCha's crossovers; ARIA runs these as it runs 2049 */
 			if (is_aria(v->alg) && (len == 1537 || len == 4097))
 				continue;
-			for (unsigned int ki = 0; ki < NKEYS; ki++)
-				null_want(ks, v, (unsigned int)a, ki, aad_len, len, want_ct[ki],
-					  want_tag[ki]);
-			null_oneshot(ks, v, (unsigned int)a, aad_len, len, want_ct, want_tag);
+			for (unsigned int ki = 0; ki < NKEYS; ki++) {
+				vt_null_want(v, ks->raw[a][ki], ks->len[a][ki], aad_len, len,
+					     want_ct[ki], want_tag[ki]);
+				vt_null_oneshot(v, &ks->k[a][ki], aad_len, len, want_ct[ki],
+						want_tag[ki], "burst suite");
+			}
 			for (size_t z = 0; z < VT_ARRAY_SIZE(sizes); z++) {
 				unsigned int n = sizes[z];
 
@@ -690,44 +468,43 @@ test_null_empty_buffers(void)
 					continue;
 				if (is_aria(v->alg) && len > 512 && n == 17)
 					continue;
-
-				/* four jobs a key: one-key and many-key ARIA batches */
 				for (unsigned int i = 0; i < n; i++) {
 					unsigned int ki = (i / 4) % NKEYS;
 
-					sp[i] = (struct null_spec){
-						.v = v, .a = (unsigned int)a, .ki = ki,
+					sp[i] = (struct vt_null_spec){
+						.v = v, .key = &ks->k[a][ki],
 						.aad_len = aad_len, .len = len,
 						.sg = n >= 17 && i % 3 == 2,
 						.forge = v->tag_len > 0 && i % 2 == 1,
 						.want_ct = want_ct[ki], .want_tag = want_tag[ki],
 					};
 				}
-				null_burst(ks, sp, n, seed + 100 * si + n);
+				vt_null_burst(sp, n, seed + 100 * si + n, "burst suite");
 			}
 		}
 	}
 	/* one burst of every variant and shape together, keys and paths mixed */
-	for (size_t si = 0; si < VT_ARRAY_SIZE(null_shapes); si++) {
-		for (size_t vi = 0; vi < VT_ARRAY_SIZE(null_variants); vi++) {
-			const struct null_variant *v = &null_variants[vi];
+	for (size_t si = 0; si < VT_ARRAY_SIZE(vt_null_shapes); si++) {
+		for (size_t vi = 0; vi < VT_ARRAY_SIZE(vt_null_variants); vi++) {
+			const struct vt_null_variant *v = &vt_null_variants[vi];
 			int a = alg_index(v->alg);
 			unsigned int ki = nmix % NKEYS;
 
 			if (a < 0 || nmix == VECSEC_MAX_BURST)
 				continue;
-			sp[nmix] = (struct null_spec){
-				.v = v, .a = (unsigned int)a, .ki = ki,
-				.aad_len = null_shapes[si].aad_len, .len = null_shapes[si].len,
+			sp[nmix] = (struct vt_null_spec){
+				.v = v, .key = &ks->k[a][ki],
+				.aad_len = vt_null_shapes[si].aad_len,
+				.len = vt_null_shapes[si].len,
 				.sg = nmix % 5 == 4, .forge = v->tag_len > 0 && nmix % 3 == 1,
 				.want_ct = mix_ct[nmix], .want_tag = mix_tag[nmix],
 			};
-			null_want(ks, v, (unsigned int)a, ki, sp[nmix].aad_len, sp[nmix].len,
-				  mix_ct[nmix], mix_tag[nmix]);
+			vt_null_want(v, ks->raw[a][ki], ks->len[a][ki], sp[nmix].aad_len,
+				     sp[nmix].len, mix_ct[nmix], mix_tag[nmix]);
 			nmix++;
 		}
 	}
-	null_burst(ks, sp, nmix, seed + 7);
+	vt_null_burst(sp, nmix, seed + 7, "burst suite, mixed");
 	free(ks);
 	free(want_ct);
 	free(want_tag);
