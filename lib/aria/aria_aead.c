@@ -266,10 +266,16 @@ hash_gathered(uint8_t x[16], const struct ghash_impl *ghash, const struct ghash_
 		ghash->hash_short(x, hk, aad, aad_len, c, len);
 		return;
 	}
+	/*
+	 * An empty side may be NULL (vecsec_aead.h allows it for AAD, input
+	 * and output): memcpy() from NULL is undefined even for 0 bytes.
+	 */
 	memset(hb + a - 16 * (a != 0), 0, 16);
-	memcpy(hb, aad, aad_len);
+	if (aad_len > 0)
+		memcpy(hb, aad, aad_len);
 	memset(hb + a + cl - 16 * (cl != 0), 0, 16);
-	memcpy(hb + a, c, len);
+	if (len > 0)
+		memcpy(hb + a, c, len);
 	for (int i = 0; i < 8; i++) {
 		hb[a + cl + 7 - i] = (uint8_t)(abits >> (8 * i));
 		hb[a + cl + 15 - i] = (uint8_t)(cbits >> (8 * i));

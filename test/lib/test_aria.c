@@ -274,6 +274,23 @@ test_impls_vs_ref(void)
 			impls[nimpls++] = impl;
 	}
 	tested = nimpls;
+	/*
+	 * 0 bytes with NULL buffers, as the public ECB and CTR calls of 0 bytes
+	 * pass them on (vecsec_aria.h allows NULL then): nothing read or
+	 * written, the counter left as it was
+	 */
+	vecsec_aria_gcm_key_init(&gk, key, 16);
+	for (size_t i = 0; i <= nimpls; i++) {
+		const struct aria_impl *impl = i < nimpls ? impls[i] : ref;
+
+		memset(c2, 0x5c, 16);
+		memcpy(cw[0], c2, 16);
+		impl->encrypt_blocks(NULL, NULL, 0, &k->aria);
+		impl->decrypt_blocks(NULL, NULL, 0, &k->aria);
+		impl->ctr128_xor(NULL, NULL, 0, &k->aria, cw[0]);
+		impl->ctr32_xor(NULL, NULL, 0, &k->aria, cw[0]);
+		VT_EXPECT_MEM(cw[0], c2, 16, "%s: 0 bytes moved the counter", impl->name);
+	}
 	/* the reference once per case (it is slow), then every kernel against it */
 	for (size_t ki = 0; ki < 3 && nimpls > 0; ki++) {
 		vecsec_aria_gcm_key_init(&gk, key, key_lens[ki]);
@@ -855,6 +872,105 @@ test_gcm_streaming(void)
 		VT_EXPECT(vecsec_aria_gcm_final(&c, tag, 3) == -EINVAL, "tag 3");
 		VT_EXPECT(vecsec_aria_gcm_final(&c, tag, 16) == 0, "final");
 		VT_EXPECT(vecsec_aria_gcm_final(&c, tag, 16) == -EINVAL, "final twice");
+	}
+	free(src);
+	free(want);
+	free(got);
+}
+
+/*
+ * NULL for each empty buffer where vecsec_aria.h allows it (the AEAD
+ * layer's jobs are test_burst's): ECB and CTR of 0 bytes; GCM one-shot and
+ * streaming with NULL AAD
+ * (aad_len 0) or NULL text (len 0), against OpenSSL; lengths on both sides
+ * of the kernels' steps and of the one-shot tail.
+ */
+static void
+null_gcm_case(const struct vecsec_aria_gcm_key *k, const uint8_t *key, size_t kl,
+	      const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+	      const uint8_t *src, size_t len, uint8_t *want, uint8_t *got)
+{
+	const uint8_t *a = aad_len > 0 ? aad : NULL, *in = len > 0 ? src : NULL;
+	uint8_t *out = len > 0 ? got : NULL, wtag[16], tag[16];
+	struct vecsec_aria_gcm_ctx c;
+
+	VT_EXPECT(ossl_gcm_seal(key, kl, iv, iv_len, aad, aad_len, want, src, len, wtag, 16),
+		  "ossl gcm");
+	VT_EXPECT(vecsec_aria_gcm_seal(k, out, tag, 16, in, len, iv, iv_len, a, aad_len) == 0,
+		  "seal, NULL for empty: key %zu iv %zu aad %zu len %zu", kl, iv_len, aad_len, len);
+	VT_EXPECT_MEM(got, want, len, "seal aad %zu len %zu", aad_len, len);
+	VT_EXPECT_MEM(tag, wtag, 16, "seal tag key %zu iv %zu aad %zu len %zu", kl, iv_len,
+		      aad_len, len);
+	VT_EXPECT(vecsec_aria_gcm_open(k, out, len > 0 ? want : NULL, len, wtag, 16, iv, iv_len,
+				       a, aad_len) == 0,
+		  "open, NULL for empty: aad %zu len %zu", aad_len, len);
+	VT_EXPECT_MEM(got, src, len, "open aad %zu len %zu", aad_len, len);
+	wtag[15] ^= 1;
+	VT_EXPECT(vecsec_aria_gcm_open(k, out, len > 0 ? want : NULL, len, wtag, 16, iv, iv_len,
+				       a, aad_len) == -EBADMSG,
+		  "forged open, NULL for empty: aad %zu len %zu", aad_len, len);
+	VT_EXPECT_ZERO(got, len, "forged open: output not zeroed");
+	wtag[15] ^= 1;
+
+	/* streaming, with empty NULL updates around the real ones */
+	VT_EXPECT(vecsec_aria_gcm_init(&c, k, iv, iv_len) == 0, "init");
+	VT_EXPECT(vecsec_aria_gcm_aad(&c, NULL, 0) == 0, "aad NULL, 0");
+	VT_EXPECT(vecsec_aria_gcm_aad(&c, a, aad_len) == 0, "aad");
+	VT_EXPECT(vecsec_aria_gcm_aad(&c, NULL, 0) == 0, "aad NULL, 0 again");
+	VT_EXPECT(vecsec_aria_gcm_encrypt_update(&c, NULL, NULL, 0) == 0, "encrypt NULL, 0");
+	VT_EXPECT(vecsec_aria_gcm_encrypt_update(&c, out, in, len) == 0, "encrypt");
+	VT_EXPECT(vecsec_aria_gcm_encrypt_update(&c, NULL, NULL, 0) == 0, "encrypt NULL, 0 again");
+	VT_EXPECT(vecsec_aria_gcm_final(&c, tag, 16) == 0, "final");
+	VT_EXPECT_MEM(got, want, len, "stream encrypt aad %zu len %zu", aad_len, len);
+	VT_EXPECT_MEM(tag, wtag, 16, "stream tag aad %zu len %zu", aad_len, len);
+	VT_EXPECT(vecsec_aria_gcm_init(&c, k, iv, iv_len) == 0, "init");
+	VT_EXPECT(vecsec_aria_gcm_aad(&c, a, aad_len) == 0, "aad");
+	VT_EXPECT(vecsec_aria_gcm_decrypt_update(&c, NULL, NULL, 0) == 0, "decrypt NULL, 0");
+	VT_EXPECT(vecsec_aria_gcm_decrypt_update(&c, out, len > 0 ? want : NULL, len) == 0,
+		  "decrypt");
+	VT_EXPECT(vecsec_aria_gcm_decrypt_update(&c, NULL, NULL, 0) == 0, "decrypt NULL, 0 again");
+	VT_EXPECT(vecsec_aria_gcm_check(&c, wtag, 16) == 0, "stream check aad %zu len %zu",
+		  aad_len, len);
+	VT_EXPECT_MEM(got, src, len, "stream decrypt aad %zu len %zu", aad_len, len);
+}
+
+static void
+test_gcm_null_empty(void)
+{
+	static const size_t lens[] = {1, 15, 16, 100, 208, 209, 480, 481, 1024, 1025, 2049};
+	static const size_t aad_lens[] = {0, 1, 16, 208, 209, 300};
+	static const size_t null_iv_lens[] = {12, 8};
+	uint8_t key[32], iv[16], aad[300], *src = xmalloc(2049), *want = xmalloc(2049),
+					   *got = xmalloc(2049);
+	uint64_t seed = vt_seed() + 0x4e554c4c;
+	struct vecsec_aria_gcm_key k;
+
+	vt_rand(key, sizeof(key), seed + 1);
+	vt_rand(iv, sizeof(iv), seed + 2);
+	vt_rand(aad, sizeof(aad), seed + 3);
+	vt_rand(src, 2049, seed + 4);
+	for (size_t ki = 0; ki < 3; ki++) {
+		size_t kl = key_lens[ki];
+		struct vecsec_aria_key ak;
+
+		/* ECB and CTR of nothing */
+		VT_EXPECT(vecsec_aria_key_init(&ak, key, kl) == 0, "key");
+		VT_EXPECT(vecsec_aria_ecb_encrypt(&ak, NULL, NULL, 0) == 0, "ECB encrypt NULL, 0");
+		VT_EXPECT(vecsec_aria_ecb_decrypt(&ak, NULL, NULL, 0) == 0, "ECB decrypt NULL, 0");
+		VT_EXPECT(vecsec_aria_ctr_xor(&ak, NULL, NULL, 0, iv) == 0, "CTR NULL, 0");
+		VT_EXPECT(vecsec_aria_ctr32_xor(&ak, NULL, NULL, 0, iv) == 0, "CTR32 NULL, 0");
+		vecsec_aria_key_wipe(&ak);
+		VT_EXPECT(vecsec_aria_gcm_key_init(&k, key, kl) == 0, "gcm key");
+		for (size_t v = 0; v < VT_ARRAY_SIZE(null_iv_lens); v++) {
+			/* AAD NULL: text of each length; text NULL: AAD of each length */
+			for (size_t i = 0; i < VT_ARRAY_SIZE(lens); i++)
+				null_gcm_case(&k, key, kl, iv, null_iv_lens[v], aad, 0, src,
+					      lens[i], want, got);
+			for (size_t i = 0; i < VT_ARRAY_SIZE(aad_lens); i++)
+				null_gcm_case(&k, key, kl, iv, null_iv_lens[v], aad, aad_lens[i],
+					      src, 0, want, got);
+		}
+		vecsec_aria_gcm_key_wipe(&k);
 	}
 	free(src);
 	free(want);
@@ -1625,6 +1741,7 @@ main(void)
 		VT_TEST(test_ctr32_esp),      VT_TEST(test_ctr32_kernel_wrap),
 		VT_TEST(test_page_end),	      VT_TEST(test_gcm_vs_openssl),
 		VT_TEST(test_gcm_params),     VT_TEST(test_gcm_streaming),
+		VT_TEST(test_gcm_null_empty),
 		VT_TEST(test_gcm_forgery),    VT_TEST(test_gcm_tail_ks),    VT_TEST(test_esp_gcm),
 		VT_TEST(test_aead_aria),      VT_TEST(test_aead_esp),
 		VT_TEST(test_aead_sgl),	      VT_TEST(test_aead_burst_mixed),

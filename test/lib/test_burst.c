@@ -7,7 +7,9 @@
  * scatter-gather, in place and out of place. Every job must end as the
  * one-shot API leaves it (and seal jobs as OpenSSL / libsodium say); forged
  * jobs fail alone with a zeroed output; invalid jobs get VECSEC_JOB_INVALID,
- * write nothing and never stop the burst.
+ * write nothing and never stop the burst. And NULL for every empty buffer
+ * (AAD, input, output; vt_null.h), one-shot and in bursts, on every path
+ * (test_null_empty_buffers).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #include "vt.h"
 #include "vt_aead.h"
+#include "vt_null.h"
 #include "vecsec/vecsec_aead.h"
 
 #define NKEYS 5
@@ -65,6 +68,16 @@ static bool
 is_aria(enum vecsec_aead_alg alg)
 {
 	return alg == VECSEC_AEAD_ARIA_GCM || alg == VECSEC_AEAD_ARIA_CTR;
+}
+
+/* Index of alg in algs_on, or -1 when this build lacks it. */
+static int
+alg_index(enum vecsec_aead_alg alg)
+{
+	for (unsigned int a = 0; a < nb_algs_on; a++)
+		if (algs_on[a] == alg)
+			return (int)a;
+	return -1;
 }
 
 static void
@@ -398,6 +411,108 @@ test_burst_args(void)
 	VT_EXPECT(vecsec_aead_burst(jp, 1) == 1 && job.status == VECSEC_JOB_INVALID, "zero job");
 }
 
+/*
+ * NULL for every empty buffer (vt_null.h): one-shot for each key, bursts of
+ * 1 to 64 jobs (the 4-, 8- and 16-lane widths and one past), four jobs a
+ * key (one-key and many-key ARIA batches), scatter-gather in the larger
+ * ones, and one burst of every algorithm and shape together.
+ */
+static void
+test_null_empty_buffers(void)
+{
+	static const unsigned int sizes[] = { 1, 3, 4, 8, 16, 17, 64 };
+	struct keyset *ks = malloc(sizeof(*ks));
+	uint8_t (*want_ct)[VT_NULL_MAX] = malloc(NKEYS * sizeof(*want_ct));
+	uint8_t (*want_tag)[16] = malloc(NKEYS * sizeof(*want_tag));
+	struct vt_null_spec *sp = calloc(VECSEC_MAX_BURST, sizeof(*sp));
+	uint8_t (*mix_ct)[VT_NULL_MAX] = malloc(VECSEC_MAX_BURST * sizeof(*mix_ct));
+	uint8_t (*mix_tag)[16] = malloc(VECSEC_MAX_BURST * sizeof(*mix_tag));
+	uint64_t seed = vt_seed() ^ 0x4e554c4c;
+	unsigned int nmix = 0;
+
+	if (ks == NULL || want_ct == NULL || want_tag == NULL || sp == NULL || mix_ct == NULL ||
+	    mix_tag == NULL)
+		abort();
+	probe_algs();
+	keys_init(ks, seed);
+	vt_null_init(seed);
+	for (size_t vi = 0; vi < VT_ARRAY_SIZE(vt_null_variants); vi++) {
+		const struct vt_null_variant *v = &vt_null_variants[vi];
+		int a = alg_index(v->alg);
+
+		if (a < 0)
+			continue;
+		for (size_t si = 0; si < VT_ARRAY_SIZE(vt_null_shapes); si++) {
+			size_t aad_len = vt_null_shapes[si].aad_len, len = vt_null_shapes[si].len;
+
+			/* ChaCha's crossovers; ARIA runs these as it runs 2049 */
+			if (is_aria(v->alg) && (len == 1537 || len == 4097))
+				continue;
+			for (unsigned int ki = 0; ki < NKEYS; ki++) {
+				vt_null_want(v, ks->raw[a][ki], ks->len[a][ki], aad_len, len,
+					     want_ct[ki], want_tag[ki]);
+				vt_null_oneshot(v, &ks->k[a][ki], aad_len, len, want_ct[ki],
+						want_tag[ki], "burst suite");
+			}
+			for (size_t z = 0; z < VT_ARRAY_SIZE(sizes); z++) {
+				unsigned int n = sizes[z];
+
+				/*
+				 * ARIA has no lanes (and its scalar code is slow), nor
+				 * do ChaCha jobs past the staged path need every width:
+				 * one job, one key's four and five keys' 17 suffice
+				 * (ARIA's long jobs: one key's four, in several batches).
+				 */
+				if ((is_aria(v->alg) || len > 512) && n != 1 && n != 4 &&
+				    n != 17)
+					continue;
+				if (is_aria(v->alg) && len > 512 && n == 17)
+					continue;
+				for (unsigned int i = 0; i < n; i++) {
+					unsigned int ki = (i / 4) % NKEYS;
+
+					sp[i] = (struct vt_null_spec){
+						.v = v, .key = &ks->k[a][ki],
+						.aad_len = aad_len, .len = len,
+						.sg = n >= 17 && i % 3 == 2,
+						.forge = v->tag_len > 0 && i % 2 == 1,
+						.want_ct = want_ct[ki], .want_tag = want_tag[ki],
+					};
+				}
+				vt_null_burst(sp, n, seed + 100 * si + n, "burst suite");
+			}
+		}
+	}
+	/* one burst of every variant and shape together, keys and paths mixed */
+	for (size_t si = 0; si < VT_ARRAY_SIZE(vt_null_shapes); si++) {
+		for (size_t vi = 0; vi < VT_ARRAY_SIZE(vt_null_variants); vi++) {
+			const struct vt_null_variant *v = &vt_null_variants[vi];
+			int a = alg_index(v->alg);
+			unsigned int ki = nmix % NKEYS;
+
+			if (a < 0 || nmix == VECSEC_MAX_BURST)
+				continue;
+			sp[nmix] = (struct vt_null_spec){
+				.v = v, .key = &ks->k[a][ki],
+				.aad_len = vt_null_shapes[si].aad_len,
+				.len = vt_null_shapes[si].len,
+				.sg = nmix % 5 == 4, .forge = v->tag_len > 0 && nmix % 3 == 1,
+				.want_ct = mix_ct[nmix], .want_tag = mix_tag[nmix],
+			};
+			vt_null_want(v, ks->raw[a][ki], ks->len[a][ki], sp[nmix].aad_len,
+				     sp[nmix].len, mix_ct[nmix], mix_tag[nmix]);
+			nmix++;
+		}
+	}
+	vt_null_burst(sp, nmix, seed + 7, "burst suite, mixed");
+	free(ks);
+	free(want_ct);
+	free(want_tag);
+	free(sp);
+	free(mix_ct);
+	free(mix_tag);
+}
+
 int
 main(void)
 {
@@ -405,6 +520,7 @@ main(void)
 		VT_TEST(test_bursts),
 		VT_TEST(test_bursts_with_bad_jobs),
 		VT_TEST(test_burst_args),
+		VT_TEST(test_null_empty_buffers),
 	};
 	const char *s = getenv("VT_SLOW");
 

@@ -17,7 +17,10 @@
  *     output; invalid jobs are VECSEC_JOB_INVALID and write nothing; with
  *     the staged path for small linear jobs on and off;
  *   - the width chosen per burst; under the scalar ISA (no lanes) bursts
- *     still pass through the per-job fallback.
+ *     still pass through the per-job fallback;
+ *   - NULL for every empty buffer (AAD, input, output; vt_null.h) in every
+ *     width configuration, staged path on and off, crossover at 0 and at
+ *     its maximum, and the one-shot calls in every mode.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 
 #include "vt.h"
 #include "vt_aead.h"
+#include "vt_null.h"
 #include "vecsec/vecsec_aead.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
@@ -696,6 +700,122 @@ test_width_choice(void)
 	VT_EXPECT(vecsec_lanes_force(-1, 3) == -ENOTSUP, "no 3-lane poly kernel");
 }
 
+/*
+ * NULL for every empty buffer (vt_null.h), ChaCha20-Poly1305 and
+ * XChaCha20-Poly1305: bursts of L and L + 1 jobs (two keys, scatter-gather
+ * and forged tags among them) in every lane width configuration this ISA
+ * runs and with lanes off, the staged path on and off, the crossover at 0
+ * and at its maximum; the one-shot calls in every mode (stitched, two-pass).
+ */
+#define NULL_SHAPES VT_ARRAY_SIZE(vt_null_shapes)
+
+struct null_wants {
+	uint8_t ct[2][NULL_SHAPES][2][VT_NULL_MAX];     /* alg, shape, key */
+	uint8_t tag[2][NULL_SHAPES][2][16];
+};
+
+static void
+null_bursts(const struct keys *ks, const struct null_wants *w, unsigned int L,
+	    const char *cfg, uint64_t seed)
+{
+	struct vt_null_spec sp[2 * VECSEC_MAX_LANES + 1];
+	const unsigned int sizes[] = { L, L + 1 };
+
+	for (int a = 0; a < 2; a++) {
+		for (size_t si = 0; si < NULL_SHAPES; si++) {
+			for (size_t z = 0; z < VT_ARRAY_SIZE(sizes); z++) {
+				unsigned int n = sizes[z];
+
+				for (unsigned int i = 0; i < n; i++) {
+					unsigned int ki = (i / 2) % 2;
+
+					sp[i] = (struct vt_null_spec){
+						.v = &vt_null_variants[a], .key = &ks->k[a][ki],
+						.aad_len = vt_null_shapes[si].aad_len,
+						.len = vt_null_shapes[si].len,
+						.sg = i % 5 == 4, .forge = i % 2 == 1,
+						.want_ct = w->ct[a][si][ki],
+						.want_tag = w->tag[a][si][ki],
+					};
+				}
+				vt_null_burst(sp, n, seed + 1000 * si + n, cfg);
+			}
+		}
+	}
+}
+
+static void
+test_null_every_width(void)
+{
+	static const int cws[] = { 16, 8, 4 }, pws[] = { 16, 8, 4, 1 };
+	static const enum chachapoly_mode modes[] = {
+		CHACHAPOLY_AUTO, CHACHAPOLY_STITCH, CHACHAPOLY_TWOPASS,
+	};
+	struct keys *ks = malloc(sizeof(*ks));
+	struct null_wants *w = malloc(sizeof(*w));
+	size_t staged = vecsec_lanes_staged_max();
+	uint64_t seed = vt_seed() ^ 0x6e756c6c;
+	int configs = 0;
+
+	if (ks == NULL || w == NULL)
+		abort();
+	VT_EXPECT(vt_null_variants[0].alg == VECSEC_AEAD_CHACHA20_POLY1305 &&
+		  vt_null_variants[1].alg == VECSEC_AEAD_XCHACHA20_POLY1305, "variants");
+	keys_init(ks, seed);
+	vt_null_init(seed);
+	for (int a = 0; a < 2; a++)
+		for (size_t si = 0; si < NULL_SHAPES; si++)
+			for (int ki = 0; ki < 2; ki++)
+				vt_null_want(&vt_null_variants[a], ks->raw[a][ki], 32,
+					     vt_null_shapes[si].aad_len, vt_null_shapes[si].len,
+					     w->ct[a][si][ki], w->tag[a][si][ki]);
+	for (size_t c = 0; c <= VT_ARRAY_SIZE(cws); c++) {
+		for (size_t p = 0; p < VT_ARRAY_SIZE(pws); p++) {
+			/* the last round: lanes off (the per-job loop) */
+			bool off = c == VT_ARRAY_SIZE(cws);
+			unsigned int L = off ? 4 : (unsigned int)cws[c];
+			char cfg[80];
+
+			if (off && p > 0)
+				break;
+			if (vecsec_lanes_force(off ? 0 : cws[c], off ? -1 : pws[p]) != 0)
+				continue;
+			for (int r = 0; r < 2; r++) {
+				vecsec_lanes_set_staged_max(r == 0 ? 0 : staged);
+				snprintf(cfg, sizeof(cfg), "chacha x%d poly x%d staged %s",
+					 off ? 0 : cws[c], off ? 0 : pws[p], r == 0 ? "off" : "on");
+				null_bursts(ks, w, L, cfg, seed + 7 * (uint64_t)configs + r);
+			}
+			vecsec_lanes_set_staged_max(staged);
+			configs++;
+		}
+	}
+	VT_EXPECT(vecsec_lanes_force(-1, -1) == 0, "back to automatic");
+	printf("\n    %d width configurations", configs);
+	/* long jobs in the lanes too, and every job through the single path */
+	vecsec_lanes_set_crossover(SIZE_MAX);
+	null_bursts(ks, w, 16, "crossover max", seed ^ 1);
+	vecsec_lanes_set_crossover(0);
+	null_bursts(ks, w, 16, "crossover 0", seed ^ 2);
+	vecsec_lanes_reset_crossover();
+	for (size_t m = 0; m < VT_ARRAY_SIZE(modes); m++) {
+		char cfg[40];
+
+		vecsec_chachapoly_set_mode(modes[m]);
+		snprintf(cfg, sizeof(cfg), "one-shot mode %d", (int)modes[m]);
+		for (int a = 0; a < 2; a++)
+			for (size_t si = 0; si < NULL_SHAPES; si++)
+				for (int ki = 0; ki < 2; ki++)
+					vt_null_oneshot(&vt_null_variants[a], &ks->k[a][ki],
+							vt_null_shapes[si].aad_len,
+							vt_null_shapes[si].len, w->ct[a][si][ki],
+							w->tag[a][si][ki], cfg);
+	}
+	vecsec_chachapoly_set_mode(CHACHAPOLY_AUTO);
+	free(ks);
+	free(w);
+}
+
 #define M44_T ((UINT64_C(1) << 44) - 1)
 #define M42_T ((UINT64_C(1) << 42) - 1)
 
@@ -885,6 +1005,7 @@ main(void)
 		VT_TEST(test_bursts_every_width),
 		VT_TEST(test_crossover),
 		VT_TEST(test_staged_lengths_alignments),
+		VT_TEST(test_null_every_width),
 	};
 	const char *s = getenv("VT_SLOW");
 

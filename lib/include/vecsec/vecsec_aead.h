@@ -110,7 +110,9 @@ struct vecsec_seg {
  * to @p out or @p out_segs likewise. Segments may have any length (empty
  * too); the lists must cover @p len bytes (bytes beyond are untouched).
  * In place: the same pointers or the same list. Partial overlap of input
- * and output is not allowed.
+ * and output is not allowed. An empty buffer may be NULL, as in the
+ * one-shot calls: @p aad when @p aad_len is 0, @p in and @p out when
+ * @p len is 0, a segment's data when its length is 0.
  */
 struct vecsec_aead_job {
 	const struct vecsec_aead_key *key;
@@ -188,13 +190,13 @@ VECSEC_API void vecsec_aead_key_wipe(struct vecsec_aead_key *k);
  * @param k
  *   expanded key; its algorithm decides the rest.
  * @param out
- *   ciphertext, @p len bytes (may equal @p in).
+ *   ciphertext, @p len bytes (may equal @p in; may be NULL when @p len is 0).
  * @param tag
- *   receives @p tag_len bytes.
+ *   receives @p tag_len bytes (may be NULL when @p tag_len is 0).
  * @param tag_len
  *   16 for ChaCha/XChaCha, 4..16 for ARIA-GCM, 0 for ARIA-CTR.
  * @param in
- *   plaintext.
+ *   plaintext (may be NULL when @p len is 0).
  * @param len
  *   bytes (0 allowed; at most 2^38 - 64 for ChaCha20).
  * @param nonce
@@ -219,13 +221,13 @@ VECSEC_API int vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, u
  * @param k
  *   expanded key.
  * @param out
- *   plaintext, @p len bytes (may equal @p in).
+ *   plaintext, @p len bytes (may equal @p in; may be NULL when @p len is 0).
  * @param in
- *   ciphertext.
+ *   ciphertext (may be NULL when @p len is 0).
  * @param len
  *   bytes.
  * @param tag
- *   received tag.
+ *   received tag (may be NULL when @p tag_len is 0).
  * @param tag_len
  *   as for vecsec_aead_seal().
  * @param nonce
@@ -233,7 +235,7 @@ VECSEC_API int vecsec_aead_seal(const struct vecsec_aead_key *k, uint8_t *out, u
  * @param nonce_len
  *   as for vecsec_aead_seal().
  * @param aad
- *   additional data.
+ *   additional data (may be NULL when @p aad_len is 0).
  * @param aad_len
  *   bytes of AAD.
  * @return 0 on success; -EBADMSG if the tag does not match (@p out zeroed);

@@ -80,13 +80,13 @@ VECSEC_API enum vecsec_isa vecsec_engine_isa(const struct vecsec_engine *e);
  * @param k
  *   expanded key.
  * @param out
- *   ciphertext, @p len bytes (may equal @p in).
+ *   ciphertext, @p len bytes (may equal @p in; may be NULL when @p len is 0).
  * @param tag
- *   receives @p tag_len bytes.
+ *   receives @p tag_len bytes (may be NULL when @p tag_len is 0).
  * @param tag_len
  *   as for vecsec_aead_seal().
  * @param in
- *   plaintext.
+ *   plaintext (may be NULL when @p len is 0).
  * @param len
  *   bytes.
  * @param nonce
@@ -112,13 +112,13 @@ VECSEC_API int vecsec_engine_seal(const struct vecsec_engine *e, const struct ve
  * @param k
  *   expanded key.
  * @param out
- *   plaintext, @p len bytes (may equal @p in).
+ *   plaintext, @p len bytes (may equal @p in; may be NULL when @p len is 0).
  * @param in
- *   ciphertext.
+ *   ciphertext (may be NULL when @p len is 0).
  * @param len
  *   bytes.
  * @param tag
- *   received tag.
+ *   received tag (may be NULL when @p tag_len is 0).
  * @param tag_len
  *   as for vecsec_aead_open().
  * @param nonce
@@ -126,7 +126,7 @@ VECSEC_API int vecsec_engine_seal(const struct vecsec_engine *e, const struct ve
  * @param nonce_len
  *   as for vecsec_aead_open().
  * @param aad
- *   additional data.
+ *   additional data (may be NULL when @p aad_len is 0).
  * @param aad_len
  *   bytes of AAD.
  * @return as vecsec_aead_open(); -EINVAL for a NULL engine too.
