@@ -348,8 +348,11 @@ gw_seq_state_bind(unsigned int slot, const struct gw_sa_conf *c, uint64_t last)
 	uint64_t first = conf_first(c);
 	int e;
 
-	if (!gw_seq_state_kept(c))
+	if (!gw_seq_state_kept(c)) {
+		/* the slot's former SA may have been kept: this one is not */
+		gw_seq_state_unbind(slot);
 		return first;
+	}
 	if (slots_grow(slot) != 0)
 		goto nomem;
 	b = &slots[slot];

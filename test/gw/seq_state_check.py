@@ -13,8 +13,9 @@ has a sequence number above every number of the first run, none of its
 ciphertexts equals one of the first run, and the AES-GCM ones decrypt
 (scapy). The SA that was kept under `seq 5000` starts at max(5000, mark +
 1). The file holds no key byte. `--seq-state none` warns and starts at the
-configured number; a state path that cannot be written, and a file that is
-not a state file, refuse the start naming the file and the option.
+configured number; a non-ESN SA whose stored mark leaves no number comes
+up expired; a state path that cannot be written, and a file that is not a
+state file, refuse the start naming the file and the option.
 
 extend: --seq-reserve 64 under endless traffic (net_pcap infinite_rx, the
 ESP output a named pipe read as it comes): the sequence numbers run 1, 2,
@@ -22,12 +23,14 @@ ESP output a named pipe read as it comes): the sequence numbers run 1, 2,
 the mark on disk. Then the writer cannot write (its temporary file's name
 taken by a folder): packets past the durable mark are dropped and counted
 as seq_unreserved, none is sent; once it can write again the numbers go on
-from the mark without a gap or a repeat. A restart then starts above the
-last mark.
+from the mark without a gap or a repeat. A reload (SIGHUP) that adds an
+outbound SA while the state cannot be written is refused; once it can, the
+reload adds it with its mark on disk. A restart then starts above the last marks.
 
 usage: seq_state_check.py GATEWAY_BINARY [restart|extend]
 """
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -45,6 +48,9 @@ KEY_GCM = bytes(range(0x10, 0x10 + 20))         # AES-128 key + salt
 KEY_CHA = bytes(range(0x50, 0x50 + 36))         # ChaCha20 key + salt
 KEY_SEQ = bytes(range(0x90, 0x90 + 20))
 NPKT = 40
+SA14 = ("sa out 14 aead_algo aes-128-gcm aead_key %s mode ipv4-tunnel "
+        "src 172.31.1.1 dst 172.31.2.14\n"
+        "sp ipv4 out esp protect 14 pri 10 dst 10.14.0.0/16\n" % hexkey(KEY_SEQ))
 RT = ("rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 1\n"
       "rt ipv4 dst 192.168.0.0/16 port 0\n")
 
@@ -182,6 +188,23 @@ def restart(gwbin, tmp, fail):
     else:
         print("ok   --seq-state none: one warning line, SA 11 starts at 1 again")
 
+    # a non-ESN SA whose mark leaves no number below 2^32 - 1: it comes up expired
+    full = os.path.join(tmp, "full-state")
+    with open(full, "w") as f:
+        f.write("vecsec-gw-seq 1\nout 11 ipv4 172.31.2.11 4294967294\n")
+    prefix = gwtest.file_prefix("seq-full")
+    cmd, stats = pcap_cmd(gwbin, prefix, tmp, "full", cfg, full)
+    r = run(cmd, prefix)
+    got = by_sa(os.path.join(tmp, "full-esp_out.pcap"))
+    drops = gwtest.load_stats(stats)["drops"] if r.returncode == 0 else {}
+    if r.returncode != 0 or 11 in got or len(got.get(12, [])) != NPKT or \
+            drops.get("expired") != NPKT or "none left, it expires" not in r.stdout:
+        fail("SA 11 with its numbers used up: exit %d, ESP of SA 11: %d, drops %s, output %s"
+             % (r.returncode, len(got.get(11, [])), drops, r.stdout[-1500:]))
+    else:
+        print("ok   SA 11 with every number up to 2^32 - 2 reserved before: a warning, its "
+              "%d packets expired, none sent" % NPKT)
+
     # a state that cannot be written or read: no start, the file and the option named
     plain = os.path.join(tmp, "plain")
     open(plain, "w").close()
@@ -260,6 +283,7 @@ def extend(gwbin, tmp, fail):
     blocker = state + ".tmp"
 
     def wait(cond, what, timeout=gwtest.WAIT_TIMEOUT):
+        """gwtest.wait_until(); its FAIL line fails the test (the caller returns)."""
         return gwtest.wait_until(cond, what, timeout=timeout, gws=[g])
 
     def unreserved():
@@ -268,6 +292,7 @@ def extend(gwbin, tmp, fail):
     try:
         if not g.wait_ready() or not wait(lambda: watch.top() > 3000,
                                           "SA 11 past sequence number 3000"):
+            fail("see above")
             return
         mark = file_mark(state)
         if mark is None or mark < watch.top():
@@ -283,10 +308,12 @@ def extend(gwbin, tmp, fail):
                 pass            # a write in flight: its file is there for a moment
         base = unreserved()
         if not wait(lambda: unreserved() >= base + 2000, "2000 packets seq_unreserved"):
+            fail("see above")
             return
         mark = file_mark(state)
         sent = gwtest.tel_total(prefix, "esp_out")
         if not wait(lambda: watch.count() >= sent, "the ESP sent read from the pipe"):
+            fail("see above")
             return
         if watch.top() > mark:
             fail("sequence number %d sent past the durable mark %d" % (watch.top(), mark))
@@ -298,12 +325,30 @@ def extend(gwbin, tmp, fail):
         # the management thread says so (within a tick of its first failed write)
         if not g.wait_line("cannot create") or "seq_unreserved" not in g.output():
             fail("no error line for the failed write")
+        # a reload that adds an outbound SA now is refused: its numbers cannot be reserved
+        gwtest.write_config(cfg, open(cfg).read() + SA14)
+        g.signal(signal.SIGHUP)
+        if not g.wait_line("reload failed", timeout=30):
+            fail("see above")
+            return
+        line = [ln for ln in g.output().split("\n") if "reload failed" in ln][0]
+        if "--seq-state" not in line:
+            fail("reload with the state unwritable: %s" % line)
+        else:
+            print("ok   reload adding SA 14 with the state unwritable: refused: %s" % line)
         # it can write again: the numbers go on above the old mark
         os.rmdir(blocker)
         if not wait(lambda: watch.top() > mark + 200, "sequence numbers past %d" % mark):
+            fail("see above")
             return
         if not g.wait_line("written again"):
             fail("no line when the state could be written again")
+        # now the reload adds it, its mark on disk before it can send
+        g.signal(signal.SIGHUP)
+        # (64 numbers at least: the refused reload's reservation is skipped, never reused)
+        if g.wait_line("reload: done") and (file_mark(state, 14) or 0) < 64:
+            fail("SA 14 added by a reload: mark %s on disk, want 64 or more" %
+                 file_mark(state, 14))
     finally:
         rc, out = g.stop()
         watch.thread.join(timeout=30)
@@ -322,18 +367,21 @@ def extend(gwbin, tmp, fail):
     if st["drops"].get("seq_unreserved", 0) < 2000 or st["esp_out"] != len(seqs):
         fail("stats: seq_unreserved %s, esp_out %s, ESP read %d" %
              (st["drops"].get("seq_unreserved"), st["esp_out"], len(seqs)))
-    # a restart continues above the last mark
-    last = file_mark(state)
-    wrpcap(os.path.join(tmp, "clear_in.pcap"), [eth(p) for p in clear_pkts((11,), 5)])
+    # a restart continues above the last mark (SA 14 above the reload's reservation)
+    last, last14 = file_mark(state), file_mark(state, 14) or 0
+    wrpcap(os.path.join(tmp, "clear_in.pcap"), [eth(p) for p in clear_pkts((11, 14), 5)])
     prefix = gwtest.file_prefix("seq-ext2")
     cmd, _ = pcap_cmd(gwbin, prefix, tmp, "ext2", cfg, state)
     r = run(cmd, prefix)
-    got = [s for s, _ in by_sa(os.path.join(tmp, "ext2-esp_out.pcap")).get(11, [])]
-    if r.returncode != 0 or got != list(range(last + 1, last + 6)):
-        fail("restart after extend: exit %d, seq %s, want from %d" % (r.returncode, got,
-                                                                      last + 1))
+    out = by_sa(os.path.join(tmp, "ext2-esp_out.pcap"))
+    got, got14 = [s for s, _ in out.get(11, [])], [s for s, _ in out.get(14, [])]
+    if r.returncode != 0 or got != list(range(last + 1, last + 6)) or \
+            got14 != list(range(last14 + 1, last14 + 6)):
+        fail("restart after extend: exit %d, SA 11 seq %s, want from %d; SA 14 %s, want "
+             "from %d" % (r.returncode, got, last + 1, got14, last14 + 1))
     else:
-        print("ok   restart: SA 11 continues at %d, above the last mark %d" % (got[0], last))
+        print("ok   restart: SA 11 continues at %d, above the last mark %d; SA 14 (added by "
+              "a reload) at %d" % (got[0], last, got14[0]))
 
 
 def main():
