@@ -557,6 +557,12 @@ caps_raise(void)
 	}
 }
 
+bool
+gw_seq_state_pending(void)
+{
+	return st_path != NULL && dirty;
+}
+
 int
 gw_seq_state_commit(char *err, size_t err_len)
 {

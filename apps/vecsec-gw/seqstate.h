@@ -36,6 +36,8 @@ bool gw_seq_state_on(void);
  * SAs are up and before any SP rule points at them. 0 or -errno (err).
  */
 int gw_seq_state_commit(char *err, size_t err_len);
+/* Marks reserved in memory and not written yet (a reload's new SAs, a failed write). */
+bool gw_seq_state_pending(void);
 void gw_seq_state_close(void);
 /* Whether SA c's numbers are kept: outbound, from the file, the state on. */
 bool gw_seq_state_kept(const struct gw_sa_conf *c);
