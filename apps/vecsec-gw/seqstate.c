@@ -67,6 +67,7 @@ struct seq_ent {
 
 struct seq_slot {
 	int32_t ent;                    /* -1: the slot's SA is not kept */
+	int32_t pos;                    /* its place in bound[], -1: none */
 	bool exhausted;                 /* no number left above the mark (non-ESN) */
 	uint64_t first;                 /* the first number it sent */
 };
@@ -80,6 +81,9 @@ static uint32_t *idx;                   /* ent + 1, linear probing; 0 empty */
 static unsigned int idx_mask;
 static struct seq_slot *slots;
 static unsigned int nb_slots;
+/* the slots with an entry: what each tick looks at (charon's SAs cost nothing) */
+static uint32_t *bound;
+static unsigned int nb_bound;
 static bool dirty;                      /* a mark not written yet */
 static bool failing;                    /* the last write failed (logged once) */
 
@@ -313,6 +317,9 @@ gw_seq_state_close(void)
 	free(slots);
 	slots = NULL;
 	nb_slots = 0;
+	free(bound);
+	bound = NULL;
+	nb_bound = 0;
 	dirty = failing = false;
 }
 
@@ -321,14 +328,19 @@ slots_grow(unsigned int slot)
 {
 	unsigned int n = RTE_MAX(gw.max_sa, slot + 1);
 	struct seq_slot *s;
+	uint32_t *bd;
 
 	if (slot < nb_slots)
 		return 0;
+	bd = realloc(bound, (size_t)n * sizeof(*bd));
+	if (bd == NULL)
+		return -ENOMEM;
+	bound = bd;
 	s = realloc(slots, (size_t)n * sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
 	for (unsigned int i = nb_slots; i < n; i++)
-		s[i] = (struct seq_slot){ .ent = -1 };
+		s[i] = (struct seq_slot){ .ent = -1, .pos = -1 };
 	slots = s;
 	nb_slots = n;
 	return 0;
@@ -367,6 +379,10 @@ gw_seq_state_bind(unsigned int slot, const struct gw_sa_conf *c, uint64_t last)
 	if (ents[e].mark != 0 && ents[e].mark >= first)
 		first = ents[e].mark == UINT64_MAX ? UINT64_MAX : ents[e].mark + 1;
 	b->ent = e;
+	if (b->pos < 0) {
+		b->pos = (int32_t)nb_bound;
+		bound[nb_bound++] = slot;
+	}
 	b->exhausted = first > last || ents[e].mark == UINT64_MAX;
 	if (b->exhausted) {
 		GW_LOG(WARNING, "SA out %u (line %d): every sequence number up to %" PRIu64
@@ -385,7 +401,9 @@ nomem:
 	/* nothing reserved: the SA sends nothing (seq_unreserved) rather than repeat */
 	GW_LOG(ERR, "SA out %u: out of memory for its sequence-number state", c->spi);
 	if (slots_grow(slot) == 0) {
-		slots[slot] = (struct seq_slot){ .ent = -1, .exhausted = true, .first = first };
+		gw_seq_state_unbind(slot);
+		slots[slot] = (struct seq_slot){ .ent = -1, .pos = -1, .exhausted = true,
+						 .first = first };
 		return first;
 	}
 	return last;
@@ -443,8 +461,19 @@ gw_seq_state_cap(struct gw_sa *s)
 void
 gw_seq_state_unbind(unsigned int slot)
 {
-	if (slot < nb_slots)
-		slots[slot] = (struct seq_slot){ .ent = -1 };
+	int32_t pos;
+
+	if (slot >= nb_slots)
+		return;
+	pos = slots[slot].pos;
+	if (pos >= 0) {
+		/* the last one takes its place */
+		uint32_t moved = bound[--nb_bound];
+
+		bound[pos] = moved;
+		slots[moved].pos = pos;
+	}
+	slots[slot] = (struct seq_slot){ .ent = -1, .pos = -1 };
 }
 
 uint64_t
@@ -548,10 +577,11 @@ out:
 static void
 caps_raise(void)
 {
-	for (unsigned int i = 0; i < nb_slots && i < gw.nb_sa; i++) {
+	for (unsigned int k = 0; k < nb_bound; k++) {
+		unsigned int i = bound[k];
 		struct gw_sa *s = &gw.sa[i];
 
-		if (slots[i].ent < 0 || slots[i].exhausted || s->hard_real == 0)
+		if (slots[i].exhausted || s->hard_real == 0)
 			continue;
 		cap_set(s, &slots[i]);
 	}
@@ -585,11 +615,12 @@ gw_seq_state_poll(void)
 	uint64_t half;
 	int rc;
 
-	if (st_path == NULL || nb_slots == 0)
+	if (st_path == NULL || (__atomic_load_n(&nb_bound, __ATOMIC_RELAXED) == 0 && !dirty))
 		return;
 	half = st_reserve / 2;
 	gw_cp_lock();
-	for (unsigned int i = 0; i < nb_slots && i < gw.nb_sa; i++) {
+	for (unsigned int k = 0; k < nb_bound; k++) {
+		unsigned int i = bound[k];
 		const struct gw_sa *s = &gw.sa[i];
 		struct seq_slot *b = &slots[i];
 		struct seq_ent *e;
