@@ -429,10 +429,7 @@ cap_set(struct gw_sa *s, const struct seq_slot *b)
 	uint64_t allow = slot_allow(b);
 	uint64_t real = s->hard_real;
 
-	/*
-	 * hard_pkts 0 means no limit: a cap of 0 is kept as 1 used of 1
-	 * (used_pkts, set once before the SA is published)
-	 */
+	/* allow is never 0 here (gw_seq_state_cap() handles that): hard_pkts 0 is no limit */
 	__atomic_store_n(&s->hard_pkts, allow != 0 && allow < real ? allow : real,
 			 __ATOMIC_RELAXED);
 }
