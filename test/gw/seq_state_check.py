@@ -27,7 +27,10 @@ from the mark without a gap or a repeat. A reload (SIGHUP) that adds an
 outbound SA while the state cannot be written is refused; once it can, the
 reload adds it with its mark on disk. A restart then starts above the last marks.
 
-usage: seq_state_check.py GATEWAY_BINARY [restart|extend]
+extend-2w: the same with two lcores, so the SA's numbers, reservations and
+give-backs take the atomic paths (net_pcap's one rx queue feeds worker 0).
+
+usage: seq_state_check.py GATEWAY_BINARY [restart|extend|extend-2w]
 """
 import os
 import signal
@@ -262,7 +265,7 @@ def file_mark(state, spi=11):
     return None
 
 
-def extend(gwbin, tmp, fail):
+def extend(gwbin, tmp, fail, lcores="0"):
     cfg = gwtest.write_config(os.path.join(tmp, "ext.cfg"), RT +
                               "sa out 11 aead_algo aes-128-gcm aead_key %s mode ipv4-tunnel "
                               "src 172.31.1.1 dst 172.31.2.11\n" % hexkey(KEY_GCM) +
@@ -277,7 +280,7 @@ def extend(gwbin, tmp, fail):
                               ("empty.pcap", fifo))
     cmd = gwtest.gw_cmd(gwbin, prefix, ports, app=[
         "-f", cfg, "-u", "2", "--ctrl", "none", "--stats-file", stats, "--quiet",
-        "--seq-state", state, "--seq-reserve", "64"])
+        "--seq-state", state, "--seq-reserve", "64"], lcores=lcores)
     watch = EspWatch(fifo)
     g = gwtest.Gateway(cmd, name="gateway extend")
     blocker = state + ".tmp"
@@ -401,6 +404,8 @@ def main():
             restart(gwbin, tmp, fail)
         if what in ("all", "extend"):
             extend(gwbin, tmp, fail)
+        if what == "extend-2w":         # two lcores: the SA's counters are atomic
+            extend(gwbin, tmp, fail, lcores="0,1")
     finally:
         gwtest.cleanup(tmp)
     return gwtest.finish(ok)
