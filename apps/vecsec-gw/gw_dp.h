@@ -115,6 +115,12 @@ struct gw_sa {
 	/* line 2 */
 	uint64_t life[4] __rte_cache_aligned;   /* enum gw_life, 0 = none */
 	uint64_t used_bytes;                    /* reserved so far, atomic */
+	/*
+	 * outbound SA under --seq-state (seqstate.c): its real hard packet
+	 * limit, while hard_pkts is capped at the numbers durably reserved
+	 * (raised by the management thread, atomic); 0: not capped
+	 */
+	uint64_t hard_real;
 	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
 } __rte_cache_aligned;
 

@@ -30,6 +30,7 @@
 #include "gw_dp.h"
 #include "fcache.h"
 #include "gw_log.h"
+#include "seqstate.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -79,6 +80,7 @@ static char demo_text[8192];
 
 /* long options without a short letter */
 enum { OPT_MAX_SA = 256, OPT_MAX_SP, OPT_MAX_RT, OPT_SPD_CACHE, OPT_SAD_CACHE };
+enum { OPT_SEQ_STATE = 300, OPT_SEQ_RESERVE };
 enum { OPT_HOST_DEFAULT = 320 };
 enum { OPT_CTRL_IDLE = 330, OPT_SPI_TIMEOUT };
 
@@ -106,6 +108,9 @@ struct opts {
 	bool quiet;
 	uint16_t mtu[GW_MAX_PORTS];     /* --mtu, 0: the port's own */
 	int32_t fc_entries[2];          /* --spd-cache, --sad-cache; -1: sized from the SA table */
+	const char *seq_state;          /* --seq-state FILE; NULL: the default (none with --demo) */
+	bool seq_state_none;            /* --seq-state none */
+	uint64_t seq_reserve;           /* --seq-reserve N, 0: GW_SEQ_RESERVE_DEFAULT */
 };
 
 /*
@@ -227,6 +232,14 @@ usage(const char *prog)
 	       "                     rte_acl; default: twice the SA table, %u..%u)\n"
 	       "  --sad-cache N      SAD cache entries per worker, the same way (0: every ESP\n"
 	       "                     packet goes through rte_ipsec_sad)\n"
+	       "  --seq-state FILE|none\n"
+	       "                     where outbound SAs with keys from -f FILE keep the highest\n"
+	       "                     sequence number they may have sent, so that a restart\n"
+	       "                     never sends a number (an IV) twice under the same key\n"
+	       "                     (default " GW_SEQ_STATE_DEFAULT ", folder made 0700;\n"
+	       "                     none with --demo); none: not kept (a warning)\n"
+	       "  --seq-reserve N    sequence numbers reserved ahead per SA, written before\n"
+	       "                     they are used (default 2^20)\n"
 	       "  --quiet            no start-up summary (the gateway's INFO messages: as\n"
 	       "                     EAL's --log-level vecsec.gw:notice)\n"
 	       "  --version          print the version (also before --) and exit\n"
@@ -320,6 +333,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "max-rt", required_argument, NULL, OPT_MAX_RT },
 		{ "spd-cache", required_argument, NULL, OPT_SPD_CACHE },
 		{ "sad-cache", required_argument, NULL, OPT_SAD_CACHE },
+		{ "seq-state", required_argument, NULL, OPT_SEQ_STATE },
+		{ "seq-reserve", required_argument, NULL, OPT_SEQ_RESERVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -581,6 +596,22 @@ parse_args(int argc, char **argv, struct opts *o)
 				n == 0 ? 0 : (int32_t)rte_align32pow2((uint32_t)n);
 			break;
 		}
+		case OPT_SEQ_STATE:
+			o->seq_state_none = strcmp(optarg, "none") == 0;
+			o->seq_state = o->seq_state_none ? NULL : optarg;
+			if (!o->seq_state_none && optarg[0] == '\0') {
+				fprintf(stderr, "vecsec-gw: --seq-state FILE or none\n");
+				return -1;
+			}
+			break;
+		case OPT_SEQ_RESERVE:
+			if (gw_parse_u64(optarg, GW_SEQ_RESERVE_MAX, &o->seq_reserve) != 0 ||
+			    o->seq_reserve < 2) {
+				fprintf(stderr, "vecsec-gw: --seq-reserve %s: 2..%llu\n", optarg,
+					(unsigned long long)GW_SEQ_RESERVE_MAX);
+				return -1;
+			}
+			break;
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -1250,6 +1281,25 @@ main(int argc, char **argv)
 	}
 	/* run-time changes: the control socket, or a reload of the file */
 	gw.ctrl = !o.ctrl_none || (o.cfg_file != NULL && !o.demo);
+	/*
+	 * The outbound SAs' sequence numbers (seqstate.c): read before
+	 * anything is built, written once the SAs are. The demo's packets never
+	 * leave the process: no state unless asked for.
+	 */
+	if (o.seq_state_none)
+		fprintf(stderr, "vecsec-gw: warning: --seq-state none: outbound SAs with keys from "
+			"the configuration file send the same sequence numbers and IVs again after "
+			"a restart (nonce reuse)\n");
+	else if (o.seq_state != NULL || !o.demo) {
+		rc = gw_seq_state_open(o.seq_state != NULL ? o.seq_state : GW_SEQ_STATE_DEFAULT,
+				       o.seq_reserve, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "vecsec-gw: %s; not started (--seq-state FILE elsewhere, "
+				"or none)\n", err);
+			gw_conf_wipe(conf);
+			return 1;
+		}
+	}
 
 	eal_argc = dd;
 #ifdef GW_BUILD_PMD
@@ -1340,6 +1390,12 @@ main(int argc, char **argv)
 	load_t[4] = mono_seconds();
 	if (rc != 0)
 		goto out;
+	/* before any packet: the numbers the SAs may use are on disk */
+	rc = gw_seq_state_commit(err, sizeof(err));
+	if (rc != 0) {
+		GW_LOG(ERR, "%s; not started (--seq-state FILE elsewhere, or none)", err);
+		goto out;
+	}
 	/* sized by the SA table (gw.max_sa, set by gw_sa_setup) */
 	if (gw_stats_init() != 0 || gw_reload_init(o.demo ? NULL : o.cfg_file, o.conf_flags) != 0) {
 		GW_LOG(ERR, "out of memory");
@@ -1582,6 +1638,7 @@ out:
 	gw_rt_teardown(&gw);
 	gw_sp_teardown(&gw);
 	gw_sa_teardown(&gw);
+	gw_seq_state_close();
 	for (unsigned int w = 0; w < gw.nb_workers; w++) {
 		rte_mempool_free(gw.worker[w].cop_pool);
 		rte_free(gw.worker[w].sa_st);

@@ -6,7 +6,8 @@
  * lcore (the main lcore is worker 0): rate samples every --rate-interval
  * (stats.c), the periodic counter dump (--stats-interval, off by default),
  * the dump SIGUSR1 asks for, and the configuration reload SIGHUP asks for
- * (reload.c). Signal handlers only set flags; the thread looks every
+ * (reload.c), and the sequence numbers outbound SAs reserve ahead
+ * (seqstate.c). Signal handlers only set flags; the thread looks every
  * MGMT_TICK_MS.
  *
  * The control-plane lock serializes everything that reads or changes the
@@ -22,6 +23,7 @@
  */
 #include "gw_dp.h"
 #include "gw_log.h"
+#include "seqstate.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -135,6 +137,7 @@ mgmt_main(void *arg)
 			gw_cp_unlock();
 		}
 		gw_ctrl_housekeeping();        /* only when no control thread does it */
+		gw_seq_state_poll();            /* sequence numbers reserved ahead (--seq-state) */
 		if (want_reload) {
 			char msg[512];
 

@@ -35,6 +35,7 @@
 #include "ctrl_ike.h"
 #include "gw_dp.h"
 #include "gw_log.h"
+#include "seqstate.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -385,6 +386,9 @@ apply(struct gw_conf *m, struct plan *pl, const int8_t *fam, char *err, size_t e
 			break;
 		gw_stats_sa_new(pl->add[k]);
 	}
+	/* the new outbound SAs' numbers reserved durably before an SP rule points at them */
+	if (rc == 0 && gw_seq_state_pending())
+		rc = gw_seq_state_commit(err, err_len);
 	if (rc != 0) {
 		pl->n_add = k;          /* the ones up */
 		undo_adds(pl);

@@ -9,6 +9,7 @@
 #include "gw_dp.h"
 #include "vecsec_heap.h"
 #include "gw_log.h"
+#include "seqstate.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -511,9 +512,8 @@ replay_setup(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, uint
  * numbers (and IVs) starting over at 0.
  */
 static int
-seq_limit(struct gw_sa *s, const struct gw_sa_conf *c, bool esn)
+seq_limit(struct gw_sa *s, const struct gw_sa_conf *c, bool esn, uint64_t first)
 {
-	uint64_t first = c->esn_init > 1 ? c->esn_init : 1;
 	uint64_t last = esn ? UINT64_MAX : UINT32_MAX - 1;
 	uint64_t left, hard = c->life[GW_LIFE_HARD_PKTS];
 
@@ -563,6 +563,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	uint32_t win = c->window >= 0 ? (uint32_t)c->window : dp->window;
 	uint32_t rw_win = 0;    /* the exact window's size, 0: none */
 	bool esn = c->esn || dp->esn;
+	uint64_t first = c->esn_init;   /* outbound: the first number sent (--seq-state) */
 	size_t rw_sz = 0, ofs;
 	int sz, rc;
 
@@ -589,7 +590,9 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		if (rw_sz == 0)
 			return -EINVAL;
 	} else if (c->dir == GW_DIR_OUT) {
-		rc = seq_limit(s, c, esn);
+		/* above every number a former run may have sent with these keys */
+		first = gw_seq_state_bind(s->idx, c, esn ? UINT64_MAX : UINT32_MAX - 1);
+		rc = seq_limit(s, c, esn, first > 1 ? first : 1);
 		if (rc != 0)
 			return rc;
 	}
@@ -599,7 +602,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	prm.ipsec_xform.direction = c->dir == GW_DIR_IN ? RTE_SECURITY_IPSEC_SA_DIR_INGRESS
 		: RTE_SECURITY_IPSEC_SA_DIR_EGRESS;
 	prm.ipsec_xform.options.esn = esn;
-	prm.ipsec_xform.esn.value = c->esn_init;
+	prm.ipsec_xform.esn.value = first;     /* every SA type starts there (rte_ipsec, PMD) */
 	if (c->dir == GW_DIR_IN)
 		prm.ipsec_xform.replay_win_sz = rw_win == 0 ? win : esn ? rw_win + 64 : 0;
 	prm.crypto_xform = ipx;
@@ -670,6 +673,8 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	s->hard_sent = 0;
 	if (c->dir == GW_DIR_IN)
 		s->hard_pkts = c->life[GW_LIFE_HARD_PKTS];
+	else
+		gw_seq_state_cap(s);    /* capped at the numbers reserved */
 	if (c->aead || c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ||
 			c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CTR)
 		s->esp_fixed = 8 + 8 + c->digest_len;
@@ -1145,6 +1150,7 @@ gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
 
 	s->active = false;
+	gw_seq_state_unbind(s->idx);
 	if (cold->cses != NULL && s->action == GW_SA_LOOKASIDE_PROTOCOL)
 		rte_security_session_destroy(rte_cryptodev_get_sec_ctx(s->cdev_id), cold->cses);
 	else if (cold->cses != NULL)

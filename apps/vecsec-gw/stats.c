@@ -21,6 +21,7 @@
  */
 #include "gw_dp.h"
 #include "gw_log.h"
+#include "seqstate.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -297,7 +298,7 @@ sa_info_get(const struct gw_dp *dp, unsigned int slot, struct sa_info *in)
 	gw_stats_sa(dp, slot, &in->st);
 	gw_stats_sa_sum(dp, slot, &raw);
 	if (s->dir == GW_DIR_OUT) {
-		uint64_t first = c->esn_init > 1 ? c->esn_init : 1;
+		uint64_t first = gw_seq_state_first(slot, c);  /* --seq-state may start higher */
 
 		in->seq = raw.seq_used != 0 ? first - 1 + raw.seq_used : 0;
 	} else if (s->rw != NULL) {

@@ -95,9 +95,41 @@ def pcap_ports(tmp, clear=("clear_in.pcap", "clear_out.pcap"),
             "--vdev", "net_pcap1,rx_pcap=%s,tx_pcap=%s" % (j(tmp, esp[0]), j(tmp, esp[1]))]
 
 
+_seq_dir = None
+_seq_n = 0
+
+
+def seq_state_file():
+    """
+    A sequence-number state file (--seq-state) no other gateway start uses:
+    in a folder of this process's own, removed when it exits. Every start
+    then sends from its SAs' configured first numbers, as a test expects,
+    and tests side by side or one after another never share marks.
+    """
+    global _seq_dir, _seq_n
+    if _seq_dir is None:
+        import atexit
+        import tempfile
+        _seq_dir = tempfile.mkdtemp(prefix="vecsec-gw-seq-state-")
+        atexit.register(shutil.rmtree, _seq_dir, True)
+    _seq_n += 1
+    return os.path.join(_seq_dir, "seq-state-%d" % _seq_n)
+
+
+def seq_state_args(app):
+    """["--seq-state", a file of its own] unless app gives one (or runs --demo)."""
+    if "--seq-state" in app or "--demo" in app:
+        return []
+    return ["--seq-state", seq_state_file()]
+
+
 def gw_cmd(gwbin, prefix, ports, eal=(), app=(), lcores="0"):
-    """The gateway's argv: EAL options, the ports, extra EAL options, `--`, app options."""
-    return [gwbin] + eal_args(prefix, lcores) + list(ports) + list(eal) + ["--"] + list(app)
+    """
+    The gateway's argv: EAL options, the ports, extra EAL options, `--`, app
+    options, and a state file of its own (seq_state_args()).
+    """
+    return [gwbin] + eal_args(prefix, lcores) + list(ports) + list(eal) + ["--"] + list(app) + \
+        seq_state_args(list(app))
 
 
 def pcap_run(cfg, stats, idle="0.5"):

@@ -89,7 +89,7 @@ def start(gw, prefix, app, ports=2):
         vdevs += ["--vdev", "net_null%d,no-rx=1" % p]
     try:
         return run([gw] + eal(prefix) + vdevs + ["--", "--ctrl", "none", "--duration", "0.2"]
-                   + app)
+                   + app + gwtest.seq_state_args(app))
     finally:
         gwtest.eal_cleanup(prefix)
 

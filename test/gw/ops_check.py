@@ -191,7 +191,8 @@ def telemetry_case(gw, c, tmp, ck):
              "--vdev", "net_pcap1,rx_pcap=%s,tx_pcap=/dev/null" % os.path.join(tmp, "esp.pcap")]
     log = open(os.path.join(tmp, "tel.log"), "w+")
     proc = subprocess.Popen([gw] + eal_base(prefix) + ports +
-                            ["--", "-f", cfg, "-u", "2", "--rate-interval", "0.2"],
+                            ["--", "-f", cfg, "-u", "2", "--rate-interval", "0.2"] +
+                            gwtest.seq_state_args([]),
                             stdout=log, stderr=subprocess.STDOUT)
     sock = sock_path(prefix)
     try:
@@ -377,7 +378,8 @@ def telemetry_case(gw, c, tmp, ck):
     prefix = gwtest.file_prefix("opsquiet")
     r = subprocess.run([gw] + eal_base(prefix) + ["--log-level", "vecsec.gw:warning",
                        "--vdev", "net_null0", "--vdev", "net_null1", "--",
-                       "-f", cfg, "-u", "2", "--duration", "0.3"], stdout=subprocess.PIPE,
+                       "-f", cfg, "-u", "2", "--duration", "0.3"] + gwtest.seq_state_args([]),
+                       stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
     gwtest.eal_cleanup(prefix)
     # the ready line is not a log message: printed whatever the level, for scripts
@@ -400,7 +402,8 @@ def telemetry_case(gw, c, tmp, ck):
     r = subprocess.run([gw] + eal_base(prefix) + ["--log-level", "*:warning", "-d", two[0],
                        "-d", two[1], "--vdev", "net_null0,no-rx=1", "--vdev",
                        "net_null1,no-rx=1", "--", "-f", cfg, "-u", "2", "--duration", "0.3",
-                       "--ctrl", "none"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       "--ctrl", "none"] + gwtest.seq_state_args([]), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT,
                        universal_newlines=True, timeout=60)
     gwtest.eal_cleanup(prefix)
     shutil.rmtree(copies, ignore_errors=True)
@@ -480,7 +483,8 @@ def telemetry_proto_case(gw, c, tmp, ck):
              "--vdev", "net_pcap1,tx_pcap=%s" % esp_out]
     log = open(os.path.join(tmp, "proto.log"), "w+")
     proc = subprocess.Popen([gw] + eal_base(prefix) + ports +
-                            ["--", "-f", cfg, "-u", "2", "--prefer", "crypto_vecsec"],
+                            ["--", "-f", cfg, "-u", "2", "--prefer", "crypto_vecsec"] +
+                            gwtest.seq_state_args([]),
                             stdout=log, stderr=subprocess.STDOUT)
     try:
         ready = until(lambda: "vecsec-gw: ready\n" in read_text(log.name),

@@ -136,7 +136,8 @@ def main():
         cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", str(mem), "--file-prefix",
                prefix, "--log-level", "*:warning", "--log-level", "vecsec.gw:info"] + \
             gwtest.pcap_ports(tmp) + \
-            ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats] + app
+            ["--", "-f", cfg, "-u", "2", "--idle-exit", "0.5", "--stats-file", stats] + app + \
+            gwtest.seq_state_args(app)
         t0 = time.monotonic()
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True, timeout=600)

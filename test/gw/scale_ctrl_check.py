@@ -140,7 +140,8 @@ def main():
         cmd = [gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", str(mem), "--file-prefix",
                prefix, "--log-level", "*:warning", "--vdev", "net_null0,no-rx=1",
                "--vdev", "net_null1,no-rx=1", "--", "-u", "2", "--ctrl", sock,
-               "--max-sa", str(max_sa), "--max-sp", str(2 * t + 2 * extra - 1)]
+               "--max-sa", str(max_sa), "--max-sp", str(2 * t + 2 * extra - 1)] + \
+            gwtest.seq_state_args([])
         gw = gwtest.Gateway(cmd)
         if not gw.wait_ready():
             ok = False

@@ -6,6 +6,7 @@
 #     with ExecStart pointing at this build's binary and its EnvironmentFile
 #     at the sample (nothing is installed, no service is started);
 #   - it is Type=notify and reloads with SIGHUP;
+#   - its StateDirectory= is the folder of --seq-state's default file;
 #   - the sample vecsec-gw.conf is refused as shipped (placeholder keys), and
 #     with real keys in their place passes `vecsec-gw --check FILE -- OPTIONS`
 #     with the sample vecsec-gw.env's VECSEC_GW_OPTS.
@@ -33,6 +34,15 @@ else
 fi
 grep -q '^Type=notify$' "$unit" && grep -q '^ExecReload=/bin/kill -HUP \$MAINPID$' "$unit" &&
 	ok "Type=notify, ExecReload=kill -HUP" || fail "unit type or reload"
+# --seq-state's default file lives in the unit's state folder, 0700 (the gateway's
+# default: the options neither give --seq-state nor turn it off)
+sdef=$("$gw" --help | sed -n 's|.*(default \(/var/lib/[^,]*\)/seq-state,.*|\1|p')
+if grep -q '^StateDirectory=vecsec-gw$' "$unit" && grep -q '^StateDirectoryMode=0700$' "$unit" &&
+		[ "$sdef" = /var/lib/vecsec-gw ] && ! grep '^VECSEC_GW_OPTS=' "$dist/vecsec-gw.env" | grep -q -- '--seq-state'; then
+	ok "StateDirectory=vecsec-gw (0700) holds --seq-state's default ($sdef/seq-state)"
+else
+	fail "unit's StateDirectory, or --seq-state's default ($sdef) or the sample options"
+fi
 
 # shipped: refused until the keys are there, with the line of the first one
 chmod 600 "$tmp/vecsec-gw.conf"

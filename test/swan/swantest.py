@@ -234,7 +234,9 @@ class Env:
                "--vdev", "net_tap0,iface=%s" % t0,
                "--vdev", "net_tap1,iface=%s" % t1,
                "--", "-f", cfg, "-u", "0x2", "--ctrl", sock,
-               "--host-port", "0:2", "--host-port", "1:3"] + list(args)
+               "--host-port", "0:2", "--host-port", "1:3",
+               # its own marks, in the test's folder (charon's SAs are not kept anyway)
+               "--seq-state", os.path.join(self.d, "gw%s.seq-state" % side)] + list(args)
         log_name = "gw.log" if side == "A" else "gw%s.log" % side
         glog = open(os.path.join(self.d, log_name), "a")
         glog.write("== start: %s\n" % " ".join(cmd))

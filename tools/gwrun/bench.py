@@ -746,7 +746,12 @@ def main():
                 prefix = "vecsec-bgw-%s-%d" % (a.tag, i)
                 log = os.path.join(a.logs, "case%02d-run%d.log" % (i, r))
                 pd = os.path.join(a.perf, "case%02d-run%d.perf.data" % (i, r)) if a.perf else None
-                v = one_run(c["mk"](prefix), prefix, c["out_port"], log, a.warmup, a.secs, pd,
+                cmd = c["mk"](prefix)
+                if c["app"] == "vecsec-gw":
+                    # sequence-number marks of its own, next to the traffic files (removed
+                    # with them): cases never share marks, nothing under /var/lib
+                    cmd += ["--seq-state", os.path.join(shm, "%s-run%d.seq-state" % (prefix, r))]
+                v = one_run(cmd, prefix, c["out_port"], log, a.warmup, a.secs, pd,
                             start_s=30 + c["sas"] // 500)
                 if isinstance(v, str):
                     errs.setdefault(i, []).append("%s (see %s)" % (v, log))
