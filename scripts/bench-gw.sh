@@ -67,9 +67,12 @@ gw=$(readlink -f "$build/apps/vecsec-gw/vecsec-gw")
 so=$(readlink -f "$build/drivers/crypto/vecsec/librte_crypto_vecsec.so")
 [ -x "$gw" ] || { echo "bench-gw: no $gw (is libdpdk-dev installed?)" >&2; exit 1; }
 [ -f "$so" ] || { echo "bench-gw: no $so" >&2; exit 1; }
-case "$so" in
-/tmp/* | /var/tmp/* | /dev/shm/*) echo "bench-gw: $so is under a world-writable folder: -d refuses it" >&2; exit 1 ;;
-esac
+# EAL refuses a -d PMD under a world-writable folder (a checkout in /tmp): a
+# private copy, or one line that says what to do (scripts/demo-pmd.sh)
+. scripts/demo-pmd.sh
+trap pmd_private_cleanup EXIT
+pmd_private "$so" || exit 1
+so=$pmd_so
 [ "$(id -u)" = 0 ] || echo "bench-gw: not root: EAL runtime folders go to \$XDG_RUNTIME_DIR" >&2
 
 args=(--gw "$gw" --pmd-so "$so" --out out/bench-gw.csv --logs out/bench-gw
@@ -113,6 +116,7 @@ fi
 cleanup() {
 	rm -rf "/dev/shm/vecsec-bench-gw-$$" /var/run/dpdk/vecsec-bgw-$$-* \
 		"${XDG_RUNTIME_DIR:-/nonexistent}"/dpdk/vecsec-bgw-$$-* 2>/dev/null || true
+	pmd_private_cleanup
 }
 trap cleanup EXIT
 # the driver is the gwrun package's (tools/gwrun/bench.py)

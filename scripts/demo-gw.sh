@@ -40,12 +40,35 @@ ninja -C build >/dev/null
 gw=build/apps/vecsec-gw/vecsec-gw
 [ -x "$gw" ] || { echo "demo-gw: $gw was not built (is libdpdk-dev installed?)" >&2; exit 1; }
 
+# EAL leaves its runtime folder behind (and /var/run/dpdk, if it made it):
+# remove this run's, and the PMD's private copy, if one was made
+. scripts/demo-pmd.sh
+rundirs=("/var/run/dpdk/vecsec-gw-demo-$$" "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk/vecsec-gw-demo-$$")
+made_rundir=0
+[ -d /var/run/dpdk ] || made_rundir=1
+cleanup() {
+	rm -rf "${rundirs[@]}"
+	[ "$made_rundir" = 0 ] || rmdir /var/run/dpdk 2>/dev/null || true
+	pmd_private_cleanup
+}
+trap cleanup EXIT
+
+# the build's crypto_vecsec, which the gateway run from the build tree hands
+# EAL itself (-d): under a world-writable folder (a checkout in /tmp) EAL
+# refuses it and every run would fail; a private copy instead, or one line
+# that says what to do, before any EAL starts
+pmd=()
+if [ -e build/drivers/crypto/vecsec/librte_crypto_vecsec.so ]; then
+	pmd_private build/drivers/crypto/vecsec/librte_crypto_vecsec.so || exit 1
+	[ -z "$pmd_private_dir" ] || pmd=(-d "$pmd_so")
+fi
+
 run() {       # run NAME ARGS...: one demo, its rate line kept for the summary
 	local name=$1 log
 	shift
 	log=$(mktemp)
 	echo "== vecsec-gw demo: $name =="
-	if ! timeout 120 "$gw" -l 0 --no-pci --no-huge -m 512 --file-prefix "vecsec-gw-demo-$$" \
+	if ! timeout 120 "$gw" "${pmd[@]}" -l 0 --no-pci --no-huge -m 512 --file-prefix "vecsec-gw-demo-$$" \
 		--log-level '*:warning' --no-telemetry --force-max-simd-bitwidth=512 "${vdev[@]}" -- \
 		--demo --gen-pkts "$pkts" "${extra[@]}" "$@" | tee "$log"; then
 		fail=1
@@ -56,9 +79,6 @@ run() {       # run NAME ARGS...: one demo, its rate line kept for the summary
 	rm -f "$log"
 	echo
 }
-
-# EAL leaves its runtime folder behind: remove this run's
-trap 'rm -rf "/var/run/dpdk/vecsec-gw-demo-$$" "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk/vecsec-gw-demo-$$"' EXIT
 
 fail=0
 summary=()

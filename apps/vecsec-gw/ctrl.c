@@ -406,6 +406,45 @@ slot_release(unsigned int i)
 }
 
 /*
+ * A free slot below last (the parser's new SA, at last, moves there), or
+ * last if none.
+ */
+static unsigned int
+slot_take(struct gw_conf *c, unsigned int last)
+{
+	while (nb_free != 0) {
+		unsigned int f = free_slots[--nb_free];
+
+		if (f < last && c->sa[f].deleted && !gw.sa[f].active) {
+			gw_conf_move_last_sa(c, f);
+			return f;
+		}
+	}
+	return last;
+}
+
+/*
+ * Wait (2 s at most) until a deleted SA's slot is free, if one is queued
+ * for reclamation; true if a slot is free.
+ */
+static bool
+reclaim_sa_wait(void)
+{
+	uint64_t deadline = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+
+	while (nb_free == 0 && !gw_quit && rte_get_tsc_cycles() < deadline) {
+		unsigned int i;
+
+		for (i = 0; i < nb_reclaim && reclaimq[i].sa == NULL; i++)
+			;
+		if (i == nb_reclaim)
+			break;          /* no SA queued: nothing to wait for */
+		reclaim_poll(true);
+	}
+	return nb_free != 0;
+}
+
+/*
  * ---- SP changes in batches ------------------------------------------------
  *
  * Adding an SP rule means rebuilding its list's rte_acl context, O(n log n)
@@ -548,16 +587,16 @@ cmd_add(const char *line, bool *spd, char *err, size_t err_len)
 		return -ENOTSUP;
 	}
 	if (c->nb_sa > old_sa) {
-		slot = old_sa;
-		/* reuse the slot of a deleted SA, if any */
-		while (nb_free != 0 && slot == old_sa) {
-			unsigned int f = free_slots[--nb_free];
-
-			if (f < old_sa && c->sa[f].deleted && !gw.sa[f].active) {
-				gw_conf_move_last_sa(c, f);
-				slot = f;
-			}
-		}
+		slot = slot_take(c, old_sa);
+		/*
+		 * Past the table's end while deleted SAs wait for their grace
+		 * period (a worker descheduled on a busy host delays it by a
+		 * time slice): wait for one rather than refuse, so that a
+		 * delete then an add at --max-sa works (the parser counted
+		 * live SAs only).
+		 */
+		if (slot == old_sa && old_sa >= gw.max_sa && reclaim_sa_wait())
+			slot = slot_take(c, old_sa);
 		c->sa[slot].line = ++ctrl_seq;
 		rc = gw_sa_add(&gw, c, slot, -1, err, err_len);
 		/* the keys now live in the session only (and in the reload's fingerprint) */

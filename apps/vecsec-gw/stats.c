@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
 #include <vecsec/vecsec_esp.h>
@@ -43,6 +44,19 @@ const char *const gw_drop_names[GW_DROP_MAX] = {
 struct rate_sample {
 	uint64_t pkts, bytes;
 };
+
+/*
+ * What a port's driver counts before (rx) or after (tx) the workers:
+ * rte_eth_stats' packets the NIC missed (rx queue full: the workers were
+ * not fast enough or not scheduled), rx mbuf allocation failures (the
+ * pool ran out), receive errors and transmit errors. Read from ethdev at
+ * each view, less a baseline taken at `reset` (ethdev's own counters and
+ * /ethdev/stats are left as they are).
+ */
+struct port_drops {
+	uint64_t imissed, rx_nombuf, ierrors, oerrors;
+};
+static struct port_drops port_base[GW_MAX_PORTS];
 
 static struct gw_stats tot_base;                /* totals at the last reset */
 static struct gw_sa_stats *sa_base;             /* [gw.max_sa]: each SA's at its reset */
@@ -198,10 +212,41 @@ gw_stats_reset_sa(const struct gw_dp *dp, unsigned int slot)
 	sa_reset_tsc[slot] = rte_get_tsc_cycles();
 }
 
+static void
+port_drops_raw(uint16_t p, struct port_drops *out)
+{
+	struct rte_eth_stats es;
+
+	memset(out, 0, sizeof(*out));
+	if (rte_eth_stats_get(p, &es) != 0)
+		return;
+	out->imissed = es.imissed;
+	out->rx_nombuf = es.rx_nombuf;
+	out->ierrors = es.ierrors;
+	out->oerrors = es.oerrors;
+}
+
+/* Port p's drops since the last reset. */
+static void
+port_drops_get(uint16_t p, struct port_drops *out)
+{
+	const struct port_drops *b = &port_base[p];
+
+	port_drops_raw(p, out);
+	/* a port whose driver reset its counters (a restart): from 0 again */
+	out->imissed = out->imissed >= b->imissed ? out->imissed - b->imissed : out->imissed;
+	out->rx_nombuf = out->rx_nombuf >= b->rx_nombuf ? out->rx_nombuf - b->rx_nombuf :
+		out->rx_nombuf;
+	out->ierrors = out->ierrors >= b->ierrors ? out->ierrors - b->ierrors : out->ierrors;
+	out->oerrors = out->oerrors >= b->oerrors ? out->oerrors - b->oerrors : out->oerrors;
+}
+
 void
 gw_stats_reset_all(const struct gw_dp *dp)
 {
 	gw_stats_sum(dp, &tot_base);
+	for (uint16_t p = 0; p < dp->nb_ports && p < GW_MAX_PORTS; p++)
+		port_drops_raw(p, &port_base[p]);
 	for (unsigned int i = 0; i < dp->nb_sa; i++)
 		gw_stats_reset_sa(dp, i);
 	tsc_reset = rte_get_tsc_cycles();
@@ -452,14 +497,22 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 	gw_stats_total(dp, &t);
 	fprintf(f, "vecsec-gw stats after %.3f s%s\n", seconds, tsc_reset != tsc_start ?
 		" (since the last reset)" : "");
-	for (uint16_t p = 0; p < dp->nb_ports; p++)
-		if (dp->port[p].used)
-			fprintf(f, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64 " (%.0f / %.0f "
-				"pkt/s)\n", p,
-				dp->port[p].esp_side ? "unprotected, ESP" : "protected, clear",
-				t.port[p].rx, t.port[p].tx,
-				per_s(tot_cur.port[p].rx, tot_prev.port[p].rx),
-				per_s(tot_cur.port[p].tx, tot_prev.port[p].tx));
+	for (uint16_t p = 0; p < dp->nb_ports; p++) {
+		struct port_drops pd;
+
+		if (!dp->port[p].used)
+			continue;
+		port_drops_get(p, &pd);
+		fprintf(f, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64 " (%.0f / %.0f "
+			"pkt/s)\n", p,
+			dp->port[p].esp_side ? "unprotected, ESP" : "protected, clear",
+			t.port[p].rx, t.port[p].tx,
+			per_s(tot_cur.port[p].rx, tot_prev.port[p].rx),
+			per_s(tot_cur.port[p].tx, tot_prev.port[p].tx));
+		fprintf(f, "  port %u drops: imissed %" PRIu64 " rx_nombuf %" PRIu64 " ierrors %"
+			PRIu64 " oerrors %" PRIu64 "\n", p, pd.imissed, pd.rx_nombuf, pd.ierrors,
+			pd.oerrors);
+	}
 	fprintf(f, "  esp out %" PRIu64 " esp in %" PRIu64 " bypass %" PRIu64 "\n", t.esp_out,
 		t.esp_in, t.bypass);
 	if (t.host_in != 0 || t.host_out != 0)
@@ -530,13 +583,20 @@ gw_stats_json(const struct gw_dp *dp, FILE *f)
 	gw_stats_total(dp, &t);
 	fprintf(f, "{\n  \"uptime_s\": %.3f, \"since_reset_s\": %.3f, \"rate_interval_s\": %.3f,\n"
 		"  \"ports\": [", gw_stats_uptime(), gw_stats_since(), gw_stats_interval());
-	for (uint16_t p = 0; p < dp->nb_ports; p++)
+	for (uint16_t p = 0; p < dp->nb_ports; p++) {
+		struct port_drops pd;
+
+		port_drops_get(p, &pd);
 		fprintf(f,
 			"%s{\"port\": %u, \"esp_side\": %s, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
-			", \"rx_per_s\": %.1f, \"tx_per_s\": %.1f}",
+			", \"rx_per_s\": %.1f, \"tx_per_s\": %.1f, \"imissed\": %" PRIu64
+			", \"rx_nombuf\": %" PRIu64 ", \"ierrors\": %" PRIu64 ", \"oerrors\": %"
+			PRIu64 "}",
 			p ? ", " : "", p, dp->port[p].esp_side ? "true" : "false", t.port[p].rx,
 			t.port[p].tx, per_s(tot_cur.port[p].rx, tot_prev.port[p].rx),
-			per_s(tot_cur.port[p].tx, tot_prev.port[p].tx));
+			per_s(tot_cur.port[p].tx, tot_prev.port[p].tx), pd.imissed, pd.rx_nombuf,
+			pd.ierrors, pd.oerrors);
+	}
 	fprintf(f, "],\n  \"esp_out\": %" PRIu64 ", \"esp_in\": %" PRIu64 ", \"bypass\": %" PRIu64
 		",\n  ", t.esp_out, t.esp_in, t.bypass);
 	/* fragments (the "frag" drop reason is with the others) */
@@ -600,6 +660,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned int dr = 0; dr < GW_DROP_MAX; dr++)
 		rte_tel_data_add_dict_u64(d, gw_drop_names[dr], t.drops[dr]);
 	for (uint16_t p = 0; p < gw.nb_ports; p++) {
+		struct port_drops pd;
 		char k[32];
 
 		snprintf(k, sizeof(k), "port%u_rx", p);
@@ -612,6 +673,15 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		snprintf(k, sizeof(k), "port%u_tx_per_s", p);
 		rte_tel_data_add_dict_u64(d, k, (uint64_t)per_s(tot_cur.port[p].tx,
 			tot_prev.port[p].tx));
+		port_drops_get(p, &pd);
+		snprintf(k, sizeof(k), "port%u_imissed", p);
+		rte_tel_data_add_dict_u64(d, k, pd.imissed);
+		snprintf(k, sizeof(k), "port%u_rx_nombuf", p);
+		rte_tel_data_add_dict_u64(d, k, pd.rx_nombuf);
+		snprintf(k, sizeof(k), "port%u_ierrors", p);
+		rte_tel_data_add_dict_u64(d, k, pd.ierrors);
+		snprintf(k, sizeof(k), "port%u_oerrors", p);
+		rte_tel_data_add_dict_u64(d, k, pd.oerrors);
 	}
 	gw_cp_unlock();
 	return 0;

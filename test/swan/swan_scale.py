@@ -6,7 +6,9 @@ swantest.py's namespaces. Debian ships no load-tester plugin, so the
 CHILD_SAs are N children of one connection: A's side i protects
 10.78.i/32 (i = 1..N), B's side 10.79.0.0/16, ChaCha20-Poly1305.
 
-  - start_action = start: all N installed; the gateway then holds
+  - start_action = start: all N installed (however long a loaded machine
+    takes: the test fails only once no SA came for STALL seconds, with
+    where it stopped); the gateway then holds
     exactly 2N SAs and 2N rules of this charon; install rate printed
     (CHILD_SAs and gateway SAs per second, from the first request to the
     last CHILD_SA installed)
@@ -24,6 +26,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import swantest as st  # noqa: E402
 from swantest import check, log  # noqa: E402
+
+
+# seconds without a new SA (or one gone, at the end) before the test gives up
+# (SWAN_STALL: another, e.g. to see its diagnostic)
+STALL = float(os.environ.get("SWAN_STALL", "60"))
 
 
 def addr_a(k):
@@ -60,10 +67,13 @@ def main():
         env.swanctl_load("A", st.swanctl_conf([st.conn("big", "10.77.0.1", "10.77.0.2",
                                                        "a.test", "b.test", ca)]))
 
-        def all_in():
-            sas = env.gw_sas()
-            return sas if len(sas) >= 2 * n else None
-        sas = st.wait_for(all_in, 300, step=1.0, what="%d SAs in the gateway" % (2 * n))
+        # a loaded machine makes this slow, not wrong: fail only when no SA came
+        # for STALL seconds, saying where it stopped and what each charon was doing
+        def where():
+            return "\n".join([env.ike_state("A"), env.ike_state("B")])
+        st.wait_progress(lambda: len(env.gw_sas()), lambda k: k >= 2 * n, STALL,
+                         "%d SAs in the gateway" % (2 * n), where)
+        sas = env.gw_sas()
         dt = time.time() - t0
         cs = [c for c in env.child_sas("A") if c["state"] == "INSTALLED"]
         log("%d CHILD_SAs installed through kernel-vecsec in %.1f s: %.0f CHILD_SAs/s, "
@@ -93,8 +103,8 @@ def main():
 
         t0 = time.time()
         env.swanctl("A", "--terminate", "--ike", "big", "--timeout", "300", timeout=400)
-        st.wait_for(lambda: not env.gw_sas() and not env.gw_sps(), 300, step=1.0,
-                    what="the gateway to be empty")
+        st.wait_progress(lambda: (len(env.gw_sas()), len(env.gw_sps())), lambda v: v == (0, 0),
+                         STALL, "the gateway to be empty (SAs, rules)", where)
         dt = time.time() - t0
         log("%d CHILD_SAs removed in %.1f s: %.0f CHILD_SAs/s" % (n, dt, n / dt))
         check(True, "swanctl --terminate: the gateway is empty")

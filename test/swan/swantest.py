@@ -13,6 +13,16 @@ is a plain Linux host whose charon does ESP in userspace (kernel-libipsec,
 which forces UDP encapsulation). charon A's NAT-T socket is on 4501, so
 the gateway's per-SA UDP ports and its registered NAT-T port are used.
 
+On a loaded machine (other builds on every core, the sanitizer build) a
+gateway's worker may not be scheduled for seconds. The harness makes that a
+delay, not a loss: large af_packet rx rings (RING), charon B's UDP socket
+and TUN queue enlarged (kernel-libipsec does ESP through them), receivers
+that wait for late datagrams, a probe through each path before its first
+traffic is counted (warm). A flow that still loses a packet says where:
+the counters of every hop before and after (loss_report: interfaces,
+neighbour tables, IP/UDP drops per namespace, the gateway's ports and
+drops, its af_packet rings' drops, which no ethdev counter has).
+
 Every name carries a prefix unique to the process; everything is removed
 at exit, also after a failure or a signal. Addresses are made up and
 private (10.77/16, fd77::/16). Processes are stopped by their own pids.
@@ -23,6 +33,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +42,23 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHARON = "/usr/lib/ipsec/charon"
 PSK = "made-up-test-psk-for-vecsec-0123456789"
+
+
+# Frames in each af_packet rx ring of a gateway's veth port (DPDK's default
+# is 512). On a loaded machine, the sanitizer build above all, a gateway
+# worker may not run for seconds (seen: 5 s, the ring full after 0.4 s of
+# the tests' traffic); the kernel then drops what the ring has no room for,
+# and af_packet counts it in no ethdev counter (ring_drops() reads it).
+# 8192 frames hold a few seconds of every flow at once of the tests.
+RING = 8192
+SOL_PACKET, PACKET_STATISTICS = 263, 6
+# the kernel's counters of packets it dropped on the way (hop_counters)
+SNMP_DROPS = {"Ip": ("InHdrErrors", "InAddrErrors", "InDiscards", "OutDiscards",
+                     "OutNoRoutes"),
+              "Udp": ("InErrors", "RcvbufErrors", "NoPorts")}
+SNMP6_DROPS = ("Ip6InHdrErrors", "Ip6InNoRoutes", "Ip6InAddrErrors", "Ip6InDiscards",
+               "Ip6OutDiscards", "Ip6OutNoRoutes", "Udp6InErrors", "Udp6RcvbufErrors",
+               "Udp6NoPorts")
 
 
 def log(msg):
@@ -64,6 +92,28 @@ def wait_for(pred, timeout, step=0.1, what="condition"):
             return v
         if time.time() > end:
             raise Fail("timed out after %.0f s waiting for %s" % (timeout, what))
+        time.sleep(step)
+
+
+def wait_progress(value, done, stall, what, where=None, step=1.0):
+    """
+    Poll value() until done(v) holds (v returned). A slow machine only makes
+    it take longer: it fails (Fail) only once value() stayed the same for
+    stall seconds, saying where it stopped and since when, with where()'s
+    text (the state of whatever should have moved it on).
+    """
+    t0 = time.time()
+    last, since = None, t0
+    while True:
+        v = value()
+        if done(v):
+            return v
+        now = time.time()
+        if v != last:
+            last, since = v, now
+        elif now - since > stall:
+            raise Fail("waiting for %s: stuck at %s for %.0f s (%.0f s in all)%s" % (
+                what, v, now - since, now - t0, "\n" + where() if where else ""))
         time.sleep(step)
 
 
@@ -139,6 +189,7 @@ class Env:
         dpdk = [(ns["gA"], la1), (ns["gA"], wa1)]
         if peer == "vecsec":
             dpdk += [(ns["gB"], wb1), (ns["gB"], lb1)]
+        self.dpdk_ifs = dpdk
         for n, i in dpdk:
             sh(["sysctl", "-q", "-w", "net.ipv6.conf.%s.disable_ipv6=1" % i], ns=n)
             sh(["ip", "link", "set", i, "up"], ns=n)
@@ -229,8 +280,8 @@ class Env:
         cmd = ["ip", "netns", "exec", self.ns[sd[0]], self.gwbin, "-l", sd[8], "--no-pci",
                "--no-huge", "-m", "512", "--no-shconf", "--no-telemetry",
                "--file-prefix", "gw%s%s" % (side, self.p), "--log-level", "*:warning",
-               "--vdev", "net_af_packet0,iface=%s" % self.ifn(sd[1]),
-               "--vdev", "net_af_packet1,iface=%s" % self.ifn(sd[2]),
+               "--vdev", "net_af_packet0,iface=%s,framecnt=%d" % (self.ifn(sd[1]), RING),
+               "--vdev", "net_af_packet1,iface=%s,framecnt=%d" % (self.ifn(sd[2]), RING),
                "--vdev", "net_tap0,iface=%s" % t0,
                "--vdev", "net_tap1,iface=%s" % t1,
                "--", "-f", cfg, "-u", "0x2", "--ctrl", sock,
@@ -366,7 +417,33 @@ swanctl {
                         name, p.returncode, self.tail(os.path.join(name, "charon.log"))))
                 return os.path.exists(vici) and os.path.exists(pidf)
             wait_for(up, 30, what="charon %s" % name)
+            if "libipsec" in plugin_conf:
+                self.libipsec_buffers(p.pid, name, self.ns[ns_key])
         return p
+
+    def libipsec_buffers(self, pid, name, ns):
+        """
+        kernel-libipsec does ESP in charon: every ESP packet goes through
+        charon's UDP socket (rmem_default: some 200 packets; charon has no
+        option for it, and net.core.rmem_* is not per namespace) and its TUN
+        device. A gateway that was not scheduled for a moment sends what its
+        rings held at once, more than that socket holds: RcvbufErrors. Give
+        its UDP sockets 16 MiB (SO_RCVBUFFORCE on the socket itself) and the
+        TUN a long queue.
+        """
+        n = [0]
+
+        def big(so, row):
+            so.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)      # SO_RCVBUFFORCE
+            n[0] += 1
+        wait_for(lambda: os.path.exists("/proc/%d/net/udp" % pid), 10, what="charon's /proc")
+        self._sockets(pid, ["udp", "udp6"], big)
+        if n[0] == 0:
+            raise Fail("charon %s: no UDP socket to enlarge" % name)
+        for l in sh(["ip", "-o", "link", "show", "type", "tun"], ns=ns, check_rc=False).splitlines():
+            m = re.match(r"\d+: ([^:@]+)", l)
+            if m:
+                sh(["ip", "link", "set", m.group(1), "txqueuelen", "10000"], ns=ns)
 
     def charon_stop(self, name, sig=signal.SIGTERM):
         p = getattr(self, "charon_" + name, None)
@@ -419,6 +496,36 @@ swanctl {
                 cur["packets_" + d] = int(m.group(4))
         return res
 
+    def ike_state(self, name):
+        """
+        One line on charon name: running or not, its IKE_SAs (state, CHILD_SAs
+        by state, CHILD_SA exchanges queued and under way), its log's size.
+        """
+        p = getattr(self, "charon_" + name, None)
+        if p is None or p.poll() is not None:
+            run = "not running (exit %s)" % (p.returncode if p else "-")
+        else:
+            run = "running"
+        try:
+            out = self.swanctl(name, "--list-sas", check_rc=False, timeout=30)
+        except subprocess.TimeoutExpired:
+            out = "(swanctl --list-sas timed out)"
+        ikes = re.findall(r"^(\S+): #\d+, (\w+), IKEv2", out, re.M)
+        states = {}
+        for st in re.findall(r"^\s+\S+: #\d+, reqid \d+, (\w+),", out, re.M):
+            states[st] = states.get(st, 0) + 1
+        queued = sum(l.count("CHILD_CREATE") for l in out.splitlines()
+                     if l.strip().startswith("queued:"))
+        active = sum(l.count("CHILD_CREATE") for l in out.splitlines()
+                     if l.strip().startswith("active:"))
+        try:
+            size = os.path.getsize(os.path.join(self.d, name, "charon.log"))
+        except OSError:
+            size = -1
+        return "charon %s %s; IKE_SAs %s; CHILD_SAs %s; CHILD_CREATE queued %d, active %d; " \
+            "charon.log %d bytes" % (name, run, ikes or "none", states or "none", queued,
+                                     active, size)
+
     def charon_log(self, name):
         try:
             with open(os.path.join(self.d, name, "charon.log")) as f:
@@ -433,14 +540,212 @@ swanctl {
         except OSError:
             return "(no %s)" % rel
 
+    # ---- where packets go: counters on every hop ----------------------------
+
+    def _sockets(self, pid, tables, fn):
+        """
+        fn(socket, row) for each socket of process pid listed in its
+        namespace's /proc/net/<table>s (row: that line's fields), on a
+        duplicate of its descriptor (pidfd_getfd: the socket itself).
+        """
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        rows = {}
+        try:
+            for t in tables:
+                with open("/proc/%d/net/%s" % (pid, t)) as f:
+                    lines = f.readlines()[1:]
+                col = 8 if t == "packet" else 9     # the inode
+                for l in lines:
+                    x = l.split()
+                    if len(x) > col:
+                        rows[x[col]] = x
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            return
+        try:
+            for fd in os.listdir("/proc/%d/fd" % pid):
+                try:
+                    m = re.match(r"socket:\[(\d+)\]", os.readlink("/proc/%d/fd/%s" % (pid, fd)))
+                except OSError:
+                    continue
+                if not m or m.group(1) not in rows:
+                    continue
+                mine = libc.syscall(438, pidfd, int(fd), 0)    # pidfd_getfd
+                if mine < 0:
+                    continue
+                so = socket.socket(fileno=mine)
+                try:
+                    fn(so, rows[m.group(1)])
+                except OSError:
+                    pass
+                finally:
+                    so.close()
+        finally:
+            os.close(pidfd)
+
+    def ring_drops(self, side="A"):
+        """
+        {interface: frames dropped} of gateway side's af_packet rx rings since
+        the start: PACKET_STATISTICS of its packet sockets, read through
+        pidfd_getfd (the kernel resets them on each read: summed here).
+        """
+        gw = self.gws.get(side)
+        acc = self.__dict__.setdefault("_ring_drops", {})
+        if gw is None or gw.poll() is not None:
+            return dict(acc)
+        names = {}
+        for l in sh(["ip", "-o", "link", "show"], ns=self.ns[self.SIDES[side][0]],
+                    check_rc=False).splitlines():
+            m = re.match(r"(\d+): ([^:@]+)", l)
+            if m:
+                names[m.group(1)] = m.group(2)
+
+        def add(so, row):
+            st = so.getsockopt(SOL_PACKET, PACKET_STATISTICS, 12)
+            name = names.get(row[4], row[4])
+            acc[name] = acc.get(name, 0) + int.from_bytes(st[4:8], "little")
+        self._sockets(gw.pid, ["packet"], add)
+        return dict(acc)
+
+    def hop_counters(self):
+        """
+        Everything that counts a packet on its way, as {name: value}: each
+        namespace's interfaces (ip -s link: packets, dropped), its UDP
+        receive errors (/proc/net/snmp), the gateway's ports (rx, tx and
+        what their driver dropped), its drops by reason, and its af_packet
+        rings' drops.
+        """
+        c = {}
+        for k, ns in self.ns.items():
+            try:
+                links = json.loads(sh(["ip", "-s", "-j", "link", "show"], ns=ns,
+                                      check_rc=False) or "[]")
+            except ValueError:
+                links = []
+            for l in links:
+                st64 = l.get("stats64", {})
+                for d in ("rx", "tx"):
+                    for f in ("packets", "dropped", "errors"):
+                        c["%s %s %s_%s" % (k, l["ifname"], d, f)] = st64.get(d, {}).get(f, 0)
+            # packets queued for a neighbour that never answered (or answered late)
+            for t in ("arp_cache", "ndisc_cache"):
+                rows = sh(["cat", "/proc/net/stat/" + t], ns=ns, check_rc=False).split("\n")
+                if len(rows) > 1 and "unresolved_discards" in rows[0]:
+                    i = rows[0].split().index("unresolved_discards")
+                    c["%s %s unresolved_discards" % (k, t)] = sum(
+                        int(r.split()[i], 16) for r in rows[1:] if len(r.split()) > i)
+            # IP and UDP drops, IPv4 (snmp: name lines and value lines) and IPv6
+            # (snmp6); not where a gateway owns the veths: that kernel drops its
+            # copy of each frame the gateway takes (no address there)
+            if any(n == ns for n, _ in getattr(self, "dpdk_ifs", ())):
+                continue
+            snmp = sh(["cat", "/proc/net/snmp"], ns=ns, check_rc=False).splitlines()
+            for i in range(0, len(snmp) - 1, 2):
+                for n, v in zip(snmp[i].split()[1:], snmp[i + 1].split()[1:]):
+                    if n in SNMP_DROPS.get(snmp[i].split(":")[0], ()):
+                        c["%s %s %s" % (k, snmp[i].split(":")[0].lower(), n)] = int(v)
+            for l in sh(["cat", "/proc/net/snmp6"], ns=ns, check_rc=False).splitlines():
+                x = l.split()
+                if len(x) == 2 and x[0] in SNMP6_DROPS:
+                    c["%s %s" % (k, x[0])] = int(x[1])
+        for side, gw in self.gws.items():
+            if gw is None or gw.poll() is not None:
+                continue
+            try:
+                j = json.loads(self.ctl("-j", "stats", check_rc=False, side=side))
+            except ValueError:
+                continue
+            for p in j.get("ports", []):
+                for f in ("rx", "tx", "imissed", "rx_nombuf", "ierrors", "oerrors"):
+                    c["gw%s port%d %s" % (side, p["port"], f)] = p.get(f, 0)
+            for r, v in j.get("drops", {}).items():
+                c["gw%s drop %s" % (side, r)] = v
+            for ifn, v in self.ring_drops(side).items():
+                c["gw%s af_packet ring %s dropped" % (side, ifn)] = v
+        return c
+
+    def loss_report(self, before, after):
+        """The counters that moved between two hop_counters(): packets, then drops."""
+        d = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+        drops = {k: v for k, v in d.items() if re.search(
+            r"dropped|errors|Errors|drop |imissed|nombuf|NoPorts|NoRoutes|Discards|discards",
+            k)}
+        pk = {k: v for k, v in d.items() if k not in drops}
+        return "counters during the traffic (hops in order hA, gA: gateway, gB, hB):\n  " + \
+            "\n  ".join("%s +%d" % kv for kv in sorted(pk.items())) + \
+            "\n  drops: " + (", ".join("%s +%d" % kv for kv in sorted(drops.items())) or
+                              "none counted anywhere (a receiver that gave up too early?)")
+
+    def stall_gateway(self, after, seconds, side="A"):
+        """
+        In a thread: after `after` s, stop gateway side (SIGSTOP) for `seconds`,
+        as a loaded machine does to a worker it does not schedule; then SIGCONT.
+        Returns the thread (join it).
+        """
+        import threading
+        gw = self.gws[side]
+
+        def run():
+            time.sleep(after)
+            try:
+                os.kill(gw.pid, signal.SIGSTOP)
+                time.sleep(seconds)
+            finally:
+                os.kill(gw.pid, signal.SIGCONT)
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
+
     # ---- traffic -------------------------------------------------------------
 
-    def flows(self, specs, rate=300, count=600, size=200, settle=3.0):
+    def warm(self, specs, timeout=30):
+        """
+        Before the first traffic of a path is counted: a probe datagram on
+        each flow's path (its port + 100: the same SA, another socket), 20 a
+        second until one arrived, so that what a first packet sets off
+        (neighbour discovery, a peer finishing its SA and routes) is over.
+        """
+        recvs, sends = [], []
+        for s, dst_ns, addr, port in (sp[:4] for sp in specs):
+            r = subprocess.Popen(["ip", "netns", "exec", self.ns[dst_ns], sys.executable,
+                                  os.path.join(HERE, "udpflow.py"), "probe",
+                                  "::" if ":" in addr else "0.0.0.0", str(port + 100),
+                                  str(timeout)], stdout=subprocess.PIPE,
+                                 universal_newlines=True)
+            self.procs.append(r)
+            if not r.stdout.readline().startswith("ready"):
+                raise Fail("udp probe receiver did not start")
+            recvs.append(r)
+        for spec in specs:
+            s, dst_ns, addr, port = spec[:4]
+            p = subprocess.Popen(["ip", "netns", "exec", self.ns[s], sys.executable,
+                                  os.path.join(HERE, "udpflow.py"), "send", addr,
+                                  str(port + 100), str(20 * timeout), "20", "64"] +
+                                 list(spec[4:]), stdout=subprocess.DEVNULL)
+            self.procs.append(p)
+            sends.append(p)
+        try:
+            for spec, r in zip(specs, recvs):
+                got = json.loads(r.communicate(timeout=timeout + 60)[0])["got"]
+                if not got:
+                    raise Fail("no probe came through on %s -> %s %s:%d in %d s" % (
+                        spec[0], spec[1], spec[2], spec[3] + 100, timeout))
+        finally:
+            for p in sends:
+                p.kill()
+                p.wait()
+
+    def flows(self, specs, rate=300, count=600, size=200, settle=3.0, warm=False):
         """
         Numbered UDP both ways at once. specs: [(src ns key, dst ns key, dst addr,
         port)]. Each flow sends count datagrams at rate/s; returns
         [(spec, result)] with result {"got": n, "dup": n, "missing": n, "bad": n}.
+        warm: probe each path first (warm()).
         """
+        if warm:
+            self.warm(specs)
+        self.counters_before = self.hop_counters()
         recvs = []
         for i, (s, dst_ns, addr, port) in enumerate(sp[:4] for sp in specs):
             r = subprocess.Popen(["ip", "netns", "exec", self.ns[dst_ns], sys.executable,
@@ -464,25 +769,30 @@ swanctl {
             sends.append(p)
         res = []
         for spec, p, r in zip(specs, sends, recvs):
-            so, _ = p.communicate(timeout=count / rate + 120)
-            ro, _ = r.communicate(timeout=count / rate + 120)
+            so, _ = p.communicate(timeout=count / rate + 200)
+            ro, _ = r.communicate(timeout=count / rate + 200)
             try:
                 res.append((spec, json.loads(ro)))
             except ValueError:
                 raise Fail("udp receiver for %s: %r / sender %r" % (spec, ro, so))
+        self.counters_after = self.hop_counters()
         return res
 
     def check_flows(self, res, count, what):
         ok = True
         for spec, r in res:
             good = r["got"] == count and r["dup"] == 0 and r["bad"] == 0
-            log("%s %s -> %s %s:%d: %d/%d received, %d duplicate, %d damaged" % (
+            log("%s %s -> %s %s:%d: %d/%d received, %d duplicate, %d damaged%s" % (
                 "ok  " if good else "FAIL", spec[0], spec[1], spec[2], spec[3], r["got"],
-                count, r["dup"], r["bad"]))
+                count, r["dup"], r["bad"],
+                "; longest silence %.1f s" % r["gap"] if r.get("gap", 0) >= 1 else ""))
             if r["missing"]:
                 log("     first missing: %s" % r["missing"])
             ok = ok and good
         if not ok:
+            # say where they were lost
+            log(self.loss_report(getattr(self, "counters_before", {}),
+                                 getattr(self, "counters_after", {})))
             raise Fail(what + ": packets lost, duplicated or damaged")
 
     # ---- teardown --------------------------------------------------------------
@@ -511,8 +821,14 @@ swanctl {
             shutil.rmtree(self.d, ignore_errors=True)
 
     def dump_logs(self):
-        for rel in ("gw.log", "gwB.log", "A/charon.log", "B/charon.log"):
-            log("---- %s (tail) ----\n%s" % (rel, self.tail(rel, 60)))
+        # charon.stdout: what charon says before its log is open, or when it dies
+        for rel in ("gw.log", "gwB.log", "A/charon.log", "B/charon.log", "A/charon.stdout",
+                    "B/charon.stdout"):
+            path = os.path.join(self.d, rel)
+            if not os.path.exists(path):
+                continue
+            log("---- %s (%d bytes, tail) ----\n%s" % (rel, os.path.getsize(path),
+                                                      self.tail(rel, 60)))
 
 
 def plugin_conf_vecsec(env, extra="", port_nat_t=4501, timeout=3000, side="A"):

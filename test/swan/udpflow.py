@@ -3,14 +3,20 @@
 Numbered UDP datagrams for the strongSwan tests.
 
     udpflow.py send ADDR PORT COUNT RATE SIZE [SRC[,SRCPORT]]
-    udpflow.py recv BIND PORT COUNT SETTLE
+    udpflow.py recv BIND PORT COUNT SETTLE [PATIENCE]
+    udpflow.py probe BIND PORT TIMEOUT
 
 The sender sends COUNT datagrams of SIZE bytes at RATE per second: an
 8-byte sequence number, then bytes derived from it (so damage shows). The
 receiver prints "ready" once bound, then counts what arrives until it has
-COUNT distinct numbers and SETTLE seconds passed without a datagram (or
-SETTLE seconds of silence after the first one, or 120 s in all), and
-prints {"got", "dup", "bad", "missing", "first", "last"} as JSON.
+COUNT distinct numbers and SETTLE seconds passed without a datagram (late
+duplicates), or, short of COUNT, PATIENCE seconds (default 20) without one
+(60 s before the first; 180 s in all), and prints {"got", "dup", "bad",
+"missing", "first", "last", "gap"} as JSON (gap: the longest silence
+between two datagrams, in seconds). A path that stalls for a few seconds
+on a loaded machine (a gateway worker not scheduled) delays datagrams but
+loses none if they had room to wait: the receiver waits for them rather
+than calling them lost.
 """
 import json
 import socket
@@ -44,7 +50,7 @@ def send(addr, port, count, rate, size, src=None):
     print("sent %d" % count)
 
 
-def recv(bind, port, count, settle):
+def recv(bind, port, count, settle, patience=20.0):
     fam = socket.AF_INET6 if ":" in bind else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
@@ -53,16 +59,21 @@ def recv(bind, port, count, settle):
     seen = set()
     dup = bad = 0
     first = last = None
+    gap = 0.0
     start = time.monotonic()
-    s.settimeout(settle)
-    while time.monotonic() - start < 120:
+    s.settimeout(min(settle, 0.5))
+    while time.monotonic() - start < 180:
         try:
             data, _ = s.recvfrom(65536)
         except socket.timeout:
-            if len(seen) >= count or first is not None or time.monotonic() - start > 60:
+            quiet = time.monotonic() - (last if last is not None else start)
+            if quiet > (settle if len(seen) >= count else
+                        patience if first is not None else 60):
                 break
             continue
         now = time.monotonic()
+        if last is not None:
+            gap = max(gap, now - last)
         first = first or now
         last = now
         if len(data) < 8:
@@ -77,12 +88,30 @@ def recv(bind, port, count, settle):
             seen.add(seq)
     print(json.dumps({"got": len(seen), "dup": dup, "bad": bad,
                       "missing": sorted(set(range(count)) - seen)[:20],
-                      "first": first, "last": last}))
+                      "first": first, "last": last, "gap": round(gap, 3)}))
+
+
+def probe(bind, port, timeout):
+    """Wait for any one datagram (swantest.Env.warm): {"got": 1} or {"got": 0}."""
+    fam = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((bind, port))
+    print("ready", flush=True)
+    s.settimeout(timeout)
+    try:
+        s.recvfrom(65536)
+        got = 1
+    except socket.timeout:
+        got = 0
+    print(json.dumps({"got": got}))
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "send":
+    if sys.argv[1] == "probe":
+        probe(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+    elif sys.argv[1] == "send":
         send(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
              int(sys.argv[6]), sys.argv[7] if len(sys.argv) > 7 else None)
     else:
-        recv(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))
+        recv(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
+             *[float(x) for x in sys.argv[6:7]])
