@@ -681,10 +681,10 @@ def drain_case(gw, c, tmp, ck):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        left = not runtime_dirs_gone(prefix) or os.path.exists(sock_path(prefix))
+        gwtest.eal_cleanup(prefix)      # also when the test broke off: never a folder left
     st = gwtest.load_stats(stats) if os.path.exists(stats) else None
     nfr = sum(1 for _ in read_pcap(esp_out)) if os.path.exists(esp_out) else -1
-    left = not runtime_dirs_gone(prefix) or os.path.exists(sock_path(prefix))
-    gwtest.eal_cleanup(prefix)
     if st is None:
         ck.fail("no stats file; exit %d:\n%s" % (proc.returncode, out))
         return

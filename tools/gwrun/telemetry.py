@@ -38,13 +38,21 @@ def socket_path(prefix):
 
 
 def query(prefix, cmds):
-    """Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or None."""
+    """
+    Answers of DPDK telemetry (v2 socket of the EAL file prefix) to cmds, or
+    None while nobody answers there: no socket yet, or one EAL has bound but
+    not yet listens on (a gateway still starting), or one left by a process
+    that has gone.
+    """
     path = socket_path(prefix)
     if path is None:
         return None
     out = []
     for c in cmds:
-        t = Telemetry(path)
+        try:
+            t = Telemetry(path)
+        except (ConnectionRefusedError, FileNotFoundError):
+            return None
         try:
             out.append(t.get(c))
         finally:
