@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kernel-vecsec: vecsec-gw control socket client. One connection per
+ * kernel-vecsec: vecsec-gw control socket client (the protocol:
+ * docs/control-protocol.md). One connection per
  * request (connect, send a line, half-close, read until the gateway closes),
  * each bounded by a timeout, so a dead or stuck gateway costs a charon
  * thread at most that long. Answers are checked before anything is used:

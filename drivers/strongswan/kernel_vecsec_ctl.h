@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kernel-vecsec: client of vecsec-gw's control socket (a Unix stream socket,
- * protocol 1.2, apps/vecsec-gw/README.md). Every request uses its own
- * connection: one line out, answer lines back until "OK" or "ERR <why>".
- * The gateway serves one connection at a time and a stuck client would block
- * everyone else (vecsec-ctl too), so nothing is kept open but the event
- * subscription, which the gateway holds aside.
+ * kernel-vecsec: client of vecsec-gw's control socket; the protocol is
+ * docs/control-protocol.md (the plugin needs 1.5). Every request uses its
+ * own connection, so none of ours is ever idle (the gateway closes idle
+ * clients) and a slot is held only while a request is served; the event
+ * subscription is the one connection kept open.
  *
  * Copyright (c) 2026, the vecsec authors
  */

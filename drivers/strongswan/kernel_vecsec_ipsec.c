@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kernel-vecsec: kernel_ipsec_t on vecsec-gw's control socket (protocol
- * 1.2, apps/vecsec-gw/README.md "Control socket").
+ * kernel-vecsec: kernel_ipsec_t on vecsec-gw's control socket (the
+ * requests' syntax, answers and versions: docs/control-protocol.md; the
+ * plugin needs protocol 1.5).
  *
- * SAs: get_spi reserves an inbound SPI in the gateway (`spi alloc`: unique
- * across the gateway, a larval SA until add_sa or del_sa), add_sa sends an
+ * SAs: get_spi reserves an inbound SPI in the gateway (`spi alloc`, a
+ * larval SA until add_sa or del_sa), add_sa sends an
  * `sa` rule (algorithm table below, keys in hex; unsupported algorithms
  * are refused here with a log line naming them), del_sa `del sa`, query_sa
- * `query sa` (the data plane's packet and byte counters and last use).
+ * `query sa`.
  * Byte and packet lifetimes are enforced by the gateway (its expire events
  * come back through a subscription and go to charon->kernel->expire); time
  * lifetimes are jobs on lib->scheduler here (soft, then hard).
@@ -16,8 +17,7 @@
  * old SA's (rekeying), and several CHILD_SAs may share one selector, so a
  * policy is an entry per (direction, selectors) with a list of users; the
  * gateway holds one rule per entry, protecting with the newest user's SA
- * (`replace sp` switches it in one SPD swap; inbound the gateway keeps
- * accepting the previous SA until it is deleted). FWD policies are only
+ * (switched by `replace sp`, make-before-break). FWD policies are only
  * counted: the gateway checks decrypted traffic once, against the IN rule.
  *
  * Everything the plugin installs carries `owner <charon.plugins.
