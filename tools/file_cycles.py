@@ -8,14 +8,16 @@ when A uses a symbol B defines. Prints the edges ("a.c -> b.c  (symbols)"),
 then every circle: each strongly connected set of files (files that call
 each other in a loop, two or more). Exit status 1 when there is a circle.
 
-    tools/file_cycles.py [--nm NM] PATH...
+    tools/file_cycles.py [--nm NM] [--calls] PATH...
 
 A PATH is an object file, a static archive (each member a file) or a folder
 (every *.o under it: meson keeps a target's objects in <target>.p/, e.g.
 build/drivers/crypto/vecsec/libvecsec_pmd_objs.a.p or
 build/apps/vecsec-gw/vecsec-gw.p). Objects are named by their source file
 (meson's foo.c.o is foo.c). Symbols defined outside the given objects
-(libvecsec, DPDK, libc) are not edges.
+(libvecsec, DPDK, libc) are not edges. With --calls only functions count
+(a symbol its owner defines in text): a global variable of main.c read
+everywhere is then no edge.
 
 --self-check --cc CC compiles three small files in a temporary folder, two
 of which call each other, and exits 1 unless exactly that circle is found
@@ -33,7 +35,7 @@ def obj_name(path):
     return base[:-2] if base.endswith(".o") else base
 
 
-def nm_symbols(nm, paths):
+def nm_symbols(nm, paths, calls=False):
     """{file: (defined set, undefined set)} from nm's output."""
     out = subprocess.run([nm, "-A", "-P"] + paths, check=True, capture_output=True,
                          text=True).stdout
@@ -50,6 +52,8 @@ def nm_symbols(nm, paths):
         name = obj_name(where)
         if kind == "U":
             syms[name][1].add(sym)
+        elif calls and kind not in ("T", "W", "i"):
+            continue
         elif kind.isupper() or kind in ("w", "v"):
             syms[name][0].add(sym)
     return syms
@@ -97,13 +101,13 @@ def sccs(nodes, edges):
     return out
 
 
-def graph(nm, paths, out=sys.stdout):
+def graph(nm, paths, out=sys.stdout, calls=False):
     """Print the edges and circles; return the circles."""
     objs = objects(paths)
     if not objs:
         print("no object files in " + " ".join(paths), file=out)
         return None
-    syms = nm_symbols(nm, objs)
+    syms = nm_symbols(nm, objs, calls)
     owner = {}
     for f, (defd, _) in syms.items():
         for s in defd:
@@ -160,7 +164,7 @@ def self_check(nm, cc):
 
 def main():
     args = sys.argv[1:]
-    nm, cc, check = "nm", None, False
+    nm, cc, check, calls = "nm", None, False, False
     paths = []
     i = 0
     while i < len(args):
@@ -173,6 +177,8 @@ def main():
             i += 1
         elif a == "--self-check":
             check = True
+        elif a == "--calls":
+            calls = True
         else:
             paths.append(a)
         i += 1
@@ -183,7 +189,7 @@ def main():
             return 2
         rc |= 0 if self_check(nm, cc) else 1
     if paths:
-        circles = graph(nm, paths)
+        circles = graph(nm, paths, calls=calls)
         rc |= 1 if circles is None or circles else 0
     return rc
 
