@@ -63,7 +63,7 @@ void vecsec_lanes_set_staged_max(size_t len);
 
 /*
  * Burst jobs longer than this go through the single-message path: by
- * default a length measured per lane width (chachapoly_burst.c);
+ * default a length measured per lane width (chachapoly_lanes.c);
  * set_crossover pins a value, reset_crossover returns to the default.
  */
 size_t vecsec_lanes_crossover(void);

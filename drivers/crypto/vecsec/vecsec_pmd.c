@@ -2,7 +2,8 @@
 /*
  * crypto_vecsec: a DPDK 22.11 cryptodev vdev whose crypto is libvecsec's
  * lanes engine. This file: devargs, probe/remove, ISA policy, feature
- * flags, registration with the vdev bus, cryptodev and log subsystems.
+ * flags, registration with the vdev bus and cryptodev (the driver id and
+ * log type it registers live in vecsec_pmd_id.c, below every file).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,8 +22,6 @@
 #include "vecsec/vecsec_engine.h"
 
 #include "vecsec_pmd_private.h"
-
-uint8_t vecsec_pmd_driver_id;
 
 static const char *const valid_args[] = {
 	RTE_CRYPTODEV_PMD_NAME_ARG,
@@ -159,25 +158,6 @@ eal_isa_cap(void)
 	if (bits >= RTE_VECT_SIMD_128)
 		return VECSEC_ISA_SSSE3;
 	return VECSEC_ISA_SCALAR;
-}
-
-uint64_t
-vecsec_pmd_isa_flags(enum vecsec_isa isa)
-{
-	uint64_t ff = 0;
-
-#if defined(RTE_ARCH_X86)
-	if (isa >= VECSEC_ISA_SSSE3)
-		ff |= RTE_CRYPTODEV_FF_CPU_SSE;
-	if (isa >= VECSEC_ISA_AVX2)
-		ff |= RTE_CRYPTODEV_FF_CPU_AVX | RTE_CRYPTODEV_FF_CPU_AVX2;
-	if (isa >= VECSEC_ISA_AVX512)
-		ff |= RTE_CRYPTODEV_FF_CPU_AVX512;
-#elif defined(RTE_ARCH_ARM64)
-	if (isa >= VECSEC_ISA_NEON)
-		ff |= RTE_CRYPTODEV_FF_CPU_NEON;
-#endif
-	return ff;
 }
 
 /* Does this libvecsec implement ARIA? Asking it is the only truthful test. */
@@ -328,4 +308,3 @@ RTE_PMD_REGISTER_PARAM_STRING(crypto_vecsec,
 	"max_nb_queue_pairs=<int> socket_id=<int> isa=<scalar|ssse3|avx2|avx512> "
 	"max_burst=<1..256>");
 RTE_PMD_REGISTER_CRYPTO_DRIVER(vecsec_crypto_drv, vecsec_pmd_drv.driver, vecsec_pmd_driver_id);
-RTE_LOG_REGISTER_DEFAULT(vecsec_pmd_logtype, INFO);

@@ -3,7 +3,8 @@
  * crypto_vecsec capabilities, in one place: ChaCha20-Poly1305 (RFC 8439)
  * always; ARIA-GCM and ARIA-CTR (PMD-specific ids from rte_pmd_vecsec.h)
  * only when libvecsec implements ARIA. Session configure checks xforms
- * against exactly these numbers.
+ * against exactly these numbers. And the CPU feature flags a device
+ * reports for its ISA level.
  */
 #include <stdbool.h>
 
@@ -67,4 +68,23 @@ const struct rte_cryptodev_capabilities *
 vecsec_pmd_capabilities(bool aria)
 {
 	return aria ? caps_all : caps_chacha;
+}
+
+uint64_t
+vecsec_pmd_isa_flags(enum vecsec_isa isa)
+{
+	uint64_t ff = 0;
+
+#if defined(RTE_ARCH_X86)
+	if (isa >= VECSEC_ISA_SSSE3)
+		ff |= RTE_CRYPTODEV_FF_CPU_SSE;
+	if (isa >= VECSEC_ISA_AVX2)
+		ff |= RTE_CRYPTODEV_FF_CPU_AVX | RTE_CRYPTODEV_FF_CPU_AVX2;
+	if (isa >= VECSEC_ISA_AVX512)
+		ff |= RTE_CRYPTODEV_FF_CPU_AVX512;
+#elif defined(RTE_ARCH_ARM64)
+	if (isa >= VECSEC_ISA_NEON)
+		ff |= RTE_CRYPTODEV_FF_CPU_NEON;
+#endif
+	return ff;
 }

@@ -5,7 +5,10 @@
  * lists that start at the data offset; one vecsec_engine_burst() call runs
  * them all, whatever their sessions and directions; each job's status goes
  * back to its op. No allocation, no logs, nothing dropped: a full
- * completion ring makes enqueue take fewer ops.
+ * completion ring makes enqueue take fewer ops. Symmetric sessions are
+ * this file's own; an rte_security session's op is prepared and finished
+ * by the struct vecsec_pmd_dp_ops its session was given when created
+ * (vecsec_pmd_sec.c), so this file calls no ESP code by name.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -105,6 +108,26 @@ op_session(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 	return NULL;
 }
 
+/*
+ * An rte_security session's op: its session's own prepare, once the
+ * session is known to be this driver's.
+ */
+static inline int
+sec_op_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
+{
+	const struct rte_security_session *sess = op->sym->session;
+	struct vecsec_pmd_sec_session *s;
+
+	s = sess != NULL ? SECURITY_GET_SESS_PRIV(sess) : NULL;
+	if (unlikely(s == NULL || s->magic != VECSEC_PMD_SEC_MAGIC)) {
+		op->status = RTE_CRYPTO_OP_STATUS_INVALID_SESSION;
+		if (op->sym->m_src != NULL)
+			op->sym->m_src->ol_flags |= RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED;
+		return PREP_DONE;
+	}
+	return vecsec_pmd_sec_dp[s->dp]->prepare(qp, s, op);
+}
+
 static inline void
 sessionless_wipe(struct vecsec_pmd_qp *qp)
 {
@@ -129,7 +152,7 @@ op_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 	if (unlikely(op->type != RTE_CRYPTO_OP_TYPE_SYMMETRIC || sym == NULL))
 		return PREP_BAD_ARGS;
 	if (op->sess_type == RTE_CRYPTO_OP_SECURITY_SESSION)
-		return vecsec_pmd_sec_prepare(qp, op);
+		return sec_op_prepare(qp, op);
 	s = op_session(qp, op);
 	if (unlikely(s == NULL))
 		return PREP_BAD_SESSION;
@@ -209,10 +232,14 @@ qp_run(struct vecsec_pmd_qp *qp)
 		for (unsigned int i = 0; i < sc->nb_jobs; i++) {
 			struct rte_crypto_op *op = sc->jobs[i].user;
 
-			if (op->sess_type == RTE_CRYPTO_OP_SECURITY_SESSION)
-				vecsec_pmd_sec_finish(qp, i, op, sc->jobs[i].status);
-			else
+			if (op->sess_type == RTE_CRYPTO_OP_SECURITY_SESSION) {
+				struct vecsec_pmd_sec_session *s =
+					SECURITY_GET_SESS_PRIV(op->sym->session);
+
+				vecsec_pmd_sec_dp[s->dp]->finish(qp, i, s, op, sc->jobs[i].status);
+			} else {
 				op->status = op_status(sc->jobs[i].status);
+			}
 		}
 	}
 	if (qp->nb_sl != 0)

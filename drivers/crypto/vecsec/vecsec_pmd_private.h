@@ -1,8 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * crypto_vecsec internals: the device, queue pair and session structs the
- * four PMD files share, the log macro, and the functions they call in each
+ * PMD files share, the log macro, and the functions they call in each
  * other. Never installed.
+ *
+ * The files, top first; each calls only files below it (test/layers'
+ * pmd-file-cycles checks that no two call each other in a loop):
+ *   vecsec_pmd.c          probe and remove: the device, its engine
+ *   vecsec_pmd_ops.c      cryptodev ops: configure, queue pairs, sessions
+ *   vecsec_pmd_sec.c      rte_security context and ESP sessions; picks each
+ *                         session's data path (struct vecsec_pmd_dp_ops)
+ *   vecsec_pmd_dp.c       enqueue, dequeue, CPU crypto: ops to jobs, one
+ *                         engine call, statuses back; calls ESP sessions
+ *                         through their vecsec_pmd_dp_ops only
+ *   vecsec_pmd_sec_dp.c   the ESP data path (egress, ingress)
+ *   vecsec_pmd_session.c  symmetric sessions from xforms, key storage
+ *   vecsec_pmd_caps.c     capabilities, ISA feature flags
+ *   vecsec_pmd_id.c       the driver id and log type every file reads
  */
 #ifndef VECSEC_PMD_PRIVATE_H
 #define VECSEC_PMD_PRIVATE_H
@@ -137,6 +151,7 @@ struct vecsec_pmd_sec_session {
 	uint8_t stats;                /* options.stats: count packets, bytes, errors */
 	uint8_t tun_hdr_len;          /* 20 or 40 */
 	uint8_t key_heap;             /* key is rte_malloc'd: free at destroy */
+	uint8_t dp;                   /* its data path: vecsec_pmd_sec_dp[dp] */
 	union {
 		struct {              /* egress */
 			/* the sequence number counter */
@@ -223,18 +238,42 @@ struct vecsec_pmd_qp {
 	alignas(64) uint8_t sl_key[VECSEC_MAX_BURST][VECSEC_PMD_SL_KEY_LEN];
 } __rte_cache_aligned;
 
-/* vecsec_pmd.c */
+/*
+ * The data path of an rte_security session, chosen when the session is
+ * created (vecsec_pmd_sec.c: egress or ingress ESP): the session keeps its
+ * index in vecsec_pmd_sec_dp[] (one byte of line 1, which a packet reads
+ * anyway: a pointer would push the IPv4 template out of the line). The
+ * generic enqueue (vecsec_pmd_dp.c) checks the session's magic, then calls
+ * through these and knows nothing of ESP. One indirect call per op in
+ * place of the call and the egress/ingress branch it replaces.
+ */
+struct vecsec_pmd_dp_ops {
+	/* op into the next job of qp's scratch, or finished: a PREP_* code */
+	int (*prepare)(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
+		       struct rte_crypto_op *op);
+	/* after the engine ran job j of the scratch, op's */
+	void (*finish)(struct vecsec_pmd_qp *qp, unsigned int j,
+		       struct vecsec_pmd_sec_session *s, struct rte_crypto_op *op,
+		       uint32_t job_status);
+};
+
+/* vecsec_pmd_sec.c: the data paths of ESP sessions, by their dp */
+#define VECSEC_PMD_DP_ESP_INGRESS 0
+#define VECSEC_PMD_DP_ESP_EGRESS 1
+extern const struct vecsec_pmd_dp_ops *const vecsec_pmd_sec_dp[2];
+
+/* vecsec_pmd_caps.c */
 #define VECSEC_PMD_FF_CPU (RTE_CRYPTODEV_FF_CPU_SSE | RTE_CRYPTODEV_FF_CPU_AVX | \
 			   RTE_CRYPTODEV_FF_CPU_AVX2 | RTE_CRYPTODEV_FF_CPU_AVX512 | \
 			   RTE_CRYPTODEV_FF_CPU_NEON)
 /* The RTE_CRYPTODEV_FF_CPU_* flags true of a vecsec ISA level. */
 uint64_t vecsec_pmd_isa_flags(enum vecsec_isa isa);
-
-/* vecsec_pmd_caps.c */
 const struct rte_cryptodev_capabilities *vecsec_pmd_capabilities(bool aria);
 
 /* vecsec_pmd_ops.c */
 extern struct rte_cryptodev_ops vecsec_pmd_ops;
+
+/* vecsec_pmd_session.c */
 /*
  * Fill a session from an xform. Its key goes inline when it fits, else into
  * slot (slot_len bytes, 64-byte aligned: a sessionless op's) when given,
@@ -261,15 +300,17 @@ void vecsec_pmd_key_release(const struct vecsec_aead_key *key, uint8_t heap);
 /* vecsec_pmd_sec.c: rte_security context of a device */
 int vecsec_pmd_sec_ctx_create(struct rte_cryptodev *dev);
 void vecsec_pmd_sec_ctx_destroy(struct rte_cryptodev *dev);
-/* Dynamic mbuf flag set with RX_SEC_OFFLOAD_FAILED on replays (0: not registered). */
+
+/* vecsec_pmd_sec_dp.c: the ESP sessions' data paths (PREP_* codes of vecsec_pmd_dp.h) */
+extern const struct vecsec_pmd_dp_ops vecsec_pmd_sec_egress_dp;
+extern const struct vecsec_pmd_dp_ops vecsec_pmd_sec_ingress_dp;
+/*
+ * Dynamic mbuf flag set with RX_SEC_OFFLOAD_FAILED on replays (0: not
+ * registered); vecsec_pmd_sec.c registers it with the context.
+ */
 extern uint64_t vecsec_pmd_replay_flag;
 /* Dynamic mbuf flag set with RX_SEC_OFFLOAD_FAILED on dummy packets (next header 59). */
 extern uint64_t vecsec_pmd_dummy_flag;
-
-/* vecsec_pmd_sec_dp.c: PREP_* codes of vecsec_pmd_dp.h */
-int vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op);
-void vecsec_pmd_sec_finish(struct vecsec_pmd_qp *qp, unsigned int j, struct rte_crypto_op *op,
-			   uint32_t job_status);
 
 /* vecsec_pmd_dp.c */
 uint16_t vecsec_pmd_enqueue_burst(void *qp, struct rte_crypto_op **ops, uint16_t nb_ops);

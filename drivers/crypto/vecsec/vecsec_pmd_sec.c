@@ -4,7 +4,8 @@
  * (RFC 4303; tunnel and transport, egress and ingress, ESN, anti-replay)
  * with ChaCha20-Poly1305 (RFC 7634) or ARIA-GCM (RFC 4106 layout). This
  * file: capabilities, session create/destroy/size/stats, the context each
- * device carries. The per-packet work is vecsec_pmd_sec_dp.c.
+ * device carries. The per-packet work is vecsec_pmd_sec_dp.c: each session
+ * is given its direction's struct vecsec_pmd_dp_ops here, at creation.
  */
 #include <errno.h>
 #include <string.h>
@@ -24,8 +25,11 @@
 
 #include "vecsec_pmd_private.h"
 
-uint64_t vecsec_pmd_replay_flag;
-uint64_t vecsec_pmd_dummy_flag;
+/* What vecsec_pmd_dp.c calls for an ESP session's ops, by the session's dp. */
+const struct vecsec_pmd_dp_ops *const vecsec_pmd_sec_dp[2] = {
+	[VECSEC_PMD_DP_ESP_INGRESS] = &vecsec_pmd_sec_ingress_dp,
+	[VECSEC_PMD_DP_ESP_EGRESS] = &vecsec_pmd_sec_egress_dp,
+};
 
 /* The AEADs an ESP session can use; the IV is the 8-byte ESP IV. */
 /*
@@ -265,6 +269,8 @@ sec_session_create(void *device, struct rte_security_session_conf *conf,
 		VECSEC_PMD_LOG(DEBUG, "ESP session: crypto xform refused (%d)", rc);
 		return rc;
 	}
+	/* the data path chosen once: no per-op direction test (vecsec_pmd_dp.c) */
+	s->dp = s->egress ? VECSEC_PMD_DP_ESP_EGRESS : VECSEC_PMD_DP_ESP_INGRESS;
 	s->magic = VECSEC_PMD_SEC_MAGIC;
 	return 0;
 }

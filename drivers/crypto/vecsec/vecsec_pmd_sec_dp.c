@@ -5,7 +5,9 @@
  * (egress) or parse and replay-check it (ingress), and queue one AEAD job;
  * the burst's single vecsec_engine_burst() call (vecsec_pmd_dp.c) runs them
  * with every other op; then finish each (ingress: window update only after
- * the ICV matched, headers and trailer removed).
+ * the ICV matched, headers and trailer removed). vecsec_pmd_dp.c reaches
+ * this file only through the two vecsec_pmd_dp_ops at the end, which
+ * vecsec_pmd_sec.c gives each session when it creates it.
  *
  * The mbuf holds an IP packet from its data offset (no L2 header; l2_len is
  * not read). Egress tunnel: the whole packet is the inner packet; the outer
@@ -48,6 +50,9 @@
 #include "vecsec_pmd_dp.h"
 
 #define ESP_HIV_LEN VECSEC_ESP_HDR_IV_LEN   /* SPI, seq, IV */
+
+uint64_t vecsec_pmd_replay_flag;
+uint64_t vecsec_pmd_dummy_flag;
 
 /* ---- sequence numbers ---- */
 
@@ -409,20 +414,16 @@ bad:
 	op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, false);
 }
 
-/* ---- entry points from vecsec_pmd_dp.c ---- */
+/* ---- the sessions' data paths (struct vecsec_pmd_dp_ops) ---- */
 
-int
-vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
+/*
+ * What both directions check first (the session is valid: vecsec_pmd_dp.c
+ * checked its magic). PREP_OK to go on.
+ */
+static inline int
+sec_prepare_common(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
+		   struct rte_crypto_op *op, struct rte_mbuf *m)
 {
-	struct rte_security_session *sess = op->sym->session;
-	struct vecsec_pmd_sec_session *s;
-	struct rte_mbuf *m = op->sym->m_src;
-
-	s = sess != NULL ? SECURITY_GET_SESS_PRIV(sess) : NULL;
-	if (unlikely(s == NULL || s->magic != VECSEC_PMD_SEC_MAGIC)) {
-		op_fail(NULL, op, RTE_CRYPTO_OP_STATUS_INVALID_SESSION, false);
-		return PREP_DONE;
-	}
 	if (unlikely(m == NULL || (op->sym->m_dst != NULL && op->sym->m_dst != m))) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_INVALID_ARGS, false);   /* in place only */
 		return PREP_DONE;
@@ -443,26 +444,66 @@ vecsec_pmd_sec_prepare(struct vecsec_pmd_qp *qp, struct rte_crypto_op *op)
 	}
 	m->ol_flags &= ~(RTE_MBUF_F_RX_SEC_OFFLOAD_FAILED | vecsec_pmd_replay_flag |
 			 vecsec_pmd_dummy_flag);
-	return s->egress ? egress_prepare(qp, s, op, m) : ingress_prepare(qp, s, op, m);
+	return PREP_OK;
 }
 
-void
-vecsec_pmd_sec_finish(struct vecsec_pmd_qp *qp, unsigned int j, struct rte_crypto_op *op,
-		      uint32_t job_status)
+static int
+sec_egress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
+		   struct rte_crypto_op *op)
 {
-	struct vecsec_pmd_sec_session *s = SECURITY_GET_SESS_PRIV(op->sym->session);
 	struct rte_mbuf *m = op->sym->m_src;
+	int rc = sec_prepare_common(qp, s, op, m);
 
+	return likely(rc == PREP_OK) ? egress_prepare(qp, s, op, m) : rc;
+}
+
+static int
+sec_ingress_prepare(struct vecsec_pmd_qp *qp, struct vecsec_pmd_sec_session *s,
+		    struct rte_crypto_op *op)
+{
+	struct rte_mbuf *m = op->sym->m_src;
+	int rc = sec_prepare_common(qp, s, op, m);
+
+	return likely(rc == PREP_OK) ? ingress_prepare(qp, s, op, m) : rc;
+}
+
+/* The engine's verdict on the job; true when the op goes on to its finish. */
+static inline bool
+sec_job_ok(struct vecsec_pmd_sec_session *s, struct rte_crypto_op *op, uint32_t job_status)
+{
 	if (job_status == VECSEC_JOB_AUTH_FAILED) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_AUTH_FAILED, false);
-		return;
+		return false;
 	}
 	if (job_status != VECSEC_JOB_OK) {
 		op_fail(s, op, RTE_CRYPTO_OP_STATUS_ERROR, false);
-		return;
+		return false;
 	}
-	if (s->egress)
-		op_ok(s, op, m);
-	else
-		ingress_finish(s, &qp->scratch.sec[j], op, m);
+	return true;
 }
+
+static void
+sec_egress_finish(struct vecsec_pmd_qp *qp __rte_unused, unsigned int j __rte_unused,
+		  struct vecsec_pmd_sec_session *s, struct rte_crypto_op *op, uint32_t job_status)
+{
+	if (sec_job_ok(s, op, job_status))
+		op_ok(s, op, op->sym->m_src);
+}
+
+static void
+sec_ingress_finish(struct vecsec_pmd_qp *qp, unsigned int j, struct vecsec_pmd_sec_session *s,
+		   struct rte_crypto_op *op, uint32_t job_status)
+{
+	if (sec_job_ok(s, op, job_status))
+		ingress_finish(s, &qp->scratch.sec[j], op, op->sym->m_src);
+}
+
+const struct vecsec_pmd_dp_ops vecsec_pmd_sec_egress_dp = {
+	.prepare = sec_egress_prepare,
+	.finish = sec_egress_finish,
+};
+
+const struct vecsec_pmd_dp_ops vecsec_pmd_sec_ingress_dp = {
+	.prepare = sec_ingress_prepare,
+	.finish = sec_ingress_finish,
+};

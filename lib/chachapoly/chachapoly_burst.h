@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to the ChaCha20-Poly1305 burst (never installed, never included
+ * outside lib/chachapoly): the three files of vecsec_chachapoly_burst()
+ * share these types and helpers.
+ *   chachapoly_burst.c   the four passes, the lane scheduler's callbacks,
+ *                        lanes_run() and the entry point;
+ *   chachapoly_staged.h  the staged path for small linear jobs (a header
+ *                        chachapoly_burst.c alone includes: see there);
+ *   chachapoly_lanes.c   the lane kernels of each level, the choice of
+ *                        width, the crossover and the knobs
+ *                        (chachapoly_knobs.h).
+ * What runs per job or per block is static inline here, as it was when
+ * the three were one file, so that it still inlines into each caller;
+ * the functions across object files run once per burst.
+ */
+#ifndef CHACHAPOLY_BURST_H
+#define CHACHAPOLY_BURST_H
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "job/job_internal.h"
+#include "lanes/lanes.h"
+#include "chachapoly_internal.h"
+
+#define MAX_WIDTHS 8
+
+/*
+ * The lane kernels usable at one dispatch level: the entries of lib/chacha's
+ * and lib/poly1305's tables that have one, widest first (the Poly1305
+ * reference's lane form, the per-lane fallback, apart), and the crossover
+ * that goes with the widest ChaCha width.
+ */
+struct lane_set {
+	const struct chacha_impl *chacha[MAX_WIDTHS];
+	unsigned int chacha_w[MAX_WIDTHS], nc;
+	const struct poly1305_impl *poly[MAX_WIDTHS];
+	unsigned int poly_w[MAX_WIDTHS], np;
+	size_t crossover;
+};
+
+/* ---- the burst ---- */
+
+struct job_ctx {
+	uint32_t key[8];        /* ChaCha20 key words (XChaCha: the HChaCha subkey) */
+	uint32_t nonce[3];      /* state words 13..15 */
+	uint8_t s[16];          /* Poly1305 s (RFC 8439 2.5) */
+	uint64_t h[3];          /* Poly1305 accumulator, radix 2^44 */
+	uint64_t r[3];          /* clamped r, radix 2^44 */
+	const uint8_t *in;      /* staged path: the whole Poly1305 input */
+	uint32_t blocks;
+};
+
+/*
+ * A linear job (no segment lists) walks by offset; a scatter-gather one
+ * through the segment cursors of lib/job.
+ */
+struct chacha_lane {
+	struct job_cursor ci, co;
+	bool lin;               /* linear job: lin_in/lin_out from off to len */
+	const uint8_t *lin_in;
+	uint8_t *lin_out;
+	size_t off, len;
+	uint32_t staged;        /* bytes to scatter from the stage after the block */
+};
+
+enum { PH_AAD, PH_TEXT, PH_LENS, PH_DONE };
+
+struct poly_lane {
+	struct job_cursor c;   /* the ciphertext (scatter-gather) */
+	const uint8_t *lin;     /* the ciphertext (linear); NULL: the cursor */
+	size_t off, len;        /* linear: bytes done, bytes in all */
+	size_t aad_off;
+	uint32_t phase;
+};
+
+/* A run of a job's ChaCha blocks for one lane (count 0: the whole job). */
+struct piece {
+	uint16_t job;
+	uint32_t first, count;
+};
+
+#define NB_PIECES (VECSEC_MAX_BURST + VECSEC_MAX_LANES)
+
+/*
+ * Small linear jobs (at most FAST_MAX bytes, AAD at most 64) are staged
+ * whole: one block slot, then the data, then room for pad16 and lengths.
+ */
+#define FAST_MAX 512
+#define FAST_AAD 64
+#define FAST_BUF (CHACHA_BLOCK_LEN + FAST_MAX + 32)
+
+struct burst {
+	struct vecsec_aead_job *const *jobs;
+	struct piece pieces[NB_PIECES];
+	unsigned int npieces;
+	struct job_ctx *ctx;
+	/* the lane scheduler's state: kernels, work left, lanes holding work */
+	const struct chacha_impl *ci;
+	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
+	const uint16_t *list;              /* pass 3: the jobs to MAC */
+	unsigned int nlist, next;          /* next: the next piece or job to start */
+	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
+	struct chacha_lanes cl;
+	struct poly1305_lanes pl;
+	struct chacha_lane cs[VECSEC_MAX_LANES];
+	struct poly_lane ps[VECSEC_MAX_LANES];
+	alignas(64) uint8_t stage[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+	/* the staged path for small linear jobs (fast_group) */
+	alignas(64) uint8_t buf[VECSEC_MAX_LANES][FAST_BUF];
+	struct poly1305_state pst;         /* poly_absorb1's scalar state */
+	_Static_assert(CHACHA_BLOCK_LEN * (1 + FAST_MAX / CHACHA_BLOCK_LEN) + 32 <= FAST_BUF,
+		       "FAST_BUF holds every staged job");
+};
+
+static const uint8_t zero_block[CHACHA_BLOCK_LEN];
+
+/*
+ * Small copies and fills of the staged path, inline: 16-byte moves (a
+ * vector type the compiler keeps as one load or store, never a libc call;
+ * a call per job was a tenth of the time at 64 bytes), the last one
+ * overlapping. d and s must not overlap.
+ */
+typedef uint64_t u128_un __attribute__((vector_size(16), aligned(1), may_alias));
+
+static inline void
+mv16(uint8_t *d, const uint8_t *s)
+{
+	*(u128_un *)(void *)d = *(const u128_un *)(const void *)s;
+}
+
+static inline void
+copy_small(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
+{
+	size_t k = 0;
+
+	if (n >= 16) {
+		for (; k + 16 <= n; k += 16)
+			mv16(d + k, s + k);
+		if (k < n)
+			mv16(d + n - 16, s + n - 16);
+		return;
+	}
+	if (n >= 8) {
+		uint64_t a, z;
+
+		memcpy(&a, s, 8);
+		memcpy(&z, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &z, 8);
+		return;
+	}
+	for (; k < n; k++)
+		d[k] = s[k];
+}
+
+/* n bytes of zeros at d, n < 16 or a multiple of 16 */
+static inline void
+zero_small(uint8_t *d, size_t n)
+{
+	const u128_un z = { 0, 0 };
+	size_t k = 0;
+
+	for (; k + 16 <= n; k += 16)
+		*(u128_un *)(void *)(d + k) = z;
+	for (; k < n; k++)
+		d[k] = 0;
+}
+
+/* RFC 8439 2.6, 2.5: r (clamped) and s from keystream block 0 */
+static inline void
+take_otk(struct job_ctx *c, const uint8_t *block0)
+{
+	vecsec_poly1305_clamp(c->r, block0);
+	memcpy(c->s, block0 + 16, sizeof(c->s));
+}
+
+static inline void
+lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
+{
+	for (int w = 0; w < 8; w++)
+		b->cl.key[w][lane] = b->ctx[j].key[w];
+	for (int w = 0; w < 3; w++)
+		b->cl.nonce[w][lane] = b->ctx[j].nonce[w];
+	b->cl.ctr[lane] = ctr;
+	b->job[lane] = (uint16_t)j;
+}
+
+static inline uint32_t
+job_blocks(const struct vecsec_aead_job *job)
+{
+	return (uint32_t)((job->len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+}
+
+static inline bool
+fast_ok(const struct vecsec_aead_job *job, size_t max)
+{
+	return job->nb_in_segs == 0 && job->nb_out_segs == 0 && job->len <= max &&
+	       job->aad_len <= FAST_AAD;
+}
+
+static inline size_t
+pad16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+/* The scheduler's calls (lib/lanes): the ChaCha lane kernel, ... */
+static inline void
+chacha_run(void *ctx, uint32_t nblocks)
+{
+	struct burst *b = ctx;
+
+	b->ci->xor_lanes(&b->cl, nblocks);
+}
+
+/* The scheduler's calls (lib/lanes): the Poly1305 lane kernel, ... */
+static inline void
+poly_run(void *ctx, uint32_t nblocks)
+{
+	struct burst *b = ctx;
+
+	b->pk->blocks_lanes(&b->pl, nblocks);
+}
+
+/*
+ * True if the lanes take this job: (X)ChaCha20-Poly1305 with its nonce and
+ * tag lengths right and len at most the crossover.
+ */
+static inline bool
+lanes_take(const struct vecsec_aead_job *job, size_t crossover)
+{
+	uint32_t alg = job->key->alg;
+
+	if (alg == VECSEC_AEAD_CHACHA20_POLY1305) {
+		if (job->nonce_len != VECSEC_CHACHAPOLY_NONCE_LEN)
+			return false;
+	} else if (alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		if (job->nonce_len != VECSEC_XCHACHAPOLY_NONCE_LEN)
+			return false;
+	} else {
+		return false;
+	}
+	/*
+	 * The lanes keep block counters in 32 bits and never carry into word
+	 * 13: longer jobs (only possible with the crossover raised) go through
+	 * the single-message path, which checks or carries itself.
+	 */
+	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= crossover &&
+	       (uint64_t)job->len <= ((UINT64_C(1) << 32) - 2) * CHACHA_BLOCK_LEN;
+}
+
+/* ---- chachapoly_lanes.c ---- */
+
+/* The lane kernels of a level, chosen once for all levels (thread-safe). */
+const struct lane_set *vecsec_burst_lanes_at(enum vecsec_isa level);
+/*
+ * The ChaCha kernel for a burst of n (NULL: one job at a time) and the
+ * Poly1305 kernel that goes with it.
+ */
+const struct chacha_impl *vecsec_burst_pick_chacha(const struct lane_set *ls, unsigned int n);
+const struct poly1305_impl *vecsec_burst_pick_poly(const struct lane_set *ls, unsigned int n);
+/* The Poly1305 kernel of the general passes, given the staged path's pi. */
+const struct poly1305_impl *vecsec_burst_general_poly(const struct lane_set *ls,
+						      const struct poly1305_impl *pi);
+/* Jobs longer than this at level take the single-message path. */
+size_t vecsec_burst_crossover(enum vecsec_isa level);
+
+#endif /* CHACHAPOLY_BURST_H */

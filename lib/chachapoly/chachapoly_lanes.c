@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The lane widths of ChaCha20-Poly1305 bursts (chachapoly_burst.h): the
+ * lane kernels each dispatch level has (lib/chacha's and lib/poly1305's
+ * table entries, widest first), the width a burst of n jobs runs at, the
+ * Poly1305 width of the general passes, the crossover to the
+ * single-message path, and the test and benchmark knobs that pin them
+ * (chachapoly_knobs.h). Runs once per burst, never per job.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "chachapoly_burst.h"
+#include "chachapoly_knobs.h"
+
+/*
+ * Above this many bytes a job goes to the single-message path (its wide
+ * kernels run many blocks of one message per register). Measured with the
+ * lanes tool's crossover mode, now vecsec-bench --burst-only --crossover
+ * (bursts of 32 equal seal jobs, AVX-512 + IFMA Xeon, branch simd's
+ * single-message kernels merged; TSC cycles per message, medians):
+ * 2048 B lanes 2106 / single 2490, 3072 B 3005 / 3368, 4096 B 3966 / 3990,
+ * 6144 B 5808 / 5634, 8192 B 7872 / 7226. The lanes
+ * win up to 4 KiB and lose from 6 KiB on. With 8 ChaCha lanes (AVX2, same
+ * tool, VECSEC_ISA=avx2): 1024 B 1954 / 2217, 1536 B 2873 / 2980, 2048 B
+ * 3926 / 3881, 3072 B 5766 / 5230: the crossover falls to 1.5 KiB.
+ */
+#define CROSSOVER_WIDE 4096     /* 16 ChaCha lanes */
+#define CROSSOVER_NARROW 1536   /* 8 or 4 */
+
+static struct lane_set lane_sets[VECSEC_NB_LEVELS];
+static pthread_once_t lane_sets_once = PTHREAD_ONCE_INIT;
+
+/* The knobs (chachapoly_knobs.h): tests and benchmarks only. */
+static _Atomic int force_chacha = -1, force_poly = -1;
+#define CROSSOVER_UNSET SIZE_MAX
+static _Atomic size_t crossover_forced = CROSSOVER_UNSET;
+
+static void
+lane_sets_init(void)
+{
+	for (unsigned int lv = 0; lv < VECSEC_NB_LEVELS; lv++) {
+		struct lane_set *ls = &lane_sets[lv];
+		uint64_t feat = vecsec_level_features((enum vecsec_isa)lv);
+
+		for (size_t i = 0; vecsec_chacha_impls[i] != NULL && ls->nc < MAX_WIDTHS; i++) {
+			const struct chacha_impl *im = vecsec_chacha_impls[i];
+
+			if (im->xor_lanes != NULL &&
+			    vecsec_impl_usable(im->isa, im->needs, (enum vecsec_isa)lv, feat)) {
+				ls->chacha_w[ls->nc] = im->lanes;
+				ls->chacha[ls->nc++] = im;
+			}
+		}
+		for (size_t i = 0; vecsec_poly1305_impls[i] != NULL && ls->np < MAX_WIDTHS; i++) {
+			const struct poly1305_impl *im = vecsec_poly1305_impls[i];
+
+			if (im->blocks_lanes != NULL && im != &vecsec_poly1305_impl_ref &&
+			    vecsec_impl_usable(im->isa, im->needs, (enum vecsec_isa)lv, feat)) {
+				ls->poly_w[ls->np] = im->lanes;
+				ls->poly[ls->np++] = im;
+			}
+		}
+		ls->crossover = ls->nc > 0 && ls->chacha_w[0] >= 16 ? CROSSOVER_WIDE :
+			       CROSSOVER_NARROW;
+	}
+}
+
+const struct lane_set *
+vecsec_burst_lanes_at(enum vecsec_isa level)
+{
+	pthread_once(&lane_sets_once, lane_sets_init);
+	return &lane_sets[level];
+}
+
+/*
+ * The narrowest usable kernel with at least n lanes, else the widest: a
+ * burst of 3 runs on 4 lanes, not 16; a width given by force wins. NULL:
+ * one job at a time (no lane kernel, lanes forced off, or a lone job).
+ */
+const struct chacha_impl *
+vecsec_burst_pick_chacha(const struct lane_set *ls, unsigned int n)
+{
+	int f = atomic_load_explicit(&force_chacha, memory_order_relaxed);
+	int k;
+
+	if (f == 0 || (f < 0 && n <= 1))
+		return NULL;
+	k = vecsec_lanes_pick(ls->chacha_w, ls->nc, n, f);
+	return k < 0 ? NULL : ls->chacha[k];
+}
+
+/* Likewise for Poly1305; the per-lane reference when nothing else is there (or forced: 1). */
+const struct poly1305_impl *
+vecsec_burst_pick_poly(const struct lane_set *ls, unsigned int n)
+{
+	int f = atomic_load_explicit(&force_poly, memory_order_relaxed);
+	int k;
+
+	if (f == 1)
+		return &vecsec_poly1305_impl_ref;
+	k = vecsec_lanes_pick(ls->poly_w, ls->np, n, f);
+	return k < 0 ? &vecsec_poly1305_impl_ref : ls->poly[k];
+}
+
+void
+vecsec_lanes_choose(unsigned int n, struct lanes_choice *c)
+{
+	const struct lane_set *ls = vecsec_burst_lanes_at(vecsec_isa_cap());
+	const struct chacha_impl *ci = vecsec_burst_pick_chacha(ls, n);
+	const struct poly1305_impl *pi = vecsec_burst_pick_poly(ls, n);
+
+	c->chacha_lanes = ci != NULL ? ci->lanes : 0;
+	c->chacha_name = ci != NULL ? ci->lanes_name : "per-job";
+	c->poly_lanes = ci != NULL ? pi->lanes : 0;
+	c->poly_name = ci != NULL ? pi->lanes_name : "per-job";
+}
+
+int
+vecsec_lanes_force(int chacha_w, int poly_w)
+{
+	const struct lane_set *ls = vecsec_burst_lanes_at(vecsec_isa_cap());
+
+	if ((chacha_w > 0 && vecsec_lanes_pick(ls->chacha_w, ls->nc, 0, chacha_w) < 0) ||
+	    (poly_w > 1 && vecsec_lanes_pick(ls->poly_w, ls->np, 0, poly_w) < 0) || poly_w == 0)
+		return -ENOTSUP;
+	atomic_store_explicit(&force_chacha, chacha_w < 0 ? -1 : chacha_w, memory_order_relaxed);
+	atomic_store_explicit(&force_poly, poly_w < 0 ? -1 : poly_w, memory_order_relaxed);
+	return 0;
+}
+
+/* The crossover at a level: the forced one, else the measured one. */
+size_t
+vecsec_burst_crossover(enum vecsec_isa level)
+{
+	size_t c = atomic_load_explicit(&crossover_forced, memory_order_relaxed);
+
+	return c != CROSSOVER_UNSET ? c : vecsec_burst_lanes_at(level)->crossover;
+}
+
+size_t
+vecsec_lanes_crossover(void)
+{
+	return vecsec_burst_crossover(vecsec_isa_cap());
+}
+
+void
+vecsec_lanes_set_crossover(size_t len)
+{
+	/* SIZE_MAX - 1 is as good as "no limit": lanes_take caps lengths */
+	atomic_store_explicit(&crossover_forced, len == CROSSOVER_UNSET ? len - 1 : len,
+			      memory_order_relaxed);
+}
+
+void
+vecsec_lanes_reset_crossover(void)
+{
+	atomic_store_explicit(&crossover_forced, CROSSOVER_UNSET, memory_order_relaxed);
+}
+
+/* Jobs up to this many bytes take the staged path (at most FAST_MAX). */
+static _Atomic size_t staged_max = FAST_MAX;
+
+size_t
+vecsec_lanes_staged_max(void)
+{
+	return atomic_load_explicit(&staged_max, memory_order_relaxed);
+}
+
+void
+vecsec_lanes_set_staged_max(size_t len)
+{
+	atomic_store_explicit(&staged_max, len < FAST_MAX ? len : FAST_MAX,
+			      memory_order_relaxed);
+}
+
+/*
+ * Poly1305 width for the general passes: their lanes fall out of step
+ * (AAD, text and lengths blocks of different jobs), and each call runs the
+ * fewest blocks any active lane has left, so 16 lanes make more, shorter
+ * calls than 8. Measured with the lanes tool (now vecsec-bench --lanes;
+ * x ipsec-mb msgs/s, 3 runs, x16 poly / x8 poly): 1420 B 0.98 1.01 1.02 /
+ * 1.01 1.03 1.03, IMIX 1.09 1.11 1.13 / 1.15 1.20 1.20; the staged path
+ * keeps 16 (64 B: 2.17..2.19 / 2.09..2.11). Pinned widths (vecsec_lanes_force) stay as they are.
+ */
+const struct poly1305_impl *
+vecsec_burst_general_poly(const struct lane_set *ls, const struct poly1305_impl *pi)
+{
+	if (pi->lanes <= 8 || atomic_load_explicit(&force_poly, memory_order_relaxed) >= 0)
+		return pi;
+	for (unsigned int i = 0; i < ls->np; i++)
+		if (ls->poly_w[i] == 8)
+			return ls->poly[i];
+	return pi;
+}
