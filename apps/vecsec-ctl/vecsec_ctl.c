@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+/* apps/vecsec-gw/ctrl_path.h: the one copy, the gateway's own (meson.build) */
 #include "ctrl_path.h"
 #include "vecsec_version.h"
 
