@@ -14,14 +14,18 @@
  * worker, each with its own rx/tx queue per
  * port and its own queue pair on each cryptodev.
  *
- * Start: options and the configuration are checked before EAL starts
- * (preflight(): the checks --check makes too), then EAL, ports, SAs (with
- * only the cryptodevs they need), SPD, routes, the control socket
- * (default ctrl_path.h), the management thread (mgmt.c: rates, SIGUSR1,
- * SIGHUP reload), then READY=1 to systemd. SIGTERM/SIGINT: the workers
- * stop polling rx, drain their crypto ops and transmit what comes out;
- * then the gateway exits 0 and removes its socket and EAL's runtime
- * folder.
+ * This file is the life cycle, main(): parse / start / run / stop.
+ * parse: the options (opts.c; --help and --check answered there). start,
+ * in phases: the configuration, checked before EAL starts (preflight.c:
+ * the checks --check makes too), then EAL (pmd_load.c, log.c), ports
+ * (ports.c, or the demo's: demo.c), SAs (with only the cryptodevs they
+ * need), SPD, routes, the workers' state, keys out of core dumps
+ * (harden.c), the control socket (default ctrl_path.h), the management
+ * thread (mgmt.c: rates, SIGUSR1, SIGHUP reload). run: READY=1 to
+ * systemd, worker 0's poll loop; SIGTERM/SIGINT: the workers stop polling
+ * rx, drain their crypto ops and transmit what comes out. stop: what start
+ * built taken down; the gateway exits 0 and removes its socket and EAL's
+ * runtime folder.
  */
 #include "ctrl_path.h"
 #include "gw_main.h"
