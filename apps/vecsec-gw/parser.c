@@ -661,15 +661,28 @@ parse_sa_key(struct pctx *p, unsigned int ti, const char *kw, unsigned int want,
 	return rc;
 }
 
+/* What parse_sa() learns about one rule on the way, beside the SA itself. */
+struct sa_rule {
+	struct gw_sa_conf *sa;
+	int ci, ai, ei;                 /* cipher, auth, AEAD algorithm: table index, -1 none */
+	bool mode_p, src_p, dst_p, type_p;
+	bool ckey_p, akey_p, ekey_p, esn_p;
+	unsigned int src_ti, dst_ti, ai_ti, seq_ti;     /* tokens later messages point at */
+};
+
+/* A keyword helper's answer for a keyword that is not one of its group's */
+#define SA_NOT_MINE 1
+
+/*
+ * A new SA slot for the rule, its direction and SPI; deleted slots are
+ * reused (the control socket). 0 or a negative errno with the message.
+ */
 static int
-parse_sa(struct pctx *p, struct gw_conf *conf)
+parse_sa_head(struct pctx *p, struct gw_conf *conf, struct sa_rule *r)
 {
 	struct gw_sa_conf *sa;
+	unsigned int ti = 1;
 	uint64_t v;
-	int rc, ci = -1, ai = -1, ei = -1;
-	bool mode_p = false, src_p = false, dst_p = false, type_p = false;
-	bool ckey_p = false, akey_p = false, ekey_p = false, esn_p = false;
-	unsigned int ti = 1, src_ti = 0, dst_ti = 0, ai_ti = 0, seq_ti = 0;
 
 	/* SAs up; deleted slots are reused (the control socket) */
 	if (conf->nb_live_sa >= limit_of(conf->max_sa) || conf->nb_sa >= GW_LIMIT_RULES)
@@ -678,6 +691,7 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	if (grow((void **)&conf->sa, &conf->cap_sa, conf->nb_sa + 1, sizeof(*sa), true) != 0)
 		return perr(p, 0, "out of memory");
 	sa = &conf->sa[conf->nb_sa];
+	r->sa = sa;
 	memset(sa, 0, sizeof(*sa));
 	sa->line = p->line;
 	sa->window = -1;
@@ -699,258 +713,373 @@ parse_sa(struct pctx *p, struct gw_conf *conf)
 	if (gw_conf_find_sa(conf, sa->dir, sa->spi) != NULL)
 		return perr(p, ti, "SA %s %u defined twice", sa->dir == GW_DIR_IN ? "in" : "out",
 			sa->spi);
+	return 0;
+}
 
-	for (ti++; ti < p->n; ti++) {
-		const char *k = p->t[ti].s;
+/* cipher_algo, cipher_key, auth_algo, auth_key, aead_algo, aead_key at *tip */
+static int
+parse_sa_crypto(struct pctx *p, struct sa_rule *r, unsigned int *tip)
+{
+	struct gw_sa_conf *sa = r->sa;
+	unsigned int ti = *tip;
+	const char *k = p->t[ti].s;
+	int rc = 0;
 
-		if (strcmp(k, "cipher_algo") == 0) {
-			if (ci >= 0)
-				return perr(p, ti, "given twice");
-			NEXT(p, ti, "a cipher algorithm");
-			ci = FIND_ALGO(cipher_algos, p->t[ti].s);
-			if (ci < 0)
-				return perr(p, ti, "unknown cipher algorithm");
-		} else if (strcmp(k, "cipher_key") == 0) {
-			ONCE(p, ti, ckey_p);
-			if (ci < 0)
-				return perr(p, ti, "must follow cipher_algo");
-			NEXT(p, ti, "key bytes");
-			rc = parse_sa_key(p, ti, cipher_algos[ci].kw, cipher_algos[ci].key_len,
-					  cipher_algos[ci].salt, "", sa->cipher_key,
-					  &sa->cipher_key_len, &sa->salt);
-			if (rc != 0)
-				return rc;
-		} else if (strcmp(k, "auth_algo") == 0) {
-			if (ai >= 0)
-				return perr(p, ti, "given twice");
-			NEXT(p, ti, "an authentication algorithm");
-			ai = FIND_ALGO(auth_algos, p->t[ti].s);
-			if (ai < 0)
-				return perr(p, ti, "unknown authentication algorithm");
-			ai_ti = ti;
-		} else if (strcmp(k, "auth_key") == 0) {
-			ONCE(p, ti, akey_p);
-			if (ai < 0)
-				return perr(p, ti, "must follow auth_algo");
-			NEXT(p, ti, "key bytes");
-			rc = parse_sa_key(p, ti, auth_algos[ai].kw, auth_algos[ai].key_len,
-					  auth_algos[ai].salt, "", sa->auth_key, &sa->auth_key_len,
-					  &sa->salt);
-			if (rc != 0)
-				return rc;
-		} else if (strcmp(k, "aead_algo") == 0) {
-			if (ei >= 0)
-				return perr(p, ti, "given twice");
-			NEXT(p, ti, "an AEAD algorithm");
-			ei = FIND_ALGO(aead_algos, p->t[ti].s);
-			if (ei < 0)
-				return perr(p, ti, "unknown AEAD algorithm");
-		} else if (strcmp(k, "aead_key") == 0) {
-			ONCE(p, ti, ekey_p);
-			if (ei < 0)
-				return perr(p, ti, "must follow aead_algo");
-			NEXT(p, ti, "key bytes");
-			rc = parse_sa_key(p, ti, aead_algos[ei].kw, aead_algos[ei].key_len, true,
-					  " (key + 4-byte salt)", sa->cipher_key,
-					  &sa->cipher_key_len, &sa->salt);
-			if (rc != 0)
-				return rc;
-		} else if (strcmp(k, "mode") == 0) {
-			ONCE(p, ti, mode_p);
-			NEXT(p, ti, "ipv4-tunnel, ipv6-tunnel or transport");
-			if (strcmp(p->t[ti].s, "ipv4-tunnel") == 0)
-				sa->mode = GW_MODE_TUN4;
-			else if (strcmp(p->t[ti].s, "ipv6-tunnel") == 0)
-				sa->mode = GW_MODE_TUN6;
-			else if (strcmp(p->t[ti].s, "transport") == 0)
-				sa->mode = GW_MODE_TRANS;
-			else
-				return perr(p, ti,
-					    "mode must be ipv4-tunnel, ipv6-tunnel or transport");
-		} else if (strcmp(k, "src") == 0 || strcmp(k, "dst") == 0) {
-			bool is_src = k[0] == 's';
-
-			if (is_src) {
-				ONCE(p, ti, src_p);
-			} else {
-				ONCE(p, ti, dst_p);
-			}
-			if (!mode_p)
-				return perr(p, ti, "must follow 'mode'");
-			if (sa->mode == GW_MODE_TRANS)
-				return perr(p, ti, "not allowed in transport mode");
-			NEXT(p, ti, "an address");
-			if (parse_addr(p->t[ti].s, sa->mode == GW_MODE_TUN6,
-					is_src ? &sa->src : &sa->dst, NULL) < 0)
-				return perr(p, ti, "not an %s address",
-					sa->mode == GW_MODE_TUN6 ? "IPv6" : "IPv4");
-			if (is_src)
-				src_ti = ti;
-			else
-				dst_ti = ti;
-		} else if (strcmp(k, "type") == 0) {
-			ONCE(p, ti, type_p);
-			NEXT(p, ti, "an action type");
-			if (strcmp(p->t[ti].s, "no-offload") == 0 ||
-					strcmp(p->t[ti].s, "lookaside-none") == 0)
-				sa->action = GW_SA_LOOKASIDE_NONE;
-			else if (strcmp(p->t[ti].s, "cpu-crypto") == 0)
-				sa->action = GW_SA_CPU_CRYPTO;
-			else if (strcmp(p->t[ti].s, "lookaside-protocol-offload") == 0)
-				sa->action = GW_SA_LOOKASIDE_PROTOCOL;
-			else if (strcmp(p->t[ti].s, "inline-protocol-offload") == 0 ||
-					strcmp(p->t[ti].s, "inline-crypto-offload") == 0)
-				return perr(p, ti, "not supported by vecsec-gw (use no-offload, "
-					"cpu-crypto or lookaside-protocol-offload)");
-			else
-				return perr(p, ti, "unknown action type");
-		} else if (strcmp(k, "port_id") == 0 || strcmp(k, "mss") == 0) {
-			ignored(p, conf, k[0] == 'p' ? GW_IGN_PORT_ID : GW_IGN_MSS, ti);
-			NEXT(p, ti, "a number");
-			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
-				return perr(p, ti, "expects an unsigned 16-bit number");
-		} else if (strcmp(k, "fallback") == 0) {
-			/* ipsec-secgw: inline-crypto-offload SAs only, which are refused here */
-			return perr(p, ti, "a fallback session is for inline-crypto-offload SAs "
-				    "only (ipsec-secgw refuses it on other types; vecsec-gw has no "
-				    "inline types)");
-		} else if (strcmp(k, "flow-direction") == 0) {
-			ignored(p, conf, GW_IGN_FLOW_DIR, ti);
-			NEXT(p, ti, "a port id");
-			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
-				return perr(p, ti, "expects a port id");
-			NEXT(p, ti, "a queue id");
-			if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
-				return perr(p, ti, "expects a queue id");
-		} else if (strcmp(k, "udp-encap") == 0) {
-			sa->udp_encap = true;
-		} else if (strcmp(k, "udp-ports") == 0) {
-			/* vecsec: NAT-T with the ports the IKE daemon uses (source:destination) */
-			uint64_t lo, hi;
-
-			NEXT(p, ti, "SPORT:DPORT");
-			if (parse_range_any(p->t[ti].s, UINT16_MAX, &lo, &hi) < 0 || lo == 0 || hi == 0)
-				return perr(p, ti, "expects SPORT:DPORT, each 1..65535");
-			sa->udp_encap = true;
-			sa->natt_sport = (uint16_t)lo;
-			sa->natt_dport = (uint16_t)hi;
-		} else if (strcmp(k, "owner") == 0) {
-			NEXT(p, ti, "an owner name");
-			rc = parse_owner(p, ti, &sa->owner);
-			if (rc != 0)
-				return rc;
-		} else if (strcmp(k, "telemetry") == 0) {
-			/* DPDK's /ipsec/sa/... telemetry lists it (sa.c) */
-			sa->telemetry = true;
-		} else if (strcmp(k, "reassembly_en") == 0) {
-			ignored(p, conf, GW_IGN_REASSEMBLY, ti);
-			continue;
-		} else if (strcmp(k, "esn") == 0 || strcmp(k, "seq") == 0) {
-			/* vecsec: `seq N` is `esn N` without ESN (a 32-bit number) */
-			bool is_esn = k[0] == 'e';
-
-			ONCE(p, ti, esn_p);
-			NEXT(p, ti, is_esn ? "the initial ESN value" :
-			     "the initial sequence number");
-			if (gw_parse_u64(p->t[ti].s, is_esn ? UINT64_MAX : UINT32_MAX, &v) < 0)
-				return perr(p, ti, is_esn ? "expects an unsigned 64-bit number" :
-					    "expects an unsigned 32-bit number (more needs esn)");
-			sa->esn = is_esn;
-			sa->esn_init = v;
-			seq_ti = ti;
-		} else if (strcmp(k, "inner") == 0) {
-			/* vecsec: the family an SA carries, when no SP rule says it yet */
-			NEXT(p, ti, "ipv4 or ipv6");
-			if (strcmp(p->t[ti].s, "ipv4") == 0)
-				sa->inner = 0;
-			else if (strcmp(p->t[ti].s, "ipv6") == 0)
-				sa->inner = 1;
-			else
-				return perr(p, ti, "expects ipv4 or ipv6");
-		} else if (strncmp(k, "lifetime-", 9) == 0) {
-			/* vecsec: lifetime-{soft,hard}-{bytes,packets} N (RFC 4301 4.4.2.1) */
-			static const char *const lk[4] = { "lifetime-soft-bytes",
-				"lifetime-hard-bytes", "lifetime-soft-packets", "lifetime-hard-packets" };
-			unsigned int li;
-
-			for (li = 0; li < 4 && strcmp(k, lk[li]) != 0; li++)
-				;
-			if (li == 4)
-				return perr(p, ti, "unknown SA option");
-			NEXT(p, ti, "a limit");
-			if (gw_parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0 || v == 0)
-				return perr(p, ti, "expects a number from 1");
-			sa->life[li] = v;
-		} else if (strcmp(k, "replay_win") == 0) {
-			NEXT(p, ti, "a window size");
-			if (gw_parse_u64(p->t[ti].s, GW_MAX_WINDOW, &v) < 0)
-				return perr(p, ti, "window size must be 0..%u", GW_MAX_WINDOW);
-			sa->window = (int32_t)v;
-		} else {
-			return perr(p, ti, "unknown SA option");
-		}
+	if (strcmp(k, "cipher_algo") == 0) {
+		if (r->ci >= 0)
+			return perr(p, ti, "given twice");
+		NEXT(p, ti, "a cipher algorithm");
+		r->ci = FIND_ALGO(cipher_algos, p->t[ti].s);
+		if (r->ci < 0)
+			return perr(p, ti, "unknown cipher algorithm");
+	} else if (strcmp(k, "cipher_key") == 0) {
+		ONCE(p, ti, r->ckey_p);
+		if (r->ci < 0)
+			return perr(p, ti, "must follow cipher_algo");
+		NEXT(p, ti, "key bytes");
+		rc = parse_sa_key(p, ti, cipher_algos[r->ci].kw, cipher_algos[r->ci].key_len,
+				  cipher_algos[r->ci].salt, "", sa->cipher_key,
+				  &sa->cipher_key_len, &sa->salt);
+	} else if (strcmp(k, "auth_algo") == 0) {
+		if (r->ai >= 0)
+			return perr(p, ti, "given twice");
+		NEXT(p, ti, "an authentication algorithm");
+		r->ai = FIND_ALGO(auth_algos, p->t[ti].s);
+		if (r->ai < 0)
+			return perr(p, ti, "unknown authentication algorithm");
+		r->ai_ti = ti;
+	} else if (strcmp(k, "auth_key") == 0) {
+		ONCE(p, ti, r->akey_p);
+		if (r->ai < 0)
+			return perr(p, ti, "must follow auth_algo");
+		NEXT(p, ti, "key bytes");
+		rc = parse_sa_key(p, ti, auth_algos[r->ai].kw, auth_algos[r->ai].key_len,
+				  auth_algos[r->ai].salt, "", sa->auth_key, &sa->auth_key_len,
+				  &sa->salt);
+	} else if (strcmp(k, "aead_algo") == 0) {
+		if (r->ei >= 0)
+			return perr(p, ti, "given twice");
+		NEXT(p, ti, "an AEAD algorithm");
+		r->ei = FIND_ALGO(aead_algos, p->t[ti].s);
+		if (r->ei < 0)
+			return perr(p, ti, "unknown AEAD algorithm");
+	} else if (strcmp(k, "aead_key") == 0) {
+		ONCE(p, ti, r->ekey_p);
+		if (r->ei < 0)
+			return perr(p, ti, "must follow aead_algo");
+		NEXT(p, ti, "key bytes");
+		rc = parse_sa_key(p, ti, aead_algos[r->ei].kw, aead_algos[r->ei].key_len, true,
+				  " (key + 4-byte salt)", sa->cipher_key,
+				  &sa->cipher_key_len, &sa->salt);
+	} else {
+		return SA_NOT_MINE;
 	}
+	*tip = ti;
+	return rc;
+}
 
-	if (!mode_p)
-		return perr(p, p->n, "SA %u has no 'mode'", sa->spi);
-	/*
-	 * Outbound, the first number sent: without ESN the last one is 2^32 - 2
-	 * (rte_ipsec 22.11 never sends 2^32 - 1), so N must leave one.
-	 */
-	if (seq_ti > 0 && sa->dir == GW_DIR_OUT && !sa->esn && sa->esn_init > UINT32_MAX - 1)
-		return perr(p, seq_ti, "leaves no sequence number to send (at most %u without "
-			    "ESN)", UINT32_MAX - 1);
-	if ((sa->life[GW_LIFE_HARD_BYTES] != 0 &&
-	     sa->life[GW_LIFE_SOFT_BYTES] >= sa->life[GW_LIFE_HARD_BYTES]) ||
-	    (sa->life[GW_LIFE_HARD_PKTS] != 0 &&
-	     sa->life[GW_LIFE_SOFT_PKTS] >= sa->life[GW_LIFE_HARD_PKTS]))
-		return perr(p, p->n, "SA %u: a soft lifetime must be below the hard one", sa->spi);
+/* mode, src, dst and type at *tip: where the SA's packets go, and how */
+static int
+parse_sa_path(struct pctx *p, struct sa_rule *r, unsigned int *tip)
+{
+	struct gw_sa_conf *sa = r->sa;
+	unsigned int ti = *tip;
+	const char *k = p->t[ti].s;
+
+	if (strcmp(k, "mode") == 0) {
+		ONCE(p, ti, r->mode_p);
+		NEXT(p, ti, "ipv4-tunnel, ipv6-tunnel or transport");
+		if (strcmp(p->t[ti].s, "ipv4-tunnel") == 0)
+			sa->mode = GW_MODE_TUN4;
+		else if (strcmp(p->t[ti].s, "ipv6-tunnel") == 0)
+			sa->mode = GW_MODE_TUN6;
+		else if (strcmp(p->t[ti].s, "transport") == 0)
+			sa->mode = GW_MODE_TRANS;
+		else
+			return perr(p, ti,
+				    "mode must be ipv4-tunnel, ipv6-tunnel or transport");
+	} else if (strcmp(k, "src") == 0 || strcmp(k, "dst") == 0) {
+		bool is_src = k[0] == 's';
+
+		if (is_src) {
+			ONCE(p, ti, r->src_p);
+		} else {
+			ONCE(p, ti, r->dst_p);
+		}
+		if (!r->mode_p)
+			return perr(p, ti, "must follow 'mode'");
+		if (sa->mode == GW_MODE_TRANS)
+			return perr(p, ti, "not allowed in transport mode");
+		NEXT(p, ti, "an address");
+		if (parse_addr(p->t[ti].s, sa->mode == GW_MODE_TUN6,
+				is_src ? &sa->src : &sa->dst, NULL) < 0)
+			return perr(p, ti, "not an %s address",
+				sa->mode == GW_MODE_TUN6 ? "IPv6" : "IPv4");
+		if (is_src)
+			r->src_ti = ti;
+		else
+			r->dst_ti = ti;
+	} else if (strcmp(k, "type") == 0) {
+		ONCE(p, ti, r->type_p);
+		NEXT(p, ti, "an action type");
+		if (strcmp(p->t[ti].s, "no-offload") == 0 ||
+				strcmp(p->t[ti].s, "lookaside-none") == 0)
+			sa->action = GW_SA_LOOKASIDE_NONE;
+		else if (strcmp(p->t[ti].s, "cpu-crypto") == 0)
+			sa->action = GW_SA_CPU_CRYPTO;
+		else if (strcmp(p->t[ti].s, "lookaside-protocol-offload") == 0)
+			sa->action = GW_SA_LOOKASIDE_PROTOCOL;
+		else if (strcmp(p->t[ti].s, "inline-protocol-offload") == 0 ||
+				strcmp(p->t[ti].s, "inline-crypto-offload") == 0)
+			return perr(p, ti, "not supported by vecsec-gw (use no-offload, "
+				"cpu-crypto or lookaside-protocol-offload)");
+		else
+			return perr(p, ti, "unknown action type");
+	} else {
+		return SA_NOT_MINE;
+	}
+	*tip = ti;
+	return 0;
+}
+
+/* ipsec-secgw's keywords for inline offload at *tip: noted and skipped, or refused */
+static int
+parse_sa_inline(struct pctx *p, struct gw_conf *conf, unsigned int *tip)
+{
+	unsigned int ti = *tip;
+	const char *k = p->t[ti].s;
+	uint64_t v;
+
+	if (strcmp(k, "port_id") == 0 || strcmp(k, "mss") == 0) {
+		ignored(p, conf, k[0] == 'p' ? GW_IGN_PORT_ID : GW_IGN_MSS, ti);
+		NEXT(p, ti, "a number");
+		if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+			return perr(p, ti, "expects an unsigned 16-bit number");
+	} else if (strcmp(k, "fallback") == 0) {
+		/* ipsec-secgw: inline-crypto-offload SAs only, which are refused here */
+		return perr(p, ti, "a fallback session is for inline-crypto-offload SAs "
+			    "only (ipsec-secgw refuses it on other types; vecsec-gw has no "
+			    "inline types)");
+	} else if (strcmp(k, "flow-direction") == 0) {
+		ignored(p, conf, GW_IGN_FLOW_DIR, ti);
+		NEXT(p, ti, "a port id");
+		if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+			return perr(p, ti, "expects a port id");
+		NEXT(p, ti, "a queue id");
+		if (gw_parse_u64(p->t[ti].s, UINT16_MAX, &v) < 0)
+			return perr(p, ti, "expects a queue id");
+	} else if (strcmp(k, "reassembly_en") == 0) {
+		ignored(p, conf, GW_IGN_REASSEMBLY, ti);
+	} else {
+		return SA_NOT_MINE;
+	}
+	*tip = ti;
+	return 0;
+}
+
+/* udp-encap, udp-ports, owner, telemetry, inner at *tip: vecsec's own */
+static int
+parse_sa_extra(struct pctx *p, struct sa_rule *r, unsigned int *tip)
+{
+	struct gw_sa_conf *sa = r->sa;
+	unsigned int ti = *tip;
+	const char *k = p->t[ti].s;
+	int rc;
+
+	if (strcmp(k, "udp-encap") == 0) {
+		sa->udp_encap = true;
+	} else if (strcmp(k, "udp-ports") == 0) {
+		/* vecsec: NAT-T with the ports the IKE daemon uses (source:destination) */
+		uint64_t lo, hi;
+
+		NEXT(p, ti, "SPORT:DPORT");
+		if (parse_range_any(p->t[ti].s, UINT16_MAX, &lo, &hi) < 0 || lo == 0 || hi == 0)
+			return perr(p, ti, "expects SPORT:DPORT, each 1..65535");
+		sa->udp_encap = true;
+		sa->natt_sport = (uint16_t)lo;
+		sa->natt_dport = (uint16_t)hi;
+	} else if (strcmp(k, "owner") == 0) {
+		NEXT(p, ti, "an owner name");
+		rc = parse_owner(p, ti, &sa->owner);
+		if (rc != 0)
+			return rc;
+	} else if (strcmp(k, "telemetry") == 0) {
+		/* DPDK's /ipsec/sa/... telemetry lists it (sa.c) */
+		sa->telemetry = true;
+	} else if (strcmp(k, "inner") == 0) {
+		/* vecsec: the family an SA carries, when no SP rule says it yet */
+		NEXT(p, ti, "ipv4 or ipv6");
+		if (strcmp(p->t[ti].s, "ipv4") == 0)
+			sa->inner = 0;
+		else if (strcmp(p->t[ti].s, "ipv6") == 0)
+			sa->inner = 1;
+		else
+			return perr(p, ti, "expects ipv4 or ipv6");
+	} else {
+		return SA_NOT_MINE;
+	}
+	*tip = ti;
+	return 0;
+}
+
+/* esn, seq, lifetime-*, replay_win at *tip: sequence numbers and limits */
+static int
+parse_sa_seq(struct pctx *p, struct sa_rule *r, unsigned int *tip)
+{
+	struct gw_sa_conf *sa = r->sa;
+	unsigned int ti = *tip;
+	const char *k = p->t[ti].s;
+	uint64_t v;
+
+	if (strcmp(k, "esn") == 0 || strcmp(k, "seq") == 0) {
+		/* vecsec: `seq N` is `esn N` without ESN (a 32-bit number) */
+		bool is_esn = k[0] == 'e';
+
+		ONCE(p, ti, r->esn_p);
+		NEXT(p, ti, is_esn ? "the initial ESN value" :
+		     "the initial sequence number");
+		if (gw_parse_u64(p->t[ti].s, is_esn ? UINT64_MAX : UINT32_MAX, &v) < 0)
+			return perr(p, ti, is_esn ? "expects an unsigned 64-bit number" :
+				    "expects an unsigned 32-bit number (more needs esn)");
+		sa->esn = is_esn;
+		sa->esn_init = v;
+		r->seq_ti = ti;
+	} else if (strncmp(k, "lifetime-", 9) == 0) {
+		/* vecsec: lifetime-{soft,hard}-{bytes,packets} N (RFC 4301 4.4.2.1) */
+		static const char *const lk[4] = { "lifetime-soft-bytes",
+			"lifetime-hard-bytes", "lifetime-soft-packets", "lifetime-hard-packets" };
+		unsigned int li;
+
+		for (li = 0; li < 4 && strcmp(k, lk[li]) != 0; li++)
+			;
+		if (li == 4)
+			return perr(p, ti, "unknown SA option");
+		NEXT(p, ti, "a limit");
+		if (gw_parse_u64(p->t[ti].s, UINT64_MAX, &v) < 0 || v == 0)
+			return perr(p, ti, "expects a number from 1");
+		sa->life[li] = v;
+	} else if (strcmp(k, "replay_win") == 0) {
+		NEXT(p, ti, "a window size");
+		if (gw_parse_u64(p->t[ti].s, GW_MAX_WINDOW, &v) < 0)
+			return perr(p, ti, "window size must be 0..%u", GW_MAX_WINDOW);
+		sa->window = (int32_t)v;
+	} else {
+		return SA_NOT_MINE;
+	}
+	*tip = ti;
+	return 0;
+}
+
+/* The algorithms given, checked together and stored in the SA */
+static int
+parse_sa_algos(struct pctx *p, const struct sa_rule *r)
+{
+	struct gw_sa_conf *sa = r->sa;
+	int ci = r->ci, ai = r->ai, ei = r->ei;
+
 	if (ei >= 0) {
 		if (ci >= 0 || ai >= 0)
 			return perr(p, p->n, "SA %u: aead_algo excludes cipher_algo/auth_algo",
 				    sa->spi);
-		if (!ekey_p)
+		if (!r->ekey_p)
 			return perr(p, p->n, "SA %u: aead_algo needs aead_key", sa->spi);
 		sa->aead = true;
 		sa->aead_algo = aead_algos[ei].algo;
 		sa->algo_name = aead_algos[ei].kw;
 		sa->iv_len = aead_algos[ei].iv_len;
 		sa->digest_len = 16;
-	} else {
-		if (ci < 0 || ai < 0)
-			return perr(p, p->n, "SA %u needs aead_algo, or cipher_algo and auth_algo",
-				sa->spi);
-		if (!ckey_p && cipher_algos[ci].key_len != 0)
-			return perr(p, p->n, "SA %u: cipher_algo %s needs cipher_key", sa->spi,
-				cipher_algos[ci].kw);
-		if (!akey_p && auth_algos[ai].key_len != 0)
-			return perr(p, p->n, "SA %u: auth_algo %s needs auth_key", sa->spi,
-				auth_algos[ai].kw);
-		if (auth_algos[ai].algo == RTE_CRYPTO_AUTH_AES_GMAC &&
-				cipher_algos[ci].algo != RTE_CRYPTO_CIPHER_NULL)
-			return perr(p, p->n, "SA %u: aes-gmac needs cipher_algo null", sa->spi);
-		if (cipher_algos[ci].algo == (enum rte_crypto_cipher_algorithm)GW_CIPHER_ARIA_CTR &&
-				auth_algos[ai].algo != RTE_CRYPTO_AUTH_NULL)
-			return perr(p, ai_ti, "%s needs auth_algo null (only crypto_vecsec has "
-				"ARIA, and it chains no auth to a cipher; use aria-*-gcm for "
-				"integrity)", cipher_algos[ci].kw);
-		sa->cipher_algo = cipher_algos[ci].algo;
-		sa->auth_algo = auth_algos[ai].algo;
-		sa->algo_name = cipher_algos[ci].kw;
-		sa->iv_len = cipher_algos[ci].iv_len ? cipher_algos[ci].iv_len
-			: auth_algos[ai].iv_len;
-		sa->digest_len = auth_algos[ai].digest_len;
+		return 0;
 	}
+	if (ci < 0 || ai < 0)
+		return perr(p, p->n, "SA %u needs aead_algo, or cipher_algo and auth_algo",
+			sa->spi);
+	if (!r->ckey_p && cipher_algos[ci].key_len != 0)
+		return perr(p, p->n, "SA %u: cipher_algo %s needs cipher_key", sa->spi,
+			cipher_algos[ci].kw);
+	if (!r->akey_p && auth_algos[ai].key_len != 0)
+		return perr(p, p->n, "SA %u: auth_algo %s needs auth_key", sa->spi,
+			auth_algos[ai].kw);
+	if (auth_algos[ai].algo == RTE_CRYPTO_AUTH_AES_GMAC &&
+			cipher_algos[ci].algo != RTE_CRYPTO_CIPHER_NULL)
+		return perr(p, p->n, "SA %u: aes-gmac needs cipher_algo null", sa->spi);
+	if (cipher_algos[ci].algo == (enum rte_crypto_cipher_algorithm)GW_CIPHER_ARIA_CTR &&
+			auth_algos[ai].algo != RTE_CRYPTO_AUTH_NULL)
+		return perr(p, r->ai_ti, "%s needs auth_algo null (only crypto_vecsec has "
+			"ARIA, and it chains no auth to a cipher; use aria-*-gcm for "
+			"integrity)", cipher_algos[ci].kw);
+	sa->cipher_algo = cipher_algos[ci].algo;
+	sa->auth_algo = auth_algos[ai].algo;
+	sa->algo_name = cipher_algos[ci].kw;
+	sa->iv_len = cipher_algos[ci].iv_len ? cipher_algos[ci].iv_len
+		: auth_algos[ai].iv_len;
+	sa->digest_len = auth_algos[ai].digest_len;
+	return 0;
+}
+
+/* The whole rule checked once every keyword is read; then the SA is indexed */
+static int
+parse_sa_finish(struct pctx *p, struct gw_conf *conf, const struct sa_rule *r)
+{
+	struct gw_sa_conf *sa = r->sa;
+	int rc;
+
+	if (!r->mode_p)
+		return perr(p, p->n, "SA %u has no 'mode'", sa->spi);
+	/*
+	 * Outbound, the first number sent: without ESN the last one is 2^32 - 2
+	 * (rte_ipsec 22.11 never sends 2^32 - 1), so N must leave one.
+	 */
+	if (r->seq_ti > 0 && sa->dir == GW_DIR_OUT && !sa->esn && sa->esn_init > UINT32_MAX - 1)
+		return perr(p, r->seq_ti, "leaves no sequence number to send (at most %u without "
+			    "ESN)", UINT32_MAX - 1);
+	if ((sa->life[GW_LIFE_HARD_BYTES] != 0 &&
+	     sa->life[GW_LIFE_SOFT_BYTES] >= sa->life[GW_LIFE_HARD_BYTES]) ||
+	    (sa->life[GW_LIFE_HARD_PKTS] != 0 &&
+	     sa->life[GW_LIFE_SOFT_PKTS] >= sa->life[GW_LIFE_HARD_PKTS]))
+		return perr(p, p->n, "SA %u: a soft lifetime must be below the hard one", sa->spi);
+	rc = parse_sa_algos(p, r);
+	if (rc != 0)
+		return rc;
 	sa->aad_len = sa->aead || sa->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ? 8 : 0;
 	if (sa->esn && sa->aad_len != 0)
 		sa->aad_len += 4;
-	if (sa->mode != GW_MODE_TRANS && (!src_p || !dst_p))
-		return perr(p, src_p ? src_ti : dst_p ? dst_ti : p->n,
+	if (sa->mode != GW_MODE_TRANS && (!r->src_p || !r->dst_p))
+		return perr(p, r->src_p ? r->src_ti : r->dst_p ? r->dst_ti : p->n,
 			"tunnel SA %u needs both src and dst", sa->spi);
 	if (idx_insert(conf, conf->nb_sa) != 0)
 		return perr(p, 0, "out of memory");
 	conf->nb_sa++;
 	return 0;
+}
+
+/*
+ * An `sa` rule: its head (direction, SPI), then each keyword by the helper
+ * of its group, then the checks of the whole rule.
+ */
+static int
+parse_sa(struct pctx *p, struct gw_conf *conf)
+{
+	struct sa_rule r = { .ci = -1, .ai = -1, .ei = -1 };
+	int rc = parse_sa_head(p, conf, &r);
+
+	if (rc != 0)
+		return rc;
+	for (unsigned int ti = 3; ti < p->n; ti++) {
+		rc = parse_sa_crypto(p, &r, &ti);
+		if (rc == SA_NOT_MINE)
+			rc = parse_sa_path(p, &r, &ti);
+		if (rc == SA_NOT_MINE)
+			rc = parse_sa_inline(p, conf, &ti);
+		if (rc == SA_NOT_MINE)
+			rc = parse_sa_extra(p, &r, &ti);
+		if (rc == SA_NOT_MINE)
+			rc = parse_sa_seq(p, &r, &ti);
+		if (rc == SA_NOT_MINE)
+			return perr(p, ti, "unknown SA option");
+		if (rc != 0)
+			return rc;
+	}
+	return parse_sa_finish(p, conf, &r);
 }
 
 /* ---- sp ---------------------------------------------------------------- */

@@ -134,7 +134,7 @@ class Env:
     def __init__(self, build, tag):
         self.build = build
         self.gwbin = os.path.join(build, "apps", "vecsec-gw", "vecsec-gw")
-        self.ctlbin = os.path.join(build, "apps", "vecsec-gw", "vecsec-ctl")
+        self.ctlbin = os.path.join(build, "apps", "vecsec-ctl", "vecsec-ctl")
         self.plugin = os.path.join(build, "drivers", "strongswan",
                                    "libstrongswan-kernel-vecsec.so")
         for f in (self.gwbin, self.ctlbin, self.plugin, CHARON):

@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+/* apps/vecsec-gw/ctrl_path.h: the one copy, the gateway's own (meson.build) */
 #include "ctrl_path.h"
 #include "vecsec_version.h"
 
@@ -519,11 +520,21 @@ parse_num(const char *arg, double min, double max, double *v)
 	return *end == '\0' && errno == 0 && *v >= min && *v <= max;
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks for, besides the request itself */
+struct ctl_opts {
+	const char *path;               /* -s, else $VECSEC_GW_SOCKET */
+	const char *file;               /* -f */
+	const char *prefix;             /* -p */
+	double interval, count;         /* -i, -c; 0: not given */
+};
+
+/*
+ * The options, up to the first word that is none. Returns the exit status
+ * (--help, --version, a bad option), or -1 to go on.
+ */
+static int
+parse_opts(int argc, char **argv, struct ctl_opts *co)
 {
-	const char *path = getenv("VECSEC_GW_SOCKET");
-	const char *file = NULL, *prefix = NULL;
 	static const struct option lo[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "file-prefix", required_argument, NULL, 'p' },
@@ -535,37 +546,34 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char def[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	double interval = 0, count = 0;
-	int c, fd, i, rc;
+	int c;
 
-	/* the gateway hanging up is an answer (exit 2), not a signal */
-	signal(SIGPIPE, SIG_IGN);
 	/* '+': the first word that is no option starts the command; ':': our messages */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:s:p:f:ji:c:hV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			path = optarg;
+			co->path = optarg;
 			break;
 		case 'p':
-			prefix = optarg;
+			co->prefix = optarg;
 			break;
 		case 'f':
-			file = optarg;
+			co->file = optarg;
 			break;
 		case 'j':
 			json = true;
 			break;
 		case 'i':
-			if (!parse_num(optarg, 0.01, 86400, &interval)) {
+			if (!parse_num(optarg, 0.01, 86400, &co->interval)) {
 				fprintf(stderr, "vecsec-ctl: -i %s: seconds, 0.01..86400\n",
 					optarg);
 				return 1;
 			}
 			break;
 		case 'c':
-			if (!parse_num(optarg, 1, 1e9, &count) || count != (double)(long)count) {
+			if (!parse_num(optarg, 1, 1e9, &co->count) ||
+			    co->count != (double)(long)co->count) {
 				fprintf(stderr, "vecsec-ctl: -c %s: a count from 1\n", optarg);
 				return 1;
 			}
@@ -581,28 +589,86 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	i = optind;
-	if (file != NULL && i < argc) {
+	return -1;
+}
+
+/* The options that go together, or not, with the command at argv[i]; 0 or 1 */
+static int
+check_opts(int argc, char **argv, int i, const struct ctl_opts *co)
+{
+	if (co->file != NULL && i < argc) {
 		fprintf(stderr, "vecsec-ctl: -f FILE and a command on the command line: one or "
 			"the other\n");
 		return 1;
 	}
-	if ((interval > 0 || count > 0) && (i == argc || strcmp(argv[i], "monitor") == 0)) {
+	if ((co->interval > 0 || co->count > 0) &&
+	    (i == argc || strcmp(argv[i], "monitor") == 0)) {
 		fprintf(stderr, "vecsec-ctl: -i and -c repeat a command given on the command line "
 			"(not monitor)\n");
 		return 1;
 	}
-	if (count > 0 && interval == 0) {
+	if (co->count > 0 && co->interval == 0) {
 		fprintf(stderr, "vecsec-ctl: -c needs -i\n");
 		return 1;
 	}
 	if (argv_has_key(argc, argv, i))
 		return 1;
-	if (prefix != NULL || path == NULL) {
+	return 0;
+}
+
+/*
+ * The command at argv[i], sent on *fd, and with -i again every interval
+ * (-c times), a new connection each time. Returns the exit status.
+ */
+static int
+repeat_argv(int *fd, const char *path, int argc, char **argv, int i,
+	    const struct ctl_opts *co)
+{
+	double interval = co->interval;
+	int rc;
+
+	for (unsigned long k = 1;; k++) {
+		struct timespec ts = { (time_t)interval,
+			(long)((interval - (double)(time_t)interval) * 1e9) };
+
+		rc = from_argv(*fd, argc, argv, i);
+		fflush(stdout);
+		if (rc == 2 || interval == 0 || (co->count > 0 && (double)k >= co->count))
+			break;
+		nanosleep(&ts, NULL);
+		/* a new connection each time: the gateway closes idle ones */
+		close(*fd);
+		memset(&ans, 0, sizeof(ans));
+		*fd = ctl_connect(path);
+		if (*fd < 0)
+			return -1;
+		ans.fd = *fd;
+	}
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ctl_opts co = { .path = getenv("VECSEC_GW_SOCKET") };
+	char def[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *path;
+	int fd, i, rc;
+
+	/* the gateway hanging up is an answer (exit 2), not a signal */
+	signal(SIGPIPE, SIG_IGN);
+	rc = parse_opts(argc, argv, &co);
+	if (rc >= 0)
+		return rc;
+	path = co.path;
+	i = optind;
+	if (check_opts(argc, argv, i, &co) != 0)
+		return 1;
+	if (co.prefix != NULL || path == NULL) {
 		/* -p wins over the environment: it names the gateway */
-		if (gw_ctrl_default_path(def, sizeof(def), prefix) != 0) {
+		if (gw_ctrl_default_path(def, sizeof(def), co.prefix) != 0) {
 			fprintf(stderr, "vecsec-ctl: -p %s: not a file prefix\n",
-				prefix != NULL ? prefix : "");
+				co.prefix != NULL ? co.prefix : "");
 			return 1;
 		}
 		path = def;
@@ -612,27 +678,13 @@ main(int argc, char **argv)
 		return 2;
 	ans.fd = fd;
 	if (i < argc) {
-		for (unsigned long k = 1;; k++) {
-			struct timespec ts = { (time_t)interval,
-				(long)((interval - (double)(time_t)interval) * 1e9) };
-
-			rc = from_argv(fd, argc, argv, i);
-			fflush(stdout);
-			if (rc == 2 || interval == 0 || (count > 0 && (double)k >= count))
-				break;
-			nanosleep(&ts, NULL);
-			/* a new connection each time: the gateway closes idle ones */
-			close(fd);
-			memset(&ans, 0, sizeof(ans));
-			fd = ctl_connect(path);
-			if (fd < 0) {
-				wipe_all();
-				return 2;
-			}
-			ans.fd = fd;
+		rc = repeat_argv(&fd, path, argc, argv, i, &co);
+		if (rc < 0) {
+			wipe_all();
+			return 2;
 		}
 	} else {
-		rc = from_lines(fd, file);
+		rc = from_lines(fd, co.file);
 	}
 	if (rc == 2)
 		fprintf(stderr, "vecsec-ctl: the gateway closed the connection\n");
