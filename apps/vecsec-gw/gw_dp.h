@@ -518,6 +518,7 @@ int gw_stats_write_json(const struct gw_dp *dp, const char *path);
 void gw_stats_json(const struct gw_dp *dp, FILE *f);
 /* the same lines into the log, at level (RTE_LOG_INFO, ...) */
 void gw_stats_log(const struct gw_dp *dp, double seconds, uint32_t level);
+/* telemetry.c: /vecsec_gw/stats, /vecsec_gw/sa, /vecsec_gw/reload */
 int gw_telemetry_register(void);
 /* baselines and rate samples, for dp->max_sa slots; gw_stats_fini() frees them */
 int gw_stats_init(void);
