@@ -552,7 +552,7 @@ int gw_mgmt_start(double rate_interval, double stats_interval);
 void gw_mgmt_stop(void);
 /* from a signal handler: SIGUSR1 (counters to the log), SIGHUP (reload) */
 void gw_mgmt_signal(int sig);
-/* sd_notify(3) state ("READY=1", ...) to $NOTIFY_SOCKET, if set */
+/* notify.c: sd_notify(3) state ("READY=1", ...) to $NOTIFY_SOCKET, if set */
 void gw_notify(const char *state);
 
 /* reload.c */
@@ -568,7 +568,7 @@ bool gw_reloadable(void);
 /* reload the -f file, make-before-break; under gw_cp_lock(); 0, or -errno (msg: why) */
 int gw_reload(char *msg, size_t len);
 void gw_reload_status(struct gw_reload_status *out);
-/* the key fingerprint of the SA in slot (keys still in c): reload tells kept SAs by it */
+/* sa_fp.c: the key fingerprint of the SA in slot (keys still in c): reload tells kept SAs by it */
 void gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c);
 
 #endif /* VECSEC_GW_DP_H */
