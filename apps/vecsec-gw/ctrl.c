@@ -76,6 +76,7 @@
 #include "gw_dp.h"
 #include "ctrl_ike.h"
 #include "ctrl_path.h"
+#include "evq.h"
 #include "gw_log.h"
 
 #include <arpa/inet.h>
@@ -143,12 +144,6 @@ struct ctrl_req {
 	char text[CTRL_LINE_MAX];
 };
 
-/* Lifetime events from the workers; the control thread sends them on. */
-static struct gw_event evq[GW_EVQ_SIZE];
-static unsigned int evq_head, evq_tail;        /* under evq_lock */
-static uint64_t evq_lost;
-static rte_spinlock_t evq_lock = RTE_SPINLOCK_INITIALIZER;
-
 static struct gw_ctrl_client *clients[CTRL_MAX_CLIENTS];
 static unsigned int nb_clients, nb_subs;
 static struct ctrl_req *req;    /* one request at a time, in secret memory */
@@ -166,25 +161,6 @@ bool
 gw_ctrl_origin(int line)
 {
 	return line >= GW_CTRL_LINE_BASE;
-}
-
-void
-gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit)
-{
-	rte_spinlock_lock(&evq_lock);
-	if (evq_tail - evq_head == GW_EVQ_SIZE) {
-		evq_lost++;
-	} else {
-		struct gw_event *e = &evq[evq_tail % GW_EVQ_SIZE];
-
-		e->hard = hard;
-		e->dir = s->dir;
-		e->by_pkts = by_pkts;
-		e->spi = s->spi;
-		e->limit = limit;
-		evq_tail++;
-	}
-	rte_spinlock_unlock(&evq_lock);
 }
 
 /*
@@ -1815,33 +1791,21 @@ accept_clients(void)
 	}
 }
 
+/* A lifetime event's line to every subscriber. */
+static void
+event_send(void *arg, const char *line, size_t len)
+{
+	(void)arg;
+	for (unsigned int i = 0; i < nb_clients; i++)
+		if (clients[i]->sub)
+			client_queue(clients[i], line, len);
+}
+
 /* Send the queued events to every subscriber (and a line to the log). */
 static void
 events_flush(void)
 {
-	for (;;) {
-		struct gw_event e;
-		char line[128];
-		int len;
-		bool have = false;
-
-		rte_spinlock_lock(&evq_lock);
-		if (evq_head != evq_tail) {
-			e = evq[evq_head % GW_EVQ_SIZE];
-			evq_head++;
-			have = true;
-		}
-		rte_spinlock_unlock(&evq_lock);
-		if (!have)
-			return;
-		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 "\n",
-			e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out", e.spi,
-			e.by_pkts ? "packets" : "bytes", e.limit);
-		GW_LOG(NOTICE, "%.*s", len - 1, line);
-		for (unsigned int i = 0; i < nb_clients; i++)
-			if (clients[i]->sub)
-				client_queue(clients[i], line, (size_t)len);
-	}
+	gw_evq_drain(event_send, NULL);
 }
 
 /*

@@ -315,7 +315,7 @@ struct gw_dp {
 extern struct gw_dp gw;
 extern volatile bool gw_quit;
 
-/* ctrl.c: queue an event (workers; rare, takes a spinlock, never blocks long) */
+/* evq.c: queue an event (workers; rare, takes a spinlock, never blocks long) */
 void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit);
 
 /* sa.c */

@@ -34,6 +34,7 @@ bin=$out/fuzz_ctrl
 	-I"$top/apps/vecsec-gw" -I"$top/lib/include" -I"$top/lib/include/vecsec" -I"$build/lib" \
 	$(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
 	"$top/test/gw/fuzz_ctrl.c" "$top/apps/vecsec-gw/ctrl.c" "$top/apps/vecsec-gw/ctrl_ike.c" \
+	"$top/apps/vecsec-gw/evq.c" \
 	"$top/apps/vecsec-gw/parser.c" \
 	-o "$bin.tmp"
 mv "$bin.tmp" "$bin"
