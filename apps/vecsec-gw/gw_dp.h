@@ -367,15 +367,14 @@ void gw_ctrl_stop(void);
 #define GW_SPI_TIMEOUT_S_DEFAULT 30
 extern unsigned int gw_ctrl_idle_s;
 extern unsigned int gw_spi_timeout_s;
-/* Rules added through the control socket get "lines" from here on (reload.c keeps them). */
+/* Rules added through the control socket get "lines" from here on (cp.c; reload.c keeps them). */
 #define GW_CTRL_LINE_BASE (1 << 30)
-bool gw_ctrl_origin(int line);
-/*
- * Without a control thread (--ctrl none), mgmt.c calls it: lifetime events to
- * the log, unpublished SP lists and SAs (a reload's) freed once no worker can
- * hold them. Does nothing while the control thread runs.
- */
-void gw_ctrl_housekeeping(void);
+/* inline: the layers under the change engine ask it too (seqstate.c) */
+static inline bool
+gw_ctrl_origin(int line)
+{
+	return line >= GW_CTRL_LINE_BASE;
+}
 /*
  * ctrl.c's protocol without a socket (the fuzzer, tests): a client whose
  * answers go to sink. gw_ctrl_feed() hands it bytes the client sent (eof:
@@ -544,7 +543,7 @@ int gw_stats_find_sa(const struct gw_dp *dp, int dir, uint32_t spi, int from);
 int gw_stats_show_sa(const struct gw_dp *dp, int dir, uint32_t spi, bool all, bool json,
 		FILE *f);
 
-/* mgmt.c: control-plane lock (control socket, reload, telemetry, samples; never workers) */
+/* cp_lock.c: control-plane lock (control socket, reload, telemetry, samples; never workers) */
 void gw_cp_lock(void);
 void gw_cp_unlock(void);
 /* the management thread: rates every rate_interval s, the counters every stats_interval (0: off) */

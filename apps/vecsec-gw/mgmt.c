@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vecsec-gw management thread and control-plane lock.
+ * vecsec-gw management thread.
  *
  * One EAL control thread ("gw-mgmt") does what must not run on a worker
  * lcore (the main lcore is worker 0): rate samples every --rate-interval
@@ -10,15 +10,12 @@
  * (seqstate.c). Signal handlers only set flags; the thread looks every
  * MGMT_TICK_MS.
  *
- * The control-plane lock serializes everything that reads or changes the
- * SA and SP tables outside the workers: control socket requests, reloads,
- * telemetry callbacks, the samples. Workers never take it, so it may be
- * held across an RCU grace period (a worker, the main lcore too, keeps
- * polling meanwhile).
- *
- * sd_notify(3) for systemd is notify.c's.
+ * The control-plane lock it takes around each of them is the change
+ * engine's (gw_cp_lock(), cp_lock.c); so is the housekeeping it does when no
+ * control thread runs (gw_cp_housekeeping()).
  */
 #include "gw_dp.h"
+#include "cp.h"
 #include "gw_log.h"
 #include "seqstate.h"
 
@@ -33,24 +30,11 @@
 
 #define MGMT_TICK_MS 20
 
-static pthread_mutex_t cp_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t mgmt_tid;
 static bool mgmt_running;
 static volatile bool mgmt_stop;
 static volatile sig_atomic_t want_dump, want_reload;
 static double rate_iv, stats_iv;
-
-void
-gw_cp_lock(void)
-{
-	pthread_mutex_lock(&cp_mutex);
-}
-
-void
-gw_cp_unlock(void)
-{
-	pthread_mutex_unlock(&cp_mutex);
-}
 
 void
 gw_mgmt_signal(int sig)
@@ -103,7 +87,7 @@ mgmt_main(void *arg)
 			gw_stats_log(&gw, gw_stats_since(), dump);
 			gw_cp_unlock();
 		}
-		gw_ctrl_housekeeping();        /* only when no control thread does it */
+		gw_cp_housekeeping();           /* only when no control thread does it */
 		gw_seq_state_poll();            /* sequence numbers reserved ahead (--seq-state) */
 		if (want_reload) {
 			char msg[512];

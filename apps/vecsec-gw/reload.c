@@ -16,7 +16,7 @@
  *   3. bring up the new SAs (inbound ones enter the SAD), then swap the
  *      SPD built from the new file's SP rules (RCU, as the control socket
  *      does), then unpublish the old SAs; they are freed once no worker
- *      can hold them (the control socket's reclaim queue). A failure
+ *      can hold them (the change engine's reclaim queue, cp.c). A failure
  *      before the swap takes the new SAs down again.
  *
  * SAs and SP rules added through the control socket (their "line" is
@@ -32,8 +32,8 @@
  * so "the same keys" is decided on a fingerprint: SHA-256 over a random
  * per-process salt and the key bytes, taken when an SA comes up (sa_fp.c).
  */
-#include "ctrl_ike.h"
 #include "gw_dp.h"
+#include "cp.h"
 #include "gw_log.h"
 #include "sa_fp.h"
 #include "seqstate.h"
@@ -311,7 +311,7 @@ check_families(const struct gw_conf *m, const struct plan *pl, const int8_t *fam
 	return 0;
 }
 
-/* Unpublish slot's SA and free it once no worker can hold it (ctrl.c's queue). */
+/* Unpublish slot's SA and free it once no worker can hold it (cp.c's queue). */
 static void
 sa_retire(unsigned int slot)
 {
@@ -321,7 +321,7 @@ sa_retire(unsigned int slot)
 	gw_sa_sad_del(&gw, s);
 	if (s->ss.sa != NULL)   /* out of DPDK's telemetry a grace period before it is freed */
 		rte_ipsec_telemetry_sa_del(s->ss.sa);
-	if (!gw_ctrl_reclaim_sa(s))
+	if (!gw_cp_reclaim_sa(s))
 		GW_LOG(WARNING, "reload: SA %s %u unpublished but kept: a worker still held it",
 		       s->dir == GW_DIR_IN ? "in" : "out", s->spi);
 }
@@ -354,7 +354,7 @@ apply(struct gw_conf *m, struct plan *pl, const int8_t *fam, char *err, size_t e
 		undo_adds(pl);
 		return rc;
 	}
-	rc = gw_ctrl_spd_publish(m, err, err_len);
+	rc = gw_cp_spd_publish(m, err, err_len);
 	if (rc != 0) {
 		undo_adds(pl);
 		return rc;

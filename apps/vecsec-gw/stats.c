@@ -12,7 +12,7 @@
  * DPDK telemetry (telemetry.c).
  *
  * Baselines, samples and every reader outside the workers run under the
- * control-plane lock (gw_cp_lock(), mgmt.c), so a reader never sees half
+ * control-plane lock (gw_cp_lock(), cp_lock.c), so a reader never sees half
  * a reset or an SA half added or freed.
  */
 #include "gw_dp.h"
