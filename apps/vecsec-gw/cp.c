@@ -47,12 +47,14 @@ now_ms(void)
  * Deferred reclamation: an unpublished SP list set or SA is freed once
  * every worker has passed a quiescent point after it (an SA also, after
  * that, a poll with nothing in its cryptodevs: its crypto ops are done),
- * checked at each request and every CTRL_POLL_MS, so that no request
- * waits for it. On a busy host a descheduled worker made every SP change
- * wait for its next time slice (tens of ms; an IKE daemon installing 1000
- * CHILD_SAs makes 2000). A deleted SA's slot is reused only once it is
- * freed (gw_sa_free clears s->sa). What is still queued at exit is left to
- * the process's end (the SAs to gw_sa_teardown).
+ * checked at each request and each turn of the control thread
+ * (gw_cp_idle: every CTRL_POLL_MS at least; without that thread, each tick
+ * of the management thread), so that no request waits for it. On a busy
+ * host a descheduled worker made every SP change wait for its next time
+ * slice (tens of ms; an IKE daemon installing 1000 CHILD_SAs makes
+ * 2000). A deleted SA's slot is reused only once it is freed (gw_sa_free
+ * clears s->sa). What is still queued at exit is left to the process's end
+ * (the SAs to gw_sa_teardown).
  */
 #define RECLAIM_MAX 512
 
@@ -713,7 +715,7 @@ gw_cp_reclaim_sa(struct gw_sa *s)
 void
 gw_cp_begin(void)
 {
-	cp_take();              /* against reloads, telemetry and the samples (mgmt.c) */
+	cp_take();              /* against reloads, telemetry and the samples */
 	reclaim_poll(false);
 	last_request_tsc = rte_get_tsc_cycles();
 }
