@@ -2,9 +2,10 @@
 /*
  * vecsec-gw lifetime event queue: a ring under a spinlock. Workers post
  * only when an SA crosses a lifetime limit (a few times in its life), so
- * the lock is never contended on the packet path; the control thread (or
- * the management thread, --ctrl none) drains it. A full ring counts the
- * event as lost rather than make a worker wait.
+ * the lock is off the packet path but for those packets and held for a few
+ * stores; the control thread (or the management thread, --ctrl none)
+ * drains it. A full ring counts the event as lost rather than make a
+ * worker wait.
  */
 #include "gw_dp.h"
 #include "gw_log.h"
