@@ -1,86 +1,34 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vecsec-gw control socket (--ctrl PATH): a Unix stream socket, mode 0600
- * (0660 and the group of --ctrl-group), served by one control thread.
- * Requests are text lines; each gets zero or more lines of answer and then
- * "OK" or "ERR <why>". The requests are the rows of ctrl_cmds[] below:
+ * vecsec-gw control socket server (--ctrl PATH): transport only. The
+ * protocol (requests, answers, framing, its versions): docs/control-protocol.md.
  *
- *   sa ... | sp ...        add a rule, ipsec-secgw syntax (an SA may say
- *                          `inner ipv4|ipv6` when no SP rule names it yet)
- *   del sa in|out SPI      remove an SA and the SP rules that protect with it
- *   del sp <sp rule>       remove the first SP rule equal to this one
- *   replace sp <sp rule> with protect SPI|bypass|discard
- *                          give the first SP rule equal to this one a new
- *                          action in one SPD swap (priority, selectors and
- *                          place kept); an inbound rule that protected with
- *                          SA OLD also accepts OLD until `del sa in OLD`
- *   version                "version MAJOR.MINOR" (see CTRL_VERSION)
- *   list                   SAs and SP rules
- *   stats                  the counters (since start or the last reset), rates
- *   show sa [in|out] [SPI] the SAs (all, or those of SPI) in detail: tunnel
- *                          end points, algorithm, cryptodev, sequence number
- *                          or window, counters, drops by reason, rates
- *   reset [sa in|out SPI | SPI]
- *                          counters back to 0: all (and the totals), or one
- *                          SA's, or both of an SPI's (never sequence numbers
- *                          or windows)
- *   reload                 read the -f file again (as SIGHUP does); ERR with
- *                          the reason when it is refused (nothing changed)
- *   json <request>         list, stats, show, version, reset, reload: the
- *                          answer lines are JSON
- *   mem                    memory of the SA table, per SA and in all (1.4)
- *   subscribe              answer OK, then keep the connection and send one
- *                          line per SA lifetime event until it closes:
- *                          "expire soft|hard in|out SPI packets|bytes LIMIT"
- *                          (the last request of its connection)
- *   hello, spi alloc, query sa, flush owner, bypass udp, natt udp, host
- *                          protocol 1.2, for IKE daemons (ctrl_ike.c)
+ * A Unix stream socket, mode 0600 (0660 and the group of --ctrl-group),
+ * served by one control thread: framing, clients, their credentials, idle
+ * reaping and the answers held for an SP batch. Each request goes to the
+ * command table (ctrl_cmd.c), which leaves every change to the change
+ * engine (cp.c); the lifetime events come from the event queue (evq.c).
  *
- * Framing: a request is exactly one line of printable ASCII (0x20-0x7e) and
- * tabs, at most CTRL_LINE_MAX - 1 bytes, ended by '\n'. Anything else is
- * refused whole with one ERR, and nothing of it is applied: a NUL or other
- * control byte (CR too), a byte above 0x7e, '#' or '\' (comment and line
- * continuation belong to configuration files), a longer line (its bytes are
- * dropped up to its '\n'), bytes after the last '\n' when the client ends
- * the connection. An empty line answers OK.
- *
- * Clients: up to CTRL_MAX_CLIENTS at once, served together by poll() over
- * non-blocking sockets; no client can make the thread wait. A client's next
- * request is read only once the previous answer is out, so one that does
- * not read its answers holds back only itself; one whose unsent answer or
- * event lines made no progress for CTRL_STALL_MS is dropped, and so is a
- * subscriber with more than CTRL_OUT_MAX bytes of events unsent. Writes
- * never raise SIGPIPE; a client that hangs up, or fails a write, is
- * dropped alone. The peer's credentials (SO_PEERCRED, SO_PEERGROUPS) are
- * checked on connect: root, the gateway's own user, or a member of the
- * --ctrl-group group; anyone else gets one ERR line and is closed. A client
- * that neither sent a byte nor had anything to receive for --ctrl-idle
- * seconds (gw_ctrl_idle_s) is closed without a word, so that clients that
- * connect and wait cannot hold every slot for good: never a subscriber,
- * never one whose answer is pending or held (ctrl_ike.h: the history).
+ * Clients are served together by poll() over non-blocking sockets; no
+ * client can make the thread wait, and one that does not read its answers
+ * holds back only itself.
  *
  * Keys: request bytes stay in the client's buffer (pages left out of core
  * dumps), which is wiped as each request is consumed; the words and
  * scratch copies of the request being served likewise; no stdio stream
  * ever holds them. Answers never contain key bytes, and an error quotes a
  * request's token only through gw_token_quote().
- *
- * Changes never stop the workers: SP lists are rebuilt and swapped, the SAD
- * is built for concurrent readers, and what a worker might still hold (an
- * old SP list, a deleted SA, its crypto ops) is freed only after every
- * worker has passed an RCU quiescent point and a poll with nothing in its
- * cryptodevs.
  */
 #define _GNU_SOURCE             /* struct ucred, accept4() */
 
 #include "gw_dp.h"
-#include "ctrl_ike.h"
+#include "cp.h"
+#include "ctrl_cmd.h"
 #include "ctrl_path.h"
+#include "evq.h"
 #include "gw_log.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -100,16 +48,18 @@
 #define SO_PEERGROUPS 59        /* Linux 4.13 */
 #endif
 
-#define CTRL_LINE_MAX 4096              /* one request and its '\n' */
-#define CTRL_MAX_WORDS (CTRL_LINE_MAX / 2)
 #define CTRL_MAX_CLIENTS 16
-#define CTRL_MAX_SUBS 8                 /* of them subscribers */
 #define CTRL_OUT_MAX (1u << 20)         /* unsent event bytes of a subscriber */
 #define CTRL_STALL_MS 10000             /* unsent output that long: dropped */
 #define CTRL_REQS_PER_TURN 16           /* then the other clients' turn */
 #define CTRL_POLL_MS 20                 /* events and stop are seen this often */
-/* The protocol's version (ctrl_ike.h: GW_CTRL_VERSION, its history). */
-#define CTRL_VERSION GW_CTRL_VERSION
+
+/* An answer held until the SP batch is committed (spd_commit). */
+struct held {
+	char *text;             /* the answer lines */
+	size_t len;
+	bool spd;               /* an `sp` add: OK only if the commit works */
+};
 
 struct gw_ctrl_client {
 	int fd;                 /* -1: no socket, answers go to sink */
@@ -130,25 +80,6 @@ struct gw_ctrl_client {
 	char in[CTRL_LINE_MAX]; /* request bytes as they came, wiped when consumed */
 };
 
-/* The request being served: its words, and scratch for its rule text. */
-struct ctrl_req {
-	const char *line;       /* the whole request, NUL-terminated */
-	unsigned int n;
-	const char *w[CTRL_MAX_WORDS];
-	unsigned int off[CTRL_MAX_WORDS];       /* where w[i] starts in line */
-	bool subscribe;         /* set by `subscribe` */
-	bool spd;               /* set by an `sp` add: its answer waits for the commit */
-	bool json;              /* `json <request>`: JSON answer lines */
-	char words[CTRL_LINE_MAX];
-	char text[CTRL_LINE_MAX];
-};
-
-/* Lifetime events from the workers; the control thread sends them on. */
-static struct gw_event evq[GW_EVQ_SIZE];
-static unsigned int evq_head, evq_tail;        /* under evq_lock */
-static uint64_t evq_lost;
-static rte_spinlock_t evq_lock = RTE_SPINLOCK_INITIALIZER;
-
 static struct gw_ctrl_client *clients[CTRL_MAX_CLIENTS];
 static unsigned int nb_clients, nb_subs;
 static struct ctrl_req *req;    /* one request at a time, in secret memory */
@@ -159,318 +90,6 @@ static int ctrl_gid = -1;       /* --ctrl-group, -1 none */
 static pthread_t ctrl_tid;
 static volatile bool ctrl_stop;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-/* "line" of rules added here: keeps their order, tells them from a file's (reload.c) */
-static int ctrl_seq = GW_CTRL_LINE_BASE;
-
-bool
-gw_ctrl_origin(int line)
-{
-	return line >= GW_CTRL_LINE_BASE;
-}
-
-void
-gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit)
-{
-	rte_spinlock_lock(&evq_lock);
-	if (evq_tail - evq_head == GW_EVQ_SIZE) {
-		evq_lost++;
-	} else {
-		struct gw_event *e = &evq[evq_tail % GW_EVQ_SIZE];
-
-		e->hard = hard;
-		e->dir = s->dir;
-		e->by_pkts = by_pkts;
-		e->spi = s->spi;
-		e->limit = limit;
-		evq_tail++;
-	}
-	rte_spinlock_unlock(&evq_lock);
-}
-
-/*
- * Deferred reclamation: an unpublished SP list set or SA is freed once
- * every worker has passed a quiescent point after it (an SA also, after
- * that, a poll with nothing in its cryptodevs: its crypto ops are done),
- * checked at each request and every CTRL_POLL_MS, so that no request
- * waits for it. On a busy host a descheduled worker made every SP change
- * wait for its next time slice (tens of ms; an IKE daemon installing 1000
- * CHILD_SAs makes 2000). A deleted SA's slot is reused only once it is
- * freed (gw_sa_free clears s->sa). What is still queued at exit is left to
- * the process's end (the SAs to gw_sa_teardown).
- */
-#define RECLAIM_MAX 512
-
-struct reclaim {
-	uint64_t token;                 /* rte_rcu_qsbr_start() after unpublishing */
-	bool quiesced;                  /* token passed, drained[] taken */
-	uint64_t drained[GW_MAX_WORKERS];
-	struct gw_spd *spd[2][2];       /* or */
-	struct gw_sa *sa;
-};
-
-static struct reclaim reclaimq[RECLAIM_MAX];
-static void slot_release(unsigned int i);
-
-/*
- * The control-plane lock (mgmt.c: reloads, telemetry, rate samples) is
- * taken for each request, and kept while an SP batch is open (spd_commit):
- * its rules are in gw.conf already but not in force, so a reload must not
- * see them half-way.
- */
-static unsigned int spd_dirty;          /* GW_SPD_BIT()s of the lists an open batch changed */
-static bool cp_held;
-
-static void
-cp_take(void)
-{
-	if (!cp_held) {
-		gw_cp_lock();
-		cp_held = true;
-	}
-}
-
-static void
-cp_drop(void)
-{
-	if (cp_held && spd_dirty == 0) {
-		cp_held = false;
-		gw_cp_unlock();
-	}
-}
-static unsigned int nb_reclaim;
-
-static bool
-reclaim_ready(struct reclaim *r)
-{
-	if (!r->quiesced) {
-		if (rte_rcu_qsbr_check(gw.rcu, r->token, false) != 1)
-			return false;
-		r->quiesced = true;
-		if (r->sa == NULL)
-			return true;
-		for (unsigned int w = 0; w < gw.nb_workers; w++)
-			r->drained[w] = __atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE);
-		return false;
-	}
-	for (unsigned int w = 0; w < gw.nb_workers; w++)
-		if (__atomic_load_n(&gw.worker[w].drained, __ATOMIC_ACQUIRE) == r->drained[w])
-			return false;
-	return true;
-}
-
-/* Free what is safe to free; with wait, block (2 s at most) until the oldest is. */
-static void
-reclaim_poll(bool wait)
-{
-	uint64_t deadline = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
-
-	while (wait && nb_reclaim != 0 && !reclaim_ready(&reclaimq[0])) {
-		if (gw_quit || rte_get_tsc_cycles() > deadline)
-			break;
-		rte_pause();
-	}
-	for (unsigned int i = 0; i < nb_reclaim;) {
-		struct reclaim *r = &reclaimq[i];
-
-		if (!reclaim_ready(r)) {
-			i++;
-			continue;
-		}
-		if (r->sa != NULL) {
-			gw_sa_free(&gw, r->sa);
-			slot_release(r->sa->idx);
-		} else {
-			gw_sp_free(r->spd);
-		}
-		memmove(r, r + 1, (nb_reclaim - i - 1) * sizeof(*r));
-		nb_reclaim--;
-	}
-}
-
-/* Queue what was just unpublished; false if it must be leaked (queue stuck full). */
-static bool
-reclaim_add(struct gw_spd *spd[2][2], struct gw_sa *sa)
-{
-	struct reclaim *r;
-
-	if (gw.rcu == NULL) {           /* no workers read it (the fuzz harness) */
-		if (sa != NULL) {
-			gw_sa_free(&gw, sa);
-			slot_release(sa->idx);
-		} else {
-			gw_sp_free(spd);
-		}
-		return true;
-	}
-	if (nb_reclaim == RECLAIM_MAX)
-		reclaim_poll(true);
-	if (nb_reclaim == RECLAIM_MAX)
-		return false;
-	r = &reclaimq[nb_reclaim++];
-	memset(r, 0, sizeof(*r));
-	r->token = rte_rcu_qsbr_start(gw.rcu);
-	r->sa = sa;
-	if (spd != NULL)
-		memcpy(r->spd, spd, sizeof(r->spd));
-	return true;
-}
-
-/*
- * Publish the SP lists of mask built from conf (on the published ACLs where
- * the change is small: sp.c, spd_compact() later); the old ones are freed
- * once no worker can read them.
- */
-static int
-spd_publish(const struct gw_conf *conf, unsigned int mask, char *err, size_t err_len)
-{
-	struct gw_spd *fresh[2][2], *old[2][2];
-	int rc = gw_sp_update(&gw, conf, gw.spd, mask, fresh);
-
-	if (rc != 0) {
-		snprintf(err, err_len, "cannot build the SPD: %s", strerror(-rc));
-		return rc;
-	}
-	for (int v6 = 0; v6 < 2; v6++)
-		for (int dir = 0; dir < 2; dir++)
-			old[v6][dir] = !(mask & GW_SPD_BIT(v6, dir)) ? NULL :
-				__atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
-						    __ATOMIC_ACQ_REL);
-	if (!reclaim_add(old, NULL))
-		snprintf(err, err_len, "workers did not reach a quiescent point; old SPD kept");
-	return 0;       /* leak rather than free what a worker may read */
-}
-
-/*
- * Idle (no request for SPD_COMPACT_IDLE_MS): rebuild the ACLs of lists that
- * carry an overlay or dead rules (sp.c). An IKE daemon's requests come tens
- * of ms apart; compacting after each would rebuild the ACL per change.
- */
-#define SPD_COMPACT_IDLE_MS 250
-static uint64_t last_request_tsc;
-
-static void
-spd_compact(void)
-{
-	struct gw_spd *fresh[2][2], *old[2][2];
-	unsigned int mask;
-
-	/* an open batch's rules are in gw.conf already, not yet in force: left to spd_commit */
-	if (spd_dirty != 0 || gw_tsc_since(rte_get_tsc_cycles(), last_request_tsc) <
-			rte_get_tsc_hz() / 1000 * SPD_COMPACT_IDLE_MS ||
-			nb_reclaim == RECLAIM_MAX)
-		return;
-	mask = gw_sp_fragmented(gw.spd);
-	/* without prev: every list of mask gets an ACL over all its rules */
-	if (mask == 0 || gw_sp_update(&gw, gw.conf, NULL, mask, fresh) != 0)
-		return;
-	for (int v6 = 0; v6 < 2; v6++)
-		for (int dir = 0; dir < 2; dir++)
-			old[v6][dir] = !(mask & GW_SPD_BIT(v6, dir)) ? NULL :
-				__atomic_exchange_n(&gw.spd[v6][dir], fresh[v6][dir],
-						    __ATOMIC_ACQ_REL);
-	reclaim_add(old, NULL);
-}
-
-static bool
-same_sp(const struct gw_sp_conf *a, const struct gw_sp_conf *b)
-{
-	return a->v6 == b->v6 && a->dir == b->dir && a->action == b->action &&
-		(a->action != GW_SP_PROTECT || a->spi == b->spi) && a->pri == b->pri &&
-		memcmp(&a->src, &b->src, sizeof(a->src)) == 0 && a->src_len == b->src_len &&
-		memcmp(&a->dst, &b->dst, sizeof(a->dst)) == 0 && a->dst_len == b->dst_len &&
-		a->proto_lo == b->proto_lo && a->proto_hi == b->proto_hi &&
-		a->sport_lo == b->sport_lo && a->sport_hi == b->sport_hi &&
-		a->dport_lo == b->dport_lo && a->dport_hi == b->dport_hi;
-}
-
-/*
- * SA slots whose SA is gone (deleted and freed): reused by the next adds,
- * so the table does not grow with every rekey.
- */
-static uint32_t *free_slots;
-static unsigned int nb_free, cap_free;
-
-static void
-slot_release(unsigned int i)
-{
-	if (nb_free == cap_free) {
-		unsigned int ncap = cap_free != 0 ? 2 * cap_free : 256;
-		uint32_t *n = realloc(free_slots, ncap * sizeof(*n));
-
-		if (n == NULL)
-			return;         /* the slot is lost, not reused: no harm */
-		free_slots = n;
-		cap_free = ncap;
-	}
-	free_slots[nb_free++] = i;
-}
-
-/*
- * A free slot below last (the parser's new SA, at last, moves there), or
- * last if none.
- */
-static unsigned int
-slot_take(struct gw_conf *c, unsigned int last)
-{
-	while (nb_free != 0) {
-		unsigned int f = free_slots[--nb_free];
-
-		if (f < last && c->sa[f].deleted && !gw.sa[f].active) {
-			gw_conf_move_last_sa(c, f);
-			return f;
-		}
-	}
-	return last;
-}
-
-/*
- * Wait (2 s at most) until a deleted SA's slot is free, if one is queued
- * for reclamation; true if a slot is free.
- */
-static bool
-reclaim_sa_wait(void)
-{
-	uint64_t deadline = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
-
-	while (nb_free == 0 && !gw_quit && rte_get_tsc_cycles() < deadline) {
-		unsigned int i;
-
-		for (i = 0; i < nb_reclaim && reclaimq[i].sa == NULL; i++)
-			;
-		if (i == nb_reclaim)
-			break;          /* no SA queued: nothing to wait for */
-		reclaim_poll(true);
-	}
-	return nb_free != 0;
-}
-
-/*
- * ---- SP changes in batches ------------------------------------------------
- *
- * Adding an SP rule means rebuilding its list's rte_acl context, O(n log n)
- * in the rules of the list: once per rule, 100,000 tunnels would take
- * hours. So `sp` adds are applied to the configuration at once and their
- * list marked, and the lists are rebuilt and published once for the whole
- * batch (spd_commit), before any answer of the batch goes out: a client
- * still reads OK only once its rule is in force. The batch ends when no
- * client has another request waiting, when it is as old as the last
- * rebuild took (at least CTRL_BATCH_MS), or before any request that is not
- * an `sa`/`sp` add. Answers that follow a held one in a client's stream are
- * held too, so they keep their order. If the rebuild fails, the batch's
- * rules are taken out again and their answers become ERR.
- */
-#define CTRL_BATCH_MS 20
-#define CTRL_BATCH_X 4
-
-struct held {
-	char *text;             /* the answer lines */
-	size_t len;
-	bool spd;               /* an `sp` add: OK only if the commit works */
-};
-
-static unsigned int batch_sp0;          /* conf->nb_sp before the batch */
-static uint64_t batch_t0;               /* when the batch began (ms) */
-static uint64_t last_build_ms;          /* what the last commit took */
 
 static uint64_t now_ms(void);
 static void client_queue(struct gw_ctrl_client *c, const char *p, size_t n);
@@ -494,24 +113,19 @@ release_held(struct gw_ctrl_client *c, int rc, const char *err)
 	c->nheld = 0;
 }
 
-/* Rebuild and publish the changed lists; every held answer goes out (extra's too). */
+/*
+ * Commit the SP batch (cp.c: SP changes in batches), then every held
+ * answer goes out (extra's too): a client still reads OK only once its
+ * rule is in force. Answers that follow a held one in a client's stream
+ * are held too, so they keep their order.
+ */
 static void
 spd_commit(struct gw_ctrl_client *extra)
 {
 	char err[256] = "";
-	uint64_t t0 = now_ms();
 	bool listed = false;
-	int rc = 0;
+	int rc = gw_cp_commit(err, sizeof(err));
 
-	if (spd_dirty != 0) {
-		cp_take();
-		rc = spd_publish(gw.conf, spd_dirty, err, sizeof(err));
-		last_build_ms = now_ms() - t0;
-		if (rc != 0)
-			gw.conf->nb_sp = batch_sp0;     /* the batch only appended */
-		spd_dirty = 0;
-		cp_drop();
-	}
 	for (unsigned int i = 0; i < nb_clients; i++) {
 		listed = listed || clients[i] == extra;
 		release_held(clients[i], rc, err);
@@ -523,19 +137,7 @@ spd_commit(struct gw_ctrl_client *extra)
 		release_held(extra, rc, err);
 }
 
-/*
- * How long an open batch waits for more requests before it is committed:
- * a quarter of the last rebuild (2 to 250 ms). A pipelining client that the
- * scheduler holds back for a moment does not cost a rebuild for a handful
- * of rules; one that waits for each answer waits that much longer.
- */
-static int
-dry_wait_ms(void)
-{
-	return (int)RTE_MIN(RTE_MAX(last_build_ms / 4, (uint64_t)2), (uint64_t)250);
-}
-
-/* The batch is due: old enough, or nobody sent more for dry_wait_ms() (dry). */
+/* The batch is due: old enough, or nobody sent more for gw_cp_dry_wait_ms() (dry). */
 static void
 spd_commit_if_due(bool dry)
 {
@@ -543,782 +145,10 @@ spd_commit_if_due(bool dry)
 
 	for (unsigned int i = 0; i < nb_clients && !held; i++)
 		held = clients[i]->nheld != 0;
-	if (!held && spd_dirty == 0)
+	if (!held && !gw_cp_batch_open())
 		return;
-	if (dry || now_ms() - batch_t0 >= RTE_MAX(CTRL_BATCH_X * last_build_ms,
-						  (uint64_t)CTRL_BATCH_MS))
+	if (dry || gw_cp_batch_due())
 		spd_commit(NULL);
-}
-
-/* Take back SA slot i of the live configuration (an add that failed). */
-static void
-sa_slot_undo(struct gw_conf *c, unsigned int i)
-{
-	gw_conf_del_sa(c, i);
-	if (i == c->nb_sa - 1) {
-		explicit_bzero(&c->sa[i], sizeof(c->sa[i]));
-		c->nb_sa--;
-	} else {
-		slot_release(i);
-	}
-}
-
-/*
- * `sa ...` or `sp ...`: one rule, parsed straight into the live
- * configuration (the parser leaves it as it was on error). An SA is up
- * when this returns; an SP rule joins the batch (*spd set).
- */
-static int
-cmd_add(const char *line, bool *spd, char *err, size_t err_len)
-{
-	struct gw_conf *c = gw.conf;
-	unsigned int old_sa = c->nb_sa, old_sp = c->nb_sp, slot;
-	unsigned int old_rt = c->nb_rt, old_neigh = c->nb_neigh;
-	int rc;
-
-	c->ignored = 0;         /* this request's ignored keywords only */
-	rc = gw_conf_parse_string(c, "<ctrl>", line, err, err_len);
-	if (rc != 0)
-		return rc;
-	if (c->nb_rt != old_rt || c->nb_neigh != old_neigh) {
-		c->nb_rt = old_rt;
-		c->nb_neigh = old_neigh;
-		snprintf(err, err_len, "rt and neigh rules cannot change at run time");
-		return -ENOTSUP;
-	}
-	if (c->nb_sa > old_sa) {
-		slot = slot_take(c, old_sa);
-		/*
-		 * Past the table's end while deleted SAs wait for their grace
-		 * period (a worker descheduled on a busy host delays it by a
-		 * time slice): wait for one rather than refuse, so that a
-		 * delete then an add at --max-sa works (the parser counted
-		 * live SAs only).
-		 */
-		if (slot == old_sa && old_sa >= gw.max_sa && reclaim_sa_wait())
-			slot = slot_take(c, old_sa);
-		c->sa[slot].line = ++ctrl_seq;
-		rc = gw_sa_add(&gw, c, slot, -1, err, err_len);
-		/* the keys now live in the session only (and in the reload's fingerprint) */
-		if (rc == 0)
-			gw_sa_fp_set(slot, &c->sa[slot]);
-		explicit_bzero(c->sa[slot].cipher_key, sizeof(c->sa[slot].cipher_key));
-		explicit_bzero(c->sa[slot].auth_key, sizeof(c->sa[slot].auth_key));
-		explicit_bzero(&c->sa[slot].salt, sizeof(c->sa[slot].salt));
-		if (rc != 0) {
-			sa_slot_undo(c, slot);
-			return rc;
-		}
-		gw_stats_sa_new(slot);
-		GW_LOG(NOTICE, "control: added SA %s %u",
-		       c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi);
-	}
-	if (c->nb_sp > old_sp) {
-		struct gw_sp_conf *sp = &c->sp[old_sp];
-
-		sp->line = ++ctrl_seq;
-		if (gw.max_sp != 0 && c->nb_sp > gw.max_sp) {
-			snprintf(err, err_len, "the SPD is full (%u rules: --max-sp)", gw.max_sp);
-			rc = -ENOSPC;
-		} else if (sp->action == GW_SP_PROTECT) {
-			const struct gw_sa_conf *sc = gw_conf_find_sa(c, sp->dir, sp->spi);
-			const struct gw_sa *s = sc != NULL ? &gw.sa[sc - c->sa] : NULL;
-
-			if (s == NULL || !s->active) {
-				snprintf(err, err_len, "SA %u is not up", sp->spi);
-				rc = -EINVAL;
-			} else if (s->inner_v6 != sp->v6) {
-				snprintf(err, err_len,
-					 "SA %u carries %s (give the SA `inner ipv%c`)", sp->spi,
-					 s->inner_v6 ? "IPv6" : "IPv4", sp->v6 ? '6' : '4');
-				rc = -EINVAL;
-			}
-		}
-		if (rc != 0) {
-			c->nb_sp = old_sp;
-			return rc;
-		}
-		if (spd_dirty == 0) {
-			batch_sp0 = old_sp;
-			batch_t0 = now_ms();
-		}
-		spd_dirty |= GW_SPD_BIT(sp->v6, sp->dir);
-		*spd = true;
-	}
-	for (unsigned int k = 0; k < GW_IGN_MAX && err[0] == '\0'; k++)
-		gw_conf_ignored_text(c, "<ctrl>", k, err, err_len);     /* OK warning: ... */
-	return 0;
-}
-
-static int
-cmd_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
-{
-	struct gw_conf *c = gw.conf;
-	const struct gw_sa_conf *sc = gw_conf_find_sa(c, dir, spi);
-	struct gw_sa *s;
-	unsigned int i, n = 0;
-	int rc;
-	bool reserved = gw_ike_spi_release(dir, spi);   /* `spi alloc` (1.2) */
-
-	if (sc == NULL && reserved)
-		return 0;
-	if (sc == NULL) {
-		snprintf(err, err_len, "no SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
-		return -ENOENT;
-	}
-	i = (unsigned int)(sc - c->sa);
-	s = &gw.sa[i];
-	/* unpublish: the SP rules that protect with it, then the SAD entry */
-	for (unsigned int j = 0; j < c->nb_sp; j++) {
-		const struct gw_sp_conf *sp = &c->sp[j];
-
-		if (sp->action == GW_SP_PROTECT && sp->dir == dir && sp->spi == spi)
-			continue;
-		c->sp[n] = *sp;
-		if (c->sp[n].dir == dir && c->sp[n].spi_prev == spi)
-			c->sp[n].spi_prev = 0;  /* a replaced rule's old SA: no longer accepted */
-		n++;
-	}
-	c->nb_sp = n;
-	gw_conf_del_sa(c, i);
-	__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
-	gw_sa_sad_del(&gw, s);
-	if (s->ss.sa != NULL)   /* out of DPDK's telemetry a grace period before it is freed */
-		rte_ipsec_telemetry_sa_del(s->ss.sa);
-	rc = spd_publish(c, GW_SPD_BIT(0, dir) | GW_SPD_BIT(1, dir), err, err_len);
-	if (rc == 0 && !reclaim_add(NULL, s))
-		snprintf(err, err_len, "SA %u unpublished, but kept: a worker still held it", spi);
-	GW_LOG(NOTICE, "control: deleted SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
-	return rc;
-}
-
-/*
- * The one SP rule of text, parsed against the live configuration and taken
- * out of it again: 0 with *out, or -errno with err.
- */
-static int
-parse_one_sp(const char *text, const char *what, struct gw_sp_conf *out, char *err,
-	     size_t err_len)
-{
-	struct gw_conf *c = gw.conf;
-	unsigned int old_sp = c->nb_sp, old_sa = c->nb_sa, old_rt = c->nb_rt;
-	unsigned int old_neigh = c->nb_neigh;
-	int rc = gw_conf_parse_string(c, "<ctrl>", text, err, err_len);
-
-	if (rc != 0)
-		return rc;
-	if (c->nb_sp == old_sp + 1 && c->nb_sa == old_sa && c->nb_rt == old_rt &&
-	    c->nb_neigh == old_neigh) {
-		*out = c->sp[old_sp];
-		c->nb_sp = old_sp;
-		return 0;
-	}
-	/* something else: the parser added it, take it back */
-	for (unsigned int i = c->nb_sa; i-- > old_sa;)
-		sa_slot_undo(c, i);
-	c->nb_sp = old_sp;
-	c->nb_rt = old_rt;
-	c->nb_neigh = old_neigh;
-	snprintf(err, err_len, "%s", what);
-	return -EINVAL;
-}
-
-static int
-cmd_del_sp(const char *rule, char *err, size_t err_len)
-{
-	struct gw_conf *c = gw.conf;
-	struct gw_sp_conf want;
-	unsigned int j;
-	int rc = parse_one_sp(rule, "del sp expects one sp rule", &want, err, err_len);
-
-	if (rc != 0)
-		return rc;
-	for (j = 0; j < c->nb_sp && !same_sp(&c->sp[j], &want); j++)
-		;
-	if (j == c->nb_sp) {
-		snprintf(err, err_len, "no such SP rule");
-		return -ENOENT;
-	}
-	memmove(&c->sp[j], &c->sp[j + 1], (c->nb_sp - j - 1) * sizeof(c->sp[0]));
-	c->nb_sp--;
-	return spd_publish(c, GW_SPD_BIT(want.v6, want.dir), err, err_len);
-}
-
-/* The words after `with` into r: bypass | discard | protect SPI; false if not that. */
-static bool
-parse_new_action(const char *const *w, unsigned int n, struct gw_sp_conf *r)
-{
-	uint64_t spi;
-
-	if (n == 1 && strcmp(w[0], "bypass") == 0) {
-		r->action = GW_SP_BYPASS;
-		r->spi = 0;
-		return true;
-	}
-	if (n == 1 && strcmp(w[0], "discard") == 0) {
-		r->action = GW_SP_DISCARD;
-		r->spi = 0;
-		return true;
-	}
-	if (n != 2 || strcmp(w[0], "protect") != 0 || gw_parse_u64(w[1], UINT32_MAX, &spi) != 0 ||
-			spi == 0)
-		return false;
-	r->action = GW_SP_PROTECT;
-	r->spi = (uint32_t)spi;
-	return true;
-}
-
-/*
- * `replace sp <rule> with <action>`: one SPD rebuild and swap, so no packet
- * ever sees both rules or neither (the old way, add a higher-priority rule
- * then delete the old one, takes two). rule is the text from `sp` to before
- * `with`, action the words after it. The error messages never quote the
- * request: a misplaced `sa` line there would carry a key.
- */
-static int
-cmd_replace_sp(const char *rule, const char *const *action, unsigned int n_action, char *err,
-	       size_t err_len)
-{
-	struct gw_conf *c = gw.conf;
-	struct gw_sp_conf want, was;
-	unsigned int j;
-	int rc = parse_one_sp(rule, "replace sp expects one sp rule before `with`", &want, err,
-			      err_len);
-
-	if (rc != 0)
-		return rc;
-	for (j = 0; j < c->nb_sp && !same_sp(&c->sp[j], &want); j++)
-		;
-	if (j == c->nb_sp) {
-		snprintf(err, err_len, "no such SP rule");
-		return -ENOENT;
-	}
-	if (!parse_new_action(action, n_action, &want)) {
-		snprintf(err, err_len,
-			 "after `with`: protect SPI (1 to 4294967295), bypass or discard");
-		return -EINVAL;
-	}
-	if (want.action == GW_SP_PROTECT) {
-		const struct gw_sa_conf *sc = gw_conf_find_sa(c, want.dir, want.spi);
-		const struct gw_sa *s = sc != NULL ? &gw.sa[sc - c->sa] : NULL;
-
-		if (s == NULL || !s->active) {
-			snprintf(err, err_len, "SA %s %u is not up",
-				 want.dir == GW_DIR_IN ? "in" : "out", want.spi);
-			return -EINVAL;
-		}
-		if (s->inner_v6 != want.v6) {
-			snprintf(err, err_len, "SA %u carries %s", want.spi,
-				 s->inner_v6 ? "IPv6" : "IPv4");
-			return -EINVAL;
-		}
-	}
-	/* make before break inbound: what is in flight under the old SA still passes */
-	was = c->sp[j];
-	want.spi_prev = was.spi_prev;
-	if (want.dir == GW_DIR_IN && was.action == GW_SP_PROTECT &&
-			(want.action != GW_SP_PROTECT || want.spi != was.spi))
-		want.spi_prev = was.spi;
-	want.line = was.line;           /* same place among equal priorities */
-	c->sp[j] = want;
-	rc = spd_publish(c, GW_SPD_BIT(want.v6, want.dir), err, err_len);
-	if (rc != 0)
-		c->sp[j] = was;
-	return rc;
-}
-
-/* `list` as JSON: {"sa": [...], "sp": [...]}, one rule per line. */
-static void
-cmd_list_json(FILE *out)
-{
-	unsigned int n = 0;
-
-	fprintf(out, "{\"sa\": [");
-	for (unsigned int i = 0; i < gw.nb_sa; i++) {
-		const struct gw_sa *s = &gw.sa[i];
-
-		if (!s->active)
-			continue;
-		fprintf(out, "%s\n  {\"dir\": \"%s\", \"spi\": %u, \"algo\": \"%s\", "
-			"\"mode\": \"%s\", \"inner\": \"ipv%c\", \"cryptodev\": \"%s\", "
-			"\"owner\": \"%s\", \"origin\": \"%s\"}", n++ ? "," : "",
-			s->dir == GW_DIR_IN ? "in" : "out",
-			s->spi, gw.sa_cold[i].algo_name, s->mode == GW_MODE_TRANS ? "transport" :
-			s->mode == GW_MODE_TUN4 ? "ipv4-tunnel" : "ipv6-tunnel",
-			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
-			gw.sa_cold[i].owner != 0 ? gw_owner_name(gw.sa_cold[i].owner) : "",
-			gw_ctrl_origin(gw.sa_cold[i].line) ? "control" : "file");
-	}
-	fprintf(out, "%s],\n \"sp\": [", n ? "\n" : "");
-	for (unsigned int i = 0; i < gw.conf->nb_sp; i++) {
-		const struct gw_sp_conf *sp = &gw.conf->sp[i];
-		char a[2][INET6_ADDRSTRLEN];
-
-		inet_ntop(sp->v6 ? AF_INET6 : AF_INET, sp->src.b, a[0], sizeof(a[0]));
-		inet_ntop(sp->v6 ? AF_INET6 : AF_INET, sp->dst.b, a[1], sizeof(a[1]));
-		fprintf(out, "%s\n  {\"family\": \"ipv%c\", \"dir\": \"%s\", \"action\": \"%s\", "
-			"\"spi\": %u, \"pri\": %d, \"src\": \"%s/%u\", \"dst\": \"%s/%u\", "
-			"\"proto\": [%u, %u], \"sport\": [%u, %u], \"dport\": [%u, %u], "
-			"\"spi_prev\": %u, \"origin\": \"%s\"}", i ? "," : "", sp->v6 ? '6' : '4',
-			sp->dir == GW_DIR_IN ? "in" : "out",
-			sp->action == GW_SP_PROTECT ? "protect" :
-			sp->action == GW_SP_BYPASS ? "bypass" : "discard",
-			sp->action == GW_SP_PROTECT ? sp->spi : 0, sp->pri, a[0], sp->src_len, a[1],
-			sp->dst_len, sp->proto_lo, sp->proto_hi, sp->sport_lo, sp->sport_hi,
-			sp->dport_lo, sp->dport_hi, sp->spi_prev,
-			gw_ctrl_origin(sp->line) ? "control" : "file");
-	}
-	fprintf(out, "%s]}\n", gw.conf->nb_sp ? "\n" : "");
-}
-
-static void
-cmd_list(FILE *out)
-{
-	for (unsigned int i = 0; i < gw.nb_sa; i++) {
-		const struct gw_sa *s = &gw.sa[i];
-
-		if (!s->active)
-			continue;
-		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s",
-			s->dir == GW_DIR_IN ? "in" : "out", s->spi, gw.sa_cold[i].algo_name,
-			s->mode == GW_MODE_TRANS  ? "transport"
-			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
-						  : "ipv6-tunnel",
-			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
-			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
-			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
-		if (gw.sa_cold[i].owner != 0)
-			fprintf(out, " owner %s", gw_owner_name(gw.sa_cold[i].owner));
-		if (s->has_life) {
-			static const char *const lk[4] = { "soft-bytes", "hard-bytes",
-				"soft-packets", "hard-packets" };
-
-			for (unsigned int k = 0; k < 4; k++)
-				if (s->life[k] != 0)
-					fprintf(out, " lifetime-%s %" PRIu64, lk[k], s->life[k]);
-			fprintf(out, " reserved-packets %" PRIu64 "%s%s",
-				__atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED),
-				__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED) ? " soft-expired" : "",
-				__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) ? " hard-expired" : "");
-		}
-		fputc('\n', out);
-	}
-	for (unsigned int i = 0; i < gw.conf->nb_sp; i++) {
-		const struct gw_sp_conf *sp = &gw.conf->sp[i];
-
-		fprintf(out, "sp ipv%c %s esp ", sp->v6 ? '6' : '4',
-			sp->dir == GW_DIR_IN ? "in" : "out");
-		if (sp->action == GW_SP_PROTECT)
-			fprintf(out, "protect %u", sp->spi);
-		else
-			fprintf(out, "%s", sp->action == GW_SP_BYPASS ? "bypass" : "discard");
-		fprintf(out, " pri %d", sp->pri);
-		for (int k = 0; k < 2; k++) {
-			char a[INET6_ADDRSTRLEN];
-			const struct gw_addr *ad = k ? &sp->dst : &sp->src;
-
-			inet_ntop(sp->v6 ? AF_INET6 : AF_INET, ad->b, a, sizeof(a));
-			fprintf(out, " %s %s/%u", k ? "dst" : "src", a,
-				k ? sp->dst_len : sp->src_len);
-		}
-		fprintf(out, " proto %u:%u sport %u:%u dport %u:%u", sp->proto_lo,
-			sp->proto_hi, sp->sport_lo, sp->sport_hi, sp->dport_lo, sp->dport_hi);
-		if (sp->owner != 0)
-			fprintf(out, " owner %s", gw_owner_name(sp->owner));
-		if (sp->spi_prev != 0)
-			fprintf(out, " # and SA in %u until it is deleted", sp->spi_prev);
-		fputc('\n', out);
-	}
-}
-
-
-/* ---- requests: one table ------------------------------------------------ */
-
-/*
- * A request handler: r holds the request's words (r->w[0] is its first
- * word), out takes answer lines (the OK or ERR line is added after it).
- * Returns 0 (OK; "OK warning: <err>" when err was set) or a negative errno
- * with the reason in err. A reason never quotes the request's words, except
- * through gw_token_quote().
- */
-typedef int (*ctrl_fn)(struct ctrl_req *r, FILE *out, char *err, size_t err_len);
-
-struct ctrl_cmd {
-	const char *name;       /* its first word, or first two */
-	const char *args;       /* what follows, for the usage line */
-	unsigned int min_args, max_args;        /* words after the name */
-	ctrl_fn fn;
-};
-
-#define CTRL_ANY CTRL_MAX_WORDS
-
-static int
-req_rule(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	(void)out;
-	return cmd_add(r->line + r->off[0], &r->spd, err, err_len);
-}
-
-static int
-req_del_sa(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	uint64_t spi;
-	bool in = strcmp(r->w[2], "in") == 0;
-
-	(void)out;
-	if ((!in && strcmp(r->w[2], "out") != 0) || gw_parse_u64(r->w[3], UINT32_MAX, &spi) != 0) {
-		snprintf(err, err_len, "usage: del sa in|out SPI");
-		return -EINVAL;
-	}
-	return cmd_del_sa(in ? GW_DIR_IN : GW_DIR_OUT, (uint32_t)spi, err, err_len);
-}
-
-static int
-req_del_sp(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	(void)out;
-	return cmd_del_sp(r->line + r->off[1], err, err_len);
-}
-
-static int
-req_replace_sp(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	unsigned int k;
-	size_t len;
-
-	(void)out;
-	for (k = 2; k < r->n && strcmp(r->w[k], "with") != 0; k++)
-		;
-	if (k == r->n) {
-		snprintf(err, err_len,
-			 "usage: replace sp <sp rule> with protect SPI|bypass|discard");
-		return -EINVAL;
-	}
-	/* the rule: from `sp` to before `with` */
-	len = r->off[k] - r->off[1];
-	memcpy(r->text, r->line + r->off[1], len);
-	r->text[len] = '\0';
-	return cmd_replace_sp(r->text, &r->w[k + 1], r->n - k - 1, err, err_len);
-}
-
-static int
-req_version(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	(void)err;
-	(void)err_len;
-	if (r->json)
-		fprintf(out, "{\"version\": \"%s\"}\n", CTRL_VERSION);
-	else
-		fprintf(out, "version %s\n", CTRL_VERSION);
-	return 0;
-}
-
-static int
-req_list(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	(void)err;
-	(void)err_len;
-	if (r->json)
-		cmd_list_json(out);
-	else
-		cmd_list(out);
-	return 0;
-}
-
-static int
-req_stats(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	(void)err;
-	(void)err_len;
-	if (r->json)
-		gw_stats_json(&gw, out);
-	else
-		gw_stats_print(&gw, gw_stats_since(), out);
-	return 0;
-}
-
-/*
- * Words w[from..n) as [in|out] [SPI]: *dir -1 (both) or the direction,
- * *all when no SPI. false when they are something else.
- */
-static bool
-parse_sa_sel(const struct ctrl_req *r, unsigned int from, int *dir, uint32_t *spi, bool *all)
-{
-	uint64_t v;
-
-	*dir = -1;
-	*all = true;
-	if (from < r->n && (strcmp(r->w[from], "in") == 0 || strcmp(r->w[from], "out") == 0)) {
-		*dir = r->w[from][0] == 'i' ? GW_DIR_IN : GW_DIR_OUT;
-		from++;
-	}
-	if (from < r->n) {
-		if (gw_parse_u64(r->w[from], UINT32_MAX, &v) != 0 || v == 0)
-			return false;
-		*spi = (uint32_t)v;
-		*all = false;
-		from++;
-	}
-	return from == r->n && (*dir < 0 || !*all);
-}
-
-/* `show sa [in|out] [SPI]` */
-static int
-req_show_sa(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	uint32_t spi = 0;
-	bool all;
-	int dir;
-
-	if (!parse_sa_sel(r, 2, &dir, &spi, &all)) {
-		snprintf(err, err_len, "usage: show sa [[in|out] SPI]");
-		return -EINVAL;
-	}
-	if (gw_stats_show_sa(&gw, dir, spi, all, r->json, out) == 0 && !all) {
-		snprintf(err, err_len, "no SA %s%s%u", dir < 0 ? "" : dir == GW_DIR_IN ? "in " :
-			 "out ", dir < 0 ? "with SPI " : "", spi);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* `reset`, `reset SPI`, `reset sa in|out SPI`: counters from 0 (never sequence state) */
-static int
-req_reset(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	unsigned int from = 1, n = 0;
-	uint32_t spi = 0;
-	bool all;
-	int dir;
-
-	if (r->n > 1 && strcmp(r->w[1], "sa") == 0)
-		from = 2;
-	if (!parse_sa_sel(r, from, &dir, &spi, &all) || (from == 2 && (all || dir < 0))) {
-		snprintf(err, err_len, "usage: reset [SPI | sa in|out SPI]");
-		return -EINVAL;
-	}
-	if (all) {
-		gw_stats_reset_all(&gw);
-		GW_LOG(NOTICE, "control: counters reset");
-	} else {
-		for (int slot = 0; (slot = gw_stats_find_sa(&gw, dir, spi, slot)) >= 0; slot++) {
-			gw_stats_reset_sa(&gw, (unsigned int)slot);
-			n++;
-		}
-		if (n == 0) {
-			snprintf(err, err_len, "no SA %s%s%u", dir < 0 ? "" : dir == GW_DIR_IN ?
-				 "in " : "out ", dir < 0 ? "with SPI " : "", spi);
-			return -ENOENT;
-		}
-		GW_LOG(NOTICE, "control: counters of %u SA%s with SPI %u reset", n,
-		       n > 1 ? "s" : "", spi);
-	}
-	if (r->json)
-		fprintf(out, "{\"reset\": %u}\n", all ? gw.nb_sa : n);
-	return 0;
-}
-
-/* `reload`: the -f file again, as SIGHUP (reload.c); ERR says why when refused */
-static int
-req_reload(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	char msg[512];
-	int rc = gw_reload(msg, sizeof(msg));
-
-	if (rc != 0) {
-		snprintf(err, err_len, "reload refused, nothing changed: %s", msg);
-		return rc;
-	}
-	if (r->json)
-		fprintf(out, "{\"reload\": \"ok\", \"message\": \"%s\"}\n", msg);
-	else
-		fprintf(out, "reload: %s\n", msg);
-	return 0;
-}
-
-/*
- * `mem`: what the SA table and the SAs take, in bytes: per SA up (the
- * tables amortised over the SAs) and in all. packet-state: the objects a
- * packet of the SA reads (its hot struct, rte_ipsec SA and replay window,
- * crypto session with, for ARIA, the key schedule crypto_vecsec keeps in
- * DPDK's heap, its packet counters: not the drops by reason).
- */
-static int
-req_mem(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	struct gw_mem m;
-	size_t cfg, spd = 0, n, hot, blk, ses, cnt, base, cold, sad, sp, cf;
-
-	(void)r;
-	(void)err;
-	(void)err_len;
-	gw_sa_mem(&gw, &m);
-	cfg = (size_t)gw.conf->cap_sa * sizeof(gw.conf->sa[0]) +
-		(size_t)gw.conf->cap_sp * sizeof(gw.conf->sp[0]) +
-		(gw.conf->sa_idx != NULL ? (size_t)(gw.conf->sa_idx_mask + 1) * 4 : 0);
-	for (int v6 = 0; v6 < 2; v6++)
-		for (int dir = 0; dir < 2; dir++) {
-			const struct gw_spd *l = __atomic_load_n(&gw.spd[v6][dir],
-								 __ATOMIC_ACQUIRE);
-
-			spd += l != NULL ? l->mem + (l->acl != NULL ? l->acl->mem : 0) : 0;
-		}
-	n = m.nb_sa != 0 ? m.nb_sa : 1;
-	hot = m.sa_hot / n;
-	blk = m.ipsec_sa / n;
-	ses = (m.session + m.session_heap) / n;
-	cnt = m.stats / n;
-	base = gw_stats_mem() / n;
-	cold = m.sa_cold / n;
-	sad = gw.mem_sad / n;
-	sp = spd / n;
-	cf = cfg / n;
-	fprintf(out, "mem sas %u slots %u workers %u chacha20-poly1305 %u\n", m.nb_sa, m.max_sa,
-		gw.nb_workers, m.nb_chacha);
-	fprintf(out, "mem per-sa hot %zu ipsec-sa %zu session %zu counters %zu cold %zu sad %zu "
-		"spd %zu config %zu stats-base %zu total %zu\n", hot, blk, ses, cnt, cold, sad, sp,
-		cf, base, hot + blk + ses + cnt + cold + sad + sp + cf + base);
-	fprintf(out, "mem per-sa packet-state %zu (sa %zu ipsec-sa %zu session %zu counters %zu)"
-		"\n", sizeof(gw.sa[0]) + blk + ses + gw.nb_workers * sizeof(struct gw_sa_ctr),
-		sizeof(gw.sa[0]), blk, ses, gw.nb_workers * sizeof(struct gw_sa_ctr));
-	fprintf(out, "mem total sa-table %zu sa-cold %zu counters %zu ipsec-sa %zu sessions %zu "
-		"session-heap %zu session-pools %zu (%u of %zu) sad %zu spd %zu config %zu stats-base %zu\n",
-		m.sa_hot, m.sa_cold, m.stats, m.ipsec_sa, m.session, m.session_heap,
-		m.session_pools, m.nb_sessions, m.session_obj, gw.mem_sad, spd, cfg,
-		gw_stats_mem());
-	/* per worker, not per SA: the flow caches (fcache.h) and how well they answer */
-	for (unsigned int w = 0; w < gw.nb_workers; w++) {
-		uint64_t hit, miss, shit, smiss;
-
-		gw_fc_counts(gw.worker[w].spc, &hit, &miss);
-		gw_fc_counts(gw.worker[w].sadc, &shit, &smiss);
-		fprintf(out, "mem worker %u spd-cache %zu hits %" PRIu64 " misses %" PRIu64
-			" sad-cache %zu hits %" PRIu64 " misses %" PRIu64 "\n", w,
-			gw_fc_mem(gw.worker[w].spc), hit, miss, gw_fc_mem(gw.worker[w].sadc), shit,
-			smiss);
-	}
-	return 0;
-}
-
-static int
-req_subscribe(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	(void)out;
-	if (nb_subs == CTRL_MAX_SUBS) {
-		snprintf(err, err_len, "%d subscribers already", CTRL_MAX_SUBS);
-		return -EBUSY;
-	}
-	r->subscribe = true;
-	return 0;
-}
-
-/* Protocol 1.2 (ctrl_ike.c): hello, spi alloc, query sa, flush owner, bypass/natt udp, host */
-static int
-req_ike(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	int rc = -EINVAL;
-
-	if (!gw_ctrl_ike(r->w[0], r->n > 1 ? r->w[1] : "", r->line + r->off[0], out, err, err_len,
-			 &rc))
-		snprintf(err, err_len, "internal: no handler");
-	return rc;
-}
-
-/* Every request; a new one is a row here and its handler above. */
-static const struct ctrl_cmd ctrl_cmds[] = {
-	{ "sa", "<sa rule>", 1, CTRL_ANY, req_rule },
-	{ "sp", "<sp rule>", 1, CTRL_ANY, req_rule },
-	{ "del sa", "in|out SPI", 2, 2, req_del_sa },
-	{ "del sp", "<sp rule>", 1, CTRL_ANY, req_del_sp },
-	{ "replace sp", "<sp rule> with protect SPI|bypass|discard", 2, CTRL_ANY,
-	  req_replace_sp },
-	{ "list", "", 0, 0, req_list },
-	{ "stats", "", 0, 0, req_stats },
-	{ "mem", "", 0, 0, req_mem },
-	{ "show sa", "[[in|out] SPI]", 0, 2, req_show_sa },
-	{ "reset", "[SPI | sa in|out SPI]", 0, 4, req_reset },
-	{ "reload", "", 0, 0, req_reload },
-	{ "subscribe", "", 0, 0, req_subscribe },
-	{ "version", "", 0, 0, req_version },
-	{ "hello", "", 0, 0, req_ike },
-	{ "spi alloc", "MIN MAX [owner NAME]", 2, 4, req_ike },
-	{ "query sa", "in|out SPI", 2, 2, req_ike },
-	{ "flush owner", "NAME", 1, 1, req_ike },
-	{ "bypass udp", "PORT [owner NAME] | PORT del", 1, 3, req_ike },
-	{ "natt udp", "PORT [owner NAME] | PORT del", 1, 3, req_ike },
-	{ "host", "", 0, 0, req_ike },
-};
-
-#define CTRL_NB_CMDS (sizeof(ctrl_cmds) / sizeof(ctrl_cmds[0]))
-
-/* How many of the name's words match the request's: the name's count, or 0. */
-static unsigned int
-cmd_match(const struct ctrl_cmd *cmd, const struct ctrl_req *r)
-{
-	const char *sp = strchr(cmd->name, ' ');
-	size_t len0 = sp != NULL ? (size_t)(sp - cmd->name) : strlen(cmd->name);
-
-	if (strlen(r->w[0]) != len0 || memcmp(r->w[0], cmd->name, len0) != 0)
-		return 0;
-	if (sp == NULL)
-		return 1;
-	return r->n >= 2 && strcmp(r->w[1], sp + 1) == 0 ? 2 : 0;
-}
-
-/* "usage: a | b" of every request whose name starts with word w0 */
-static void
-usage_of(const char *w0, char *err, size_t err_len)
-{
-	size_t off = (size_t)snprintf(err, err_len, "usage:");
-
-	for (unsigned int i = 0; i < CTRL_NB_CMDS && off < err_len; i++) {
-		const struct ctrl_cmd *c = &ctrl_cmds[i];
-		size_t l0 = strcspn(c->name, " ");
-
-		if (strlen(w0) != l0 || memcmp(w0, c->name, l0) != 0)
-			continue;
-		off += (size_t)snprintf(err + off, err_len - off, "%s %s%s%s",
-			off > strlen("usage:") ? " |" : "", c->name, c->args[0] ? " " : "",
-			c->args);
-	}
-}
-
-/* Serve the request in r (words split); the answer goes to out. */
-static int
-dispatch(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
-{
-	bool known = false;
-
-	for (unsigned int i = 0; i < CTRL_NB_CMDS; i++) {
-		const struct ctrl_cmd *c = &ctrl_cmds[i];
-		size_t l0 = strcspn(c->name, " ");
-		unsigned int nw = cmd_match(c, r);
-
-		if (nw == 0) {
-			known = known ||
-				(strlen(r->w[0]) == l0 && memcmp(r->w[0], c->name, l0) == 0);
-			continue;
-		}
-		if (r->n - nw < c->min_args || r->n - nw > c->max_args) {
-			snprintf(err, err_len, "usage: %s%s%s", c->name, c->args[0] ? " " : "",
-				 c->args);
-			return -EINVAL;
-		}
-		return c->fn(r, out, err, err_len);
-	}
-	if (known) {
-		usage_of(r->w[0], err, err_len);        /* `del x`: the forms of `del` */
-	} else {
-		char names[256];
-		size_t off = 0;
-
-		for (unsigned int i = 0; i < CTRL_NB_CMDS && off < sizeof(names); i++)
-			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
-				i ? ", " : "", ctrl_cmds[i].name);
-		snprintf(err, err_len, "unknown command '%s' (%s)", gw_token_quote(r->w[0], NULL),
-			 names);
-	}
-	return -EINVAL;
 }
 
 /* ---- framing ------------------------------------------------------------- */
@@ -1477,11 +307,10 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 		client_say(c, "ERR out of memory");
 		goto wipe;
 	}
-	cp_take();              /* against reloads, telemetry and the samples (mgmt.c) */
-	reclaim_poll(false);
-	last_request_tsc = rte_get_tsc_cycles();
-	rc = dispatch(req, out, err, sizeof(err));
-	cp_drop();              /* kept while a batch is open */
+	req->subs_full = nb_subs == CTRL_MAX_SUBS;
+	gw_cp_begin();          /* the lock, against reloads, telemetry and the samples */
+	rc = gw_ctrl_dispatch(req, out, err, sizeof(err));
+	gw_cp_end();            /* kept while a batch is open */
 	if (rc != 0)
 		fprintf(out, "ERR %s\n", err);
 	else if (err[0] != '\0')
@@ -1815,49 +644,21 @@ accept_clients(void)
 	}
 }
 
+/* A lifetime event's line to every subscriber. */
+static void
+event_send(void *arg, const char *line, size_t len)
+{
+	(void)arg;
+	for (unsigned int i = 0; i < nb_clients; i++)
+		if (clients[i]->sub)
+			client_queue(clients[i], line, len);
+}
+
 /* Send the queued events to every subscriber (and a line to the log). */
 static void
 events_flush(void)
 {
-	for (;;) {
-		struct gw_event e;
-		char line[128];
-		int len;
-		bool have = false;
-
-		rte_spinlock_lock(&evq_lock);
-		if (evq_head != evq_tail) {
-			e = evq[evq_head % GW_EVQ_SIZE];
-			evq_head++;
-			have = true;
-		}
-		rte_spinlock_unlock(&evq_lock);
-		if (!have)
-			return;
-		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 "\n",
-			e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out", e.spi,
-			e.by_pkts ? "packets" : "bytes", e.limit);
-		GW_LOG(NOTICE, "%.*s", len - 1, line);
-		for (unsigned int i = 0; i < nb_clients; i++)
-			if (clients[i]->sub)
-				client_queue(clients[i], line, (size_t)len);
-	}
-}
-
-/*
- * Without a control thread (--ctrl none) the management thread does its
- * housekeeping: events to the log, unpublished SP lists and SAs (a reload's)
- * freed once no worker can hold them.
- */
-void
-gw_ctrl_housekeeping(void)
-{
-	if (listen_fd >= 0)
-		return;
-	events_flush();
-	gw_cp_lock();
-	reclaim_poll(false);
-	gw_cp_unlock();
+	gw_evq_drain(event_send, NULL);
 }
 
 static void *
@@ -1888,12 +689,10 @@ ctrl_main(void *arg)
 			if (client_pending(c))
 				pfd[1 + i].events |= POLLOUT;
 		}
-		cp_take();              /* the SPD and the reclaim queue: reload.c too */
-		reclaim_poll(false);
-		spd_compact();          /* if idle long enough */
-		cp_drop();
+		gw_cp_idle();           /* reclamation; compaction if idle long enough */
 		/* with a batch open, wait a little for more (else commit it) */
-		np = poll(pfd, 1 + n, busy ? 0 : spd_dirty != 0 ? dry_wait_ms() : CTRL_POLL_MS);
+		np = poll(pfd, 1 + n, busy ? 0 : gw_cp_batch_open() ? gw_cp_dry_wait_ms() :
+			  CTRL_POLL_MS);
 		if (np < 0 && errno != EINTR)
 			continue;
 		busy = false;
@@ -2021,6 +820,7 @@ gw_ctrl_start(const char *path, int gid, bool own_dir)
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (listen_fd < 0)
 		return -errno;
+	gw_cp_ctrl_thread(true);        /* the management thread leaves housekeeping to us */
 	old = umask(0177);
 	rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
@@ -2044,6 +844,7 @@ gw_ctrl_start(const char *path, int gid, bool own_dir)
 fail:
 	close(listen_fd);
 	listen_fd = -1;
+	gw_cp_ctrl_thread(false);
 	sock_path[0] = '\0';
 	return rc;
 }
@@ -2066,12 +867,11 @@ gw_ctrl_stop(void)
 	nb_clients = 0;
 	close(listen_fd);
 	listen_fd = -1;
+	gw_cp_ctrl_thread(false);
 	unlink(sock_path);
 	gw_secret_free(req, sizeof(*req));
 	req = NULL;
-	free(free_slots);
-	free_slots = NULL;
-	nb_free = cap_free = 0;
+	gw_cp_fini();
 }
 
 /* ---- without a socket: tests and the fuzzer ------------------------------ */
@@ -2122,18 +922,4 @@ gw_ctrl_client_free(struct gw_ctrl_client *c)
 {
 	if (c != NULL)
 		client_free(c);
-}
-
-/* ---- for ctrl_ike.c (protocol 1.2) -------------------------------------- */
-
-int
-gw_ctrl_spd_publish(const struct gw_conf *c, char *err, size_t err_len)
-{
-	return spd_publish(c, GW_SPD_ALL, err, err_len);
-}
-
-bool
-gw_ctrl_reclaim_sa(struct gw_sa *s)
-{
-	return reclaim_add(NULL, s);
 }

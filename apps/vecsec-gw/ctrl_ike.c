@@ -1,50 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vecsec-gw control socket, protocol 1.2: what an IKE daemon needs to drive
- * the gateway (the strongSwan plugin kernel-vecsec, drivers/strongswan/).
- * Each request is one line, answered like every other request (zero or more
- * lines, then OK or ERR <why>):
- *
- *   hello                  "version 1.5", "boot <16 hex digits>" (new at each
- *                          start: a client sees that the gateway restarted and
- *                          lost its SAs), "host on|off" (exception path)
- *   spi alloc MIN MAX [owner NAME]
- *                          reserve an inbound SPI in [MIN, MAX] that no inbound
- *                          SA and no other reservation has: "spi N". `del sa
- *                          in N` frees it (with or without an SA added); so
- *                          does time: --spi-timeout seconds after it was made
- *                          (a larval SA's life, as the kernel's acquires; an
- *                          SA added with N holds N by itself). A new owner
- *                          NAME when all 31 are taken frees the names that
- *                          nothing carries any more (owner_sweep)
- *   query sa in|out SPI    "sa in|out SPI packets P bytes B last-use T
- *                          soft-expired 0|1 hard-expired 0|1": the data plane's
- *                          counters (those of `stats`), T the CLOCK_MONOTONIC
- *                          second of the last packet, 0 if none yet
- *   flush owner NAME       remove every SA, SP rule and SPI reservation tagged
- *                          `owner NAME` in one SPD swap ("flushed N SA, M SP,
- *                          K SPI"), and (1.5) its bypass and NAT-T ports: a
- *                          restarted daemon clears what its predecessor left.
- *                          A name nothing was ever tagged with flushes
- *                          nothing and is not registered
- *   bypass udp PORT [owner NAME]
- *                          PORT is an IKE socket's: the host's IKE from it
- *                          (from the host's address on that tap, to an IKE
- *                          port, an IKE message: host.c) leaves without
- *                          meeting the SPD
- *   natt udp PORT [owner NAME]
- *                          UDP to PORT with a non-zero marker is ESP (RFC 3948)
- *   bypass|natt udp PORT del
- *                          (1.5) forget PORT (NAT-T's 4500 is built in). A
- *                          port registered without an owner (before 1.5)
- *                          stays until deleted; one two owners registered
- *                          becomes nobody's
- *   host                   the exception path: ports, the gateway's own
- *                          addresses, the bypass and NAT-T ports, (1.5) "host
- *                          default bypass|discard"
- *
- * and the `sa` and `sp` rules take `owner NAME`, `sa` also `udp-ports S:D`
- * (NAT-T with these ports). Nothing here changes what 1.1 requests do.
+ * vecsec-gw control socket commands for IKE daemons (the strongSwan plugin
+ * kernel-vecsec, drivers/strongswan/): hello, spi alloc, query sa, flush
+ * owner, bypass|natt udp, host; their state (SPI reservations, the ports'
+ * owners) lives here, every SA and SP change goes to the change engine
+ * (cp.c). The protocol: docs/control-protocol.md.
  */
 #include "gw_dp.h"
 #include "gw_pkt.h"
@@ -59,6 +19,7 @@
 #include <rte_cycles.h>
 #include <rte_random.h>
 
+#include "cp.h"
 #include "ctrl_ike.h"
 
 struct spi_res {
@@ -288,8 +249,7 @@ static int
 cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 {
 	char name[GW_OWNER_LEN + 1] = "", tail[2] = "";
-	struct gw_conf *c = gw.conf;
-	unsigned int nsa = 0, nsp = 0, nres = 0, n = 0;
+	unsigned int nsa = 0, nsp = 0, nres = 0;
 	uint32_t *gone;
 	int id, rc;
 
@@ -307,7 +267,7 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 		fprintf(out, "flushed 0 SA, 0 SP, 0 SPI\n");
 		return 0;
 	}
-	gone = malloc(((size_t)c->nb_sa + 1) * sizeof(*gone));
+	gone = malloc(((size_t)gw.conf->nb_sa + 1) * sizeof(*gone));
 	if (gone == NULL) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
@@ -320,43 +280,7 @@ cmd_flush(const char *line, FILE *out, char *err, size_t err_len)
 			i++;
 		}
 	}
-	/* the SP rules first: their SAs are still found by SPI */
-	for (unsigned int j = 0; j < c->nb_sp; j++) {
-		struct gw_sp_conf *sp = &c->sp[j];
-		const struct gw_sa_conf *sc = sp->action == GW_SP_PROTECT ?
-			gw_conf_find_sa(c, sp->dir, sp->spi) : NULL;
-
-		if (sp->owner == id || (sc != NULL && sc->owner == id)) {
-			nsp++;
-			continue;
-		}
-		c->sp[n] = *sp;
-		if (c->sp[n].spi_prev != 0) {
-			sc = gw_conf_find_sa(c, c->sp[n].dir, c->sp[n].spi_prev);
-			if (sc != NULL && sc->owner == id)
-				c->sp[n].spi_prev = 0;
-		}
-		n++;
-	}
-	c->nb_sp = n;
-	for (unsigned int i = 0; i < c->nb_sa; i++) {
-		struct gw_sa *s = &gw.sa[i];
-
-		if (c->sa[i].deleted || c->sa[i].owner != id)
-			continue;
-		gw_conf_del_sa(c, i);
-		if (s->active) {
-			__atomic_store_n(&s->active, false, __ATOMIC_RELEASE);
-			gw_sa_sad_del(&gw, s);
-		}
-		gone[nsa++] = i;
-	}
-	rc = gw_ctrl_spd_publish(c, err, err_len);
-	if (rc == 0)
-		for (unsigned int k = 0; k < nsa; k++)
-			if (!gw_ctrl_reclaim_sa(&gw.sa[gone[k]]))
-				snprintf(err, err_len, "SAs unpublished, but kept: a worker still "
-					 "held them");
+	rc = gw_cp_flush_owner(id, gone, &nsa, &nsp, err, err_len);
 	free(gone);
 	if (rc == 0) {
 		unsigned int nport = ports_flush(id);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vecsec-gw control socket internals shared by ctrl.c (framing, the 1.1
- * requests) and ctrl_ike.c (the 1.2 requests an IKE daemon uses).
+ * vecsec-gw control socket: the IKE daemons' commands (ctrl_ike.c) and the
+ * protocol's version. The protocol: docs/control-protocol.md.
  */
 #ifndef VECSEC_GW_CTRL_IKE_H
 #define VECSEC_GW_CTRL_IKE_H
@@ -15,28 +15,10 @@
 
 /*
  * The protocol's version, answered by `version` and `hello`: MINOR grows
- * when requests or answer lines are added (what worked before works the
- * same), MAJOR when an existing request or answer changes. 1.0 had no
- * `version` request; 1.1 added `replace sp` and `version`; 1.2 `hello`,
- * `spi alloc`, `query sa`, `flush owner`, `bypass udp`, `natt udp`, `host`
- * and the rule options `owner` and `udp-ports`; 1.3 `show sa`, `reset`,
- * `reload` and the `json` prefix; 1.4 `mem`; 1.5 `bypass|natt udp PORT del`,
- * `owner NAME` on them (`flush owner` takes the ports too) and the `host`
- * line "host default bypass|discard". Since 1.5 the gateway also closes a
- * client idle for --ctrl-idle seconds (never a subscriber; a client
- * reconnects), forgets an `spi alloc` reservation after --spi-timeout
- * seconds (`del sa in N` of a forgotten one answers ERR "no SA in N"), and
- * `flush owner` of a name that tagged nothing answers "flushed 0 SA, 0 SP,
- * 0 SPI" without registering it; `spi alloc ... owner NEW` with the owner
- * table full frees the names that nothing carries any more.
+ * when requests or answer lines are added, MAJOR when an existing request
+ * or answer changes (docs/control-protocol.md: what each version added).
  */
 #define GW_CTRL_VERSION "1.5"
-
-struct gw_sa;
-/* ctrl.c: publish SP lists built from c (old ones freed once no worker reads them) */
-int gw_ctrl_spd_publish(const struct gw_conf *c, char *err, size_t err_len);
-/* ctrl.c: free unpublished SA s once no worker can hold it; false if it had to be kept */
-bool gw_ctrl_reclaim_sa(struct gw_sa *s);
 
 /*
  * ctrl_ike.c: serve request line if its first words w0 w1 name a 1.2

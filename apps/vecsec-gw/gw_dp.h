@@ -315,7 +315,7 @@ struct gw_dp {
 extern struct gw_dp gw;
 extern volatile bool gw_quit;
 
-/* ctrl.c: queue an event (workers; rare, takes a spinlock, never blocks long) */
+/* evq.c: queue an event (workers; rare, takes a spinlock, never blocks long) */
 void gw_event_post(const struct gw_sa *s, bool hard, bool by_pkts, uint64_t limit);
 
 /* sa.c */
@@ -367,15 +367,14 @@ void gw_ctrl_stop(void);
 #define GW_SPI_TIMEOUT_S_DEFAULT 30
 extern unsigned int gw_ctrl_idle_s;
 extern unsigned int gw_spi_timeout_s;
-/* Rules added through the control socket get "lines" from here on (reload.c keeps them). */
+/* Rules added through the control socket get "lines" from here on (cp.c; reload.c keeps them). */
 #define GW_CTRL_LINE_BASE (1 << 30)
-bool gw_ctrl_origin(int line);
-/*
- * Without a control thread (--ctrl none), mgmt.c calls it: lifetime events to
- * the log, unpublished SP lists and SAs (a reload's) freed once no worker can
- * hold them. Does nothing while the control thread runs.
- */
-void gw_ctrl_housekeeping(void);
+/* inline: the layers under the change engine ask it too (seqstate.c) */
+static inline bool
+gw_ctrl_origin(int line)
+{
+	return line >= GW_CTRL_LINE_BASE;
+}
 /*
  * ctrl.c's protocol without a socket (the fuzzer, tests): a client whose
  * answers go to sink. gw_ctrl_feed() hands it bytes the client sent (eof:
@@ -518,6 +517,7 @@ int gw_stats_write_json(const struct gw_dp *dp, const char *path);
 void gw_stats_json(const struct gw_dp *dp, FILE *f);
 /* the same lines into the log, at level (RTE_LOG_INFO, ...) */
 void gw_stats_log(const struct gw_dp *dp, double seconds, uint32_t level);
+/* telemetry.c: /vecsec_gw/stats, /vecsec_gw/sa, /vecsec_gw/reload */
 int gw_telemetry_register(void);
 /* baselines and rate samples, for dp->max_sa slots; gw_stats_fini() frees them */
 int gw_stats_init(void);
@@ -543,7 +543,7 @@ int gw_stats_find_sa(const struct gw_dp *dp, int dir, uint32_t spi, int from);
 int gw_stats_show_sa(const struct gw_dp *dp, int dir, uint32_t spi, bool all, bool json,
 		FILE *f);
 
-/* mgmt.c: control-plane lock (control socket, reload, telemetry, samples; never workers) */
+/* cp_lock.c: control-plane lock (control socket, reload, telemetry, samples; never workers) */
 void gw_cp_lock(void);
 void gw_cp_unlock(void);
 /* the management thread: rates every rate_interval s, the counters every stats_interval (0: off) */
@@ -551,7 +551,7 @@ int gw_mgmt_start(double rate_interval, double stats_interval);
 void gw_mgmt_stop(void);
 /* from a signal handler: SIGUSR1 (counters to the log), SIGHUP (reload) */
 void gw_mgmt_signal(int sig);
-/* sd_notify(3) state ("READY=1", ...) to $NOTIFY_SOCKET, if set */
+/* notify.c: sd_notify(3) state ("READY=1", ...) to $NOTIFY_SOCKET, if set */
 void gw_notify(const char *state);
 
 /* reload.c */
@@ -567,7 +567,7 @@ bool gw_reloadable(void);
 /* reload the -f file, make-before-break; under gw_cp_lock(); 0, or -errno (msg: why) */
 int gw_reload(char *msg, size_t len);
 void gw_reload_status(struct gw_reload_status *out);
-/* the key fingerprint of the SA in slot (keys still in c): reload tells kept SAs by it */
+/* sa_fp.c: the key fingerprint of the SA in slot (keys still in c): reload tells kept SAs by it */
 void gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c);
 
 #endif /* VECSEC_GW_DP_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vecsec-gw management thread and control-plane lock.
+ * vecsec-gw management thread.
  *
  * One EAL control thread ("gw-mgmt") does what must not run on a worker
  * lcore (the main lcore is worker 0): rate samples every --rate-interval
@@ -10,57 +10,31 @@
  * (seqstate.c). Signal handlers only set flags; the thread looks every
  * MGMT_TICK_MS.
  *
- * The control-plane lock serializes everything that reads or changes the
- * SA and SP tables outside the workers: control socket requests, reloads,
- * telemetry callbacks, the samples. Workers never take it, so it may be
- * held across an RCU grace period (a worker, the main lcore too, keeps
- * polling meanwhile).
- *
- * sd_notify(3) without libsystemd: READY=1 once the gateway forwards,
- * RELOADING=1 / READY=1 around a reload, STOPPING=1 on the way out, as
- * datagrams to $NOTIFY_SOCKET (a path, or '@' for the abstract namespace),
- * for systemd's Type=notify.
+ * The control-plane lock it takes around each of them is the change
+ * engine's (gw_cp_lock(), cp_lock.c); so is the housekeeping it does when no
+ * control thread runs (gw_cp_housekeeping()).
  */
 #include "gw_dp.h"
+#include "cp.h"
 #include "gw_log.h"
 #include "seqstate.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
 #define MGMT_TICK_MS 20
 
-static pthread_mutex_t cp_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t mgmt_tid;
 static bool mgmt_running;
 static volatile bool mgmt_stop;
 static volatile sig_atomic_t want_dump, want_reload;
 static double rate_iv, stats_iv;
-
-void
-gw_cp_lock(void)
-{
-	pthread_mutex_lock(&cp_mutex);
-}
-
-void
-gw_cp_unlock(void)
-{
-	pthread_mutex_unlock(&cp_mutex);
-}
 
 void
 gw_mgmt_signal(int sig)
@@ -69,29 +43,6 @@ gw_mgmt_signal(int sig)
 		want_dump = 1;
 	else if (sig == SIGHUP)
 		want_reload = 1;
-}
-
-void
-gw_notify(const char *state)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	socklen_t len;
-	int fd;
-
-	if (path == NULL || (path[0] != '/' && path[0] != '@') || strlen(path) < 2 ||
-	    strlen(path) >= sizeof(sa.sun_path))
-		return;
-	memcpy(sa.sun_path, path, strlen(path));
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0';          /* abstract namespace */
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, len) < 0)
-		GW_LOG(WARNING, "sd_notify to %s: %s", path, strerror(errno));
-	close(fd);
 }
 
 static uint64_t
@@ -136,7 +87,7 @@ mgmt_main(void *arg)
 			gw_stats_log(&gw, gw_stats_since(), dump);
 			gw_cp_unlock();
 		}
-		gw_ctrl_housekeeping();        /* only when no control thread does it */
+		gw_cp_housekeeping();           /* only when no control thread does it */
 		gw_seq_state_poll();            /* sequence numbers reserved ahead (--seq-state) */
 		if (want_reload) {
 			char msg[512];

@@ -16,7 +16,7 @@
  *   3. bring up the new SAs (inbound ones enter the SAD), then swap the
  *      SPD built from the new file's SP rules (RCU, as the control socket
  *      does), then unpublish the old SAs; they are freed once no worker
- *      can hold them (the control socket's reclaim queue). A failure
+ *      can hold them (the change engine's reclaim queue, cp.c). A failure
  *      before the swap takes the new SAs down again.
  *
  * SAs and SP rules added through the control socket (their "line" is
@@ -30,22 +30,18 @@
  *
  * Keys never stay in the live configuration once the sessions have them,
  * so "the same keys" is decided on a fingerprint: SHA-256 over a random
- * per-process salt and the key bytes, taken when an SA comes up.
+ * per-process salt and the key bytes, taken when an SA comes up (sa_fp.c).
  */
-#include "ctrl_ike.h"
 #include "gw_dp.h"
+#include "cp.h"
 #include "gw_log.h"
+#include "sa_fp.h"
 #include "seqstate.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-
-#include <openssl/evp.h>
-
-#define FP_LEN 32
 
 struct plan {
 	unsigned int slots;             /* the arrays' size: the SA table's, the new file's SAs */
@@ -54,26 +50,19 @@ struct plan {
 	bool *matched;                  /* [new SA]: an SA kept for it */
 	bool *added;                    /* [slot]: in add[] */
 	unsigned int scan;              /* free_slot(): the slots below are not free */
-	uint8_t (*add_fp)[FP_LEN];      /* fingerprints of the added SAs */
+	uint8_t (*add_fp)[GW_FP_LEN];      /* fingerprints of the added SAs */
 };
 
 static const char *cfg_path;
 static unsigned int cfg_flags;
 static struct gw_reload_status status;
-static uint8_t (*fp)[FP_LEN];           /* [fp_slots]: the SA table's */
-static unsigned int fp_slots;
-static uint8_t fp_salt[FP_LEN];
 
 int
 gw_reload_init(const char *path, unsigned int conf_flags)
 {
 	cfg_path = path;
 	cfg_flags = conf_flags;
-	if (fp == NULL) {
-		fp_slots = gw.max_sa;   /* sized at run time (gw_sa_setup) */
-		fp = gw_secret_alloc((size_t)fp_slots * sizeof(*fp));
-	}
-	if (fp == NULL || getrandom(fp_salt, sizeof(fp_salt), 0) != sizeof(fp_salt))
+	if (gw_sa_fp_init() != 0)
 		return -ENOMEM;
 	snprintf(status.message, sizeof(status.message), "no reload yet");
 	return 0;
@@ -82,10 +71,7 @@ gw_reload_init(const char *path, unsigned int conf_flags)
 void
 gw_reload_fini(void)
 {
-	gw_secret_free(fp, (size_t)fp_slots * sizeof(*fp));
-	fp = NULL;
-	fp_slots = 0;
-	explicit_bzero(fp_salt, sizeof(fp_salt));
+	gw_sa_fp_fini();
 }
 
 bool
@@ -98,32 +84,6 @@ void
 gw_reload_status(struct gw_reload_status *out)
 {
 	*out = status;
-}
-
-static void
-sa_fp(const struct gw_sa_conf *c, uint8_t out[FP_LEN])
-{
-	EVP_MD_CTX *x = EVP_MD_CTX_new();
-	unsigned int n = FP_LEN;
-
-	memset(out, 0, FP_LEN);
-	if (x == NULL || EVP_DigestInit_ex(x, EVP_sha256(), NULL) != 1 ||
-	    EVP_DigestUpdate(x, fp_salt, sizeof(fp_salt)) != 1 ||
-	    EVP_DigestUpdate(x, &c->cipher_key_len, sizeof(c->cipher_key_len)) != 1 ||
-	    EVP_DigestUpdate(x, c->cipher_key, c->cipher_key_len) != 1 ||
-	    EVP_DigestUpdate(x, &c->auth_key_len, sizeof(c->auth_key_len)) != 1 ||
-	    EVP_DigestUpdate(x, c->auth_key, c->auth_key_len) != 1 ||
-	    EVP_DigestUpdate(x, &c->salt, sizeof(c->salt)) != 1 ||
-	    EVP_DigestFinal_ex(x, out, &n) != 1)
-		memset(out, 0xff, FP_LEN);      /* matches no live SA: a change */
-	EVP_MD_CTX_free(x);
-}
-
-void
-gw_sa_fp_set(unsigned int slot, const struct gw_sa_conf *c)
-{
-	if (fp != NULL && slot < fp_slots)
-		sa_fp(c, fp[slot]);
 }
 
 /* Same parameters apart from keys, line and `telemetry` (which a reload may switch). */
@@ -275,7 +235,7 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 	for (unsigned int i = 0; i < live_n; i++) {
 		struct gw_sa_conf *c = &m->sa[i];
 		const struct gw_sa_conf *n;
-		uint8_t f[FP_LEN];
+		uint8_t f[GW_FP_LEN];
 		bool keys;
 
 		if (c->deleted || !gw.sa[i].active || gw_ctrl_origin(c->line))
@@ -285,8 +245,8 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 			pl->rm[pl->n_rm++] = i;
 			continue;
 		}
-		sa_fp(n, f);
-		keys = fp != NULL && memcmp(f, fp[i], FP_LEN) == 0;
+		gw_sa_fp_of(n, f);
+		keys = gw_sa_fp_same(i, f);
 		explicit_bzero(f, sizeof(f));
 		if (!keys || !sa_same(c, n)) {
 			snprintf(err, err_len, "SA %s %u (line %d): its %s changed under the same "
@@ -323,7 +283,7 @@ plan_sas(const struct gw_conf *nw, struct gw_conf *m, struct plan *pl, char *err
 			snprintf(err, err_len, "out of memory");
 			return -ENOMEM;
 		}
-		sa_fp(n, pl->add_fp[pl->n_add]);
+		gw_sa_fp_of(n, pl->add_fp[pl->n_add]);
 		pl->add[pl->n_add++] = (unsigned int)slot;
 		pl->added[slot] = true;
 	}
@@ -351,7 +311,7 @@ check_families(const struct gw_conf *m, const struct plan *pl, const int8_t *fam
 	return 0;
 }
 
-/* Unpublish slot's SA and free it once no worker can hold it (ctrl.c's queue). */
+/* Unpublish slot's SA and free it once no worker can hold it (cp.c's queue). */
 static void
 sa_retire(unsigned int slot)
 {
@@ -361,7 +321,7 @@ sa_retire(unsigned int slot)
 	gw_sa_sad_del(&gw, s);
 	if (s->ss.sa != NULL)   /* out of DPDK's telemetry a grace period before it is freed */
 		rte_ipsec_telemetry_sa_del(s->ss.sa);
-	if (!gw_ctrl_reclaim_sa(s))
+	if (!gw_cp_reclaim_sa(s))
 		GW_LOG(WARNING, "reload: SA %s %u unpublished but kept: a worker still held it",
 		       s->dir == GW_DIR_IN ? "in" : "out", s->spi);
 }
@@ -394,7 +354,7 @@ apply(struct gw_conf *m, struct plan *pl, const int8_t *fam, char *err, size_t e
 		undo_adds(pl);
 		return rc;
 	}
-	rc = gw_ctrl_spd_publish(m, err, err_len);
+	rc = gw_cp_spd_publish(m, err, err_len);
 	if (rc != 0) {
 		undo_adds(pl);
 		return rc;
@@ -411,9 +371,9 @@ apply(struct gw_conf *m, struct plan *pl, const int8_t *fam, char *err, size_t e
 		gw_sa_telemetry(&gw, &gw.sa[i], m->sa[i].telemetry);
 	}
 	for (k = 0; k < pl->n_add; k++)
-		memcpy(fp[pl->add[k]], pl->add_fp[k], FP_LEN);
+		gw_sa_fp_put(pl->add[k], pl->add_fp[k]);
 	for (k = 0; k < pl->n_rm; k++)
-		memset(fp[pl->rm[k]], 0, FP_LEN);
+		gw_sa_fp_put(pl->rm[k], NULL);
 	return 0;
 }
 
@@ -449,7 +409,7 @@ gw_reload(char *msg, size_t len)
 		memset(nw, 0, sizeof(*nw));
 	if (m != NULL)
 		memset(m, 0, sizeof(*m));
-	if (nw == NULL || m == NULL || fp == NULL) {
+	if (nw == NULL || m == NULL || !gw_sa_fp_ready()) {
 		snprintf(err, sizeof(err), "out of memory");
 		rc = -ENOMEM;
 		goto out;

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Build the vecsec-gw control protocol's libFuzzer target (test/gw/fuzz_ctrl.c:
-# ctrl.c's framing and request table, the handlers and parser.c, the data
-# plane stubbed) with clang-14 into OUT_DIR and run it for SECONDS (default
-# 20; the environment's FUZZ_SECONDS wins, for long runs:
+# ctrl.c's framing, ctrl_cmd.c's request table, the handlers, the change
+# engine cp.c and parser.c, the data plane stubbed) with clang-14 into
+# OUT_DIR and run it for SECONDS (default 20; the environment's
+# FUZZ_SECONDS wins, for long runs:
 # FUZZ_SECONDS=1800 test/gw/fuzz-ctrl.sh . build build/test/gw/fuzz-ctrl).
 # Seeds: the committed corpus test/gw/fuzz-ctrl-corpus/. Everything it
 # writes (binary, corpus, crash files) stays under OUT_DIR. Exits non-zero
@@ -26,7 +27,7 @@ mkdir -p "$out"
 out=$(readlink -f "$out")
 bin=$out/fuzz_ctrl
 
-# Only DPDK's headers: the few DPDK functions ctrl.c calls are stubbed in
+# Only DPDK's headers: the few DPDK functions these files call are stubbed in
 # fuzz_ctrl.c, so no DPDK library is linked and the sanitizers see it all.
 # shellcheck disable=SC2046
 "$cc" -g -O1 -std=gnu11 -Wall -Wextra -Werror \
@@ -34,6 +35,7 @@ bin=$out/fuzz_ctrl
 	-I"$top/apps/vecsec-gw" -I"$top/lib/include" -I"$top/lib/include/vecsec" -I"$build/lib" \
 	$(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
 	"$top/test/gw/fuzz_ctrl.c" "$top/apps/vecsec-gw/ctrl.c" "$top/apps/vecsec-gw/ctrl_ike.c" \
+	"$top/apps/vecsec-gw/ctrl_cmd.c" "$top/apps/vecsec-gw/cp.c" "$top/apps/vecsec-gw/evq.c" \
 	"$top/apps/vecsec-gw/parser.c" \
 	-o "$bin.tmp"
 mv "$bin.tmp" "$bin"

@@ -2,14 +2,15 @@
 /*
  * libFuzzer target for vecsec-gw's control protocol: the input bytes are
  * what one client sends before it ends the connection. They go through
- * ctrl.c's framing and request table (gw_ctrl_feed(), in pieces of 1, 7,
- * 64, 1000 and 4096 bytes in turn, as reads would bring them) into the
- * command handlers and parser.c, with a live configuration that persists
- * across the requests of the input: `sa`, `sp`, `del`, `replace sp`,
- * `list`, and protocol 1.2's `spi alloc`, `query sa`, `flush owner`... all
- * run (ctrl_ike.c is built in). The data plane is stubbed below (no EAL, no
- * cryptodev: an SA is "up" once gw_sa_add() is called), so the sanitizers
- * see every line of ctrl.c and parser.c that runs.
+ * ctrl.c's framing and ctrl_cmd.c's request table (gw_ctrl_feed(), in
+ * pieces of 1, 7, 64, 1000 and 4096 bytes in turn, as reads would bring
+ * them) into the command handlers, the change engine (cp.c) and parser.c,
+ * with a live configuration that persists across the requests of the
+ * input: `sa`, `sp`, `del`, `replace sp`, `list`, and protocol 1.2's `spi
+ * alloc`, `query sa`, `flush owner`... all run (ctrl_ike.c is built in).
+ * The data plane is stubbed below (no EAL, no cryptodev: an SA is "up"
+ * once gw_sa_add() is called), so the sanitizers see every line of
+ * ctrl.c, ctrl_cmd.c, cp.c and parser.c that runs.
  *
  * Checked on every input, besides crashes, leaks and UB:
  *   - framing: each '\n'-ended piece of the input (a request) gets exactly
