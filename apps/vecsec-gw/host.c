@@ -48,6 +48,11 @@
  * to its peers through the gateway's ports unchanged. The addresses are
  * read from the kernel (getifaddrs() on the T interfaces, every 100 ms) and
  * published to the workers under a sequence counter.
+ *
+ * The data path asks through gw_host_classify() alone (gw_dp.h: at rx, the
+ * frame and then the datagram; after the SPD; before a route to a
+ * protected port), and what this file takes it sends or drops through the
+ * port I/O layer (port_io.h), never through the worker.
  */
 #include "gw_dp.h"
 #include "gw_log.h"
@@ -334,7 +339,7 @@ gw_host_list(FILE *out)
 	fprintf(out, "\nhost default %s\n", gw_host_discard ? "discard" : "bypass");
 }
 
-/* ---- data path ------------------------------------------------------------ */
+/* ---- data path: gw_host_classify() and its steps --------------------------- */
 
 static inline void
 to_port(struct gw_worker *w, int port, struct rte_mbuf *m, bool to_host)

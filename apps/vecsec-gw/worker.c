@@ -122,7 +122,7 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			 * the host's traffic no rule protects leaves as the host made it;
 			 * clear traffic for the host: bypass (or no rule) lets it in
 			 */
-			if (hflag[v6][i] != GW_HOST_NO) {
+			if ((mirror || from_host) && hflag[v6][i] != GW_HOST_NO) {
 				hp.at = GW_HOST_AT_SPD;
 				hp.v6 = (uint8_t)v6;
 				hp.l3 = hflag[v6][i];
