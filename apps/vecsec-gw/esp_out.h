@@ -51,7 +51,7 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	return gw_life_admit_rest(w, sa, mb, n, prev_p);
 }
 
-/* An outbound packet out of rte_ipsec: NAT-T's UDP header, then the route to the unprotected side. */
+/* An outbound packet out of rte_ipsec: NAT-T's UDP header, then the route to the ESP side. */
 static inline void
 out_post(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m)
 {
