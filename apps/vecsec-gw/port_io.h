@@ -3,7 +3,7 @@
  * vecsec-gw port I/O: what the worker and the host exception path (host.c)
  * both do to packets on the ports, and nothing else: rx burst, strip the
  * Ethernet header and check the IP header, count and free a drop, buffer
- * for tx and flush, route and put the L2 header on (port_io.c). It calls
+ * for tx and flush (port_io.c), route and put the L2 header on. It calls
  * no other data-path file (rt.c and frag.c only), so the worker, the ESP
  * files and host.c all sit on it. Per-packet steps are static inline here.
  */
@@ -12,6 +12,8 @@
 
 #include "gw_dp.h"
 #include "gw_pkt.h"
+
+#include <errno.h>
 
 #include <rte_ethdev.h>
 #include <rte_ip.h>
@@ -117,9 +119,61 @@ gw_port_tx(struct gw_worker *w, uint16_t port, struct rte_mbuf *m)
 
 /*
  * Route the IP packet at the start of m and queue it, with its L2 header,
- * for tx (port_io.c). The gateway's own addresses are not looked at here:
- * a caller routing to a protected port asks host.c first (gw_route_in()).
+ * for tx. The gateway's own addresses are not looked at here: a caller
+ * routing to a protected port asks host.c first (gw_route_in()).
  */
-void gw_port_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side);
+static inline void
+gw_port_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+	bool v6 = (l3[0] >> 4) == 6;
+	struct rte_ether_hdr *eh;
+	int port;
+
+	port = gw_rt_lookup(&gw, to_esp_side, l3, v6);
+	if (port < 0 || port >= gw.nb_ports || !gw.port[port].used) {
+		gw_port_drop(w, NULL, m, GW_DROP_NO_ROUTE);
+		return;
+	}
+	/*
+	 * too big for the port: fragments (each routed again, they fit), else
+	 * too_big; a fragment has its datagram's destination, which the
+	 * caller's look at the gateway's own addresses has seen already
+	 */
+	if (m->pkt_len > gw.port[port].mtu) {
+		struct rte_mbuf *fr[GW_FRAG_MAX_OUT];
+		int nf = gw_frag_split(w, m, gw.port[port].mtu, v6, fr);
+
+		if (nf < 0) {
+			gw_port_drop(w, NULL, m, nf == -ENOMEM ? GW_DROP_NO_MBUF : GW_DROP_TOO_BIG);
+			return;
+		}
+		for (int i = 0; i < nf; i++)
+			gw_port_route(w, fr[i], to_esp_side);
+		return;
+	}
+	if (!v6) {
+		/*
+		 * Recomputed only over headers that were verified (rx, or the
+		 * inner header after decryption) or that the gateway built:
+		 * never over one that came in wrong (RFC 1812 5.2.2).
+		 */
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)l3;
+
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	}
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eh));
+	if (eh == NULL) {
+		gw_port_drop(w, NULL, m, GW_DROP_NO_MBUF);
+		return;
+	}
+	rte_ether_addr_copy(&gw.port[port].peer, &eh->dst_addr);
+	rte_ether_addr_copy(&gw.port[port].mac, &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+	m->ol_flags = 0;
+	m->l2_len = sizeof(*eh);
+	gw_port_tx(w, (uint16_t)port, m);
+}
 
 #endif
