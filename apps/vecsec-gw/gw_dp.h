@@ -272,7 +272,7 @@ struct gw_worker {
 	uint64_t polls;                 /* polls done (--idle-exit waits for one more of each) */
 	struct gw_frag_w *frag;         /* reassembly table and fragment IDs (frag.c) */
 	struct gw_fc *spc;              /* SPD flow cache (fcache.h), NULL: none (--spd-cache 0) */
-	struct gw_fc *sadc;             /* SAD cache (esp_inbound), NULL: none (--sad-cache 0) */
+	struct gw_fc *sadc;             /* SAD cache (esp_in.h), NULL: none (--sad-cache 0) */
 };
 
 struct gw_dp {
@@ -464,10 +464,6 @@ int gw_natt_trs_decap(struct rte_mbuf *m);
 int gw_natt_outb(struct rte_mbuf *m, const struct gw_sa *s);
 /* the NAT-T ports (gw_natt_ports, gw_natt_port()): gw_pkt.h */
 void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
-/* worker.c, for host.c: queue m (L2 header in front) for tx on port; count and free */
-void gw_worker_tx(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
-void gw_worker_drop(struct gw_worker *w, struct rte_mbuf *m, enum gw_drop why);
-void gw_worker_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side);
 /*
  * host.c: the exception path to the host stack (--host-port P:T[:IFNAME]).
  * gw_host_tap[P] = T and gw_host_of[T] = P, -1 where a port has none.
@@ -487,28 +483,35 @@ int gw_host_parse(const char *arg);
 int gw_host_setup(struct gw_dp *dp, bool quiet);
 void gw_host_teardown(void);
 void gw_host_list(FILE *out);
-/* rx on a P port, frame with its Ethernet header: true if taken (non-IP: to the host) */
-/* rx on a T port: true if taken (non-IP from the host: out on P) */
-bool gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m);
-enum {
-	GW_HOST_NO,             /* not the host's: the gateway's data path */
-	GW_HOST_TAKEN,          /* handed to the host */
-	GW_HOST_SPD,            /* the host's after the inbound SPD: gw_host_in() if it passes */
+/*
+ * The data path asks host.c at four points, always through
+ * gw_host_classify() (p->at says which), and does what the answer says;
+ * host.c sends what it takes through the port I/O layer (port_io.h).
+ */
+enum gw_host_at {
+	GW_HOST_AT_L2,          /* rx on a P or T port, the frame with its Ethernet header */
+	GW_HOST_AT_L3,          /* rx on a P or T port, the IP datagram (after parse_l3, reassembly) */
+	GW_HOST_AT_SPD,         /* after the SPD: a datagram AT_L3 answered GW_HOST_SPD_* for */
+	GW_HOST_AT_ROUTE,       /* before routing to a protected port: the gateway's own address? */
 };
-/* rx on a P port, IP datagram (after parse_l3 and reassembly): GW_HOST_* */
-int gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto,
-	       bool frag);
-/* an IP datagram that arrived on P (a GW_HOST_SPD one the SPD passed): to P's host tap */
-void gw_host_in(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6);
-/* rx on a T port, IP datagram: true if sent on P without the SPD (charon's IKE) */
-bool gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto,
-		    bool frag);
-/* rx on a T port, IP datagram: true if, when no SP rule matches it, it is dropped */
-bool gw_host_default_drop(uint16_t tap, const struct rte_mbuf *m, int v6, uint8_t proto);
-/* an IP datagram from the host the SPD does not protect: out on P as the host made it */
-void gw_host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6);
-/* before routing to a protected port: true if the destination is the gateway's own (to the host) */
-bool gw_host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6);
+enum gw_host_verdict {
+	GW_HOST_NO,             /* not the host's: the gateway's data path goes on */
+	GW_HOST_TAKEN,          /* sent on (to the host, or from it) or dropped and counted */
+	GW_HOST_SPD_IN,         /* clear for the host (P port): the inbound SPD first, then AT_SPD */
+	GW_HOST_SPD_OUT,        /* from the host (T port): the outbound SPD, then AT_SPD */
+	GW_HOST_SPD_STRICT,     /* the same, and no rule is a drop (--host-default discard) */
+};
+#define GW_HOST_SP_NONE 0xff    /* gw_host_pkt.sp: no rule matched */
+struct gw_host_pkt {
+	uint8_t at;             /* enum gw_host_at */
+	uint8_t v6;
+	uint8_t proto;          /* AT_L3: the datagram's protocol */
+	uint8_t frag;           /* AT_L3: a fragment (--reassemble 0) */
+	uint8_t l3;             /* AT_SPD: what AT_L3 answered */
+	uint8_t sp;             /* AT_SPD: the rule's action (GW_SP_*) or GW_HOST_SP_NONE */
+};
+enum gw_host_verdict gw_host_classify(struct gw_worker *w, uint16_t port, struct rte_mbuf *m,
+				      const struct gw_host_pkt *p);
 /* stats.c */
 void gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f);
 void gw_stats_sum(const struct gw_dp *dp, struct gw_stats *out);

@@ -48,10 +48,16 @@
  * to its peers through the gateway's ports unchanged. The addresses are
  * read from the kernel (getifaddrs() on the T interfaces, every 100 ms) and
  * published to the workers under a sequence counter.
+ *
+ * The data path asks through gw_host_classify() alone (gw_dp.h: at rx, the
+ * frame and then the datagram; after the SPD; before a route to a
+ * protected port), and what this file takes it sends or drops through the
+ * port I/O layer (port_io.h), never through the worker.
  */
 #include "gw_dp.h"
 #include "gw_log.h"
 #include "gw_pkt.h"
+#include "port_io.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -333,7 +339,7 @@ gw_host_list(FILE *out)
 	fprintf(out, "\nhost default %s\n", gw_host_discard ? "discard" : "bypass");
 }
 
-/* ---- data path ------------------------------------------------------------ */
+/* ---- data path: gw_host_classify() and its steps --------------------------- */
 
 static inline void
 to_port(struct gw_worker *w, int port, struct rte_mbuf *m, bool to_host)
@@ -342,7 +348,7 @@ to_port(struct gw_worker *w, int port, struct rte_mbuf *m, bool to_host)
 		w->st.host_in++;
 	else
 		w->st.host_out++;
-	gw_worker_tx(w, (uint16_t)port, m);
+	gw_port_tx(w, (uint16_t)port, m);
 }
 
 /* The Ethernet header in front of m's IP header again (strip_l2 left it in the headroom). */
@@ -360,8 +366,10 @@ l2_restore(struct rte_mbuf *m, bool v6, const struct rte_ether_addr *dst)
 	return true;
 }
 
-bool
-gw_host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m)
+/* rx on a P port, frame with its Ethernet header: true if taken (non-IP: to the host) */
+/* rx on a T port: true if taken (non-IP from the host: out on P) */
+static bool
+host_l2(struct gw_worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eh;
 	uint16_t type;
@@ -455,9 +463,12 @@ udp_ike_in(const struct rte_mbuf *m, bool *natt_esp)
 		port_in(gw_host_bypass_ports, GW_HOST_MAX_BYPASS, u->dst_port);
 }
 
-int
-gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto,
-	   bool frag)
+static void host_in(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6);
+
+/* rx on a P port, IP datagram (after parse_l3 and reassembly): GW_HOST_NO, _TAKEN or _SPD_IN */
+static enum gw_host_verdict
+host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8_t proto,
+	bool frag)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *dst = l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
@@ -481,13 +492,14 @@ gw_host_l3(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6, uint8
 		exempt = true;
 	/* clear traffic from the unprotected side: the inbound SPD decides (RFC 4301 5.2) */
 	if (!exempt && gw.port[port].esp_side)
-		return GW_HOST_SPD;
-	gw_host_in(w, port, m, v6);
+		return GW_HOST_SPD_IN;
+	host_in(w, port, m, v6);
 	return GW_HOST_TAKEN;
 }
 
-void
-gw_host_in(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6)
+/* an IP datagram that arrived on P (a GW_HOST_SPD_IN one the SPD passed): to P's host tap */
+static void
+host_in(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
 	bool mcast = dst_mcast(l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
@@ -500,7 +512,7 @@ gw_host_in(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, int v6)
 		h->hdr_checksum = rte_ipv4_cksum(h);
 	}
 	if (!l2_restore(m, v6, mcast ? NULL : &gw.port[port].mac)) {
-		gw_worker_drop(w, m, GW_DROP_NO_MBUF);
+		gw_port_drop(w, NULL, m, GW_DROP_NO_MBUF);
 		return;
 	}
 	/* the tap of the port it arrived on, whichever tap has the address */
@@ -522,9 +534,12 @@ ike_msg(const uint8_t *p, uint32_t len)
 	return l == len;
 }
 
-bool
-gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto,
-	       bool frag)
+static void host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6);
+
+/* rx on a T port, IP datagram: true if sent on P without the SPD (charon's IKE) */
+static bool
+host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, uint8_t proto,
+	    bool frag)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_udp_hdr *u;
@@ -558,7 +573,7 @@ gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, ui
 			  ike_msg(pl + 4, plen - 4)) &&
 			!(natt_dst && plen == 1 && pl[0] == 0xff))
 		return false;
-	gw_host_out(w, tap, m, v6);
+	host_out(w, tap, m, v6);
 	return true;
 }
 
@@ -568,32 +583,40 @@ gw_host_bypass(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6, ui
  * except the link's own control (link_ctl()). Between the host and a
  * protected port it never meets the wire, and passes as before.
  */
-bool
-gw_host_default_drop(uint16_t tap, const struct rte_mbuf *m, int v6, uint8_t proto)
+static inline bool
+host_default_drop(uint16_t tap, const struct rte_mbuf *m, int v6, uint8_t proto)
 {
 	return gw_host_discard && gw.port[gw_host_of[tap]].esp_side &&
 		!link_ctl(m, v6, proto);
 }
 
-void
-gw_host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6)
+static bool host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6);
+
+/* an IP datagram from the host the SPD does not protect: out on P as the host made it */
+static void
+host_out(struct gw_worker *w, uint16_t tap, struct rte_mbuf *m, int v6)
 {
 	int port = gw_host_of[tap];
 
 	/* reassembled from the host's fragments: the gateway's routes fragment it again */
 	if (!rte_pktmbuf_is_contiguous(m) || m->pkt_len > gw.port[port].mtu) {
-		gw_worker_route(w, m, gw.port[port].esp_side);
+		/* to a protected port: the gateway's own addresses first, as every route */
+		if (!gw.port[port].esp_side &&
+				host_local(w, m, (rte_pktmbuf_mtod(m, const uint8_t *)[0] >> 4) == 6))
+			return;
+		gw_port_route(w, m, gw.port[port].esp_side);
 		return;
 	}
 	if (!l2_restore(m, v6, NULL)) {
-		gw_worker_drop(w, m, GW_DROP_NO_MBUF);
+		gw_port_drop(w, NULL, m, GW_DROP_NO_MBUF);
 		return;
 	}
 	to_port(w, port, m, false);
 }
 
-bool
-gw_host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6)
+/* before routing to a protected port: true if the destination is the gateway's own (to the host) */
+static bool
+host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
 	int tap = local_tap(l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr)
@@ -608,11 +631,61 @@ gw_host_local(struct gw_worker *w, struct rte_mbuf *m, bool v6)
 		h->hdr_checksum = rte_ipv4_cksum(h);
 	}
 	if (!l2_restore(m, v6, &gw.port[gw_host_of[tap]].mac)) {
-		gw_worker_drop(w, m, GW_DROP_NO_MBUF);
+		gw_port_drop(w, NULL, m, GW_DROP_NO_MBUF);
 		return true;
 	}
 	rte_ether_addr_copy(&gw.port[tap].mac,
 		&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr);
 	to_port(w, tap, m, true);
 	return true;
+}
+
+/*
+ * A packet from the host after the outbound SPD: what no rule protects
+ * leaves as the host made it (no rule: unless --host-default discard, l3
+ * GW_HOST_SPD_STRICT); the rest is the gateway's (protect: ESP; discard,
+ * or no rule under discard: a policy drop). Clear traffic for the host
+ * (GW_HOST_SPD_IN): bypass, or no rule unless --host-default discard, lets
+ * it in; else a policy drop.
+ */
+static inline enum gw_host_verdict
+host_spd(struct gw_worker *w, uint16_t port, struct rte_mbuf *m, const struct gw_host_pkt *p)
+{
+	bool none = p->sp == GW_HOST_SP_NONE;
+
+	if (p->l3 != GW_HOST_SPD_IN) {
+		if ((none && p->l3 == GW_HOST_SPD_OUT) || (!none && p->sp == GW_SP_BYPASS)) {
+			host_out(w, port, m, p->v6);
+			return GW_HOST_TAKEN;
+		}
+		return GW_HOST_NO;
+	}
+	if (none ? gw_host_discard : p->sp != GW_SP_BYPASS)
+		gw_port_drop(w, NULL, m, GW_DROP_POLICY);
+	else
+		host_in(w, port, m, p->v6);
+	return GW_HOST_TAKEN;
+}
+
+enum gw_host_verdict
+gw_host_classify(struct gw_worker *w, uint16_t port, struct rte_mbuf *m,
+		 const struct gw_host_pkt *p)
+{
+	switch (p->at) {
+	case GW_HOST_AT_L2:
+		return host_l2(w, port, m) ? GW_HOST_TAKEN : GW_HOST_NO;
+	case GW_HOST_AT_L3:
+		if (gw_host_of[port] < 0)
+			return host_l3(w, port, m, p->v6, p->proto, p->frag);
+		if (host_bypass(w, port, m, p->v6, p->proto, p->frag))
+			return GW_HOST_TAKEN;
+		/* the outbound SPD next, whatever the packet */
+		return host_default_drop(port, m, p->v6, p->proto) ? GW_HOST_SPD_STRICT :
+			GW_HOST_SPD_OUT;
+	case GW_HOST_AT_SPD:
+		return host_spd(w, port, m, p);
+	case GW_HOST_AT_ROUTE:
+		return host_local(w, m, p->v6) ? GW_HOST_TAKEN : GW_HOST_NO;
+	}
+	return GW_HOST_NO;
 }
