@@ -27,7 +27,7 @@
 
 struct rte_fib;
 struct rte_fib6;
-struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and worker.c */
+struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and esp_in.h */
 
 /*
  * TSC cycles from @then to @now, 0 when @then is later. Two readings taken
@@ -70,7 +70,7 @@ struct gw_sa {
 	/*
 	 * vecsec: anti-replay of inbound rte_ipsec SAs (lookaside-none, CPU
 	 * crypto) with a window or ESN: an exact RFC 4303 window (lib/esp) in
-	 * front of rte_ipsec's (worker.c, replay_pre/replay_post). NULL: none
+	 * front of rte_ipsec's (esp_in.h, replay_pre/replay_post). NULL: none
 	 * (lookaside-protocol SAs: the PMD's window is exact).
 	 */
 	struct vecsec_esp_replay *rw;
@@ -125,8 +125,9 @@ struct gw_sa {
 } __rte_cache_aligned;
 
 /*
- * Stage 1 of a packet's SA state (worker.c, "per-SA state, fetched early"):
- * its two hot lines, requested where the SPD (sp.c) or SAD (worker.c) names it.
+ * Stage 1 of a packet's SA state (esp_crypto.h, "per-SA state, fetched
+ * early"): its two hot lines, requested where the SPD (sp.c) or SAD
+ * (esp_in.h) names it.
  */
 static inline void
 gw_sa_prefetch(const struct gw_sa *sa)

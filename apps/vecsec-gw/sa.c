@@ -470,7 +470,7 @@ sec_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
  * DPDK 22.11's window lets about half of all replays through, counts W + 1
  * numbers, and can record a genuine ESN packet 2^32 too high, after which
  * the SA fails every ICV (docs/dpdk-ipsec-replay.md). The worker keeps an
- * exact RFC 4303 window of W numbers in front of it (worker.c). Without
+ * exact RFC 4303 window of W numbers in front of it (esp_in.h). Without
  * ESN rte_ipsec's window is off (size 0): ours alone decides, and a packet
  * neither reads nor writes rte_ipsec's copy (two cache lines, W/8 + 64
  * bytes of the SA less). With ESN rte_ipsec's window stays on, because its

@@ -18,8 +18,8 @@
  *     the file is written (new file, fsync, rename, fsync the folder)
  *     before the SA can send;
  *   - the data path never uses a number past the durable mark: the SA's
- *     hard packet limit (struct gw_sa hard_pkts, which worker.c checks per
- *     burst anyway) is capped at the numbers reserved; a packet past it is
+ *     hard packet limit (struct gw_sa hard_pkts, which esp_out.h's life_admit()
+ *     checks per burst anyway) is capped at the numbers reserved; a packet past it is
  *     dropped as seq_unreserved, never sent (hard_real keeps the real limit
  *     for the expire events);
  *   - the management thread looks every tick (gw_seq_state_poll()): an SA

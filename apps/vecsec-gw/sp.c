@@ -6,10 +6,10 @@
  * per list; a rule's ACL priority is its rank, so ties resolve exactly as
  * in the list); gw_sp_lookup() is the plain linear scan over the same list,
  * the reference the ACL is tested against. The lists are immutable;
- * run-time changes publish new ones (ctrl.c), on the published ACL where
+ * run-time changes publish new ones (cp.c), on the published ACL where
  * the change is small (gw_sp_update: dead base rules and an overlay, see
  * struct gw_spd), rebuilt from scratch when it is not and when the control
- * thread is idle, and once for a batch of many changes (ctrl.c).
+ * thread is idle, and once for a batch of many changes (cp.c).
  */
 #include "gw_dp.h"
 #include "gw_pkt.h"
