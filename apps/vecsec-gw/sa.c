@@ -545,6 +545,155 @@ blk_free(struct gw_dp *dp, struct gw_sa *s)
 	s->rw = NULL;
 }
 
+/* The SA's mode, and a tunnel's outer header template in *h4 or *h6. */
+static void
+sa_prm_mode(const struct gw_sa_conf *c, int fam, struct rte_ipsec_sa_prm *prm,
+	    struct rte_ipv4_hdr *h4, struct rte_ipv6_hdr *h6)
+{
+	if (c->mode == GW_MODE_TRANS) {
+		prm->ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TRANSPORT;
+		prm->trs.proto = fam ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	} else {
+		prm->ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TUNNEL;
+		prm->tun.next_proto = fam ? IPPROTO_IPV6 : IPPROTO_IPIP;
+		if (c->mode == GW_MODE_TUN4) {
+			prm->ipsec_xform.tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV4;
+			memset(h4, 0, sizeof(*h4));
+			h4->version_ihl = RTE_IPV4_VHL_DEF;
+			h4->time_to_live = 64;
+			h4->next_proto_id = IPPROTO_ESP;
+			memcpy(&h4->src_addr, c->src.b, 4);
+			memcpy(&h4->dst_addr, c->dst.b, 4);
+			prm->tun.hdr = h4;
+			prm->tun.hdr_len = sizeof(*h4);
+		} else {
+			prm->ipsec_xform.tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV6;
+			memset(h6, 0, sizeof(*h6));
+			h6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+			h6->proto = IPPROTO_ESP;
+			h6->hop_limits = 64;
+			memcpy(h6->src_addr, c->src.b, 16);
+			memcpy(h6->dst_addr, c->dst.b, 16);
+			prm->tun.hdr = h6;
+			prm->tun.hdr_len = sizeof(*h6);
+		}
+	}
+}
+
+/* NAT-T: the SA's ports, and outbound tunnels' UDP header from the template. */
+static void
+sa_prm_natt(struct gw_sa *s, const struct gw_sa_conf *c, struct rte_ipsec_sa_prm *prm,
+	    struct rte_ipv4_hdr *h4, struct rte_ipv6_hdr *h6)
+{
+	if (c->udp_encap) {
+		/*
+		 * NAT-T (RFC 3948), tunnel mode: rte_ipsec 22.11 adds the UDP header
+		 * outbound (from the template) but cannot init an inbound SA with
+		 * it, so inbound the worker steps over the UDP header itself.
+		 * Transport mode: rte_ipsec has no UDP header for it at all; natt.c
+		 * adds it after outbound and removes it before inbound processing.
+		 */
+		s->natt = true;
+		s->natt_sport = c->natt_sport != 0 ? c->natt_sport : GW_NATT_PORT;
+		s->natt_dport = c->natt_dport != 0 ? c->natt_dport : GW_NATT_PORT;
+		if (c->dir == GW_DIR_OUT && c->mode != GW_MODE_TRANS) {
+			prm->ipsec_xform.options.udp_encap = 1;
+			prm->ipsec_xform.udp.sport = s->natt_sport;
+			prm->ipsec_xform.udp.dport = s->natt_dport;
+			h4->next_proto_id = IPPROTO_UDP;
+			h6->proto = IPPROTO_UDP;
+		}
+	}
+}
+
+/* What a packet reads of SA slot s (its hot lines) and what views show (cold). */
+static void
+sa_fill(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam)
+{
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
+
+	s->spi = c->spi;
+	s->dir = c->dir;
+	s->mode = c->mode;
+	s->inner_v6 = (uint8_t)fam;
+	cold->src = c->src;
+	cold->dst = c->dst;
+	cold->algo_name = c->algo_name;
+	cold->line = c->line;
+	cold->owner = c->owner;
+	memcpy(s->life, c->life, sizeof(s->life));
+	s->has_life = (c->life[0] | c->life[1] | c->life[2] | c->life[3]) != 0;
+	s->life_more = (c->life[GW_LIFE_SOFT_PKTS] | c->life[GW_LIFE_SOFT_BYTES] |
+			c->life[GW_LIFE_HARD_BYTES]) != 0;
+	s->used_pkts = 0;
+	s->used_bytes = 0;
+	s->soft_sent = 0;
+	s->hard_sent = 0;
+	if (c->dir == GW_DIR_IN)
+		s->hard_pkts = c->life[GW_LIFE_HARD_PKTS];
+	else
+		gw_seq_state_cap(s);    /* capped at the numbers reserved */
+	if (c->aead || c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ||
+			c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CTR)
+		s->esp_fixed = 8 + 8 + c->digest_len;
+	else if (c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CBC)
+		s->esp_fixed = 8 + 16 + c->digest_len;
+	else if (c->cipher_algo == RTE_CRYPTO_CIPHER_NULL)
+		s->esp_fixed = 8 + c->digest_len;
+	else
+		s->esp_fixed = 8 + 8 + c->digest_len;
+	s->pad_align = c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CBC && !c->aead ? 16 :
+		(c->cipher_algo == RTE_CRYPTO_CIPHER_3DES_CBC ||
+		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
+	s->tail_need = 16 + 4;
+	/* rte_ipsec keeps the ESN high half between trailer and ICV (lib/ipsec: sqh_len) */
+	s->nh_from_end = (uint16_t)(c->digest_len + ((c->esn || dp->esn) ? 4 : 0) + 1);
+}
+
+/* The cryptodev for SA slot s (its id), or -ENOTSUP, said unless quiet. */
+static int
+sa_pick_dev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
+	    struct rte_crypto_sym_xform *xf, const struct rte_ipsec_sa_prm *prm, bool quiet,
+	    bool only_used)
+{
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
+	int rc;
+
+	if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
+		/* the PMD frames ESP itself: tunnel end points as addresses, not a header */
+		cold->sa_ix = prm->ipsec_xform;
+		sec_tunnel(c, &cold->sa_ix);
+		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .ix = &cold->sa_ix,
+			.xf = sess_xform(c, xf) }, only_used);
+	} else {
+		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .xf = sess_xform(c, xf),
+			.cpu = s->action == GW_SA_CPU_CRYPTO }, only_used);
+	}
+	if (rc < 0 && s->action == GW_SA_LOOKASIDE_PROTOCOL) {
+		if (quiet)
+			return -ENOTSUP;
+		fprintf(stderr, "vecsec-gw: SA %s %u (line %d, %s): no cryptodev offers it as "
+			"lookaside-protocol ESP%s (crypto_vecsec: ChaCha20-Poly1305 and ARIA-GCM, "
+			"tunnel or transport, no udp-encap)\n",
+			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
+			c->udp_encap ? " with udp-encap" : "");
+		return -ENOTSUP;
+	}
+	if (rc < 0) {
+		if (quiet)
+			return -ENOTSUP;
+		GW_LOG(ERR, "SA %s %u (line %d, %s): no cryptodev supports it%s; %s",
+		       c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
+		       s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "",
+		       sa_is_aria(c) ? "ARIA needs crypto_vecsec built with ARIA "
+		       "(--vdev crypto_vecsec0; installed in DPDK's plugin folder, or -d "
+		       "librte_crypto_vecsec.so)" :
+		       "add one with --vdev (software PMDs need no PCI: --no-pci)");
+		return -ENOTSUP;
+	}
+	return rc;
+}
+
 /*
  * Everything of SA slot s but its session: the device, and one allocation
  * for its rte_ipsec SA and, inbound, the exact replay window right after it
@@ -606,123 +755,13 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	if (c->dir == GW_DIR_IN)
 		prm.ipsec_xform.replay_win_sz = rw_win == 0 ? win : esn ? rw_win + 64 : 0;
 	prm.crypto_xform = ipx;
-	if (c->mode == GW_MODE_TRANS) {
-		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TRANSPORT;
-		prm.trs.proto = fam ? IPPROTO_IPV6 : IPPROTO_IPIP;
-	} else {
-		prm.ipsec_xform.mode = RTE_SECURITY_IPSEC_SA_MODE_TUNNEL;
-		prm.tun.next_proto = fam ? IPPROTO_IPV6 : IPPROTO_IPIP;
-		if (c->mode == GW_MODE_TUN4) {
-			prm.ipsec_xform.tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV4;
-			memset(&h4, 0, sizeof(h4));
-			h4.version_ihl = RTE_IPV4_VHL_DEF;
-			h4.time_to_live = 64;
-			h4.next_proto_id = IPPROTO_ESP;
-			memcpy(&h4.src_addr, c->src.b, 4);
-			memcpy(&h4.dst_addr, c->dst.b, 4);
-			prm.tun.hdr = &h4;
-			prm.tun.hdr_len = sizeof(h4);
-		} else {
-			prm.ipsec_xform.tunnel.type = RTE_SECURITY_IPSEC_TUNNEL_IPV6;
-			memset(&h6, 0, sizeof(h6));
-			h6.vtc_flow = rte_cpu_to_be_32(6u << 28);
-			h6.proto = IPPROTO_ESP;
-			h6.hop_limits = 64;
-			memcpy(h6.src_addr, c->src.b, 16);
-			memcpy(h6.dst_addr, c->dst.b, 16);
-			prm.tun.hdr = &h6;
-			prm.tun.hdr_len = sizeof(h6);
-		}
-	}
-	if (c->udp_encap) {
-		/*
-		 * NAT-T (RFC 3948), tunnel mode: rte_ipsec 22.11 adds the UDP header
-		 * outbound (from the template) but cannot init an inbound SA with
-		 * it, so inbound the worker steps over the UDP header itself.
-		 * Transport mode: rte_ipsec has no UDP header for it at all; natt.c
-		 * adds it after outbound and removes it before inbound processing.
-		 */
-		s->natt = true;
-		s->natt_sport = c->natt_sport != 0 ? c->natt_sport : GW_NATT_PORT;
-		s->natt_dport = c->natt_dport != 0 ? c->natt_dport : GW_NATT_PORT;
-		if (c->dir == GW_DIR_OUT && c->mode != GW_MODE_TRANS) {
-			prm.ipsec_xform.options.udp_encap = 1;
-			prm.ipsec_xform.udp.sport = s->natt_sport;
-			prm.ipsec_xform.udp.dport = s->natt_dport;
-			h4.next_proto_id = IPPROTO_UDP;
-			h6.proto = IPPROTO_UDP;
-		}
-	}
+	sa_prm_mode(c, fam, &prm, &h4, &h6);
+	sa_prm_natt(s, c, &prm, &h4, &h6);
 
-	s->spi = c->spi;
-	s->dir = c->dir;
-	s->mode = c->mode;
-	s->inner_v6 = (uint8_t)fam;
-	cold->src = c->src;
-	cold->dst = c->dst;
-	cold->algo_name = c->algo_name;
-	cold->line = c->line;
-	cold->owner = c->owner;
-	memcpy(s->life, c->life, sizeof(s->life));
-	s->has_life = (c->life[0] | c->life[1] | c->life[2] | c->life[3]) != 0;
-	s->life_more = (c->life[GW_LIFE_SOFT_PKTS] | c->life[GW_LIFE_SOFT_BYTES] |
-			c->life[GW_LIFE_HARD_BYTES]) != 0;
-	s->used_pkts = 0;
-	s->used_bytes = 0;
-	s->soft_sent = 0;
-	s->hard_sent = 0;
-	if (c->dir == GW_DIR_IN)
-		s->hard_pkts = c->life[GW_LIFE_HARD_PKTS];
-	else
-		gw_seq_state_cap(s);    /* capped at the numbers reserved */
-	if (c->aead || c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ||
-			c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CTR)
-		s->esp_fixed = 8 + 8 + c->digest_len;
-	else if (c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CBC)
-		s->esp_fixed = 8 + 16 + c->digest_len;
-	else if (c->cipher_algo == RTE_CRYPTO_CIPHER_NULL)
-		s->esp_fixed = 8 + c->digest_len;
-	else
-		s->esp_fixed = 8 + 8 + c->digest_len;
-	s->pad_align = c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CBC && !c->aead ? 16 :
-		(c->cipher_algo == RTE_CRYPTO_CIPHER_3DES_CBC ||
-		 c->cipher_algo == RTE_CRYPTO_CIPHER_DES_CBC) && !c->aead ? 8 : 4;
-	s->tail_need = 16 + 4;
-	/* rte_ipsec keeps the ESN high half between trailer and ICV (lib/ipsec: sqh_len) */
-	s->nh_from_end = (uint16_t)(c->digest_len + ((c->esn || dp->esn) ? 4 : 0) + 1);
-
-	if (s->action == GW_SA_LOOKASIDE_PROTOCOL) {
-		/* the PMD frames ESP itself: tunnel end points as addresses, not a header */
-		cold->sa_ix = prm.ipsec_xform;
-		sec_tunnel(c, &cold->sa_ix);
-		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .ix = &cold->sa_ix,
-			.xf = sess_xform(c, xf) }, only_used);
-	} else {
-		rc = pick_cdev(dp, &(struct cdev_want){ .c = c, .xf = sess_xform(c, xf),
-			.cpu = s->action == GW_SA_CPU_CRYPTO }, only_used);
-	}
-	if (rc < 0 && s->action == GW_SA_LOOKASIDE_PROTOCOL) {
-		if (quiet)
-			return -ENOTSUP;
-		fprintf(stderr, "vecsec-gw: SA %s %u (line %d, %s): no cryptodev offers it as "
-			"lookaside-protocol ESP%s (crypto_vecsec: ChaCha20-Poly1305 and ARIA-GCM, "
-			"tunnel or transport, no udp-encap)\n",
-			c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
-			c->udp_encap ? " with udp-encap" : "");
-		return -ENOTSUP;
-	}
-	if (rc < 0) {
-		if (quiet)
-			return -ENOTSUP;
-		GW_LOG(ERR, "SA %s %u (line %d, %s): no cryptodev supports it%s; %s",
-		       c->dir == GW_DIR_IN ? "in" : "out", c->spi, c->line, c->algo_name,
-		       s->action == GW_SA_CPU_CRYPTO ? " with CPU crypto" : "",
-		       sa_is_aria(c) ? "ARIA needs crypto_vecsec built with ARIA "
-		       "(--vdev crypto_vecsec0; installed in DPDK's plugin folder, or -d "
-		       "librte_crypto_vecsec.so)" :
-		       "add one with --vdev (software PMDs need no PCI: --no-pci)");
-		return -ENOTSUP;
-	}
+	sa_fill(dp, s, c, fam);
+	rc = sa_pick_dev(dp, s, c, xf, &prm, quiet, only_used);
+	if (rc < 0)
+		return rc;
 	s->cdev_id = (uint8_t)rc;
 	dp->cdev[rc].used = true;
 
