@@ -1242,6 +1242,116 @@ run_insns(void)
 	return 0;
 }
 
+/*
+ * The implementations to measure: vecsec at each level asked for (and its
+ * variants), then the peers.
+ */
+static void
+add_impls(void)
+{
+	int cap;
+
+	/* the cap before any impl pins a level (a variant's init does) */
+	cap = (int)vecsec_isa_cap();
+	for (int isa = VECSEC_ISA_SCALAR; isa <= VECSEC_ISA_AVX512; isa++) {
+		if (opt.any_isa && !opt.want_isa[isa])
+			continue;
+		if (!isa_usable(isa)) {
+			if (opt.any_isa)
+				printf("vecsec:   %s skipped: the CPU lacks it\n",
+				       vecsec_isa_name((enum vecsec_isa)isa));
+			continue;
+		}
+		if (isa > cap && !opt.any_isa)
+			continue;       /* VECSEC_ISA caps the default list */
+		add_impl(bench_vecsec_impl(isa));
+		if (opt.two_pass) {
+			static struct bench_vecsec_knobs tp[VECSEC_ISA_AVX512 + 1];
+			static char tpname[VECSEC_ISA_AVX512 + 1][32];
+
+			snprintf(tpname[isa], sizeof(tpname[isa]), "vecsec-%s-2pass",
+				 vecsec_isa_name((enum vecsec_isa)isa));
+			tp[isa] = (struct bench_vecsec_knobs){ .name = tpname[isa], .twopass = true,
+				.chacha_w = -1, .poly_w = -1, .staged = -1 };
+			add_impl(bench_vecsec_variant(isa, &tp[isa]));
+		}
+	}
+	add_variants(cap);
+	if (!opt.no_peers) {
+#ifdef BENCH_HAVE_OPENSSL
+		add_impl(bench_peer_openssl());
+#endif
+#ifdef BENCH_HAVE_SODIUM
+		add_impl(bench_peer_sodium());
+#endif
+#ifdef BENCH_HAVE_GCRYPT
+		add_impl(bench_peer_gcrypt());
+#endif
+#ifdef BENCH_HAVE_IPSECMB
+		add_impl(bench_peer_ipsecmb());
+#endif
+#ifdef BENCH_HAVE_NETTLE
+		add_impl(bench_peer_nettle());
+#endif
+	}
+}
+
+/* What is measured, which versions, and how. */
+static void
+print_measured(void)
+{
+	printf("measured:");
+	for (unsigned int i = 0; i < nimpls; i++)
+		printf("%s %s", i ? "," : "", impls[i]->name);
+	printf("\nversions:");
+	for (unsigned int i = 0, n = 0; i < nimpls; i++) {
+		if (impls[i]->is_vecsec && n > 0)
+			continue;       /* one libvecsec */
+		printf("%s %s", n++ ? ";" : "", impls[i]->version);
+	}
+	printf("\ntiming:   median of %u samples of >= %.2f ms after %.0f ms warm-up per point;"
+	       " out-of-place; outputs cross-checked before timing\n", opt.reps,
+	       opt.sample_s * 1e3, opt.warm_s * 1e3);
+	if (nimpls == 0)
+		die("nothing to measure");
+
+}
+
+/* The CSV and the PNG, when asked for: 0, or 1 if the CSV could not be written. */
+static int
+write_outputs(const char *model)
+{
+	char title[256], script[PATH_MAX];
+	int rc = 0;
+
+	if (opt.csv != NULL || opt.png != NULL) {
+		char tmp[] = "/tmp/vecsec-bench-XXXXXX";
+		const char *csv = opt.csv;
+
+		if (csv == NULL) {
+			int fd = mkstemp(tmp);
+
+			if (fd < 0)
+				die("cannot create a temporary CSV");
+			close(fd);
+			csv = tmp;
+		}
+		if (write_csv(csv) != 0)
+			rc = 1;
+		else if (opt.csv != NULL)
+			printf("csv:      %s\n", opt.csv);
+		if (rc == 0 && opt.png != NULL) {
+			snprintf(title, sizeof(title), "vecsec-bench on %s (%s %.0f MHz)", model,
+				 bench_tick_name(), bench_tick_hz() / 1e6);
+			if (plot(csv, opt.png, title, script, sizeof(script)) == 0)
+				printf("png:      %s (drawn by %s)\n", opt.png, script);
+		}
+		if (opt.csv == NULL)
+			unlink(tmp);
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1252,8 +1362,8 @@ main(int argc, char **argv)
 	const size_t *bsizes;
 	unsigned int nbsizes, nsingle_sizes;
 	size_t single_sizes[MAX_SIZES];
-	char model[128], title[256], script[PATH_MAX];
-	int cpu, cap, rc = 0;
+	char model[128];
+	int cpu, rc;
 
 	parse_args(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1311,63 +1421,8 @@ main(int argc, char **argv)
 	printf("ISA cap:  %s (CPU max %s)\n", vecsec_isa_name(vecsec_isa_cap()),
 	       vecsec_isa_name(vecsec_cpu_max_isa()));
 
-	/* the cap before any impl pins a level (a variant's init does) */
-	cap = (int)vecsec_isa_cap();
-	for (int isa = VECSEC_ISA_SCALAR; isa <= VECSEC_ISA_AVX512; isa++) {
-		if (opt.any_isa && !opt.want_isa[isa])
-			continue;
-		if (!isa_usable(isa)) {
-			if (opt.any_isa)
-				printf("vecsec:   %s skipped: the CPU lacks it\n",
-				       vecsec_isa_name((enum vecsec_isa)isa));
-			continue;
-		}
-		if (isa > cap && !opt.any_isa)
-			continue;       /* VECSEC_ISA caps the default list */
-		add_impl(bench_vecsec_impl(isa));
-		if (opt.two_pass) {
-			static struct bench_vecsec_knobs tp[VECSEC_ISA_AVX512 + 1];
-			static char tpname[VECSEC_ISA_AVX512 + 1][32];
-
-			snprintf(tpname[isa], sizeof(tpname[isa]), "vecsec-%s-2pass",
-				 vecsec_isa_name((enum vecsec_isa)isa));
-			tp[isa] = (struct bench_vecsec_knobs){ .name = tpname[isa], .twopass = true,
-				.chacha_w = -1, .poly_w = -1, .staged = -1 };
-			add_impl(bench_vecsec_variant(isa, &tp[isa]));
-		}
-	}
-	add_variants(cap);
-	if (!opt.no_peers) {
-#ifdef BENCH_HAVE_OPENSSL
-		add_impl(bench_peer_openssl());
-#endif
-#ifdef BENCH_HAVE_SODIUM
-		add_impl(bench_peer_sodium());
-#endif
-#ifdef BENCH_HAVE_GCRYPT
-		add_impl(bench_peer_gcrypt());
-#endif
-#ifdef BENCH_HAVE_IPSECMB
-		add_impl(bench_peer_ipsecmb());
-#endif
-#ifdef BENCH_HAVE_NETTLE
-		add_impl(bench_peer_nettle());
-#endif
-	}
-	printf("measured:");
-	for (unsigned int i = 0; i < nimpls; i++)
-		printf("%s %s", i ? "," : "", impls[i]->name);
-	printf("\nversions:");
-	for (unsigned int i = 0, n = 0; i < nimpls; i++) {
-		if (impls[i]->is_vecsec && n > 0)
-			continue;       /* one libvecsec */
-		printf("%s %s", n++ ? ";" : "", impls[i]->version);
-	}
-	printf("\ntiming:   median of %u samples of >= %.2f ms after %.0f ms warm-up per point;"
-	       " out-of-place; outputs cross-checked before timing\n", opt.reps,
-	       opt.sample_s * 1e3, opt.warm_s * 1e3);
-	if (nimpls == 0)
-		die("nothing to measure");
+	add_impls();
+	print_measured();
 
 	key = bench_alloc(2048);
 	in = bench_alloc(maxlen);
@@ -1417,31 +1472,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "\r\033[K");
 	print_tables();
 
-	if (opt.csv != NULL || opt.png != NULL) {
-		char tmp[] = "/tmp/vecsec-bench-XXXXXX";
-		const char *csv = opt.csv;
-
-		if (csv == NULL) {
-			int fd = mkstemp(tmp);
-
-			if (fd < 0)
-				die("cannot create a temporary CSV");
-			close(fd);
-			csv = tmp;
-		}
-		if (write_csv(csv) != 0)
-			rc = 1;
-		else if (opt.csv != NULL)
-			printf("csv:      %s\n", opt.csv);
-		if (rc == 0 && opt.png != NULL) {
-			snprintf(title, sizeof(title), "vecsec-bench on %s (%s %.0f MHz)", model,
-				 bench_tick_name(), bench_tick_hz() / 1e6);
-			if (plot(csv, opt.png, title, script, sizeof(script)) == 0)
-				printf("png:      %s (drawn by %s)\n", opt.png, script);
-		}
-		if (opt.csv == NULL)
-			unlink(tmp);
-	}
+	rc = write_outputs(model);
 	for (unsigned int j = 0; j < BURST_N; j++) {
 		free(bb->key[j]);
 		free(bb->in[j]);
