@@ -29,6 +29,9 @@ import sys
 import tempfile
 from collections import defaultdict
 
+# Tarjan's strongly connected components, one copy for both graph checks
+from lib_include_graph import sccs  # noqa: E402 (tools/ is the script's folder)
+
 
 def obj_name(path):
     base = os.path.basename(path)
@@ -69,36 +72,6 @@ def objects(paths):
         else:
             found.append(p)
     return found
-
-
-def sccs(nodes, edges):
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(nodes):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def graph(nm, paths, out=sys.stdout, calls=False):
