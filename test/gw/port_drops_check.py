@@ -85,7 +85,8 @@ def main():
         cmd = ["ip", "netns", "exec", ns, gwbin, "-l", "0", "--no-pci", "--no-huge", "-m", "512",
                "--file-prefix", prefix, "--log-level", "*:warning",
                "--vdev", "net_tap0,iface=%s" % tap, "--vdev", "net_null1,no-rx=1",
-               "--", "-u", "2", "--ctrl", sock, "--stats-file", stats_file]
+               "--", "-u", "2", "--ctrl", sock, "--stats-file", stats_file] + \
+            gwtest.seq_state_args([])     # never the host's /var/lib/vecsec-gw
         gw = gwtest.Gateway(cmd)
         if not gw.wait_ready():
             ok = False
