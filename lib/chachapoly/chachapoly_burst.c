@@ -47,7 +47,9 @@
 #include <string.h>
 
 #include "chachapoly_burst.h"
+#include "chachapoly_knobs.h"
 #include "chachapoly_staged.h"
+#include "chachapoly_direct.h"
 
 /* ---- the four passes ---- */
 
@@ -512,9 +514,10 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	const struct poly1305_impl *pi;
 	struct job_ctx ctx[VECSEC_MAX_BURST];
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
-	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST];
+	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST], cand[VECSEC_MAX_BURST];
 	uint32_t weight[VECSEC_MAX_BURST];
-	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0;
+	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0, nc = 0;
+	bool direct;
 	size_t smax;
 	struct burst b;
 
@@ -533,6 +536,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	b.ci = ci;
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
+	direct = ci->xor_lanes_bytes != NULL && vecsec_lanes_direct();
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */
 		weight[j] = (uint32_t)(jobs[j]->len / CHACHA_BLOCK_LEN);
@@ -540,12 +544,20 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 			xjobs[nx++] = (uint16_t)j;
 		if (fast_ok(jobs[j], smax))
 			fast[nf++] = (uint16_t)j;
+		else if (direct && direct_ok(jobs[j]))
+			cand[nc++] = (uint16_t)j;
 		else
 			all[ng++] = (uint16_t)j;
 	}
 
 	if (nx > 0)
 		xchacha_subkeys(&b, ci, xjobs, nx);
+
+	/* longer linear jobs of similar lengths: in place, a ChaCha width at a time */
+	if (nc > 0) {
+		vecsec_lanes_order(cand, weight, nc);
+		direct_run(&b, ci, pi, cand, nc, all, &ng);
+	}
 
 	/*
 	 * small linear jobs: a ChaCha width at a time, similar lengths

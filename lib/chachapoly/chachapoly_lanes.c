@@ -175,6 +175,20 @@ vecsec_lanes_set_staged_max(size_t len)
 			      memory_order_relaxed);
 }
 
+static _Atomic bool direct_on = true;
+
+bool
+vecsec_lanes_direct(void)
+{
+	return atomic_load_explicit(&direct_on, memory_order_relaxed);
+}
+
+bool
+vecsec_lanes_set_direct(bool on)
+{
+	return atomic_exchange_explicit(&direct_on, on, memory_order_relaxed);
+}
+
 /*
  * Poly1305 width for the general passes: their lanes fall out of step
  * (AAD, text and lengths blocks of different jobs), and each call runs the
