@@ -105,31 +105,71 @@ mac_runs(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list, 
 }
 
 /*
- * Up to one ChaCha width (ci->lanes) of direct_ok() jobs, all seal or all
- * open (seal true or false).
+ * The data of k jobs (list) in pieces of at most piece blocks, one piece
+ * per lane (at most ci->lanes pieces in all), in one call of the
+ * byte-exact kernel: lane counters start at each piece's first block.
+ * ks0 true (seal): the call gives block 0 of each job into b->buf[i] (i
+ * its place in list) before its data, the lanes of later pieces a block
+ * into their stage slot (unused: all lanes step together); only the jobs
+ * whose bit is set in run take part.
  */
 static void
-direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly1305_impl *pi,
-	     const uint16_t *list, unsigned int k, bool seal)
+direct_chacha(struct burst *b, const struct chacha_impl *ci, const uint16_t *list, unsigned int k,
+	      uint32_t piece, uint32_t run, bool ks0)
 {
-	uint32_t bytes[VECSEC_MAX_LANES], nb[DIRECT_RUNS][VECSEC_MAX_LANES];
-	const uint8_t *in[DIRECT_RUNS][VECSEC_MAX_LANES];
-	uint8_t *ks0[VECSEC_MAX_LANES], *tagp[VECSEC_MAX_LANES];
-	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];      /* open: computed tags */
+	uint32_t bytes[VECSEC_MAX_LANES];
+	uint8_t *k0[VECSEC_MAX_LANES];
+	unsigned int lane = 0;
 
-	/* seal: block 0 and the ciphertext; open: block 0 alone (bytes 0) */
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
+		uint32_t first = 0;
 
-		lane_key(b, i, list[i], 0);
-		b->cl.in[i] = job->in;
-		b->cl.out[i] = job->out;
-		bytes[i] = seal ? (uint32_t)job->len : 0;
-		ks0[i] = b->buf[i];
-		b->cl.active |= UINT32_C(1) << i;
+		if (!((run >> i) & 1))
+			continue;
+		do {
+			size_t off = (size_t)first * CHACHA_BLOCK_LEN;
+			size_t n = job->len - off;
+
+			if (n > (size_t)piece * CHACHA_BLOCK_LEN)
+				n = (size_t)piece * CHACHA_BLOCK_LEN;
+			/* RFC 8439 2.8: data block m at counter 1 + m */
+			lane_key(b, lane, list[i], first + (ks0 ? 0 : 1));
+			b->cl.in[lane] = job->in + off;
+			b->cl.out[lane] = job->out + off;
+			bytes[lane] = (uint32_t)n;
+			k0[lane] = first == 0 ? b->buf[i] : b->stage[lane];
+			b->cl.active |= UINT32_C(1) << lane;
+			lane++;
+			first += piece;
+		} while (piece != 0 && (size_t)first * CHACHA_BLOCK_LEN < job->len);
 	}
-	ci->xor_lanes_bytes(&b->cl, bytes, ks0);
+	VECSEC_ASSERT(lane <= ci->lanes);
+	if (b->cl.active != 0)
+		ci->xor_lanes_bytes(&b->cl, bytes, ks0 ? k0 : NULL);
+	b->cl.active = 0;
+}
+
+/*
+ * Up to one ChaCha width (ci->lanes) of direct_ok() jobs, all seal or all
+ * open (seal true or false), their data cut into pieces of at most piece
+ * blocks that fit the lanes (direct_pieces()).
+ */
+static void
+direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly1305_impl *pi,
+	     const uint16_t *list, unsigned int k, bool seal, uint32_t piece)
+{
+	uint32_t nb[DIRECT_RUNS][VECSEC_MAX_LANES], all = (UINT32_C(1) << k) - 1, ok = 0;
+	const uint8_t *in[DIRECT_RUNS][VECSEC_MAX_LANES];
+	uint8_t *tagp[VECSEC_MAX_LANES];
+	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];      /* open: computed tags */
+
+	/*
+	 * seal: block 0 and the ciphertext; open: block 0 alone (a piece of
+	 * 0 blocks: the call stops after it, and takes one lane per job)
+	 */
+	direct_chacha(b, ci, list, k, seal ? piece : 0, all, true);
 
 	/* RFC 8439 2.8: AAD || pad16 || ciphertext || pad16 || lengths */
 	for (unsigned int i = 0; i < k; i++) {
@@ -159,7 +199,6 @@ direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly130
 	}
 	mac_runs(b, pi, list, k, in, nb, tagp);
 
-	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		struct vecsec_aead_job *job = b->jobs[list[i]];
 
@@ -171,25 +210,52 @@ direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly130
 		}
 		/* constant-time compare; a forged job's output is zeroed */
 		job->status = vecsec_job_status(vecsec_chachapoly_verify(job, calc[i]));
-		if (job->status == VECSEC_JOB_OK && job->len > 0) {
-			b->cl.ctr[i] = 1;       /* RFC 8439 2.8: the data from counter 1 */
-			bytes[i] = (uint32_t)job->len;
-			b->cl.active |= UINT32_C(1) << i;
-		}
+		if (job->status == VECSEC_JOB_OK && job->len > 0)
+			ok |= UINT32_C(1) << i;
 	}
-	if (b->cl.active != 0)
-		ci->xor_lanes_bytes(&b->cl, bytes, NULL);
-	b->cl.active = 0;
+	if (!seal && ok != 0)
+		direct_chacha(b, ci, list, k, piece, ok, false);
+	if (piece < UINT32_MAX)
+		vecsec_memzero(b->stage, sizeof(b->stage));     /* keystream of unused blocks */
 	vecsec_memzero(calc, sizeof(calc));
 }
 
 /*
+ * The piece size (in blocks) for jobs list[0..k) (longest first, k at most
+ * lanes) so that all their pieces fit lanes lanes with the fewest kernel
+ * steps; UINT32_MAX when no job needs cutting.
+ */
+static uint32_t
+direct_pieces(struct burst *b, const uint16_t *list, unsigned int k, unsigned int lanes,
+	      uint64_t total)
+{
+	uint32_t most = job_blocks(b->jobs[list[0]]), piece;
+
+	if (k == lanes || most <= 1)
+		return UINT32_MAX;
+	piece = (uint32_t)((total + lanes - 1) / lanes);
+	for (piece = piece > 0 ? piece : 1; piece < most; piece++) {
+		unsigned int pieces = 0;
+
+		for (unsigned int i = 0; i < k; i++) {
+			uint32_t nbk = job_blocks(b->jobs[list[i]]);
+
+			pieces += nbk == 0 ? 1 : (nbk + piece - 1) / piece;
+		}
+		if (pieces <= lanes)
+			return piece;
+	}
+	return UINT32_MAX;
+}
+
+/*
  * From the direct_ok() jobs in cand[0..nc) (longest first), the groups the
- * direct path runs: a ChaCha width at a time, all seal or all open, where
- * the group keeps at least 3/4 of its lane steps busy (the kernel runs
- * every lane to the group's longest job); the rest are appended to
- * rest[] (*nr) for the general passes, which cut long jobs into pieces
- * and refill lanes as they run out.
+ * direct path runs, all seal or all open: a ChaCha width of jobs at a
+ * time, or fewer with long ones cut into pieces over the free lanes
+ * (each lane has its own counter), where the group keeps at least 3/4 of
+ * its lane steps busy (the kernel steps every lane as long as the
+ * longest piece); the rest are appended to rest[] (*nr) for the general
+ * passes, which refill lanes as they run out.
  */
 static void
 direct_run(struct burst *b, const struct chacha_impl *ci, const struct poly1305_impl *pi,
@@ -204,22 +270,23 @@ direct_run(struct burst *b, const struct chacha_impl *ci, const struct poly1305_
 		dl[d][nd[d]++] = cand[j];
 	}
 	for (int d = 0; d < 2; d++) {
-		for (unsigned int g = 0; g < nd[d]; g += ci->lanes) {
+		for (unsigned int g = 0; g < nd[d];) {
 			unsigned int k = nd[d] - g < ci->lanes ? nd[d] - g : ci->lanes;
-			uint64_t sum = 0, most = 0;
+			uint64_t sum = 0, most;
+			uint32_t piece;
 
-			for (unsigned int i = 0; i < k; i++) {
-				uint64_t nbk = job_blocks(b->jobs[dl[d][g + i]]);
-
-				sum += nbk;
-				most = nbk > most ? nbk : most;
-			}
+			for (unsigned int i = 0; i < k; i++)
+				sum += job_blocks(b->jobs[dl[d][g + i]]);
+			piece = direct_pieces(b, dl[d] + g, k, ci->lanes, sum);
+			most = piece < UINT32_MAX ? piece : job_blocks(b->jobs[dl[d][g]]);
 			if (4 * sum >= 3 * most * ci->lanes) {
-				direct_group(b, ci, pi, dl[d] + g, k, d == 1);
+				direct_group(b, ci, pi, dl[d] + g, k, d == 1, piece);
+				g += k;
 				continue;
 			}
-			for (unsigned int i = 0; i < k; i++)
-				rest[(*nr)++] = dl[d][g + i];
+			/* too ragged: this group and all shorter ones to the general passes */
+			for (; g < nd[d]; g++)
+				rest[(*nr)++] = dl[d][g];
 		}
 	}
 }
