@@ -661,7 +661,7 @@ test_crossover(void)
 	vecsec_lanes_set_crossover(64);
 	one_burst(40, ks, seed + 2, true, "crossover 64");
 	vecsec_lanes_reset_crossover();
-	VT_EXPECT(vecsec_lanes_crossover() >= 1536, "default crossover %zu",
+	VT_EXPECT(vecsec_lanes_crossover() >= 256, "default crossover %zu",
 		  vecsec_lanes_crossover());
 	free(ks);
 }
@@ -1007,8 +1007,9 @@ lengths_alignments(bool in_place, const char *cfg)
 
 /*
  * lengths_alignments() in place and out of place, with the direct path on
- * (its default) and off, and with the staged path off (the direct path
- * then takes the small jobs too).
+ * (its default) and off, with the staged path off (the direct path then
+ * takes the small jobs too), and with the crossover at its maximum (every
+ * length in the lanes at every level).
  */
 static void
 test_staged_lengths_alignments(void)
@@ -1030,6 +1031,11 @@ test_staged_lengths_alignments(void)
 		snprintf(cfg, sizeof(cfg), "%s staged off", inpl ? "in place" : "out of place");
 		lengths_alignments(inpl, cfg);
 		vecsec_lanes_set_staged_max(staged);
+		/* every length in the lanes, whatever this level's crossover */
+		vecsec_lanes_set_crossover(SIZE_MAX);
+		snprintf(cfg, sizeof(cfg), "%s crossover max", inpl ? "in place" : "out of place");
+		lengths_alignments(inpl, cfg);
+		vecsec_lanes_reset_crossover();
 	}
 	vecsec_lanes_set_direct(direct);
 }
