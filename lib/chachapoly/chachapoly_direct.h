@@ -3,7 +3,7 @@
  * The direct path of ChaCha20-Poly1305 bursts (chachapoly_burst.h): linear
  * jobs longer than the staged path takes (AAD at most FAST_AAD bytes), a
  * ChaCha width of similar lengths at a time, with a byte-exact ChaCha lane
- * kernel (xor_lanes_bytes: AVX-512). Nothing is staged or copied but the
+ * kernel (xor_lanes_bytes: AVX-512, AVX2). Nothing is staged or copied but the
  * few bytes Poly1305 needs padded:
  *   seal: one ChaCha kernel call gives block 0 (the one-time key, RFC 8439
  *         2.6) into the lane's buffer and the ciphertext from job->in
