@@ -64,7 +64,7 @@ void vecsec_lanes_set_staged_max(size_t len);
 
 /*
  * The direct path (chachapoly_direct.h: linear jobs past the staged path,
- * read and written in place by a byte-exact ChaCha lane kernel, AVX-512):
+ * read and written in place by a byte-exact ChaCha lane kernel, AVX-512 or AVX2):
  * on by default; set_direct(false) sends those jobs through the general
  * passes (tests and benchmarks). Returns the previous setting.
  */

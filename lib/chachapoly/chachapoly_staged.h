@@ -7,7 +7,7 @@
  * buffer behind a zero block, one kernel run gives block 0 (the one-time
  * Poly1305 key, RFC 8439 2.6) and the data, and the MAC input is laid out
  * contiguously around the ciphertext, so each lane needs one Poly1305 run.
- * Seal with a byte-exact kernel (16 lanes, AVX-512) skips the staging of
+ * Seal with a byte-exact kernel (AVX-512 x16, AVX2 x8) skips the staging of
  * the data: the kernel reads job->in and writes job->out itself, masked
  * at the ragged end (fast_seal_direct); open with it
  * decrypts, once the tag matched, straight from job->in to job->out.
