@@ -622,10 +622,15 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	pass_chacha(&b, open, no);
 out:
 	vecsec_memzero(ctx, n * sizeof(ctx[0]));
-	vecsec_memzero(&b.cl, sizeof(b.cl));
-	vecsec_memzero(&b.pl, sizeof(b.pl));
-	vecsec_memzero(&b.pst, sizeof(b.pst.h) + sizeof(b.pst.r));
-	vecsec_memzero(b.stage, sizeof(b.stage));
+	/* the secrets of the lane structs: key words, accumulators and r */
+	vecsec_wipe(b.cl.key, sizeof(b.cl.key));
+	vecsec_wipe(b.pl.h, sizeof(b.pl.h));
+	vecsec_wipe(b.pl.r, sizeof(b.pl.r));
+	/* the general passes' stage and scalar state (the other paths wipe their own) */
+	if (ng > 0) {
+		vecsec_memzero(&b.pst, sizeof(b.pst.h) + sizeof(b.pst.r));
+		vecsec_memzero(b.stage, sizeof(b.stage));
+	}
 }
 
 void

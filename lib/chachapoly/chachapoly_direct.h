@@ -91,7 +91,7 @@ mac_runs(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list, 
 			b->pl.active = (UINT32_C(1) << kk) - 1;
 			pi->tags_lanes(&b->pl, s, tagp + g);
 			b->pl.active = 0;
-			vecsec_memzero(s, sizeof(s));
+			vecsec_wipe(s, sizeof(s));
 			continue;
 		}
 		for (unsigned int i = 0; i < kk; i++) {
@@ -203,7 +203,7 @@ direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly130
 		struct vecsec_aead_job *job = b->jobs[list[i]];
 
 		/* the buffer's secrets: what is left of block 0, the last bytes */
-		vecsec_memzero(b->buf[i], CHACHA_BLOCK_LEN + 2 * POLY1305_BLOCK_LEN);
+		vecsec_wipe(b->buf[i], CHACHA_BLOCK_LEN + 2 * POLY1305_BLOCK_LEN);
 		if (seal) {
 			job->status = VECSEC_JOB_OK;
 			continue;

@@ -94,7 +94,7 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 			b->pl.active = (UINT32_C(1) << kk) - 1;
 			pi->tags_lanes(&b->pl, s, tp);
 			b->pl.active = 0;
-			vecsec_memzero(s, sizeof(s));
+			vecsec_wipe(s, sizeof(s));
 			continue;
 		}
 		for (unsigned int i = 0; i < kk; i++)
@@ -283,7 +283,7 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
 			vecsec_poly1305_tag(job->tag, c->h, c->s);
 		job->status = VECSEC_JOB_OK;
 		/* the buffer's secret: what is left of block 0 (the Poly1305 key) */
-		vecsec_memzero(b->buf[i], CHACHA_BLOCK_LEN);
+		vecsec_wipe(b->buf[i], CHACHA_BLOCK_LEN);
 	}
 }
 
