@@ -136,8 +136,9 @@ direct_chacha(struct burst *b, const struct chacha_impl *ci, const uint16_t *lis
 				n = (size_t)piece * CHACHA_BLOCK_LEN;
 			/* RFC 8439 2.8: data block m at counter 1 + m */
 			lane_key(b, lane, list[i], first + (ks0 ? 0 : 1));
-			b->cl.in[lane] = job->in + off;
-			b->cl.out[lane] = job->out + off;
+			/* no arithmetic on the NULL that an empty job may pass */
+			b->cl.in[lane] = off != 0 ? job->in + off : job->in;
+			b->cl.out[lane] = off != 0 ? job->out + off : job->out;
 			bytes[lane] = (uint32_t)n;
 			k0[lane] = first == 0 ? b->buf[i] : b->stage[lane];
 			b->cl.active |= UINT32_C(1) << lane;
