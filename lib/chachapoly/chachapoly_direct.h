@@ -210,7 +210,7 @@ direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly130
 			continue;
 		}
 		/* constant-time compare; a forged job's output is zeroed */
-		job->status = vecsec_job_status(vecsec_chachapoly_verify(job, calc[i]));
+		job->status = lane_verify(job, calc[i]);
 		if (job->status == VECSEC_JOB_OK && job->len > 0)
 			ok |= UINT32_C(1) << i;
 	}

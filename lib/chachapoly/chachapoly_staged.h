@@ -174,7 +174,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 			vecsec_poly1305_tag(tag, c->h, c->s);
 		else
 			memcpy(tag, calc[i], sizeof(tag));
-		job->status = vecsec_job_status(vecsec_chachapoly_verify(job, tag));
+		job->status = lane_verify(job, tag);
 		if (job->status == VECSEC_JOB_OK) {
 			/*
 			 * Counter 1 on, the lane's key still loaded: straight from
