@@ -215,8 +215,10 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		 * byte-exact kernel only open jobs come here and never decrypt in
 		 * the buffer: block 0 is all there is to wipe.
 		 */
-		if (ci->xor_lanes_bytes != NULL)
-			used = CHACHA_BLOCK_LEN;
+		if (ci->xor_lanes_bytes != NULL) {
+			vecsec_wipe(b->buf[i], CHACHA_BLOCK_LEN);      /* inline: a constant */
+			continue;
+		}
 		if (job->dir == VECSEC_AEAD_OPEN && ((verified >> i) & 1))
 			copy_small(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
 		vecsec_memzero(b->buf[i], used);
