@@ -10,7 +10,9 @@
  *
  * This file: the four passes, lanes_run() and the entry point. Small
  * linear jobs (<= FAST_MAX bytes, AAD <= 64) take the staged path instead,
- * a ChaCha width of them at a time (chachapoly_staged.h); the lane widths,
+ * a ChaCha width of them at a time (chachapoly_staged.h); longer linear
+ * ones, where a byte-exact ChaCha lane kernel exists and a group of them
+ * fills the lanes, the direct path (chachapoly_direct.h); the lane widths,
  * the crossover and the test knobs are chachapoly_lanes.c's; the types
  * and the per-job inline helpers the three share, chachapoly_burst.h.
  *

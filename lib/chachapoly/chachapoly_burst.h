@@ -7,6 +7,8 @@
  *                        lanes_run() and the entry point;
  *   chachapoly_staged.h  the staged path for small linear jobs (a header
  *                        chachapoly_burst.c alone includes: see there);
+ *   chachapoly_direct.h  the direct path for longer linear jobs with a
+ *                        byte-exact ChaCha lane kernel (likewise);
  *   chachapoly_lanes.c   the lane kernels of each level, the choice of
  *                        width, the crossover and the knobs
  *                        (chachapoly_knobs.h).
