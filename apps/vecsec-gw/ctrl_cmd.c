@@ -33,10 +33,10 @@ cmd_list_json(FILE *out)
 		if (!s->active)
 			continue;
 		fprintf(out, "%s\n  {\"dir\": \"%s\", \"spi\": %u, \"algo\": \"%s\", "
-			"\"mode\": \"%s\", \"inner\": \"ipv%c\", \"cryptodev\": \"%s\", "
-			"\"owner\": \"%s\", \"origin\": \"%s\"}", n++ ? "," : "",
-			s->dir == GW_DIR_IN ? "in" : "out",
-			s->spi, gw.sa_cold[i].algo_name, s->mode == GW_MODE_TRANS ? "transport" :
+			"\"integ\": \"%s\", \"mode\": \"%s\", \"inner\": \"ipv%c\", "
+			"\"cryptodev\": \"%s\", \"owner\": \"%s\", \"origin\": \"%s\"}",
+			n++ ? "," : "", s->dir == GW_DIR_IN ? "in" : "out",
+			s->spi, gw.sa_cold[i].algo_name, gw.sa_cold[i].integ_name, s->mode == GW_MODE_TRANS ? "transport" :
 			s->mode == GW_MODE_TUN4 ? "ipv4-tunnel" : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			gw.sa_cold[i].owner != 0 ? gw_owner_name(gw.sa_cold[i].owner) : "",
@@ -72,8 +72,9 @@ cmd_list(FILE *out)
 
 		if (!s->active)
 			continue;
-		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s",
+		fprintf(out, "sa %s %u %s integ %s %s inner ipv%c cryptodev %s%s",
 			s->dir == GW_DIR_IN ? "in" : "out", s->spi, gw.sa_cold[i].algo_name,
+			gw.sa_cold[i].integ_name,
 			s->mode == GW_MODE_TRANS  ? "transport"
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",

@@ -127,6 +127,71 @@ def until(fn, timeout=20.0, step=0.05):
         time.sleep(step)
 
 
+def json_types(v):
+    """The shape of a JSON value: its keys and value types, recursively (lists by element)."""
+    if isinstance(v, dict):
+        return {k: json_types(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [json_types(v[0])] if v else []
+    return type(v).__name__
+
+
+def no_bools(v):
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, dict):
+        return all(no_bools(x) for x in v.values())
+    if isinstance(v, list):
+        return all(no_bools(x) for x in v)
+    return True
+
+
+def schema_checks(ck, c, prefix, o9):
+    """The integrity algorithm in every view of a CBC+HMAC SA; -j and telemetry one schema."""
+    rc, out, err = ctl(c, prefix, "show", "sa", "out", "9")
+    ck.check(rc == 0 and "aes-128-cbc integ sha1-hmac" in out,
+             "show sa out 9: %s" % out.split("\n")[0], "show sa out 9: %r" % out)
+    rc, out, err = ctl(c, prefix, "list")
+    ck.check(rc == 0 and "sa out 9 aes-128-cbc integ sha1-hmac " in out and
+             "sa out 5 chacha20-poly1305 integ aead " in out,
+             "list: sa out 9 aes-128-cbc integ sha1-hmac", "list: %r" % out)
+    rc, out, err = ctl(c, prefix, "list", json_out=True)
+    lst = json.loads(out) if rc == 0 else {}
+    s9 = [s for s in lst.get("sa", []) if s["spi"] == 9]
+    ck.check(s9 and s9[0]["integ"] == "sha1-hmac" and s9[0]["origin"] == "control",
+             "-j list: SA 9 integ sha1-hmac, origin control", "-j list: %r" % out)
+    rc, out, err = ctl(c, prefix, "show", "sa", "out", "9", json_out=True)
+    j9 = json.loads(out)[0] if rc == 0 else {}
+    # a control-socket SA has no line in a file: no "line" (it was 2^30 + n)
+    ck.check(j9.get("integ") == "sha1-hmac" and j9.get("algo") == "aes-128-cbc" and
+             j9.get("origin") == "control" and "line" not in j9 and
+             o9 is not None and o9.get("integ") == "sha1-hmac" and "line" not in o9,
+             "-j show sa out 9 and telemetry: integ sha1-hmac, origin control, no line",
+             "-j show sa out 9: %r, telemetry %s" % (out, o9))
+    # one schema: the same keys and types in -j and telemetry, no booleans in either
+    t5 = tel(prefix, "/vecsec_gw/sa,out,5")
+    rc, out, err = ctl(c, prefix, "show", "sa", "out", "5", json_out=True)
+    j5 = json.loads(out)[0] if rc == 0 else {}
+    ts = tel(prefix, "/vecsec_gw/stats") or {}
+    rc, out, err = ctl(c, prefix, "stats", json_out=True)
+    js = json.loads(out) if rc == 0 else {}
+    jsa = js.pop("sa", None)
+    ck.check(json_types(t5) == json_types(j5) and isinstance(j5.get("line"), int) and
+             j5["line"] == t5["line"] and j5["line"] < 100,
+             "SA out 5: -j and telemetry have the same keys and types (%d keys)" % len(j5),
+             "SA out 5 schemas differ:\n  -j  %s\n  tel %s" % (json_types(j5), json_types(t5)))
+    ck.check(json_types(ts) == json_types(js) and jsa is not None,
+             "stats: -j (less its \"sa\" list) and telemetry have the same keys and types",
+             "stats schemas differ:\n  -j  %s\n  tel %s" % (json_types(js), json_types(ts)))
+    ck.check(no_bools(js) and no_bools(jsa) and no_bools(j5) and no_bools(ts) and
+             all(not k.endswith("_s") or k.endswith("_per_s") for k in list(js) + list(j5)),
+             "no booleans and no _s keys (durations in _ms) in either view",
+             "a boolean or an _s key: %s %s" % (js, j5))
+    w = js.get("workers", {})
+    ck.check(list(w) == ["0"] and w["0"]["rx"] > 0 and w["0"]["polls"] > 0,
+             "stats: workers %s" % w, "stats: workers %s" % w)
+
+
 def read_text(path):
     with open(path, errors="replace") as f:
         return f.read()
@@ -231,8 +296,9 @@ def telemetry_case(gw, c, tmp, ck):
                  "/vecsec_gw/sa: %s" % lst, "/vecsec_gw/sa: %s" % lst)
         o5 = tel(prefix, "/vecsec_gw/sa,out,5")
         want = {"spi": 5, "dir": "out", "mode": "ipv4-tunnel", "src": "172.31.1.1",
-                "dst": "172.31.2.1", "algo": "chacha20-poly1305", "driver": "crypto_vecsec",
-                "telemetry": 1}
+                "dst": "172.31.2.1", "algo": "chacha20-poly1305", "integ": "aead",
+                "driver": "crypto_vecsec", "ipsec_telemetry": "on", "encap": "none",
+                "seq_bits": 32, "expired": "none", "origin": "file"}
         bad = {k: (o5 or {}).get(k) for k in want if (o5 or {}).get(k) != want[k]}
         ck.check(o5 is not None and not bad and o5["seq"] >= o5["pkts"] > 0 and
                  o5["cryptodev"].startswith("crypto_vecsec") and
@@ -260,12 +326,14 @@ def telemetry_case(gw, c, tmp, ck):
         ck.check(r_out and r_in, "rates: SA out 5 %s pkt/s, SA in 5 0 pkt/s after its "
                  "traffic" % r_out, "rates: out 5 %s, in 5 at 0: %s" % (r_out, r_in))
         # the gateway-wide rates have their own interval: wait for one that saw traffic
-        gs = until(lambda: (lambda d: d if d and d.get("port0_rx_per_s", 0) > 0 and
+        def p0rate(d):
+            return d["ports"]["0"]["rx_per_s"] if d and d.get("ports") else 0
+        gs = until(lambda: (lambda d: d if p0rate(d) > 0 and
                             d.get("esp_out_per_s", 0) > 0 else None)(
             tel(prefix, "/vecsec_gw/stats"))) or tel(prefix, "/vecsec_gw/stats") or {}
-        ck.check(gs.get("port0_rx_per_s", 0) > 0 and gs.get("esp_out_per_s", 0) > 0,
+        ck.check(p0rate(gs) > 0 and gs.get("esp_out_per_s", 0) > 0,
                  "/vecsec_gw/stats rates: port0 rx %d/s, esp_out %d/s" %
-                 (gs.get("port0_rx_per_s", 0), gs.get("esp_out_per_s", 0)),
+                 (p0rate(gs), gs.get("esp_out_per_s", 0)),
                  "/vecsec_gw/stats: %s" % gs)
         # a reload of the same file keeps every SA's state
         o5a = tel(prefix, "/vecsec_gw/sa,out,5")
@@ -305,12 +373,12 @@ def telemetry_case(gw, c, tmp, ck):
         def stats_js():
             r = ctl(c, prefix, "stats", json_out=True)
             j = json.loads(r[1]) if r[0] == 0 else {}
-            return (r, j) if j.get("ports") and j["ports"][0]["rx"] > 0 else None
+            return (r, j) if j.get("ports") and j["ports"]["0"]["rx"] > 0 else None
         (rc, out, err), js = until(stats_js) or (ctl(c, prefix, "stats", json_out=True), {})
         js = js or (json.loads(out) if rc == 0 else {})
         ck.check(rc == 0 and [s["spi"] for s in js.get("sa", [])] == [5, 6, 5] and
-                 js["uptime_s"] > 0 and js["ports"][0]["rx"] > 0,
-                 "vecsec-ctl -j stats: JSON, 3 SAs, uptime %.1f s" % js.get("uptime_s", 0),
+                 js["uptime_ms"] > 0 and js["ports"]["0"]["rx"] > 0,
+                 "vecsec-ctl -j stats: JSON, 3 SAs, uptime %d ms" % js.get("uptime_ms", 0),
                  "vecsec-ctl -j stats: rc %d %r %s" % (rc, out[:300], err))
         rc, out, err = ctl(c, prefix, "list", json_out=True)
         js = json.loads(out) if rc == 0 else {}
@@ -340,7 +408,7 @@ def telemetry_case(gw, c, tmp, ck):
             pos = 0
             while pos < len(out.strip()):
                 obj, pos = dec.raw_decode(out, pos)
-                ups.append(obj["uptime_s"])
+                ups.append(obj["uptime_ms"])
                 while pos < len(out) and out[pos].isspace():
                     pos += 1
         except ValueError:
@@ -361,6 +429,7 @@ def telemetry_case(gw, c, tmp, ck):
         ck.check(o9 is not None and o9["driver"] == "crypto_aesni_mb",
                  "SA out 9 (AES-CBC) on %s, made when it came" % (o9 or {}).get("cryptodev"),
                  "SA out 9: %s" % o9)
+        schema_checks(ck, c, prefix, o9)
         proc.send_signal(signal.SIGTERM)
         rc = proc.wait(timeout=60)
         log.seek(0)
@@ -637,11 +706,11 @@ def reload_case(gw, c, tmp, ck):
     drops = {k: v for k, v in st["drops"].items() if v}
     # after the reset-free run the counters are since start: every packet in went out as ESP
     ck.check(watch.done and not watch.errors and not drops and
-             st["esp_out"] == watch.n == st["ports"][0]["rx"],
+             st["esp_out"] == watch.n == st["ports"]["0"]["rx"],
              "%d reloads under traffic: %d ESP packets, SPI 5, seq 1..%d unbroken, port rx "
-             "%d == esp_out, no drops" % (reloads, watch.n, watch.n, st["ports"][0]["rx"]),
+             "%d == esp_out, no drops" % (reloads, watch.n, watch.n, st["ports"]["0"]["rx"]),
              "ESP out: %d frames, esp_out %d, rx %d, drops %s, errors %s" %
-             (watch.n, st["esp_out"], st["ports"][0]["rx"], drops, watch.errors[:3]))
+             (watch.n, st["esp_out"], st["ports"]["0"]["rx"], drops, watch.errors[:3]))
 
 
 # ---- drain --------------------------------------------------------------------------------

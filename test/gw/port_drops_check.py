@@ -67,7 +67,7 @@ def main():
         out["stats"] = dict(zip(NAMES, map(int, m.groups()))) if m else r.stdout
         r = gwtest.ctl(ctlbin, sock, words=["-j", "stats"])
         try:
-            p = [x for x in json.loads(r.stdout)["ports"] if x["port"] == port][0]
+            p = json.loads(r.stdout)["ports"][str(port)]
             out["json stats"] = {k: p[k] for k in NAMES}
         except (ValueError, KeyError, IndexError):
             out["json stats"] = r.stdout
@@ -75,7 +75,7 @@ def main():
         if tel is None:
             return out, None
         t = tel[0].get("/vecsec_gw/stats") or {}
-        out["telemetry"] = {k: t.get("port%d_%s" % (port, k)) for k in NAMES}
+        out["telemetry"] = {k: t.get("ports", {}).get(str(port), {}).get(k) for k in NAMES}
         e = tel[1].get("/ethdev/stats") or {}
         return out, {k: e.get(k) for k in NAMES}
 
@@ -135,7 +135,7 @@ def main():
             fail("gateway exited with %s: %s" % (rc, text[-2000:]))
         try:
             with open(stats_file) as f:
-                p0 = [x for x in json.load(f)["ports"] if x["port"] == 0][0]
+                p0 = json.load(f)["ports"]["0"]
             if p0["ierrors"] != want["ierrors"] or any(k not in p0 for k in NAMES):
                 fail("--stats-file: port 0 %s, want ierrors %d" % (p0, want["ierrors"]))
             else:
