@@ -19,6 +19,7 @@ usage: port_drops_check.py GATEWAY_BINARY CTL_BINARY
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,11 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-portdrops-")
     sock = os.path.join(tmp, "gw.sock")
     stats_file = os.path.join(tmp, "stats.json")
+    # --stats-file is replaced whole (a temporary file renamed over it), never rewritten
+    # in place: a second name of the old file keeps the old text
+    with open(stats_file, "w") as f:
+        f.write("old\n")
+    os.link(stats_file, stats_file + ".old")
     prefix = gwtest.file_prefix("portdrops")
     ok = True
     gw = None
@@ -141,6 +147,19 @@ def main():
             else:
                 print("ok   --stats-file at exit: port 0 %s" % ", ".join(
                     "%s %d" % (k, p0[k]) for k in NAMES))
+            with open(stats_file + ".old") as f:
+                old = f.read()
+            left = sorted(n for n in os.listdir(tmp) if n.startswith("stats.json."))
+            mode = stat.S_IMODE(os.stat(stats_file).st_mode)
+            um = os.umask(0)
+            os.umask(um)
+            # what a plain open() would have made, not mkstemp's 0600
+            if old != "old\n" or left != ["stats.json.old"] or mode != 0o666 & ~um:
+                fail("--stats-file written in place or left files: the old file's other "
+                     "name holds %r, files %s, mode %o" % (old[:40], left, mode))
+            else:
+                print("ok   --stats-file replaced by rename (the old file untouched, no "
+                      "temporary file left, mode %o)" % mode)
         except (OSError, ValueError, KeyError, IndexError) as ex:
             fail("--stats-file: %s" % ex)
     finally:
