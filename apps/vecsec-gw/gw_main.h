@@ -60,6 +60,7 @@ int gw_check_only(struct gw_conf *c, const char *file, const struct opts *o, boo
 /* pmd_load.c */
 char **gw_pmd_autoload(int *argc, char **argv, bool *added);
 void gw_pmd_duplicates(void);
+bool gw_pmd_missing(const char *prefer);
 
 /* log.c */
 void gw_journal_log(void);

@@ -335,6 +335,7 @@ eal_start(struct gw_run *l)
 		GW_LOG(DEBUG, "run from the build tree: EAL loads %s", GW_BUILD_PMD);
 #endif
 	gw_pmd_duplicates();
+	gw_pmd_missing(gw.prefer_driver);
 	gw.nb_workers = rte_lcore_count();
 	if (gw.nb_workers > GW_MAX_WORKERS) {
 		GW_LOG(ERR, "at most %d lcores", GW_MAX_WORKERS);

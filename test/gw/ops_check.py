@@ -56,6 +56,7 @@ clear packets sent, in order, sequence numbers 1..64.
 
 usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|drain
 """
+import glob
 import json
 import os
 import shutil
@@ -486,6 +487,37 @@ def telemetry_case(gw, c, tmp, ck):
         % (two[0], two[1])
     ck.check(r.returncode == 0 and want in r.stdout, "two -d copies of the PMD: reported",
              "two copies: exit %d, want '%s':\n%s" % (r.returncode, want, r.stdout))
+    pmd_missing_check(ck, gw, copies, cfg)
+
+
+def pmd_missing_check(ck, gw, copies, cfg):
+    """
+    A copy of the gateway outside the build tree behaves as installed: no -d of the
+    build's PMD. Where DPDK's plugin folder has no crypto_vecsec (nothing installed on
+    this machine), it says so at start and the SAs go to another cryptodev; where one is
+    installed, it loads that one and says nothing.
+    """
+    eal_dir = os.environ.get("VECSEC_EAL_PMD_PATH", "")
+    installed = bool(eal_dir and glob.glob(os.path.join(eal_dir, "librte_crypto_vecsec.so*")))
+    os.makedirs(copies, mode=0o755, exist_ok=True)
+    inst = os.path.join(copies, "vecsec-gw")
+    shutil.copy(gw, inst)
+    prefix = gwtest.file_prefix("opsnopmd")
+    r = subprocess.run([inst] + eal_base(prefix) + ["--vdev", "net_null0,no-rx=1", "--vdev",
+                       "net_null1,no-rx=1", "--", "-f", cfg, "-u", "2", "--duration", "0.3",
+                       "--ctrl", "none"] + gwtest.seq_state_args([]), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+    gwtest.eal_cleanup(prefix)
+    shutil.rmtree(copies, ignore_errors=True)
+    said = "vecsec-gw: crypto_vecsec is not loaded, though this vecsec-gw was built with it"
+    if installed:
+        ck.check(said not in r.stdout, "installed gateway, PMD in %s: loaded, no warning"
+                 % eal_dir, "PMD installed, yet:\n%s" % r.stdout)
+    else:
+        ck.check(said in r.stdout and "no librte_crypto_vecsec.so* is there" in r.stdout,
+                 "installed gateway without its PMD: says so at start",
+                 "no PMD in %s: exit %d, want '%s':\n%s" % (eal_dir, r.returncode, said,
+                                                             r.stdout))
 
 
 # ---- reload under traffic ---------------------------------------------------------------
