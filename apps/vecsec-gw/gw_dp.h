@@ -157,6 +157,7 @@ struct gw_event {
 	uint8_t by_pkts;                /* which limit: packets, else bytes */
 	uint32_t spi;
 	uint64_t limit;
+	uint64_t tsc;                   /* when (the drain turns it into Unix time) */
 };
 
 #define GW_EVQ_SIZE 256

@@ -128,6 +128,72 @@ def until(fn, timeout=20.0, step=0.05):
         time.sleep(step)
 
 
+class Monitor:
+    """
+    `vecsec-ctl -j monitor` (subscribe all) and a plain `subscribe` connection, as
+    kernel-vecsec has: their lines as they come, read by threads.
+    """
+
+    def __init__(self, c, prefix, sock):
+        self.t0 = time.time()
+        self.lines = []
+        self.plain = b""
+        self.proc = subprocess.Popen([c, "-p", prefix, "-j", "monitor"],
+                                     stdout=subprocess.PIPE, universal_newlines=True)
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(sock)
+        self.s.sendall(b"subscribe\n")
+        for fn in (self._read, self._read_plain):
+            threading.Thread(target=fn, daemon=True).start()
+        until(lambda: self.lines and self.plain.startswith(b"OK\n"), timeout=10)
+
+    def _read(self):
+        for ln in self.proc.stdout:
+            self.lines.append(ln.strip())
+
+    def _read_plain(self):
+        while True:
+            try:
+                b = self.s.recv(4096)
+            except OSError:
+                return
+            if not b:
+                return
+            self.plain += b
+
+    def events(self):
+        out = []
+        for ln in self.lines[1:]:
+            try:
+                out.append(json.loads(ln))
+            except ValueError:
+                out.append({"unparsed": ln})
+        return out
+
+    def check(self, ck, want):
+        def seen():
+            ev = [{k: v for k, v in e.items() if k != "time_ms"} for e in self.events()]
+            return ev if all(w in ev for w in want) else None
+        got = until(seen, timeout=20)
+        ev = self.events()
+        now = time.time()
+        ck.check(got is not None and self.lines[0] == '{"ok": true}' and
+                 all(self.t0 - 1 <= e.get("time_ms", 0) / 1000 <= now + 1 for e in ev),
+                 "monitor -j: %d events with their times: %s" % (
+                     len(ev), ", ".join(e.get("event", "?") for e in ev)),
+                 "monitor -j: %s, want %s among them, times between %.3f and %.3f" %
+                 (self.lines, want, self.t0, now))
+        # a plain subscriber (kernel-vecsec) gets the expire events only: none here
+        ck.check(self.plain == b"OK\n", "plain subscribe: no events but expire (none here)",
+                 "plain subscribe got %r" % self.plain[:300])
+
+    def close(self):
+        self.s.close()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
 def json_types(v):
     """The shape of a JSON value: its keys and value types, recursively (lists by element)."""
     if isinstance(v, dict):
@@ -273,6 +339,7 @@ def telemetry_case(gw, c, tmp, ck):
         smode = stat.S_IMODE(os.stat(sock).st_mode)
         ck.check(dmode == 0o700 and smode == 0o600, "socket folder 0700, socket 0600",
                  "socket folder mode %o, socket %o" % (dmode, smode))
+        mon = Monitor(c, prefix, sock)
         # 50 ESP packets in, then nothing more inbound
         one_in = until(lambda: (lambda d: d if d and d.get("pkts") == 50 else None)(
             tel(prefix, "/vecsec_gw/sa,in,5")))
@@ -396,7 +463,7 @@ def telemetry_case(gw, c, tmp, ck):
                  "vecsec-ctl show sa in 5: %s" % out.split("\n")[0],
                  "vecsec-ctl show sa in 5: %r" % out)
         rc, out, err = ctl(c, prefix, "version", json_out=True)
-        ck.check(rc == 0 and json.loads(out) == {"version": "1.5"}, "vecsec-ctl -j version",
+        ck.check(rc == 0 and json.loads(out) == {"version": "1.6"}, "vecsec-ctl -j version",
                  "vecsec-ctl -j version: %r" % out)
         rc, out, err = ctl(c, prefix, "del", "sa", "out", "99", json_out=True)
         ck.check(rc == 1 and json.loads(out) == {"ok": False, "error": "no SA out 99"},
@@ -431,6 +498,12 @@ def telemetry_case(gw, c, tmp, ck):
                  "SA out 9 (AES-CBC) on %s, made when it came" % (o9 or {}).get("cryptodev"),
                  "SA out 9: %s" % o9)
         schema_checks(ck, c, prefix, o9)
+        rc, out, err = ctl(c, prefix, "del", "sa", "out", "9")
+        mon.check(ck, [{"event": "reload", "result": "ok", "added": 0, "removed": 0, "kept": 3},
+                       {"event": "reset", "what": "sa", "dir": "in", "spi": 5},
+                       {"event": "reset", "what": "all"},
+                       {"event": "add", "dir": "out", "spi": 9, "by": "control"},
+                       {"event": "del", "dir": "out", "spi": 9, "by": "control"}])
         proc.send_signal(signal.SIGTERM)
         rc = proc.wait(timeout=60)
         log.seek(0)
@@ -448,6 +521,8 @@ def telemetry_case(gw, c, tmp, ck):
                  "left behind: socket %s, runtime folder %s" % (
                      os.path.exists(sock), not runtime_dirs_gone(prefix)))
     finally:
+        if "mon" in locals():
+            mon.close()
         reap(proc, prefix)
         log.close()
     # the same start, its messages at warning and above only
