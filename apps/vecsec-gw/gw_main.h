@@ -21,6 +21,7 @@ struct opts {
 	const char *cfg_file;
 	const char *check_file;
 	const char *stats_file;
+	const char *metrics;            /* --metrics ADDR:PORT: Prometheus, NULL: off */
 	const char *ctrl_path;          /* --ctrl PATH; NULL: the default (ctrl_path.h) */
 	bool ctrl_none;                 /* --ctrl none */
 	const char *ctrl_group;         /* --ctrl-group: may use the socket too */

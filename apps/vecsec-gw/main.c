@@ -31,6 +31,7 @@
 #include "gw_main.h"
 #include "fcache.h"
 #include "gw_log.h"
+#include "metrics.h"
 #include "seqstate.h"
 
 #include <libgen.h>
@@ -491,6 +492,8 @@ ctrl_start(struct gw_run *l)
 		GW_LOG(WARNING, "telemetry commands not registered");
 	if (gw_mgmt_start(o->rate_interval, o->stats_interval) != 0)
 		return 1;
+	if (o->metrics != NULL && gw_metrics_start(o->metrics) != 0)
+		return 1;
 	return 0;
 }
 
@@ -637,6 +640,7 @@ run(struct gw_run *l)
 	gw_worker_drain(&gw.worker[0]);
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
+	gw_metrics_stop();
 	gw_mgmt_stop();
 	gw_ctrl_stop();
 	rte_eal_mp_wait_lcore();
@@ -696,6 +700,7 @@ stop(struct gw_run *l)
 		gw_conf_wipe(conf);     /* before EAL nothing else was built */
 		return;
 	}
+	gw_metrics_stop();
 	gw_mgmt_stop();
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
