@@ -494,6 +494,8 @@ ctrl_start(struct gw_run *l)
 		return 1;
 	if (o->metrics != NULL && gw_metrics_start(o->metrics) != 0)
 		return 1;
+	if (!o->no_pdump && gw_capture_init() != 0)
+		return 1;
 	return 0;
 }
 
@@ -701,6 +703,7 @@ stop(struct gw_run *l)
 		return;
 	}
 	gw_metrics_stop();
+	gw_capture_fini();
 	gw_mgmt_stop();
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);

@@ -195,6 +195,15 @@ opt_stats_file(const struct gw_opt *d, const char *arg, struct opts *o)
 }
 
 static int
+opt_no_pdump(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	(void)d;
+	(void)arg;
+	o->no_pdump = true;
+	return 0;
+}
+
+static int
 opt_metrics(const struct gw_opt *d, const char *arg, struct opts *o)
 {
 	(void)d;
@@ -602,6 +611,9 @@ static const struct gw_opt opt_table[] = {
 	{ "stats-file", 0, RA, opt_stats_file,
 	  "  --stats-file PATH  write the counters as JSON on exit (a new file renamed\n"
 	  "                     over PATH)\n", { 0, 0 } },
+	{ "no-pdump", 0, NA, opt_no_pdump,
+	  "  --no-pdump         no rte_pdump_init(): dpdk-dumpcap cannot capture\n",
+	  { 0, 0 } },
 	{ "metrics", 0, RA, opt_metrics,
 	  "  --metrics ADDR:PORT\n"
 	  "                     serve Prometheus metrics at http://ADDR:PORT/metrics\n",
