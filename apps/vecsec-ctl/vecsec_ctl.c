@@ -14,6 +14,7 @@
  *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] -f FILE
  *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] monitor   events as they come (SA added,
  *                                                      deleted, reset, reload, expire)
+ *   vecsec-ctl check-proposals [SWANCTL_FILE ...]       ESP proposals it cannot serve
  *   vecsec-ctl --version | --help
  *
  * The socket: -s, else $VECSEC_GW_SOCKET, else the gateway's default for
@@ -53,6 +54,7 @@
 
 /* apps/vecsec-gw/ctrl_path.h: the one copy, the gateway's own (meson.build) */
 #include "ctrl_path.h"
+#include "proposals.h"
 #include "vecsec_version.h"
 
 #define CTL_LINE_MAX 4096       /* the gateway's limit: a request and its '\n' */
@@ -410,8 +412,10 @@ usage(const char *prog)
 	       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats,\n"
 	       "    show sa [[in|out] SPI], reset [SPI | sa in|out SPI], reload,\n"
 	       "    replace sp <rule> with protect SPI|bypass|discard, version\n"
-	       "  monitor: subscribe, print one line per SA expire event until the gateway "
-	       "exits\n"
+	       "  monitor: subscribe, print one line per event (SA added, deleted, reset,\n"
+	       "    reload, expire) until the gateway exits\n"
+	       "  check-proposals [FILE ...]: warn about swanctl esp_proposals the gateway\n"
+	       "    cannot serve (default /etc/swanctl/swanctl.conf and its includes)\n"
 	       "  no COMMAND: one request per line of standard input (-f FILE: of FILE);\n"
 	       "    requests with keys (sa ...) must come this way, never as arguments\n"
 	       "  default socket: $VECSEC_GW_SOCKET, else %s (-p PREFIX: PREFIX.sock\n"
@@ -718,6 +722,9 @@ main(int argc, char **argv)
 		return rc;
 	path = co.path;
 	i = optind;
+	/* reads swanctl files, talks to no gateway */
+	if (i < argc && strcmp(argv[i], "check-proposals") == 0)
+		return ctl_check_proposals(argc - i - 1, argv + i + 1);
 	if (check_opts(argc, argv, i, &co) != 0)
 		return 1;
 	if (co.prefix != NULL || path == NULL) {
