@@ -73,15 +73,15 @@ cmd_list(FILE *out)
 
 		if (!s->active)
 			continue;
-		fprintf(out, "sa %s %u %s integ %s %s inner ipv%c cryptodev %s%s",
+		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s integ %s",
 			s->dir == GW_DIR_IN ? "in" : "out", s->spi, gw.sa_cold[i].algo_name,
-			gw.sa_cold[i].integ_name,
 			s->mode == GW_MODE_TRANS  ? "transport"
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
-			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
+			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "",
+			gw.sa_cold[i].integ_name);
 		if (gw.sa_cold[i].owner != 0)
 			fprintf(out, " owner %s", gw_owner_name(gw.sa_cold[i].owner));
 		if (s->has_life) {

@@ -59,6 +59,7 @@ usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|d
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -219,9 +220,9 @@ def schema_checks(ck, c, prefix, o9):
     ck.check(rc == 0 and "aes-128-cbc integ sha1-hmac" in out,
              "show sa out 9: %s" % out.split("\n")[0], "show sa out 9: %r" % out)
     rc, out, err = ctl(c, prefix, "list")
-    ck.check(rc == 0 and "sa out 9 aes-128-cbc integ sha1-hmac " in out and
-             "sa out 5 chacha20-poly1305 integ aead " in out,
-             "list: sa out 9 aes-128-cbc integ sha1-hmac", "list: %r" % out)
+    ck.check(rc == 0 and re.search(r"^sa out 9 aes-128-cbc .* integ sha1-hmac\b", out, re.M)
+             and re.search(r"^sa out 5 chacha20-poly1305 .* integ aead\b", out, re.M),
+             "list: sa out 9 aes-128-cbc ... integ sha1-hmac", "list: %r" % out)
     rc, out, err = ctl(c, prefix, "list", json_out=True)
     lst = json.loads(out) if rc == 0 else {}
     s9 = [s for s in lst.get("sa", []) if s["spi"] == 9]
