@@ -471,6 +471,13 @@ def tel_total(prefix, key):
     return st.get(key, st.get("drops", {}).get(key, 0))
 
 
+def tel_port(prefix, port, key):
+    """A counter of port `port` in /vecsec_gw/stats's "ports" (0 when telemetry does not answer)."""
+    tel = telemetry(prefix, ["/vecsec_gw/stats"])
+    st = (tel[0].get("/vecsec_gw/stats") or {}) if tel else {}
+    return st.get("ports", {}).get(str(port), {}).get(key, 0)
+
+
 def telemetry_sa(prefix, spi, dirn="out"):
     """Telemetry object of the active SA dirn SPI (a dict), or None when there is none."""
     tel = telemetry(prefix, ["/vecsec_gw/sa,%s,%d" % (dirn, spi)])
