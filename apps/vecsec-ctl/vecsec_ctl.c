@@ -240,7 +240,8 @@ event_time_ms(const char *a)
  * is: expire soft|hard in|out SPI packets|bytes LIMIT; add sa in|out SPI by
  * control|reload [owner NAME]; del sa in|out SPI by control|reload|flush
  * owner NAME; reset all | reset sa in|out|any SPI; reload ok added N removed
- * N kept N | reload failed; each with " time S.MMM" at the end.
+ * N kept N | reload failed; lost N (events the gateway's full queues
+ * dropped); each with " time S.MMM" at the end.
  */
 static void
 event_out(const char *a)
@@ -274,6 +275,8 @@ event_out(const char *a)
 		       "\"removed\": %llu, \"kept\": %llu", x[0], x[1], x[2]);
 	else if (strncmp(a, "reload failed ", 14) == 0)
 		printf("{\"event\": \"reload\", \"result\": \"failed\"");
+	else if (sscanf(a, "lost %llu", &x[0]) == 1)
+		printf("{\"event\": \"lost\", \"count\": %llu", x[0]);
 	else
 		done = false;
 	if (done)

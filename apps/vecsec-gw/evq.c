@@ -29,9 +29,15 @@ static unsigned int evq_head, evq_tail;        /* under evq_lock */
 static uint64_t evq_lost;
 static rte_spinlock_t evq_lock = RTE_SPINLOCK_INITIALIZER;
 
-/* The control plane's events, as lines (with their time). */
+/*
+ * The control plane's events, as lines (with their time). Larger than the
+ * workers' ring: one poll of the control thread may serve a few hundred
+ * requests, a reload add or remove many SAs at once.
+ */
 #define NOTE_LEN 160
-static char notes[GW_EVQ_SIZE][NOTE_LEN];
+#define NOTE_RING 2048
+static char notes[NOTE_RING][NOTE_LEN];
+static uint64_t lost_told;                     /* the drainer's: evq_lost already reported */
 static unsigned int note_head, note_tail;      /* under evq_lock */
 
 /* Now as Unix time in milliseconds. */
@@ -90,10 +96,10 @@ gw_event_note(const char *fmt, ...)
 	snprintf(line + n, sizeof(line) - (size_t)n, " time %" PRIu64 ".%03u\n", ms / 1000,
 		 (unsigned int)(ms % 1000));
 	rte_spinlock_lock(&evq_lock);
-	if (note_tail - note_head == GW_EVQ_SIZE) {
+	if (note_tail - note_head == NOTE_RING) {
 		evq_lost++;
 	} else {
-		memcpy(notes[note_tail % GW_EVQ_SIZE], line, sizeof(line));
+		memcpy(notes[note_tail % NOTE_RING], line, sizeof(line));
 		note_tail++;
 	}
 	rte_spinlock_unlock(&evq_lock);
@@ -107,12 +113,35 @@ note_take(char *line)
 
 	rte_spinlock_lock(&evq_lock);
 	if (note_head != note_tail) {
-		memcpy(line, notes[note_head % GW_EVQ_SIZE], NOTE_LEN);
+		memcpy(line, notes[note_head % NOTE_RING], NOTE_LEN);
 		note_head++;
 		have = true;
 	}
 	rte_spinlock_unlock(&evq_lock);
 	return have;
+}
+
+/* Events lost to a full ring since the last drain: said to the log and to `subscribe all`. */
+static void
+lost_report(void (*send)(void *arg, const char *line, size_t len, bool all_only), void *arg)
+{
+	uint64_t lost, ms;
+	char line[96];
+	int len;
+
+	rte_spinlock_lock(&evq_lock);
+	lost = evq_lost;
+	rte_spinlock_unlock(&evq_lock);
+	if (lost == lost_told)
+		return;
+	ms = unix_ms();
+	len = snprintf(line, sizeof(line), "lost %" PRIu64 " time %" PRIu64 ".%03u\n",
+		       lost - lost_told, ms / 1000, (unsigned int)(ms % 1000));
+	GW_LOG(WARNING, "events: %" PRIu64 " lost to a full queue (%" PRIu64 " in all)",
+	       lost - lost_told, lost);
+	lost_told = lost;
+	if (send != NULL)
+		send(arg, line, (size_t)len, true);
 }
 
 void
@@ -148,4 +177,5 @@ gw_evq_drain(void (*send)(void *arg, const char *line, size_t len, bool all_only
 	while (note_take(note))
 		if (send != NULL)
 			send(arg, note, strlen(note), true);
+	lost_report(send, arg);
 }

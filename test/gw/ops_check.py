@@ -39,6 +39,10 @@ rx, no drop. sd_notify (Type=notify): READY=1 at start, RELOADING=1 then
 READY=1 around each reload, STOPPING=1 at the end, on a datagram socket
 the test passes in $NOTIFY_SOCKET.
 
+events: a reload that adds 2100 SAs at once: a `subscribe all` subscriber
+gets 2048 `add sa` events, then `lost 53` (the queue's size), the log a
+WARNING; a plain subscriber nothing.
+
 drain: SIGTERM while EAL starts (the runtime folder just appeared): the
 gateway finishes starting, stops, exits 0 and leaves no runtime folder
 (before, SIGTERM then killed it). SIGTERM under traffic through a
@@ -54,7 +58,7 @@ outcome, never reading rte_ipsec's SA); their packets alternate, so every
 burst takes both paths. Each SA's ESP output decrypts (scapy) to the
 clear packets sent, in order, sequence numbers 1..64.
 
-usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|drain
+usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|drain|events
 """
 import glob
 import json
@@ -879,6 +883,78 @@ def drain_case(gw, c, tmp, ck):
              (proc.returncode, rx, tx, drops, nfr, left, out))
 
 
+# ---- events: more at once than the queue holds ---------------------------------------
+
+def events_case(gw, c, tmp, ck):
+    """
+    A reload that adds 2100 SAs at once: a `subscribe all` subscriber gets the first
+    2048 `add sa ... by reload` lines (the control plane's queue), then `lost 53` (the
+    other 52 adds and the reload line), and the log a WARNING: a loss is said, never
+    silent. A plain `subscribe` (kernel-vecsec's) gets none of it.
+    """
+    n_sa = 2100
+    prefix = gwtest.file_prefix("opsev")
+    cfg = os.path.join(tmp, "ev.cfg")
+    gwtest.write_config(cfg, RT + sa_line("out", 5, KEY5))
+    os.chmod(cfg, 0o600)
+    g = gwtest.Gateway([gw] + eal_base(prefix) + ["--vdev", "net_null0,no-rx=1", "--vdev",
+                       "net_null1,no-rx=1", "--", "-f", cfg, "-u", "2", "--max-sa",
+                       str(n_sa + 10)] + gwtest.seq_state_args([]))
+    subs = []
+    try:
+        if not g.wait_ready():
+            ck.fail("events: the gateway did not start")
+            return
+        for req in (b"subscribe all\n", b"subscribe\n"):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sock_path(prefix))
+            s.sendall(req)
+            subs.append([s, b""])
+        for sub in subs:
+            sub[1] = recv_until(sub[0], lambda b: b.startswith(b"OK\n"), 10)
+        body = "".join("sa out %d aead_algo chacha20-poly1305 aead_key %s mode transport\n"
+                       % (1000 + k, hexkey(KEY6)) for k in range(n_sa))
+        gwtest.write_config(cfg, RT + sa_line("out", 5, KEY5) + body)
+        rc, out, err = ctl(c, prefix, "reload")
+        got = recv_until(subs[0][0], lambda b: b"\nlost " in b, 60)
+        lines = got.decode(errors="replace").splitlines()
+        adds = [ln for ln in lines if ln.startswith("add sa out ") and " by reload time " in ln]
+        lost = [ln for ln in lines if ln.startswith("lost ")]
+        ck.check(rc == 0 and len(adds) == 2048 and len(lost) == 1 and
+                 lost[0].startswith("lost 53 time ") and
+                 g.wait_line("vecsec-gw: events: 53 lost to a full queue", timeout=10),
+                 "reload of %d SAs: `subscribe all` got 2048 add events, then `lost 53`; "
+                 "a WARNING in the log" % n_sa,
+                 "reload of %d SAs: rc %d %s, %d add lines, lost lines %s" %
+                 (n_sa, rc, out.strip()[-200:], len(adds), lost))
+        plain = recv_until(subs[1][0], lambda b: False, 0.5)
+        ck.check(subs[1][1] == b"OK\n" and plain == b"", "plain subscribe: nothing of it",
+                 "plain subscribe got %r then %r" % (subs[1][1], plain[:200]))
+        rc, text = g.stop()
+        ck.check(rc == 0, "events: exit 0", "events: exit %s" % rc)
+    finally:
+        for sub in subs:
+            sub[0].close()
+        g.kill()
+        gwtest.eal_cleanup(prefix)
+
+
+def recv_until(s, done, timeout):
+    """What s sends until done(bytes so far) or timeout seconds (a deadline, polled)."""
+    buf = b""
+    end = time.monotonic() + timeout
+    s.settimeout(0.2)
+    while not done(buf) and time.monotonic() < end:
+        try:
+            b = s.recv(1 << 16)
+        except socket.timeout:
+            continue
+        if not b:
+            break
+        buf += b
+    return buf
+
+
 def main():
     gw, c, what = sys.argv[1], sys.argv[2], sys.argv[3]
     if SOCK_DIR is None:
@@ -888,7 +964,8 @@ def main():
     ck = Checks()
     try:
         {"telemetry": telemetry_case, "telemetry-proto": telemetry_proto_case,
-         "reload": reload_case, "drain": drain_case}[what](gw, c, tmp, ck)
+         "reload": reload_case, "drain": drain_case, "events": events_case}[what](
+            gw, c, tmp, ck)
     finally:
         gwtest.cleanup(tmp)
     return gwtest.finish(ck.ok)
