@@ -60,7 +60,8 @@ static const struct {
 	{ "aes128gmac", "AES-GMAC" }, { "aes192gmac", "AES-GMAC" }, { "aes256gmac", "AES-GMAC" },
 	{ "aria", "ARIA other than ARIA-GCM-16" }, { "camellia", "Camellia" },
 	{ "3des", "3DES" }, { "des", "DES" }, { "cast", "CAST" }, { "blowfish", "Blowfish" },
-	{ "twofish", "Twofish" }, { "serpent", "Serpent" }, { "chacha", "ChaCha20 without Poly1305" },
+	{ "twofish", "Twofish" }, { "serpent", "Serpent" },
+	{ "chacha", "ChaCha20 without Poly1305" },
 	{ "md5", "HMAC-MD5" }, { "sha1_160", "HMAC-SHA1 with a 20-byte ICV" },
 	{ "sha256_96", "HMAC-SHA2-256 with a 12-byte ICV" },
 	{ "sha2_256_96", "HMAC-SHA2-256 with a 12-byte ICV" },
@@ -102,8 +103,8 @@ check_token(struct scan *sc, const char *file, unsigned int line, const char *pr
 	for (size_t i = 0; i < sizeof(unserved) / sizeof(unserved[0]); i++)
 		if (strncmp(t, unserved[i].prefix, strlen(unserved[i].prefix)) == 0) {
 			printf("%s:%u: warning: esp_proposals '%s': %s (%s) is not served by "
-			       "vecsec-gw: a peer that picks it gets a CHILD_SA the gateway refuses; "
-			       "leave it out\n", file, line, prop, t, unserved[i].what);
+			       "vecsec-gw: a peer that picks it gets a CHILD_SA the gateway "
+			       "refuses; leave it out\n", file, line, prop, t, unserved[i].what);
 			return;
 		}
 	printf("%s:%u: warning: esp_proposals '%s': %s is no ESP algorithm vecsec-gw knows "
@@ -126,7 +127,7 @@ check_list(struct scan *sc, const char *file, unsigned int line, char *v)
 		for (size_t n = strlen(prop); n > 0 && isspace((unsigned char)prop[n - 1]); n--)
 			prop[n - 1] = '\0';
 		if (*prop == '\0' || strcmp(prop, "default") == 0)
-			continue;       /* charon's defaults: AES-GCM-16, ChaCha20, AES-CBC + SHA-2 */
+			continue;       /* charon's: AES-GCM-16, AES-CBC + SHA-1/2, XCBC: served */
 		snprintf(buf, sizeof(buf), "%s", prop);
 		for (char *t = strtok_r(buf, "-", &s2); t != NULL; t = strtok_r(NULL, "-", &s2)) {
 			for (char *c = t; *c != '\0'; c++)

@@ -167,8 +167,9 @@ gw_evq_drain(void (*send)(void *arg, const char *line, size_t len, bool all_only
 			break;
 		ms = tsc_unix_ms(e.tsc);
 		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 " time %" PRIu64
-			".%03u\n", e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out", e.spi,
-			e.by_pkts ? "packets" : "bytes", e.limit, ms / 1000, (unsigned int)(ms % 1000));
+			".%03u\n", e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out",
+			e.spi, e.by_pkts ? "packets" : "bytes", e.limit, ms / 1000,
+			(unsigned int)(ms % 1000));
 		GW_LOG(NOTICE, "%.*s", len - 1, line);
 		if (send != NULL)
 			send(arg, line, (size_t)len, false);

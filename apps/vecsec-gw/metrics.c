@@ -165,9 +165,10 @@ sa_metrics(FILE *f)
 			}
 			for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 				if (st.drops[d] != 0)
-					fprintf(f, "vecsec_gw_%s{dir=\"%s\",spi=\"%u\",reason=\"%s\"} %"
-						PRIu64 "\n", ctr[k], sa_dir(s), s->spi,
-						gw_drop_names[d], st.drops[d]);
+					fprintf(f, "vecsec_gw_%s{dir=\"%s\",spi=\"%u\","
+						"reason=\"%s\"} %" PRIu64 "\n", ctr[k],
+						sa_dir(s), s->spi, gw_drop_names[d],
+						st.drops[d]);
 		}
 	}
 }
@@ -198,8 +199,8 @@ port_metrics(FILE *f, const struct gw_stats *t)
 		v[2] = es.ierrors;
 		v[3] = es.oerrors;
 		for (unsigned int k = 0; k < 4; k++)
-			fprintf(f, "vecsec_gw_port_dropped_packets_total{port=\"%u\",reason=\"%s\"} %"
-				PRIu64 "\n", p, why[k], v[k]);
+			fprintf(f, "vecsec_gw_port_dropped_packets_total{port=\"%u\","
+				"reason=\"%s\"} %" PRIu64 "\n", p, why[k], v[k]);
 	}
 }
 
@@ -225,8 +226,8 @@ worker_metrics(FILE *f)
 			else
 				v = k == 2 ? __atomic_load_n(&wk->polls, __ATOMIC_RELAXED) :
 					wk->busy_cycles;
-			fprintf(f, "vecsec_gw_%s{worker=\"%u\",lcore=\"%u\"} %" PRIu64 "\n", name[k],
-				w, wk->lcore, v);
+			fprintf(f, "vecsec_gw_%s{worker=\"%u\",lcore=\"%u\"} %" PRIu64 "\n",
+				name[k], w, wk->lcore, v);
 		}
 	}
 }
