@@ -214,6 +214,31 @@ vecsec_chachapoly_impl_for(size_t len)
 	return stitch_at(vecsec_level(), len);
 }
 
+static _Atomic size_t short_cap = SIZE_MAX;       /* a knob: tests, bench */
+
+/* the longest job sk's short path takes now (0: none) */
+static inline size_t
+short_max_of(const struct chachapoly_impl *sk)
+{
+	size_t cap = atomic_load_explicit(&short_cap, memory_order_relaxed);
+
+	if (sk == NULL || sk->short_run == NULL)
+		return 0;
+	return sk->short_max < cap ? sk->short_max : cap;
+}
+
+size_t
+vecsec_chachapoly_short_max(void)
+{
+	return short_max_of(stitch_at(vecsec_level(), 0));
+}
+
+size_t
+vecsec_chachapoly_set_short_max(size_t len)
+{
+	return atomic_exchange(&short_cap, len);
+}
+
 enum chachapoly_mode
 vecsec_chachapoly_set_mode(enum chachapoly_mode mode)
 {
@@ -449,11 +474,13 @@ run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
 	if (vecsec_job_linear(job) && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN &&
 	    (sk = stitch_at(level, job->len)) != NULL) {
-		if (sk->linear != NULL) {
+		const bool short_job = sk->short_run != NULL && job->len <= short_max_of(sk);
+
+		if (sk->linear != NULL || short_job) {
 			struct chacha_state st;
 
 			job_state(&st, job);
-			rc = sk->linear(job, &st);
+			rc = short_job ? sk->short_run(job, &st) : sk->linear(job, &st);
 			vecsec_wipe(&st, sizeof(st));
 			return rc;
 		}

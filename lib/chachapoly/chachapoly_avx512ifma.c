@@ -18,6 +18,7 @@
 #include "chachapoly_internal.h"
 #include "chacha/chacha_avx512.h"
 #include "poly1305/poly1305_avx512ifma.h"
+#include "poly1305/poly1305_64.h"
 
 #define STEP 1024
 #define PAIR 256                /* bytes per two-accumulator Poly1305 step */
@@ -208,6 +209,139 @@ otk_tail_avx512ifma(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint
 	cs->x[12]++;
 }
 
+/* ---- short jobs: the whole AEAD in one row-form pass ---- */
+
+/*
+ * Jobs up to 11 blocks: the one-time-key block and the data blocks are one
+ * to three interleaved row-form sets (chacha_avx512.h), so the ChaCha20
+ * part costs about one block's latency; Poly1305 then runs in radix 2^64
+ * on the integer units (poly1305_64.h), or the IFMA kernel for the data
+ * from SHORT_IFMA_BLOCKS on (its powers of r cost more than they save
+ * below). Nothing is staged: seal encrypts straight into out; open
+ * decrypts straight into out when out is not in (out is wiped if the tag
+ * fails, as the stitched steps do), and in place into a stack buffer that
+ * reaches out only after the tag matched.
+ */
+#define SHORT_MAX (11 * CHACHA_BLOCK_LEN)
+
+/*
+ * Data blocks from which the IFMA kernel takes the ciphertext (Sapphire
+ * Rapids class Xeon, TSC cycles per job: see the commit and
+ * docs/measurements.md).
+ */
+#define SHORT_IFMA_BLOCKS 24
+
+/* The last 1..15 bytes of a pad16 field and (lens) the lengths block. */
+static inline __attribute__((always_inline)) void
+short_final(struct poly1305_64 *p, const uint8_t *in, size_t n, size_t aad_len, size_t len)
+{
+	alignas(16) uint8_t b[32];
+	size_t nb = 1;
+
+	if (n != 0) {
+		_mm_store_si128((__m128i *)b, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+			_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)in)));
+		nb = 2;
+	}
+	vecsec_chachapoly_lengths(b + 16 * (nb - 1), aad_len, len);
+	p64_blocks(p, b, nb, 1);
+}
+
+/* The AAD, padded (RFC 8439 2.8). */
+static inline __attribute__((always_inline)) void
+short_aad(struct poly1305_64 *p, const uint8_t *aad, size_t aad_len)
+{
+	alignas(16) uint8_t b[16];
+	size_t n = aad_len % 16;
+
+	if (aad_len >= 16)
+		p64_blocks(p, aad, aad_len / 16, 1);
+	if (n != 0) {
+		_mm_store_si128((__m128i *)b, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+			_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)(aad + aad_len - n))));
+		p64_blocks(p, b, 1, 1);
+	}
+}
+
+/* The whole 16-byte blocks of the data (ciphertext), scalar or IFMA. */
+static inline __attribute__((always_inline)) void
+short_data(struct poly1305_64 *p, const uint8_t *c, size_t nb, const uint8_t otk[16])
+{
+	struct poly1305_state ps;
+
+	if (nb < SHORT_IFMA_BLOCKS) {
+		p64_blocks(p, c, nb, 1);
+		return;
+	}
+	vecsec_poly1305_core_init(&ps, otk);
+	p64_to44(&ps, p);
+	vecsec_poly1305_blocks_avx512ifma(&ps, c, nb, 1);
+	p64_from44(p, &ps);
+	vecsec_wipe(&ps, sizeof(ps));
+}
+
+/*
+ * Block 0 (x[12] = 0: the job's state) whole into otk, blocks 1.. over the
+ * data. (GCC 12 stops with an internal error when the counter of the data
+ * blocks is x[12] + 1 rather than the constant.)
+ */
+static inline __attribute__((always_inline)) void
+short_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+	   uint8_t otk[CHACHA_BLOCK_LEN])
+{
+	if (len > 7 * CHACHA_BLOCK_LEN)
+		chacha_rows_core(out, in, len, x, 20, 3, NULL, NULL, otk, 1);
+	else if (len > 3 * CHACHA_BLOCK_LEN)
+		chacha_rows_core(out, in, len, x, 20, 2, NULL, NULL, otk, 1);
+	else
+		chacha_rows_core(out, in, len, x, 20, 1, NULL, NULL, otk, 1);
+}
+
+static int
+short_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *st)
+{
+	alignas(64) uint8_t otk[CHACHA_BLOCK_LEN];
+	alignas(64) uint8_t pt[SHORT_MAX];
+	uint8_t tag[VECSEC_AEAD_TAG_LEN];
+	struct poly1305_64 p;
+	const size_t len = job->len;
+	const uint8_t *mac;
+	bool staged = false;
+	int rc = 0;
+
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		short_rows(job->out, job->in, len, st->x, otk);
+		mac = job->out;
+	} else {
+		/* in place: the plaintext waits in pt for the verdict */
+		staged = job->out == job->in;
+		short_rows(staged ? pt : job->out, job->in, len, st->x, otk);
+		mac = job->in;
+	}
+	p64_init(&p, otk);
+	if (job->aad_len > 0)
+		short_aad(&p, job->aad, job->aad_len);
+	if (len >= 16)
+		short_data(&p, mac, len / 16, otk);
+	short_final(&p, len % 16 != 0 ? mac + (len & ~(size_t)15) : NULL, len % 16,
+		    job->aad_len, len);
+	p64_tag(tag, &p, otk + 16);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
+		vecsec_wipe(tag, sizeof(tag));
+	} else {
+		rc = vecsec_chachapoly_verify(job, tag);   /* wipes tag, and out on failure */
+		if (staged) {
+			if (rc == 0 && len > 0)
+				memcpy(job->out, pt, len);
+			vecsec_wipe(pt, len);
+		}
+	}
+	vecsec_wipe(otk, sizeof(otk));
+	vecsec_wipe(&p, sizeof(p));
+	return rc;
+}
+
 const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
 	.name = "avx512ifma",
 	.isa = VECSEC_ISA_AVX512,
@@ -220,4 +354,6 @@ const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
 	.open = open_avx512ifma,
 	.max_tail = 11 * CHACHA_BLOCK_LEN,
 	.otk_tail = otk_tail_avx512ifma,
+	.short_max = SHORT_MAX,
+	.short_run = short_avx512ifma,
 };

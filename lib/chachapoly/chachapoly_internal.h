@@ -148,6 +148,14 @@ struct chachapoly_impl {
 	size_t max_tail;
 	void (*otk_tail)(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
 			 const uint8_t *in, size_t tail, size_t body);
+	/*
+	 * Optional (NULL: none), the step form's short jobs: a whole linear
+	 * job of at most short_max bytes, as linear() above (state at
+	 * counter 0; 0 or -EBADMSG with out wiped). chachapoly.c caps
+	 * short_max with vecsec_chachapoly_set_short_max().
+	 */
+	size_t short_max;
+	int (*short_run)(const struct vecsec_aead_job *job, struct chacha_state *st);
 };
 
 /* Widest first, NULL-terminated; no reference entry (two-pass is the reference). */
