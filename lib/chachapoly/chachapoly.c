@@ -367,7 +367,9 @@ mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint
  * before decrypting it, so that part of the plaintext reaches out before
  * the tag is checked, and out is wiped whenever the check fails: nothing
  * unauthenticated is released by a failed call. The rest, and all of a
- * job shorter than a step, is released only after the tag matched.
+ * job shorter than a step, is released only after the tag matched. A
+ * tail the kernel's otk_tail() takes is computed with the one-time key in
+ * one pass, both ways (open: decrypted into sbuf, copied out on a match).
  */
 static int
 chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_impl *ci,
@@ -377,8 +379,8 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 	struct poly1305_state ps;
 	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
 	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
-	size_t done = 0, sbuf_len = 0, tail, body;
-	bool short_job = false;
+	size_t done = 0, sbuf_len = 0, tail = 0, body;
+	bool short_job = false, tail_staged = false;
 	int rc = 0;
 
 	job_state(&st, job);
@@ -410,15 +412,26 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 	}
 	tail = job->len % sk->step;
 	body = job->len - tail;
-	if (job->dir == VECSEC_AEAD_SEAL && sk->otk_tail != NULL && tail != 0 &&
-	    tail <= sk->max_tail) {
-		/* one-time key and tail in one pass; the kernel does the body */
-		sk->otk_tail(&st, otk, job->out + body, job->in + body, tail, body);
+	if (sk->otk_tail != NULL && tail != 0 && tail <= sk->max_tail && tail <= SHORT_MAX) {
+		/*
+		 * One-time key and tail in one pass; the kernel does the body.
+		 * Open decrypts the tail into sbuf, released once the tag matched.
+		 */
+		const bool seal = job->dir == VECSEC_AEAD_SEAL;
+
+		sk->otk_tail(&st, otk, seal ? job->out + body : sbuf, job->in + body, tail, body);
 		vecsec_poly1305_core_init(&ps, otk);
 		if (job->aad_len > 0)
 			mac_padded(&ps, pi, job->aad, job->aad_len);
-		done = sk->seal(&st, &ps, job->out, job->in, body);
-		mac_padded(&ps, pi, job->out + done, job->len - done);
+		if (seal) {
+			done = sk->seal(&st, &ps, job->out, job->in, body);
+			mac_padded(&ps, pi, job->out + done, job->len - done);
+		} else {
+			sbuf_len = tail;
+			done = sk->open(&st, &ps, job->out, job->in, body);
+			mac_padded(&ps, pi, job->in + done, job->len - done);
+			tail_staged = true;
+		}
 		goto lengths;
 	}
 	vecsec_chacha_xor_impl(ci, &st, otk, zeros, sizeof(otk));
@@ -442,9 +455,11 @@ lengths:
 		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
 	} else {
 		rc = vecsec_chachapoly_verify(job, tag);     /* wipes the kernel's part too */
-		if (rc == 0 && short_job && job->len > 0)
+		if (rc == 0 && tail_staged)
+			memcpy(job->out + done, sbuf, tail);
+		else if (rc == 0 && short_job && job->len > 0)
 			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
-		else if (rc == 0 && !short_job)
+		else if (rc == 0 && !short_job && !tail_staged)
 			vecsec_chacha_xor_impl(ci, &st, job->out + done, job->in + done,
 					       job->len - done);
 	}
