@@ -75,11 +75,13 @@ chacha_x16_xor_block(uint8_t *out, const uint8_t *in, __m512i ks, size_t n)
 /*
  * Feed-forward (RFC 8439 2.3: add the input state), transpose to 16
  * blocks of 64 bytes and XOR min(len, 1024) bytes of in into out (masked
- * for a partial last block, nothing beyond len touched).
+ * for a partial last block, nothing beyond len touched). With first not
+ * NULL, block 0 goes whole to first (a one-time-key block) and blocks
+ * 1..15 take the len <= 960 bytes of in/out.
  */
 CHACHA_X16_INLINE void
-chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
-		  const uint32_t x[16])
+chacha_x16_finish_first(uint8_t *first, uint8_t *out, const uint8_t *in, size_t len,
+			__m512i v[16], const uint32_t x[16])
 {
 	__m512i o[16];
 
@@ -104,11 +106,22 @@ chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
 		blk[2] = _mm512_shuffle_i32x4(b, d, 0x88);     /* block 8 + k */
 		blk[3] = _mm512_shuffle_i32x4(b, d, 0xdd);     /* block 12 + k */
 		for (int l = 0; l < 4; l++) {
-			off = (size_t)(4 * l + k) * CHACHA_BLOCK_LEN;
+			if (first != NULL && l == 0 && k == 0) {
+				_mm512_storeu_si512((void *)first, blk[0]);
+				continue;
+			}
+			off = (size_t)(4 * l + k - (first != NULL)) * CHACHA_BLOCK_LEN;
 			if (len > off)
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
 	}
+}
+
+CHACHA_X16_INLINE void
+chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
+		  const uint32_t x[16])
+{
+	chacha_x16_finish_first(NULL, out, in, len, v, x);
 }
 
 /*
