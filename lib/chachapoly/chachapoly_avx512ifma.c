@@ -244,7 +244,7 @@ short_final(struct poly1305_64 *p, const uint8_t *in, size_t n, size_t aad_len, 
 		nb = 2;
 	}
 	vecsec_chachapoly_lengths(b + 16 * (nb - 1), aad_len, len);
-	p64_blocks(p, b, nb, 1);
+	p64_blocks_c(p, b, nb, 1);
 }
 
 /* The AAD, padded (RFC 8439 2.8). */
@@ -259,7 +259,7 @@ short_aad(struct poly1305_64 *p, const uint8_t *aad, size_t aad_len)
 	if (n != 0) {
 		_mm_store_si128((__m128i *)b, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
 			_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)(aad + aad_len - n))));
-		p64_blocks(p, b, 1, 1);
+		p64_blocks_c(p, b, 1, 1);
 	}
 }
 
