@@ -154,7 +154,7 @@ job_state(struct chacha_state *st, const struct vecsec_aead_job *job)
 		st->x[13 + w] = nonce[w];
 	st->rounds = 20;
 	st->ctr64 = x;          /* XChaCha: words 12-13 are one 64-bit counter */
-	vecsec_memzero(key, sizeof(key));
+	vecsec_wipe(key, sizeof(key));
 }
 
 int
@@ -358,6 +358,28 @@ mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint
 }
 
 /*
+ * RFC 8439 2.8 end: the last len bytes of the data at p (pad16) and the
+ * lengths block, the partial block and the lengths in one call.
+ */
+static void
+mac_last(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint8_t *p,
+	 size_t len, uint64_t aad_len, uint64_t total)
+{
+	uint8_t blk[32] = { 0 };
+	size_t nb = len / 16, k = 1;
+
+	if (nb > 0)
+		pi->blocks(ps, p, nb, 1);
+	if (len % 16 != 0) {
+		memcpy(blk, p + 16 * nb, len % 16);
+		k = 2;
+	}
+	vecsec_chachapoly_lengths(blk + 16 * (k - 1), aad_len, total);
+	pi->blocks(ps, blk, k, 1);
+	vecsec_wipe(blk, sizeof(blk));
+}
+
+/*
  * A linear job through a stitched kernel (sk): the same RFC 8439 2.8
  * steps as run_start()/run_crypt()/run_finish(), on the Poly1305 core;
  * jobs shorter than the kernel's step are two passes here (one ChaCha
@@ -377,8 +399,9 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 {
 	struct chacha_state st;
 	struct poly1305_state ps;
-	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
+	uint8_t otk[CHACHA_BLOCK_LEN], tag[VECSEC_AEAD_TAG_LEN];
 	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
+	const uint8_t *rest = NULL;
 	size_t done = 0, sbuf_len = 0, tail = 0, body;
 	bool short_job = false, tail_staged = false;
 	int rc = 0;
@@ -401,11 +424,11 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 		if (job->aad_len > 0)
 			mac_padded(&ps, pi, job->aad, job->aad_len);
 		if (job->dir == VECSEC_AEAD_SEAL) {
-			mac_padded(&ps, pi, sbuf + CHACHA_BLOCK_LEN, job->len);
+			rest = sbuf + CHACHA_BLOCK_LEN;
 			if (job->len > 0)
 				memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
 		} else {
-			mac_padded(&ps, pi, job->in, job->len);
+			rest = job->in;
 		}
 		short_job = true;
 		goto lengths;
@@ -425,11 +448,11 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 			mac_padded(&ps, pi, job->aad, job->aad_len);
 		if (seal) {
 			done = sk->seal(&st, &ps, job->out, job->in, body);
-			mac_padded(&ps, pi, job->out + done, job->len - done);
+			rest = job->out + done;
 		} else {
 			sbuf_len = tail;
 			done = sk->open(&st, &ps, job->out, job->in, body);
-			mac_padded(&ps, pi, job->in + done, job->len - done);
+			rest = job->in + done;
 			tail_staged = true;
 		}
 		goto lengths;
@@ -441,15 +464,15 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		/* the kernel encrypts all of it, and MACs done bytes */
 		done = sk->seal(&st, &ps, job->out, job->in, job->len);
-		mac_padded(&ps, pi, job->out + done, job->len - done);
+		rest = job->out + done;
 	} else {
 		done = sk->open(&st, &ps, job->out, job->in, job->len);
 		/* the rest is decrypted only once the tag matched */
-		mac_padded(&ps, pi, job->in + done, job->len - done);
+		rest = job->in + done;
 	}
 lengths:
-	vecsec_chachapoly_lengths(lens, job->aad_len, job->len);
-	pi->blocks(&ps, lens, 1, 1);
+	/* the data's last len - done bytes at rest, padded, and the lengths block */
+	mac_last(&ps, pi, rest, job->len - done, job->aad_len, job->len);
 	vecsec_poly1305_tag(tag, ps.h, otk + 16);
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
