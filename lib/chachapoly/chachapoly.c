@@ -12,6 +12,7 @@
  * after the tag matched. Linear jobs go through a stitched one-pass
  * kernel when the dispatch has one (chachapoly_internal.h); its open
  * decrypts while it MACs and wipes the output if the tag then fails.
+ * A step-form kernel's short path (short_run) takes whole short jobs.
  */
 #include <errno.h>
 #include <stdatomic.h>
