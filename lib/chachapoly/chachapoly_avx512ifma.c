@@ -231,7 +231,7 @@ otk_tail_avx512ifma(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint
  */
 #define SHORT_IFMA_BLOCKS 24
 
-/* The last 1..15 bytes of a pad16 field and (lens) the lengths block. */
+/* The data's last n (0..15) bytes, padded (RFC 8439 2.8), and the lengths block. */
 static inline __attribute__((always_inline)) void
 short_final(struct poly1305_64 *p, const uint8_t *in, size_t n, size_t aad_len, size_t len)
 {
