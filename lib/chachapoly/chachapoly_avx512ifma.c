@@ -289,9 +289,11 @@ short_data(struct poly1305_64 *p, const uint8_t *c, size_t nb, const uint8_t otk
  * counter of the data blocks is x[12] + 1 rather than the constant.)
  */
 static inline __attribute__((always_inline)) void
-short_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
-	   uint8_t otk[CHACHA_BLOCK_LEN])
+short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead_job *job,
+	   const uint32_t x[16], uint8_t otk[CHACHA_BLOCK_LEN])
 {
+	__m128i r0, r1, r2, r3;
+
 	if (len > 7 * CHACHA_BLOCK_LEN) {
 		__m512i v[16];
 
@@ -299,11 +301,30 @@ short_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 		for (int dr = 0; dr < 10; dr++)
 			chacha_x16_dround(v);
 		chacha_x16_finish_first(otk, out, in, len, v, x);
-	} else if (len > 3 * CHACHA_BLOCK_LEN) {
-		chacha_rows_core(out, in, len, x, 20, 2, NULL, NULL, otk, 1);
-	} else {
-		chacha_rows_core(out, in, len, x, 20, 1, NULL, NULL, otk, 1);
+		return;
 	}
+	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		r0 = _mm_loadu_si128((const void *)&x[0]);
+		r1 = _mm_loadu_si128((const void *)&x[4]);
+		r2 = _mm_loadu_si128((const void *)&x[8]);
+		r3 = _mm_loadu_si128((const void *)&x[12]);
+	} else {
+		/*
+		 * RFC 8439 2.3 straight from the key and nonce bytes: loading x[]
+		 * just written word by word would wait for those stores to
+		 * retire (no store forwarding into a wider load).
+		 */
+		r0 = _mm_setr_epi32((int)CHACHA_C0, (int)CHACHA_C1, (int)CHACHA_C2,
+				    (int)CHACHA_C3);
+		r1 = _mm_loadu_si128((const void *)job->key->small);
+		r2 = _mm_loadu_si128((const void *)((const uint8_t *)job->key->small + 16));
+		r3 = _mm_bslli_si128(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+			_cvtu64_mask64(0xfff), (const void *)job->nonce)), 4);
+	}
+	if (len > 3 * CHACHA_BLOCK_LEN)
+		chacha_rows_core_v(out, in, len, r0, r1, r2, r3, 20, 2, NULL, NULL, otk, 1);
+	else
+		chacha_rows_core_v(out, in, len, r0, r1, r2, r3, 20, 1, NULL, NULL, otk, 1);
 }
 
 static int
@@ -319,12 +340,12 @@ short_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *st)
 	int rc = 0;
 
 	if (job->dir == VECSEC_AEAD_SEAL) {
-		short_rows(job->out, job->in, len, st->x, otk);
+		short_rows(job->out, job->in, len, job, st->x, otk);
 		mac = job->out;
 	} else {
 		/* in place: the plaintext waits in pt for the verdict */
 		staged = job->out == job->in;
-		short_rows(staged ? pt : job->out, job->in, len, st->x, otk);
+		short_rows(staged ? pt : job->out, job->in, len, job, st->x, otk);
 		mac = job->in;
 	}
 	p64_init(&p, otk);
