@@ -515,6 +515,9 @@ run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 	    (sk = stitch_at(level, job->len)) != NULL) {
 		const bool short_job = sk->short_run != NULL && job->len <= short_max_of(sk);
 
+		/* IETF: the short path takes its state from the key and nonce */
+		if (short_job && !xchacha)
+			return sk->short_run(job, NULL);
 		if (sk->linear != NULL || short_job) {
 			struct chacha_state st;
 

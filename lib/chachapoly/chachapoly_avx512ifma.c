@@ -288,31 +288,52 @@ short_data(struct poly1305_64 *p, const uint8_t *c, size_t nb, const uint8_t otk
  * sets against 826). (GCC 12 stops with an internal error when the
  * counter of the data blocks is x[12] + 1 rather than the constant.)
  */
+/*
+ * x: the state at counter 0 (XChaCha: with the derived subkey), or NULL:
+ * an IETF job's state from its key and nonce bytes.
+ */
 static inline __attribute__((always_inline)) void
 short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead_job *job,
-	   const uint32_t x[16], uint8_t otk[CHACHA_BLOCK_LEN])
+	   const uint32_t *x, uint8_t otk[CHACHA_BLOCK_LEN])
 {
 	__m128i r0, r1, r2, r3;
 
 	if (len > 7 * CHACHA_BLOCK_LEN) {
+		uint32_t xl[16];
 		__m512i v[16];
 
+		if (x == NULL) {
+			/* word loads of words just stored forward: no wait here */
+			const uint8_t *k = (const uint8_t *)job->key->small;
+
+			xl[0] = CHACHA_C0;
+			xl[1] = CHACHA_C1;
+			xl[2] = CHACHA_C2;
+			xl[3] = CHACHA_C3;
+			for (int w = 0; w < 8; w++)
+				xl[4 + w] = vecsec_load_le32(k + 4 * w);
+			xl[12] = 0;
+			for (int w = 0; w < 3; w++)
+				xl[13 + w] = vecsec_load_le32(job->nonce + 4 * w);
+			x = xl;
+		}
 		chacha_x16_init(v, x);
 		for (int dr = 0; dr < 10; dr++)
 			chacha_x16_dround(v);
 		chacha_x16_finish_first(otk, out, in, len, v, x);
+		vecsec_wipe(xl, sizeof(xl));
 		return;
 	}
-	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+	if (x != NULL) {
 		r0 = _mm_loadu_si128((const void *)&x[0]);
 		r1 = _mm_loadu_si128((const void *)&x[4]);
 		r2 = _mm_loadu_si128((const void *)&x[8]);
 		r3 = _mm_loadu_si128((const void *)&x[12]);
 	} else {
 		/*
-		 * RFC 8439 2.3 straight from the key and nonce bytes: loading x[]
-		 * just written word by word would wait for those stores to
-		 * retire (no store forwarding into a wider load).
+		 * RFC 8439 2.3 straight from the key and nonce bytes: loading a
+		 * state just written word by word would wait for those stores
+		 * to retire (no store forwarding into a wider load).
 		 */
 		r0 = _mm_setr_epi32((int)CHACHA_C0, (int)CHACHA_C1, (int)CHACHA_C2,
 				    (int)CHACHA_C3);
@@ -340,12 +361,13 @@ short_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *st)
 	int rc = 0;
 
 	if (job->dir == VECSEC_AEAD_SEAL) {
-		short_rows(job->out, job->in, len, job, st->x, otk);
+		short_rows(job->out, job->in, len, job, st != NULL ? st->x : NULL, otk);
 		mac = job->out;
 	} else {
 		/* in place: the plaintext waits in pt for the verdict */
 		staged = job->out == job->in;
-		short_rows(staged ? pt : job->out, job->in, len, job, st->x, otk);
+		short_rows(staged ? pt : job->out, job->in, len, job, st != NULL ? st->x : NULL,
+			   otk);
 		mac = job->in;
 	}
 	p64_init(&p, otk);

@@ -151,8 +151,9 @@ struct chachapoly_impl {
 	/*
 	 * Optional (NULL: none), the step form's short jobs: a whole linear
 	 * job of at most short_max bytes, as linear() above (state at
-	 * counter 0; 0 or -EBADMSG with out wiped). chachapoly.c caps
-	 * short_max with vecsec_chachapoly_set_short_max().
+	 * counter 0, or NULL for a ChaCha20-Poly1305 job: the kernel builds
+	 * it from the key and nonce; 0 or -EBADMSG with out wiped).
+	 * chachapoly.c caps short_max with vecsec_chachapoly_set_short_max().
 	 */
 	size_t short_max;
 	int (*short_run)(const struct vecsec_aead_job *job, struct chacha_state *st);
