@@ -443,7 +443,8 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 		 */
 		const bool seal = job->dir == VECSEC_AEAD_SEAL;
 
-		sk->otk_tail(&st, otk, seal ? job->out + body : sbuf, job->in + body, tail, body);
+		sk->otk_tail(job, &st, otk, seal ? job->out + body : sbuf, job->in + body, tail,
+			     body);
 		vecsec_poly1305_core_init(&ps, otk);
 		if (job->aad_len > 0)
 			mac_padded(&ps, pi, job->aad, job->aad_len);

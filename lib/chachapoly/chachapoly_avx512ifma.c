@@ -192,20 +192,46 @@ open_avx512ifma(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out
 	return stitch(cs, ps, out, in, len, true);
 }
 
+/*
+ * The rows of the state at counter 0: an IETF job's straight from its key
+ * and nonce bytes (a 16-byte load of the words job_state() just stored one
+ * by one would wait for them to retire), XChaCha's from the derived state.
+ */
+static inline __attribute__((always_inline)) void
+state_rows(__m128i r[4], const struct vecsec_aead_job *job, const uint32_t x[16])
+{
+	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		for (int i = 0; i < 4; i++)
+			r[i] = _mm_loadu_si128((const void *)&x[4 * i]);
+		return;
+	}
+	r[0] = _mm_setr_epi32((int)CHACHA_C0, (int)CHACHA_C1, (int)CHACHA_C2, (int)CHACHA_C3);
+	r[1] = _mm_loadu_si128((const void *)job->key->small);
+	r[2] = _mm_loadu_si128((const void *)((const uint8_t *)job->key->small + 16));
+	r[3] = _mm_bslli_si128(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+		_cvtu64_mask64(0xfff), (const void *)job->nonce)), 4);
+}
+
 /* 1 + ceil(tail / 64) <= 12 blocks: one to three sets of the row form */
 static void
-otk_tail_avx512ifma(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
-		    const uint8_t *in, size_t tail, size_t body)
+otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
+		    uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out, const uint8_t *in, size_t tail,
+		    size_t body)
 {
 	const uint32_t ctr = cs->x[12] + 1 + (uint32_t)(body / CHACHA_BLOCK_LEN);
 	const size_t nblk = 1 + (tail + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
+	__m128i r[4];
 
+	state_rows(r, job, cs->x);
 	if (nblk > 8)
-		chacha_rows_core(out, in, tail, cs->x, 20, 3, NULL, NULL, otk, ctr);
+		chacha_rows_core_v(out, in, tail, r[0], r[1], r[2], r[3], 20, 3, NULL, NULL, otk,
+				   ctr);
 	else if (nblk > 4)
-		chacha_rows_core(out, in, tail, cs->x, 20, 2, NULL, NULL, otk, ctr);
+		chacha_rows_core_v(out, in, tail, r[0], r[1], r[2], r[3], 20, 2, NULL, NULL, otk,
+				   ctr);
 	else
-		chacha_rows_core(out, in, tail, cs->x, 20, 1, NULL, NULL, otk, ctr);
+		chacha_rows_core_v(out, in, tail, r[0], r[1], r[2], r[3], 20, 1, NULL, NULL, otk,
+				   ctr);
 	cs->x[12]++;
 }
 
@@ -296,7 +322,7 @@ static inline __attribute__((always_inline)) void
 short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead_job *job,
 	   const uint32_t *x, uint8_t otk[CHACHA_BLOCK_LEN])
 {
-	__m128i r0, r1, r2, r3;
+	__m128i r[4];
 
 	if (len > 7 * CHACHA_BLOCK_LEN) {
 		uint32_t xl[16];
@@ -324,28 +350,11 @@ short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead
 		vecsec_wipe(xl, sizeof(xl));
 		return;
 	}
-	if (x != NULL) {
-		r0 = _mm_loadu_si128((const void *)&x[0]);
-		r1 = _mm_loadu_si128((const void *)&x[4]);
-		r2 = _mm_loadu_si128((const void *)&x[8]);
-		r3 = _mm_loadu_si128((const void *)&x[12]);
-	} else {
-		/*
-		 * RFC 8439 2.3 straight from the key and nonce bytes: loading a
-		 * state just written word by word would wait for those stores
-		 * to retire (no store forwarding into a wider load).
-		 */
-		r0 = _mm_setr_epi32((int)CHACHA_C0, (int)CHACHA_C1, (int)CHACHA_C2,
-				    (int)CHACHA_C3);
-		r1 = _mm_loadu_si128((const void *)job->key->small);
-		r2 = _mm_loadu_si128((const void *)((const uint8_t *)job->key->small + 16));
-		r3 = _mm_bslli_si128(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
-			_cvtu64_mask64(0xfff), (const void *)job->nonce)), 4);
-	}
+	state_rows(r, job, x);
 	if (len > 3 * CHACHA_BLOCK_LEN)
-		chacha_rows_core_v(out, in, len, r0, r1, r2, r3, 20, 2, NULL, NULL, otk, 1);
+		chacha_rows_core_v(out, in, len, r[0], r[1], r[2], r[3], 20, 2, NULL, NULL, otk, 1);
 	else
-		chacha_rows_core_v(out, in, len, r0, r1, r2, r3, 20, 1, NULL, NULL, otk, 1);
+		chacha_rows_core_v(out, in, len, r[0], r[1], r[2], r[3], 20, 1, NULL, NULL, otk, 1);
 }
 
 static int
