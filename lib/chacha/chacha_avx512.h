@@ -75,11 +75,13 @@ chacha_x16_xor_block(uint8_t *out, const uint8_t *in, __m512i ks, size_t n)
 /*
  * Feed-forward (RFC 8439 2.3: add the input state), transpose to 16
  * blocks of 64 bytes and XOR min(len, 1024) bytes of in into out (masked
- * for a partial last block, nothing beyond len touched).
+ * for a partial last block, nothing beyond len touched). With first not
+ * NULL, block 0 goes whole to first (a one-time-key block) and blocks
+ * 1..15 take the len <= 960 bytes of in/out.
  */
 CHACHA_X16_INLINE void
-chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
-		  const uint32_t x[16])
+chacha_x16_finish_first(uint8_t *first, uint8_t *out, const uint8_t *in, size_t len,
+			__m512i v[16], const uint32_t x[16])
 {
 	__m512i o[16];
 
@@ -104,45 +106,58 @@ chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
 		blk[2] = _mm512_shuffle_i32x4(b, d, 0x88);     /* block 8 + k */
 		blk[3] = _mm512_shuffle_i32x4(b, d, 0xdd);     /* block 12 + k */
 		for (int l = 0; l < 4; l++) {
-			off = (size_t)(4 * l + k) * CHACHA_BLOCK_LEN;
+			if (first != NULL && l == 0 && k == 0) {
+				_mm512_storeu_si512((void *)first, blk[0]);
+				continue;
+			}
+			off = (size_t)(4 * l + k - (first != NULL)) * CHACHA_BLOCK_LEN;
 			if (len > off)
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
 	}
 }
 
+CHACHA_X16_INLINE void
+chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
+		  const uint32_t x[16])
+{
+	chacha_x16_finish_first(NULL, out, in, len, v, x);
+}
+
 /*
- * Row form, for short tails: zmm a, b, c, d hold rows 0-3 of the state,
- * 128-bit lane L for block 4 s + L of set s; the diagonal round turns rows
+ * Row form, for short tails: x0..x3 are rows 0-3 of the input state
+ * (words 0-3, 4-7, 8-11, 12-15); zmm a, b, c, d hold them, 128-bit lane L
+ * for block 4 s + L of set s; the diagonal round turns rows
  * 1-3 within each lane (RFC 8439 2.2) and back. nsets (1..3, a constant)
  * independent sets of 4 blocks run interleaved, so their latency-bound
  * chains overlap. XORs min(len, 256 nsets) bytes, masked at the end.
  * hook (a constant, or NULL) runs after each double round dr, for
  * interleaved work (the stitched ChaCha20-Poly1305).
  *
- * With first not NULL, block 0 keeps counter x[12] and goes whole to first
+ * With first not NULL, block 0 keeps its counter (word 12) and goes whole to first
  * (a one-time-key block), and the other blocks take counters ctr_rest,
  * ctr_rest + 1, ... for the len bytes of in/out.
  */
 CHACHA_X16_INLINE void
-chacha_rows_core(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
-		 unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
-		 void *ctx, uint8_t *first, uint32_t ctr_rest)
+chacha_rows_core_v(uint8_t *out, const uint8_t *in, size_t len, __m128i x0, __m128i x1,
+		   __m128i x2, __m128i x3, unsigned int rounds, int nsets,
+		   void (*hook)(void *ctx, unsigned int dr), void *ctx, uint8_t *first,
+		   uint32_t ctr_rest)
 {
 	const __m512i lane_ctr = _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0);
 	__m512i a0, b0, c0, d0[3], a[3], b[3], c[3], d[3];
 
-	a0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[0]));
-	b0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[4]));
-	c0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[8]));
+	a0 = _mm512_broadcast_i32x4(x0);
+	b0 = _mm512_broadcast_i32x4(x1);
+	c0 = _mm512_broadcast_i32x4(x2);
 	for (int s = 0; s < nsets; s++) {
-		__m512i row3 = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)&x[12]));
+		__m512i row3 = _mm512_broadcast_i32x4(x3);
 
 		if (first == NULL) {
 			d0[s] = _mm512_add_epi32(row3, _mm512_add_epi32(lane_ctr,
 					_mm512_maskz_set1_epi32(0x1111, 4 * s)));
 		} else {
-			/* block j = 4 s + L: counter ctr_rest + j - 1, block 0 x[12] */
+			/* block j = 4 s + L: counter ctr_rest + j - 1, block 0 word 12 of x3 */
 			__m512i c = _mm512_add_epi32(lane_ctr,
 					_mm512_set1_epi32((int)(ctr_rest + 4 * (uint32_t)s - 1)));
 
@@ -198,6 +213,22 @@ chacha_rows_core(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[1
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
 	}
+}
+
+/*
+ * As chacha_rows_core_v() with the state's rows loaded from x[] (the input
+ * state RFC 8439 2.3 describes, words 0-15).
+ */
+CHACHA_X16_INLINE void
+chacha_rows_core(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+		 unsigned int rounds, int nsets, void (*hook)(void *ctx, unsigned int dr),
+		 void *ctx, uint8_t *first, uint32_t ctr_rest)
+{
+	chacha_rows_core_v(out, in, len, _mm_loadu_si128((const void *)&x[0]),
+			   _mm_loadu_si128((const void *)&x[4]),
+			   _mm_loadu_si128((const void *)&x[8]),
+			   _mm_loadu_si128((const void *)&x[12]), rounds, nsets, hook, ctx, first,
+			   ctr_rest);
 }
 
 CHACHA_X16_INLINE void

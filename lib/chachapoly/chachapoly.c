@@ -12,6 +12,7 @@
  * after the tag matched. Linear jobs go through a stitched one-pass
  * kernel when the dispatch has one (chachapoly_internal.h); its open
  * decrypts while it MACs and wipes the output if the tag then fails.
+ * A step-form kernel's short path (short_run) takes whole short jobs.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -154,7 +155,7 @@ job_state(struct chacha_state *st, const struct vecsec_aead_job *job)
 		st->x[13 + w] = nonce[w];
 	st->rounds = 20;
 	st->ctr64 = x;          /* XChaCha: words 12-13 are one 64-bit counter */
-	vecsec_memzero(key, sizeof(key));
+	vecsec_wipe(key, sizeof(key));
 }
 
 int
@@ -212,6 +213,31 @@ const struct chachapoly_impl *
 vecsec_chachapoly_impl_for(size_t len)
 {
 	return stitch_at(vecsec_level(), len);
+}
+
+static _Atomic size_t short_cap = SIZE_MAX;       /* a knob: tests, bench */
+
+/* the longest job sk's short path takes now (0: none) */
+static inline size_t
+short_max_of(const struct chachapoly_impl *sk)
+{
+	size_t cap = atomic_load_explicit(&short_cap, memory_order_relaxed);
+
+	if (sk == NULL || sk->short_run == NULL)
+		return 0;
+	return sk->short_max < cap ? sk->short_max : cap;
+}
+
+size_t
+vecsec_chachapoly_short_max(void)
+{
+	return short_max_of(stitch_at(vecsec_level(), 0));
+}
+
+size_t
+vecsec_chachapoly_set_short_max(size_t len)
+{
+	return atomic_exchange(&short_cap, len);
 }
 
 enum chachapoly_mode
@@ -315,21 +341,59 @@ run_crypt(struct chachapoly_run *r, const struct vecsec_aead_job *job, bool mac_
 /* Jobs up to this long (below a stitched step) are done in one ChaCha call. */
 #define SHORT_MAX 1024
 
+/*
+ * blk = the n (1..15) bytes at p, zero-padded (RFC 8439 2.8 pad16), as two
+ * 8-byte stores: Poly1305 loads the block 8 bytes at a time, and a load
+ * across a short copy's smaller stores would wait for them to retire.
+ */
+static inline void
+pad_block(uint8_t blk[16], const uint8_t *p, size_t n)
+{
+	uint64_t w[2] = { 0, 0 };
+
+	for (size_t i = 0; i < n; i++)
+		w[i / 8] |= (uint64_t)p[i] << (8 * (i % 8));
+	vecsec_store_le64(blk, w[0]);
+	vecsec_store_le64(blk + 8, w[1]);
+}
+
 /* Absorb len bytes zero-padded to whole blocks (RFC 8439 2.8 pad16). */
 static void
 mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint8_t *p,
 	   size_t len)
 {
-	uint8_t blk[16] = { 0 };
+	uint8_t blk[16];
 	size_t nb = len / 16;
 
 	if (nb > 0)
 		pi->blocks(ps, p, nb, 1);
 	if (len % 16 != 0) {
-		memcpy(blk, p + 16 * nb, len % 16);
+		pad_block(blk, p + 16 * nb, len % 16);
 		pi->blocks(ps, blk, 1, 1);
-		vecsec_memzero(blk, sizeof(blk));
+		vecsec_wipe(blk, sizeof(blk));
 	}
+}
+
+/*
+ * RFC 8439 2.8 end: the last len bytes of the data at p (pad16) and the
+ * lengths block, the partial block and the lengths in one call.
+ */
+static void
+mac_last(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint8_t *p,
+	 size_t len, uint64_t aad_len, uint64_t total)
+{
+	uint8_t blk[32];
+	size_t nb = len / 16, k = 1;
+
+	if (nb > 0)
+		pi->blocks(ps, p, nb, 1);
+	if (len % 16 != 0) {
+		pad_block(blk, p + 16 * nb, len % 16);
+		k = 2;
+	}
+	vecsec_chachapoly_lengths(blk + 16 * (k - 1), aad_len, total);
+	pi->blocks(ps, blk, k, 1);
+	vecsec_wipe(blk, sizeof(blk));
 }
 
 /*
@@ -342,7 +406,9 @@ mac_padded(struct poly1305_state *ps, const struct poly1305_impl *pi, const uint
  * before decrypting it, so that part of the plaintext reaches out before
  * the tag is checked, and out is wiped whenever the check fails: nothing
  * unauthenticated is released by a failed call. The rest, and all of a
- * job shorter than a step, is released only after the tag matched.
+ * job shorter than a step, is released only after the tag matched. A
+ * tail the kernel's otk_tail() takes is computed with the one-time key in
+ * one pass, both ways (open: decrypted into sbuf, copied out on a match).
  */
 static int
 chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_impl *ci,
@@ -350,10 +416,11 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 {
 	struct chacha_state st;
 	struct poly1305_state ps;
-	uint8_t otk[CHACHA_BLOCK_LEN], lens[16], tag[VECSEC_AEAD_TAG_LEN];
+	uint8_t otk[CHACHA_BLOCK_LEN], tag[VECSEC_AEAD_TAG_LEN];
 	uint8_t sbuf[CHACHA_BLOCK_LEN + SHORT_MAX] __attribute__((aligned(64)));
-	size_t done = 0, sbuf_len = 0, tail, body;
-	bool short_job = false;
+	const uint8_t *rest = NULL;
+	size_t done = 0, sbuf_len = 0, tail = 0, body;
+	bool short_job = false, tail_staged = false;
 	int rc = 0;
 
 	job_state(&st, job);
@@ -374,26 +441,38 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 		if (job->aad_len > 0)
 			mac_padded(&ps, pi, job->aad, job->aad_len);
 		if (job->dir == VECSEC_AEAD_SEAL) {
-			mac_padded(&ps, pi, sbuf + CHACHA_BLOCK_LEN, job->len);
+			rest = sbuf + CHACHA_BLOCK_LEN;
 			if (job->len > 0)
 				memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
 		} else {
-			mac_padded(&ps, pi, job->in, job->len);
+			rest = job->in;
 		}
 		short_job = true;
 		goto lengths;
 	}
 	tail = job->len % sk->step;
 	body = job->len - tail;
-	if (job->dir == VECSEC_AEAD_SEAL && sk->otk_tail != NULL && tail != 0 &&
-	    tail <= sk->max_tail) {
-		/* one-time key and tail in one pass; the kernel does the body */
-		sk->otk_tail(&st, otk, job->out + body, job->in + body, tail, body);
+	if (sk->otk_tail != NULL && tail != 0 && tail <= sk->max_tail && tail <= SHORT_MAX) {
+		/*
+		 * One-time key and tail in one pass; the kernel does the body.
+		 * Open decrypts the tail into sbuf, released once the tag matched.
+		 */
+		const bool seal = job->dir == VECSEC_AEAD_SEAL;
+
+		sk->otk_tail(job, &st, otk, seal ? job->out + body : sbuf, job->in + body, tail,
+			     body);
 		vecsec_poly1305_core_init(&ps, otk);
 		if (job->aad_len > 0)
 			mac_padded(&ps, pi, job->aad, job->aad_len);
-		done = sk->seal(&st, &ps, job->out, job->in, body);
-		mac_padded(&ps, pi, job->out + done, job->len - done);
+		if (seal) {
+			done = sk->seal(&st, &ps, job->out, job->in, body);
+			rest = job->out + done;
+		} else {
+			sbuf_len = tail;
+			done = sk->open(&st, &ps, job->out, job->in, body);
+			rest = job->in + done;
+			tail_staged = true;
+		}
 		goto lengths;
 	}
 	vecsec_chacha_xor_impl(ci, &st, otk, zeros, sizeof(otk));
@@ -403,23 +482,25 @@ chachapoly_run_stitched(const struct chachapoly_impl *sk, const struct chacha_im
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		/* the kernel encrypts all of it, and MACs done bytes */
 		done = sk->seal(&st, &ps, job->out, job->in, job->len);
-		mac_padded(&ps, pi, job->out + done, job->len - done);
+		rest = job->out + done;
 	} else {
 		done = sk->open(&st, &ps, job->out, job->in, job->len);
 		/* the rest is decrypted only once the tag matched */
-		mac_padded(&ps, pi, job->in + done, job->len - done);
+		rest = job->in + done;
 	}
 lengths:
-	vecsec_chachapoly_lengths(lens, job->aad_len, job->len);
-	pi->blocks(&ps, lens, 1, 1);
+	/* the data's last len - done bytes at rest, padded, and the lengths block */
+	mac_last(&ps, pi, rest, job->len - done, job->aad_len, job->len);
 	vecsec_poly1305_tag(tag, ps.h, otk + 16);
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
 	} else {
 		rc = vecsec_chachapoly_verify(job, tag);     /* wipes the kernel's part too */
-		if (rc == 0 && short_job && job->len > 0)
+		if (rc == 0 && tail_staged)
+			memcpy(job->out + done, sbuf, tail);
+		else if (rc == 0 && short_job && job->len > 0)
 			memcpy(job->out, sbuf + CHACHA_BLOCK_LEN, job->len);
-		else if (rc == 0 && !short_job)
+		else if (rc == 0 && !short_job && !tail_staged)
 			vecsec_chacha_xor_impl(ci, &st, job->out + done, job->in + done,
 					       job->len - done);
 	}
@@ -449,11 +530,16 @@ run(enum vecsec_isa level, const struct vecsec_aead_job *job, bool xchacha)
 	/* linear, and (XChaCha) the 32-bit word 12 cannot wrap */
 	if (vecsec_job_linear(job) && (uint64_t)job->len <= CHACHAPOLY_MAX_LEN &&
 	    (sk = stitch_at(level, job->len)) != NULL) {
-		if (sk->linear != NULL) {
+		const bool short_job = sk->short_run != NULL && job->len <= short_max_of(sk);
+
+		/* IETF: the short path takes its state from the key and nonce */
+		if (short_job && !xchacha)
+			return sk->short_run(job, NULL);
+		if (sk->linear != NULL || short_job) {
 			struct chacha_state st;
 
 			job_state(&st, job);
-			rc = sk->linear(job, &st);
+			rc = short_job ? sk->short_run(job, &st) : sk->linear(job, &st);
 			vecsec_wipe(&st, sizeof(st));
 			return rc;
 		}

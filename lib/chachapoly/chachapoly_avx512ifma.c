@@ -18,6 +18,7 @@
 #include "chachapoly_internal.h"
 #include "chacha/chacha_avx512.h"
 #include "poly1305/poly1305_avx512ifma.h"
+#include "poly1305/poly1305_64.h"
 
 #define STEP 1024
 #define PAIR 256                /* bytes per two-accumulator Poly1305 step */
@@ -191,21 +192,215 @@ open_avx512ifma(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out
 	return stitch(cs, ps, out, in, len, true);
 }
 
+/*
+ * The rows of the state at counter 0: an IETF job's straight from its key
+ * and nonce bytes (a 16-byte load of the words job_state() just stored one
+ * by one would wait for them to retire), XChaCha's from the derived state.
+ */
+static inline __attribute__((always_inline)) void
+state_rows(__m128i r[4], const struct vecsec_aead_job *job, const uint32_t x[16])
+{
+	if (job->key->alg == VECSEC_AEAD_XCHACHA20_POLY1305) {
+		for (int i = 0; i < 4; i++)
+			r[i] = _mm_loadu_si128((const void *)&x[4 * i]);
+		return;
+	}
+	r[0] = _mm_setr_epi32((int)CHACHA_C0, (int)CHACHA_C1, (int)CHACHA_C2, (int)CHACHA_C3);
+	r[1] = _mm_loadu_si128((const void *)job->key->small);
+	r[2] = _mm_loadu_si128((const void *)((const uint8_t *)job->key->small + 16));
+	r[3] = _mm_bslli_si128(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+		_cvtu64_mask64(0xfff), (const void *)job->nonce)), 4);
+}
+
 /* 1 + ceil(tail / 64) <= 12 blocks: one to three sets of the row form */
 static void
-otk_tail_avx512ifma(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
-		    const uint8_t *in, size_t tail, size_t body)
+otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
+		    uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out, const uint8_t *in, size_t tail,
+		    size_t body)
 {
 	const uint32_t ctr = cs->x[12] + 1 + (uint32_t)(body / CHACHA_BLOCK_LEN);
 	const size_t nblk = 1 + (tail + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
+	__m128i r[4];
 
+	state_rows(r, job, cs->x);
 	if (nblk > 8)
-		chacha_rows_core(out, in, tail, cs->x, 20, 3, NULL, NULL, otk, ctr);
+		chacha_rows_core_v(out, in, tail, r[0], r[1], r[2], r[3], 20, 3, NULL, NULL, otk,
+				   ctr);
 	else if (nblk > 4)
-		chacha_rows_core(out, in, tail, cs->x, 20, 2, NULL, NULL, otk, ctr);
+		chacha_rows_core_v(out, in, tail, r[0], r[1], r[2], r[3], 20, 2, NULL, NULL, otk,
+				   ctr);
 	else
-		chacha_rows_core(out, in, tail, cs->x, 20, 1, NULL, NULL, otk, ctr);
+		chacha_rows_core_v(out, in, tail, r[0], r[1], r[2], r[3], 20, 1, NULL, NULL, otk,
+				   ctr);
 	cs->x[12]++;
+}
+
+/* ---- short jobs: the whole AEAD in one ChaCha20 pass ---- */
+
+/*
+ * Jobs up to 15 blocks: the one-time-key block and the data blocks come
+ * out of one ChaCha20 pass (short_rows()), so the ChaCha20 part costs
+ * about one pass's latency; Poly1305 then runs in radix 2^64 on the
+ * integer units (poly1305_64.h), or the IFMA kernel for the data from
+ * SHORT_IFMA_BLOCKS on (its powers of r cost more than they save below).
+ * Nothing is staged: seal encrypts straight into out; open decrypts
+ * straight into out when out is not in (out is wiped if the tag fails, as
+ * the stitched steps do), and in place into a stack buffer that reaches
+ * out only after the tag matched.
+ */
+#define SHORT_MAX (15 * CHACHA_BLOCK_LEN)
+
+/*
+ * Data blocks from which the IFMA kernel takes the ciphertext: set on a
+ * Sapphire Rapids class Xeon (TSC cycles per seal: 320 B 694 scalar, 720
+ * IFMA; 384 B 741 scalar, 707 IFMA).
+ */
+#define SHORT_IFMA_BLOCKS 24
+
+/* The data's last n (0..15) bytes, padded (RFC 8439 2.8), and the lengths block. */
+static inline __attribute__((always_inline)) void
+short_final(struct poly1305_64 *p, const uint8_t *in, size_t n, size_t aad_len, size_t len)
+{
+	alignas(16) uint8_t b[32];
+	size_t nb = 1;
+
+	if (n != 0) {
+		_mm_store_si128((__m128i *)b, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+			_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)in)));
+		nb = 2;
+	}
+	vecsec_chachapoly_lengths(b + 16 * (nb - 1), aad_len, len);
+	p64_blocks_c(p, b, nb, 1);
+}
+
+/* The AAD, padded (RFC 8439 2.8). */
+static inline __attribute__((always_inline)) void
+short_aad(struct poly1305_64 *p, const uint8_t *aad, size_t aad_len)
+{
+	alignas(16) uint8_t b[16];
+	size_t n = aad_len % 16;
+
+	if (aad_len >= 16)
+		p64_blocks(p, aad, aad_len / 16, 1);
+	if (n != 0) {
+		_mm_store_si128((__m128i *)b, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+			_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)(aad + aad_len - n))));
+		p64_blocks_c(p, b, 1, 1);
+	}
+}
+
+/* The whole 16-byte blocks of the data (ciphertext), scalar or IFMA. */
+static inline __attribute__((always_inline)) void
+short_data(struct poly1305_64 *p, const uint8_t *c, size_t nb, const uint8_t otk[16])
+{
+	struct poly1305_state ps;
+
+	if (nb < SHORT_IFMA_BLOCKS) {
+		p64_blocks(p, c, nb, 1);
+		return;
+	}
+	vecsec_poly1305_core_init(&ps, otk);
+	p64_to44(&ps, p);
+	vecsec_poly1305_blocks_avx512ifma(&ps, c, nb, 1);
+	p64_from44(p, &ps);
+	vecsec_wipe(&ps, sizeof(ps));
+}
+
+/*
+ * Block 0 (x[12] = 0: the job's state) whole into otk, blocks 1.. over the
+ * data: one or two row-form sets up to 7 data blocks, a 16-block step
+ * above (TSC cycles per seal on a Sapphire Rapids class Xeon: 512 B 840
+ * against 855 with three sets, 704 B 873 against 894; 384 B 722 in two
+ * sets against 826). (GCC 12 stops with an internal error when the
+ * counter of the data blocks is x[12] + 1 rather than the constant.)
+ */
+/*
+ * x: the state at counter 0 (XChaCha: with the derived subkey), or NULL:
+ * an IETF job's state from its key and nonce bytes.
+ */
+static inline __attribute__((always_inline)) void
+short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead_job *job,
+	   const uint32_t *x, uint8_t otk[CHACHA_BLOCK_LEN])
+{
+	__m128i r[4];
+
+	if (len > 7 * CHACHA_BLOCK_LEN) {
+		uint32_t xl[16];
+		__m512i v[16];
+
+		if (x == NULL) {
+			/* word loads of words just stored forward: no wait here */
+			const uint8_t *k = (const uint8_t *)job->key->small;
+
+			xl[0] = CHACHA_C0;
+			xl[1] = CHACHA_C1;
+			xl[2] = CHACHA_C2;
+			xl[3] = CHACHA_C3;
+			for (int w = 0; w < 8; w++)
+				xl[4 + w] = vecsec_load_le32(k + 4 * w);
+			xl[12] = 0;
+			for (int w = 0; w < 3; w++)
+				xl[13 + w] = vecsec_load_le32(job->nonce + 4 * w);
+			x = xl;
+		}
+		chacha_x16_init(v, x);
+		for (int dr = 0; dr < 10; dr++)
+			chacha_x16_dround(v);
+		chacha_x16_finish_first(otk, out, in, len, v, x);
+		vecsec_wipe(xl, sizeof(xl));
+		return;
+	}
+	state_rows(r, job, x);
+	if (len > 3 * CHACHA_BLOCK_LEN)
+		chacha_rows_core_v(out, in, len, r[0], r[1], r[2], r[3], 20, 2, NULL, NULL, otk, 1);
+	else
+		chacha_rows_core_v(out, in, len, r[0], r[1], r[2], r[3], 20, 1, NULL, NULL, otk, 1);
+}
+
+static int
+short_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *st)
+{
+	alignas(64) uint8_t otk[CHACHA_BLOCK_LEN];
+	alignas(64) uint8_t pt[SHORT_MAX];
+	uint8_t tag[VECSEC_AEAD_TAG_LEN];
+	struct poly1305_64 p;
+	const size_t len = job->len;
+	const uint8_t *mac;
+	bool staged = false;
+	int rc = 0;
+
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		short_rows(job->out, job->in, len, job, st != NULL ? st->x : NULL, otk);
+		mac = job->out;
+	} else {
+		/* in place: the plaintext waits in pt for the verdict */
+		staged = job->out == job->in;
+		short_rows(staged ? pt : job->out, job->in, len, job, st != NULL ? st->x : NULL,
+			   otk);
+		mac = job->in;
+	}
+	p64_init(&p, otk);
+	if (job->aad_len > 0)
+		short_aad(&p, job->aad, job->aad_len);
+	if (len >= 16)
+		short_data(&p, mac, len / 16, otk);
+	short_final(&p, len % 16 != 0 ? mac + (len & ~(size_t)15) : NULL, len % 16,
+		    job->aad_len, len);
+	p64_tag(tag, &p, otk + 16);
+	if (job->dir == VECSEC_AEAD_SEAL) {
+		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
+		vecsec_wipe(tag, sizeof(tag));
+	} else {
+		rc = vecsec_chachapoly_verify(job, tag);   /* wipes tag, and out on failure */
+		if (staged) {
+			if (rc == 0 && len > 0)
+				memcpy(job->out, pt, len);
+			vecsec_wipe(pt, len);
+		}
+	}
+	vecsec_wipe(otk, sizeof(otk));
+	vecsec_wipe(&p, sizeof(p));
+	return rc;
 }
 
 const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
@@ -220,4 +415,6 @@ const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
 	.open = open_avx512ifma,
 	.max_tail = 11 * CHACHA_BLOCK_LEN,
 	.otk_tail = otk_tail_avx512ifma,
+	.short_max = SHORT_MAX,
+	.short_run = short_avx512ifma,
 };

@@ -139,15 +139,26 @@ struct chachapoly_impl {
 	size_t (*open)(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out,
 		       const uint8_t *in, size_t len);
 	/*
-	 * Optional (NULL: none), for seal: block 0 of cs (x[12] = 0) whole
-	 * into otk (the one-time key, RFC 8439 2.6) and a message's tail of
-	 * 1..max_tail bytes (out, in point at it) encrypted at the counters
-	 * after body bytes, all in one latency-bound pass; cs is left at
-	 * counter 1 for seal() of the body (a multiple of the step).
+	 * Optional (NULL: none): block 0 of cs (x[12] = 0, job's state)
+	 * whole into otk (the one-time key, RFC 8439 2.6) and a message's
+	 * tail of 1..max_tail bytes (out, in point at it) XORed with the
+	 * keystream at the counters after body bytes, all in one
+	 * latency-bound pass; cs is left at counter 1 for seal() or open()
+	 * of the body (a multiple of the step).
 	 */
 	size_t max_tail;
-	void (*otk_tail)(struct chacha_state *cs, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
-			 const uint8_t *in, size_t tail, size_t body);
+	void (*otk_tail)(const struct vecsec_aead_job *job, struct chacha_state *cs,
+			 uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out, const uint8_t *in,
+			 size_t tail, size_t body);
+	/*
+	 * Optional (NULL: none), the step form's short jobs: a whole linear
+	 * job of at most short_max bytes, as linear() above (state at
+	 * counter 0, or NULL for a ChaCha20-Poly1305 job: the kernel builds
+	 * it from the key and nonce; 0 or -EBADMSG with out wiped).
+	 * chachapoly.c caps short_max with vecsec_chachapoly_set_short_max().
+	 */
+	size_t short_max;
+	int (*short_run)(const struct vecsec_aead_job *job, struct chacha_state *st);
 };
 
 /* Widest first, NULL-terminated; no reference entry (two-pass is the reference). */

@@ -37,6 +37,15 @@ enum chachapoly_mode vecsec_chachapoly_set_mode(enum chachapoly_mode mode);
  */
 const struct chachapoly_impl *vecsec_chachapoly_impl_for(size_t len);
 
+/*
+ * Single messages: the longest linear job the stitched impl's short path
+ * (short_run) takes at the current ISA cap, 0 if it has none; set caps it
+ * (0: never, SIZE_MAX: the impl's own bound, the default) and returns the
+ * previous cap. Tests use it to run the same lengths with and without it.
+ */
+size_t vecsec_chachapoly_short_max(void);
+size_t vecsec_chachapoly_set_short_max(size_t len);
+
 /* What a burst of n ChaCha20-Poly1305 jobs runs on now. */
 struct lanes_choice {
 	unsigned int chacha_lanes;   /* 0: one job at a time (no lanes here) */

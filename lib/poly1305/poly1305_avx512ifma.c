@@ -6,7 +6,7 @@
  * VPMADD52LUQ/HUQ (poly1305_avx512ifma.h). RFC 8439 2.5. r^1..r^16 are kept
  * in the state's ext[]. A count not a multiple of 8 starts with a partial
  * chunk (masked loads, front-padded with blocks that add nothing); fewer
- * than 16 blocks go through the reference.
+ * than 16 blocks go through the radix-2^64 loop (poly1305_scalar64.c).
  */
 #include <immintrin.h>
 
@@ -14,11 +14,22 @@
 #include "poly1305_avx512ifma.h"
 
 /*
- * Below 16 blocks the reference is as fast: at 128 bytes both cost ~205
- * TSC cycles, at 256 bytes this impl ~220 against ~390 (one call, powers
- * of r included; lightly loaded 2-core Xeon with IFMA).
+ * Below 16 blocks the powers of r cost more than they save: at 128 bytes
+ * this impl and the reference both cost ~205 TSC cycles, at 256 bytes this
+ * impl ~220 against ~390 (one call, powers of r included; lightly loaded
+ * 2-core Xeon with IFMA). Shorter calls (the stitched AEAD's tails and
+ * lengths block) take the radix-2^64 loop, about 12 TSC cycles a block on
+ * a Sapphire Rapids class Xeon, rather than the radix-2^44 reference.
  */
 #define MIN_BLOCKS 16
+
+/*
+ * Dispatch's bound (min_len): a whole call (one-shot MAC, update) takes
+ * the radix-2^64 loop below it. Set on a Sapphire Rapids class Xeon, TSC
+ * cycles per one-shot MAC: 256 B ~192 radix 2^64 against ~295 here, 384 B
+ * ~290 against ~325, 448 B ~336 against ~345, 512 B ~384 against ~343.
+ */
+#define IFMA_MIN_LEN (28 * POLY1305_BLOCK_LEN)
 
 void
 vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
@@ -32,7 +43,7 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 	size_t rest;
 
 	if (nblocks < MIN_BLOCKS) {
-		vecsec_poly1305_blocks_ref(st, in, nblocks, pad);
+		vecsec_poly1305_blocks_scalar64(st, in, nblocks, pad);
 		return;
 	}
 	p44v_powers(st, &vecsec_poly1305_impl_avx512ifma);
@@ -92,7 +103,7 @@ const struct poly1305_impl vecsec_poly1305_impl_avx512ifma = {
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
 		 VECSEC_CPU_AVX512IFMA,
-	.min_len = 16 * POLY1305_BLOCK_LEN,   /* MIN_BLOCKS above, now applied by dispatch */
+	.min_len = IFMA_MIN_LEN,
 	.blocks = vecsec_poly1305_blocks_avx512ifma,
 	.lanes = 16,
 	.lanes_name = "x16-avx512ifma",
@@ -106,7 +117,7 @@ const struct poly1305_impl vecsec_poly1305_impl_avx512ifma_x8 = {
 	.isa = VECSEC_ISA_AVX512,
 	.needs = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
 		 VECSEC_CPU_AVX512IFMA,
-	.min_len = 16 * POLY1305_BLOCK_LEN,
+	.min_len = IFMA_MIN_LEN,
 	.blocks = vecsec_poly1305_blocks_avx512ifma,
 	.lanes = 8,
 	.lanes_name = "x8-avx512ifma",

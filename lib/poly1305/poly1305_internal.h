@@ -129,6 +129,9 @@ extern const struct poly1305_impl vecsec_poly1305_impl_neon;
 
 void vecsec_poly1305_blocks_ref(struct poly1305_state *st, const uint8_t *in, size_t nblocks,
 				uint32_t pad);
+/* The IFMA single-message kernel (poly1305_avx512ifma.c), for the stitched AEAD. */
+void vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
+				       size_t nblocks, uint32_t pad);
 /* Radix 2^64 (poly1305_scalar64.c): the blocks of short inputs and of SIMD tails. */
 void vecsec_poly1305_blocks_scalar64(struct poly1305_state *st, const uint8_t *in,
 				     size_t nblocks, uint32_t pad);

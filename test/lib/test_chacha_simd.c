@@ -14,7 +14,9 @@
  * reference, and through the AEAD API stitched == two-pass == OpenSSL /
  * libsodium, RFC 8439 2.8.2/A.5 through the stitched wrapper, forgeries
  * on the stitched path give -EBADMSG and a zeroed output, and the
- * two-pass switch (VECSEC_CHACHAPOLY=twopass, modes) works.
+ * two-pass switch (VECSEC_CHACHAPOLY=twopass, modes) works; the
+ * single-message short path is reached where the level has one and
+ * matches the oracle both ways at every length up to it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -799,6 +801,133 @@ test_stitch_forgery(void)
 }
 
 /*
+ * One job on the single-message path as it is dispatched now: seal == the
+ * oracle (out of place and in place), open restores it out of place
+ * (where the short path decrypts straight into out) and in place (where
+ * it stages), nothing written outside the output.
+ */
+static void
+single_case(enum vecsec_aead_alg alg, struct vt_buf *g, uint8_t *want, const uint8_t *src,
+	    size_t len, size_t aad_len, size_t off, uint64_t seed)
+{
+	uint8_t key[32], nonce[24], aad[64], tag[16], wtag[16];
+	struct vecsec_aead_key k;
+	size_t nl = vt_nonce_len(alg);
+	const char *an = vecsec_aead_alg_name(alg);
+	uint8_t *out = g->data + off;
+
+	vt_rand(key, sizeof(key), seed);
+	vt_rand(nonce, sizeof(nonce), seed + 1);
+	vt_rand(aad, sizeof(aad), seed + 2);
+	VT_EXPECT(vecsec_aead_key_init(&k, alg, key, 32) == 0, "key");
+	vt_oracle_seal(alg, want, wtag, src, len, key, nonce, aad, aad_len);
+	vt_buf_reset(g);
+	VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, src, len, nonce, nl, aad, aad_len) == 0,
+		  "%s seal len=%zu", an, len);
+	VT_EXPECT_MEM(out, want, len, "%s seal len=%zu aad=%zu off=%zu", an, len, aad_len, off);
+	VT_EXPECT_MEM(tag, wtag, 16, "%s tag len=%zu aad=%zu", an, len, aad_len);
+	VT_EXPECT_GUARDS(g, off, len);
+	vt_buf_reset(g);
+	VT_EXPECT(vecsec_aead_open(&k, out, want, len, wtag, 16, nonce, nl, aad, aad_len) == 0,
+		  "%s open len=%zu", an, len);
+	VT_EXPECT_MEM(out, src, len, "%s open out of place len=%zu off=%zu", an, len, off);
+	VT_EXPECT_GUARDS(g, off, len);
+	memcpy(out, want, len);
+	VT_EXPECT(vecsec_aead_open(&k, out, out, len, wtag, 16, nonce, nl, aad, aad_len) == 0,
+		  "%s open in place len=%zu", an, len);
+	VT_EXPECT_MEM(out, src, len, "%s open in place len=%zu off=%zu", an, len, off);
+	VT_EXPECT(vecsec_aead_seal(&k, out, tag, 16, out, len, nonce, nl, aad, aad_len) == 0,
+		  "%s seal in place", an);
+	VT_EXPECT_MEM(out, want, len, "%s seal in place len=%zu", an, len);
+	VT_EXPECT_MEM(tag, wtag, 16, "%s seal in place tag len=%zu", an, len);
+	VT_EXPECT_GUARDS(g, off, len);
+	vecsec_aead_key_wipe(&k);
+}
+
+/*
+ * The single-message short path (a whole job up to short_max bytes in one
+ * ChaCha20 pass, chachapoly_avx512ifma.c) and the one-time key computed
+ * with a tail (open too): reached at AVX-512 IFMA (short_max 960 there,
+ * 0 where the level has no short path), == the oracle for every length
+ * 0..short_max + 80 and for tails 1..704 after 1 KiB (odd offsets, AAD
+ * 0..64), both directions, out of place and in place, also with the short
+ * path switched off; forgeries at the thresholds give -EBADMSG and a
+ * zeroed output.
+ */
+static void
+test_single_short(void)
+{
+	static const size_t forged[] = { 0, 1, 15, 16, 63, 64, 65, 191, 192, 193, 255, 256,
+					 447, 448, 449, 959, 960, 961, 1025, 1087, 1088, 1419,
+					 1420, 1727, 1728, 1729 };
+	const struct chachapoly_impl *sk = vecsec_chachapoly_impl_for(0);
+	uint64_t seed = vt_seed();
+	uint8_t *src = malloc(4096), *want = malloc(4096), *ct = malloc(4096);
+	uint8_t *out = malloc(4096), key[32], nonce[12], aad[20], tag[16];
+	size_t smax = vecsec_chachapoly_short_max(), top;
+	struct vecsec_aead_key k;
+	struct vt_buf g;
+
+	printf("\n    short path at this ISA: %zu bytes", smax);
+	VT_EXPECT(smax == (sk != NULL && sk->short_run != NULL ? sk->short_max : 0),
+		  "short_max %zu", smax);
+#ifdef VECSEC_HAVE_AVX512_IFMA
+	if (sk == &vecsec_chachapoly_impl_avx512ifma)
+		VT_EXPECT(smax == 960, "avx512ifma short path %zu", smax);
+#endif
+	VT_EXPECT(vecsec_chachapoly_set_short_max(0) == SIZE_MAX, "cap");
+	VT_EXPECT(vecsec_chachapoly_short_max() == 0, "short path off");
+	VT_EXPECT(vecsec_chachapoly_set_short_max(SIZE_MAX) == 0, "cap back");
+	top = smax + 80;
+	vt_buf_init(&g, 4096 + 64);
+	vt_rand(src, 4096, seed);
+	for (int off_path = 0; off_path < 2; off_path++) {
+		/* off_path 1: the same lengths with the short path off */
+		vecsec_chachapoly_set_short_max(off_path ? 0 : SIZE_MAX);
+		for (size_t a = 0; a < VT_ARRAY_SIZE(algs); a++) {
+			for (size_t len = 0; len <= top; len += off_path || a ? 1 + len % 13 : 1)
+				single_case(algs[a], &g, want, src + len % 7, len, len % 65,
+					    (len * 7 + 1) % 64, seed + len);
+			for (size_t t = 1; t <= 704; t += off_path || a ? 1 + t % 29 : 1)
+				single_case(algs[a], &g, want, src, 1024 + t, t % 65,
+					    (t * 5 + 3) % 64, seed + 5000 + t);
+		}
+	}
+	vecsec_chachapoly_set_short_max(SIZE_MAX);
+	vt_buf_free(&g);
+
+	vt_rand(key, sizeof(key), seed ^ 41);
+	vt_rand(nonce, sizeof(nonce), 42);
+	vt_rand(aad, sizeof(aad), 43);
+	VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
+	for (size_t l = 0; l < VT_ARRAY_SIZE(forged); l++) {
+		size_t len = forged[l];
+
+		VT_EXPECT(vecsec_aead_seal(&k, ct, tag, 16, src, len, nonce, 12, aad,
+					   sizeof(aad)) == 0, "seal");
+		for (int what = 0; what < 3; what++) {
+			size_t nbits = what == 0 ? 128 : what == 1 ? 160 : len * 8;
+
+			if (nbits == 0)
+				continue;
+			for (size_t bit = 0; bit < nbits; bit += nbits / 3 + 1) {
+				forge_case(&k, ct, out, len, tag, nonce, aad, what, bit, false);
+				forge_case(&k, ct, out, len, tag, nonce, aad, what, bit, true);
+			}
+			forge_case(&k, ct, out, len, tag, nonce, aad, what, nbits - 1, false);
+		}
+		VT_EXPECT(vecsec_aead_open(&k, out, ct, len, tag, 16, nonce, 12, aad,
+					   sizeof(aad)) == 0, "genuine opens len=%zu", len);
+		VT_EXPECT_MEM(out, src, len, "genuine open len=%zu", len);
+	}
+	vecsec_aead_key_wipe(&k);
+	free(src);
+	free(want);
+	free(ct);
+	free(out);
+}
+
+/*
  * VECSEC_CHACHAPOLY=twopass (read when the selectors run) and the modes.
  * x86-64 has a stitched kernel from SSSE3 up; aarch64 has none (two
  * passes at every level).
@@ -843,6 +972,7 @@ main(void)
 		VT_TEST(test_stitch_rfc8439),
 		VT_TEST(test_stitch_forgery),
 		VT_TEST(test_stitch_selection),
+		VT_TEST(test_single_short),
 	};
 	const char *s = getenv("VT_SLOW");
 
