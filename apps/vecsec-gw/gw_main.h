@@ -61,6 +61,10 @@ int gw_check_only(struct gw_conf *c, const char *file, const struct opts *o, boo
 char **gw_pmd_autoload(int *argc, char **argv, bool *added);
 void gw_pmd_duplicates(void);
 
+/* vdev_check.c: every --vdev port EAL was asked for exists, or why not */
+void gw_vdev_note(int argc, char **argv);
+int gw_vdev_check(void);
+
 /* log.c */
 void gw_journal_log(void);
 

@@ -63,7 +63,7 @@ struct gw_run {
 	int dd;                         /* where "--" is in argv; argc without one */
 	char **eal_argv;                /* argv, or a copy with what EAL gets added */
 	int eal_argc;
-	bool pmd_added;                 /* gw_pmd_autoload() added the build's PMD */
+	bool pmd_added;                 /* gw_pmd_autoload() added a -d */
 	bool eal_up;                    /* EAL started: stop takes everything down */
 	int ctrl_gid;                   /* --ctrl-group's id, -1: none */
 	struct rte_mempool *mp;
@@ -322,6 +322,7 @@ eal_start(struct gw_run *l)
 #endif
 	if (l->o.demo)
 		l->eal_argv = gw_demo_no_pci(&l->eal_argc, l->eal_argv, l->argv);
+	gw_vdev_note(l->dd, l->argv);
 	if (rte_eal_init(l->eal_argc, l->eal_argv) < 0) {
 		fprintf(stderr, "vecsec-gw: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;
@@ -332,9 +333,11 @@ eal_start(struct gw_run *l)
 		rte_log_set_level((uint32_t)gw_logtype, RTE_LOG_NOTICE);
 #ifdef GW_BUILD_PMD
 	if (l->pmd_added)
-		GW_LOG(DEBUG, "run from the build tree: EAL loads %s", GW_BUILD_PMD);
+		GW_LOG(DEBUG, "EAL loads %s (-d)", l->eal_argv[2]);
 #endif
 	gw_pmd_duplicates();
+	if (gw_vdev_check() != 0)
+		return 1;
 	gw.nb_workers = rte_lcore_count();
 	if (gw.nb_workers > GW_MAX_WORKERS) {
 		GW_LOG(ERR, "at most %d lcores", GW_MAX_WORKERS);
