@@ -31,6 +31,7 @@
 #include "gw_main.h"
 #include "fcache.h"
 #include "gw_log.h"
+#include "kernel_nh.h"
 #include "seqstate.h"
 
 #include <libgen.h>
@@ -280,8 +281,8 @@ conf_load(struct gw_run *l)
 	rc = gw_preflight(o, conf, o->cfg_file != NULL ? o->cfg_file : "<demo>", true);
 	if (rc != 0)
 		return rc;
-	/* run-time changes: the control socket, or a reload of the file */
-	gw.ctrl = !o->ctrl_none || (o->cfg_file != NULL && !o->demo);
+	/* run-time changes: the control socket, a reload of the file, the kernel's routes */
+	gw.ctrl = !o->ctrl_none || (o->cfg_file != NULL && !o->demo) || gw_knh_on;
 	return 0;
 }
 
@@ -474,6 +475,8 @@ ctrl_start(struct gw_run *l)
 		rte_rcu_qsbr_thread_register(gw.rcu, 0);
 		rte_rcu_qsbr_thread_online(gw.rcu, 0);
 	}
+	if (gw_knh_start() != 0)
+		return 1;
 	if (!o->ctrl_none) {
 		bool own_dir = o->ctrl_path == NULL;
 
@@ -702,6 +705,7 @@ stop(struct gw_run *l)
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
 	gw_ctrl_stop();
+	gw_knh_stop();
 	gw_host_teardown();
 	gw_conf_wipe(conf);
 	gw_ports_stop();

@@ -4,8 +4,9 @@
  * socket), make-before-break:
  *
  *   1. parse and check the whole new file (gw_conf_validate(), as start
- *      and --check do); routes and neighbours must be unchanged (they are
- *      fixed at start). Any refusal ends here and changes nothing.
+ *      and --check do); changed `rt` or `neigh` rules: the new route
+ *      tables are built beside the published ones (rt.c). Any refusal
+ *      ends here and changes nothing.
  *   2. plan: an SA of the old file that the new one has with the same
  *      parameters and keys is kept as it is (slot, sequence numbers,
  *      window, counters); an SA of the new file only is added, one of the
@@ -17,7 +18,9 @@
  *      SPD built from the new file's SP rules (RCU, as the control socket
  *      does), then unpublish the old SAs; they are freed once no worker
  *      can hold them (the change engine's reclaim queue, cp.c). A failure
- *      before the swap takes the new SAs down again.
+ *      before the swap takes the new SAs down again. Then the new route
+ *      tables and neighbours are published (an atomic exchange per table,
+ *      the old ones freed after an RCU grace period).
  *
  * SAs and SP rules added through the control socket (their "line" is
  * GW_CTRL_LINE_BASE or more) belong to the controller (strongSwan): a
@@ -123,6 +126,26 @@ rt_neigh_same(const struct gw_conf *a, const struct gw_conf *b)
 		    memcmp(a->neigh[i].mac, b->neigh[i].mac, 6) != 0)
 			return false;
 	return true;
+}
+
+/*
+ * The new file's routes and neighbours in force: the tables prepared from
+ * them published (the old ones freed after a grace period, rt.c), and
+ * their rules moved into m, the configuration about to go live.
+ */
+static void
+rt_take(struct gw_conf *m, struct gw_conf *nw, struct gw_rt_set *rts)
+{
+	gw_rt_commit(&gw, nw, rts);
+	free(m->rt);
+	m->rt = nw->rt;
+	m->nb_rt = nw->nb_rt;
+	m->cap_rt = nw->cap_rt;
+	nw->rt = NULL;
+	nw->nb_rt = nw->cap_rt = 0;
+	memcpy(m->neigh, nw->neigh, sizeof(m->neigh));
+	m->nb_neigh = nw->nb_neigh;
+	GW_LOG(NOTICE, "reload: %u routes, %u neighbours in force", m->nb_rt, m->nb_neigh);
 }
 
 /* Selectors, direction, family and priority equal (not the action). */
@@ -394,6 +417,8 @@ gw_reload(char *msg, size_t len)
 	struct plan pl = { 0 };
 	int8_t *fam = NULL;
 	char err[512] = "", warn[512];
+	struct gw_rt_set rts = { 0 };
+	bool rt_changed;
 	int rc;
 
 	gw_notify("RELOADING=1");
@@ -436,11 +461,10 @@ gw_reload(char *msg, size_t len)
 			GW_LOG(WARNING, "%s", warn);
 	if (rc == 0)
 		rc = gw_conf_validate(nw, err, sizeof(err));
-	if (rc == 0 && !rt_neigh_same(gw.conf, nw)) {
-		snprintf(err, sizeof(err), "rt or neigh rules changed: routes are fixed at start "
-			 "(restart the gateway to change them)");
-		rc = -ENOTSUP;
-	}
+	/* new routes built beside the published ones; in force once the SAs are */
+	rt_changed = rc == 0 && !rt_neigh_same(gw.conf, nw);
+	if (rt_changed)
+		rc = gw_rt_prepare(&gw, nw, &rts, err, sizeof(err));
 	if (rc != 0)
 		goto out;
 	rc = gw_conf_copy(m, gw.conf);
@@ -466,6 +490,8 @@ gw_reload(char *msg, size_t len)
 	}
 	if (rc == 0)
 		rc = apply(m, &pl, fam, err, sizeof(err));
+	if (rc == 0 && rt_changed)
+		rt_take(m, nw, &rts);
 	if (rc == 0) {
 		/* m's arrays become the live configuration's; the old ones are freed */
 		struct gw_conf old = *gw.conf;
@@ -476,6 +502,7 @@ gw_reload(char *msg, size_t len)
 		gw_conf_wipe(&old);
 	}
 out:
+	gw_rt_abort(&rts);      /* what prepare built, if it was not taken */
 	if (rc == 0) {
 		status.ok++;
 		status.last_ok = true;
