@@ -134,7 +134,7 @@ if [ "${BENCH_DOCS_IMG:-0}" = 1 ] && [ -f out/bench-gw-sas.png ]; then
 		env | grep '^BENCH_GW_' | sort | tr '\n' ' '
 		echo "scripts/bench-gw.sh $*"
 		echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-		echo "load after the run:$(uptime | sed 's/.*load average//')"
+		echo "load average after the run$(uptime | sed "s/.*load average//")"
 	} > docs/img/bench-gw.load
 	echo "bench-gw: docs/img/bench-gw-sas.png, bench-gw.csv and bench-gw.load written"
 fi

@@ -30,7 +30,7 @@ echo "bench: every point: $top/out/bench.csv"
 if [ "${BENCH_DOCS_IMG:-0}" = 1 ] && [ -f out/bench.png ]; then
 	cp out/bench.png docs/img/bench-lib.png
 	cp out/bench.csv docs/img/bench-lib.csv
-	printf 'scripts/bench.sh %s\n%s CPUs, %s\nload after the run:%s\n' "$*" "$(nproc)" \
+	printf 'scripts/bench.sh %s\n%s CPUs, %s\nload average after the run%s\n' "$*" "$(nproc)" \
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
 		"$(uptime | sed 's/.*load average//')" > docs/img/bench-lib.load
 	echo "bench: docs/img/bench-lib.png, .csv and .load written"
