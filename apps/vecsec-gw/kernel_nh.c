@@ -28,6 +28,7 @@
 #include "kernel_nh.h"
 #include "gw_log.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
@@ -78,6 +79,8 @@ static struct {
 	uint64_t refresh_ms;
 } k;
 
+/* held around freeing a table and by gw_knh_show() reading one (not a worker) */
+static pthread_mutex_t knh_show_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t knh_tid;
 static volatile bool knh_stop;
 static bool knh_up;
@@ -105,7 +108,8 @@ port_of_ifindex(unsigned int idx)
 static bool
 same_rt(const struct gw_knh_rt *a, const struct gw_knh_rt *b)
 {
-	return a->v6 == b->v6 && a->len == b->len && a->prio == b->prio &&
+	/* the same prefix on two taps (IPv6's fe80::/64 on each) is two routes */
+	return a->v6 == b->v6 && a->len == b->len && a->prio == b->prio && a->port == b->port &&
 	       memcmp(a->dst, b->dst, sizeof(a->dst)) == 0;
 }
 
@@ -211,7 +215,9 @@ publish(void)
 	old = __atomic_exchange_n(&gw_knh_tab, t, __ATOMIC_ACQ_REL);
 	if (old != NULL) {
 		rte_rcu_qsbr_synchronize(gw.rcu, RTE_QSBR_THRID_INVALID);
+		pthread_mutex_lock(&knh_show_lock);
 		free(old);
+		pthread_mutex_unlock(&knh_show_lock);
 	}
 	k.dirty = false;
 }
@@ -534,7 +540,9 @@ gw_knh_stop(void)
 		pthread_join(knh_tid, NULL);
 		knh_up = false;
 	}
+	pthread_mutex_lock(&knh_show_lock);
 	free(__atomic_exchange_n(&gw_knh_tab, NULL, __ATOMIC_ACQ_REL));
+	pthread_mutex_unlock(&knh_show_lock);
 	if (k.ev != NULL)
 		mnl_socket_close(k.ev);
 	if (k.rq != NULL)
@@ -542,4 +550,45 @@ gw_knh_stop(void)
 	k.ev = k.rq = NULL;
 	rte_ring_free(gw_knh_ring);
 	gw_knh_ring = NULL;
+}
+
+static void
+put_addr(FILE *out, bool v6, const uint8_t *b)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	inet_ntop(v6 ? AF_INET6 : AF_INET, b, s, sizeof(s));
+	fputs(s, out);
+}
+
+void
+gw_knh_show(FILE *out)
+{
+	const struct gw_knh_tab *t;
+
+	if (!gw_knh_on)
+		return;
+	pthread_mutex_lock(&knh_show_lock);
+	t = __atomic_load_n(&gw_knh_tab, __ATOMIC_ACQUIRE);
+	for (unsigned int i = 0; t != NULL && i < t->nr; i++) {
+		const struct gw_knh_rt *r = &t->rt[i];
+
+		fprintf(out, "kernel rt ipv%c dst ", r->v6 ? '6' : '4');
+		put_addr(out, r->v6, r->dst);
+		fprintf(out, "/%u port %u", r->len, r->port);
+		if (r->via) {
+			fputs(" via ", out);
+			put_addr(out, r->v6, r->gw);
+		}
+		fprintf(out, " metric %u\n", r->prio);
+	}
+	for (unsigned int i = 0; t != NULL && i < t->nn; i++) {
+		const struct gw_knh_nb *n = &t->nb[i];
+		const uint8_t *m = n->mac.addr_bytes;
+
+		fprintf(out, "kernel neigh port %u ", n->key[1]);
+		put_addr(out, n->key[0], n->key + 2);
+		fprintf(out, " %02x:%02x:%02x:%02x:%02x:%02x\n", m[0], m[1], m[2], m[3], m[4], m[5]);
+	}
+	pthread_mutex_unlock(&knh_show_lock);
 }

@@ -67,6 +67,8 @@ extern struct rte_ring *gw_knh_ring;    /* requests: workers enqueue, the thread
 /* kernel_nh.c: the netlink thread, started after RCU exists, stopped after the workers */
 int gw_knh_start(void);
 void gw_knh_stop(void);
+/* `show rt`'s part: the kernel's routes and neighbours in force (nothing without --kernel-nh) */
+void gw_knh_show(FILE *out);
 
 /* A lost request is asked again by the next packet: no wait, no count. */
 static inline void

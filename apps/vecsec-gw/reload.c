@@ -129,6 +129,48 @@ rt_neigh_same(const struct gw_conf *a, const struct gw_conf *b)
 }
 
 /*
+ * The controller's routes and neighbours (`rt`, `neigh` on the socket,
+ * cp_rt.c) stay, as its SAs and SP rules do, unless the new file gives a
+ * route for the same prefix or a neighbour for the same port: appended to
+ * nw's. -ENOMEM or 0.
+ */
+static int
+rt_keep_ctrl(const struct gw_conf *live, struct gw_conf *nw)
+{
+	unsigned int n = 0;
+	struct gw_rt_conf *rt;
+
+	for (unsigned int i = 0; i < live->nb_rt; i++)
+		n += gw_ctrl_origin(live->rt[i].line);
+	if (n != 0) {
+		rt = realloc(nw->rt, ((size_t)nw->nb_rt + n) * sizeof(*rt));
+		if (rt == NULL)
+			return -ENOMEM;
+		nw->rt = rt;
+	}
+	for (unsigned int i = 0, k; i < live->nb_rt; i++) {
+		const struct gw_rt_conf *r = &live->rt[i];
+
+		for (k = 0; k < nw->nb_rt && gw_ctrl_origin(r->line) &&
+		     !(nw->rt[k].v6 == r->v6 && nw->rt[k].dst_len == r->dst_len &&
+		       memcmp(&nw->rt[k].dst, &r->dst, sizeof(r->dst)) == 0); k++)
+			;
+		if (gw_ctrl_origin(r->line) && k == nw->nb_rt)
+			nw->rt[nw->nb_rt++] = *r;
+	}
+	nw->cap_rt = RTE_MAX(nw->cap_rt, nw->nb_rt);
+	for (unsigned int i = 0, k; i < live->nb_neigh; i++) {
+		const struct gw_neigh_conf *nb = &live->neigh[i];
+
+		for (k = 0; k < nw->nb_neigh && nw->neigh[k].port != nb->port; k++)
+			;
+		if (gw_ctrl_origin(nb->line) && k == nw->nb_neigh && k < GW_MAX_NEIGH)
+			nw->neigh[nw->nb_neigh++] = *nb;
+	}
+	return 0;
+}
+
+/*
  * The new file's routes and neighbours in force: the tables prepared from
  * them published (the old ones freed after a grace period, rt.c), and
  * their rules moved into m, the configuration about to go live.
@@ -462,6 +504,10 @@ gw_reload(char *msg, size_t len)
 	if (rc == 0)
 		rc = gw_conf_validate(nw, err, sizeof(err));
 	/* new routes built beside the published ones; in force once the SAs are */
+	if (rc == 0 && rt_keep_ctrl(gw.conf, nw) != 0) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = -ENOMEM;
+	}
 	rt_changed = rc == 0 && !rt_neigh_same(gw.conf, nw);
 	if (rt_changed)
 		rc = gw_rt_prepare(&gw, nw, &rts, err, sizeof(err));

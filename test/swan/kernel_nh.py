@@ -23,9 +23,13 @@ gA's configuration has no `rt` and no `neigh` line, only bypass rules:
      `ip route add 10.77.9.0/24 via 10.77.0.2` in gA; then they pass, the
      gateway not restarted; `ip route del` takes it away again
   4. a reload adds a `neigh` line for port 1, which wins over the kernel's
-     neighbour, and an `rt` line, which wins over a kernel route (both
-     documented precedences); a reload that takes them away again gives
-     the kernel's back, the gateway never restarted
+     neighbour, then an `rt` line, which wins over a kernel route (its
+     next hop is the destination itself, which gA's kernel is then asked
+     to resolve: the kernel's route would have 10.77.0.2); a reload that
+     takes them away again gives the kernel's back, no restart
+  5. the control socket: `rt`, `neigh`, `del rt`, `del neigh` take effect
+     at once, `show rt` lists the rules and the kernel's routes and
+     neighbours, a reload keeps the controller's route
 
     kernel_nh.py BUILD_DIR
 """
@@ -77,6 +81,25 @@ def ping_until(env, dst, timeout, what):
 def drops(env):
     out = env.ctl("stats")
     return {k: int(v) for k, v in re.findall(r"\b(no_neigh|no_route)[ =:]+(\d+)", out)}
+
+
+def nb_9(env):
+    return "10.77.9.1" in st.sh(["ip", "neigh", "show", "dev", env.ifn("t1A")],
+                                ns=env.ns["gA"])
+
+
+def static_route_used(env, what):
+    st.sh(["ip", "neigh", "flush", "dev", env.ifn("t1A")], ns=env.ns["gA"])
+    ping_until(env, "10.77.9.1", 10, what)
+    check(nb_9(env), "%s: the next hop is 10.77.9.1 itself (a neighbour in gA's kernel "
+          "now): the static route, not the kernel's via 10.77.0.2" % what)
+
+
+def kernel_route_used(env, what):
+    st.sh(["ip", "neigh", "flush", "dev", env.ifn("t1A")], ns=env.ns["gA"])
+    ping_until(env, "10.77.9.1", 10, what)
+    check(not nb_9(env), "%s: the next hop is 10.77.0.2, the kernel's route's gateway "
+          "(no neighbour 10.77.9.1)" % what)
 
 
 def write_conf(env, extra):
@@ -150,13 +173,13 @@ def main():
                     what="the route to go with ip route del")
         log("ip route del: 10.77.9.1 unreachable again")
 
-        # 4. precedence, and rt/neigh lines changed by a reload: a neigh line
-        # wins over the kernel's neighbour, an rt line over the kernel's route
+        # 4. precedence, and rt/neigh lines changed by a reload. A neigh line
+        # wins over the kernel's neighbour: packets to gB go to its MAC.
         sh(["ip", "route", "add", "10.77.9.0/24", "via", "10.77.0.2"], ns=ns["gA"])
         ping_until(env, "10.77.9.1", 10, "the kernel's route again")
-        write_conf(env, "neigh port 1 02:77:00:00:00:99\nrt ipv4 dst 10.77.9.0/24 port 0\n")
+        write_conf(env, "neigh port 1 02:77:00:00:00:99\n")
         out = env.ctl("reload")
-        check(out.startswith("reload:") and "ERR" not in out, "reload with a neigh and an rt line: %s"
+        check(out.startswith("reload:") and "ERR" not in out, "reload with a neigh line: %s"
               % out.strip().splitlines()[0])
         tx0 = port_tx(env, 1)
         nn0 = drops(env).get("no_neigh", 0)
@@ -166,14 +189,48 @@ def main():
         check(port_tx(env, 1) >= tx0 + 3 and drops(env).get("no_neigh", 0) == nn0,
               "they left on port 1 (tx %d -> %d), none waited for a neighbour" %
               (tx0, port_tx(env, 1)))
-        # the rt line sends 10.77.9.0/24 to port 0 (hA's side): never to gB
-        check(not ping(env, "10.77.9.1", count=2),
-              "`rt ipv4 dst 10.77.9.0/24 port 0` wins over the kernel's route to gB")
+        # An rt line wins over the kernel's route: `rt ... port 1` has no
+        # gateway, so its next hop is the destination itself, which gA's
+        # kernel is then asked to resolve (gB answers ARP for its lo
+        # address); through the kernel's route it would be 10.77.0.2.
+        write_conf(env, "rt ipv4 dst 10.77.9.0/24 port 1\n")
+        env.ctl("reload")
+        static_route_used(env, "an rt line by reload")
         write_conf(env, "")
         out = env.ctl("reload")
         log("reload without them: %s" % out.strip().splitlines()[0])
         ping_until(env, "10.77.0.2", 10, "neigh line reloaded away: the kernel's neighbour")
-        ping_until(env, "10.77.9.1", 10, "rt line reloaded away: the kernel's route")
+        kernel_route_used(env, "rt line reloaded away")
+
+        # 5. the same through the control socket (protocol 1.6): rt, neigh,
+        # del rt, del neigh, show rt; a reload keeps the controller's rules
+        env.ctl("rt", "ipv4", "dst", "10.77.9.0/24", "port", "1")
+        static_route_used(env, "rt on the socket")
+        show = env.ctl("show", "rt")
+        log("show rt:\n" + show.rstrip())
+        check("rt ipv4 dst 10.77.9.0/24 port 1 # control" in show and
+              "kernel rt ipv4 dst 10.77.9.0/24 port 1 via 10.77.0.2" in show and
+              re.search(r"kernel neigh port 1 10\.77\.9\.1 [0-9a-f:]{17}", show) is not None and
+              "kernel rt ipv4 dst 10.77.1.0/24 port 0 metric 0" in show and
+              show.count("kernel rt ipv6 dst fe80::/64 port") == 2,
+              "show rt: the controller's route, the kernel's routes (fe80::/64 on both taps) "
+              "and neighbours")
+        out = env.ctl("reload")
+        check("# control" in env.ctl("show", "rt"),
+              "a reload keeps the controller's route: %s" % out.strip().splitlines()[0])
+        static_route_used(env, "the controller's route after a reload")
+        env.ctl("del", "rt", "ipv4", "dst", "10.77.9.0/24")
+        kernel_route_used(env, "del rt on the socket")
+        env.ctl("neigh", "port", "1", "02:77:00:00:00:98")
+        check(not ping(env, "10.77.0.2", count=2),
+              "`neigh port 1 02:77:00:00:00:98` on the socket: packets to gB go there")
+        env.ctl("del", "neigh", "port", "1")
+        ping_until(env, "10.77.0.2", 10, "del neigh on the socket: the kernel's neighbour")
+        r = subprocess.run([env.ctlbin, "-s", env.sock_of("A"), "del", "rt", "ipv4", "dst",
+                            "10.77.99.0/24"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        check(r.returncode != 0 and "no such route" in r.stdout,
+              "del rt of a route that is not there: %s" % r.stdout.strip())
         check(env.gw.poll() is None, "the same gateway process throughout")
     except st.Fail as e:
         print("kernel-nh: FAIL: %s" % e)
