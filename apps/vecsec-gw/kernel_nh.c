@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -321,6 +322,20 @@ msg_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * What the kernel answered to ask_kernel()'s requests (an error, when one
+ * failed: netlink sends those even without NLM_F_ACK), dropped: read
+ * before each dump, whose answers it would otherwise precede.
+ */
+static void
+drain_rq(void)
+{
+	char buf[KNH_BUF];
+
+	while (recv(mnl_socket_get_fd(k.rq), buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
 /* One dump (RTM_GETROUTE or RTM_GETNEIGH of a family) into the copy. */
 static int
 dump(uint16_t type, uint8_t family)
@@ -331,6 +346,7 @@ dump(uint16_t type, uint8_t family)
 	ssize_t n;
 	int rc;
 
+	drain_rq();
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = seq;
@@ -462,6 +478,7 @@ knh_main(void *arg)
 				GW_LOG(WARNING, "--kernel-nh: dump failed: %s", strerror(errno));
 		}
 		now = now_ms();
+		drain_rq();
 		drain_requests(now);
 		refresh_stale(now);
 		if (k.dirty)
