@@ -103,6 +103,13 @@ for f in $outside; do
 	grep -qxF "$f" <<<"$said" || grep -qxF "${f%/*}" <<<"$said" ||
 		fail "installed outside the prefix $prefix without saying so: $f"
 done
+# the announcement itself, for a PMD where -Dpmd_dir=system would put it
+mkdir -p "$D/outside/usr/lib/x/dpdk" && touch "$D/outside/usr/lib/x/dpdk/librte_crypto_vecsec.so.23"
+said=$(DESTDIR=$D/outside "$src/tools/install_outside.sh" /usr/local \
+	'/usr/lib/x/dpdk/librte_crypto_vecsec.so*' '/usr/local/lib/x/dpdk/librte_crypto_vecsec.so*')
+[ "$said" = "vecsec: installed outside the prefix /usr/local: /usr/lib/x/dpdk/librte_crypto_vecsec.so.23" ] ||
+	fail "tools/install_outside.sh does not name the file outside the prefix: '$said'"
+rm -rf "$D/outside"
 conf=$(cd "$D" && find . -name kernel-vecsec.conf | sed 's/^\.//')
 if [ -n "$conf" ]; then
 	load=$(sed -n 's/^[[:space:]]*load[[:space:]]*=[[:space:]]*//p' "$D$conf")
