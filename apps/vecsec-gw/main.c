@@ -201,6 +201,11 @@ parse_combinations(struct gw_run *l)
 		fprintf(stderr, "vecsec-gw: --demo-aead applies to the built-in config, not -f\n");
 		return 2;
 	}
+	if (gw_knh_on && (!gw_host_on || o->demo)) {
+		fprintf(stderr, "vecsec-gw: --kernel-nh needs --host-port (the kernel's routes and "
+			"neighbours on the ports' taps), and no --demo\n");
+		return 2;
+	}
 	return 0;
 }
 
