@@ -10,9 +10,14 @@
 # out/bench-pmd.png (cycles/byte against size) and the raw outputs in
 # out/bench-pmd/, and prints the command lines that reproduce every run.
 #
-# EAL gets --force-max-simd-bitwidth=512 for every PMD: ipsec-mb picks its
-# AVX-512 code from CPUID alone, DPDK's x86 default (256) would hold only
-# vecsec back. crypto-perf's throughput mode never gives a valid tag, so
+# SIMD width: crypto_vecsec follows EAL's --force-max-simd-bitwidth, as
+# DPDK asks of PMDs (rte_vect_get_max_simd_bitwidth(); x86's default of 256
+# bits stops it at AVX2), while crypto_aesni_mb and crypto_chacha20_poly1305
+# pick ipsec-mb's AVX-512 code from CPUID alone, whatever EAL's width. So
+# every PMD runs at each width of BENCH_WIDTHS: "512"
+# (--force-max-simd-bitwidth=512, series named as the PMD) and "default"
+# (no flag: what a stock command line gets; series named PMD@default);
+# ratios compare PMDs at the same width. crypto-perf's throughput mode never gives a valid tag, so
 # every decrypt op fails authentication in every PMD: decrypt numbers
 # include each PMD's auth-failure path.
 #
@@ -31,6 +36,7 @@
 #        BENCH_REPS=N      runs per PMD and direction (default 3)
 #        BENCH_SIZES=a,b   buffer sizes (default 64,...,8192)
 #        BENCH_VECSEC_ISAS="avx2 ssse3"  extra crypto_vecsec series (isa= devarg)
+#        BENCH_WIDTHS="512 default"  EAL SIMD widths to run every series at
 #        BENCH_SESSIONS="32 1"  --sessions values for vecsec-pmd-bench ("" skips it)
 #        BENCH_SESS_OPS=N  vecsec-pmd-bench ops per size and run (default BENCH_OPS)
 #        BENCH_IMIX=0      leave IMIX out of the vecsec-pmd-bench sizes
@@ -61,12 +67,24 @@ if [ -n "$sessions" ] && [ ! -x "$pmdbench" ]; then
 	exit 1
 fi
 
-# series: "label devtype vdev-args"
-series=("crypto_vecsec crypto_vecsec -")
+# series: "label devtype vdev-args width"
+base=("crypto_vecsec crypto_vecsec -")
 for isa in ${BENCH_VECSEC_ISAS:-}; do
-	series+=("crypto_vecsec[isa=$isa] crypto_vecsec isa=$isa")
+	base+=("crypto_vecsec[isa=$isa] crypto_vecsec isa=$isa")
 done
-series+=("crypto_aesni_mb crypto_aesni_mb -" "crypto_chacha20_poly1305 crypto_chacha20_poly1305 -")
+base+=("crypto_aesni_mb crypto_aesni_mb -" "crypto_chacha20_poly1305 crypto_chacha20_poly1305 -")
+series=()
+for w in ${BENCH_WIDTHS:-512 default}; do
+	case "$w" in
+	512) suffix= ;;
+	default) suffix=@default ;;
+	*) echo "bench-pmd: BENCH_WIDTHS takes 512 and default, not $w" >&2; exit 1 ;;
+	esac
+	for s in "${base[@]}"; do
+		read -r label devtype devargs <<<"$s"
+		series+=("$label$suffix $devtype $devargs $w")
+	done
+done
 
 perf_args=(--ptest throughput --optype aead --aead-algo chacha20-poly1305
 	--aead-key-sz 32 --aead-iv-sz 12 --aead-aad-sz 8 --digest-sz 16
@@ -88,7 +106,9 @@ total=$(( ${#series[@]} * (run_perf * 2 + nsess) * reps ))
 : >"$rawsess/commands.txt"
 for rep in $(seq 1 "$reps"); do
 	for s in "${series[@]}"; do
-		read -r label devtype devargs <<<"$s"
+		read -r label devtype devargs width <<<"$s"
+		simd=()
+		[ "$width" = 512 ] && simd=(--force-max-simd-bitwidth=512)
 		pt_init "bench-$n" "$build" "$devtype"
 		vdev=$PT_VDEV
 		[ "$devargs" != - ] && vdev="$PT_VDEV,$devargs"
@@ -101,7 +121,7 @@ for rep in $(seq 1 "$reps"); do
 		for op in "${ops_run[@]}"; do
 			n=$((n + 1))
 			cmd=(timeout -k 5 300 dpdk-test-crypto-perf -l 0,1 "${eal[@]}"
-				--force-max-simd-bitwidth=512 "${dev[@]}" --
+				"${simd[@]}" "${dev[@]}" --
 				--devtype "$devtype" --aead-op "$op" "${perf_args[@]}")
 			f="$raw/$label.$op.$rep.txt"
 			printf '[%d/%d] %s %s run %d\n' "$n" "$total" "$label" "$op" "$rep"
@@ -120,7 +140,7 @@ for rep in $(seq 1 "$reps"); do
 			read -r -a eal <<<"$(pt_eal 256)"
 			f="$rawsess/$label.s$ns.$rep"
 			cmd=(timeout -k 5 300 "$pmdbench" -l 0 "${eal[@]}"
-				--force-max-simd-bitwidth=512 "${dev[@]}" --
+				"${simd[@]}" "${dev[@]}" --
 				--devtype "$devtype" --sessions "$ns" --sizes "$sess_sizes"
 				--ops "$sess_ops" --reps 1 --csv "$f.csv")
 			printf '[%d/%d] %s vecsec-pmd-bench --sessions %d run %d\n' \

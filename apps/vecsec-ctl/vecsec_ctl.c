@@ -12,7 +12,9 @@
  *
  *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] [-i S [-c N]] [COMMAND ...]
  *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] -f FILE
- *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] monitor   SA expire events as they come
+ *   vecsec-ctl [-s SOCKET | -p PREFIX] [-j] monitor   events as they come (SA added,
+ *                                                      deleted, reset, reload, expire)
+ *   vecsec-ctl check-proposals [SWANCTL_FILE ...]       ESP proposals it cannot serve
  *   vecsec-ctl --version | --help
  *
  * The socket: -s, else $VECSEC_GW_SOCKET, else the gateway's default for
@@ -52,6 +54,7 @@
 
 /* apps/vecsec-gw/ctrl_path.h: the one copy, the gateway's own (meson.build) */
 #include "ctrl_path.h"
+#include "proposals.h"
 #include "vecsec_version.h"
 
 #define CTL_LINE_MAX 4096       /* the gateway's limit: a request and its '\n' */
@@ -177,6 +180,9 @@ json_status(const char *a, bool body)
 	printf("}\n");
 }
 
+/* request() prints no ERR line (monitor's first try). */
+static bool hush_err;
+
 /*
  * Send one request (len bytes, no '\n'; with -j as `json <request>`), copy
  * the answer to stdout; 0 OK, 1 ERR, -1 lost.
@@ -201,7 +207,9 @@ request(int fd, char *line, size_t len)
 		a[n] = '\0';
 		ok = strncmp(a, "OK", 2) == 0;
 		err = strncmp(a, "ERR", 3) == 0;
-		if (json && (ok || err))
+		if (err && hush_err)
+			;               /* the caller tries something else */
+		else if (json && (ok || err))
 			json_status(a, body);
 		else
 			puts(a);
@@ -214,19 +222,67 @@ request(int fd, char *line, size_t len)
 	return -1;
 }
 
-/* An event line "expire soft|hard in|out SPI packets|bytes LIMIT" as JSON, else as it is. */
+/* The Unix time in milliseconds of an event's " time S.MMM" (-1: none). */
+static long long
+event_time_ms(const char *a)
+{
+	const char *t = strstr(a, " time ");
+	unsigned long long sec;
+	unsigned int ms;
+
+	if (t == NULL || sscanf(t, " time %llu.%3u", &sec, &ms) != 2)
+		return -1;
+	return (long long)(sec * 1000 + ms);
+}
+
+/*
+ * An event line (docs/control-protocol.md, "Events") as JSON, else as it
+ * is: expire soft|hard in|out SPI packets|bytes LIMIT; add sa in|out SPI by
+ * control|reload [owner NAME]; del sa in|out SPI by control|reload|flush
+ * owner NAME; reset all | reset sa in|out|any SPI; reload ok added N removed
+ * N kept N | reload failed; lost N (events the gateway's full queues
+ * dropped); each with " time S.MMM" at the end.
+ */
 static void
 event_out(const char *a)
 {
-	char kind[8], dir[8], what[8];
-	unsigned long long spi, limit;
+	char kind[8], dir[8], what[8], by[8], owner[40] = "";
+	unsigned long long spi, limit, x[3];
+	long long t = event_time_ms(a);
+	bool done = true;
 
-	if (json && sscanf(a, "expire %7s %7s %llu %7s %llu", kind, dir, &spi, what,
-			   &limit) == 5)
-		printf("{\"event\": \"expire\", \"kind\": \"%s\", \"dir\": \"%s\", \"spi\": %llu, "
-		       "\"by\": \"%s\", \"limit\": %llu}\n", kind, dir, spi, what, limit);
-	else
+	if (!json || t < 0) {
 		puts(a);
+		return;
+	}
+	if (sscanf(a, "expire %7s %7s %llu %7s %llu", kind, dir, &spi, what, &limit) == 5)
+		printf("{\"event\": \"expire\", \"kind\": \"%s\", \"dir\": \"%s\", \"spi\": %llu, "
+		       "\"by\": \"%s\", \"limit\": %llu", kind, dir, spi, what, limit);
+	else if (sscanf(a, "add sa %7s %llu by %7s owner %39s", dir, &spi, by, owner) >= 3 ||
+		 sscanf(a, "del sa %7s %llu by %7s owner %39s", dir, &spi, by, owner) >= 3) {
+		printf("{\"event\": \"%s\", \"dir\": \"%s\", \"spi\": %llu, \"by\": \"%s\"",
+		       a[0] == 'a' ? "add" : "del", dir, spi, by);
+		if (owner[0] != '\0' && strcmp(owner, "time") != 0)
+			printf(", \"owner\": \"%s\"", owner);
+	} else if (strncmp(a, "reset all ", 10) == 0)
+		printf("{\"event\": \"reset\", \"what\": \"all\"");
+	else if (sscanf(a, "reset sa %7s %llu", dir, &spi) == 2)
+		printf("{\"event\": \"reset\", \"what\": \"sa\", \"dir\": \"%s\", \"spi\": %llu",
+		       dir, spi);
+	else if (sscanf(a, "reload ok added %llu removed %llu kept %llu", &x[0], &x[1],
+			&x[2]) == 3)
+		printf("{\"event\": \"reload\", \"result\": \"ok\", \"added\": %llu, "
+		       "\"removed\": %llu, \"kept\": %llu", x[0], x[1], x[2]);
+	else if (strncmp(a, "reload failed ", 14) == 0)
+		printf("{\"event\": \"reload\", \"result\": \"failed\"");
+	else if (sscanf(a, "lost %llu", &x[0]) == 1)
+		printf("{\"event\": \"lost\", \"count\": %llu", x[0]);
+	else
+		done = false;
+	if (done)
+		printf(", \"time_ms\": %lld}\n", t);
+	else
+		puts(a);        /* an event this vecsec-ctl does not know: as it came */
 }
 
 static bool
@@ -359,8 +415,10 @@ usage(const char *prog)
 	       "  commands: sa ..., sp ..., del sa in|out SPI, del sp <rule>, list, stats,\n"
 	       "    show sa [[in|out] SPI], reset [SPI | sa in|out SPI], reload,\n"
 	       "    replace sp <rule> with protect SPI|bypass|discard, version\n"
-	       "  monitor: subscribe, print one line per SA expire event until the gateway "
-	       "exits\n"
+	       "  monitor: subscribe, print one line per event (SA added, deleted, reset,\n"
+	       "    reload, expire) until the gateway exits\n"
+	       "  check-proposals [FILE ...]: warn about swanctl esp_proposals the gateway\n"
+	       "    cannot serve (default /etc/swanctl/swanctl.conf and its includes)\n"
 	       "  no COMMAND: one request per line of standard input (-f FILE: of FILE);\n"
 	       "    requests with keys (sa ...) must come this way, never as arguments\n"
 	       "  default socket: $VECSEC_GW_SOCKET, else %s (-p PREFIX: PREFIX.sock\n"
@@ -431,7 +489,12 @@ from_argv(int fd, int argc, char **argv, int i)
 
 		/* line buffered, so that a reader sees each event when it comes */
 		setvbuf(stdout, NULL, _IOLBF, 0);
-		r = request(fd, memcpy(req, "subscribe", strlen("subscribe")), strlen("subscribe"));
+		/* every event (protocol 1.6); a gateway before it has expire events only */
+		hush_err = true;
+		r = request(fd, memcpy(req, "subscribe all", 13), 13);
+		hush_err = false;
+		if (r > 0)
+			r = request(fd, memcpy(req, "subscribe", 9), 9);
 		if (r != 0)
 			return r < 0 ? 2 : r;
 		while ((n = read_line(&ans, a, sizeof(a) - 1)) != -1 && n != -3) {
@@ -662,6 +725,9 @@ main(int argc, char **argv)
 		return rc;
 	path = co.path;
 	i = optind;
+	/* reads swanctl files, talks to no gateway */
+	if (i < argc && strcmp(argv[i], "check-proposals") == 0)
+		return ctl_check_proposals(argc - i - 1, argv + i + 1);
 	if (check_opts(argc, argv, i, &co) != 0)
 		return 1;
 	if (co.prefix != NULL || path == NULL) {

@@ -432,6 +432,10 @@ gw_cp_add(const char *line, bool *spd, char *err, size_t err_len)
 		gw_stats_sa_new(slot);
 		GW_LOG(NOTICE, "control: added SA %s %u",
 		       c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi);
+		gw_event_note("add sa %s %u by control%s%s",
+			      c->sa[slot].dir == GW_DIR_IN ? "in" : "out", c->sa[slot].spi,
+			      c->sa[slot].owner != 0 ? " owner " : "",
+			      c->sa[slot].owner != 0 ? gw_owner_name(c->sa[slot].owner) : "");
 	}
 	if (c->nb_sp > old_sp) {
 		struct gw_sp_conf *sp = &c->sp[old_sp];
@@ -506,6 +510,7 @@ gw_cp_del_sa(uint8_t dir, uint32_t spi, char *err, size_t err_len)
 	if (rc == 0 && !reclaim_add(NULL, s))
 		snprintf(err, err_len, "SA %u unpublished, but kept: a worker still held it", spi);
 	GW_LOG(NOTICE, "control: deleted SA %s %u", dir == GW_DIR_IN ? "in" : "out", spi);
+	gw_event_note("del sa %s %u by control", dir == GW_DIR_IN ? "in" : "out", spi);
 	return rc;
 }
 
@@ -684,6 +689,8 @@ gw_cp_flush_owner(int id, uint32_t *gone, unsigned int *nsa_out, unsigned int *n
 			gw_sa_sad_del(&gw, s);
 		}
 		gone[nsa++] = i;
+		gw_event_note("del sa %s %u by flush owner %s", s->dir == GW_DIR_IN ? "in" : "out",
+			      s->spi, gw_owner_name((uint8_t)id));
 	}
 	rc = spd_publish(c, GW_SPD_ALL, err, err_len);
 	if (rc == 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The change engine's routes and neighbours: `rt`, `neigh`, `del rt`,
- * `del neigh` and `show rt` on the control socket (protocol 1.6). Under the
+ * `del neigh` and `show rt` on the control socket (protocol 1.7). Under the
  * control-plane lock, like every request.
  *
  * A change builds the new rule set beside the live one, new route tables

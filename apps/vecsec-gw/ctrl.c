@@ -66,6 +66,7 @@ struct gw_ctrl_client {
 	void (*sink)(void *arg, const char *p, size_t n);
 	void *sink_arg;
 	bool sub;               /* subscribed: takes no more requests */
+	bool sub_all;           /* `subscribe all`: the control plane's events too */
 	bool discard;           /* inside an over-long line: drop bytes up to its '\n' */
 	bool eof;               /* the client ended its side */
 	bool done;              /* close once the queued output is out */
@@ -281,6 +282,7 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 	}
 	req->line = line;
 	req->subscribe = false;
+	req->subscribe_all = false;
 	req->spd = false;
 	req->json = false;
 	split_words(req, len);
@@ -329,6 +331,7 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 	free(buf);
 	if (req->subscribe) {
 		c->sub = true;
+		c->sub_all = req->subscribe_all;
 		nb_subs++;
 	}
 wipe:
@@ -644,13 +647,13 @@ accept_clients(void)
 	}
 }
 
-/* A lifetime event's line to every subscriber. */
+/* An event's line to every subscriber (all_only: to those of `subscribe all`). */
 static void
-event_send(void *arg, const char *line, size_t len)
+event_send(void *arg, const char *line, size_t len, bool all_only)
 {
 	(void)arg;
 	for (unsigned int i = 0; i < nb_clients; i++)
-		if (clients[i]->sub)
+		if (clients[i]->sub && (!all_only || clients[i]->sub_all))
 			client_queue(clients[i], line, len);
 }
 

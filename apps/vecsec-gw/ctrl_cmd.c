@@ -9,6 +9,7 @@
 #include "cp.h"
 #include "ctrl_cmd.h"
 #include "ctrl_ike.h"
+#include "evq.h"
 #include "gw_log.h"
 
 #include <arpa/inet.h>
@@ -33,10 +34,10 @@ cmd_list_json(FILE *out)
 		if (!s->active)
 			continue;
 		fprintf(out, "%s\n  {\"dir\": \"%s\", \"spi\": %u, \"algo\": \"%s\", "
-			"\"mode\": \"%s\", \"inner\": \"ipv%c\", \"cryptodev\": \"%s\", "
-			"\"owner\": \"%s\", \"origin\": \"%s\"}", n++ ? "," : "",
-			s->dir == GW_DIR_IN ? "in" : "out",
-			s->spi, gw.sa_cold[i].algo_name, s->mode == GW_MODE_TRANS ? "transport" :
+			"\"integ\": \"%s\", \"mode\": \"%s\", \"inner\": \"ipv%c\", "
+			"\"cryptodev\": \"%s\", \"owner\": \"%s\", \"origin\": \"%s\"}",
+			n++ ? "," : "", s->dir == GW_DIR_IN ? "in" : "out",
+			s->spi, gw.sa_cold[i].algo_name, gw.sa_cold[i].integ_name, s->mode == GW_MODE_TRANS ? "transport" :
 			s->mode == GW_MODE_TUN4 ? "ipv4-tunnel" : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			gw.sa_cold[i].owner != 0 ? gw_owner_name(gw.sa_cold[i].owner) : "",
@@ -72,14 +73,15 @@ cmd_list(FILE *out)
 
 		if (!s->active)
 			continue;
-		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s",
+		fprintf(out, "sa %s %u %s %s inner ipv%c cryptodev %s%s integ %s",
 			s->dir == GW_DIR_IN ? "in" : "out", s->spi, gw.sa_cold[i].algo_name,
 			s->mode == GW_MODE_TRANS  ? "transport"
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",
 			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
-			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
+			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "",
+			gw.sa_cold[i].integ_name);
 		if (gw.sa_cold[i].owner != 0)
 			fprintf(out, " owner %s", gw_owner_name(gw.sa_cold[i].owner));
 		if (s->has_life) {
@@ -152,7 +154,7 @@ req_rule(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	return gw_cp_add(r->line + r->off[0], &r->spd, err, err_len);
 }
 
-/* `rt <rt rule>`, `neigh port N MAC` (1.6): cp_rt.c */
+/* `rt <rt rule>`, `neigh port N MAC` (1.7): cp_rt.c */
 static int
 req_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
@@ -160,7 +162,7 @@ req_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	return gw_cp_rt_add(r->line + r->off[0], err, err_len);
 }
 
-/* `del rt <rt rule>`, `del neigh port N` (1.6) */
+/* `del rt <rt rule>`, `del neigh port N` (1.7) */
 static int
 req_del_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
@@ -177,7 +179,7 @@ req_del_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	return gw_cp_neigh_del((unsigned int)port, err, err_len);
 }
 
-/* `show rt` (1.6) */
+/* `show rt` (1.7) */
 static int
 req_show_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
@@ -335,6 +337,7 @@ req_reset(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	if (all) {
 		gw_stats_reset_all(&gw);
 		GW_LOG(NOTICE, "control: counters reset");
+		gw_event_note("reset all");
 	} else {
 		for (int slot = 0; (slot = gw_stats_find_sa(&gw, dir, spi, slot)) >= 0; slot++) {
 			gw_stats_reset_sa(&gw, (unsigned int)slot);
@@ -347,6 +350,8 @@ req_reset(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 		}
 		GW_LOG(NOTICE, "control: counters of %u SA%s with SPI %u reset", n,
 		       n > 1 ? "s" : "", spi);
+		gw_event_note("reset sa %s %u", dir < 0 ? "any" : dir == GW_DIR_IN ? "in" : "out",
+			      spi);
 	}
 	if (r->json)
 		fprintf(out, "{\"reset\": %u}\n", all ? gw.nb_sa : n);
@@ -439,11 +444,16 @@ static int
 req_subscribe(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
 	(void)out;
+	if (r->n > 1 && strcmp(r->w[1], "all") != 0) {
+		snprintf(err, err_len, "usage: subscribe [all]");
+		return -EINVAL;
+	}
 	if (r->subs_full) {
 		snprintf(err, err_len, "%d subscribers already", CTRL_MAX_SUBS);
 		return -EBUSY;
 	}
 	r->subscribe = true;
+	r->subscribe_all = r->n > 1;    /* 1.6: the control plane's changes too */
 	return 0;
 }
 
@@ -478,7 +488,7 @@ static const struct ctrl_cmd ctrl_cmds[] = {
 	{ "show sa", "[[in|out] SPI]", 0, 2, req_show_sa },
 	{ "reset", "[SPI | sa in|out SPI]", 0, 4, req_reset },
 	{ "reload", "", 0, 0, req_reload },
-	{ "subscribe", "", 0, 0, req_subscribe },
+	{ "subscribe", "[all]", 0, 1, req_subscribe },
 	{ "version", "", 0, 0, req_version },
 	{ "hello", "", 0, 0, req_ike },
 	{ "spi alloc", "MIN MAX [owner NAME]", 2, 4, req_ike },

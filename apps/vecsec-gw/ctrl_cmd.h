@@ -23,6 +23,7 @@ struct ctrl_req {
 	unsigned int off[CTRL_MAX_WORDS];       /* where w[i] starts in line */
 	bool subs_full;         /* set by the server: CTRL_MAX_SUBS subscribers already */
 	bool subscribe;         /* set by `subscribe` */
+	bool subscribe_all;     /* `subscribe all`: every event, not only expire */
 	bool spd;               /* set by an `sp` add: its answer waits for the commit */
 	bool json;              /* `json <request>`: JSON answer lines */
 	char words[CTRL_LINE_MAX];

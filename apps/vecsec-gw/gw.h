@@ -63,6 +63,7 @@ struct gw_sa_conf {
 	int auth_algo;          /* enum rte_crypto_auth_algorithm */
 	int aead_algo;          /* enum rte_crypto_aead_algorithm */
 	const char *algo_name;  /* keyword, for printing */
+	const char *integ_name; /* auth_algo's keyword, "aead" for AEAD SAs */
 	uint8_t cipher_key[GW_MAX_KEY];
 	uint16_t cipher_key_len;        /* without the salt */
 	uint8_t auth_key[GW_MAX_KEY];

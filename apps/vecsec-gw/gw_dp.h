@@ -141,6 +141,7 @@ gw_sa_prefetch(const struct gw_sa *sa)
 struct gw_sa_cold {
 	struct gw_addr src, dst;                /* tunnel end points */
 	const char *algo_name;
+	const char *integ_name;                 /* gw_sa_conf's */
 	int line;
 	uint8_t owner;                          /* gw_sa_conf's */
 	void *cses;                             /* cryptodev or rte_security session */
@@ -157,6 +158,7 @@ struct gw_event {
 	uint8_t by_pkts;                /* which limit: packets, else bytes */
 	uint32_t spi;
 	uint64_t limit;
+	uint64_t tsc;                   /* when (the drain turns it into Unix time) */
 };
 
 #define GW_EVQ_SIZE 256

@@ -21,6 +21,8 @@ struct opts {
 	const char *cfg_file;
 	const char *check_file;
 	const char *stats_file;
+	const char *metrics;            /* --metrics ADDR:PORT: Prometheus, NULL: off */
+	bool no_pdump;                  /* --no-pdump: no rte_pdump_init() (capture.c) */
 	const char *ctrl_path;          /* --ctrl PATH; NULL: the default (ctrl_path.h) */
 	bool ctrl_none;                 /* --ctrl none */
 	const char *ctrl_group;         /* --ctrl-group: may use the socket too */
@@ -57,9 +59,14 @@ int gw_preflight(const struct opts *o, const struct gw_conf *c, const char *name
 		 bool options);
 int gw_check_only(struct gw_conf *c, const char *file, const struct opts *o, bool options);
 
+/* capture.c: rte_pdump_init() for dpdk-dumpcap; 0 or -1 (said) */
+int gw_capture_init(void);
+void gw_capture_fini(void);
+
 /* pmd_load.c */
 char **gw_pmd_autoload(int *argc, char **argv, bool *added);
 void gw_pmd_duplicates(void);
+bool gw_pmd_missing(const char *prefer);
 
 /* vdev_check.c: every --vdev port EAL was asked for exists, or why not */
 void gw_vdev_note(int argc, char **argv);

@@ -32,6 +32,7 @@
 #include "fcache.h"
 #include "gw_log.h"
 #include "kernel_nh.h"
+#include "metrics.h"
 #include "seqstate.h"
 
 #include <libgen.h>
@@ -344,6 +345,7 @@ eal_start(struct gw_run *l)
 	gw_pmd_duplicates();
 	if (gw_vdev_check() != 0)
 		return 1;
+	gw_pmd_missing(gw.prefer_driver);
 	gw.nb_workers = rte_lcore_count();
 	if (gw.nb_workers > GW_MAX_WORKERS) {
 		GW_LOG(ERR, "at most %d lcores", GW_MAX_WORKERS);
@@ -501,6 +503,10 @@ ctrl_start(struct gw_run *l)
 		GW_LOG(WARNING, "telemetry commands not registered");
 	if (gw_mgmt_start(o->rate_interval, o->stats_interval) != 0)
 		return 1;
+	if (o->metrics != NULL && gw_metrics_start(o->metrics) != 0)
+		return 1;
+	if (!o->no_pdump && gw_capture_init() != 0)
+		return 1;
 	return 0;
 }
 
@@ -647,6 +653,7 @@ run(struct gw_run *l)
 	gw_worker_drain(&gw.worker[0]);
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
+	gw_metrics_stop();
 	gw_mgmt_stop();
 	gw_ctrl_stop();
 	rte_eal_mp_wait_lcore();
@@ -706,6 +713,8 @@ stop(struct gw_run *l)
 		gw_conf_wipe(conf);     /* before EAL nothing else was built */
 		return;
 	}
+	gw_metrics_stop();
+	gw_capture_fini();
 	gw_mgmt_stop();
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);

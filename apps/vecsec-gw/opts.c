@@ -12,6 +12,7 @@
 #include "fcache.h"
 #include "gw_log.h"
 #include "kernel_nh.h"
+#include "metrics.h"
 #include "seqstate.h"
 
 #include <errno.h>
@@ -191,6 +192,28 @@ opt_stats_file(const struct gw_opt *d, const char *arg, struct opts *o)
 {
 	(void)d;
 	o->stats_file = arg;
+	return 0;
+}
+
+static int
+opt_no_pdump(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	(void)d;
+	(void)arg;
+	o->no_pdump = true;
+	return 0;
+}
+
+static int
+opt_metrics(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	(void)d;
+	if (gw_metrics_parse(arg, NULL, NULL) != 0) {
+		fprintf(stderr, "vecsec-gw: --metrics %s: not ADDR:PORT (e.g. 127.0.0.1:9466, "
+			"[::1]:9466)\n", arg);
+		return -1;
+	}
+	o->metrics = arg;
 	return 0;
 }
 
@@ -597,7 +620,15 @@ static const struct gw_opt opt_table[] = {
 	{ "idle-exit", 0, RA, opt_stop_after,
 	  "  --idle-exit S      stop once no packet moved for S seconds\n", { 0, 0 } },
 	{ "stats-file", 0, RA, opt_stats_file,
-	  "  --stats-file PATH  write the counters as JSON on exit\n", { 0, 0 } },
+	  "  --stats-file PATH  write the counters as JSON on exit (a new file renamed\n"
+	  "                     over PATH)\n", { 0, 0 } },
+	{ "no-pdump", 0, NA, opt_no_pdump,
+	  "  --no-pdump         no rte_pdump_init(): dpdk-dumpcap cannot capture\n",
+	  { 0, 0 } },
+	{ "metrics", 0, RA, opt_metrics,
+	  "  --metrics ADDR:PORT\n"
+	  "                     serve Prometheus metrics at http://ADDR:PORT/metrics\n",
+	  { 0, 0 } },
 	{ "stats-interval", 0, RA, opt_interval,
 	  "  --stats-interval S the counters to the log every S seconds (default 0: off;\n"
 	  "                     SIGUSR1 asks once)\n", { 0, 0 } },

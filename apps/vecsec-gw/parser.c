@@ -986,6 +986,7 @@ parse_sa_algos(struct pctx *p, const struct sa_rule *r)
 		sa->aead = true;
 		sa->aead_algo = aead_algos[ei].algo;
 		sa->algo_name = aead_algos[ei].kw;
+		sa->integ_name = "aead";        /* the AEAD's own tag */
 		sa->iv_len = aead_algos[ei].iv_len;
 		sa->digest_len = 16;
 		return 0;
@@ -1010,6 +1011,7 @@ parse_sa_algos(struct pctx *p, const struct sa_rule *r)
 	sa->cipher_algo = cipher_algos[ci].algo;
 	sa->auth_algo = auth_algos[ai].algo;
 	sa->algo_name = cipher_algos[ci].kw;
+	sa->integ_name = auth_algos[ai].kw;
 	sa->iv_len = cipher_algos[ci].iv_len ? cipher_algos[ci].iv_len
 		: auth_algos[ai].iv_len;
 	sa->digest_len = auth_algos[ai].digest_len;

@@ -2,13 +2,17 @@
 /*
  * crypto_vecsec: one copy, from DPDK's plugin folder or the build tree.
  * gw_pmd_autoload() hands EAL the build's PMD when the gateway runs from
- * the build tree; gw_pmd_duplicates() says so when two copies got loaded.
+ * the build tree; gw_pmd_duplicates() says so when two copies got loaded,
+ * gw_pmd_missing() when none did.
  */
 #define _GNU_SOURCE             /* dl_iterate_phdr() */
 
 #include "gw_main.h"
 #include "gw_log.h"
 
+#include <rte_cryptodev.h>
+
+#include <glob.h>
 #include <limits.h>
 #include <link.h>
 #include <stdint.h>
@@ -101,4 +105,53 @@ gw_pmd_duplicates(void)
 		       "registered in vain (a -d or a build tree's PMD next to the one in DPDK's "
 		       "plugin folder: drop the -d, or uninstall one)", c.n, c.path[0], c.path[1],
 		       c.n > 2 ? " and more" : "");
+}
+
+#ifdef GW_PMD_DIR
+/* Whether a librte_crypto_vecsec.so* lies in dir (EAL loads such files from its plugin folder). */
+static bool
+pmd_file_in(const char *dir)
+{
+	char pat[PATH_MAX];
+	glob_t g;
+	bool found;
+
+	if (snprintf(pat, sizeof(pat), "%s/librte_crypto_vecsec.so*", dir) >= (int)sizeof(pat))
+		return false;
+	found = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	return found;
+}
+#endif /* GW_PMD_DIR */
+
+/*
+ * This gateway was built with crypto_vecsec (installed to GW_PMD_DIR) and
+ * EAL registered none: SAs would quietly go to crypto_aesni_mb and the
+ * other software cryptodevs, and those only crypto_vecsec runs would fail
+ * one by one. Said once at start, with where the PMD was expected and why
+ * EAL did not load it. Returns whether it is missing.
+ */
+bool
+gw_pmd_missing(const char *prefer)
+{
+#ifdef GW_PMD_DIR
+	const char *eal_dir = RTE_EAL_PMD_PATH;
+	bool there = pmd_file_in(GW_PMD_DIR);
+
+	if (rte_cryptodev_driver_id_get("crypto_vecsec") >= 0)
+		return false;
+	GW_LOG(WARNING, "crypto_vecsec is not loaded, though this vecsec-gw was built with it "
+	       "and installs it to %s: %s. SAs go to the other software cryptodevs "
+	       "(crypto_aesni_mb, ...)%s; ChaCha20-Poly1305 lookaside-protocol and ARIA SAs "
+	       "cannot start. Reinstall the PMD, or load it with -d PATH",
+	       GW_PMD_DIR, !there ? "no librte_crypto_vecsec.so* is there (removed, or never "
+	       "installed)" : strcmp(GW_PMD_DIR, eal_dir) != 0 ? "it is there, but EAL loads "
+	       "plugins from its own folder, " RTE_EAL_PMD_PATH ", only (give -d " GW_PMD_DIR
+	       ")" : "it is there, but EAL did not load it (see EAL's messages above)",
+	       strcmp(prefer, "crypto_vecsec") == 0 ? "" : " (--prefer names another driver)");
+	return true;
+#else
+	(void)prefer;
+	return false;
+#endif
 }

@@ -37,6 +37,7 @@
  */
 #include "gw_dp.h"
 #include "cp.h"
+#include "evq.h"
 #include "gw_log.h"
 #include "sa_fp.h"
 #include "seqstate.h"
@@ -427,8 +428,14 @@ apply(struct gw_conf *m, struct plan *pl, const int8_t *fam, char *err, size_t e
 	if (err[0] != '\0')     /* the old lists kept: a warning, not a failure */
 		GW_LOG(WARNING, "reload: %s", err);
 	err[0] = '\0';
-	for (k = 0; k < pl->n_rm; k++)
+	for (k = 0; k < pl->n_add; k++)
+		gw_event_note("add sa %s %u by reload", gw.sa[pl->add[k]].dir == GW_DIR_IN ? "in" :
+			      "out", gw.sa[pl->add[k]].spi);
+	for (k = 0; k < pl->n_rm; k++) {
+		gw_event_note("del sa %s %u by reload", gw.sa[pl->rm[k]].dir == GW_DIR_IN ? "in" :
+			      "out", gw.sa[pl->rm[k]].spi);
 		sa_retire(pl->rm[k]);
+	}
 	for (unsigned int i = 0; i < m->nb_sa; i++) {
 		if (m->sa[i].deleted || !gw.sa[i].active)
 			continue;
@@ -555,11 +562,14 @@ out:
 		snprintf(status.message, sizeof(status.message), "%u SAs added, %u removed, %u "
 			 "unchanged; %u SP rules", pl.n_add, pl.n_rm, pl.n_kept, gw.conf->nb_sp);
 		GW_LOG(NOTICE, "reload: done: %s", status.message);
+		gw_event_note("reload ok added %u removed %u kept %u", pl.n_add, pl.n_rm,
+			      pl.n_kept);
 	} else {
 		status.failed++;
 		status.last_ok = false;
 		snprintf(status.message, sizeof(status.message), "%s", err);
 		GW_LOG(ERR, "reload failed, nothing changed: %s", err);
+		gw_event_note("reload failed");
 	}
 	snprintf(msg, len, "%s", rc == 0 ? status.message : err);      /* err: not cut at 512 */
 	if (nw != NULL)

@@ -619,6 +619,7 @@ sa_fill(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam)
 	cold->src = c->src;
 	cold->dst = c->dst;
 	cold->algo_name = c->algo_name;
+	cold->integ_name = c->integ_name != NULL ? c->integ_name : "aead";
 	cold->line = c->line;
 	cold->owner = c->owner;
 	memcpy(s->life, c->life, sizeof(s->life));

@@ -7,9 +7,9 @@
  * written from outside. Rates (packets and bytes per second) come from two
  * samples the management thread takes every --rate-interval (mgmt.c).
  *
- * Views: the log (SIGUSR1, --stats-interval, exit), the control socket's
- * `stats` and `show sa` (text or JSON), --stats-file (JSON on exit), and
- * DPDK telemetry (telemetry.c).
+ * Views: the log (SIGUSR1, --stats-interval, exit) and the control
+ * socket's `stats` and `show sa` in text here; their JSON, --stats-file
+ * and DPDK telemetry in one schema (view.c, telemetry.c).
  *
  * Baselines, samples and every reader outside the workers run under the
  * control-plane lock (gw_cp_lock(), cp_lock.c), so a reader never sees half
@@ -167,6 +167,8 @@ sub_total(struct gw_stats *t, const struct gw_stats *b)
 	t->reasm_frags -= b->reasm_frags;
 	t->fragmented -= b->fragmented;
 	t->frags_out -= b->frags_out;
+	t->host_in -= b->host_in;
+	t->host_out -= b->host_out;
 }
 
 void
@@ -343,53 +345,17 @@ sa_info_get(const struct gw_dp *dp, unsigned int slot, struct sa_info *in)
 static const char *const life_keys[4] = { "soft_bytes", "hard_bytes", "soft_packets",
 					  "hard_packets" };
 
-/* The SA as one JSON object on one line (no newline). */
-static void
-sa_json(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
-{
-	const struct gw_sa *s = in->s;
-
-	fprintf(f, "{\"spi\": %u, \"dir\": \"%s\", \"mode\": \"%s\", \"inner\": \"ipv%c\", ",
-		s->spi, in->dir, in->mode, s->inner_v6 ? '6' : '4');
-	if (in->tunnel)
-		fprintf(f, "\"src\": \"%s\", \"dst\": \"%s\", ", in->src, in->dst);
-	fprintf(f, "\"udp_encap\": %s, \"algo\": \"%s\", \"type\": \"%s\", \"cryptodev\": \"%s\", "
-		"\"driver\": \"%s\", \"esn\": %s, \"telemetry\": %s, ",
-		s->natt ? "true" : "false", dp->sa_cold[s->idx].algo_name, in->type,
-		dp->cdev[s->cdev_id].name,
-		dp->cdev[s->cdev_id].driver, in->esn ? "true" : "false",
-		in->telemetry ? "true" : "false");
-	if (s->dir == GW_DIR_OUT)
-		fprintf(f, "\"seq\": %" PRIu64 ", ", in->seq);
-	else if (in->has_top)
-		fprintf(f, "\"seq_highest\": %" PRIu64 ", \"window\": %u, ", in->seq, in->window);
-	else
-		fprintf(f, "\"window\": %u, ", in->window);
-	fprintf(f, "\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"pkts_per_s\": %.1f, "
-		"\"bytes_per_s\": %.1f, \"since_reset_s\": %.3f, \"drops\": {", in->st.pkts,
-		in->st.bytes, in->pps, in->bps, in->since);
-	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-		fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], in->st.drops[d]);
-	fprintf(f, "}, \"lifetime\": {");
-	for (unsigned int k = 0; k < 4; k++)
-		fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", life_keys[k], s->life[k]);
-	/* lifetime events raised (outbound hard: also sequence numbers used up) */
-	fprintf(f, "}, \"soft_expired\": %s, \"hard_expired\": %s, \"line\": %d}",
-		__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED) ? "true" : "false",
-		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) ? "true" : "false",
-		dp->sa_cold[s->idx].line);
-}
-
 /* The SA in text, VPP's `show ipsec sa` style: a few indented lines. */
-static void
-sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
+void
+gw_stats_sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 {
 	const struct gw_sa *s = in->s;
 	uint64_t dr = 0;
 
-	fprintf(f, "sa %s %u: %s inner ipv%c%s, %s, %s on %s (%s)%s%s\n", in->dir, s->spi,
-		in->mode, s->inner_v6 ? '6' : '4',
-		s->natt ? " udp-encap" : "", dp->sa_cold[s->idx].algo_name, in->type,
+	fprintf(f, "sa %s %u: %s inner ipv%c%s, %s integ %s, %s on %s (%s)%s%s\n", in->dir,
+		s->spi, in->mode, s->inner_v6 ? '6' : '4',
+		s->natt ? " udp-encap" : "", dp->sa_cold[s->idx].algo_name,
+		dp->sa_cold[s->idx].integ_name, in->type,
 		dp->cdev[s->cdev_id].name,
 		dp->cdev[s->cdev_id].driver, in->esn ? ", esn" : "",
 		in->telemetry ? ", telemetry" : "");
@@ -431,33 +397,6 @@ gw_stats_find_sa(const struct gw_dp *dp, int dir, uint32_t spi, int from)
 		if (dp->sa[i].active && dp->sa[i].spi == spi && (dir < 0 || dp->sa[i].dir == dir))
 			return (int)i;
 	return -1;
-}
-
-int
-gw_stats_show_sa(const struct gw_dp *dp, int dir, uint32_t spi, bool all, bool json, FILE *f)
-{
-	unsigned int n = 0;
-
-	if (json)
-		fprintf(f, "[");
-	for (unsigned int i = 0; i < dp->nb_sa; i++) {
-		struct sa_info in;
-
-		if (!dp->sa[i].active || (!all && (dp->sa[i].spi != spi ||
-						  (dir >= 0 && dp->sa[i].dir != dir))))
-			continue;
-		sa_info_get(dp, i, &in);
-		if (json) {
-			fprintf(f, "%s\n  ", n ? "," : "");
-			sa_json(dp, &in, f);
-		} else {
-			sa_text(dp, &in, f);
-		}
-		n++;
-	}
-	if (json)
-		fprintf(f, "%s]\n", n ? "\n" : "");
-	return (int)n;
 }
 
 /* ---- totals ----------------------------------------------------------------- */
@@ -509,8 +448,9 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 		sa_info_get(dp, i, &in);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			dr += in.st.drops[d];
-		fprintf(f, "  SA %-3s %-10u %-17s %-9s on %-24s pkts %" PRIu64 " bytes %" PRIu64
-			" drops %" PRIu64, in.dir, sa->spi, dp->sa_cold[i].algo_name,
+		fprintf(f, "  SA %-3s %-10u %-17s %-15s %-9s on %-24s pkts %" PRIu64 " bytes %"
+			PRIu64 " drops %" PRIu64, in.dir, sa->spi, dp->sa_cold[i].algo_name,
+			dp->sa_cold[i].integ_name,
 			sa->mode == GW_MODE_TRANS ? "transport" :
 			sa->mode == GW_MODE_TUN4 ? "tunnel4" : "tunnel6",
 			dp->cdev[sa->cdev_id].name, in.st.pkts, in.st.bytes, dr);
@@ -545,62 +485,6 @@ gw_stats_log(const struct gw_dp *dp, double seconds, uint32_t level)
 		rte_log(level, (uint32_t)gw_logtype, "vecsec-gw: %s\n",
 			strncmp(line, "vecsec-gw ", 10) == 0 ? line + 10 : line);
 	free(buf);
-}
-
-void
-gw_stats_json(const struct gw_dp *dp, FILE *f)
-{
-	struct gw_stats t;
-	unsigned int first = 1;
-
-	gw_stats_total(dp, &t);
-	fprintf(f, "{\n  \"uptime_s\": %.3f, \"since_reset_s\": %.3f, \"rate_interval_s\": %.3f,\n"
-		"  \"ports\": [", gw_stats_uptime(), gw_stats_since(), gw_stats_interval());
-	for (uint16_t p = 0; p < dp->nb_ports; p++) {
-		struct port_drops pd;
-
-		port_drops_get(p, &pd);
-		fprintf(f,
-			"%s{\"port\": %u, \"esp_side\": %s, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
-			", \"rx_per_s\": %.1f, \"tx_per_s\": %.1f, \"imissed\": %" PRIu64
-			", \"rx_nombuf\": %" PRIu64 ", \"ierrors\": %" PRIu64 ", \"oerrors\": %"
-			PRIu64 "}",
-			p ? ", " : "", p, dp->port[p].esp_side ? "true" : "false", t.port[p].rx,
-			t.port[p].tx, per_s(tot_cur.port[p].rx, tot_prev.port[p].rx),
-			per_s(tot_cur.port[p].tx, tot_prev.port[p].tx), pd.imissed, pd.rx_nombuf,
-			pd.ierrors, pd.oerrors);
-	}
-	fprintf(f, "],\n  \"esp_out\": %" PRIu64 ", \"esp_in\": %" PRIu64 ", \"bypass\": %" PRIu64
-		",\n  ", t.esp_out, t.esp_in, t.bypass);
-	/* fragments (the "frag" drop reason is with the others) */
-	fprintf(f, "\"reassembled\": %" PRIu64 ", \"reasm_frags\": %" PRIu64
-		", \"fragmented\": %" PRIu64 ", \"frags_out\": %" PRIu64 ",\n  \"drops\": {",
-		t.reassembled, t.reasm_frags, t.fragmented, t.frags_out);
-	for (unsigned int d = 0; d < GW_DROP_MAX; d++)
-		fprintf(f, "%s\"%s\": %" PRIu64, d ? ", " : "", gw_drop_names[d], t.drops[d]);
-	fprintf(f, "},\n  \"sa\": [");
-	for (unsigned int i = 0; i < dp->nb_sa; i++) {
-		struct sa_info in;
-
-		if (!dp->sa[i].active)
-			continue;
-		sa_info_get(dp, i, &in);
-		fprintf(f, "%s\n    ", first ? "" : ",");
-		sa_json(dp, &in, f);
-		first = 0;
-	}
-	fprintf(f, "\n  ]\n}\n");
-}
-
-int
-gw_stats_write_json(const struct gw_dp *dp, const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f == NULL)
-		return -1;
-	gw_stats_json(dp, f);
-	return fclose(f);
 }
 
 /* ---- for the telemetry front end (telemetry.c) ------------------------------ */

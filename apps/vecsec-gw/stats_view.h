@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gw_dp.h"
 
@@ -44,5 +45,7 @@ double gw_stats_per_s(uint64_t cur, uint64_t prev);
 void gw_stats_samples(struct gw_stats *cur, struct gw_stats *prev);
 /* Slot's SA, for every view. */
 void gw_stats_sa_info(unsigned int slot, struct sa_info *in);
+/* The SA in text (`show sa`): a few indented lines. */
+void gw_stats_sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f);
 
 #endif /* VECSEC_GW_STATS_VIEW_H */

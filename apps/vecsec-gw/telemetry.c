@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vecsec-gw DPDK telemetry, a front end that reads under the control-plane
- * lock: /vecsec_gw/stats (totals, drops, rates), /vecsec_gw/sa (the SAs by
+ * lock, in the schema of the control socket's JSON (view.c):
+ * /vecsec_gw/stats (totals, drops, rates, ports, workers), /vecsec_gw/sa (the SAs by
  * direction and SPI; `,SPI` or `,in,SPI`, `,out,SPI` one SA: endpoints,
  * algorithm, cryptodev, sequence number or window, counters, drops by
  * reason, rates, lifetimes) and /vecsec_gw/reload (the last reload's
@@ -9,6 +10,7 @@
  */
 #include "gw_dp.h"
 #include "stats_view.h"
+#include "view.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,116 +18,35 @@
 
 #include <rte_telemetry.h>
 
+/* The totals in the schema of `json stats` (view.c), less its "sa" list. */
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct gw_stats t, tot_cur, tot_prev;
+	struct gw_vw v;
 
 	(void)cmd;
 	(void)params;
 	gw_cp_lock();
-	gw_stats_total(&gw, &t);
-	gw_stats_samples(&tot_cur, &tot_prev);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(gw_stats_uptime() * 1e3));
-	rte_tel_data_add_dict_u64(d, "since_reset_ms", (uint64_t)(gw_stats_since() * 1e3));
-	rte_tel_data_add_dict_u64(d, "esp_out", t.esp_out);
-	rte_tel_data_add_dict_u64(d, "esp_in", t.esp_in);
-	rte_tel_data_add_dict_u64(d, "bypass", t.bypass);
-	rte_tel_data_add_dict_u64(d, "esp_out_per_s", (uint64_t)gw_stats_per_s(tot_cur.esp_out,
-		tot_prev.esp_out));
-	rte_tel_data_add_dict_u64(d, "esp_in_per_s", (uint64_t)gw_stats_per_s(tot_cur.esp_in,
-		tot_prev.esp_in));
-	rte_tel_data_add_dict_u64(d, "reassembled", t.reassembled);
-	rte_tel_data_add_dict_u64(d, "reasm_frags", t.reasm_frags);
-	rte_tel_data_add_dict_u64(d, "fragmented", t.fragmented);
-	rte_tel_data_add_dict_u64(d, "frags_out", t.frags_out);
-	rte_tel_data_add_dict_u64(d, "host_in", t.host_in);
-	rte_tel_data_add_dict_u64(d, "host_out", t.host_out);
-	for (unsigned int dr = 0; dr < GW_DROP_MAX; dr++)
-		rte_tel_data_add_dict_u64(d, gw_drop_names[dr], t.drops[dr]);
-	for (uint16_t p = 0; p < gw.nb_ports; p++) {
-		struct port_drops pd;
-		char k[32];
-
-		snprintf(k, sizeof(k), "port%u_rx", p);
-		rte_tel_data_add_dict_u64(d, k, t.port[p].rx);
-		snprintf(k, sizeof(k), "port%u_tx", p);
-		rte_tel_data_add_dict_u64(d, k, t.port[p].tx);
-		snprintf(k, sizeof(k), "port%u_rx_per_s", p);
-		rte_tel_data_add_dict_u64(d, k, (uint64_t)gw_stats_per_s(tot_cur.port[p].rx,
-			tot_prev.port[p].rx));
-		snprintf(k, sizeof(k), "port%u_tx_per_s", p);
-		rte_tel_data_add_dict_u64(d, k, (uint64_t)gw_stats_per_s(tot_cur.port[p].tx,
-			tot_prev.port[p].tx));
-		gw_stats_port_drops(p, &pd);
-		snprintf(k, sizeof(k), "port%u_imissed", p);
-		rte_tel_data_add_dict_u64(d, k, pd.imissed);
-		snprintf(k, sizeof(k), "port%u_rx_nombuf", p);
-		rte_tel_data_add_dict_u64(d, k, pd.rx_nombuf);
-		snprintf(k, sizeof(k), "port%u_ierrors", p);
-		rte_tel_data_add_dict_u64(d, k, pd.ierrors);
-		snprintf(k, sizeof(k), "port%u_oerrors", p);
-		rte_tel_data_add_dict_u64(d, k, pd.oerrors);
-	}
+	gw_vw_tel(&v, d);
+	gw_vw_obj(&v, NULL);
+	gw_view_totals(&v, &gw);
+	gw_vw_end(&v);
 	gw_cp_unlock();
 	return 0;
 }
 
-/* One SA into telemetry dict d (counters as u64; rates rounded). */
+/* One SA into telemetry dict d, in the schema of `json show sa` (view.c). */
 static void
 tel_sa_fill(unsigned int slot, struct rte_tel_data *d)
 {
-	struct rte_tel_data *dr = rte_tel_data_alloc();
 	struct sa_info in;
-	const struct gw_sa *s = &gw.sa[slot];
+	struct gw_vw v;
 
 	gw_stats_sa_info(slot, &in);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "spi", s->spi);
-	rte_tel_data_add_dict_string(d, "dir", in.dir);
-	rte_tel_data_add_dict_string(d, "mode", in.mode);
-	rte_tel_data_add_dict_string(d, "inner", s->inner_v6 ? "ipv6" : "ipv4");
-	if (in.tunnel) {
-		rte_tel_data_add_dict_string(d, "src", in.src);
-		rte_tel_data_add_dict_string(d, "dst", in.dst);
-	}
-	rte_tel_data_add_dict_u64(d, "udp_encap", s->natt);
-	rte_tel_data_add_dict_string(d, "algo", gw.sa_cold[slot].algo_name);
-	rte_tel_data_add_dict_string(d, "type", in.type);
-	rte_tel_data_add_dict_string(d, "cryptodev", gw.cdev[s->cdev_id].name);
-	rte_tel_data_add_dict_string(d, "driver", gw.cdev[s->cdev_id].driver);
-	rte_tel_data_add_dict_u64(d, "esn", in.esn);
-	rte_tel_data_add_dict_u64(d, "telemetry", in.telemetry);
-	if (s->dir == GW_DIR_OUT) {
-		rte_tel_data_add_dict_u64(d, "seq", in.seq);
-	} else {
-		if (in.has_top)
-			rte_tel_data_add_dict_u64(d, "seq_highest", in.seq);
-		rte_tel_data_add_dict_u64(d, "window", in.window);
-	}
-	rte_tel_data_add_dict_u64(d, "pkts", in.st.pkts);
-	rte_tel_data_add_dict_u64(d, "bytes", in.st.bytes);
-	rte_tel_data_add_dict_u64(d, "pkts_per_s", (uint64_t)(in.pps + 0.5));
-	rte_tel_data_add_dict_u64(d, "bytes_per_s", (uint64_t)(in.bps + 0.5));
-	rte_tel_data_add_dict_u64(d, "since_reset_ms", (uint64_t)(in.since * 1e3));
-	if (dr != NULL) {
-		rte_tel_data_start_dict(dr);
-		for (unsigned int k = 0; k < GW_DROP_MAX; k++)
-			rte_tel_data_add_dict_u64(dr, gw_drop_names[k], in.st.drops[k]);
-		if (rte_tel_data_add_dict_container(d, "drops", dr, 0) != 0)
-			rte_tel_data_free(dr);
-	}
-	/* lifetimes: limits (0 = none) and whether the events were raised */
-	rte_tel_data_add_dict_u64(d, "life_soft_bytes", s->life[GW_LIFE_SOFT_BYTES]);
-	rte_tel_data_add_dict_u64(d, "life_hard_bytes", s->life[GW_LIFE_HARD_BYTES]);
-	rte_tel_data_add_dict_u64(d, "life_soft_packets", s->life[GW_LIFE_SOFT_PKTS]);
-	rte_tel_data_add_dict_u64(d, "life_hard_packets", s->life[GW_LIFE_HARD_PKTS]);
-	rte_tel_data_add_dict_u64(d, "soft_expired",
-		__atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "hard_expired",
-		__atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "line", (uint64_t)gw.sa_cold[slot].line);
+	gw_vw_tel(&v, d);
+	gw_vw_obj(&v, NULL);
+	gw_view_sa(&v, &gw, &in);
+	gw_vw_end(&v);
 }
 
 /*

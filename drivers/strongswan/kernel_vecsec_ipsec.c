@@ -1217,6 +1217,25 @@ resync_expires(private_kernel_vecsec_ipsec_t *this, linked_list_t *out)
 }
 
 /*
+ * The requests this plugin sends (owner, flush owner, port registration
+ * and its `del`) are protocol 1.5's; any later 1.x only adds. A gateway
+ * that answers an older 1.x would refuse some of them midway, so it is
+ * treated as not usable, with a log line that says which version is needed.
+ */
+#define KV_MIN_MINOR 5
+#define KV_MIN_MINOR_S "5"
+
+static bool
+proto_ok(const char *lines)
+{
+	unsigned int major, minor;
+
+	if (sscanf(lines, "version %u.%u", &major, &minor) != 2)
+		return FALSE;
+	return major == 1 && minor >= KV_MIN_MINOR;
+}
+
+/*
  * (Re)connect: hello, then what the gateway's state needs (first contact:
  * flush this owner's leftovers; a new boot id: our SAs are gone), the
  * registered ports, and the subscription. Returns its fd, or -1.
@@ -1238,12 +1257,12 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 	if (this->ctl->request(this->ctl, &a, "hello") != SUCCESS ||
 			(line = strstr(a.lines, "boot ")) == NULL ||
 			sscanf(line, "boot %" SCNx64, &boot) != 1 || boot == 0 ||
-			strncmp(a.lines, "version 1.", 10) != 0) {
+			!proto_ok(a.lines)) {
 		if (!*logged_down) {
 			DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw not usable at %s (%s); CHILD_SAs "
 			     "cannot be installed until it is; retrying every second",
 			     this->ctl->get_path(this->ctl), a.err && a.err[0] ? a.err :
-			     "no protocol 1.2 answer to hello");
+			     "no protocol 1." KV_MIN_MINOR_S " or later 1.x answer to hello");
 			*logged_down = TRUE;
 		}
 		kernel_vecsec_answer_free(&a);

@@ -124,4 +124,5 @@ const struct chacha_impl vecsec_chacha_impl_avx2 = {
 	.lanes = 8,
 	.lanes_name = "x8-avx2",
 	.xor_lanes = vecsec_chacha_xor_lanes_x8_avx2,
+	.xor_lanes_bytes = vecsec_chacha_xor_lanes_bytes_x8_avx2,
 };

@@ -153,6 +153,8 @@ void vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks
 void vecsec_chacha_xor_lanes_x4_neon(struct chacha_lanes *l, uint32_t nblocks);
 void vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l,
 					      const uint32_t *bytes, uint8_t *const *ks0);
+void vecsec_chacha_xor_lanes_bytes_x8_avx2(const struct chacha_lanes *l,
+					   const uint32_t *bytes, uint8_t *const *ks0);
 
 /* Widest first, NULL-terminated, the reference last (chacha.c). */
 extern const struct chacha_impl *const vecsec_chacha_impls[];

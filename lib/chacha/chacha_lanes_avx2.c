@@ -3,9 +3,13 @@
  * ChaCha20/12/8 lanes, AVX2: 8 independent messages, one per 32-bit lane,
  * one block of each per step. Word-major: ymm w holds state word w of all 8
  * lanes (RFC 8439 2.3); two 8x8 transposes give each lane its 64-byte row
- * of keystream. Contract: struct chacha_lanes in chacha_internal.h.
+ * of keystream. Contract: struct chacha_lanes in chacha_internal.h. A
+ * byte-exact variant (xor_lanes_bytes) reads and writes packets in place
+ * for the ChaCha20-Poly1305 burst's staged and direct paths.
  */
 #include <immintrin.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "chacha_internal.h"
 
@@ -208,4 +212,116 @@ vecsec_chacha_xor_lanes_x8_avx2(struct chacha_lanes *l, uint32_t nblocks)
 		l->out[i] = out[i] + off;
 		l->blocks_left[i] -= nblocks;
 	}
+}
+
+/* n < 64 bytes of in XORed with ks into out (in == out allowed): 8 at a time, then bytes */
+static inline void
+xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (; k + 8 <= n; k += 8) {
+		uint64_t a, b;
+
+		memcpy(&a, in + k, 8);
+		memcpy(&b, ks + k, 8);
+		a ^= b;
+		memcpy(out + k, &a, 8);
+	}
+	for (; k < n; k++)
+		out[k] = (uint8_t)(in[k] ^ ks[k]);
+}
+
+/*
+ * One step of 8 lanes (counter ctr on each): lane i's keystream row in
+ * lo[i] (bytes 0..31) and hi[i] (32..63).
+ */
+static inline __attribute__((always_inline)) void
+block_rows(const __m256i k[8], __m256i ctr, __m256i n0, __m256i n1, __m256i n2,
+	   unsigned int dr, __m256i lo[8], __m256i hi[8])
+{
+	const __m256i c0 = _mm256_set1_epi32((int)CHACHA_C0), c1 = _mm256_set1_epi32((int)CHACHA_C1);
+	const __m256i c2 = _mm256_set1_epi32((int)CHACHA_C2), c3 = _mm256_set1_epi32((int)CHACHA_C3);
+	alignas(32) __m256i x[16] = { c0, c1, c2, c3, k[0], k[1], k[2], k[3],
+				      k[4], k[5], k[6], k[7], ctr, n0, n1, n2 };
+
+	rounds(x, dr);
+	lo[0] = vadd(x[0], c0); lo[1] = vadd(x[1], c1); lo[2] = vadd(x[2], c2);
+	lo[3] = vadd(x[3], c3); lo[4] = vadd(x[4], k[0]); lo[5] = vadd(x[5], k[1]);
+	lo[6] = vadd(x[6], k[2]); lo[7] = vadd(x[7], k[3]);
+	hi[0] = vadd(x[8], k[4]); hi[1] = vadd(x[9], k[5]); hi[2] = vadd(x[10], k[6]);
+	hi[3] = vadd(x[11], k[7]); hi[4] = vadd(x[12], ctr); hi[5] = vadd(x[13], n0);
+	hi[6] = vadd(x[14], n1); hi[7] = vadd(x[15], n2);
+	transpose8(lo);
+	transpose8(hi);
+}
+
+/*
+ * The byte-exact variant (the contract in chacha_internal.h): whole blocks
+ * by 32-byte loads and stores, a lane's short last block through its
+ * keystream row on the stack (AVX2 has no byte-masked store), 8 bytes and
+ * then single bytes at a time. Lengths are public, so the per-lane
+ * branches on them are fine; the row is wiped before return.
+ */
+void
+vecsec_chacha_xor_lanes_bytes_x8_avx2(const struct chacha_lanes *l, const uint32_t *bytes,
+				      uint8_t *const *ks0)
+{
+	const uint32_t act = l->active & 0xff;
+	const unsigned int dr = l->rounds / 2;
+	__m256i k[8], n0, n1, n2, ctr;
+	alignas(32) uint8_t row[CHACHA_BLOCK_LEN];
+	uint32_t left[8], most = 0;
+	size_t off = 0;
+	bool tail = false;
+
+	for (int w = 0; w < 8; w++)
+		k[w] = _mm256_loadu_si256((const __m256i *)l->key[w]);
+	ctr = _mm256_loadu_si256((const __m256i *)l->ctr);
+	n0 = _mm256_loadu_si256((const __m256i *)l->nonce[0]);
+	n1 = _mm256_loadu_si256((const __m256i *)l->nonce[1]);
+	n2 = _mm256_loadu_si256((const __m256i *)l->nonce[2]);
+	for (int i = 0; i < 8; i++) {
+		left[i] = (act >> i) & 1 ? bytes[i] : 0;
+		most = left[i] > most ? left[i] : most;
+	}
+
+	if (ks0 != NULL) {
+		__m256i lo[8], hi[8];
+
+		block_rows(k, ctr, n0, n1, n2, dr, lo, hi);
+		for (int i = 0; i < 8; i++) {
+			if (!((act >> i) & 1))
+				continue;
+			_mm256_storeu_si256((__m256i *)ks0[i], lo[i]);
+			_mm256_storeu_si256((__m256i *)(ks0[i] + 32), hi[i]);
+		}
+		ctr = vadd(ctr, _mm256_set1_epi32(1));
+	}
+	for (; off < most; off += CHACHA_BLOCK_LEN) {
+		__m256i lo[8], hi[8];
+
+		block_rows(k, ctr, n0, n1, n2, dr, lo, hi);
+		for (int i = 0; i < 8; i++) {
+			uint32_t r = left[i] > off ? left[i] - (uint32_t)off : 0;
+			const uint8_t *in = l->in[i] + off;
+			uint8_t *out = l->out[i] + off;
+
+			if (r >= CHACHA_BLOCK_LEN) {
+				__m256i a = _mm256_loadu_si256((const __m256i *)in);
+				__m256i b = _mm256_loadu_si256((const __m256i *)(in + 32));
+
+				_mm256_storeu_si256((__m256i *)out, vxor(a, lo[i]));
+				_mm256_storeu_si256((__m256i *)(out + 32), vxor(b, hi[i]));
+			} else if (r > 0) {
+				_mm256_store_si256((__m256i *)row, lo[i]);
+				_mm256_store_si256((__m256i *)(row + 32), hi[i]);
+				xor_tail(out, in, row, r);
+				tail = true;
+			}
+		}
+		ctr = vadd(ctr, _mm256_set1_epi32(1));
+	}
+	if (tail)
+		vecsec_memzero(row, sizeof(row));
 }

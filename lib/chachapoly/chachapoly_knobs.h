@@ -9,6 +9,7 @@
 #ifndef VECSEC_CHACHAPOLY_KNOBS_H
 #define VECSEC_CHACHAPOLY_KNOBS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct chachapoly_impl;
@@ -60,6 +61,15 @@ int vecsec_lanes_force(int chacha_w, int poly_w);
  */
 size_t vecsec_lanes_staged_max(void);
 void vecsec_lanes_set_staged_max(size_t len);
+
+/*
+ * The direct path (chachapoly_direct.h: linear jobs past the staged path,
+ * read and written in place by a byte-exact ChaCha lane kernel, AVX-512 or AVX2):
+ * on by default; set_direct(false) sends those jobs through the general
+ * passes (tests and benchmarks). Returns the previous setting.
+ */
+bool vecsec_lanes_direct(void);
+bool vecsec_lanes_set_direct(bool on);
 
 /*
  * Burst jobs longer than this go through the single-message path: by

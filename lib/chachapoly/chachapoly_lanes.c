@@ -16,18 +16,26 @@
 
 /*
  * Above this many bytes a job goes to the single-message path (its wide
- * kernels run many blocks of one message per register). Measured with the
- * lanes tool's crossover mode, now vecsec-bench --burst-only --crossover
- * (bursts of 32 equal seal jobs, AVX-512 + IFMA Xeon, branch simd's
- * single-message kernels merged; TSC cycles per message, medians):
- * 2048 B lanes 2106 / single 2490, 3072 B 3005 / 3368, 4096 B 3966 / 3990,
- * 6144 B 5808 / 5634, 8192 B 7872 / 7226. The lanes
- * win up to 4 KiB and lose from 6 KiB on. With 8 ChaCha lanes (AVX2, same
- * tool, VECSEC_ISA=avx2): 1024 B 1954 / 2217, 1536 B 2873 / 2980, 2048 B
- * 3926 / 3881, 3072 B 5766 / 5230: the crossover falls to 1.5 KiB.
+ * kernels run many blocks of one message per register). Measured with
+ * vecsec-bench --burst-only --crossover (bursts of 32 equal jobs, 32 keys;
+ * TSC cycles per message, medians of 5 runs; "lanes" all jobs in the
+ * lanes, "single" all through the single-message path), on a Sapphire
+ * Rapids-class Xeon (AVX-512 F/BW/VL/IFMA/VBMI), lanes with the direct
+ * path (chachapoly_direct.h), 2 shared cores:
+ *   16 lanes (AVX-512): 3072 B seal 2389 / 2442, open 2285 / 2479;
+ *     4096 B seal 2988 / 3067, open 2959 / 3068; 6144 B seal 4447 / 4276:
+ *     the lanes win up to 4 KiB (as an earlier Xeon run found);
+ *   8 lanes (AVX2, VECSEC_ISA=avx2): 768 B seal 1414 / 1482, open 1491 /
+ *     1433; 1024 B seal 1809 / 1861, open 1838 / 1771; 1280 B seal 2254 /
+ *     2051, open 2210 / 2103; 1420 B seal 2621 / 2166: even to 1 KiB,
+ *     the single path ahead from 1280 B (a Zen 3 had put it at 1.5 KiB);
+ *   4 lanes (SSSE3, its Poly1305 scalar per lane): 256 B seal 1171 /
+ *     1143, open 1198 / 1332; 384 B seal 1602 / 1732, open 1836 / 1758;
+ *     512 B seal 2053 / 1643: even to 384 B, behind from 512 B.
  */
-#define CROSSOVER_WIDE 4096     /* 16 ChaCha lanes */
-#define CROSSOVER_NARROW 1536   /* 8 or 4 */
+#define CROSSOVER_X16 4096      /* 16 ChaCha lanes */
+#define CROSSOVER_X8 1024       /* 8 */
+#define CROSSOVER_X4 384        /* 4 */
 
 static struct lane_set lane_sets[VECSEC_NB_LEVELS];
 static pthread_once_t lane_sets_once = PTHREAD_ONCE_INIT;
@@ -62,8 +70,8 @@ lane_sets_init(void)
 				ls->poly[ls->np++] = im;
 			}
 		}
-		ls->crossover = ls->nc > 0 && ls->chacha_w[0] >= 16 ? CROSSOVER_WIDE :
-			       CROSSOVER_NARROW;
+		ls->crossover = ls->nc == 0 || ls->chacha_w[0] <= 4 ? CROSSOVER_X4 :
+				ls->chacha_w[0] <= 8 ? CROSSOVER_X8 : CROSSOVER_X16;
 	}
 }
 
@@ -173,6 +181,20 @@ vecsec_lanes_set_staged_max(size_t len)
 {
 	atomic_store_explicit(&staged_max, len < FAST_MAX ? len : FAST_MAX,
 			      memory_order_relaxed);
+}
+
+static _Atomic bool direct_on = true;
+
+bool
+vecsec_lanes_direct(void)
+{
+	return atomic_load_explicit(&direct_on, memory_order_relaxed);
+}
+
+bool
+vecsec_lanes_set_direct(bool on)
+{
+	return atomic_exchange_explicit(&direct_on, on, memory_order_relaxed);
 }
 
 /*

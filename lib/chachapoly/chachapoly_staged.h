@@ -7,7 +7,7 @@
  * buffer behind a zero block, one kernel run gives block 0 (the one-time
  * Poly1305 key, RFC 8439 2.6) and the data, and the MAC input is laid out
  * contiguously around the ciphertext, so each lane needs one Poly1305 run.
- * Seal with a byte-exact kernel (16 lanes, AVX-512) skips the staging of
+ * Seal with a byte-exact kernel (AVX-512 x16, AVX2 x8) skips the staging of
  * the data: the kernel reads job->in and writes job->out itself, masked
  * at the ragged end (fast_seal_direct); open with it
  * decrypts, once the tag matched, straight from job->in to job->out.
@@ -94,7 +94,7 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 			b->pl.active = (UINT32_C(1) << kk) - 1;
 			pi->tags_lanes(&b->pl, s, tp);
 			b->pl.active = 0;
-			vecsec_memzero(s, sizeof(s));
+			vecsec_wipe(s, sizeof(s));
 			continue;
 		}
 		for (unsigned int i = 0; i < kk; i++)
@@ -174,7 +174,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 			vecsec_poly1305_tag(tag, c->h, c->s);
 		else
 			memcpy(tag, calc[i], sizeof(tag));
-		job->status = vecsec_job_status(vecsec_chachapoly_verify(job, tag));
+		job->status = lane_verify(job, tag);
 		if (job->status == VECSEC_JOB_OK) {
 			/*
 			 * Counter 1 on, the lane's key still loaded: straight from
@@ -215,8 +215,10 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		 * byte-exact kernel only open jobs come here and never decrypt in
 		 * the buffer: block 0 is all there is to wipe.
 		 */
-		if (ci->xor_lanes_bytes != NULL)
-			used = CHACHA_BLOCK_LEN;
+		if (ci->xor_lanes_bytes != NULL) {
+			vecsec_wipe(b->buf[i], CHACHA_BLOCK_LEN);      /* inline: a constant */
+			continue;
+		}
 		if (job->dir == VECSEC_AEAD_OPEN && ((verified >> i) & 1))
 			copy_small(job->out, b->buf[i] + CHACHA_BLOCK_LEN, job->len);
 		vecsec_memzero(b->buf[i], used);
@@ -283,7 +285,7 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
 			vecsec_poly1305_tag(job->tag, c->h, c->s);
 		job->status = VECSEC_JOB_OK;
 		/* the buffer's secret: what is left of block 0 (the Poly1305 key) */
-		vecsec_memzero(b->buf[i], CHACHA_BLOCK_LEN);
+		vecsec_wipe(b->buf[i], CHACHA_BLOCK_LEN);
 	}
 }
 

@@ -95,13 +95,15 @@ acc_zero(struct acc *x)
  * h = (h + m1) r^2 + m2 r), and where each lane reads next.
  */
 struct group {
-	__m512i h0, h1, h2, r0, r1, r2, s1, s2, q0, q1, q2, t1, t2, ptr, step;
+	__m512i h0, h1, h2, r0, r1, r2, s1, s2, q0, q1, q2, t1, t2, ptr;
+	size_t off;             /* bytes every active lane has read */
+	__mmask8 act;           /* inactive lanes are never read */
 };
 
 static inline void
 group_load(struct group *g, const struct poly1305_lanes *l, int first, __mmask8 act)
 {
-	uint64_t p[8], st[8];
+	uint64_t p[8];
 	struct acc x;
 
 	g->h0 = _mm512_loadu_si512((const void *)(l->h[0] + first));
@@ -121,10 +123,10 @@ group_load(struct group *g, const struct poly1305_lanes *l, int first, __mmask8 
 		bool on = (act >> i) & 1;
 
 		p[i] = (uint64_t)(uintptr_t)(on ? l->in[first + i] : zero_block);
-		st[i] = on ? POLY1305_BLOCK_LEN : 0;
 	}
 	g->ptr = _mm512_loadu_si512((const void *)p);
-	g->step = _mm512_loadu_si512((const void *)st);
+	g->off = 0;
+	g->act = act;
 }
 
 /* The next block of every lane, split into limbs, plus 2^128 (the pad bit). */
@@ -134,10 +136,12 @@ load_block(struct group *g, __m512i *m0, __m512i *m1, __m512i *m2)
 	const __m512i m44 = _mm512_set1_epi64((long long)M44);
 	const __m512i pad = _mm512_set1_epi64((long long)(UINT64_C(1) << 40)); /* 2^128 */
 	/* each lane's block as two little-endian 64-bit words */
-	__m512i lo = _mm512_i64gather_epi64(g->ptr, (const void *)0, 1);
-	__m512i hi = _mm512_i64gather_epi64(g->ptr, (const void *)8, 1);
+	const __m512i z = _mm512_setzero_si512();
+	/* lane pointers + the common offset (the gather's base): one register less */
+	__m512i lo = _mm512_mask_i64gather_epi64(z, g->act, g->ptr, (const void *)g->off, 1);
+	__m512i hi = _mm512_mask_i64gather_epi64(z, g->act, g->ptr, (const void *)(g->off + 8), 1);
 
-	g->ptr = _mm512_add_epi64(g->ptr, g->step);
+	g->off += POLY1305_BLOCK_LEN;
 	*m0 = _mm512_and_si512(lo, m44);
 	*m1 = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44),
 					       _mm512_slli_epi64(hi, 20)), m44);

@@ -5,7 +5,8 @@
  * buffers even when they are empty; these jobs pass NULL for each empty
  * one. The shapes have one side empty (NULL) and the other of a length
  * that picks a path: ChaCha20-Poly1305's staged lanes (<= 512 bytes), its
- * four-pass lanes and the one-by-one path past the crossover (1536, 4096);
+ * direct or four-pass lanes and the one-by-one path past the crossover
+ * (384, 1024 and 4096 by lane width; 1536 an older one);
  * ARIA-GCM's short GHASH (AAD + data <= 208 on AVX-512), its gathered hash
  * (<= 480), its batches (<= 2048) and one-by-one jobs. Seal must give the
  * oracle's bytes, open the plaintext back, and a forged tag must fail
@@ -42,7 +43,8 @@ static const struct {
 	{ 0, 0 },
 	/* AAD NULL */
 	{ 0, 1 }, { 0, 15 }, { 0, 16 }, { 0, 17 }, { 0, 63 }, { 0, 64 }, { 0, 65 },
-	{ 0, 200 }, { 0, 208 }, { 0, 209 }, { 0, 300 }, { 0, 479 }, { 0, 480 }, { 0, 481 },
+	{ 0, 200 }, { 0, 208 }, { 0, 209 }, { 0, 300 }, { 0, 385 }, { 0, 479 }, { 0, 480 },
+	{ 0, 481 },
 	{ 0, 512 }, { 0, 513 }, { 0, 1024 }, { 0, 1025 }, { 0, 1537 }, { 0, 2048 },
 	{ 0, 2049 }, { 0, 4097 },
 	/* input and output NULL */

@@ -56,6 +56,7 @@ usage: ctrl_hard_check.py GATEWAY_BINARY CTL_BINARY [CHECK ...]
        (CHECK: dump hangup framing keys ctl idle peer plant reap; default all)
 """
 import os
+import re
 import pwd
 import select
 import shutil
@@ -76,9 +77,9 @@ KEY = bytes((0xc5 + 7 * i) & 0xff for i in range(36))
 HEXKEY = gwtest.hexkey(KEY)
 ROUTES = "rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n"
 # the answer to `version` (ctrl_ike.h: GW_CTRL_VERSION; 1.2 added the IKE daemon requests,
-# 1.3 show sa, reset, reload and json, 1.4 mem, 1.5 port del and owners, 1.6 rt, neigh,
-# del rt, del neigh, show rt)
-VERSION = "version 1.6"
+# 1.3 show sa, reset, reload and json, 1.4 mem, 1.5 port del and owners, 1.6 subscribe all,
+# 1.7 rt, neigh, del rt, del neigh, show rt)
+VERSION = "version 1.7"
 SA5 = ("sa out 5 aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel src 172.31.1.1 "
        "dst 172.31.2.1 lifetime-soft-packets 100 lifetime-hard-packets 200\n" % HEXKEY)
 SP5 = "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n"
@@ -410,6 +411,7 @@ def check_idle_and_term(ctlbin, proc, sock, prefix):
                            stderr=subprocess.STDOUT)
     lines = Lines(mon.stdout)
     try:
+        t_sub = time.time()
         first = lines.get(time.monotonic() + 10)
         if first != "OK":
             fail("idle: monitor did not subscribe: %r" % first)
@@ -420,18 +422,25 @@ def check_idle_and_term(ctlbin, proc, sock, prefix):
                  ("no answer in 10 s" if r is None else (r.returncode, r.stdout)))
             return
         good("idle: SA 5 and its SP added while three clients idle or stall")
-        want = ["expire soft out 5 packets 100", "expire hard out 5 packets 200"]
-        got = []
+        # `monitor` subscribes to every event (1.6): the SA's arrival, then its expires;
+        # each line ends with its Unix time, " time S.MMM"
+        want = ["add sa out 5 by control", "expire soft out 5 packets 100",
+                "expire hard out 5 packets 200"]
+        got, times = [], []
         deadline = time.monotonic() + 20
-        while len(got) < 2:
+        while len(got) < 3:
             line = lines.get(deadline)
             if line is None:
                 break
-            got.append(line)
-        if got != want:
-            fail("idle: monitor events %s, want %s" % (got, want))
+            m = re.match(r"(.*) time (\d+)\.(\d{3})$", line)
+            got.append(m.group(1) if m else line)
+            times.append(int(m.group(2)) + int(m.group(3)) / 1000 if m else 0)
+        if got != want or not all(t_sub - 1 <= t <= time.time() + 1 for t in times) or \
+                times != sorted(times):
+            fail("idle: monitor events %s at %s, want %s between %.3f and now" %
+                 (got, times, want, t_sub))
         else:
-            good("idle: the monitor got %s" % " and ".join(got))
+            good("idle: the monitor got %s, each with its time" % " and ".join(got))
         r = ctl(ctlbin, sock, ("version",), timeout=10)
         if r is None or r.stdout != VERSION + "\nOK\n":
             fail("idle: another client is not served: %s" % show(r))

@@ -377,20 +377,41 @@ sink_add(void *arg, const char *p, size_t n)
 	s->len += n;
 }
 
-/* Is piece p[0..n) exactly `subscribe` with blanks around, and nothing a request may not have? */
+/*
+ * Is piece p[0..n) a subscription: `subscribe` or `subscribe all`, `json`
+ * before either allowed, words between blanks, and nothing a request may
+ * not have?
+ */
 static bool
 is_subscribe(const uint8_t *p, size_t n)
 {
-	size_t a = 0, b = n;
+	const char *w[4];
+	size_t wl[4], nw = 0, i = 0, f = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != '\t' && (p[i] < 0x20 || p[i] > 0x7e || p[i] == '#' || p[i] == '\\'))
+	for (size_t k = 0; k < n; k++)
+		if (p[k] != '\t' && (p[k] < 0x20 || p[k] > 0x7e || p[k] == '#' || p[k] == '\\'))
 			return false;
-	while (a < b && (p[a] == ' ' || p[a] == '\t'))
-		a++;
-	while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
-		b--;
-	return b - a == 9 && memcmp(p + a, "subscribe", 9) == 0;
+	while (i < n) {
+		size_t a;
+
+		while (i < n && (p[i] == ' ' || p[i] == '\t'))
+			i++;
+		if (i == n)
+			break;
+		if (nw == 4)
+			return false;
+		a = i;
+		while (i < n && p[i] != ' ' && p[i] != '\t')
+			i++;
+		w[nw] = (const char *)p + a;
+		wl[nw++] = i - a;
+	}
+	if (nw > 0 && wl[0] == 4 && memcmp(w[0], "json", 4) == 0)
+		f = 1;
+	if (nw - f == 1 || nw - f == 2)
+		return wl[f] == 9 && memcmp(w[f], "subscribe", 9) == 0 &&
+			(nw - f == 1 || (wl[f + 1] == 3 && memcmp(w[f + 1], "all", 3) == 0));
+	return false;
 }
 
 /* Answers the model expects: one per piece, up to the first subscribe. */

@@ -466,7 +466,16 @@ def ctl(ctlbin, sock, text=None, words=(), timeout=30):
 def tel_total(prefix, key):
     """A total of the gateway's /vecsec_gw/stats (0 when telemetry does not answer)."""
     tel = telemetry(prefix, ["/vecsec_gw/stats"])
-    return (tel[0].get("/vecsec_gw/stats") or {}).get(key, 0) if tel else 0
+    st = (tel[0].get("/vecsec_gw/stats") or {}) if tel else {}
+    # a drop reason is under "drops", a total at the top (docs/operations.md, "One schema")
+    return st.get(key, st.get("drops", {}).get(key, 0))
+
+
+def tel_port(prefix, port, key):
+    """A counter of port `port` in /vecsec_gw/stats's "ports" (0 when telemetry does not answer)."""
+    tel = telemetry(prefix, ["/vecsec_gw/stats"])
+    st = (tel[0].get("/vecsec_gw/stats") or {}) if tel else {}
+    return st.get("ports", {}).get(str(port), {}).get(key, 0)
 
 
 def telemetry_sa(prefix, spi, dirn="out"):
@@ -681,7 +690,7 @@ def check_esp_totals(st, esp_out, esp_in):
 
 def port_totals(st):
     """(rx, tx, drops): frames in and out over all ports, and all drops."""
-    return (sum(p["rx"] for p in st["ports"]), sum(p["tx"] for p in st["ports"]),
+    return (sum(p["rx"] for p in st["ports"].values()), sum(p["tx"] for p in st["ports"].values()),
             sum(st["drops"].values()))
 
 

@@ -150,7 +150,7 @@ def ttl_phase(gwbin, extra_eal, extra_app, tmp, ttl_ns):
     g = gwtest.Gateway(cmd, name="gateway (--frag-ttl %s)" % (ttl_ns or "default"))
     try:
         if not g.wait_ready() or \
-                not gwtest.wait_until(lambda: tel("port1_rx") >= 2, "the 2 fragments", gws=[g]) \
+                not gwtest.wait_until(lambda: gwtest.tel_port(prefix, 1, "rx") >= 2, "the 2 fragments", gws=[g]) \
                 or (ttl_ns and not gwtest.wait_until(lambda: tel("frag") >= 2,
                                                      "--frag-ttl to expire them", gws=[g])):
             return None

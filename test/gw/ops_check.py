@@ -39,6 +39,10 @@ rx, no drop. sd_notify (Type=notify): READY=1 at start, RELOADING=1 then
 READY=1 around each reload, STOPPING=1 at the end, on a datagram socket
 the test passes in $NOTIFY_SOCKET.
 
+events: a reload that adds 2100 SAs at once: a `subscribe all` subscriber
+gets 2048 `add sa` events, then `lost 53` (the queue's size), the log a
+WARNING; a plain subscriber nothing.
+
 drain: SIGTERM while EAL starts (the runtime folder just appeared): the
 gateway finishes starting, stops, exits 0 and leaves no runtime folder
 (before, SIGTERM then killed it). SIGTERM under traffic through a
@@ -54,10 +58,12 @@ outcome, never reading rte_ipsec's SA); their packets alternate, so every
 burst takes both paths. Each SA's ESP output decrypts (scapy) to the
 clear packets sent, in order, sequence numbers 1..64.
 
-usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|drain
+usage: ops_check.py GATEWAY_BINARY CTL_BINARY telemetry|telemetry-proto|reload|drain|events
 """
+import glob
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -125,6 +131,137 @@ def until(fn, timeout=20.0, step=0.05):
         if time.monotonic() > end:
             return None
         time.sleep(step)
+
+
+class Monitor:
+    """
+    `vecsec-ctl -j monitor` (subscribe all) and a plain `subscribe` connection, as
+    kernel-vecsec has: their lines as they come, read by threads.
+    """
+
+    def __init__(self, c, prefix, sock):
+        self.t0 = time.time()
+        self.lines = []
+        self.plain = b""
+        self.proc = subprocess.Popen([c, "-p", prefix, "-j", "monitor"],
+                                     stdout=subprocess.PIPE, universal_newlines=True)
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(sock)
+        self.s.sendall(b"subscribe\n")
+        for fn in (self._read, self._read_plain):
+            threading.Thread(target=fn, daemon=True).start()
+        until(lambda: self.lines and self.plain.startswith(b"OK\n"), timeout=10)
+
+    def _read(self):
+        for ln in self.proc.stdout:
+            self.lines.append(ln.strip())
+
+    def _read_plain(self):
+        while True:
+            try:
+                b = self.s.recv(4096)
+            except OSError:
+                return
+            if not b:
+                return
+            self.plain += b
+
+    def events(self):
+        out = []
+        for ln in self.lines[1:]:
+            try:
+                out.append(json.loads(ln))
+            except ValueError:
+                out.append({"unparsed": ln})
+        return out
+
+    def check(self, ck, want):
+        def seen():
+            ev = [{k: v for k, v in e.items() if k != "time_ms"} for e in self.events()]
+            return ev if all(w in ev for w in want) else None
+        got = until(seen, timeout=20)
+        ev = self.events()
+        now = time.time()
+        ck.check(got is not None and self.lines[0] == '{"ok": true}' and
+                 all(self.t0 - 1 <= e.get("time_ms", 0) / 1000 <= now + 1 for e in ev),
+                 "monitor -j: %d events with their times: %s" % (
+                     len(ev), ", ".join(e.get("event", "?") for e in ev)),
+                 "monitor -j: %s, want %s among them, times between %.3f and %.3f" %
+                 (self.lines, want, self.t0, now))
+        # a plain subscriber (kernel-vecsec) gets the expire events only: none here
+        ck.check(self.plain == b"OK\n", "plain subscribe: no events but expire (none here)",
+                 "plain subscribe got %r" % self.plain[:300])
+
+    def close(self):
+        self.s.close()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def json_types(v):
+    """The shape of a JSON value: its keys and value types, recursively (lists by element)."""
+    if isinstance(v, dict):
+        return {k: json_types(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [json_types(v[0])] if v else []
+    return type(v).__name__
+
+
+def no_bools(v):
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, dict):
+        return all(no_bools(x) for x in v.values())
+    if isinstance(v, list):
+        return all(no_bools(x) for x in v)
+    return True
+
+
+def schema_checks(ck, c, prefix, o9):
+    """The integrity algorithm in every view of a CBC+HMAC SA; -j and telemetry one schema."""
+    rc, out, err = ctl(c, prefix, "show", "sa", "out", "9")
+    ck.check(rc == 0 and "aes-128-cbc integ sha1-hmac" in out,
+             "show sa out 9: %s" % out.split("\n")[0], "show sa out 9: %r" % out)
+    rc, out, err = ctl(c, prefix, "list")
+    ck.check(rc == 0 and re.search(r"^sa out 9 aes-128-cbc .* integ sha1-hmac\b", out, re.M)
+             and re.search(r"^sa out 5 chacha20-poly1305 .* integ aead\b", out, re.M),
+             "list: sa out 9 aes-128-cbc ... integ sha1-hmac", "list: %r" % out)
+    rc, out, err = ctl(c, prefix, "list", json_out=True)
+    lst = json.loads(out) if rc == 0 else {}
+    s9 = [s for s in lst.get("sa", []) if s["spi"] == 9]
+    ck.check(s9 and s9[0]["integ"] == "sha1-hmac" and s9[0]["origin"] == "control",
+             "-j list: SA 9 integ sha1-hmac, origin control", "-j list: %r" % out)
+    rc, out, err = ctl(c, prefix, "show", "sa", "out", "9", json_out=True)
+    j9 = json.loads(out)[0] if rc == 0 else {}
+    # a control-socket SA has no line in a file: no "line" (it was 2^30 + n)
+    ck.check(j9.get("integ") == "sha1-hmac" and j9.get("algo") == "aes-128-cbc" and
+             j9.get("origin") == "control" and "line" not in j9 and
+             o9 is not None and o9.get("integ") == "sha1-hmac" and "line" not in o9,
+             "-j show sa out 9 and telemetry: integ sha1-hmac, origin control, no line",
+             "-j show sa out 9: %r, telemetry %s" % (out, o9))
+    # one schema: the same keys and types in -j and telemetry, no booleans in either
+    t5 = tel(prefix, "/vecsec_gw/sa,out,5")
+    rc, out, err = ctl(c, prefix, "show", "sa", "out", "5", json_out=True)
+    j5 = json.loads(out)[0] if rc == 0 else {}
+    ts = tel(prefix, "/vecsec_gw/stats") or {}
+    rc, out, err = ctl(c, prefix, "stats", json_out=True)
+    js = json.loads(out) if rc == 0 else {}
+    jsa = js.pop("sa", None)
+    ck.check(json_types(t5) == json_types(j5) and isinstance(j5.get("line"), int) and
+             j5["line"] == t5["line"] and j5["line"] < 100,
+             "SA out 5: -j and telemetry have the same keys and types (%d keys)" % len(j5),
+             "SA out 5 schemas differ:\n  -j  %s\n  tel %s" % (json_types(j5), json_types(t5)))
+    ck.check(json_types(ts) == json_types(js) and jsa is not None,
+             "stats: -j (less its \"sa\" list) and telemetry have the same keys and types",
+             "stats schemas differ:\n  -j  %s\n  tel %s" % (json_types(js), json_types(ts)))
+    ck.check(no_bools(js) and no_bools(jsa) and no_bools(j5) and no_bools(ts) and
+             all(not k.endswith("_s") or k.endswith("_per_s") for k in list(js) + list(j5)),
+             "no booleans and no _s keys (durations in _ms) in either view",
+             "a boolean or an _s key: %s %s" % (js, j5))
+    w = js.get("workers", {})
+    ck.check(list(w) == ["0"] and w["0"]["rx"] > 0 and w["0"]["polls"] > 0,
+             "stats: workers %s" % w, "stats: workers %s" % w)
 
 
 def read_text(path):
@@ -207,6 +344,7 @@ def telemetry_case(gw, c, tmp, ck):
         smode = stat.S_IMODE(os.stat(sock).st_mode)
         ck.check(dmode == 0o700 and smode == 0o600, "socket folder 0700, socket 0600",
                  "socket folder mode %o, socket %o" % (dmode, smode))
+        mon = Monitor(c, prefix, sock)
         # 50 ESP packets in, then nothing more inbound
         one_in = until(lambda: (lambda d: d if d and d.get("pkts") == 50 else None)(
             tel(prefix, "/vecsec_gw/sa,in,5")))
@@ -231,8 +369,9 @@ def telemetry_case(gw, c, tmp, ck):
                  "/vecsec_gw/sa: %s" % lst, "/vecsec_gw/sa: %s" % lst)
         o5 = tel(prefix, "/vecsec_gw/sa,out,5")
         want = {"spi": 5, "dir": "out", "mode": "ipv4-tunnel", "src": "172.31.1.1",
-                "dst": "172.31.2.1", "algo": "chacha20-poly1305", "driver": "crypto_vecsec",
-                "telemetry": 1}
+                "dst": "172.31.2.1", "algo": "chacha20-poly1305", "integ": "aead",
+                "driver": "crypto_vecsec", "ipsec_telemetry": "on", "encap": "none",
+                "seq_bits": 32, "expired": "none", "origin": "file"}
         bad = {k: (o5 or {}).get(k) for k in want if (o5 or {}).get(k) != want[k]}
         ck.check(o5 is not None and not bad and o5["seq"] >= o5["pkts"] > 0 and
                  o5["cryptodev"].startswith("crypto_vecsec") and
@@ -260,12 +399,14 @@ def telemetry_case(gw, c, tmp, ck):
         ck.check(r_out and r_in, "rates: SA out 5 %s pkt/s, SA in 5 0 pkt/s after its "
                  "traffic" % r_out, "rates: out 5 %s, in 5 at 0: %s" % (r_out, r_in))
         # the gateway-wide rates have their own interval: wait for one that saw traffic
-        gs = until(lambda: (lambda d: d if d and d.get("port0_rx_per_s", 0) > 0 and
+        def p0rate(d):
+            return d["ports"]["0"]["rx_per_s"] if d and d.get("ports") else 0
+        gs = until(lambda: (lambda d: d if p0rate(d) > 0 and
                             d.get("esp_out_per_s", 0) > 0 else None)(
             tel(prefix, "/vecsec_gw/stats"))) or tel(prefix, "/vecsec_gw/stats") or {}
-        ck.check(gs.get("port0_rx_per_s", 0) > 0 and gs.get("esp_out_per_s", 0) > 0,
+        ck.check(p0rate(gs) > 0 and gs.get("esp_out_per_s", 0) > 0,
                  "/vecsec_gw/stats rates: port0 rx %d/s, esp_out %d/s" %
-                 (gs.get("port0_rx_per_s", 0), gs.get("esp_out_per_s", 0)),
+                 (p0rate(gs), gs.get("esp_out_per_s", 0)),
                  "/vecsec_gw/stats: %s" % gs)
         # a reload of the same file keeps every SA's state
         o5a = tel(prefix, "/vecsec_gw/sa,out,5")
@@ -305,12 +446,12 @@ def telemetry_case(gw, c, tmp, ck):
         def stats_js():
             r = ctl(c, prefix, "stats", json_out=True)
             j = json.loads(r[1]) if r[0] == 0 else {}
-            return (r, j) if j.get("ports") and j["ports"][0]["rx"] > 0 else None
+            return (r, j) if j.get("ports") and j["ports"]["0"]["rx"] > 0 else None
         (rc, out, err), js = until(stats_js) or (ctl(c, prefix, "stats", json_out=True), {})
         js = js or (json.loads(out) if rc == 0 else {})
         ck.check(rc == 0 and [s["spi"] for s in js.get("sa", [])] == [5, 6, 5] and
-                 js["uptime_s"] > 0 and js["ports"][0]["rx"] > 0,
-                 "vecsec-ctl -j stats: JSON, 3 SAs, uptime %.1f s" % js.get("uptime_s", 0),
+                 js["uptime_ms"] > 0 and js["ports"]["0"]["rx"] > 0,
+                 "vecsec-ctl -j stats: JSON, 3 SAs, uptime %d ms" % js.get("uptime_ms", 0),
                  "vecsec-ctl -j stats: rc %d %r %s" % (rc, out[:300], err))
         rc, out, err = ctl(c, prefix, "list", json_out=True)
         js = json.loads(out) if rc == 0 else {}
@@ -327,7 +468,7 @@ def telemetry_case(gw, c, tmp, ck):
                  "vecsec-ctl show sa in 5: %s" % out.split("\n")[0],
                  "vecsec-ctl show sa in 5: %r" % out)
         rc, out, err = ctl(c, prefix, "version", json_out=True)
-        ck.check(rc == 0 and json.loads(out) == {"version": "1.6"}, "vecsec-ctl -j version",
+        ck.check(rc == 0 and json.loads(out) == {"version": "1.7"}, "vecsec-ctl -j version",
                  "vecsec-ctl -j version: %r" % out)
         rc, out, err = ctl(c, prefix, "del", "sa", "out", "99", json_out=True)
         ck.check(rc == 1 and json.loads(out) == {"ok": False, "error": "no SA out 99"},
@@ -340,7 +481,7 @@ def telemetry_case(gw, c, tmp, ck):
             pos = 0
             while pos < len(out.strip()):
                 obj, pos = dec.raw_decode(out, pos)
-                ups.append(obj["uptime_s"])
+                ups.append(obj["uptime_ms"])
                 while pos < len(out) and out[pos].isspace():
                     pos += 1
         except ValueError:
@@ -361,6 +502,13 @@ def telemetry_case(gw, c, tmp, ck):
         ck.check(o9 is not None and o9["driver"] == "crypto_aesni_mb",
                  "SA out 9 (AES-CBC) on %s, made when it came" % (o9 or {}).get("cryptodev"),
                  "SA out 9: %s" % o9)
+        schema_checks(ck, c, prefix, o9)
+        rc, out, err = ctl(c, prefix, "del", "sa", "out", "9")
+        mon.check(ck, [{"event": "reload", "result": "ok", "added": 0, "removed": 0, "kept": 3},
+                       {"event": "reset", "what": "sa", "dir": "in", "spi": 5},
+                       {"event": "reset", "what": "all"},
+                       {"event": "add", "dir": "out", "spi": 9, "by": "control"},
+                       {"event": "del", "dir": "out", "spi": 9, "by": "control"}])
         proc.send_signal(signal.SIGTERM)
         rc = proc.wait(timeout=60)
         log.seek(0)
@@ -378,6 +526,8 @@ def telemetry_case(gw, c, tmp, ck):
                  "left behind: socket %s, runtime folder %s" % (
                      os.path.exists(sock), not runtime_dirs_gone(prefix)))
     finally:
+        if "mon" in locals():
+            mon.close()
         reap(proc, prefix)
         log.close()
     # the same start, its messages at warning and above only
@@ -417,6 +567,37 @@ def telemetry_case(gw, c, tmp, ck):
         % (two[0], two[1])
     ck.check(r.returncode == 0 and want in r.stdout, "two -d copies of the PMD: reported",
              "two copies: exit %d, want '%s':\n%s" % (r.returncode, want, r.stdout))
+    pmd_missing_check(ck, gw, copies, cfg)
+
+
+def pmd_missing_check(ck, gw, copies, cfg):
+    """
+    A copy of the gateway outside the build tree behaves as installed: no -d of the
+    build's PMD. Where DPDK's plugin folder has no crypto_vecsec (nothing installed on
+    this machine), it says so at start and the SAs go to another cryptodev; where one is
+    installed, it loads that one and says nothing.
+    """
+    eal_dir = os.environ.get("VECSEC_EAL_PMD_PATH", "")
+    installed = bool(eal_dir and glob.glob(os.path.join(eal_dir, "librte_crypto_vecsec.so*")))
+    os.makedirs(copies, mode=0o755, exist_ok=True)
+    inst = os.path.join(copies, "vecsec-gw")
+    shutil.copy(gw, inst)
+    prefix = gwtest.file_prefix("opsnopmd")
+    r = subprocess.run([inst] + eal_base(prefix) + ["--vdev", "net_null0,no-rx=1", "--vdev",
+                       "net_null1,no-rx=1", "--", "-f", cfg, "-u", "2", "--duration", "0.3",
+                       "--ctrl", "none"] + gwtest.seq_state_args([]), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+    gwtest.eal_cleanup(prefix)
+    shutil.rmtree(copies, ignore_errors=True)
+    said = "vecsec-gw: crypto_vecsec is not loaded, though this vecsec-gw was built with it"
+    if installed:
+        ck.check(said not in r.stdout, "installed gateway, PMD in %s: loaded, no warning"
+                 % eal_dir, "PMD installed, yet:\n%s" % r.stdout)
+    else:
+        ck.check(said in r.stdout and "no librte_crypto_vecsec.so* is there" in r.stdout,
+                 "installed gateway without its PMD: says so at start",
+                 "no PMD in %s: exit %d, want '%s':\n%s" % (eal_dir, r.returncode, said,
+                                                             r.stdout))
 
 
 # ---- reload under traffic ---------------------------------------------------------------
@@ -638,11 +819,11 @@ def reload_case(gw, c, tmp, ck):
     drops = {k: v for k, v in st["drops"].items() if v}
     # after the reset-free run the counters are since start: every packet in went out as ESP
     ck.check(watch.done and not watch.errors and not drops and
-             st["esp_out"] == watch.n == st["ports"][0]["rx"],
+             st["esp_out"] == watch.n == st["ports"]["0"]["rx"],
              "%d reloads under traffic: %d ESP packets, SPI 5, seq 1..%d unbroken, port rx "
-             "%d == esp_out, no drops" % (reloads, watch.n, watch.n, st["ports"][0]["rx"]),
+             "%d == esp_out, no drops" % (reloads, watch.n, watch.n, st["ports"]["0"]["rx"]),
              "ESP out: %d frames, esp_out %d, rx %d, drops %s, errors %s" %
-             (watch.n, st["esp_out"], st["ports"][0]["rx"], drops, watch.errors[:3]))
+             (watch.n, st["esp_out"], st["ports"]["0"]["rx"], drops, watch.errors[:3]))
 
 
 # ---- drain --------------------------------------------------------------------------------
@@ -703,6 +884,78 @@ def drain_case(gw, c, tmp, ck):
              (proc.returncode, rx, tx, drops, nfr, left, out))
 
 
+# ---- events: more at once than the queue holds ---------------------------------------
+
+def events_case(gw, c, tmp, ck):
+    """
+    A reload that adds 2100 SAs at once: a `subscribe all` subscriber gets the first
+    2048 `add sa ... by reload` lines (the control plane's queue), then `lost 53` (the
+    other 52 adds and the reload line), and the log a WARNING: a loss is said, never
+    silent. A plain `subscribe` (kernel-vecsec's) gets none of it.
+    """
+    n_sa = 2100
+    prefix = gwtest.file_prefix("opsev")
+    cfg = os.path.join(tmp, "ev.cfg")
+    gwtest.write_config(cfg, RT + sa_line("out", 5, KEY5))
+    os.chmod(cfg, 0o600)
+    g = gwtest.Gateway([gw] + eal_base(prefix) + ["--vdev", "net_null0,no-rx=1", "--vdev",
+                       "net_null1,no-rx=1", "--", "-f", cfg, "-u", "2", "--max-sa",
+                       str(n_sa + 10)] + gwtest.seq_state_args([]))
+    subs = []
+    try:
+        if not g.wait_ready():
+            ck.fail("events: the gateway did not start")
+            return
+        for req in (b"subscribe all\n", b"subscribe\n"):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sock_path(prefix))
+            s.sendall(req)
+            subs.append([s, b""])
+        for sub in subs:
+            sub[1] = recv_until(sub[0], lambda b: b.startswith(b"OK\n"), 10)
+        body = "".join("sa out %d aead_algo chacha20-poly1305 aead_key %s mode transport\n"
+                       % (1000 + k, hexkey(KEY6)) for k in range(n_sa))
+        gwtest.write_config(cfg, RT + sa_line("out", 5, KEY5) + body)
+        rc, out, err = ctl(c, prefix, "reload")
+        got = recv_until(subs[0][0], lambda b: b"\nlost " in b, 60)
+        lines = got.decode(errors="replace").splitlines()
+        adds = [ln for ln in lines if ln.startswith("add sa out ") and " by reload time " in ln]
+        lost = [ln for ln in lines if ln.startswith("lost ")]
+        ck.check(rc == 0 and len(adds) == 2048 and len(lost) == 1 and
+                 lost[0].startswith("lost 53 time ") and
+                 g.wait_line("vecsec-gw: events: 53 lost to a full queue", timeout=10),
+                 "reload of %d SAs: `subscribe all` got 2048 add events, then `lost 53`; "
+                 "a WARNING in the log" % n_sa,
+                 "reload of %d SAs: rc %d %s, %d add lines, lost lines %s" %
+                 (n_sa, rc, out.strip()[-200:], len(adds), lost))
+        plain = recv_until(subs[1][0], lambda b: False, 0.5)
+        ck.check(subs[1][1] == b"OK\n" and plain == b"", "plain subscribe: nothing of it",
+                 "plain subscribe got %r then %r" % (subs[1][1], plain[:200]))
+        rc, text = g.stop()
+        ck.check(rc == 0, "events: exit 0", "events: exit %s" % rc)
+    finally:
+        for sub in subs:
+            sub[0].close()
+        g.kill()
+        gwtest.eal_cleanup(prefix)
+
+
+def recv_until(s, done, timeout):
+    """What s sends until done(bytes so far) or timeout seconds (a deadline, polled)."""
+    buf = b""
+    end = time.monotonic() + timeout
+    s.settimeout(0.2)
+    while not done(buf) and time.monotonic() < end:
+        try:
+            b = s.recv(1 << 16)
+        except socket.timeout:
+            continue
+        if not b:
+            break
+        buf += b
+    return buf
+
+
 def main():
     gw, c, what = sys.argv[1], sys.argv[2], sys.argv[3]
     if SOCK_DIR is None:
@@ -712,7 +965,8 @@ def main():
     ck = Checks()
     try:
         {"telemetry": telemetry_case, "telemetry-proto": telemetry_proto_case,
-         "reload": reload_case, "drain": drain_case}[what](gw, c, tmp, ck)
+         "reload": reload_case, "drain": drain_case, "events": events_case}[what](
+            gw, c, tmp, ck)
     finally:
         gwtest.cleanup(tmp)
     return gwtest.finish(ck.ok)

@@ -19,6 +19,7 @@ usage: port_drops_check.py GATEWAY_BINARY CTL_BINARY
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,11 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-portdrops-")
     sock = os.path.join(tmp, "gw.sock")
     stats_file = os.path.join(tmp, "stats.json")
+    # --stats-file is replaced whole (a temporary file renamed over it), never rewritten
+    # in place: a second name of the old file keeps the old text
+    with open(stats_file, "w") as f:
+        f.write("old\n")
+    os.link(stats_file, stats_file + ".old")
     prefix = gwtest.file_prefix("portdrops")
     ok = True
     gw = None
@@ -67,7 +73,7 @@ def main():
         out["stats"] = dict(zip(NAMES, map(int, m.groups()))) if m else r.stdout
         r = gwtest.ctl(ctlbin, sock, words=["-j", "stats"])
         try:
-            p = [x for x in json.loads(r.stdout)["ports"] if x["port"] == port][0]
+            p = json.loads(r.stdout)["ports"][str(port)]
             out["json stats"] = {k: p[k] for k in NAMES}
         except (ValueError, KeyError, IndexError):
             out["json stats"] = r.stdout
@@ -75,7 +81,7 @@ def main():
         if tel is None:
             return out, None
         t = tel[0].get("/vecsec_gw/stats") or {}
-        out["telemetry"] = {k: t.get("port%d_%s" % (port, k)) for k in NAMES}
+        out["telemetry"] = {k: t.get("ports", {}).get(str(port), {}).get(k) for k in NAMES}
         e = tel[1].get("/ethdev/stats") or {}
         return out, {k: e.get(k) for k in NAMES}
 
@@ -135,12 +141,25 @@ def main():
             fail("gateway exited with %s: %s" % (rc, text[-2000:]))
         try:
             with open(stats_file) as f:
-                p0 = [x for x in json.load(f)["ports"] if x["port"] == 0][0]
+                p0 = json.load(f)["ports"]["0"]
             if p0["ierrors"] != want["ierrors"] or any(k not in p0 for k in NAMES):
                 fail("--stats-file: port 0 %s, want ierrors %d" % (p0, want["ierrors"]))
             else:
                 print("ok   --stats-file at exit: port 0 %s" % ", ".join(
                     "%s %d" % (k, p0[k]) for k in NAMES))
+            with open(stats_file + ".old") as f:
+                old = f.read()
+            left = sorted(n for n in os.listdir(tmp) if n.startswith("stats.json."))
+            mode = stat.S_IMODE(os.stat(stats_file).st_mode)
+            um = os.umask(0)
+            os.umask(um)
+            # what a plain open() would have made, not mkstemp's 0600
+            if old != "old\n" or left != ["stats.json.old"] or mode != 0o666 & ~um:
+                fail("--stats-file written in place or left files: the old file's other "
+                     "name holds %r, files %s, mode %o" % (old[:40], left, mode))
+            else:
+                print("ok   --stats-file replaced by rename (the old file untouched, no "
+                      "temporary file left, mode %o)" % mode)
         except (OSError, ValueError, KeyError, IndexError) as ex:
             fail("--stats-file: %s" % ex)
     finally:

@@ -354,12 +354,12 @@ def run(gwbin, ctl, tmp, window):
         if bad:
             fails.append("%s dropped: %s" % (name, bad))
     sa, sb = sa_st
-    if sa["ports"][0]["rx"] != sent or sa["esp_out"] != sent or sa["ports"][1]["tx"] != sent:
+    if sa["ports"]["0"]["rx"] != sent or sa["esp_out"] != sent or sa["ports"]["1"]["tx"] != sent:
         fails.append("A: port rx %d, esp_out %d, ESP tx %d for %d sent" %
-                     (sa["ports"][0]["rx"], sa["esp_out"], sa["ports"][1]["tx"], sent))
-    if sb["ports"][1]["rx"] != sent or sb["esp_in"] != sent or sb["ports"][0]["tx"] != sent:
+                     (sa["ports"]["0"]["rx"], sa["esp_out"], sa["ports"]["1"]["tx"], sent))
+    if sb["ports"]["1"]["rx"] != sent or sb["esp_in"] != sent or sb["ports"]["0"]["tx"] != sent:
         fails.append("B: ESP rx %d, esp_in %d, clear tx %d for %d sent" %
-                     (sb["ports"][1]["rx"], sb["esp_in"], sb["ports"][0]["tx"], sent))
+                     (sb["ports"]["1"]["rx"], sb["esp_in"], sb["ports"]["0"]["tx"], sent))
     sb6 = [x for x in sb.get("sa", []) if x.get("spi") == 6]
     if sb6 and sb6[0].get("pkts") != n6:
         fails.append("B: SA in 6 counted %s, relay passed %d" % (sb6[0].get("pkts"), n6))

@@ -661,7 +661,7 @@ test_crossover(void)
 	vecsec_lanes_set_crossover(64);
 	one_burst(40, ks, seed + 2, true, "crossover 64");
 	vecsec_lanes_reset_crossover();
-	VT_EXPECT(vecsec_lanes_crossover() >= 1536, "default crossover %zu",
+	VT_EXPECT(vecsec_lanes_crossover() >= 256, "default crossover %zu",
 		  vecsec_lanes_crossover());
 	free(ks);
 }
@@ -901,17 +901,20 @@ test_poly_lane_tags(void)
 }
 
 /*
- * Every length 0..2048 (the staged path up to its maximum, the general
- * passes beyond), at odd offsets, in bursts of 17..32 with AAD of 0..64:
- * each buffer is exactly as long as the job, so a copy past either end
- * trips ASan. Seal must equal the one-shot seal, open must give the
- * plaintext back, and one forged job per burst fails with its output
- * zeroed and nothing else touched.
+ * Every length 0..2048 (the staged path up to its maximum, the direct
+ * path or the general passes beyond), at odd offsets, in bursts of
+ * 17..32 with AAD of 0..64: each buffer is exactly as long as the job, so
+ * a copy past either end trips ASan. Consecutive lengths in one burst put
+ * lanes that end mid-block (at every byte of a ChaCha and a Poly1305
+ * block) beside lanes that go on. Seal must equal the one-shot seal, open
+ * must give the plaintext back, and one forged job per burst fails with
+ * its output zeroed and nothing else touched. In place (in == out, seal
+ * and open) or out of place.
  */
 #define SL_BURST 32
 
 static void
-test_staged_lengths_alignments(void)
+lengths_alignments(bool in_place, const char *cfg)
 {
 	struct vecsec_aead_key key;
 	uint8_t rawkey[32], nonce[12], aad[SL_BURST][64], tag[SL_BURST][16], want_tag[16];
@@ -945,26 +948,35 @@ test_staged_lengths_alignments(void)
 				.len = len[i], .in = pt[i] + off[i], .out = ct[i] + off[i] + 1,
 				.tag = tag[i], .tag_len = 16,
 			};
+			if (in_place) {
+				memcpy(ct[i] + off[i] + 1, pt[i] + off[i], len[i]);
+				jobs[i].in = ct[i] + off[i] + 1;
+			}
 			jp[i] = &jobs[i];
 		}
-		VT_EXPECT(vecsec_aead_burst(jp, (unsigned int)n) == n, "seal burst at %zu", first);
+		VT_EXPECT(vecsec_aead_burst(jp, (unsigned int)n) == n, "%s seal burst at %zu", cfg, first);
 		for (unsigned int i = 0; i < n; i++) {
-			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "seal len %zu off %zu", len[i],
-				  off[i]);
+			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s seal len %zu off %zu", cfg,
+				  len[i], off[i]);
 			VT_EXPECT(vecsec_aead_seal(&key, want, want_tag, 16, pt[i] + off[i], len[i],
 						   nonce, 12, aad[i], jobs[i].aad_len) == 0,
 				  "one-shot seal len %zu", len[i]);
 			VT_EXPECT_MEM(ct[i] + off[i] + 1, want, len[i],
-				      "ciphertext len %zu off %zu", len[i], off[i]);
-			VT_EXPECT_MEM(tag[i], want_tag, 16, "tag len %zu off %zu", len[i], off[i]);
+				      "%s ciphertext len %zu off %zu", cfg, len[i], off[i]);
+			VT_EXPECT_MEM(tag[i], want_tag, 16, "%s tag len %zu off %zu", cfg, len[i],
+				      off[i]);
 			/* open from an odd offset into another odd offset */
 			jobs[i].dir = VECSEC_AEAD_OPEN;
 			jobs[i].in = ct[i] + off[i] + 1;
 			jobs[i].out = back[i] + off[i] + 2;
 			memset(back[i], 0xa5, off[i] + len[i] + 2);
+			if (in_place) {
+				memcpy(back[i] + off[i] + 2, ct[i] + off[i] + 1, len[i]);
+				jobs[i].in = jobs[i].out;
+			}
 		}
 		tag[forged][len[forged] % 16] ^= 0x10;
-		VT_EXPECT(vecsec_aead_burst(jp, (unsigned int)n) == n, "open burst at %zu", first);
+		VT_EXPECT(vecsec_aead_burst(jp, (unsigned int)n) == n, "%s open burst at %zu", cfg, first);
 		for (unsigned int i = 0; i < n; i++) {
 			bool pad_ok = true;
 
@@ -977,13 +989,13 @@ test_staged_lengths_alignments(void)
 				for (size_t k = 0; k < len[i]; k++)
 					zero &= back[i][off[i] + 2 + k] == 0;
 				VT_EXPECT(jobs[i].status == VECSEC_JOB_AUTH_FAILED && zero,
-					  "forged len %zu: status %d, output zeroed %d", len[i],
+					  "%s forged len %zu: status %d, output zeroed %d", cfg, len[i],
 					  (int)jobs[i].status, (int)zero);
 			} else {
-				VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "open len %zu off %zu",
-					  len[i], off[i]);
+				VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s open len %zu off %zu",
+					  cfg, len[i], off[i]);
 				VT_EXPECT_MEM(back[i] + off[i] + 2, pt[i] + off[i], len[i],
-					      "plaintext len %zu off %zu", len[i], off[i]);
+					      "%s plaintext len %zu off %zu", cfg, len[i], off[i]);
 			}
 			free(pt[i]);
 			free(ct[i]);
@@ -991,6 +1003,41 @@ test_staged_lengths_alignments(void)
 		}
 	}
 	free(want);
+}
+
+/*
+ * lengths_alignments() in place and out of place, with the direct path on
+ * (its default) and off, with the staged path off (the direct path then
+ * takes the small jobs too), and with the crossover at its maximum (every
+ * length in the lanes at every level).
+ */
+static void
+test_staged_lengths_alignments(void)
+{
+	size_t staged = vecsec_lanes_staged_max();
+	bool direct = vecsec_lanes_set_direct(true);
+
+	for (int inpl = 0; inpl < 2; inpl++) {
+		char cfg[64];
+
+		for (int d = 0; d < 2; d++) {
+			vecsec_lanes_set_direct(d == 0);
+			snprintf(cfg, sizeof(cfg), "%s direct %s",
+				 inpl ? "in place" : "out of place", d == 0 ? "on" : "off");
+			lengths_alignments(inpl, cfg);
+		}
+		vecsec_lanes_set_direct(true);
+		vecsec_lanes_set_staged_max(0);
+		snprintf(cfg, sizeof(cfg), "%s staged off", inpl ? "in place" : "out of place");
+		lengths_alignments(inpl, cfg);
+		vecsec_lanes_set_staged_max(staged);
+		/* every length in the lanes, whatever this level's crossover */
+		vecsec_lanes_set_crossover(SIZE_MAX);
+		snprintf(cfg, sizeof(cfg), "%s crossover max", inpl ? "in place" : "out of place");
+		lengths_alignments(inpl, cfg);
+		vecsec_lanes_reset_crossover();
+	}
+	vecsec_lanes_set_direct(direct);
 }
 
 int

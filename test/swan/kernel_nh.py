@@ -202,7 +202,7 @@ def main():
         ping_until(env, "10.77.0.2", 10, "neigh line reloaded away: the kernel's neighbour")
         kernel_route_used(env, "rt line reloaded away")
 
-        # 5. the same through the control socket (protocol 1.6): rt, neigh,
+        # 5. the same through the control socket (protocol 1.7): rt, neigh,
         # del rt, del neigh, show rt; a reload keeps the controller's rules
         env.ctl("rt", "ipv4", "dst", "10.77.9.0/24", "port", "1")
         static_route_used(env, "rt on the socket")

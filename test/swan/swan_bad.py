@@ -44,6 +44,7 @@ class FakeGw:
         self.path = path
         self.mode = "ok"
         self.sa_mode = "ok"
+        self.version = "1.5"
         self.requests = []
         self.got = 0                # request bytes received
         self.subs = []
@@ -97,7 +98,8 @@ class FakeGw:
             c.close()
             return
         if w[0] == "hello":
-            c.sendall(b"version 1.2\nboot 0123456789abcdef\nhost off\nOK\n")
+            c.sendall(b"version %s\nboot 0123456789abcdef\nhost off\nOK\n"
+                      % self.version.encode())
         elif w[0] == "subscribe":
             c.sendall(b"OK\n")
             self.subs.append(c)
@@ -264,6 +266,24 @@ def main():
         check("vecsec-gw refused inbound SA" in env.charon_log("A")[before:] and
               "no started cryptodev supports it" in env.charon_log("A")[before:],
               "gateway refuses the SA: charon's log gives the gateway's reason")
+
+        # 5a. a gateway that answers an older protocol than the plugin's requests
+        # need: not used, and the log says which version is needed; with 1.5
+        # again the subscription comes back
+        fake.version = "1.2"
+        before = len(env.charon_log("A"))
+        subs, fake.subs = fake.subs, []
+        for c in subs:
+            c.close()
+        st.wait_for(lambda: "no protocol 1.5 or later 1.x answer to hello" in
+                    env.charon_log("A")[before:], 10,
+                    what="the plugin to refuse a gateway answering protocol 1.2")
+        check("re-established" not in env.charon_log("A")[before:],
+              "a gateway answering 1.2: not used, logged as needing 1.5 or later 1.x")
+        fake.version = "1.7"
+        st.wait_for(lambda: "event subscription at %s re-established" % env.sock in
+                    env.charon_log("A")[before:], 10,
+                    what="the plugin to use a gateway answering a later 1.x")
 
         # 5. another user's listener at the socket's path: refused, sent nothing
         fake.close()

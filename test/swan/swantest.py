@@ -656,7 +656,7 @@ swanctl {
                 j = json.loads(self.ctl("-j", "stats", check_rc=False, side=side))
             except ValueError:
                 continue
-            for p in j.get("ports", []):
+            for p in j.get("ports", {}).values():
                 for f in ("rx", "tx", "imissed", "rx_nombuf", "ierrors", "oerrors"):
                     c["gw%s port%d %s" % (side, p["port"], f)] = p.get(f, 0)
             for r, v in j.get("drops", {}).items():

@@ -11,6 +11,10 @@ With SESS_DIR and SESS_CSV it also reads apps/vecsec-pmd-bench's CSVs named
 prints a second table "32 sessions per burst" (32 and 1 sessions), writes
 its medians to SESS_CSV and adds them as the PNG's lower panels.
 
+A series name ending in @default (bench-pmd.sh's BENCH_WIDTHS) was run at
+EAL's default SIMD width rather than 512 bits; every ratio compares a PMD
+with crypto_vecsec at the same width.
+
 usage: bench_pmd_report.py RAW_DIR OUT_CSV OUT_PNG OPS_PER_SIZE [SESS_DIR SESS_CSV]
 """
 
@@ -24,6 +28,20 @@ import sys
 ROW = re.compile(r'^\s*(\d+),\s*(\d+),\s*(\d+),(\d+),(\d+),(\d+),(\d+),'
                  r'([0-9.]+),([0-9.]+),([0-9.]+)\s*$')
 REF = 'crypto_vecsec'
+
+
+def width_of(pmd):
+    """'@default' for a series run at EAL's default SIMD width, '' at 512 bits"""
+    return pmd[pmd.index('@'):] if '@' in pmd else ''
+
+
+def ref_for(pmd):
+    """crypto_vecsec at the same EAL SIMD width: ratios compare like with like"""
+    return REF + width_of(pmd)
+
+
+def is_ref(pmd):
+    return pmd == ref_for(pmd)
 
 
 def load(raw_dir, ops):
@@ -73,12 +91,12 @@ def medians(data):
 
 
 def order(pmds):
-    """vecsec series first, then the rest by name."""
-    return sorted(pmds, key=lambda p: (not p.startswith(REF), p))
+    """512-bit series first, then each width's vecsec series first, the rest by name."""
+    return sorted(pmds, key=lambda p: (width_of(p), not p.startswith(REF), p))
 
 
 def table(med, op, pmds):
-    others = [p for p in pmds if p != REF]
+    others = [p for p in pmds if not is_ref(p)]
     sizes = sorted({s for p in pmds for s in med.get((p, op), {})})
     print('\n== %s: median of runs; Mops, Gbps, cycles/op, cycles/byte; '
           'x = vecsec Mops / that PMD\'s ==' % op)
@@ -98,15 +116,17 @@ def table(med, op, pmds):
                 line += ' | %7.3f %7.3f %9.1f %7.2f' % (
                     v['mops'], v['gbps'], v['cycles_per_op'], v['cycles_per_byte'])
         for p in others:
-            a = med.get((REF, op), {}).get(size)
+            a = med.get((ref_for(p), op), {}).get(size)
             b = med.get((p, op), {}).get(size)
             line += ' | %8s' % ('%.2f' % (a['mops'] / b['mops']) if a and b else '-')
         print(line)
 
 
 def short(pmd):
+    base = pmd.split('@')[0]
+    w = width_of(pmd).replace('@default', '@d')
     return {'crypto_aesni_mb': 'aesni', 'crypto_chacha20_poly1305': 'chacha'}.get(
-        pmd, pmd.replace('crypto_vecsec', 'vs'))
+        base, base.replace('crypto_vecsec', 'vs')) + w
 
 
 def write_csv(med, path, pmds):
@@ -117,7 +137,7 @@ def write_csv(med, path, pmds):
         for op in ('encrypt', 'decrypt'):
             for p in pmds:
                 for size, v in sorted(med.get((p, op), {}).items()):
-                    ref = med.get((REF, op), {}).get(size)
+                    ref = med.get((ref_for(p), op), {}).get(size)
                     ratio = '%.4f' % (ref['mops'] / v['mops']) if ref else ''
                     w.writerow([p, op, size, v['runs'], '%.4f' % v['mops'], '%.4f' % v['gbps'],
                                 '%.2f' % v['cycles_per_op'], '%.4f' % v['cycles_per_byte'],
@@ -171,7 +191,7 @@ def sessions_medians(data):
 
 
 def sessions_table(smed, op, pmds, many, one):
-    others = [p for p in pmds if p != REF]
+    others = [p for p in pmds if not is_ref(p)]
     sizes = sorted({s for k in smed if k[1] == op for s in smed[k]}, key=size_key)
     print('\n== 32 sessions per burst (vecsec-pmd-bench), %s: median of runs; per PMD '
           'Mops, cycles/op, c/B at %d sessions, Mops at %d, cpu%% (CPU time / wall time '
@@ -194,7 +214,7 @@ def sessions_table(smed, op, pmds, many, one):
                 '%.0f' % a['cpu_pct'] if a else '-',
                 '%.0f' % a['oncpu_cycles_per_op'] if a else '-')
         for p in others:
-            a = smed.get((REF, op, many), {}).get(size)
+            a = smed.get((ref_for(p), op, many), {}).get(size)
             b = smed.get((p, op, many), {}).get(size)
             line += ' | %12s' % ('%5.2f %5.2f' % (
                 a['mops'] / b['mops'], b['oncpu_cycles_per_op'] / a['oncpu_cycles_per_op'])
@@ -212,7 +232,7 @@ def write_sessions_csv(smed, path, pmds):
                                                        order(pmds).index(k[0]))):
             for size in sorted(smed[(p, op, ns)], key=size_key):
                 v = smed[(p, op, ns)][size]
-                ref = smed.get((REF, op, ns), {}).get(size)
+                ref = smed.get((ref_for(p), op, ns), {}).get(size)
                 ratio = '%.4f' % (ref['mops'] / v['mops']) if ref else ''
                 w.writerow([p, op, size, ns, v['runs'], '%.1f' % v['cycles_per_op'],
                             '%.4f' % v['cycles_per_byte'], '%.4f' % v['mops'],
@@ -235,7 +255,7 @@ def plot(med, path, pmds, smed=None, spmds=(), many=32, one=1):
             if not pts:
                 continue
             ax.plot([s for s, _ in pts], [v['cycles_per_byte'] for _, v in pts],
-                    marker='o', linewidth=2 if p == REF else 1.2, label=p)
+                    marker='o', linewidth=2 if is_ref(p) else 1.2, label=p)
         ax.set_xscale('log', base=2)
         ax.set_yscale('log')
         ax.set_xlabel('buffer size (bytes)')
@@ -256,7 +276,7 @@ def plot(med, path, pmds, smed=None, spmds=(), many=32, one=1):
                     ax.plot([s for s, _ in pts],
                             [v['cycles_per_byte'] * v['oncpu_cycles_per_op'] / v['cycles_per_op']
                              for _, v in pts], style, color=color, marker='o' if ns == many else None,
-                            linewidth=2 if p == REF else 1.2,
+                            linewidth=2 if is_ref(p) else 1.2,
                             label='%s, %d session%s' % (p, ns, 's' if ns != 1 else ''))
             ax.set_xscale('log', base=2)
             ax.set_yscale('log')
