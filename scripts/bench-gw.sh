@@ -54,6 +54,10 @@
 #   BENCH_GW_ARGS='OPTIONS': more vecsec-gw options for every vecsec-gw case (the
 #   base build's too), e.g. BENCH_GW_ARGS='--spd-cache 0' (no SPD flow cache; a base build must know them).
 #   Quick look: BENCH_GW_RUNS=1 BENCH_GW_TRAFFIC=64 BENCH_GW_SA_AXIS=0 scripts/bench-gw.sh
+#   BENCH_DOCS_IMG=1: the SA-count axis's plot and the CSV go to docs/img/
+#   (bench-gw-sas.png, bench-gw.csv, and bench-gw.load: the command and the
+#   machine's load), the committed picture of gateway rate against SA count
+#   (docs/measurements.md)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -123,3 +127,14 @@ trap cleanup EXIT
 echo "bench-gw: PYTHONPATH=tools /usr/bin/python3 -m gwrun.bench ${args[*]}"
 PYTHONPATH="$top/tools" timeout -s INT -k 20 "${BENCH_GW_TIMEOUT:-3600}" \
 	/usr/bin/python3 -m gwrun.bench "${args[@]}"
+if [ "${BENCH_DOCS_IMG:-0}" = 1 ] && [ -f out/bench-gw-sas.png ]; then
+	cp out/bench-gw-sas.png docs/img/bench-gw-sas.png
+	cp out/bench-gw.csv docs/img/bench-gw.csv
+	{
+		env | grep '^BENCH_GW_' | sort | tr '\n' ' '
+		echo "scripts/bench-gw.sh $*"
+		echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+		echo "load average after the run$(uptime | sed "s/.*load average//")"
+	} > docs/img/bench-gw.load
+	echo "bench-gw: docs/img/bench-gw-sas.png, bench-gw.csv and bench-gw.load written"
+fi

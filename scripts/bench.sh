@@ -8,6 +8,9 @@
 # and out/bench.png. Extra arguments go to vecsec-bench, e.g.
 #   ./scripts/bench.sh --case chacha20-poly1305,aria-128-gcm --reps 51
 #   ./scripts/bench.sh --quick          (about a minute)
+# BENCH_DOCS_IMG=1 also copies the plot and its CSV to docs/img/bench-lib.png
+# and .csv, the committed picture of the library against its peers
+# (docs/measurements.md), with the machine's load beside them (.load).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -24,4 +27,12 @@ mkdir -p out
 echo
 echo "bench: every point: $top/out/bench.csv"
 [ -f out/bench.png ] && echo "bench: plot: $top/out/bench.png"
+if [ "${BENCH_DOCS_IMG:-0}" = 1 ] && [ -f out/bench.png ]; then
+	cp out/bench.png docs/img/bench-lib.png
+	cp out/bench.csv docs/img/bench-lib.csv
+	printf 'scripts/bench.sh %s\n%s CPUs, %s\nload average after the run%s\n' "$*" "$(nproc)" \
+		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
+		"$(uptime | sed 's/.*load average//')" > docs/img/bench-lib.load
+	echo "bench: docs/img/bench-lib.png, .csv and .load written"
+fi
 exit 0

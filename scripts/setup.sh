@@ -21,9 +21,9 @@ PKGS=(gcc g++ make meson ninja-build pkg-config python3 dpkg-dev
       python3-scapy python3-cryptography python3-matplotlib gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       qemu-user iproute2 libclang-rt-14-dev clang-14 xz-utils
       python3-pyelftools groff-base
-      strongswan-charon strongswan-swanctl libcharon-extra-plugins
+      strongswan-charon strongswan-swanctl strongswan-pki libcharon-extra-plugins
       libstrongswan-standard-plugins libstrongswan-extra-plugins bzip2 ethtool binutils
-      prometheus)
+      prometheus libmnl-dev graphviz iputils-ping)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }

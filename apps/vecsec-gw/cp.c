@@ -403,7 +403,7 @@ gw_cp_add(const char *line, bool *spd, char *err, size_t err_len)
 	if (c->nb_rt != old_rt || c->nb_neigh != old_neigh) {
 		c->nb_rt = old_rt;
 		c->nb_neigh = old_neigh;
-		snprintf(err, err_len, "rt and neigh rules cannot change at run time");
+		snprintf(err, err_len, "an rt or neigh rule is a request of its own (rt ..., neigh ...)");
 		return -ENOTSUP;
 	}
 	if (c->nb_sa > old_sa) {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gw.h"
 
@@ -41,6 +42,18 @@ int gw_cp_replace_sp(const char *rule, const char *const *action, unsigned int n
  */
 int gw_cp_flush_owner(int id, uint32_t *gone, unsigned int *nsa, unsigned int *nsp,
 		      char *err, size_t err_len);
+
+/*
+ * Routes and neighbours through the control socket (cp_rt.c): `rt <rule>`
+ * and `neigh port N MAC` (replacing the same prefix's route, the port's
+ * neighbour), `del rt <rule>`, `del neigh port N`; in force on return (0),
+ * or nothing changed (-errno, err). `show rt` lists the rules and
+ * --kernel-nh's tables.
+ */
+int gw_cp_rt_add(const char *text, char *err, size_t err_len);
+int gw_cp_rt_del(const char *text, char *err, size_t err_len);
+int gw_cp_neigh_del(unsigned int port, char *err, size_t err_len);
+void gw_cp_rt_show(FILE *out);
 
 /* Publish all four SP lists built from c (a reload's merged configuration). */
 int gw_cp_spd_publish(const struct gw_conf *c, char *err, size_t err_len);

@@ -154,6 +154,42 @@ req_rule(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	return gw_cp_add(r->line + r->off[0], &r->spd, err, err_len);
 }
 
+/* `rt <rt rule>`, `neigh port N MAC` (1.7): cp_rt.c */
+static int
+req_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)out;
+	return gw_cp_rt_add(r->line + r->off[0], err, err_len);
+}
+
+/* `del rt <rt rule>`, `del neigh port N` (1.7) */
+static int
+req_del_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	uint64_t port;
+
+	(void)out;
+	if (strcmp(r->w[1], "rt") == 0)
+		return gw_cp_rt_del(r->line + r->off[1], err, err_len);
+	if (r->n != 4 || strcmp(r->w[2], "port") != 0 ||
+	    gw_parse_u64(r->w[3], GW_MAX_PORTS - 1, &port) != 0) {
+		snprintf(err, err_len, "usage: del neigh port N");
+		return -EINVAL;
+	}
+	return gw_cp_neigh_del((unsigned int)port, err, err_len);
+}
+
+/* `show rt` (1.7) */
+static int
+req_show_rt(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	(void)r;
+	(void)err;
+	(void)err_len;
+	gw_cp_rt_show(out);
+	return 0;
+}
+
 static int
 req_del_sa(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
@@ -441,6 +477,11 @@ static const struct ctrl_cmd ctrl_cmds[] = {
 	{ "del sp", "<sp rule>", 1, CTRL_ANY, req_del_sp },
 	{ "replace sp", "<sp rule> with protect SPI|bypass|discard", 2, CTRL_ANY,
 	  req_replace_sp },
+	{ "rt", "<rt rule>", 1, CTRL_ANY, req_rt },
+	{ "neigh", "port N MAC", 3, 3, req_rt },
+	{ "del rt", "<rt rule>", 1, CTRL_ANY, req_del_rt },
+	{ "del neigh", "port N", 2, 2, req_del_rt },
+	{ "show rt", "", 0, 0, req_show_rt },
 	{ "list", "", 0, 0, req_list },
 	{ "stats", "", 0, 0, req_stats },
 	{ "mem", "", 0, 0, req_mem },

@@ -265,7 +265,8 @@ int gw_conf_validate(const struct gw_conf *conf, char *err, size_t err_len);
 	X(KEEPALIVE, "natt_keepalive") \
 	X(FRAG, "frag") \
 	X(DUMMY, "dummy") \
-	X(SEQ_UNRESERVED, "seq_unreserved")
+	X(SEQ_UNRESERVED, "seq_unreserved") \
+	X(NO_NEIGH, "no_neigh")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,

@@ -13,6 +13,7 @@
 #include "gw.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_acl.h>
 #include <rte_cryptodev.h>
@@ -216,8 +217,33 @@ struct gw_port {
 	uint16_t mtu;                   /* largest IP packet sent (frag.c splits bigger) */
 	rte_spinlock_t tx_lock[GW_MAX_WORKERS];
 	struct rte_ether_addr mac;
-	struct rte_ether_addr peer;     /* neigh, or 02:00:00:00:00:<port> */
+	/*
+	 * The next hop's MAC: a `neigh` line's, or 02:00:00:00:00:<port>, in
+	 * bytes 0-5; byte 6 is 1 when a `neigh` line set it (it then wins over
+	 * --kernel-nh's neighbours). One word, so that a reload changes it
+	 * under the workers: gw_port_peer(), gw_port_peer_set().
+	 */
+	uint64_t peer;
 };
+
+static inline bool
+gw_port_peer(const struct gw_port *p, struct rte_ether_addr *mac)
+{
+	uint64_t v = __atomic_load_n(&p->peer, __ATOMIC_RELAXED);
+
+	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
+	return ((const uint8_t *)&v)[6] != 0;
+}
+
+static inline void
+gw_port_peer_set(struct gw_port *p, const uint8_t mac[6], bool from_neigh)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, mac, RTE_ETHER_ADDR_LEN);
+	((uint8_t *)&v)[6] = from_neigh;
+	__atomic_store_n(&p->peer, v, __ATOMIC_RELAXED);
+}
 
 struct gw_cdev {
 	bool used;              /* an SA picked it; started once sess_pool is set */
@@ -432,6 +458,22 @@ void gw_sp_lookup_bulk(const struct gw_dp *dp, struct gw_fc *c, bool v6, uint8_t
 /* rt.c */
 int gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf);
 void gw_rt_teardown(struct gw_dp *dp);
+/*
+ * A reload's routes and neighbours (rt.c): prepare builds new route
+ * tables (0, or -errno with err; nothing published), commit publishes
+ * them and conf's neighbours to the workers and frees the old tables after
+ * an RCU grace period, abort frees what prepare built.
+ */
+struct gw_rt_set {
+	struct rte_fib *fib4[2];
+	struct rte_fib6 *fib6[2];
+};
+int gw_rt_prepare(struct gw_dp *dp, const struct gw_conf *conf, struct gw_rt_set *s, char *err,
+		  size_t err_len);
+void gw_rt_commit(struct gw_dp *dp, const struct gw_conf *conf, struct gw_rt_set *s);
+void gw_rt_abort(struct gw_rt_set *s);
+/* every port's next-hop MAC from conf's neigh lines (the default where none) */
+void gw_rt_neigh_apply(struct gw_dp *dp, const struct gw_conf *conf);
 int gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v6);
 /* worker.c */
 int gw_worker_loop(void *arg);
@@ -472,6 +514,8 @@ void gw_natt_trs_l4_fix(struct rte_mbuf *m, uint8_t proto);
  * gw_host_tap[P] = T and gw_host_of[T] = P, -1 where a port has none.
  */
 extern int8_t gw_host_tap[GW_MAX_PORTS], gw_host_of[GW_MAX_PORTS];
+/* T's kernel interface name (IF_NAMESIZE 16), set by gw_host_setup() */
+extern char gw_host_ifname[GW_MAX_PORTS][16];
 extern bool gw_host_on;
 /* --host-default discard: host traffic across the boundary that no rule matches is dropped */
 extern bool gw_host_discard;

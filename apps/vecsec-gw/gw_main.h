@@ -68,6 +68,10 @@ char **gw_pmd_autoload(int *argc, char **argv, bool *added);
 void gw_pmd_duplicates(void);
 bool gw_pmd_missing(const char *prefer);
 
+/* vdev_check.c: every --vdev port EAL was asked for exists, or why not */
+void gw_vdev_note(int argc, char **argv);
+int gw_vdev_check(void);
+
 /* log.c */
 void gw_journal_log(void);
 

@@ -88,7 +88,7 @@ uint16_t gw_host_bypass_ports[GW_HOST_MAX_BYPASS];
 bool gw_host_on;
 bool gw_host_discard;
 
-static char tap_ifname[GW_MAX_PORTS][IF_NAMESIZE];
+char gw_host_ifname[GW_MAX_PORTS][IF_NAMESIZE];
 
 struct host_addr {
 	uint8_t v6;
@@ -137,7 +137,7 @@ gw_host_parse(const char *arg)
 	gw_host_tap[p] = (int8_t)t;
 	gw_host_of[t] = (int8_t)p;
 	if (name != NULL)
-		strcpy(tap_ifname[t], name);
+		strcpy(gw_host_ifname[t], name);
 	gw_host_on = true;
 	return 0;
 bad:
@@ -154,7 +154,7 @@ set_kernel_mac(uint16_t t, const struct rte_ether_addr *mac)
 	int fd, rc;
 
 	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, tap_ifname[t]);
+	strcpy(ifr.ifr_name, gw_host_ifname[t]);
 	ifr.ifr_hwaddr.sa_family = 1;   /* ARPHRD_ETHER */
 	memcpy(ifr.ifr_hwaddr.sa_data, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -191,9 +191,9 @@ gw_host_setup(struct gw_dp *dp, bool quiet)
 				"port carries no ESP)", p, t, t);
 			return -EINVAL;
 		}
-		if (tap_ifname[t][0] == '\0') {
+		if (gw_host_ifname[t][0] == '\0') {
 			if (rte_eth_dev_info_get((uint16_t)t, &info) != 0 || info.if_index == 0 ||
-					if_indextoname(info.if_index, tap_ifname[t]) == NULL) {
+					if_indextoname(info.if_index, gw_host_ifname[t]) == NULL) {
 				GW_LOG(ERR, "--host-port %u:%d: port %d has no kernel "
 					"interface the gateway can name (net_tap has one; give "
 					"virtio-user's as %u:%d:IFNAME)", p, t, t, p, t);
@@ -204,11 +204,11 @@ gw_host_setup(struct gw_dp *dp, bool quiet)
 		rc = set_kernel_mac((uint16_t)t, &dp->port[p].mac);
 		if (rc != 0) {
 			GW_LOG(ERR, "--host-port %u:%d: cannot give %s the MAC %s of "
-				"port %u: %s", p, t, tap_ifname[t], mac, p, strerror(-rc));
+				"port %u: %s", p, t, gw_host_ifname[t], mac, p, strerror(-rc));
 			return rc;
 		}
 		GW_LOG(INFO, "host interface %s (port %d) mirrors port %u, MAC %s",
-		       tap_ifname[t], t, p, mac);
+		       gw_host_ifname[t], t, p, mac);
 	}
 	if (rte_ctrl_thread_create(&host_tid, "gw-host", NULL, host_main, NULL) != 0) {
 		GW_LOG(ERR, "cannot start the host address thread");
@@ -246,7 +246,7 @@ addrs_poll(void)
 					    i->ifa_addr->sa_family != AF_INET6))
 			continue;
 		for (t = 0; t < GW_MAX_PORTS; t++)
-			if (gw_host_of[t] >= 0 && strcmp(tap_ifname[t], i->ifa_name) == 0)
+			if (gw_host_of[t] >= 0 && strcmp(gw_host_ifname[t], i->ifa_name) == 0)
 				break;
 		if (t == GW_MAX_PORTS)
 			continue;
@@ -317,7 +317,7 @@ gw_host_list(FILE *out)
 
 		if (t < 0)
 			continue;
-		fprintf(out, "host port %u interface %s (port %d)", p, tap_ifname[t], t);
+		fprintf(out, "host port %u interface %s (port %d)", p, gw_host_ifname[t], t);
 		for (uint32_t i = 0; i < n && i < HOST_MAX_ADDR; i++) {
 			char s[INET6_ADDRSTRLEN];
 

@@ -31,6 +31,7 @@
 #include "gw_main.h"
 #include "fcache.h"
 #include "gw_log.h"
+#include "kernel_nh.h"
 #include "metrics.h"
 #include "seqstate.h"
 
@@ -64,7 +65,7 @@ struct gw_run {
 	int dd;                         /* where "--" is in argv; argc without one */
 	char **eal_argv;                /* argv, or a copy with what EAL gets added */
 	int eal_argc;
-	bool pmd_added;                 /* gw_pmd_autoload() added the build's PMD */
+	bool pmd_added;                 /* gw_pmd_autoload() added a -d */
 	bool eal_up;                    /* EAL started: stop takes everything down */
 	int ctrl_gid;                   /* --ctrl-group's id, -1: none */
 	struct rte_mempool *mp;
@@ -201,6 +202,11 @@ parse_combinations(struct gw_run *l)
 		fprintf(stderr, "vecsec-gw: --demo-aead applies to the built-in config, not -f\n");
 		return 2;
 	}
+	if (gw_knh_on && (!gw_host_on || o->demo)) {
+		fprintf(stderr, "vecsec-gw: --kernel-nh needs --host-port (the kernel's routes and "
+			"neighbours on the ports' taps), and no --demo\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -281,8 +287,8 @@ conf_load(struct gw_run *l)
 	rc = gw_preflight(o, conf, o->cfg_file != NULL ? o->cfg_file : "<demo>", true);
 	if (rc != 0)
 		return rc;
-	/* run-time changes: the control socket, or a reload of the file */
-	gw.ctrl = !o->ctrl_none || (o->cfg_file != NULL && !o->demo);
+	/* run-time changes: the control socket, a reload of the file, the kernel's routes */
+	gw.ctrl = !o->ctrl_none || (o->cfg_file != NULL && !o->demo) || gw_knh_on;
 	return 0;
 }
 
@@ -323,6 +329,7 @@ eal_start(struct gw_run *l)
 #endif
 	if (l->o.demo)
 		l->eal_argv = gw_demo_no_pci(&l->eal_argc, l->eal_argv, l->argv);
+	gw_vdev_note(l->dd, l->argv);
 	if (rte_eal_init(l->eal_argc, l->eal_argv) < 0) {
 		fprintf(stderr, "vecsec-gw: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;
@@ -333,9 +340,11 @@ eal_start(struct gw_run *l)
 		rte_log_set_level((uint32_t)gw_logtype, RTE_LOG_NOTICE);
 #ifdef GW_BUILD_PMD
 	if (l->pmd_added)
-		GW_LOG(DEBUG, "run from the build tree: EAL loads %s", GW_BUILD_PMD);
+		GW_LOG(DEBUG, "EAL loads %s (-d)", l->eal_argv[2]);
 #endif
 	gw_pmd_duplicates();
+	if (gw_vdev_check() != 0)
+		return 1;
 	gw_pmd_missing(gw.prefer_driver);
 	gw.nb_workers = rte_lcore_count();
 	if (gw.nb_workers > GW_MAX_WORKERS) {
@@ -473,6 +482,8 @@ ctrl_start(struct gw_run *l)
 		rte_rcu_qsbr_thread_register(gw.rcu, 0);
 		rte_rcu_qsbr_thread_online(gw.rcu, 0);
 	}
+	if (gw_knh_start() != 0)
+		return 1;
 	if (!o->ctrl_none) {
 		bool own_dir = o->ctrl_path == NULL;
 
@@ -708,6 +719,7 @@ stop(struct gw_run *l)
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
 	gw_ctrl_stop();
+	gw_knh_stop();
 	gw_host_teardown();
 	gw_conf_wipe(conf);
 	gw_ports_stop();

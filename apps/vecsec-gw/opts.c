@@ -11,6 +11,7 @@
 #include "gw_main.h"
 #include "fcache.h"
 #include "gw_log.h"
+#include "kernel_nh.h"
 #include "metrics.h"
 #include "seqstate.h"
 
@@ -518,6 +519,16 @@ opt_host_default(const struct gw_opt *d, const char *arg, struct opts *o)
 }
 
 static int
+opt_kernel_nh(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	(void)d;
+	(void)arg;
+	(void)o;
+	gw_knh_on = true;
+	return 0;
+}
+
+static int
 opt_rx_burst(const struct gw_opt *d, const char *arg, struct opts *o)
 {
 	char *end;
@@ -697,6 +708,12 @@ static const struct gw_opt opt_table[] = {
 	  "                     rule matches: passes (default) or is dropped (fail closed\n"
 	  "                     while no IKE daemon has installed its rules; its IKE,\n"
 	  "                     ARP and IPv6 neighbour discovery still pass)\n", { 0, 0 } },
+	{ "kernel-nh", 0, NA, opt_kernel_nh,
+	  "  --kernel-nh        routes and neighbours of the host ports from the host's\n"
+	  "                     kernel (netlink, live): a packet no rt rule routes takes\n"
+	  "                     the kernel's route on a tap, and a port without a neigh\n"
+	  "                     line sends to the kernel's neighbour of its next hop\n"
+	  "                     (ARP/ND are the kernel's; needs --host-port)\n", { 0, 0 } },
 	{ "rx-burst", 0, RA, opt_rx_burst,
 	  "  --rx-burst N       packets per rx burst, 1..%llu (default %llu)\n",
 	  { GW_BURST, GW_BURST } },

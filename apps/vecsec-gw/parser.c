@@ -1273,7 +1273,7 @@ parse_neigh(struct pctx *p, struct gw_conf *conf)
 	memset(nb, 0, sizeof(*nb));
 	nb->line = p->line;
 	if (p->n < 2 || strcmp(p->t[1].s, "port") != 0)
-		return perr(p, p->n < 2 ? 0 : 1, "expects 'neigh port <id> <mac>'");
+		return perr(p, p->n < 2 ? 0 : 1, "expects neigh port ID MAC");
 	if (p->n < 3 || gw_parse_u64(p->t[2].s, GW_MAX_PORTS - 1, &v) < 0)
 		return perr(p, p->n < 3 ? 1 : 2, "port must be 0..%d", GW_MAX_PORTS - 1);
 	nb->port = (uint16_t)v;

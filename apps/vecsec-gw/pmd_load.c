@@ -23,22 +23,31 @@
 
 #ifdef GW_BUILD_PMD
 /*
- * The gateway does not link crypto_vecsec in: installed, EAL loads it from
- * DPDK's plugin folder (meson install puts it there) like any PMD. Run
- * from the build tree (this binary is the one meson built), EAL gets
- * `-d <the build's librte_crypto_vecsec.so>` before the other options,
- * unless the command line loads a crypto_vecsec itself. Returns the argv
- * for EAL (argv itself, or a copy with the -d), *argc adjusted.
+ * The gateway does not link crypto_vecsec in. Run from the build tree
+ * (this binary is the one meson built), EAL gets `-d <the build's
+ * librte_crypto_vecsec.so>` before the other options. Installed, EAL loads
+ * it from DPDK's plugin folder when it was installed there
+ * (-Dpmd_dir=system); from anywhere else (the default: under the prefix,
+ * GW_INSTALL_PMD) the gateway hands it to EAL the same way. Either is
+ * left out when the command line loads a crypto_vecsec itself. Returns the
+ * argv for EAL (argv itself, or a copy with the -d), *argc adjusted.
  */
 char **
 gw_pmd_autoload(int *argc, char **argv, bool *added)
 {
 	char self[PATH_MAX], built[PATH_MAX];
+	const char *pmd = NULL;
 	char **nv;
 
 	*added = false;
-	if (realpath("/proc/self/exe", self) == NULL || realpath(GW_BUILD_EXE, built) == NULL ||
-	    strcmp(self, built) != 0 || access(GW_BUILD_PMD, R_OK) != 0)
+	if (realpath("/proc/self/exe", self) != NULL && realpath(GW_BUILD_EXE, built) != NULL &&
+	    strcmp(self, built) == 0 && access(GW_BUILD_PMD, R_OK) == 0)
+		pmd = GW_BUILD_PMD;
+#ifdef GW_INSTALL_PMD
+	else if (access(GW_INSTALL_PMD, R_OK) == 0)
+		pmd = GW_INSTALL_PMD;
+#endif
+	if (pmd == NULL)
 		return argv;
 	for (int i = 1; i + 1 < *argc; i++)
 		if (strcmp(argv[i], "-d") == 0 && strstr(argv[i + 1], "crypto_vecsec") != NULL)
@@ -48,7 +57,7 @@ gw_pmd_autoload(int *argc, char **argv, bool *added)
 		return argv;
 	nv[0] = argv[0];
 	nv[1] = (char *)(uintptr_t)"-d";
-	nv[2] = (char *)(uintptr_t)GW_BUILD_PMD;
+	nv[2] = (char *)(uintptr_t)pmd;
 	memcpy(nv + 3, argv + 1, (size_t)(*argc - 1) * sizeof(*nv));
 	*argc += 2;
 	*added = true;

@@ -3,7 +3,8 @@
  * vecsec-gw port I/O: what the worker and the host exception path (host.c)
  * both do to packets on the ports, and nothing else: rx burst, strip the
  * Ethernet header and check the IP header, count and free a drop, buffer
- * for tx and flush (port_io.c), route and put the L2 header on. It calls
+ * for tx and flush (port_io.c), route and put the L2 header on (the
+ * kernel's routes and neighbours with --kernel-nh: kernel_nh.h). It calls
  * no other data-path file (rt.c and frag.c only), so the worker, the ESP
  * files and host.c all sit on it. Per-packet steps are static inline here.
  */
@@ -12,6 +13,7 @@
 
 #include "gw_dp.h"
 #include "gw_pkt.h"
+#include "kernel_nh.h"
 
 #include <errno.h>
 
@@ -127,10 +129,16 @@ gw_port_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
 	bool v6 = (l3[0] >> 4) == 6;
+	/* the next hop: the destination, or a kernel route's gateway (--kernel-nh) */
+	const uint8_t *nh = l3 + (v6 ? offsetof(struct rte_ipv6_hdr, dst_addr) :
+				  offsetof(struct rte_ipv4_hdr, dst_addr));
+	struct rte_ether_addr dmac;
 	struct rte_ether_hdr *eh;
 	int port;
 
 	port = gw_rt_lookup(&gw, to_esp_side, l3, v6);
+	if (port < 0 && gw_knh_on)
+		port = gw_knh_route(to_esp_side, v6, &nh);     /* rt lines first */
 	if (port < 0 || port >= gw.nb_ports || !gw.port[port].used) {
 		gw_port_drop(w, NULL, m, GW_DROP_NO_ROUTE);
 		return;
@@ -163,12 +171,18 @@ gw_port_route(struct gw_worker *w, struct rte_mbuf *m, bool to_esp_side)
 		h->hdr_checksum = 0;
 		h->hdr_checksum = rte_ipv4_cksum(h);
 	}
+	if (!gw_knh_on)
+		gw_port_peer(&gw.port[port], &dmac);
+	else if (gw_knh_l2((uint16_t)port, v6, nh, &dmac) != 0) {
+		gw_port_drop(w, NULL, m, GW_DROP_NO_NEIGH);     /* the kernel resolves it */
+		return;
+	}
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eh));
 	if (eh == NULL) {
 		gw_port_drop(w, NULL, m, GW_DROP_NO_MBUF);
 		return;
 	}
-	rte_ether_addr_copy(&gw.port[port].peer, &eh->dst_addr);
+	rte_ether_addr_copy(&dmac, &eh->dst_addr);
 	rte_ether_addr_copy(&gw.port[port].mac, &eh->src_addr);
 	eh->ether_type = rte_cpu_to_be_16(v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
 	m->ol_flags = 0;

@@ -77,9 +77,6 @@ port_init(uint16_t port, struct rte_mempool *mp, bool esp_side)
 	for (uint16_t q = 0; q < ntx; q++)
 		rte_spinlock_init(&gw.port[port].tx_lock[q]);
 	rte_eth_macaddr_get(port, &gw.port[port].mac);
-	memset(&gw.port[port].peer, 0, sizeof(gw.port[port].peer));
-	gw.port[port].peer.addr_bytes[0] = 0x02;
-	gw.port[port].peer.addr_bytes[5] = (uint8_t)port;
 	for (uint16_t w = 0; w < gw.nb_workers; w++) {
 		struct gw_worker *wk = &gw.worker[w];
 
@@ -141,9 +138,7 @@ gw_ports_start(struct opts *o, const struct gw_conf *c, struct rte_mempool *mp)
 			       strerror(-rc));
 		gw.port[p].mtu = o->mtu[p];
 	}
-	for (unsigned int i = 0; i < c->nb_neigh; i++)
-		if (c->neigh[i].port < gw.nb_ports)
-			memcpy(gw.port[c->neigh[i].port].peer.addr_bytes, c->neigh[i].mac, 6);
+	gw_rt_neigh_apply(&gw, c);
 	return 0;
 }
 

@@ -4,8 +4,9 @@
  * socket), make-before-break:
  *
  *   1. parse and check the whole new file (gw_conf_validate(), as start
- *      and --check do); routes and neighbours must be unchanged (they are
- *      fixed at start). Any refusal ends here and changes nothing.
+ *      and --check do); changed `rt` or `neigh` rules: the new route
+ *      tables are built beside the published ones (rt.c). Any refusal
+ *      ends here and changes nothing.
  *   2. plan: an SA of the old file that the new one has with the same
  *      parameters and keys is kept as it is (slot, sequence numbers,
  *      window, counters); an SA of the new file only is added, one of the
@@ -17,7 +18,9 @@
  *      SPD built from the new file's SP rules (RCU, as the control socket
  *      does), then unpublish the old SAs; they are freed once no worker
  *      can hold them (the change engine's reclaim queue, cp.c). A failure
- *      before the swap takes the new SAs down again.
+ *      before the swap takes the new SAs down again. Then the new route
+ *      tables and neighbours are published (an atomic exchange per table,
+ *      the old ones freed after an RCU grace period).
  *
  * SAs and SP rules added through the control socket (their "line" is
  * GW_CTRL_LINE_BASE or more) belong to the controller (strongSwan): a
@@ -124,6 +127,68 @@ rt_neigh_same(const struct gw_conf *a, const struct gw_conf *b)
 		    memcmp(a->neigh[i].mac, b->neigh[i].mac, 6) != 0)
 			return false;
 	return true;
+}
+
+/*
+ * The controller's routes and neighbours (`rt`, `neigh` on the socket,
+ * cp_rt.c) stay, as its SAs and SP rules do, unless the new file gives a
+ * route for the same prefix or a neighbour for the same port: appended to
+ * nw's. -ENOMEM or 0.
+ */
+static int
+rt_keep_ctrl(const struct gw_conf *live, struct gw_conf *nw)
+{
+	unsigned int n = 0;
+	struct gw_rt_conf *rt;
+
+	for (unsigned int i = 0; i < live->nb_rt; i++)
+		n += gw_ctrl_origin(live->rt[i].line);
+	if (n != 0) {
+		rt = realloc(nw->rt, ((size_t)nw->nb_rt + n) * sizeof(*rt));
+		if (rt == NULL)
+			return -ENOMEM;
+		nw->rt = rt;
+	}
+	for (unsigned int i = 0, k; i < live->nb_rt; i++) {
+		const struct gw_rt_conf *r = &live->rt[i];
+
+		for (k = 0; k < nw->nb_rt && gw_ctrl_origin(r->line) &&
+		     !(nw->rt[k].v6 == r->v6 && nw->rt[k].dst_len == r->dst_len &&
+		       memcmp(&nw->rt[k].dst, &r->dst, sizeof(r->dst)) == 0); k++)
+			;
+		if (gw_ctrl_origin(r->line) && k == nw->nb_rt)
+			nw->rt[nw->nb_rt++] = *r;
+	}
+	nw->cap_rt = RTE_MAX(nw->cap_rt, nw->nb_rt);
+	for (unsigned int i = 0, k; i < live->nb_neigh; i++) {
+		const struct gw_neigh_conf *nb = &live->neigh[i];
+
+		for (k = 0; k < nw->nb_neigh && nw->neigh[k].port != nb->port; k++)
+			;
+		if (gw_ctrl_origin(nb->line) && k == nw->nb_neigh && k < GW_MAX_NEIGH)
+			nw->neigh[nw->nb_neigh++] = *nb;
+	}
+	return 0;
+}
+
+/*
+ * The new file's routes and neighbours in force: the tables prepared from
+ * them published (the old ones freed after a grace period, rt.c), and
+ * their rules moved into m, the configuration about to go live.
+ */
+static void
+rt_take(struct gw_conf *m, struct gw_conf *nw, struct gw_rt_set *rts)
+{
+	gw_rt_commit(&gw, nw, rts);
+	free(m->rt);
+	m->rt = nw->rt;
+	m->nb_rt = nw->nb_rt;
+	m->cap_rt = nw->cap_rt;
+	nw->rt = NULL;
+	nw->nb_rt = nw->cap_rt = 0;
+	memcpy(m->neigh, nw->neigh, sizeof(m->neigh));
+	m->nb_neigh = nw->nb_neigh;
+	GW_LOG(NOTICE, "reload: %u routes, %u neighbours in force", m->nb_rt, m->nb_neigh);
 }
 
 /* Selectors, direction, family and priority equal (not the action). */
@@ -401,6 +466,8 @@ gw_reload(char *msg, size_t len)
 	struct plan pl = { 0 };
 	int8_t *fam = NULL;
 	char err[512] = "", warn[512];
+	struct gw_rt_set rts = { 0 };
+	bool rt_changed;
 	int rc;
 
 	gw_notify("RELOADING=1");
@@ -443,11 +510,14 @@ gw_reload(char *msg, size_t len)
 			GW_LOG(WARNING, "%s", warn);
 	if (rc == 0)
 		rc = gw_conf_validate(nw, err, sizeof(err));
-	if (rc == 0 && !rt_neigh_same(gw.conf, nw)) {
-		snprintf(err, sizeof(err), "rt or neigh rules changed: routes are fixed at start "
-			 "(restart the gateway to change them)");
-		rc = -ENOTSUP;
+	/* new routes built beside the published ones; in force once the SAs are */
+	if (rc == 0 && rt_keep_ctrl(gw.conf, nw) != 0) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = -ENOMEM;
 	}
+	rt_changed = rc == 0 && !rt_neigh_same(gw.conf, nw);
+	if (rt_changed)
+		rc = gw_rt_prepare(&gw, nw, &rts, err, sizeof(err));
 	if (rc != 0)
 		goto out;
 	rc = gw_conf_copy(m, gw.conf);
@@ -473,6 +543,8 @@ gw_reload(char *msg, size_t len)
 	}
 	if (rc == 0)
 		rc = apply(m, &pl, fam, err, sizeof(err));
+	if (rc == 0 && rt_changed)
+		rt_take(m, nw, &rts);
 	if (rc == 0) {
 		/* m's arrays become the live configuration's; the old ones are freed */
 		struct gw_conf old = *gw.conf;
@@ -483,6 +555,7 @@ gw_reload(char *msg, size_t len)
 		gw_conf_wipe(&old);
 	}
 out:
+	gw_rt_abort(&rts);      /* what prepare built, if it was not taken */
 	if (rc == 0) {
 		status.ok++;
 		status.last_ok = true;

@@ -10,6 +10,11 @@
  * ports. ipsec-secgw keeps one table; with its configs (protected and
  * unprotected networks apart) both give the same answer, and the split lets
  * one gateway carry traffic for transport-mode peers on both sides.
+ *
+ * A reload replaces the tables (gw_rt_prepare, gw_rt_commit): new ones are
+ * built beside the published ones, swapped in with an atomic exchange each,
+ * and the old ones freed after an RCU grace period; the ports' next-hop
+ * MACs (`neigh`) are one word each, stored atomically (gw_port_peer_set).
  */
 #include "gw_dp.h"
 
@@ -78,20 +83,26 @@ tbl8_need(const struct gw_conf *conf, int v6)
 /* rte_fib's answer for "no route": its smallest (1-byte) next hops hold 0..127 */
 #define RT_NONE 127
 
-int
-gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
+/*
+ * New route tables for conf's routes into s (names made unique by a
+ * generation, so a reload's tables live beside the published ones).
+ * 0, or -errno with the reason in err; s holds what was made either way.
+ */
+static int
+rt_build(struct gw_dp *dp, const struct gw_conf *conf, struct gw_rt_set *s, char *err,
+	 size_t err_len)
 {
+	static unsigned int gen;
 	unsigned int need4 = tbl8_need(conf, 0), need6 = tbl8_need(conf, 1);
 	bool used[2][2] = { { false, false }, { false, false } };       /* [v6][esp side] */
 	char name[64];
 
 	RTE_BUILD_BUG_ON(GW_MAX_PORTS > RT_NONE);
-	/* every route fits in either table; room for a quarter more (at least 1024) */
-	if (dp->max_rt == 0)
-		dp->max_rt = conf->nb_rt + RTE_MAX(conf->nb_rt / 4, 1024u);
+	memset(s, 0, sizeof(*s));
+	gen++;
 	if (conf->nb_rt > dp->max_rt) {
-		fprintf(stderr, "vecsec-gw: %u routes in the configuration, room for %u "
-			"(--max-rt)\n", conf->nb_rt, dp->max_rt);
+		snprintf(err, err_len, "%u routes in the configuration, room for %u (--max-rt)",
+			 conf->nb_rt, dp->max_rt);
 		return -ENOSPC;
 	}
 	/* a quarter more groups than the routes need; at least the old defaults */
@@ -116,20 +127,20 @@ gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		};
 
 		/*
-		 * Only the tables that get routes (routes are fixed at start): an
-		 * empty one would still take its big first-level table (16 to 64
-		 * MiB) and the time to clear it.
+		 * Only the tables that get routes: an empty one would still
+		 * take its big first-level table (16 to 64 MiB) and the time
+		 * to clear it (a reload that adds routes builds it then).
 		 */
-		snprintf(name, sizeof(name), "gw_fib4_%d", prot);
+		snprintf(name, sizeof(name), "gw_fib4_%d_%u", prot, gen);
 		if (used[0][prot])
-			dp->fib4[prot] = rte_fib_create(name, SOCKET_ID_ANY, &c4);
-		snprintf(name, sizeof(name), "gw_fib6_%d", prot);
+			s->fib4[prot] = rte_fib_create(name, SOCKET_ID_ANY, &c4);
+		snprintf(name, sizeof(name), "gw_fib6_%d_%u", prot, gen);
 		if (used[1][prot])
-			dp->fib6[prot] = rte_fib6_create(name, SOCKET_ID_ANY, &c6);
-		if ((used[0][prot] && dp->fib4[prot] == NULL) ||
-		    (used[1][prot] && dp->fib6[prot] == NULL)) {
-			fprintf(stderr, "vecsec-gw: cannot create route tables: %s\n",
-				rte_strerror(rte_errno));
+			s->fib6[prot] = rte_fib6_create(name, SOCKET_ID_ANY, &c6);
+		if ((used[0][prot] && s->fib4[prot] == NULL) ||
+		    (used[1][prot] && s->fib6[prot] == NULL)) {
+			snprintf(err, err_len, "cannot create route tables: %s",
+				 rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
 	}
@@ -138,26 +149,106 @@ gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
 		int prot, rc;
 
 		if (r->port >= dp->nb_ports || !dp->port[r->port].used) {
-			fprintf(stderr, "vecsec-gw: route at line %d: port %u does not exist "
-				"(%u ports)\n", r->line, r->port, dp->nb_ports);
+			snprintf(err, err_len, "route at line %d: port %u does not exist (%u ports)",
+				 r->line, r->port, dp->nb_ports);
 			return -EINVAL;
 		}
 		prot = dp->port[r->port].esp_side;
 		if (r->v6) {
-			rc = rte_fib6_add(dp->fib6[prot], r->dst.b, r->dst_len, r->port);
+			rc = rte_fib6_add(s->fib6[prot], r->dst.b, r->dst_len, r->port);
 		} else {
 			uint32_t a;
 
 			memcpy(&a, r->dst.b, 4);
-			rc = rte_fib_add(dp->fib4[prot], rte_be_to_cpu_32(a), r->dst_len, r->port);
+			rc = rte_fib_add(s->fib4[prot], rte_be_to_cpu_32(a), r->dst_len, r->port);
 		}
 		if (rc < 0) {
-			fprintf(stderr, "vecsec-gw: route at line %d: cannot add: %s\n", r->line,
-				strerror(-rc));
+			snprintf(err, err_len, "route at line %d: cannot add: %s", r->line,
+				 strerror(-rc));
 			return rc;
 		}
 	}
 	return 0;
+}
+
+void
+gw_rt_abort(struct gw_rt_set *s)
+{
+	for (int prot = 0; prot < 2; prot++) {
+		rte_fib_free(s->fib4[prot]);
+		rte_fib6_free(s->fib6[prot]);
+	}
+	memset(s, 0, sizeof(*s));
+}
+
+int
+gw_rt_setup(struct gw_dp *dp, const struct gw_conf *conf)
+{
+	struct gw_rt_set s;
+	char err[256];
+	int rc;
+
+	/* every route fits in either table; room for a quarter more (at least 1024) */
+	if (dp->max_rt == 0)
+		dp->max_rt = conf->nb_rt + RTE_MAX(conf->nb_rt / 4, 1024u);
+	rc = rt_build(dp, conf, &s, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "vecsec-gw: %s\n", err);
+		gw_rt_abort(&s);
+		return rc;
+	}
+	/* no worker runs yet */
+	memcpy(dp->fib4, s.fib4, sizeof(s.fib4));
+	memcpy(dp->fib6, s.fib6, sizeof(s.fib6));
+	return 0;
+}
+
+int
+gw_rt_prepare(struct gw_dp *dp, const struct gw_conf *conf, struct gw_rt_set *s, char *err,
+	      size_t err_len)
+{
+	int rc = rt_build(dp, conf, s, err, err_len);
+
+	if (rc != 0)
+		gw_rt_abort(s);
+	return rc;
+}
+
+/*
+ * Each table swapped with one atomic exchange (a worker looks up in the
+ * old or the new one, never half of either), the old ones freed once every
+ * worker has passed a quiescent point. Under the control-plane lock
+ * (reload), which the workers never take.
+ */
+void
+gw_rt_commit(struct gw_dp *dp, const struct gw_conf *conf, struct gw_rt_set *s)
+{
+	for (int prot = 0; prot < 2; prot++) {
+		s->fib4[prot] = __atomic_exchange_n(&dp->fib4[prot], s->fib4[prot],
+						    __ATOMIC_ACQ_REL);
+		s->fib6[prot] = __atomic_exchange_n(&dp->fib6[prot], s->fib6[prot],
+						    __ATOMIC_ACQ_REL);
+	}
+	gw_rt_neigh_apply(dp, conf);
+	if (dp->rcu != NULL)
+		rte_rcu_qsbr_synchronize(dp->rcu, RTE_QSBR_THRID_INVALID);
+	gw_rt_abort(s);         /* now the old tables */
+}
+
+void
+gw_rt_neigh_apply(struct gw_dp *dp, const struct gw_conf *conf)
+{
+	for (uint16_t p = 0; p < GW_MAX_PORTS; p++) {
+		uint8_t mac[6] = { 0x02, 0, 0, 0, 0, (uint8_t)p };
+		bool set = false;
+
+		for (unsigned int i = 0; i < conf->nb_neigh; i++)
+			if (conf->neigh[i].port == p) {
+				memcpy(mac, conf->neigh[i].mac, sizeof(mac));
+				set = true;     /* the last line for a port wins, as before */
+			}
+		gw_port_peer_set(&dp->port[p], mac, set);
+	}
 }
 
 void
@@ -179,19 +270,21 @@ gw_rt_lookup(const struct gw_dp *dp, bool to_esp_side, const uint8_t *l3, bool v
 
 	if (v6) {
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)l3;
+		struct rte_fib6 *f = __atomic_load_n(&dp->fib6[to_esp_side], __ATOMIC_ACQUIRE);
 		uint8_t a[1][RTE_FIB6_IPV6_ADDR_SIZE];
 
-		if (dp->fib6[to_esp_side] == NULL)
+		if (f == NULL)
 			return -1;
 		memcpy(a[0], h->dst_addr, sizeof(a[0]));
-		rte_fib6_lookup_bulk(dp->fib6[to_esp_side], a, &hop, 1);
+		rte_fib6_lookup_bulk(f, a, &hop, 1);
 	} else {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)l3;
+		struct rte_fib *f = __atomic_load_n(&dp->fib4[to_esp_side], __ATOMIC_ACQUIRE);
 		uint32_t a = rte_be_to_cpu_32(h->dst_addr);
 
-		if (dp->fib4[to_esp_side] == NULL)
+		if (f == NULL)
 			return -1;
-		rte_fib_lookup_bulk(dp->fib4[to_esp_side], &a, &hop, 1);
+		rte_fib_lookup_bulk(f, &a, &hop, 1);
 	}
 	return hop == RT_NONE ? -1 : (int)hop;
 }

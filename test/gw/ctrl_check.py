@@ -99,7 +99,7 @@ def main():
         req("sp", "ipv4", "out", "esp", "protect", "99", want_ok=False)   # no such SA
         req("sa", "out", "6", "aead_algo", "chacha20-poly1305", "aead_key", "1:2:3",
             "mode", "transport", want_ok=False)                   # short key, not echoed
-        req("rt", "ipv4", "dst", "1.0.0.0/8", "port", "0", want_ok=False)  # no run-time routes
+        req("rt", "ipv4", "dst", "1.0.0.0/8", "port", "9", want_ok=False)  # no port 9 (1.7)
         req("del", "sa", "in", "5", want_ok=False)
         req("del", "sp", "ipv4", "out", "esp", "bypass", want_ok=False)
         req("frobnicate", want_ok=False)

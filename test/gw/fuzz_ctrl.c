@@ -284,6 +284,46 @@ gw_reload(char *msg, size_t len)
 	return -ENOENT;
 }
 
+/*
+ * rt.c's route tables (cp_rt.c's `rt`, `neigh`, `del rt`, `del neigh`): no
+ * tables here; a rule set is checked as rt.c would (ports that exist).
+ */
+int
+gw_rt_prepare(struct gw_dp *dp, const struct gw_conf *conf, struct gw_rt_set *s, char *err,
+	      size_t err_len)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned int i = 0; i < conf->nb_rt; i++)
+		if (conf->rt[i].port >= dp->nb_ports) {
+			snprintf(err, err_len, "route at line %d: port %u does not exist",
+				 conf->rt[i].line, conf->rt[i].port);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+void
+gw_rt_commit(struct gw_dp *dp, const struct gw_conf *conf, struct gw_rt_set *s)
+{
+	(void)dp;
+	(void)conf;
+	memset(s, 0, sizeof(*s));
+}
+
+void
+gw_rt_abort(struct gw_rt_set *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+bool gw_knh_on;
+
+void
+gw_knh_show(FILE *out)
+{
+	(void)out;
+}
+
 void
 rte_ipsec_telemetry_sa_del(const struct rte_ipsec_sa *sa)
 {

@@ -8,7 +8,8 @@ starts.
 Refused before EAL (no EAL line in the output, no EAL runtime folder),
 each message naming the option: ESP rules without -u, -u 0, --prefer
 crypto_bogus, --gen-pcap into a missing folder, --ctrl-group with --ctrl
-none, a bad --stats-interval or --spd-cache, SPI 0 in the file (exit 1, the file's line).
+none, --kernel-nh without --host-port, a bad --stats-interval or --spd-cache, SPI 0 in
+the file (exit 1, the file's line).
 -u naming a port that does not exist needs EAL's ports: refused right
 after EAL, exit 2, the runtime folder removed.
 
@@ -116,6 +117,8 @@ def refusals(gw, tmp, ck):
         ("--ctrl-group without socket", ["-f", good, "-u", "2", "--ctrl", "none",
                                          "--ctrl-group", "root"], 2,
          "--ctrl-group with --ctrl none"),
+        ("--kernel-nh without --host-port", ["-f", good, "-u", "2", "--kernel-nh"], 2,
+         "--kernel-nh needs --host-port"),
         ("--stats-interval -1", ["-f", good, "-u", "2", "--stats-interval", "-1"], 2,
          "--stats-interval -1: seconds"),
         ("SPI 0", ["-f", spi0, "-u", "2"], 1, "spi0.cfg:3: token '0': SPI 0 is reserved"),

@@ -311,10 +311,12 @@ def ctrl_checks(gw, ctl, tmp, extra_app):
     k36, k20 = key(7, 36), key(8, 20)
     gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
     # crypto_vecsec is a plugin: the build tree's binary has EAL load the build's; a copy
-    # elsewhere gets only what DPDK's plugin folder holds (none unless installed)
+    # elsewhere gets only what DPDK's plugin folder holds, or the PMD installed under
+    # the build's prefix (which an installed gateway loads itself; none unless installed)
     gw_copy = os.path.join(tmp, "vecsec-gw-copy")
     shutil.copy(gw, gw_copy)
-    installed = glob.glob("/usr/lib/*/dpdk/pmds-*/librte_crypto_vecsec.so*")
+    installed = glob.glob("/usr/lib/*/dpdk/pmds-*/librte_crypto_vecsec.so*") + \
+        glob.glob("/usr/local/lib/*/dpdk/pmds-*/librte_crypto_vecsec.so*")
     for run, vdev in (("vecsec", []), ("aesni_mb", ["--vdev", "crypto_aesni_mb_aria0"])):
         sock = os.path.join(tmp, "gw-%s.sock" % run)
         prefix = gwtest.file_prefix("aria-ctrl")

@@ -13,8 +13,14 @@
 #    each seals and opens RFC 8439 2.8.2 and checks the version macros;
 #  - vecsec-gw(8), vecsec-ctl(8), libvecsec(3) render with groff -ww
 #    without a warning and carry the version;
-#  - the PMD in DESTDIR + the installed DPDK's RTE_EAL_PMD_PATH (read here
-#    from rte_config.h, not from the build), librte_crypto_vecsec.so.<ABI>
+#  - no side effects: the host's DPDK plugin folder, charon's plugin and
+#    conf folders, /etc/vecsec and the prefix are unchanged; every file
+#    outside the prefix is one the build was asked to put there and the
+#    install said so; kernel-vecsec.conf has `load = no` and says how to
+#    switch it on;
+#  - the PMD in DESTDIR + its folder (the prefix's <libdir>/dpdk/pmds-<ABI>
+#    with the ABI of the installed DPDK's RTE_EAL_PMD_PATH, read here from
+#    rte_config.h, not from the build), librte_crypto_vecsec.so.<ABI>
 #    with DPDK's links and soname, nothing left in <libdir>/vecsec/;
 #    dpdk-pmdinfo.py lists crypto_vecsec and its devargs; all its libraries
 #    resolve;
@@ -32,9 +38,10 @@
 # on at the same time, give it a /run/dpdk of its own.
 #
 # usage: install_check.sh BUILD VERSION PREFIX LIBDIR INCLUDEDIR BINDIR
-#                         DATADIR MANDIR PMD_DIR_OPTION SOURCE_DIR
-#   (directories absolute, as meson resolves them; PMD_DIR_OPTION is
-#   -Dpmd_dir, empty for DPDK's own folder)
+#                         DATADIR MANDIR PMD_DIR SOURCE_DIR
+#   (directories absolute, as meson resolves them; PMD_DIR is where the
+#   build installs the PMD: <libdir>/dpdk/pmds-<ABI> under the prefix, or
+#   DPDK's own folder with -Dpmd_dir=system)
 set -uo pipefail
 if [ $# -ne 10 ]; then
 	echo "usage: $0 BUILD VERSION PREFIX LIBDIR INCLUDEDIR BINDIR DATADIR MANDIR" \
@@ -59,12 +66,64 @@ chmod 755 "$dest"
 D=$dest
 
 # ---- meson install --------------------------------------------------------
+# the host's folders other software reads: an install into a DESTDIR must
+# leave them as they were (listing with sizes and times, before and after)
+host_dirs="$(printf '#include <rte_config.h>\nRTE_EAL_PMD_PATH\n' |
+	cpp -P $(pkg-config --cflags libdpdk) - 2>/dev/null | tail -n 1 | tr -d '" ')
+	/usr/lib/ipsec/plugins /etc/strongswan.d/charon /etc/vecsec $prefix"
+host_state() {
+	for d in $host_dirs; do
+		[ -d "$d" ] && find "$d" -maxdepth 3 -printf '%p %s %T@\n' 2>/dev/null
+	done | sort
+}
+before=$(host_state)
 if ! out=$(meson install -C "$build" --no-rebuild --destdir "$D" 2>&1); then
 	echo "$out" | tail -n 20
 	echo "pkg-install: FAIL: meson install --destdir failed"
 	exit 1
 fi
 ok "meson install --destdir $D: $(echo "$out" | grep -c '^Installing') files"
+
+# ---- no side effects: everything under DESTDIR/PREFIX unless asked ---------
+f0=$fails
+[ "$(host_state)" = "$before" ] ||
+	fail "meson install --destdir changed the host's folders: $(diff <(echo "$before") \
+		<(host_state) | head -n 5 | tr '\n' ' ')"
+# the PMD (-Dpmd_dir=system), plugin and conf (-Dstrongswan_*dir=system) and
+# /etc (a /usr prefix's sysconfdir) are outside only when the build says so;
+# the install names each such path
+outside=$(cd "$D" && find . \( -type f -o -type l \) | sed 's/^\.//' |
+	grep -v "^$prefix/" || true)
+said=$(echo "$out" | sed -n 's/^vecsec: installed outside the prefix [^:]*: //p')
+for f in $outside; do
+	case "$f" in
+	"$pmd_opt"/*|/usr/lib/ipsec/plugins/*|/etc/*) ;;
+	*) fail "installed outside the prefix $prefix: $f" ;;
+	esac
+	grep -qxF "$f" <<<"$said" || grep -qxF "${f%/*}" <<<"$said" ||
+		fail "installed outside the prefix $prefix without saying so: $f"
+done
+# the announcement itself, for a PMD where -Dpmd_dir=system would put it
+mkdir -p "$D/outside/usr/lib/x/dpdk" && touch "$D/outside/usr/lib/x/dpdk/librte_crypto_vecsec.so.23"
+said=$(DESTDIR=$D/outside "$src/tools/install_outside.sh" /usr/local \
+	'/usr/lib/x/dpdk/librte_crypto_vecsec.so*' '/usr/local/lib/x/dpdk/librte_crypto_vecsec.so*')
+[ "$said" = "vecsec: installed outside the prefix /usr/local: /usr/lib/x/dpdk/librte_crypto_vecsec.so.23" ] ||
+	fail "tools/install_outside.sh does not name the file outside the prefix: '$said'"
+rm -rf "$D/outside"
+conf=$(cd "$D" && find . -name kernel-vecsec.conf | sed 's/^\.//')
+if [ -n "$conf" ]; then
+	load=$(sed -n 's/^[[:space:]]*load[[:space:]]*=[[:space:]]*//p' "$D$conf")
+	[ "$load" = "no" ] || fail "$conf: load = '$load', want no (the operator switches it on)"
+	grep -q '^[[:space:]]*#[[:space:]]*load = 2' "$D$conf" ||
+		fail "$conf: the comment does not show how to switch it on (load = 2)"
+	[ -n "$(cd "$D" && find . -name libstrongswan-kernel-vecsec.so)" ] ||
+		fail "no libstrongswan-kernel-vecsec.so installed next to $conf"
+	ok_if_clean $f0 "no side effects: host folders unchanged, $(echo "$outside" |
+		grep -c .) file(s) outside $prefix (each announced), $conf: load = $load"
+else
+	ok_if_clean $f0 "no side effects: host folders unchanged, $(echo "$outside" |
+		grep -c .) file(s) outside $prefix (each announced; no charon plugin built)"
+fi
 
 # ---- library, headers, pkg-config -----------------------------------------
 L=$D$libdir
@@ -148,7 +207,7 @@ case "$dpdk_dir" in
 *) fail "cannot read RTE_EAL_PMD_PATH from rte_config.h: '$dpdk_dir'" ;;
 esac
 abi=${dpdk_dir##*/pmds-}
-want_dir=${pmd_opt:-$dpdk_dir}
+want_dir=$pmd_opt
 P=$D$want_dir
 so=librte_crypto_vecsec.so
 if [ ! -f "$P/$so.$abi" ] || [ -L "$P/$so.$abi" ]; then
