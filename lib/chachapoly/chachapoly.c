@@ -158,18 +158,6 @@ job_state(struct chacha_state *st, const struct vecsec_aead_job *job)
 	vecsec_wipe(key, sizeof(key));
 }
 
-int
-vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16])
-{
-	bool ok = vecsec_ct_eq(calc, job->tag, VECSEC_AEAD_TAG_LEN);
-
-	vecsec_memzero(calc, VECSEC_AEAD_TAG_LEN);
-	if (ok)
-		return 0;
-	vecsec_job_wipe_out(job);       /* never release unauthenticated text */
-	return -EBADMSG;
-}
-
 /* ---- the stitched kernels: table and selection ---- */
 
 /*

@@ -174,31 +174,14 @@ zero_small(uint8_t *d, size_t n)
 }
 
 /*
- * Open's verdict for a lane job (tag_len 16: lanes_take): calc, the
- * computed tag, against job->tag in constant time (the two 64-bit words
- * XORed and ORed, no branch on their bytes; the barrier keeps the compiler
- * from making it an early-exit compare), calc wiped, and on a mismatch the
- * output zeroed (never release unauthenticated text). The same verdict as
- * vecsec_chachapoly_verify(), whose byte-wise volatile loop and three calls
- * cost about a tenth of a 64-byte open burst's time per job. Returns the
- * job status.
+ * Open's verdict for a lane job (tag_len 16: lanes_take): the single
+ * message's vecsec_chachapoly_verify() (constant-time vecsec_ct_eq16(),
+ * calc wiped, the output zeroed on a mismatch), as a job status.
  */
 static inline uint32_t
 lane_verify(const struct vecsec_aead_job *job, uint8_t calc[POLY1305_TAG_LEN])
 {
-	uint64_t a0, a1, b0, b1, d;
-
-	memcpy(&a0, calc, 8);
-	memcpy(&a1, calc + 8, 8);
-	memcpy(&b0, job->tag, 8);
-	memcpy(&b1, job->tag + 8, 8);
-	d = (a0 ^ b0) | (a1 ^ b1);
-	__asm__ __volatile__("" : "+r"(d));
-	vecsec_wipe(calc, POLY1305_TAG_LEN);
-	if (((d | (0 - d)) >> 63) == 0)
-		return VECSEC_JOB_OK;
-	vecsec_job_wipe_out(job);
-	return VECSEC_JOB_AUTH_FAILED;
+	return vecsec_chachapoly_verify(job, calc) == 0 ? VECSEC_JOB_OK : VECSEC_JOB_AUTH_FAILED;
 }
 
 /* RFC 8439 2.6, 2.5: r (clamped) and s from keystream block 0 */

@@ -43,6 +43,7 @@
 #ifndef VECSEC_CHACHAPOLY_INTERNAL_H
 #define VECSEC_CHACHAPOLY_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,7 @@
 
 #include "vecsec/vecsec_aead.h"
 #include "cpu_internal.h"
+#include "job/job_internal.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
 #include "chachapoly_knobs.h"
@@ -88,10 +90,22 @@ vecsec_chachapoly_lengths(uint8_t block[16], uint64_t aad_len, uint64_t len)
 
 /*
  * Open's verdict: calc (the computed tag, wiped here) against job->tag in
- * constant time; on a mismatch the job's whole output is zeroed (nothing
- * unauthenticated is released). Returns 0 or -EBADMSG.
+ * constant time (vecsec_ct_eq16(), vecsec_ct_eq()'s inline 16-byte form);
+ * on a mismatch the job's whole output is zeroed (nothing unauthenticated
+ * is released). Returns 0 or -EBADMSG. Inline: every open path (single
+ * message, stitched kernels, lanes) takes its verdict here once per job.
  */
-int vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16]);
+static inline int
+vecsec_chachapoly_verify(const struct vecsec_aead_job *job, uint8_t calc[16])
+{
+	bool ok = vecsec_ct_eq16(calc, job->tag);
+
+	vecsec_wipe(calc, VECSEC_AEAD_TAG_LEN);
+	if (ok)
+		return 0;
+	vecsec_job_wipe_out(job);       /* never release unauthenticated text */
+	return -EBADMSG;
+}
 
 /* ---- the AEAD entry points (the router's ops table lists them) ---- */
 

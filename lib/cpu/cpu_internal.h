@@ -207,6 +207,43 @@ vecsec_wipe(void *p, size_t len)
 }
 
 /*
+ * Constant-time equality, the one implementation behind vecsec_ct_eq() and
+ * its fixed-size form vecsec_ct_eq16() (the tag compare of the inline
+ * verify paths, where a call per job shows). The bytes are read a 64-bit
+ * word at a time (memcpy: any alignment), the tail byte by byte, every
+ * difference XORed and ORed into d, and d passed through an empty asm after
+ * each step: the compiler must assume the asm reads and rewrites d, so it can
+ * neither stop early once d is nonzero nor turn the loop into memcmp().
+ * The verdict is d's top bit after d | -d (no branch on the bytes); only
+ * len, which is public, decides the number of steps.
+ */
+static inline bool
+vecsec_ct_eq_inline(const void *a, const void *b, size_t len)
+{
+	const uint8_t *x = a, *y = b;
+	uint64_t d = 0, u, v;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&u, x + i, 8);
+		memcpy(&v, y + i, 8);
+		d |= u ^ v;
+		__asm__ __volatile__("" : "+r"(d));
+	}
+	for (; i < len; i++) {
+		d |= (uint64_t)(x[i] ^ y[i]);
+		__asm__ __volatile__("" : "+r"(d));
+	}
+	return (((d | (0 - d)) >> 63) ^ 1) != 0;
+}
+
+static inline bool
+vecsec_ct_eq16(const void *a, const void *b)
+{
+	return vecsec_ct_eq_inline(a, b, 16);
+}
+
+/*
  * The dispatch policy's other half: true while VECSEC_CHACHAPOLY=twopass
  * was set when the policy was last read (at first use and at every
  * vecsec_force_isa()): ChaCha20-Poly1305 then never takes the stitched

@@ -15,16 +15,11 @@ vecsec_version(void)
 	return VECSEC_VERSION;
 }
 
+/* Word at a time, no data-dependent branch: vecsec_ct_eq_inline(). */
 VECSEC_API bool
 vecsec_ct_eq(const void *a, const void *b, size_t len)
 {
-	const volatile uint8_t *x = a, *y = b;
-	uint8_t d = 0;
-
-	for (size_t i = 0; i < len; i++)
-		d |= x[i] ^ y[i];
-	/* (d - 1) >> 8 is all ones only for d == 0: no data-dependent branch. */
-	return (((unsigned int)d - 1) >> 8) & 1;
+	return vecsec_ct_eq_inline(a, b, len);
 }
 
 VECSEC_API void

@@ -13,6 +13,7 @@
 #endif
 
 #include "vt.h"
+#include "cpu_internal.h"
 
 static void
 test_levels_match_features(void)
@@ -110,6 +111,59 @@ test_ct_eq(void)
 	}
 }
 
+/*
+ * vecsec_ct_eq() (word at a time, byte tail) at every length 0..64 and
+ * every pair of misalignments 0..7: equal inputs, and a difference at every
+ * byte position and bit, which must be seen by the full compare and not by
+ * the compare of the bytes before it; the same for the inline 16-byte form
+ * vecsec_ct_eq16() that the open paths use.
+ */
+static void
+test_ct_eq_lengths(void)
+{
+	enum { MAXLEN = 64, MIS = 8 };
+	uint8_t abuf[MAXLEN + MIS], bbuf[MAXLEN + MIS];
+
+	vt_rand(abuf, sizeof(abuf), vt_seed());
+	for (size_t oa = 0; oa < MIS; oa++) {
+		for (size_t ob = 0; ob < MIS; ob++) {
+			uint8_t *a = abuf + oa, *b = bbuf + ob;
+
+			memcpy(b, a, MAXLEN);
+			for (size_t len = 0; len <= MAXLEN; len++) {
+				VT_EXPECT(vecsec_ct_eq(a, b, len), "equal len %zu mis %zu/%zu", len, oa, ob);
+				for (size_t i = 0; i < len; i++) {
+					for (int bit = 0; bit < 8; bit++) {
+						b[i] ^= (uint8_t)(1u << bit);
+						VT_EXPECT(!vecsec_ct_eq(a, b, len), "len %zu byte %zu bit %d mis %zu/%zu",
+							  len, i, bit, oa, ob);
+						VT_EXPECT(vecsec_ct_eq(a, b, i), "prefix %zu of len %zu", i, len);
+						b[i] ^= (uint8_t)(1u << bit);
+					}
+				}
+			}
+			VT_EXPECT(vecsec_ct_eq16(a, b), "eq16 equal mis %zu/%zu", oa, ob);
+			for (size_t i = 0; i < 16; i++) {
+				for (int bit = 0; bit < 8; bit++) {
+					b[i] ^= (uint8_t)(1u << bit);
+					VT_EXPECT(!vecsec_ct_eq16(a, b), "eq16 byte %zu bit %d mis %zu/%zu",
+						  i, bit, oa, ob);
+					b[i] ^= (uint8_t)(1u << bit);
+				}
+			}
+			/* a difference past 16 bytes is not the 16-byte form's */
+			b[16] ^= 0xff;
+			VT_EXPECT(vecsec_ct_eq16(a, b), "eq16 reads past 16");
+			b[16] ^= 0xff;
+			/* all bytes differing, and all-ones against zeros */
+			memset(b, 0xff, MAXLEN);
+			memset(a, 0, MAXLEN);
+			VT_EXPECT(!vecsec_ct_eq(a, b, MAXLEN) && !vecsec_ct_eq16(a, b), "all differ");
+			vt_rand(abuf, sizeof(abuf), vt_seed() + oa * MIS + ob + 1);
+		}
+	}
+}
+
 static void
 test_memzero(void)
 {
@@ -160,6 +214,7 @@ main(void)
 		VT_TEST(test_force_and_limit),
 		VT_TEST(test_parse_names),
 		VT_TEST(test_ct_eq),
+		VT_TEST(test_ct_eq_lengths),
 		VT_TEST(test_memzero),
 		VT_TEST(test_env_typo_is_scalar),
 	};
