@@ -77,9 +77,11 @@ cmd_list(FILE *out)
 			s->mode == GW_MODE_TRANS  ? "transport"
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",
-			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
+			s->inner_v6 ? '6' : '4',
+			s->action == GW_SA_NATIVE ? "none" : gw.cdev[s->cdev_id].name,
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
-			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "");
+			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" :
+			s->action == GW_SA_NATIVE ? " native" : "");
 		if (gw.sa_cold[i].owner != 0)
 			fprintf(out, " owner %s", gw_owner_name(gw.sa_cold[i].owner));
 		if (s->has_life) {

@@ -25,9 +25,34 @@
 #include <rte_rwlock.h>
 #include <rte_spinlock.h>
 
+#include <vecsec/vecsec_esp.h>
+
 struct rte_fib;
 struct rte_fib6;
-struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and esp_in.h */
+
+/*
+ * A native SA's own ESP state (type native: sa_native.c builds it,
+ * esp_native*.c read it), in struct gw_sa's lines 3 and 4: no other SA type
+ * reads them. Line 3 is a whole ChaCha20-Poly1305 key object (header with
+ * the salt, then the 32-byte key: vecsec_aead_key_size() is one line);
+ * an ARIA key's round keys do not fit a line, so its object is in the SA's
+ * block (cold->blk) and line 3 stays zero. Line 4: the key to use, the
+ * outbound sequence counter (lib/esp: reserved per burst with one atomic
+ * when workers share the SA), and the outer header template (tunnel: IPv4
+ * or IPv6, then NAT-T's UDP header; an IPv6 one reaches into line 5).
+ */
+#define GW_NSA_TMPL_MAX 48      /* IPv6 40 + UDP 8 */
+struct gw_nsa {
+	uint8_t key_line[64] __rte_aligned(64); /* line 3: ChaCha20's key object */
+	/* line 4 */
+	const struct vecsec_aead_key *key;      /* &key_line, or the ARIA object in blk */
+	struct vecsec_esp_seq seq;              /* outbound numbers (lib/esp) */
+	uint8_t esn;
+	uint8_t tmpl_len;                       /* 0 (transport), 20/28 IPv4, 40/48 IPv6 */
+	uint8_t udp_ofs;                        /* NAT-T tunnel: its UDP header in tmpl, else 0 */
+	uint8_t pad[5];
+	uint8_t tmpl[GW_NSA_TMPL_MAX];
+};
 
 /*
  * TSC cycles from @then to @now, 0 when @then is later. Two readings taken
@@ -122,6 +147,8 @@ struct gw_sa {
 	 */
 	uint64_t hard_real;
 	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
+	/* lines 3-5: type native only (struct gw_nsa) */
+	struct gw_nsa nsa __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /*
@@ -306,6 +333,7 @@ struct gw_dp {
 	uint16_t rx_burst;              /* packets per rx burst, 1..GW_BURST (--rx-burst) */
 	bool esn;                       /* ESN on every SA (-e) */
 	bool force_cpu_crypto;
+	bool force_native;              /* --native: every SA libvecsec's engine can run is native */
 	bool ipsec_telemetry_all;       /* every SA in /ipsec/sa/... (--ipsec-telemetry all) */
 	const char *prefer_driver;      /* cryptodev driver tried first */
 	uint32_t frag_tbl_sz;           /* reassembly entries per worker, 0: none */

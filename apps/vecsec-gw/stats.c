@@ -303,7 +303,8 @@ sa_info_get(const struct gw_dp *dp, unsigned int slot, struct sa_info *in)
 	in->mode = s->mode == GW_MODE_TRANS ? "transport" : s->mode == GW_MODE_TUN4 ?
 		"ipv4-tunnel" : "ipv6-tunnel";
 	in->type = s->action == GW_SA_CPU_CRYPTO ? "cpu-crypto" :
-		s->action == GW_SA_LOOKASIDE_PROTOCOL ? "lookaside-protocol" : "lookaside-none";
+		s->action == GW_SA_LOOKASIDE_PROTOCOL ? "lookaside-protocol" :
+		s->action == GW_SA_NATIVE ? "native" : "lookaside-none";
 	in->tunnel = s->mode != GW_MODE_TRANS;
 	if (in->tunnel) {
 		int af = s->mode == GW_MODE_TUN6 ? AF_INET6 : AF_INET;
