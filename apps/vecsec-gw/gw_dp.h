@@ -163,6 +163,15 @@ gw_sa_prefetch(const struct gw_sa *sa)
 	rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
 }
 
+/*
+ * What the views (stats, telemetry, the control socket) name as an SA's
+ * cryptodev and its driver: a native SA has none, libvecsec runs it.
+ */
+#define gw_sa_cdev_name(dp, s) \
+	((s)->action == GW_SA_NATIVE ? "none" : (dp)->cdev[(s)->cdev_id].name)
+#define gw_sa_cdev_driver(dp, s) \
+	((s)->action == GW_SA_NATIVE ? "libvecsec" : (dp)->cdev[(s)->cdev_id].driver)
+
 /* The parts of an SA no packet reads (dp->sa_cold[], same slots). */
 struct gw_sa_cold {
 	struct gw_addr src, dst;                /* tunnel end points */

@@ -357,8 +357,8 @@ sa_json(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 	fprintf(f, "\"udp_encap\": %s, \"algo\": \"%s\", \"type\": \"%s\", \"cryptodev\": \"%s\", "
 		"\"driver\": \"%s\", \"esn\": %s, \"telemetry\": %s, ",
 		s->natt ? "true" : "false", dp->sa_cold[s->idx].algo_name, in->type,
-		dp->cdev[s->cdev_id].name,
-		dp->cdev[s->cdev_id].driver, in->esn ? "true" : "false",
+		gw_sa_cdev_name(dp, s),
+		gw_sa_cdev_driver(dp, s), in->esn ? "true" : "false",
 		in->telemetry ? "true" : "false");
 	if (s->dir == GW_DIR_OUT)
 		fprintf(f, "\"seq\": %" PRIu64 ", ", in->seq);
@@ -391,8 +391,8 @@ sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 	fprintf(f, "sa %s %u: %s inner ipv%c%s, %s, %s on %s (%s)%s%s\n", in->dir, s->spi,
 		in->mode, s->inner_v6 ? '6' : '4',
 		s->natt ? " udp-encap" : "", dp->sa_cold[s->idx].algo_name, in->type,
-		dp->cdev[s->cdev_id].name,
-		dp->cdev[s->cdev_id].driver, in->esn ? ", esn" : "",
+		gw_sa_cdev_name(dp, s),
+		gw_sa_cdev_driver(dp, s), in->esn ? ", esn" : "",
 		in->telemetry ? ", telemetry" : "");
 	if (in->tunnel)
 		fprintf(f, "  tunnel %s -> %s\n", in->src, in->dst);
@@ -514,7 +514,7 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 			" drops %" PRIu64, in.dir, sa->spi, dp->sa_cold[i].algo_name,
 			sa->mode == GW_MODE_TRANS ? "transport" :
 			sa->mode == GW_MODE_TUN4 ? "tunnel4" : "tunnel6",
-			dp->cdev[sa->cdev_id].name, in.st.pkts, in.st.bytes, dr);
+			gw_sa_cdev_name(dp, sa), in.st.pkts, in.st.bytes, dr);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			if (in.st.drops[d] != 0)
 				fprintf(f, " %s=%" PRIu64, gw_drop_names[d], in.st.drops[d]);

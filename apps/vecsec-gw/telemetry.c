@@ -93,8 +93,8 @@ tel_sa_fill(unsigned int slot, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "udp_encap", s->natt);
 	rte_tel_data_add_dict_string(d, "algo", gw.sa_cold[slot].algo_name);
 	rte_tel_data_add_dict_string(d, "type", in.type);
-	rte_tel_data_add_dict_string(d, "cryptodev", gw.cdev[s->cdev_id].name);
-	rte_tel_data_add_dict_string(d, "driver", gw.cdev[s->cdev_id].driver);
+	rte_tel_data_add_dict_string(d, "cryptodev", gw_sa_cdev_name(&gw, s));
+	rte_tel_data_add_dict_string(d, "driver", gw_sa_cdev_driver(&gw, s));
 	rte_tel_data_add_dict_u64(d, "esn", in.esn);
 	rte_tel_data_add_dict_u64(d, "telemetry", in.telemetry);
 	if (s->dir == GW_DIR_OUT) {
