@@ -84,7 +84,8 @@ _Static_assert(GW_COP_SA_OFFSET + sizeof(void *) <= GW_IV_OFFSET + GW_COP_PRIV,
  * array of DPDK memory (dp->sa[], stable for the whole run, slots reused):
  * line 0 the rte_ipsec session, line 1 every field the worker reads for
  * each burst, line 2 the lifetimes other than the hard packet limit (read
- * only by SAs that have such limits: life_more). Its rte_ipsec SA and
+ * only by SAs that have such limits: life_more), lines 3-5 a native SA's
+ * own ESP state (struct gw_nsa; other types never read them). Its rte_ipsec SA and
  * replay window share one allocation (blk, cold part); the rest (addresses,
  * names, lookaside-protocol xform, where it was defined) is in struct
  * gw_sa_cold, never read by a packet.
