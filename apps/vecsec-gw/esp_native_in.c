@@ -21,6 +21,8 @@
 #include "esp_out.h"
 #include "port_io.h"
 
+#include <string.h>
+
 #include <rte_ip.h>
 
 /* Window check under the read lock when workers share the SA: 0, or -1 (a replay). */
@@ -52,7 +54,8 @@ gw_native_in_prep(struct gw_sa *sa, struct rte_mbuf *m, struct gw_nat *j)
 	    m->pkt_len < off + VECSEC_ESP_HDR_IV_LEN + 4 + VECSEC_ESP_ICV_LEN)
 		return GW_DROP_MALFORMED + 1;
 	esp = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
-	lo = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(esp + 4));
+	memcpy(&lo, esp + 4, sizeof(lo));       /* any alignment */
+	lo = rte_be_to_cpu_32(lo);
 	if (in_window(sa, lo, &j->seq) != 0)
 		return GW_DROP_REPLAY + 1;
 	j->esp_off = off;
