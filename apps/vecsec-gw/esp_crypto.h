@@ -77,7 +77,7 @@ ses_prefetch(const uint8_t *ses, bool sec)
 
 /*
  * The SAD cache's aux (fcache.h) for an SA: its session's address, with bit
- * 0 set for an rte_security session. A cache hit prefetches the session
+ * 0 set for an rte_security session (a native SA: its own lines, gw_nsa). A cache hit prefetches the session
  * from it together with the SA's own lines (stage 1), one step earlier than
  * stage 2 could, which must read the SA first. Only a prefetch hint: an
  * SA's session does not change while the SAD generation that cached it is
@@ -90,6 +90,9 @@ ses_hint(const struct gw_sa *sa)
 
 	RTE_BUILD_BUG_ON(offsetof(struct rte_ipsec_session, crypto.ses) !=
 			 offsetof(struct rte_ipsec_session, security.ses));
+	/* a native SA's own lines (struct gw_nsa: key, then counter and template) */
+	if (sa != NULL && sa->action == GW_SA_NATIVE)
+		return (uint64_t)(uintptr_t)&sa->nsa;
 	if (ses == NULL)
 		return 0;
 	return (uint64_t)(uintptr_t)ses | (sa->action == GW_SA_LOOKASIDE_PROTOCOL);

@@ -62,7 +62,8 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 		if (i != 0 && sa == sas[i - 1])
 			continue;
 		rte_prefetch0(sa->nsa.key_line);
-		rte_prefetch0(&sa->nsa.key);
+		if (sa->dir == GW_DIR_OUT)
+			rte_prefetch0(&sa->nsa.key);    /* counter and template */
 		if (sa->rw != NULL)
 			rte_prefetch0(sa->rw);
 		rte_prefetch0(&w->sa_st[sa->idx]);
