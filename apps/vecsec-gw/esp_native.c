@@ -81,7 +81,7 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 			struct gw_nat *c = &nj[nb];
 			int why;
 
-			memset(&c->job, 0, sizeof(c->job));
+			/* the prep functions set every field of the job the engine reads */
 			why = sa->dir == GW_DIR_OUT ? gw_native_out_prep(sa, m, seq + j, c) :
 				gw_native_in_prep(sa, m, c);
 			if (why != 0) {

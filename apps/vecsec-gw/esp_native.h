@@ -53,10 +53,12 @@ gw_nat_data(struct gw_nat *j, struct rte_mbuf *m, uint32_t off, uint32_t len)
 	}
 	j->job.len = len;
 	if (s == NULL)
-		return len == 0 ? 0 : -1;
+		return -1;      /* ESP always has ciphertext (at least its trailer) */
+	j->job.status = VECSEC_JOB_PENDING;
 	if ((uint32_t)s->data_len - off >= len) {
 		j->job.in = rte_pktmbuf_mtod_offset(s, const uint8_t *, off);
 		j->job.out = rte_pktmbuf_mtod_offset(s, uint8_t *, off);
+		j->job.in_segs = j->job.out_segs = NULL;
 		j->job.nb_in_segs = j->job.nb_out_segs = 0;
 		return 0;
 	}
