@@ -32,8 +32,8 @@ out_run(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n
 
 	if (k == 0)
 		return 0;
-	got = (uint16_t)(gw.nb_workers > 1 ? vecsec_esp_seq_reserve(&sa->nsa.seq, k, first) :
-			 vecsec_esp_seq_reserve_excl(&sa->nsa.seq, k, first));
+	got = (uint16_t)(gw.nb_workers > 1 ? vecsec_esp_seq_reserve(&sa->nsa0.seq, k, first) :
+			 vecsec_esp_seq_reserve_excl(&sa->nsa0.seq, k, first));
 	for (uint16_t i = got; i < k; i++)
 		gw_port_drop(w, sa, mb[i], GW_DROP_EXPIRED);
 	w->sa_st[sa->idx].seq_used += got;
@@ -53,8 +53,7 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 	ic.n[0] = ic.n[1] = 0;
 	/*
 	 * stage 2 (esp_crypto.h) for every SA of the burst before the first is
-	 * used: its native lines (key; counter and template), its window
-	 * (inbound), this worker's counters
+	 * used: its key line, its window (inbound), this worker's counters
 	 */
 	for (uint16_t i = 0; i < n; i++) {
 		const struct gw_sa *sa = sas[i];
@@ -62,8 +61,9 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 		if (i != 0 && sa == sas[i - 1])
 			continue;
 		rte_prefetch0(sa->nsa.key_line);
-		if (sa->dir == GW_DIR_OUT)
-			rte_prefetch0(&sa->nsa.key);    /* counter and template */
+		/* line 0 (counter, IPv4 template) came with line 1; line 4: IPv6's */
+		if (sa->dir == GW_DIR_OUT && sa->mode == GW_MODE_TUN6)
+			rte_prefetch0(&sa->nsa.key);
 		if (sa->rw != NULL)
 			rte_prefetch0(sa->rw);
 		rte_prefetch0(&w->sa_st[sa->idx]);

@@ -82,6 +82,19 @@ gw_nat_data(struct gw_nat *j, struct rte_mbuf *m, uint32_t off, uint32_t len)
 	return 0;
 }
 
+/*
+ * The SA's key: line 3 itself when it holds one (ChaCha20; its header
+ * names the algorithm), else the object line 4 points to (ARIA).
+ */
+static inline const struct vecsec_aead_key *
+gw_nsa_key(const struct gw_sa *sa)
+{
+	const struct vecsec_aead_key *k = (const struct vecsec_aead_key *)(const void *)
+		sa->nsa.key_line;
+
+	return k->alg != VECSEC_AEAD_NONE ? k : sa->nsa.key;
+}
+
 /* esp_native_out.c: frame one outbound packet with number seq and fill its job; 0 or a drop */
 int gw_native_out_prep(struct gw_sa *sa, struct rte_mbuf *m, uint64_t seq, struct gw_nat *j);
 /* after the burst: the packet counted and routed (NAT-T first), or dropped */

@@ -72,12 +72,7 @@ gw_native_in_prep(struct gw_sa *sa, struct rte_mbuf *m, struct gw_nat *j)
 	}
 	if (gw_nat_data(j, m, off + VECSEC_ESP_HDR_IV_LEN, j->ct_len) != 0)
 		return GW_DROP_NO_MBUF + 1;
-	/*
-	 * a ChaCha20 key is line 3 itself (its header names the algorithm): the
-	 * pointer in line 4 only for an ARIA key, so inbound ChaCha20 never reads line 4
-	 */
-	j->job.key = ((const struct vecsec_aead_key *)(const void *)sa->nsa.key_line)->alg != 0 ?
-		(const struct vecsec_aead_key *)(const void *)sa->nsa.key_line : sa->nsa.key;
+	j->job.key = gw_nsa_key(sa);    /* ChaCha20: line 3 alone */
 	j->job.dir = VECSEC_AEAD_OPEN;
 	vecsec_esp_nonce(j->nonce, j->job.key, esp + VECSEC_ESP_HDR_LEN);
 	j->job.nonce = j->nonce;

@@ -22,12 +22,12 @@
 static inline uint8_t *
 out_tun(const struct gw_sa *sa, struct rte_mbuf *m, uint64_t seq, uint32_t total)
 {
-	const struct gw_nsa *n = &sa->nsa;
+	const struct gw_nsa0 *n = &sa->nsa0;
 	uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(m, n->tmpl_len + VECSEC_ESP_HDR_IV_LEN);
 
 	if (p == NULL)
 		return NULL;
-	memcpy(p, n->tmpl, n->tmpl_len);
+	memcpy(p, sa->mode == GW_MODE_TUN4 ? n->tmpl4 : sa->nsa.tmpl6, n->tmpl_len);
 	if (sa->mode == GW_MODE_TUN4) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
 
@@ -72,7 +72,8 @@ out_trs(struct rte_mbuf *m, uint32_t total, uint8_t *nh, uint32_t *hlen)
 int
 gw_native_out_prep(struct gw_sa *sa, struct rte_mbuf *m, uint64_t seq, struct gw_nat *j)
 {
-	const struct gw_nsa *n = &sa->nsa;
+	const struct gw_nsa0 *n = &sa->nsa0;
+	const struct vecsec_aead_key *key = gw_nsa_key(sa);
 	uint32_t plen = m->pkt_len, pad = vecsec_esp_pad_len(plen), hlen = 0, total;
 	uint32_t tail = pad + 2 + VECSEC_ESP_ICV_LEN;
 	uint8_t *esp, *t, nh;
@@ -105,8 +106,8 @@ gw_native_out_prep(struct gw_sa *sa, struct rte_mbuf *m, uint64_t seq, struct gw
 	j->ct_len = m->pkt_len - hlen - VECSEC_ESP_HDR_IV_LEN - VECSEC_ESP_ICV_LEN;
 	if (gw_nat_data(j, m, hlen + VECSEC_ESP_HDR_IV_LEN, j->ct_len) != 0)
 		return GW_DROP_NO_MBUF + 1;
-	vecsec_esp_nonce(j->nonce, n->key, esp + VECSEC_ESP_HDR_LEN);
-	j->job.key = n->key;
+	vecsec_esp_nonce(j->nonce, key, esp + VECSEC_ESP_HDR_LEN);
+	j->job.key = key;
 	j->job.dir = VECSEC_AEAD_SEAL;
 	j->job.nonce = j->nonce;
 	j->job.nonce_len = sizeof(j->nonce);

@@ -4,8 +4,9 @@
  * algorithms libvecsec implements, ChaCha20-Poly1305 (RFC 7634) and
  * ARIA-GCM (RFC 4106's layout, RFC 5794), with no cryptodev, session,
  * crypto op or rte_ipsec SA. This file builds such an SA's own state
- * (struct gw_nsa in the SA's lines 3-5: the key, the outbound sequence
- * counter, the tunnel template; inbound the exact RFC 4303 window of
+ * (struct gw_nsa0 in the SA's line 0: the outbound sequence counter and
+ * an IPv4 tunnel's template; struct gw_nsa in lines 3-4: the key, an IPv6
+ * tunnel's template; inbound the exact RFC 4303 window of
  * lib/esp in the SA's block) and wipes it; sa.c does what every SA type
  * shares (lifetimes, NAT-T ports, the SAD) and calls in here.
  * esp_native.c and its two direction files run the packets.
@@ -62,11 +63,16 @@ gw_sa_native_want(const struct gw_dp *dp, const struct gw_sa_conf *c)
 static void
 nsa_template(struct gw_sa *s, const struct gw_sa_conf *c)
 {
-	struct gw_nsa *n = &s->nsa;
+	struct gw_nsa0 *n = &s->nsa0;
 	uint8_t proto = s->natt ? IPPROTO_UDP : IPPROTO_ESP;
+	uint8_t *t = c->mode == GW_MODE_TUN6 ? s->nsa.tmpl6 : n->tmpl4;
 
+	RTE_BUILD_BUG_ON(sizeof(struct gw_nsa0) > RTE_CACHE_LINE_SIZE ||
+			 offsetof(struct gw_nsa0, zero) != offsetof(struct rte_ipsec_session, sa) ||
+			 sizeof(n->tmpl4) < sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) ||
+			 sizeof(s->nsa.tmpl6) < sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr));
 	if (c->mode == GW_MODE_TUN4) {
-		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)n->tmpl;
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)t;
 
 		h->version_ihl = RTE_IPV4_VHL_DEF;
 		h->time_to_live = 64;
@@ -75,7 +81,7 @@ nsa_template(struct gw_sa *s, const struct gw_sa_conf *c)
 		memcpy(&h->dst_addr, c->dst.b, 4);
 		n->tmpl_len = sizeof(*h);
 	} else if (c->mode == GW_MODE_TUN6) {
-		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)n->tmpl;
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)t;
 
 		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
 		h->proto = proto;
@@ -85,7 +91,7 @@ nsa_template(struct gw_sa *s, const struct gw_sa_conf *c)
 		n->tmpl_len = sizeof(*h);
 	}
 	if (s->natt && c->mode != GW_MODE_TRANS) {
-		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(n->tmpl + n->tmpl_len);
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t + n->tmpl_len);
 
 		u->src_port = rte_cpu_to_be_16(s->natt_sport);
 		u->dst_port = rte_cpu_to_be_16(s->natt_dport);
@@ -153,7 +159,7 @@ gw_sa_native_init(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
 		return -EINVAL;
 	}
 	s->action = GW_SA_NATIVE;
-	s->nsa.esn = esn;
+	s->nsa0.esn = esn;
 	if (c->dir == GW_DIR_IN) {
 		rw_sz = vecsec_esp_replay_size(win);
 		if (rw_sz == 0 && win != 0)
@@ -166,7 +172,7 @@ gw_sa_native_init(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
 		return rc;
 	if (c->dir == GW_DIR_OUT) {
 		nsa_template(s, c);
-		return vecsec_esp_seq_init(&s->nsa.seq, esn, first - 1);
+		return vecsec_esp_seq_init(&s->nsa0.seq, esn, first - 1);
 	}
 	if (vecsec_esp_replay_init(s->rw, rw_sz, win, esn, c->esn_init) != 0) {
 		fprintf(stderr, "vecsec-gw: SA in %u (line %d): the last sequence number seen "
@@ -189,5 +195,6 @@ gw_sa_native_wipe(struct gw_dp *dp, struct gw_sa *s)
 		vecsec_aead_key_wipe((struct vecsec_aead_key *)(uintptr_t)s->nsa.key);
 	(void)dp;
 	memset(&s->nsa, 0, sizeof(s->nsa));
-	__asm__ volatile("" : : "r"(&s->nsa) : "memory");
+	memset(&s->nsa0, 0, sizeof(s->nsa0));  /* ss.sa NULL again too */
+	__asm__ volatile("" : : "r"(&s->nsa), "r"(&s->nsa0) : "memory");
 }
