@@ -1375,11 +1375,13 @@ gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 		 * DPDK's heap (vecsec_aead_key_size() bytes; a ChaCha20 key is
 		 * inline); ARIA SAs run on crypto_vecsec only
 		 */
-		if (dp->conf != NULL && i < dp->conf->nb_sa && sa_is_aria(&dp->conf->sa[i]))
+		if (dp->conf != NULL && i < dp->conf->nb_sa && sa_is_aria(&dp->conf->sa[i]) &&
+		    dp->sa[i].action != GW_SA_NATIVE)  /* native: its key is in blk */
 			m->session_heap += vecsec_aead_key_size(dp->conf->sa[i].aead ?
 				VECSEC_AEAD_ARIA_GCM : VECSEC_AEAD_ARIA_CTR,
 				dp->conf->sa[i].cipher_key_len);
 		m->nb_chacha += dp->sa[i].action != GW_SA_LOOKASIDE_PROTOCOL &&
+			dp->sa[i].action != GW_SA_NATIVE &&
 			cold->algo_name != NULL && strcmp(cold->algo_name, "chacha20-poly1305") == 0;
 	}
 	m->sa_hot = (size_t)dp->max_sa * sizeof(dp->sa[0]);
