@@ -92,7 +92,7 @@ ses_hint(const struct gw_sa *sa)
 			 offsetof(struct rte_ipsec_session, security.ses));
 	/* a native SA: its key line (struct gw_nsa), bit 1 set */
 	if (sa != NULL && sa->action == GW_SA_NATIVE)
-		return (uint64_t)(uintptr_t)sa->nsa.key_line | 2;
+		return (uint64_t)(uintptr_t)sa->nsa0.nsa->key_line | 2;
 	if (ses == NULL)
 		return 0;
 	return (uint64_t)(uintptr_t)ses | (sa->action == GW_SA_LOOKASIDE_PROTOCOL);

@@ -60,10 +60,10 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 
 		if (i != 0 && sa == sas[i - 1])
 			continue;
-		rte_prefetch0(sa->nsa.key_line);
-		/* line 0 (counter, IPv4 template) came with line 1; line 4: IPv6's */
+		rte_prefetch0(sa->nsa0.nsa->key_line);
+		/* line 0 (counter, IPv4 template) came with line 1; IPv6's template */
 		if (sa->dir == GW_DIR_OUT && sa->mode == GW_MODE_TUN6)
-			rte_prefetch0(&sa->nsa.key);
+			rte_prefetch0(&sa->nsa0.nsa->key);
 		if (sa->rw != NULL)
 			rte_prefetch0(sa->rw);
 		rte_prefetch0(&w->sa_st[sa->idx]);

@@ -83,16 +83,18 @@ gw_nat_data(struct gw_nat *j, struct rte_mbuf *m, uint32_t off, uint32_t len)
 }
 
 /*
- * The SA's key: line 3 itself when it holds one (ChaCha20; its header
- * names the algorithm), else the object line 4 points to (ARIA).
+ * The SA's key: struct gw_nsa's first line itself when it holds one
+ * (ChaCha20; its header names the algorithm), else the ARIA object its
+ * second line points to.
  */
 static inline const struct vecsec_aead_key *
 gw_nsa_key(const struct gw_sa *sa)
 {
+	const struct gw_nsa *n = sa->nsa0.nsa;
 	const struct vecsec_aead_key *k = (const struct vecsec_aead_key *)(const void *)
-		sa->nsa.key_line;
+		n->key_line;
 
-	return k->alg != VECSEC_AEAD_NONE ? k : sa->nsa.key;
+	return k->alg != VECSEC_AEAD_NONE ? k : n->key;
 }
 
 /* esp_native_out.c: frame one outbound packet with number seq and fill its job; 0 or a drop */

@@ -27,7 +27,7 @@ out_tun(const struct gw_sa *sa, struct rte_mbuf *m, uint64_t seq, uint32_t total
 
 	if (p == NULL)
 		return NULL;
-	memcpy(p, sa->mode == GW_MODE_TUN4 ? n->tmpl4 : sa->nsa.tmpl6, n->tmpl_len);
+	memcpy(p, sa->mode == GW_MODE_TUN4 ? n->tmpl4 : n->nsa->tmpl6, n->tmpl_len);
 	if (sa->mode == GW_MODE_TUN4) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)p;
 

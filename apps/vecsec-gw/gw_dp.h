@@ -34,23 +34,27 @@ struct rte_fib6;
  * A native SA's own ESP state (type native: sa_native.c builds it,
  * esp_native*.c read it); no other SA type reads it.
  *
- * Line 0, in place of the rte_ipsec session a native SA never has (struct
- * gw_nsa0; its first 8 bytes stay zero where ss.sa is, so code that asks
- * whether an SA has an rte_ipsec SA sees none): the outbound sequence
- * counter (lib/esp: reserved per burst with one atomic when workers share
- * the SA), and an IPv4 tunnel's template with NAT-T's UDP header. Line 0
- * is fetched with line 1 for every SA (gw_sa_prefetch), so an outbound
- * IPv4 packet's counter and template cost no line of their own.
+ * Line 0 of struct gw_sa, in place of the rte_ipsec session a native SA
+ * never has (struct gw_nsa0; its first 8 bytes stay zero where ss.sa is,
+ * so code that asks whether an SA has an rte_ipsec SA sees none): the
+ * outbound sequence counter (lib/esp: reserved per burst with one atomic
+ * when workers share the SA), an IPv4 tunnel's template with NAT-T's UDP
+ * header, and where the rest is. Line 0 is fetched with line 1 for every
+ * SA (gw_sa_prefetch), so an outbound IPv4 packet's counter and template
+ * cost no line of their own.
  *
- * Lines 3-4 (struct gw_nsa): line 3 a whole ChaCha20-Poly1305 key object
- * (header with the salt, then the 32-byte key: vecsec_aead_key_size() is
- * one line; its header names the algorithm, so a ChaCha20 packet needs no
- * pointer to it); an ARIA key's round keys do not fit a line, so its object
- * is in the SA's block (cold->blk), line 3 stays zero and line 4 points to
- * it. Line 4 also holds an IPv6 tunnel's template (40 bytes, 48 with UDP).
+ * The rest (struct gw_nsa) opens the SA's block (cold->blk), so that only
+ * native SAs pay for it: its first line a whole ChaCha20-Poly1305 key
+ * object (header with the salt, then the 32-byte key:
+ * vecsec_aead_key_size() is one line; the header names the algorithm, so
+ * a ChaCha20 packet needs no pointer to it); an ARIA key's round keys do
+ * not fit a line, so that line stays zero and its object follows struct
+ * gw_nsa in the block. The second line: the key's address and an IPv6
+ * tunnel's template. Then, inbound, the exact replay window (rw).
  */
 #define GW_NSA0_TMPL_MAX 28     /* IPv4 20 + UDP 8 */
 #define GW_NSA_TMPL_MAX 48      /* IPv6 40 + UDP 8 */
+struct gw_nsa;
 struct gw_nsa0 {
 	void *zero;                             /* where ss.sa is: NULL */
 	struct vecsec_esp_seq seq;              /* outbound numbers (lib/esp) */
@@ -59,11 +63,11 @@ struct gw_nsa0 {
 	uint8_t udp_ofs;                        /* NAT-T tunnel: its UDP header in the template */
 	uint8_t pad;
 	uint8_t tmpl4[GW_NSA0_TMPL_MAX];        /* an IPv4 tunnel's template */
+	struct gw_nsa *nsa;                     /* the key and the rest, in the SA's block */
 };
 struct gw_nsa {
-	uint8_t key_line[64] __rte_aligned(64); /* line 3: ChaCha20's key object */
-	/* line 4 */
-	const struct vecsec_aead_key *key;      /* &key_line, or the ARIA object in blk */
+	uint8_t key_line[64] __rte_aligned(64); /* ChaCha20's key object */
+	const struct vecsec_aead_key *key;      /* &key_line, or the ARIA object after this */
 	uint8_t tmpl6[GW_NSA_TMPL_MAX];         /* an IPv6 tunnel's template */
 };
 
@@ -97,9 +101,8 @@ _Static_assert(GW_COP_SA_OFFSET + sizeof(void *) <= GW_IV_OFFSET + GW_COP_PRIV,
  * array of DPDK memory (dp->sa[], stable for the whole run, slots reused):
  * line 0 the rte_ipsec session, line 1 every field the worker reads for
  * each burst, line 2 the lifetimes other than the hard packet limit (read
- * only by SAs that have such limits: life_more), lines 3-4 a native SA's
- * own ESP state (struct gw_nsa; other types never read them; line 0 is
- * its struct gw_nsa0 instead of an rte_ipsec session). Its rte_ipsec SA and
+ * only by SAs that have such limits: life_more); a native SA's line 0 is
+ * its struct gw_nsa0 instead of an rte_ipsec session. Its rte_ipsec SA and
  * replay window share one allocation (blk, cold part); the rest (addresses,
  * names, lookaside-protocol xform, where it was defined) is in struct
  * gw_sa_cold, never read by a packet.
@@ -165,8 +168,6 @@ struct gw_sa {
 	 */
 	uint64_t hard_real;
 	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
-	/* lines 3-4: type native only (struct gw_nsa) */
-	struct gw_nsa nsa __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /*

@@ -5,8 +5,8 @@
  * ARIA-GCM (RFC 4106's layout, RFC 5794), with no cryptodev, session,
  * crypto op or rte_ipsec SA. This file builds such an SA's own state
  * (struct gw_nsa0 in the SA's line 0: the outbound sequence counter and
- * an IPv4 tunnel's template; struct gw_nsa in lines 3-4: the key, an IPv6
- * tunnel's template; inbound the exact RFC 4303 window of
+ * an IPv4 tunnel's template; struct gw_nsa opening the SA's block: the
+ * key, an IPv6 tunnel's template; inbound the exact RFC 4303 window of
  * lib/esp in the SA's block) and wipes it; sa.c does what every SA type
  * shares (lifetimes, NAT-T ports, the SAD) and calls in here.
  * esp_native.c and its two direction files run the packets.
@@ -65,12 +65,12 @@ nsa_template(struct gw_sa *s, const struct gw_sa_conf *c)
 {
 	struct gw_nsa0 *n = &s->nsa0;
 	uint8_t proto = s->natt ? IPPROTO_UDP : IPPROTO_ESP;
-	uint8_t *t = c->mode == GW_MODE_TUN6 ? s->nsa.tmpl6 : n->tmpl4;
+	uint8_t *t = c->mode == GW_MODE_TUN6 ? n->nsa->tmpl6 : n->tmpl4;
 
 	RTE_BUILD_BUG_ON(sizeof(struct gw_nsa0) > RTE_CACHE_LINE_SIZE ||
 			 offsetof(struct gw_nsa0, zero) != offsetof(struct rte_ipsec_session, sa) ||
 			 sizeof(n->tmpl4) < sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) ||
-			 sizeof(s->nsa.tmpl6) < sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr));
+			 sizeof(n->nsa->tmpl6) < sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr));
 	if (c->mode == GW_MODE_TUN4) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)t;
 
@@ -100,31 +100,36 @@ nsa_template(struct gw_sa *s, const struct gw_sa_conf *c)
 	}
 }
 
-/* The key object: in line 3 when it fits there (ChaCha20), else in the SA's block. */
+/*
+ * The SA's block: struct gw_nsa (its first line the key object when it
+ * fits there, ChaCha20), then an ARIA key object, then inbound the window.
+ */
 static int
 nsa_key(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, size_t rw_sz)
 {
 	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
 	enum vecsec_aead_alg alg = native_alg(c);
 	size_t ksz = vecsec_aead_key_size(alg, c->cipher_key_len);
+	size_t head = RTE_ALIGN_CEIL(sizeof(struct gw_nsa), RTE_CACHE_LINE_SIZE);
 	uint8_t keymat[GW_MAX_KEY + 4];
+	struct gw_nsa *n;
 	struct vecsec_aead_key *k;
 	int rc;
 
-	RTE_BUILD_BUG_ON(sizeof(s->nsa.key_line) != 64);
+	RTE_BUILD_BUG_ON(sizeof(n->key_line) != 64 || sizeof(struct gw_nsa0) != 64);
 	if (ksz == 0)
 		return -ENOTSUP;
-	cold->blk_size = (ksz > sizeof(s->nsa.key_line) ? ksz : 0) + rw_sz;
-	if (cold->blk_size != 0) {
-		cold->blk = rte_zmalloc("gw_nsa", cold->blk_size, RTE_CACHE_LINE_SIZE);
-		if (cold->blk == NULL) {
-			cold->blk_size = 0;
-			return -ENOMEM;
-		}
-		dp->mem_blk += cold->blk_size;
+	cold->blk_size = head + (ksz > sizeof(n->key_line) ? ksz : 0) + rw_sz;
+	cold->blk = rte_zmalloc("gw_nsa", cold->blk_size, RTE_CACHE_LINE_SIZE);
+	if (cold->blk == NULL) {
+		cold->blk_size = 0;
+		return -ENOMEM;
 	}
-	k = ksz <= sizeof(s->nsa.key_line) ? (struct vecsec_aead_key *)(void *)s->nsa.key_line :
-		cold->blk;
+	dp->mem_blk += cold->blk_size;
+	n = cold->blk;
+	s->nsa0.nsa = n;
+	k = ksz <= sizeof(n->key_line) ? (struct vecsec_aead_key *)(void *)n->key_line :
+		(struct vecsec_aead_key *)(void *)((uint8_t *)cold->blk + head);
 	memcpy(keymat, c->cipher_key, c->cipher_key_len);
 	memcpy(keymat + c->cipher_key_len, &c->salt, 4);
 	rc = vecsec_esp_key_init(k, alg, keymat, c->cipher_key_len + 4u);
@@ -132,7 +137,7 @@ nsa_key(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, size_t rw
 	__asm__ volatile("" : : "r"(keymat) : "memory");       /* the wipe is kept */
 	if (rc != 0)
 		return rc;
-	s->nsa.key = k;
+	n->key = k;
 	if (rw_sz != 0)
 		s->rw = (struct vecsec_esp_replay *)((uint8_t *)cold->blk + cold->blk_size - rw_sz);
 	return 0;
@@ -185,16 +190,21 @@ gw_sa_native_init(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
 	return 0;
 }
 
-/* Wipe a native SA's key (line 3, or the ARIA object in its block, which sa.c then frees). */
+/* Wipe a native SA's key and its lines (before sa.c frees its block). */
 void
 gw_sa_native_wipe(struct gw_dp *dp, struct gw_sa *s)
 {
+	struct gw_nsa *n = s->nsa0.nsa;
+
+	(void)dp;
 	if (s->action != GW_SA_NATIVE)
 		return;
-	if (s->nsa.key != NULL)
-		vecsec_aead_key_wipe((struct vecsec_aead_key *)(uintptr_t)s->nsa.key);
-	(void)dp;
-	memset(&s->nsa, 0, sizeof(s->nsa));
+	if (n != NULL) {
+		if (n->key != NULL)
+			vecsec_aead_key_wipe((struct vecsec_aead_key *)(uintptr_t)n->key);
+		memset(n, 0, sizeof(*n));
+		__asm__ volatile("" : : "r"(n) : "memory");
+	}
 	memset(&s->nsa0, 0, sizeof(s->nsa0));  /* ss.sa NULL again too */
-	__asm__ volatile("" : : "r"(&s->nsa), "r"(&s->nsa0) : "memory");
+	__asm__ volatile("" : : "r"(&s->nsa0) : "memory");
 }
