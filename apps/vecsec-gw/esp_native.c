@@ -4,7 +4,8 @@
  * in an rx burst, whatever their SAs, directions and lengths, become one
  * vecsec_aead_burst() call of libvecsec's lanes engine, which packs them
  * into SIMD lanes. No crypto op, no session, no rte_ipsec: the SA's own
- * lines hold its key, sequence counter and template (struct gw_nsa).
+ * lines hold its sequence counter and IPv4 template (struct gw_nsa0), its
+ * own block its key (struct gw_nsa).
  *
  * In arrival order, each run of consecutive packets of one SA is one step
  * before crypto: outbound, the lifetimes (esp_out.h's life_admit(), one

@@ -72,7 +72,7 @@ gw_native_in_prep(struct gw_sa *sa, struct rte_mbuf *m, struct gw_nat *j)
 	}
 	if (gw_nat_data(j, m, off + VECSEC_ESP_HDR_IV_LEN, j->ct_len) != 0)
 		return GW_DROP_NO_MBUF + 1;
-	j->job.key = gw_nsa_key(sa);    /* ChaCha20: line 3 alone */
+	j->job.key = gw_nsa_key(sa);    /* ChaCha20: the key line alone */
 	j->job.dir = VECSEC_AEAD_OPEN;
 	vecsec_esp_nonce(j->nonce, j->job.key, esp + VECSEC_ESP_HDR_LEN);
 	j->job.nonce = j->nonce;
