@@ -46,7 +46,13 @@
 #   BENCH_GW_SA_DIST=uniform,zipf, BENCH_GW_SA_TRAFFIC=64,imix, BENCH_GW_SA_PKTS=0
 #   (packets per loop, 0: two per SA; the gateway gets that many mbufs more),
 #   BENCH_GW_SA_TYPE=lookaside (the axis's SAs: lookaside, cpu-crypto, or proto:
-#   crypto_vecsec's rte_security ESP sessions, type lookaside-protocol-offload).
+#   crypto_vecsec's rte_security ESP sessions, type lookaside-protocol-offload; or
+#   native: the gateway's own ESP, type native).
+#   BENCH_GW_NATIVE=1 (also native SAs, type native, every direction and size, with
+#   their cost above the I/O floor against lookaside-protocol (BENCH_GW_LKP=1) and
+#   their rate against the stock ipsec-secgw + crypto_aesni_mb).
+#   Native against lookaside-protocol and the stock app: BENCH_GW_NATIVE=1 BENCH_GW_LKP=1 \
+#     BENCH_GW_MANY=0 BENCH_GW_WORKERS2=0 BENCH_GW_SA_AXIS=0 scripts/bench-gw.sh
 #   The SA axis only: BENCH_GW_ONLY='^axis' scripts/bench-gw.sh
 #   BENCH_GW_HUGE=1: EAL memory from reserved hugepages (--in-memory, still
 #   --no-pci) instead of --no-huge: the production setting; the machine must
@@ -95,6 +101,7 @@ args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW
 [ -z "${BENCH_GW_ONLY:-}" ] || args+=(--only "$BENCH_GW_ONLY")
 [ -z "${BENCH_GW_BASE:-}" ] || args+=(--gw-base "$(readlink -f "$BENCH_GW_BASE")")
 [ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)
+[ "${BENCH_GW_NATIVE:-0}" = 0 ] || args+=(--native)
 [ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
 [ -z "${BENCH_GW_ARGS:-}" ] || args+=(--gw-args "$BENCH_GW_ARGS")
 # the cost of a line from memory, printed with the SA-count axis

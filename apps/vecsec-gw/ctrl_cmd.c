@@ -39,7 +39,7 @@ cmd_list_json(FILE *out)
 			n++ ? "," : "", s->dir == GW_DIR_IN ? "in" : "out",
 			s->spi, gw.sa_cold[i].algo_name, gw.sa_cold[i].integ_name, s->mode == GW_MODE_TRANS ? "transport" :
 			s->mode == GW_MODE_TUN4 ? "ipv4-tunnel" : "ipv6-tunnel",
-			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
+			s->inner_v6 ? '6' : '4', gw_sa_cdev_name(&gw, s),
 			gw.sa_cold[i].owner != 0 ? gw_owner_name(gw.sa_cold[i].owner) : "",
 			gw_ctrl_origin(gw.sa_cold[i].line) ? "control" : "file");
 	}
@@ -78,9 +78,11 @@ cmd_list(FILE *out)
 			s->mode == GW_MODE_TRANS  ? "transport"
 			: s->mode == GW_MODE_TUN4 ? "ipv4-tunnel"
 						  : "ipv6-tunnel",
-			s->inner_v6 ? '6' : '4', gw.cdev[s->cdev_id].name,
+			s->inner_v6 ? '6' : '4',
+			gw_sa_cdev_name(&gw, s),
 			s->action == GW_SA_CPU_CRYPTO ? " cpu-crypto" :
-			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" : "",
+			s->action == GW_SA_LOOKASIDE_PROTOCOL ? " lookaside-protocol" :
+			s->action == GW_SA_NATIVE ? " native" : "",
 			gw.sa_cold[i].integ_name);
 		if (gw.sa_cold[i].owner != 0)
 			fprintf(out, " owner %s", gw_owner_name(gw.sa_cold[i].owner));

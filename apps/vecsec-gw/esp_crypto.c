@@ -12,6 +12,7 @@
 #include "esp_crypto.h"
 #include "esp_in.h"
 #include "esp_out.h"
+#include "esp_native.h"
 
 #include <string.h>
 
@@ -447,13 +448,12 @@ direct_submit(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 void
 gw_esp_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], uint16_t n)
 {
-	struct gw_sa *dsa[GW_BURST];
-	struct rte_mbuf *dmb[GW_BURST];
-	uint16_t nd = 0, nr = 0;
+	struct gw_sa *dsa[GW_BURST], *nsa[GW_BURST];
+	struct rte_mbuf *dmb[GW_BURST], *nmb[GW_BURST];
+	uint16_t nd = 0, nr = 0, nn = 0;
 	struct cop_batch b;
 
 	memset(b.n, 0, sizeof(b.n));
-	b.left = n;
 	b.nspare = 0;
 	b.ic.n[0] = b.ic.n[1] = 0;
 	/*
@@ -461,7 +461,10 @@ gw_esp_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], u
 	 * gw_sp_lookup_bulk() outbound, esp_in_sad() inbound. Direct SAs apart.
 	 */
 	for (uint16_t i = 0; i < n; i++) {
-		if (__atomic_load_n(&sas[i]->direct, __ATOMIC_RELAXED)) {
+		if (sas[i]->action == GW_SA_NATIVE) {   /* esp_native.c: no op, no session */
+			nsa[nn] = sas[i];
+			nmb[nn++] = mb[i];
+		} else if (__atomic_load_n(&sas[i]->direct, __ATOMIC_RELAXED)) {
 			dsa[nd] = sas[i];
 			dmb[nd++] = mb[i];
 		} else {
@@ -469,6 +472,11 @@ gw_esp_submit(struct gw_worker *w, struct gw_sa *sas[], struct rte_mbuf *mb[], u
 			mb[nr++] = mb[i];
 		}
 	}
+	b.left = nr + nd;
+	if (nn != 0)
+		gw_esp_native(w, nsa, nmb, nn);
+	if (nr == 0 && nd == 0)
+		return;
 	if (nr != 0)
 		group_submit(w, sas, mb, nr, &b);
 	if (nd != 0)

@@ -324,8 +324,7 @@ esp_in_sad(struct gw_worker *w, struct rte_mbuf *mb[], const uint8_t v6[], uint1
 
 		if (h != NULL) {
 			res[i] = (struct gw_sa *)(uintptr_t)h->ans;
-			gw_sa_prefetch(res[i]);         /* stage 1 with its session */
-			ses_hint_prefetch(h->aux);
+			sa_hint_prefetch(res[i], h->aux);       /* stage 1 with its session */
 			continue;
 		}
 		memset(&keys[i], 0, sizeof(keys[i]));

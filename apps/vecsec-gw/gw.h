@@ -44,6 +44,7 @@ enum gw_sa_action {
 	GW_SA_LOOKASIDE_NONE,   /* cryptodev enqueue/dequeue (no-offload) */
 	GW_SA_CPU_CRYPTO,       /* rte_cryptodev_sym_cpu_crypto_process */
 	GW_SA_LOOKASIDE_PROTOCOL, /* rte_security ESP session on the cryptodev (crypto_vecsec) */
+	GW_SA_NATIVE,           /* the gateway's own ESP, libvecsec's lanes engine (esp_native.c) */
 };
 
 enum gw_sp_action { GW_SP_DISCARD, GW_SP_BYPASS, GW_SP_PROTECT };

@@ -26,9 +26,51 @@
 #include <rte_rwlock.h>
 #include <rte_spinlock.h>
 
+#include <vecsec/vecsec_esp.h>
+
 struct rte_fib;
 struct rte_fib6;
-struct vecsec_esp_replay;       /* lib/esp (vecsec/vecsec_esp.h): sa.c and esp_in.h */
+
+/*
+ * A native SA's own ESP state (type native: sa_native.c builds it,
+ * esp_native*.c read it); no other SA type reads it.
+ *
+ * Line 0 of struct gw_sa, in place of the rte_ipsec session a native SA
+ * never has (struct gw_nsa0; its first 8 bytes stay zero where ss.sa is,
+ * so code that asks whether an SA has an rte_ipsec SA sees none): the
+ * outbound sequence counter (lib/esp: reserved per burst with one atomic
+ * when workers share the SA), an IPv4 tunnel's template with NAT-T's UDP
+ * header, and where the rest is. Line 0 is fetched with line 1 for every
+ * SA (gw_sa_prefetch), so an outbound IPv4 packet's counter and template
+ * cost no line of their own.
+ *
+ * The rest (struct gw_nsa) opens the SA's block (cold->blk), so that only
+ * native SAs pay for it: its first line a whole ChaCha20-Poly1305 key
+ * object (header with the salt, then the 32-byte key:
+ * vecsec_aead_key_size() is one line; the header names the algorithm, so
+ * a ChaCha20 packet needs no pointer to it); an ARIA key's round keys do
+ * not fit a line, so that line stays zero and its object follows struct
+ * gw_nsa in the block. The second line: the key's address and an IPv6
+ * tunnel's template. Then, inbound, the exact replay window (rw).
+ */
+#define GW_NSA0_TMPL_MAX 28     /* IPv4 20 + UDP 8 */
+#define GW_NSA_TMPL_MAX 48      /* IPv6 40 + UDP 8 */
+struct gw_nsa;
+struct gw_nsa0 {
+	void *zero;                             /* where ss.sa is: NULL */
+	struct vecsec_esp_seq seq;              /* outbound numbers (lib/esp) */
+	uint8_t esn;
+	uint8_t tmpl_len;                       /* 0 (transport), 20/28 IPv4, 40/48 IPv6 */
+	uint8_t udp_ofs;                        /* NAT-T tunnel: its UDP header in the template */
+	uint8_t pad;
+	uint8_t tmpl4[GW_NSA0_TMPL_MAX];        /* an IPv4 tunnel's template */
+	struct gw_nsa *nsa;                     /* the key and the rest, in the SA's block */
+};
+struct gw_nsa {
+	uint8_t key_line[64] __rte_aligned(64); /* ChaCha20's key object */
+	const struct vecsec_aead_key *key;      /* &key_line, or the ARIA object after this */
+	uint8_t tmpl6[GW_NSA_TMPL_MAX];         /* an IPv6 tunnel's template */
+};
 
 /*
  * TSC cycles from @then to @now, 0 when @then is later. Two readings taken
@@ -60,13 +102,17 @@ _Static_assert(GW_COP_SA_OFFSET + sizeof(void *) <= GW_IV_OFFSET + GW_COP_PRIV,
  * array of DPDK memory (dp->sa[], stable for the whole run, slots reused):
  * line 0 the rte_ipsec session, line 1 every field the worker reads for
  * each burst, line 2 the lifetimes other than the hard packet limit (read
- * only by SAs that have such limits: life_more). Its rte_ipsec SA and
+ * only by SAs that have such limits: life_more); a native SA's line 0 is
+ * its struct gw_nsa0 instead of an rte_ipsec session. Its rte_ipsec SA and
  * replay window share one allocation (blk, cold part); the rest (addresses,
  * names, lookaside-protocol xform, where it was defined) is in struct
  * gw_sa_cold, never read by a packet.
  */
 struct gw_sa {
-	struct rte_ipsec_session ss;            /* line 0 (cache aligned) */
+	union {                                 /* line 0 (cache aligned) */
+		struct rte_ipsec_session ss;
+		struct gw_nsa0 nsa0;            /* type native (struct gw_nsa0) */
+	};
 	/* line 1 */
 	/*
 	 * vecsec: anti-replay of inbound rte_ipsec SAs (lookaside-none, CPU
@@ -136,6 +182,15 @@ gw_sa_prefetch(const struct gw_sa *sa)
 	rte_prefetch0(sa);
 	rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
 }
+
+/*
+ * What the views (stats, telemetry, the control socket) name as an SA's
+ * cryptodev and its driver: a native SA has none, libvecsec runs it.
+ */
+#define gw_sa_cdev_name(dp, s) \
+	((s)->action == GW_SA_NATIVE ? "none" : (dp)->cdev[(s)->cdev_id].name)
+#define gw_sa_cdev_driver(dp, s) \
+	((s)->action == GW_SA_NATIVE ? "libvecsec" : (dp)->cdev[(s)->cdev_id].driver)
 
 /* The parts of an SA no packet reads (dp->sa_cold[], same slots). */
 struct gw_sa_cold {
@@ -334,6 +389,7 @@ struct gw_dp {
 	uint16_t rx_burst;              /* packets per rx burst, 1..GW_BURST (--rx-burst) */
 	bool esn;                       /* ESN on every SA (-e) */
 	bool force_cpu_crypto;
+	bool force_native;              /* --native: every SA libvecsec's engine can run is native */
 	bool ipsec_telemetry_all;       /* every SA in /ipsec/sa/... (--ipsec-telemetry all) */
 	const char *prefer_driver;      /* cryptodev driver tried first */
 	uint32_t frag_tbl_sz;           /* reassembly entries per worker, 0: none */

@@ -143,7 +143,7 @@ sa_metrics(FILE *f)
 		label(f, "spi", spi, false);
 		label(f, "algo", c->algo_name, false);
 		label(f, "integ", c->integ_name != NULL ? c->integ_name : "aead", false);
-		label(f, "cryptodev", gw.cdev[s->cdev_id].name, false);
+		label(f, "cryptodev", gw_sa_cdev_name(&gw, s), false);
 		label(f, "origin", gw_ctrl_origin(c->line) ? "control" : "file", false);
 		fputs("} 1\n", f);
 	}

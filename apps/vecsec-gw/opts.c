@@ -145,6 +145,16 @@ opt_cpu_crypto(const struct gw_opt *d, const char *arg, struct opts *o)
 }
 
 static int
+opt_native(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	(void)d;
+	(void)arg;
+	(void)o;
+	gw.force_native = true;
+	return 0;
+}
+
+static int
 opt_prefer(const struct gw_opt *d, const char *arg, struct opts *o)
 {
 	(void)d;
@@ -608,6 +618,10 @@ static const struct gw_opt opt_table[] = {
 	  "  -e                 ESN on every SA\n", { 0, 0 } },
 	{ "cpu-crypto", 0, NA, opt_cpu_crypto,
 	  "  --cpu-crypto       process every SA with synchronous CPU crypto\n", { 0, 0 } },
+	{ "native", 0, NA, opt_native,
+	  "  --native           the gateway's own ESP (type native) for every SA libvecsec\n"
+	  "                     runs (ChaCha20-Poly1305, ARIA-GCM) but lookaside-protocol ones,\n"
+	  "                     those of the control socket (strongSwan) too\n", { 0, 0 } },
 	{ "prefer", 0, RA, opt_prefer,
 	  "  --prefer DRIVER    cryptodev driver tried first (default crypto_vecsec)\n",
 	  { 0, 0 } },

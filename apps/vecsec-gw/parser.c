@@ -829,10 +829,12 @@ parse_sa_path(struct pctx *p, struct sa_rule *r, unsigned int *tip)
 			sa->action = GW_SA_CPU_CRYPTO;
 		else if (strcmp(p->t[ti].s, "lookaside-protocol-offload") == 0)
 			sa->action = GW_SA_LOOKASIDE_PROTOCOL;
+		else if (strcmp(p->t[ti].s, "native") == 0)
+			sa->action = GW_SA_NATIVE;      /* vecsec: the gateway's own ESP */
 		else if (strcmp(p->t[ti].s, "inline-protocol-offload") == 0 ||
 				strcmp(p->t[ti].s, "inline-crypto-offload") == 0)
 			return perr(p, ti, "not supported by vecsec-gw (use no-offload, "
-				"cpu-crypto or lookaside-protocol-offload)");
+				"cpu-crypto, lookaside-protocol-offload or native)");
 		else
 			return perr(p, ti, "unknown action type");
 	} else {

@@ -9,6 +9,7 @@
 #include "gw_dp.h"
 #include "vecsec_heap.h"
 #include "gw_log.h"
+#include "sa_native.h"
 #include "seqstate.h"
 
 #include <errno.h>
@@ -696,6 +697,35 @@ sa_pick_dev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
 }
 
 /*
+ * A native SA (sa_native.c): what every type shares (the outbound numbers
+ * and --seq-state, NAT-T's ports, sa_fill), then its own lines; no
+ * cryptodev, session or rte_ipsec SA.
+ */
+static int
+sa_init_native(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam,
+	       uint32_t win, bool esn)
+{
+	struct rte_ipsec_sa_prm prm;
+	struct rte_ipv4_hdr h4;
+	struct rte_ipv6_hdr h6;
+	uint64_t first = c->esn_init;
+	int rc;
+
+	memset(&prm, 0, sizeof(prm));
+	if (c->dir == GW_DIR_OUT) {
+		first = gw_seq_state_bind(s->idx, c, esn ? UINT64_MAX : UINT32_MAX - 1);
+		first = first > 1 ? first : 1;
+		rc = seq_limit(s, c, esn, first);
+		if (rc != 0)
+			return rc;
+	}
+	sa_prm_mode(c, fam, &prm, &h4, &h6);
+	sa_prm_natt(s, c, &prm, &h4, &h6);
+	sa_fill(dp, s, c, fam);
+	return gw_sa_native_init(dp, s, c, first, win, esn);
+}
+
+/*
  * Everything of SA slot s but its session: the device, and one allocation
  * for its rte_ipsec SA and, inbound, the exact replay window right after it
  * (lines a packet reads next to each other). fam: its inner family.
@@ -718,6 +748,8 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 	int sz, rc;
 
 	blk_free(dp, s);        /* a second try (after -ENOTSUP) */
+	if (gw_sa_native_want(dp, c))
+		return sa_init_native(dp, s, c, fam, win, esn);
 	fill_xforms(c, xf);
 	esn_aad_fix(dp, c, xf);
 	ipx = ipsec_xform(c, xf, ix);
@@ -802,6 +834,8 @@ sa_session(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 	struct rte_mempool *mp;
 	int rc;
 
+	if (s->action == GW_SA_NATIVE)
+		return 0;       /* its key is in its own lines (sa_native.c) */
 	if (s->action == GW_SA_LOOKASIDE_PROTOCOL)
 		return sec_session(dp, s, c);
 	mp = pools_pick(dp, &cpools[s->cdev_id]);
@@ -977,7 +1011,8 @@ sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int 
 	}
 	if (rc == -ENOTSUP && !quiet)
 		rc = sa_init_one(dp, s, c, fam, false, false);         /* says why */
-	if (rc == 0 && at_run && dp->cdev[s->cdev_id].sess_pool == NULL) {
+	if (rc == 0 && at_run && s->action != GW_SA_NATIVE &&
+	    dp->cdev[s->cdev_id].sess_pool == NULL) {
 		rc = cdev_up(dp, &dp->cdev[s->cdev_id]);
 		if (rc == 0)
 			GW_LOG(NOTICE, "cryptodev %u: %s (driver %s%s) started for SA %s %u",
@@ -1199,6 +1234,7 @@ gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 	cold->sess_size = 0;
 	if (s->ss.sa != NULL)
 		rte_ipsec_telemetry_sa_del(s->ss.sa);
+	gw_sa_native_wipe(dp, s);       /* its key, before its block goes */
 	blk_free(dp, s);
 }
 
@@ -1340,11 +1376,13 @@ gw_sa_mem(const struct gw_dp *dp, struct gw_mem *m)
 		 * DPDK's heap (vecsec_aead_key_size() bytes; a ChaCha20 key is
 		 * inline); ARIA SAs run on crypto_vecsec only
 		 */
-		if (dp->conf != NULL && i < dp->conf->nb_sa && sa_is_aria(&dp->conf->sa[i]))
+		if (dp->conf != NULL && i < dp->conf->nb_sa && sa_is_aria(&dp->conf->sa[i]) &&
+		    dp->sa[i].action != GW_SA_NATIVE)  /* native: its key is in blk */
 			m->session_heap += vecsec_aead_key_size(dp->conf->sa[i].aead ?
 				VECSEC_AEAD_ARIA_GCM : VECSEC_AEAD_ARIA_CTR,
 				dp->conf->sa[i].cipher_key_len);
 		m->nb_chacha += dp->sa[i].action != GW_SA_LOOKASIDE_PROTOCOL &&
+			dp->sa[i].action != GW_SA_NATIVE &&
 			cold->algo_name != NULL && strcmp(cold->algo_name, "chacha20-poly1305") == 0;
 	}
 	m->sa_hot = (size_t)dp->max_sa * sizeof(dp->sa[0]);

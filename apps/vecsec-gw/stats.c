@@ -305,7 +305,8 @@ sa_info_get(const struct gw_dp *dp, unsigned int slot, struct sa_info *in)
 	in->mode = s->mode == GW_MODE_TRANS ? "transport" : s->mode == GW_MODE_TUN4 ?
 		"ipv4-tunnel" : "ipv6-tunnel";
 	in->type = s->action == GW_SA_CPU_CRYPTO ? "cpu-crypto" :
-		s->action == GW_SA_LOOKASIDE_PROTOCOL ? "lookaside-protocol" : "lookaside-none";
+		s->action == GW_SA_LOOKASIDE_PROTOCOL ? "lookaside-protocol" :
+		s->action == GW_SA_NATIVE ? "native" : "lookaside-none";
 	in->tunnel = s->mode != GW_MODE_TRANS;
 	if (in->tunnel) {
 		int af = s->mode == GW_MODE_TUN6 ? AF_INET6 : AF_INET;
@@ -356,8 +357,8 @@ gw_stats_sa_text(const struct gw_dp *dp, const struct sa_info *in, FILE *f)
 		s->spi, in->mode, s->inner_v6 ? '6' : '4',
 		s->natt ? " udp-encap" : "", dp->sa_cold[s->idx].algo_name,
 		dp->sa_cold[s->idx].integ_name, in->type,
-		dp->cdev[s->cdev_id].name,
-		dp->cdev[s->cdev_id].driver, in->esn ? ", esn" : "",
+		gw_sa_cdev_name(dp, s),
+		gw_sa_cdev_driver(dp, s), in->esn ? ", esn" : "",
 		in->telemetry ? ", telemetry" : "");
 	if (in->tunnel)
 		fprintf(f, "  tunnel %s -> %s\n", in->src, in->dst);
@@ -453,7 +454,7 @@ gw_stats_print(const struct gw_dp *dp, double seconds, FILE *f)
 			dp->sa_cold[i].integ_name,
 			sa->mode == GW_MODE_TRANS ? "transport" :
 			sa->mode == GW_MODE_TUN4 ? "tunnel4" : "tunnel6",
-			dp->cdev[sa->cdev_id].name, in.st.pkts, in.st.bytes, dr);
+			gw_sa_cdev_name(dp, sa), in.st.pkts, in.st.bytes, dr);
 		for (unsigned int d = 0; d < GW_DROP_MAX; d++)
 			if (in.st.drops[d] != 0)
 				fprintf(f, " %s=%" PRIu64, gw_drop_names[d], in.st.drops[d]);

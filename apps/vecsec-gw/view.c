@@ -219,8 +219,8 @@ gw_view_sa(struct gw_vw *v, const struct gw_dp *dp, const struct sa_info *in)
 	gw_vw_str(v, "algo", cold->algo_name);
 	gw_vw_str(v, "integ", cold->integ_name != NULL ? cold->integ_name : "aead");
 	gw_vw_str(v, "type", in->type);
-	gw_vw_str(v, "cryptodev", dp->cdev[s->cdev_id].name);
-	gw_vw_str(v, "driver", dp->cdev[s->cdev_id].driver);
+	gw_vw_str(v, "cryptodev", gw_sa_cdev_name(dp, s));
+	gw_vw_str(v, "driver", gw_sa_cdev_driver(dp, s));
 	gw_vw_u64(v, "seq_bits", in->esn ? 64 : 32);
 	gw_vw_str(v, "ipsec_telemetry", in->telemetry ? "on" : "off");
 	if (s->dir == GW_DIR_OUT) {

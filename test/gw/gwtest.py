@@ -53,7 +53,8 @@ def eal_args(prefix, lcores="0"):
 
 # ---- command line ----------------------------------------------------------
 
-def gw_args(args, flags=(), values=(), app_flags=("--cpu-crypto",), eal_opts=("--vdev", "-d")):
+def gw_args(args, flags=(), values=(), app_flags=("--cpu-crypto", "--native"),
+            eal_opts=("--vdev", "-d")):
     """
     Split a test script's arguments: app_flags go to the gateway after
     `--`, eal_opts take a value and go to EAL, flags and values (options

@@ -27,7 +27,9 @@ forged ones spend nothing, exactly the first 50 decrypt, 50 are expired.
 lifetime-proto: the same lifetimes on lookaside-protocol SAs (crypto_vecsec's
 rte_security sessions; the worker's own op path, no rte_ipsec).
 
-usage: rekey_check.py GATEWAY_BINARY CTL_BINARY [rekey|lifetime|lifetime-proto]
+lifetime-native: the same on native SAs (type native: the gateway's own ESP).
+
+usage: rekey_check.py GATEWAY_BINARY CTL_BINARY [rekey|lifetime|lifetime-proto|lifetime-native]
 """
 import collections
 import os
@@ -402,8 +404,11 @@ def main():
         wrpcap(os.path.join(tmp, "clear_in.pcap"), [eth(p) for p in pkts])
         gwtest.write_pcap(os.path.join(tmp, "empty.pcap"))
         what = sys.argv[3] if len(sys.argv) > 3 else "all"
+        global SA_TYPE
+        if what == "lifetime-native":
+            SA_TYPE = " type native"         # the gateway's own ESP (esp_native.c)
+            what = "lifetime"
         if what == "lifetime-proto":
-            global SA_TYPE
             SA_TYPE = " type lookaside-protocol-offload"
             what = "lifetime"
         if what in ("all", "rekey"):

@@ -12,7 +12,7 @@ its ICV fails) and the window takes it; the window records only delivered
 packets.
 
 Inbound SAs of every type (lookaside-none, cpu-crypto,
-lookaside-protocol-offload) and algorithm (ChaCha20-Poly1305 on
+lookaside-protocol-offload, native) and algorithm (ChaCha20-Poly1305 on
 crypto_vecsec, AES-GCM on crypto_aesni_mb; with --chacha-pmd
 ChaCha20-Poly1305 on ipsec-mb's crypto_chacha20_poly1305, lookaside-none), with and
 without ESN, windows 32 .. 8128 (64 and 100 too), IPv4 tunnel and IPv6
@@ -304,7 +304,7 @@ def sa_table(lkp_algo, types, aes):
     t = []
     for typ in types:
         short = {"lookaside-none": "none", "cpu-crypto": "cpu",
-                 "lookaside-protocol-offload": "lkp"}[typ]
+                 "lookaside-protocol-offload": "lkp", "native": "nat"}[typ]
         c = lkp_algo
         t += [("%s-chacha-w1024" % short, c, typ, "ipv4-tunnel", False, 1024, 0),
               ("%s-chacha-esn-w64-p1p2" % short, c, typ, "ipv4-tunnel", True, 64, TWO32 - 10),
@@ -315,7 +315,7 @@ def sa_table(lkp_algo, types, aes):
               ("%s-chacha-esn-w8128" % short, c, typ, "ipv4-tunnel", True, 8128, TWO32 - 9000),
               ("%s-chacha-esn-w32" % short, c, typ, "ipv4-tunnel", True, 32, 3 * TWO32 - 300),
               ("%s-chacha-w4096" % short, c, typ, "transport", False, 4096, 0)]
-        if aes and typ != "lookaside-protocol-offload":
+        if aes and typ not in ("lookaside-protocol-offload", "native"):
             t += [("%s-gcm-esn-w64-p1p2" % short, "aes-128-gcm", typ, "ipv4-tunnel", True, 64,
                    5 * TWO32 - 10),
                   ("%s-gcm256-w1024" % short, "aes-256-gcm", typ, "ipv4-tunnel", False, 1024, 0),
@@ -384,6 +384,8 @@ def check_cdevs(st, sas, chacha_dev):
         want = chacha_dev if s.algo.startswith("chacha") else "aesni_mb"
         if s.typ == "lookaside-protocol-offload":
             want = "crypto_vecsec"
+        if s.typ == "native":
+            want = "none"       # the gateway's own ESP: no cryptodev
         got = by_spi[s.spi]["cryptodev"]
         if want not in got:
             print("FAIL: %s runs on %s, not %s" % (s.name, got, want))
@@ -531,10 +533,10 @@ def exhaust(gwbin, tmp, eal):
     ok = True
     esn_first = (1 << 64) - 5
     specs = []
-    for typ in ("lookaside-none", "cpu-crypto", "lookaside-protocol-offload"):
+    for typ in ("lookaside-none", "cpu-crypto", "lookaside-protocol-offload", "native"):
         specs.append(("chacha20-poly1305", typ, False, 4294967290))
         specs.append(("chacha20-poly1305", typ, True, esn_first))
-        if typ != "lookaside-protocol-offload":
+        if typ not in ("lookaside-protocol-offload", "native"):
             specs.append(("aes-128-gcm", typ, True, esn_first))
             specs.append(("aes-128-gcm", typ, False, 4294967290))
     conf = ""
@@ -649,7 +651,7 @@ def main():
     bursts = [int(x) for x in own.get("--bursts", "1,2,16,32").split(",")]
     workers = int(own.get("--workers", "1"))
     chacha_dev = "crypto_vecsec"
-    types = ["lookaside-none", "cpu-crypto", "lookaside-protocol-offload"]
+    types = ["lookaside-none", "cpu-crypto", "lookaside-protocol-offload", "native"]
     if "--chacha-pmd" in own:
         # ipsec-mb's ChaCha20-Poly1305 PMD for the rte_ipsec SAs
         extra_eal += ["--vdev", "crypto_chacha20_poly1305"]

@@ -27,7 +27,12 @@ peer is charon B with kernel-libipsec (userspace ESP, UDP encapsulation).
   8. vecsec-gw restarted: the plugin notices (new boot id), charon
      re-creates the CHILD_SA, traffic flows again
 
-    swan_e2e.py BUILD_DIR
+With --native the gateway runs with --native: the SAs charon installs
+whose algorithm libvecsec has (net4's ChaCha20-Poly1305) are native (type
+native: the gateway's own ESP), the others stay on cryptodevs; checked in
+the gateway's `list` after step 1.
+
+    swan_e2e.py BUILD_DIR [--native]
 """
 import os
 import re
@@ -139,12 +144,13 @@ V6 = [("hA", "hB", "fd77:2::1", 5003), ("hB", "hA", "fd77:1::1", 5004)]
 
 def main():
     build = sys.argv[1]
+    gw_args = ["--native"] if "--native" in sys.argv[2:] else []
     env = st.Env(build, "se")
     try:
         env.topology()
         for a in ("10.77.1.2/24", "10.77.1.3/24", "10.77.1.4/24"):
             env.add_addr("hA", "la0", a)
-        env.gw_start()
+        env.gw_start(args=gw_args)
         env.charon_start("B", "gB", st.plugin_conf_libipsec())
         env.charon_start("A", "gA", st.plugin_conf_vecsec(env), preload=True)
         la = env.charon_log("A")
@@ -164,6 +170,17 @@ def main():
             check(c["mode"] == "TUNNEL-in-UDP", "%s is tunnel mode in UDP (%s)" % (
                 c["name"], c["proposal"]))
         expect_gateway_holds(env, ALL, "established")
+        if gw_args:
+            # native: charon's ChaCha20-Poly1305 SAs (net4), not its AES-GCM ones (net6)
+            types = {}
+            for line in env.ctl("list").splitlines():
+                m = re.match(r"sa (in|out) (\d+) (\S+) .* cryptodev (\S+)( native)?", line)
+                if m:
+                    types[m.group(3)] = types.get(m.group(3), set()) | {bool(m.group(5))}
+            check(types.get("chacha20-poly1305") == {True} and
+                  types.get("aes-256-gcm") == {False},
+                  "--native: charon's ChaCha20-Poly1305 SAs are native, AES-GCM on a "
+                  "cryptodev (%s)" % types)
         props = {c["name"]: c["proposal"] for c in cs}
         check(props["cbc4"] == "ESP:AES_CBC-128/HMAC_SHA2_256_128" and
               props["ctr4"] == "ESP:AES_CTR-256/HMAC_SHA2_384_192",
@@ -265,7 +282,7 @@ def main():
         # 8. vecsec-gw restarted: the plugin notices, charon re-creates the CHILD_SA
         old = [c for c in installed(env) if c["name"] == "net4"][0]
         env.gw_stop()
-        env.gw_start()
+        env.gw_start(args=gw_args)
 
         def back():
             cs = installed(env)

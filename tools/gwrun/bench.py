@@ -294,7 +294,7 @@ def ax_pcaps(d, a):
 
 
 AX_TYPES = {"lookaside": "", "cpu-crypto": " type cpu-crypto",
-            "proto": " type lookaside-protocol-offload"}
+            "proto": " type lookaside-protocol-offload", "native": " type native"}
 
 
 def ax_conf(n, direction, typ="lookaside"):
@@ -493,7 +493,7 @@ def build_cases(a, pcaps, cfgs):
         return ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0
 
     def vecsec_gw(label, pmd, cpu, d, t, nsa=1, workers=1, gw=a.gw):
-        """cpu: True for cpu-crypto SAs, "proto" for lookaside-protocol ones."""
+        """cpu: True for cpu-crypto SAs, "proto" for lookaside-protocol ones, "native"."""
         cores = ",".join(str(i) for i in range(workers))
         cdev = ["--vdev", pmd + "0"]
         pv, op = ports(d, t, nsa, workers)
@@ -503,7 +503,8 @@ def build_cases(a, pcaps, cfgs):
             return [gw, "-l", cores] + eal_common + ["--file-prefix", prefix] + cdev + pv + \
                 ["--", "-f", cfg, "-u", "2", "-w", "0", "--prefer", pmd, "--quiet",
                  "--duration", "120"] + a.gw_args
-        mode = "lookaside-protocol" if cpu == "proto" else "cpu-crypto" if cpu else "lookaside"
+        mode = "lookaside-protocol" if cpu == "proto" else "native" if cpu == "native" else \
+            "cpu-crypto" if cpu else "lookaside"
         cases.append(dict(label=label, app="vecsec-gw", pmd=pmd, mode=mode, dir=d, traffic=t,
                           sas=nsa, workers=workers, mk=mk, out_port=op))
 
@@ -562,6 +563,8 @@ def build_cases(a, pcaps, cfgs):
             vecsec_gw("vecsec-gw vecsec", "crypto_vecsec", False, d, t)
             vecsec_gw("vecsec-gw vecsec cpu", "crypto_vecsec", True, d, t)
             vecsec_gw("vecsec-gw aesni_mb", "crypto_aesni_mb", False, d, t)
+            if a.native:
+                vecsec_gw("vecsec-gw native", "crypto_vecsec", "native", d, t)
             if a.lookaside_protocol:
                 vecsec_gw("vecsec-gw vecsec proto", "crypto_vecsec", "proto", d, t)
                 if a.gw_base:
@@ -639,6 +642,9 @@ def main():
     ap.add_argument("--lookaside-protocol", action="store_true",
                     help="also crypto_vecsec's rte_security ESP sessions (lookaside-protocol "
                          "SAs), every direction and size")
+    ap.add_argument("--native", action="store_true",
+                    help="also native SAs (type native: the gateway's own ESP, libvecsec's "
+                         "lanes engine, no cryptodev), every direction and size")
     ap.add_argument("--workers", type=int, default=2,
                     help="worker lcores of the multi-worker cases (one rx queue each)")
     ap.add_argument("--only", default="",
@@ -652,7 +658,7 @@ def main():
     ap.add_argument("--sa-type", default="lookaside", choices=sorted(AX_TYPES),
                     help="the axis's SA type: lookaside (rte_ipsec + crypto ops), cpu-crypto "
                          "(rte_ipsec + CPU crypto), proto (crypto_vecsec's rte_security ESP "
-                         "sessions: type lookaside-protocol-offload)")
+                         "sessions: type lookaside-protocol-offload), native (type native)")
     ap.add_argument("--sa-pkts", type=int, default=0,
                     help="packets in each loop of the axis (a multiple of 12); 0: two per SA, "
                          "at least 12,288, and 1 SA measured with each loop size")
@@ -695,11 +701,13 @@ def main():
                     path = os.path.join(shm, "gw-%s-%d%s.cfg" % (d, nsa, "-cpu" if cpu else ""))
                     cfgs[(nsa, cpu, d)] = write_config(path, gw_conf(nsa, cpu, d), 0o600)
         for d in ("out", "in"):
-            # the lookaside SA made type lookaside-protocol-offload
-            text = "".join(ln + (" type lookaside-protocol-offload" if ln.startswith("sa ")
-                                 else "") + "\n" for ln in gw_conf(1, False, d).splitlines())
-            cfgs[(1, "proto", d)] = write_config(os.path.join(shm, "gw-%s-1-proto.cfg" % d),
-                                                 text, 0o600)
+            # the lookaside SA made type lookaside-protocol-offload, and type native
+            for k, typ in (("proto", " type lookaside-protocol-offload"),
+                           ("native", " type native")):
+                text = "".join(ln + (typ if ln.startswith("sa ") else "") + "\n"
+                               for ln in gw_conf(1, False, d).splitlines())
+                cfgs[(1, k, d)] = write_config(os.path.join(shm, "gw-%s-1-%s.cfg" % (d, k)),
+                                               text, 0o600)
         if a.sa_axis:
             t1 = time.time()
             axp, a.reach = ax_pcaps(shm, a)
@@ -883,6 +891,7 @@ def report(rows, cases, hz, hz_src, a):
                       "(%.3f best on CPU)" % (d, t, rc, ratio(
                           ("vecsec-gw vecsec proto", d, t), ("base vecsec proto", d, t),
                           "mpps_cpu_best") or 0))
+    report_native(idx, ratio, a)
     print()
     print("reproducing command lines (FILES: the traffic and config files this script writes "
           "in /dev/shm and removes at the end; the other sizes and directions change only "
@@ -895,6 +904,38 @@ def report(rows, cases, hz, hz_src, a):
         seen.add(key)
         print("  # %s (%s, %s)" % (c["label"], c["dir"], c["traffic"]))
         print("  " + " ".join(shlex.quote(x) for x in c["mk"]("bench-gw")))
+
+
+def report_native(idx, ratio, a):
+    """Native SAs (issue #28's targets): above the I/O floor against lookaside-protocol,
+    and against the stock ipsec-secgw with crypto_aesni_mb (its better mode)."""
+    if not a.native:
+        return
+    print()
+    print("native SAs (type native): cycles per packet above the I/O floor, native / "
+          "lookaside-protocol (target <= 0.5 at 64 B); on-CPU Mpps native / stock ipsec-secgw "
+          "+ aesni_mb, its better of lookaside and cpu-crypto (targets >= 2.5x 64 B, 1.5x IMIX, "
+          "1.25x 1400 B)")
+    for d in ("out", "in"):
+        for t in a.traffic:
+            parts = []
+            try:
+                fl = float(idx[("I/O floor (gw bypass)", "out", t)]["cycles_pkt_cpu"])
+                nat = float(idx[("vecsec-gw native", d, t)]["cycles_pkt_cpu"]) - fl
+                pro = float(idx[("vecsec-gw vecsec proto", d, t)]["cycles_pkt_cpu"]) - fl
+                parts.append("above floor %.0f vs %.0f cycles: %.2f" % (nat, pro, nat / pro))
+            except (KeyError, TypeError, ValueError, ZeroDivisionError):
+                pass
+            best = [r for r in (ratio(("vecsec-gw native", d, t), (sl, d, t), "mpps_cpu")
+                                for sl in ("secgw aesni_mb", "secgw aesni_mb cpu"))
+                    if r is not None]
+            if best:
+                parts.append("/ secgw aesni_mb %.2fx" % min(best))
+            rl = ratio(("vecsec-gw native", d, t), ("vecsec-gw vecsec", d, t), "mpps_cpu")
+            if rl is not None:
+                parts.append("/ vecsec-gw lookaside %.2fx" % rl)
+            if parts:
+                print("  %-3s %-5s %s" % (d, t, "; ".join(parts)))
 
 
 def axis_rows(rows):
