@@ -24,6 +24,9 @@ Through the control socket, each step waiting for counters, never for time:
      their packets), B and D go on
   4. `segment -2`: nothing passes; IKE from either peer no longer reaches
      the SPD (no more policy drops)
+  5. an inbound SA installed without `spi alloc`, as kernel-vecsec does on
+     the ha plugin's passive node (add_sa with update = FALSE): accepted,
+     shown standby, and `spi alloc` never hands its SPI out
 `segments` (text, JSON), the SAs' segment in telemetry, /vecsec_gw/segments,
 bad requests refused, and `vecsec-ctl -j monitor` showing each change with
 its time. No other drop reason; the gateway exits cleanly.
@@ -255,6 +258,22 @@ def run(gw, ctl, tmp, plan):
         req("segment -2\n")
         none_while({"SA in B": B, "SA out D": D, "policy drops (IKE)": lambda: total("policy")},
                    "segment -2")
+        # 5. an HA passive node's inbound SA: kernel-vecsec sends `sa in` for an SPI
+        # no `spi alloc` gave (add_sa with update = FALSE); accepted, and never handed
+        # out by a later `spi alloc` (this node's own get_spi)
+        ha_spi = pick_spi(VIP, 2, 0x5000)
+        req("sa in %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel src %s dst %s "
+            "owner charon\n" % (ha_spi, gwtest.hexkey(KEY), PEER_IN, VIP))
+        full = req("spi alloc %d %d owner charon\n" % (ha_spi, ha_spi), want_ok=False)
+        other = req("spi alloc %d %d owner charon\n" % (ha_spi, ha_spi + 1)).split()
+        st = (sa(ha_spi, "in").get("segment"), sa(ha_spi, "in").get("segment_state"))
+        if "no free SPI" not in full or other[:2] != ["spi", str(ha_spi + 1)] or \
+                st != (2, "standby"):
+            fail("HA-installed SA %d: spi alloc %r, then %r; segment %s" %
+                 (ha_spi, full, other, st))
+        else:
+            print("ok   sa in %d without spi alloc (HA passive node): installed, segment 2 "
+                  "standby, never handed out by spi alloc" % ha_spi)
         out = req("segments\n")
         if "active none mask 0x0000 changes 3" not in out:
             fail("segments after the changes: %r" % out)
