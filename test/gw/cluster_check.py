@@ -9,7 +9,7 @@ window off), each frame chosen by its segment (the hash is redone here in
 Python and checked on strongSwan's values first):
 
   ESP port:  ESP of SA in A (192.0.2.5, SPI -> segment 1) and SA in B
-             (segment 2); IKE (UDP 500) from a peer of segment 1 and one of
+             (segment 2), ESP in UDP 4500 of SA in E (segment 2); IKE (UDP 500) from a peer of segment 1 and one of
              segment 2, to the cluster address (no SP lets IKE in: the
              active peer's packets end as `policy` drops, the inactive
              one's as `inactive_segment`)
@@ -109,6 +109,7 @@ class Plan:
     def __init__(self):
         self.a = pick_spi(VIP, 1, 0x1000)
         self.b = pick_spi(VIP, 2, 0x2000)
+        self.e = pick_spi(VIP, 2, 0x6000)       # ESP in UDP 4500
         self.peer_c = self.peer_d = "198.51.100.20"
         self.c = pick_spi(self.peer_c, 1, 0x3000)
         self.d = pick_spi(self.peer_d, 2, 0x4000)
@@ -117,9 +118,10 @@ class Plan:
 
     def config(self, path):
         lines = ["rt ipv4 dst 10.5.0.0/16 port 0", "rt ipv4 dst 198.51.100.0/24 port 1"]
-        for spi, net in ((self.a, "10.5.1.0/24"), (self.b, "10.5.2.0/24")):
+        for spi, net, encap in ((self.a, "10.5.1.0/24", ""), (self.b, "10.5.2.0/24", ""),
+                                (self.e, "10.5.3.0/24", " udp-encap")):
             lines.append("sa in %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
-                         "src %s dst %s" % (spi, gwtest.hexkey(KEY), PEER_IN, VIP))
+                         "src %s dst %s%s" % (spi, gwtest.hexkey(KEY), PEER_IN, VIP, encap))
             lines.append("sp ipv4 in esp protect %d pri 10 dst %s" % (spi, net))
         for spi, net, peer in ((self.c, "10.6.1.0/24", self.peer_c),
                                (self.d, "10.6.2.0/24", self.peer_d)):
@@ -130,9 +132,10 @@ class Plan:
 
     def pcaps(self, tmp):
         esp = []
-        for spi, dst in ((self.a, "10.5.1.7"), (self.b, "10.5.2.7")):
+        for spi, dst in ((self.a, "10.5.1.7"), (self.b, "10.5.2.7"), (self.e, "10.5.3.7")):
+            nat = UDP(sport=4500, dport=4500) if spi == self.e else None
             sa = SecurityAssociation(ESP, spi=spi, crypt_algo="CHACHA20-POLY1305", crypt_key=KEY,
-                                     tunnel_header=IP(src=PEER_IN, dst=VIP))
+                                     tunnel_header=IP(src=PEER_IN, dst=VIP), nat_t_header=nat)
             inner = IP(src="192.168.9.1", dst=dst) / UDP(sport=2000, dport=53) / Raw(b"x" * 40)
             esp.append(eth(sa.encrypt(inner, seq_num=1)))
         for peer in (self.ike1, self.ike2):
@@ -193,6 +196,7 @@ def run(gw, ctl, tmp, plan):
     B = lambda: pkts(plan.b, "in")      # noqa: E731
     C = lambda: pkts(plan.c, "out")     # noqa: E731
     D = lambda: pkts(plan.d, "out")     # noqa: E731
+    E = lambda: pkts(plan.e, "in")      # noqa: E731
     try:
         cfg = plan.config(os.path.join(tmp, "gw.cfg"))
         ports = gwtest.pcap_ports(tmp, ("clear_in.pcap,infinite_rx=1", "clear_out.pcap"),
@@ -211,12 +215,12 @@ def run(gw, ctl, tmp, plan):
         grows(lambda: total("policy"), 20, "IKE of the active segment's peer to the SPD")
         sd = sa(plan.d, "out")
         d_drops = sd.get("drops", {}).get("inactive_segment", 0)
-        if B() != 0 or D() != 0 or sd.get("seq", -1) != 0 or d_drops == 0:
-            fail("segment 2 inactive, yet B %d D %d, D seq %s, D inactive drops %d" %
-                 (B(), D(), sd.get("seq"), d_drops))
+        if B() != 0 or D() != 0 or E() != 0 or sd.get("seq", -1) != 0 or d_drops == 0:
+            fail("segment 2 inactive, yet B %d D %d E %d, D seq %s, D inactive drops %d" %
+                 (B(), D(), E(), sd.get("seq"), d_drops))
         else:
-            print("ok   segment 1 active: A, C pass; B, D none; D used no sequence number "
-                  "(%d of its packets dropped)" % d_drops)
+            print("ok   segment 1 active: A, C pass; B, D, E (ESP in UDP) none; D used no "
+                  "sequence number (%d of its packets dropped)" % d_drops)
         st = (sa(plan.a, "in").get("segment"), sa(plan.a, "in").get("segment_state"),
               sa(plan.d, "out").get("segment"), sd.get("segment_state"))
         if st != (1, "active", 2, "standby"):
@@ -242,6 +246,7 @@ def run(gw, ctl, tmp, plan):
         req("segment +2\n")
         grows(B, 64, "SA in B after segment +2")
         grows(D, 64, "SA out D after segment +2")
+        grows(E, 64, "SA in E (ESP in UDP) after segment +2")
         i0 = total("inactive_segment")
         grows(A, 300, "300 more of SA in A")
         if total("inactive_segment") != i0:
@@ -256,7 +261,8 @@ def run(gw, ctl, tmp, plan):
         grows(D, 64, "SA out D with segment 2 alone")
         # 4. none active: IKE of either peer stopped before the SPD
         req("segment -2\n")
-        none_while({"SA in B": B, "SA out D": D, "policy drops (IKE)": lambda: total("policy")},
+        none_while({"SA in B": B, "SA out D": D, "SA in E": E,
+                    "policy drops (IKE)": lambda: total("policy")},
                    "segment -2")
         # 5. an HA passive node's inbound SA: kernel-vecsec sends `sa in` for an SPI
         # no `spi alloc` gave (add_sa with update = FALSE); accepted, and never handed
