@@ -36,6 +36,7 @@ usage: cluster_check.py GATEWAY_BINARY CTL_BINARY
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -322,8 +323,11 @@ def main():
         return 1
     plan = Plan()
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-hacl-")
-    plan.pcaps(tmp)
-    ok = run(gw, ctl, tmp, plan)
+    try:
+        plan.pcaps(tmp)
+        ok = run(gw, ctl, tmp, plan)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
