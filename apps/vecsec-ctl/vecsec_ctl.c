@@ -240,7 +240,8 @@ event_time_ms(const char *a)
  * is: expire soft|hard in|out SPI packets|bytes LIMIT; add sa in|out SPI by
  * control|reload [owner NAME]; del sa in|out SPI by control|reload|flush
  * owner NAME; reset all | reset sa in|out|any SPI; reload ok added N removed
- * N kept N | reload failed; lost N (events the gateway's full queues
+ * N kept N | reload failed; segment +N|-N by control active LIST (1.8);
+ * lost N (events the gateway's full queues
  * dropped); each with " time S.MMM" at the end.
  */
 static void
@@ -275,6 +276,10 @@ event_out(const char *a)
 		       "\"removed\": %llu, \"kept\": %llu", x[0], x[1], x[2]);
 	else if (strncmp(a, "reload failed ", 14) == 0)
 		printf("{\"event\": \"reload\", \"result\": \"failed\"");
+	else if (sscanf(a, "segment %7s by %7s active %39s", what, by, owner) == 3 &&
+		 (what[0] == '+' || what[0] == '-'))
+		printf("{\"event\": \"segment\", \"change\": \"%s\", \"by\": \"%s\", "
+		       "\"active\": \"%s\"", what, by, owner);
 	else if (sscanf(a, "lost %llu", &x[0]) == 1)
 		printf("{\"event\": \"lost\", \"count\": %llu", x[0]);
 	else

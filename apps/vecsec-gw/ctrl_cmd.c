@@ -11,6 +11,7 @@
 #include "ctrl_ike.h"
 #include "evq.h"
 #include "gw_log.h"
+#include "ha.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -459,6 +460,13 @@ req_subscribe(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 	return 0;
 }
 
+/* Protocol 1.8 (ha.c): segments, segment +N|-N */
+static int
+req_ha(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
+{
+	return gw_ha_ctrl(r->n > 1 ? r->w[1] : NULL, r->json, out, err, err_len);
+}
+
 /* Protocol 1.2 (ctrl_ike.c): hello, spi alloc, query sa, flush owner, bypass/natt udp, host */
 static int
 req_ike(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
@@ -499,6 +507,8 @@ static const struct ctrl_cmd ctrl_cmds[] = {
 	{ "bypass udp", "PORT [owner NAME] | PORT del", 1, 3, req_ike },
 	{ "natt udp", "PORT [owner NAME] | PORT del", 1, 3, req_ike },
 	{ "host", "", 0, 0, req_ike },
+	{ "segments", "", 0, 0, req_ha },
+	{ "segment", "+N|-N", 1, 1, req_ha },
 };
 
 #define CTRL_NB_CMDS (sizeof(ctrl_cmds) / sizeof(ctrl_cmds[0]))

@@ -18,7 +18,7 @@
  * when requests or answer lines are added, MAJOR when an existing request
  * or answer changes (docs/control-protocol.md: what each version added).
  */
-#define GW_CTRL_VERSION "1.7"
+#define GW_CTRL_VERSION "1.8"
 
 /*
  * ctrl_ike.c: serve request line if its first words w0 w1 name a 1.2

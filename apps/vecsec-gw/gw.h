@@ -267,7 +267,8 @@ int gw_conf_validate(const struct gw_conf *conf, char *err, size_t err_len);
 	X(FRAG, "frag") \
 	X(DUMMY, "dummy") \
 	X(SEQ_UNRESERVED, "seq_unreserved") \
-	X(NO_NEIGH, "no_neigh")
+	X(NO_NEIGH, "no_neigh") \
+	X(SEGMENT, "inactive_segment")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,

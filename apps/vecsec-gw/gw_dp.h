@@ -159,6 +159,8 @@ struct gw_sa {
 	 * rte_security session's header (gw_sa_telemetry() sets it; atomic)
 	 */
 	bool direct;
+	/* the SA's cluster segment (ha.h, gw_ha_sa_seg): 0 none, 1..16, GW_HA_SEG_PKT */
+	uint8_t ha_seg;
 	/* line 2 */
 	uint64_t life[4] __rte_cache_aligned;   /* enum gw_life, 0 = none */
 	uint64_t used_bytes;                    /* reserved so far, atomic */

@@ -11,6 +11,7 @@
 #include "gw_main.h"
 #include "fcache.h"
 #include "gw_log.h"
+#include "ha.h"
 #include "kernel_nh.h"
 #include "metrics.h"
 #include "seqstate.h"
@@ -350,6 +351,20 @@ opt_seq_state(const struct gw_opt *d, const char *arg, struct opts *o)
 	o->seq_state = o->seq_state_none ? NULL : arg;
 	if (!o->seq_state_none && arg[0] == '\0') {
 		fprintf(stderr, "vecsec-gw: --seq-state FILE or none\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+opt_cluster(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	char err[200];
+
+	(void)d;
+	(void)o;
+	if (gw_ha_parse(arg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vecsec-gw: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -760,6 +775,12 @@ static const struct gw_opt opt_table[] = {
 	{ "seq-reserve", 0, RA, opt_seq_reserve,
 	  "  --seq-reserve N    sequence numbers reserved ahead per SA, written before\n"
 	  "                     they are used (default 2^20)\n", { 0, 0 } },
+	{ "cluster", 0, RA, opt_cluster,
+	  "  --cluster COUNT@ADDR[,ADDR...][:SEGMENTS]\n"
+	  "                     one node of a strongSwan ha cluster (docs/ha.md): COUNT\n"
+	  "                     segments (1..16), the cluster IPv4 address(es), the\n"
+	  "                     segments active at start (1,2 | all | none, the default);\n"
+	  "                     `segment +N|-N` on the control socket moves them\n", { 0, 0 } },
 	{ "quiet", 'q', NA, opt_quiet,
 	  "  --quiet            no start-up summary (the gateway's INFO messages: as\n"
 	  "                     EAL's --log-level vecsec.gw:notice)\n", { 0, 0 } },

@@ -9,6 +9,7 @@
 #include "gw_dp.h"
 #include "vecsec_heap.h"
 #include "gw_log.h"
+#include "ha.h"
 #include "sa_native.h"
 #include "seqstate.h"
 
@@ -617,6 +618,7 @@ sa_fill(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam)
 	s->dir = c->dir;
 	s->mode = c->mode;
 	s->inner_v6 = (uint8_t)fam;
+	s->ha_seg = gw_ha_sa_seg(c);
 	cold->src = c->src;
 	cold->dst = c->dst;
 	cold->algo_name = c->algo_name;

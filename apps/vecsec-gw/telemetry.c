@@ -9,6 +9,7 @@
  * outcome).
  */
 #include "gw_dp.h"
+#include "ha.h"
 #include "stats_view.h"
 #include "view.h"
 
@@ -158,6 +159,29 @@ tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /vecsec_gw/segments: the cluster's segments (--cluster), the ones active here. */
+static int
+tel_segments(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char m[48];
+	uint16_t mask;
+	uint64_t changes;
+
+	(void)cmd;
+	(void)params;
+	gw_cp_lock();
+	mask = gw_ha_active();
+	changes = gw_ha.changes;
+	gw_cp_unlock();
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "count", gw_ha.count);
+	rte_tel_data_add_dict_u64(d, "mask", mask);
+	rte_tel_data_add_dict_string(d, "active", gw_ha.count ? gw_ha_mask_text(mask, m, sizeof(m)) :
+				     "off");
+	rte_tel_data_add_dict_u64(d, "changes", changes);
+	return 0;
+}
+
 int
 gw_telemetry_register(void)
 {
@@ -171,5 +195,8 @@ gw_telemetry_register(void)
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/vecsec_gw/reload", tel_reload,
 			"vecsec-gw configuration reloads (SIGHUP, `reload`): counts, last outcome");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/vecsec_gw/segments", tel_segments,
+			"vecsec-gw cluster segments (--cluster): count, active here, changes");
 	return rc;
 }

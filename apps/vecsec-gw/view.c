@@ -8,6 +8,7 @@
  */
 #include "view.h"
 #include "gw_dp.h"
+#include "ha.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -216,6 +217,16 @@ gw_view_sa(struct gw_vw *v, const struct gw_dp *dp, const struct sa_info *in)
 		gw_vw_str(v, "dst", in->dst);
 	}
 	gw_vw_str(v, "encap", s->natt ? "udp" : "none");
+	if (gw_ha.count != 0) {
+		/* --cluster (ha.h): the SA's segment, carried here (active) or by the other node */
+		if (s->ha_seg == GW_HA_SEG_PKT)
+			gw_vw_str(v, "segment", "per packet");
+		else if (s->ha_seg != 0)
+			gw_vw_u64(v, "segment", s->ha_seg);
+		if (s->ha_seg != 0 && s->ha_seg != GW_HA_SEG_PKT)
+			gw_vw_str(v, "segment_state", gw_ha_active() & gw_ha_seg_bit(s->ha_seg) ?
+				  "active" : "standby");
+	}
 	gw_vw_str(v, "algo", cold->algo_name);
 	gw_vw_str(v, "integ", cold->integ_name != NULL ? cold->integ_name : "aead");
 	gw_vw_str(v, "type", in->type);

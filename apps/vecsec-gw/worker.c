@@ -20,6 +20,7 @@
 #include "esp_crypto.h"
 #include "esp_in.h"
 #include "gw_pkt.h"
+#include "ha_dp.h"
 #include "port_io.h"
 
 #include <rte_cycles.h>
@@ -40,6 +41,9 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 	uint8_t esp_v6[GW_BURST];
 	uint16_t nesp = 0, nout = 0;
 	struct gw_host_pkt hp;
+	/* --cluster (ha_dp.h): the active segments, read once for the burst */
+	bool ha_on = gw_ha.count != 0;
+	uint16_t ha_mask = ha_on ? gw_ha_active() : 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = mb[i];
@@ -61,6 +65,12 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 				(rc < 0 || (v6 = parse_l3(m, GW_CK_GOOD, &r)) < 0)) {
 			if (rc > 0)
 				gw_port_drop(w, NULL, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		/* to the cluster address from a peer of a segment inactive here */
+		if (ha_on && prot && gw_ha_clear_drop(rte_pktmbuf_mtod(m, const uint8_t *), &r,
+							ha_mask)) {
+			gw_port_drop(w, NULL, m, GW_DROP_SEGMENT);
 			continue;
 		}
 		/*
@@ -146,6 +156,10 @@ rx_process(struct gw_worker *w, uint16_t port, struct rte_mbuf *mb[], uint16_t n
 			out[nout++] = m;
 		}
 	}
+	if (ha_on && nesp != 0)
+		nesp = gw_ha_esp_in(w, esp, esp_v6, nesp, ha_mask);
+	if (ha_on && nout != 0)
+		nout = gw_ha_esp_out(w, out_sa, out, nout, ha_mask);
 	if (nesp != 0) {
 		struct gw_sa *in_sa[GW_BURST];
 		struct rte_mbuf *ok[GW_BURST];

@@ -1505,6 +1505,17 @@ kernel_vecsec_ipsec_create(void)
 	}
 	if (this->spi_min < 0x100)
 		this->spi_min = 0x100;  /* 1..255 are reserved (RFC 4303 2.1) */
+	/*
+	 * the ha plugin (docs/ha.md): the passive node installs inbound SAs whose
+	 * SPIs the other node allocated (add_sa without get_spi: update = FALSE,
+	 * accepted like any add_sa). Both nodes allocate on their own, so only
+	 * disjoint ranges keep them from choosing the same SPI
+	 */
+	if (lib->settings->get_str(lib->settings, "%s.plugins.ha.local", NULL, lib->ns) &&
+			this->spi_min == KERNEL_SPI_MIN && this->spi_max == KERNEL_SPI_MAX)
+		DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured and %s.spi_min/spi_max "
+		     "are the defaults: give each node a range of its own, or both may allocate "
+		     "the same inbound SPI", lib->ns);
 	/* first contact now, so charon starts on a clean gateway when it is up */
 	this->watch_fd = connect_gw(this, &logged_down);
 	this->watcher = thread_create((thread_main_t)watch_gw, this);

@@ -78,8 +78,8 @@ HEXKEY = gwtest.hexkey(KEY)
 ROUTES = "rt ipv4 dst 172.31.0.0/16 port 1\nrt ipv4 dst 10.0.0.0/8 port 0\n"
 # the answer to `version` (ctrl_ike.h: GW_CTRL_VERSION; 1.2 added the IKE daemon requests,
 # 1.3 show sa, reset, reload and json, 1.4 mem, 1.5 port del and owners, 1.6 subscribe all,
-# 1.7 rt, neigh, del rt, del neigh, show rt)
-VERSION = "version 1.7"
+# 1.7 rt, neigh, del rt, del neigh, show rt, 1.8 segments, segment +N|-N)
+VERSION = "version 1.8"
 SA5 = ("sa out 5 aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel src 172.31.1.1 "
        "dst 172.31.2.1 lifetime-soft-packets 100 lifetime-hard-packets 200\n" % HEXKEY)
 SP5 = "sp ipv4 out esp protect 5 pri 10 dst 10.5.0.0/16\n"

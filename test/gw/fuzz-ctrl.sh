@@ -3,7 +3,7 @@
 #
 # Build the vecsec-gw control protocol's libFuzzer target (test/gw/fuzz_ctrl.c:
 # ctrl.c's framing, ctrl_cmd.c's request table, the handlers, the change
-# engine cp.c (and cp_rt.c) and parser.c, the data plane stubbed) with clang-14 into
+# engine cp.c (and cp_rt.c), parser.c and the cluster requests (ha.c), the data plane stubbed) with clang-14 into
 # OUT_DIR and run it for SECONDS (default 20; the environment's
 # FUZZ_SECONDS wins, for long runs:
 # FUZZ_SECONDS=1800 test/gw/fuzz-ctrl.sh . build build/test/gw/fuzz-ctrl).
@@ -36,7 +36,7 @@ bin=$out/fuzz_ctrl
 	$(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API \
 	"$top/test/gw/fuzz_ctrl.c" "$top/apps/vecsec-gw/ctrl.c" "$top/apps/vecsec-gw/ctrl_ike.c" \
 	"$top/apps/vecsec-gw/ctrl_cmd.c" "$top/apps/vecsec-gw/cp.c" "$top/apps/vecsec-gw/evq.c" \
-	"$top/apps/vecsec-gw/parser.c" "$top/apps/vecsec-gw/cp_rt.c" \
+	"$top/apps/vecsec-gw/parser.c" "$top/apps/vecsec-gw/cp_rt.c" "$top/apps/vecsec-gw/ha.c" \
 	-o "$bin.tmp"
 mv "$bin.tmp" "$bin"
 

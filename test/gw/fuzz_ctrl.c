@@ -7,7 +7,9 @@
  * them) into the command handlers, the change engine (cp.c) and parser.c,
  * with a live configuration that persists across the requests of the
  * input: `sa`, `sp`, `del`, `replace sp`, `list`, and protocol 1.2's `spi
- * alloc`, `query sa`, `flush owner`... all run (ctrl_ike.c is built in).
+ * alloc`, `query sa`, `flush owner`... all run (ctrl_ike.c is built in),
+ * and 1.8's `segments` and `segment +N/-N` on a cluster of 4 segments
+ * (ha.c; every input starts with segment 1 active).
  * The data plane is stubbed below (no EAL, no cryptodev: an SA is "up"
  * once gw_sa_add() is called), so the sanitizers see every line of
  * ctrl.c, ctrl_cmd.c, cp.c and parser.c that runs.
@@ -27,6 +29,7 @@
 #include "gw_dp.h"
 #include "gw_pkt.h"
 #include "ctrl_ike.h"
+#include "ha.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -482,6 +485,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t pieces[] = { 1, 7, 64, 1000, 4096 };
 	static struct gw_conf *conf;
+	char out_err[256];
 	struct sink out = { NULL, 0, 0 };
 	struct gw_ctrl_client *c;
 	size_t off = 0, k = 0;
@@ -495,6 +499,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		gw.conf = conf;
 	}
+	if (gw_ha_parse("4@192.0.2.5,192.0.2.6:1", out_err, sizeof(out_err)) != 0)
+		abort();
 	c = gw_ctrl_client_new(sink_add, &out);
 	if (c == NULL)
 		abort();

@@ -8,7 +8,8 @@ starts.
 Refused before EAL (no EAL line in the output, no EAL runtime folder),
 each message naming the option: ESP rules without -u, -u 0, --prefer
 crypto_bogus, --gen-pcap into a missing folder, --ctrl-group with --ctrl
-none, --kernel-nh without --host-port, a bad --stats-interval or --spd-cache, SPI 0 in
+none, --kernel-nh without --host-port, a bad --stats-interval, --spd-cache or
+--cluster (count, addresses, start segments), SPI 0 in
 the file (exit 1, the file's line).
 -u naming a port that does not exist needs EAL's ports: refused right
 after EAL, exit 2, the runtime folder removed.
@@ -123,7 +124,11 @@ def refusals(gw, tmp, ck):
          "--stats-interval -1: seconds"),
         ("SPI 0", ["-f", spi0, "-u", "2"], 1, "spi0.cfg:3: token '0': SPI 0 is reserved"),
     ] + [("--spd-cache " + v, ["-f", good, "-u", "2", "--spd-cache", v], 2,
-          "--spd-cache %s: 0..16777216" % v) for v in ("x", "-1", "16777217", "4k")]
+          "--spd-cache %s: 0..16777216" % v) for v in ("x", "-1", "16777217", "4k")] + \
+        [("--cluster " + v, ["-f", good, "-u", "2", "--cluster", v], 2,
+          "--cluster COUNT@ADDR[,ADDR...][:SEGMENTS]: COUNT 1..16")
+         for v in ("17@192.0.2.5", "0@192.0.2.5", "2@", "2@192.0.2.5:3", "2@fd00::5",
+                   "2@192.0.2.1,192.0.2.2,192.0.2.3,192.0.2.4,192.0.2.5")]
     for name, app, want_rc, want in cases:
         prefix = gwtest.file_prefix("input")
         rc, out = start(gw, prefix, app)

@@ -468,7 +468,7 @@ def telemetry_case(gw, c, tmp, ck):
                  "vecsec-ctl show sa in 5: %s" % out.split("\n")[0],
                  "vecsec-ctl show sa in 5: %r" % out)
         rc, out, err = ctl(c, prefix, "version", json_out=True)
-        ck.check(rc == 0 and json.loads(out) == {"version": "1.7"}, "vecsec-ctl -j version",
+        ck.check(rc == 0 and json.loads(out) == {"version": "1.8"}, "vecsec-ctl -j version",
                  "vecsec-ctl -j version: %r" % out)
         rc, out, err = ctl(c, prefix, "del", "sa", "out", "99", json_out=True)
         ck.check(rc == 1 and json.loads(out) == {"ok": False, "error": "no SA out 99"},

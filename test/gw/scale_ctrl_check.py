@@ -175,7 +175,7 @@ def main():
             return 1
         c = Client(sock)
         v = c.req("version")
-        if v != ["version 1.7", "OK"]:
+        if v != ["version 1.8", "OK"]:
             fail("version: %s" % v)
 
         lines = [x for k in range(t) for x in tunnel(k)]
