@@ -137,6 +137,13 @@ def run(gw, ctl, tmp, cache):
 def main():
     gw, ctl = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="vecsec-gw-sadc-")
+    try:
+        return check(gw, ctl, tmp)
+    finally:
+        gwtest.cleanup(tmp)
+
+
+def check(gw, ctl, tmp):
     inner = [IP(src="192.168.9.%d" % (k + 1), dst="10.5.0.%d" % (k + 7)) /
              UDP(sport=2000 + k, dport=53) / Raw(bytes((k + i) & 0xff for i in range(30 + k)))
              for k in range(4)]
