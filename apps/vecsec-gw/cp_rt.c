@@ -200,15 +200,6 @@ gw_cp_neigh_del(unsigned int port, char *err, size_t err_len)
 	return rt_apply(rt, gw.conf->nb_rt, neigh, nn, err, err_len);
 }
 
-static void
-put_addr(FILE *out, bool v6, const uint8_t *b)
-{
-	char s[INET6_ADDRSTRLEN];
-
-	inet_ntop(v6 ? AF_INET6 : AF_INET, b, s, sizeof(s));
-	fputs(s, out);
-}
-
 /* `show rt`: the rules in force (file and controller), then --kernel-nh's tables */
 void
 gw_cp_rt_show(FILE *out)
@@ -217,7 +208,7 @@ gw_cp_rt_show(FILE *out)
 		const struct gw_rt_conf *r = &gw.conf->rt[i];
 
 		fprintf(out, "rt ipv%c dst ", r->v6 ? '6' : '4');
-		put_addr(out, r->v6, r->dst.b);
+		gw_put_addr(out, r->v6, r->dst.b);
 		fprintf(out, "/%u port %u%s\n", r->dst_len, r->port,
 			gw_ctrl_origin(r->line) ? " # control" : "");
 	}

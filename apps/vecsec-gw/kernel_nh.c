@@ -569,15 +569,6 @@ gw_knh_stop(void)
 	gw_knh_ring = NULL;
 }
 
-static void
-put_addr(FILE *out, bool v6, const uint8_t *b)
-{
-	char s[INET6_ADDRSTRLEN];
-
-	inet_ntop(v6 ? AF_INET6 : AF_INET, b, s, sizeof(s));
-	fputs(s, out);
-}
-
 void
 gw_knh_show(FILE *out)
 {
@@ -591,11 +582,11 @@ gw_knh_show(FILE *out)
 		const struct gw_knh_rt *r = &t->rt[i];
 
 		fprintf(out, "kernel rt ipv%c dst ", r->v6 ? '6' : '4');
-		put_addr(out, r->v6, r->dst);
+		gw_put_addr(out, r->v6, r->dst);
 		fprintf(out, "/%u port %u", r->len, r->port);
 		if (r->via) {
 			fputs(" via ", out);
-			put_addr(out, r->v6, r->gw);
+			gw_put_addr(out, r->v6, r->gw);
 		}
 		fprintf(out, " metric %u\n", r->prio);
 	}
@@ -604,7 +595,7 @@ gw_knh_show(FILE *out)
 		const uint8_t *m = n->mac.addr_bytes;
 
 		fprintf(out, "kernel neigh port %u ", n->key[1]);
-		put_addr(out, n->key[0], n->key + 2);
+		gw_put_addr(out, n->key[0], n->key + 2);
 		fprintf(out, " %02x:%02x:%02x:%02x:%02x:%02x\n", m[0], m[1], m[2], m[3], m[4], m[5]);
 	}
 	pthread_mutex_unlock(&knh_show_lock);

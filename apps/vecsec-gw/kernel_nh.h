@@ -23,8 +23,10 @@
 
 #include "gw_dp.h"
 
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_ether.h>
@@ -69,6 +71,16 @@ int gw_knh_start(void);
 void gw_knh_stop(void);
 /* `show rt`'s part: the kernel's routes and neighbours in force (nothing without --kernel-nh) */
 void gw_knh_show(FILE *out);
+
+/* An address of `show rt` (the rules' and the kernel tables' lines) to out. */
+static inline void
+gw_put_addr(FILE *out, bool v6, const uint8_t *b)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(v6 ? AF_INET6 : AF_INET, b, a, sizeof(a));
+	fputs(a, out);
+}
 
 /* A lost request is asked again by the next packet: no wait, no count. */
 static inline void

@@ -412,6 +412,18 @@ class Gateway:
         self.proc.wait()
 
 
+def until(fn, timeout=20.0, step=0.05):
+    """fn() until it is true (its value), or None after timeout: polls, never a fixed sleep."""
+    end = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        if time.monotonic() > end:
+            return None
+        time.sleep(step)
+
+
 def wait_until(cond, what, timeout=WAIT_TIMEOUT, gws=(), step=0.02):
     """
     Poll cond() until it is true: True, or a FAIL line naming `what` and

@@ -36,24 +36,12 @@ from scapy.all import IP, UDP, Raw, wrpcap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
-from gwtest import eth, hexkey  # noqa: E402
+from gwtest import eth, hexkey, until  # noqa: E402
 
 KEY = bytes(range(0x10, 0x10 + 36))
 NPKT = 64
 MPORT = 9466
 PPORT = 9090
-
-
-def until(fn, timeout=60.0, step=0.1):
-    """fn() until it is true (its value), or None after timeout: polls, never a fixed sleep."""
-    end = time.monotonic() + timeout
-    while True:
-        v = fn()
-        if v:
-            return v
-        if time.monotonic() > end:
-            return None
-        time.sleep(step)
 
 
 def http(port, raw, timeout=5.0):
@@ -135,6 +123,7 @@ def main():
         os.chmod(cfg, 0o600)
         ports = ["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" %
                  os.path.join(tmp, "clear.pcap"), "--vdev", "net_null1,no-rx=1"]
+        # gw_cmd(): EAL gets --no-pci --no-huge -m first (gwrun.eal.SAFE), then these --vdev ports
         g = gwtest.Gateway(gwtest.gw_cmd(gw, prefix, ports, app=[
             "-f", cfg, "-u", "2", "--ctrl", "none", "--metrics", "127.0.0.1:%d" % MPORT]))
         if not g.wait_ready():

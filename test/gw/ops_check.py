@@ -80,7 +80,7 @@ from scapy.layers.ipsec import ESP, SecurityAssociation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwtest  # noqa: E402
-from gwtest import eth, hexkey, read_pcap  # noqa: E402
+from gwtest import eth, hexkey, until, read_pcap  # noqa: E402
 
 KEY5 = bytes(range(0x10, 0x10 + 36))
 KEY5I = bytes(range(0x50, 0x50 + 36))
@@ -119,18 +119,6 @@ class Checks:
         else:
             self.fail(bad)
         return cond
-
-
-def until(fn, timeout=20.0, step=0.05):
-    """fn() until it is true (its value), or None after timeout: polls, never a fixed sleep."""
-    end = time.monotonic() + timeout
-    while True:
-        v = fn()
-        if v:
-            return v
-        if time.monotonic() > end:
-            return None
-        time.sleep(step)
 
 
 class Monitor:

@@ -44,6 +44,7 @@ def memzones(prefix):
 def start(gw, tmp, prefix, extra):
     ports = ["--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1,tx_pcap=/dev/null" %
              os.path.join(tmp, "clear.pcap"), "--vdev", "net_null1,no-rx=1"]
+    # gw_cmd(): EAL gets --no-pci --no-huge -m first (gwrun.eal.SAFE), then these --vdev ports
     g = gwtest.Gateway(gwtest.gw_cmd(gw, prefix, ports, app=[
         "-f", os.path.join(tmp, "gw.cfg"), "-u", "2", "--ctrl", "none"] + extra))
     return g if g.wait_ready() else None
@@ -89,6 +90,9 @@ def main():
               "memzones %s; output:\n%s" % (mz, g.output()[-2000:]))
         before = (gwtest.telemetry_sa(prefixes[0], 5) or {}).get("pkts", 0)
         cap = os.path.join(tmp, "cap.pcapng")
+        # dumpcap takes no EAL options but the prefix; as a secondary of a
+        # --no-huge primary its EAL stops at the hugepage information, before
+        # any bus is scanned
         r = subprocess.run([dumpcap, "--file-prefix=" + prefixes[0], "-i", "0", "-c", "4",
                             "-w", cap], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True, timeout=60)
