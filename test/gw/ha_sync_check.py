@@ -31,13 +31,22 @@ A starts with the segment active, B standby. Every step waits for an event
      as bad, nothing else changes; B runs on
   8. A restarted (a new epoch) standby, its SAs installed again: B pushes its
      full state: A's view holds B's reservations above B's numbers
-  9. both stop cleanly (SIGTERM, exit 0)
+     and, the partner alive and synced, 100 more packets through B: its numbers
+     go on, none held back (ha_seq_wait 0: the blocks keep ahead)
+  9. `vecsec-ctl -j monitor` on B saw the partner go down, up (the fake one),
+     down, up and synced
+ 10. both stop cleanly (SIGTERM, exit 0)
 
-usage: ha_sync_check.py GATEWAY_BINARY CTL_BINARY
+With --native the SAs are the gateway's own (type native: its counter and
+window, sa_native.c), else rte_ipsec's; with --ipv6-sync the sync link is
+IPv6 (fd77::1 <-> [fd77::2]:4600).
+
+usage: ha_sync_check.py GATEWAY_BINARY CTL_BINARY [--native] [--ipv6-sync]
 """
 import ctypes
 import json
 import os
+import select
 import socket
 import struct
 import subprocess
@@ -146,7 +155,7 @@ class Node:
              "--vdev", "net_tap1,iface=%s" % self.taps[1]],
             app=["-f", cfg, "-u", "2", "-w", "64", "--ctrl", self.sock, "--quiet",
                  "--cluster", "1@%s:%s" % (VIP, "all" if active else "none"),
-                 "--cluster-sync", "%s,%s" % (self.addr, self.peer_addr)])
+                 "--cluster-sync", "%s,%s" % (self.addr, self.peer_addr)] + self.t.extra)
         self.g = gwtest.Gateway(cmd, name="gateway " + self.name)
         if not self.g.wait_ready():
             raise RuntimeError("gateway %s did not start" % self.name)
@@ -190,14 +199,22 @@ class Node:
 
 
 class Test:
-    def __init__(self, gw, ctl):
+    def __init__(self, gw, ctl, args):
         self.gw, self.ctl = gw, ctl
+        self.native = "--native" in args
+        self.v6 = "--ipv6-sync" in args
+        self.extra = ["--native"] if self.native else []
         self.tag = "%d" % (os.getpid() % 100000)
         self.tmp = tempfile.mkdtemp(prefix="vecsec-gw-hasync-")
         self.ns = ("vecsec-hasync-a-" + self.tag, "vecsec-hasync-b-" + self.tag)
         self.ok = True
-        self.a = Node(self, "a", self.ns[0], "10.77.0.1", "10.77.0.2")
-        self.b = Node(self, "b", self.ns[1], "10.77.0.2", "10.77.0.1")
+        if self.v6:
+            self.a = Node(self, "a", self.ns[0], "fd77::1", "[fd77::2]:4600")
+            self.b = Node(self, "b", self.ns[1], "[fd77::2]:4600", "fd77::1")
+        else:
+            self.a = Node(self, "a", self.ns[0], "10.77.0.1", "10.77.0.2")
+            self.b = Node(self, "b", self.ns[1], "10.77.0.2", "10.77.0.1")
+        self.mon = None
 
     def check(self, cond, good, bad):
         print(("ok   " + good) if cond else ("FAIL: " + bad))
@@ -214,16 +231,32 @@ class Test:
         for ns in self.ns:
             sh("ip", "netns", "add", ns)
             sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
-            for k in ("all", "default"):
-                sh("ip", "netns", "exec", ns, "sysctl", "-qw",
-                   "net.ipv6.conf.%s.disable_ipv6=1" % k)
+            # no IPv6 on the taps the gateways make (no router solicitations there)
+            sh("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
         sh("ip", "link", "add", va, "netns", self.ns[0], "type", "veth", "peer", "name", vb,
            "netns", self.ns[1])
-        for ns, dev, a in ((self.ns[0], va, "10.77.0.1/24"), (self.ns[1], vb, "10.77.0.2/24")):
+        for ns, dev, a, a6 in ((self.ns[0], va, "10.77.0.1/24", "fd77::1/64"),
+                               (self.ns[1], vb, "10.77.0.2/24", "fd77::2/64")):
             sh("ip", "netns", "exec", ns, "ip", "addr", "add", a, "dev", dev)
+            if self.v6:
+                sh("ip", "netns", "exec", ns, "sysctl", "-qw",
+                   "net.ipv6.conf.%s.disable_ipv6=0" % dev)
+                sh("ip", "netns", "exec", ns, "ip", "addr", "add", a6, "dev", dev, "nodad")
             sh("ip", "netns", "exec", ns, "ip", "link", "set", dev, "up")
 
+    def mon_lines(self):
+        """The monitor's lines so far (read without blocking)."""
+        while select.select([self.mon.stdout], [], [], 0)[0]:
+            data = os.read(self.mon.stdout.fileno(), 65536)
+            if not data:
+                break
+            self.mon_buf += data
+        return [ln for ln in self.mon_buf.decode().split("\n")[:-1] if ln]
+
     def teardown(self):
+        if self.mon is not None:
+            self.mon.kill()
+            self.mon.wait()
         for n in (self.a, self.b):
             n.close_taps()
             if n.g is not None:
@@ -253,9 +286,18 @@ class Test:
         self.prefixes.append(a.prefix)
         b.start(False, 1)
         self.prefixes.append(b.prefix)
+        if self.native:
+            self.check(b.sa(SPI_OUT, "out").get("type") == "native",
+                       "the SAs are native (--native)", "SA type %s" % b.sa(SPI_OUT, "out"))
         # 1. partner up and synced on both
         self.wait(lambda: a.sync().get("gated") is True and b.sync().get("gated") is True,
                   "both nodes to see the partner up and synced", (a, b))
+        # B's monitor from here (its first up and synced are before)
+        self.mon = subprocess.Popen([self.ctl, "-s", b.sock, "-j", "monitor"],
+                                    stdout=subprocess.PIPE, bufsize=0)
+        self.mon_buf = b""
+        self.wait(lambda: self.mon_lines()[:1] == ['{"ok": true}'],
+                  "vecsec-ctl -j monitor to subscribe", (b,))
         sa_, sb = a.sync(), b.sync()
         self.check(sa_["partner_epoch"] == sb["epoch"] and sb["partner_epoch"] == sa_["epoch"],
                    "partner up on both: epochs %d / %d" % (sa_["epoch"], sb["epoch"]),
@@ -354,16 +396,20 @@ class Test:
                    hdr(2, 5) + rec_bad, hdr(9, 0), hdr(1, 1) + rec_bad, hdr(1, 0, ep=0),
                    hdr(2, 1) + rec_bad, bytes(3000)]
 
+        fam, a_ip, b_end = (socket.AF_INET6, "fd77::1", ("fd77::2", 4600)) if self.v6 else \
+            (socket.AF_INET, "10.77.0.1", ("10.77.0.2", 4511))
+
         def send_hostile():
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            # from A's sync address and port (A is gone), then from another port
+            s = socket.socket(fam, socket.SOCK_DGRAM)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(("10.77.0.1", 4511))
+            s.bind((a_ip, 4511))
             for d in hostile:
-                s.sendto(d, ("10.77.0.2", 4511))
+                s.sendto(d, b_end)
             s.close()
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind(("10.77.0.1", 0))
-            s.sendto(hdr(1, 0), ("10.77.0.2", 4511))
+            s = socket.socket(fam, socket.SOCK_DGRAM)
+            s.bind((a_ip, 0))
+            s.sendto(hdr(1, 0), b_end)
             s.close()
         in_ns(self.ns[0], send_hostile)
         want = bad0 + len(hostile) + 1
@@ -389,7 +435,30 @@ class Test:
                                      a.sa(SPI_IN, "in")["sync_partner"]),
                    "after A's restart: B %s, A's SAs %s / %s" %
                    (b.sync(), a.sa(SPI_OUT, "out"), a.sa(SPI_IN, "in")))
-        # 9. clean stops
+        b_esp = []
+        b.clear.send([clear(k) for k in range(N_OUT + 51, N_OUT + 151)])
+        self.wait(lambda: b_esp.extend(b.esp.esp()) or len(b_esp) >= 100,
+                  "100 more ESP frames out of B", (b,))
+        more = [s for spi, s in b_esp if spi == SPI_OUT]
+        self.check(more == list(range(b_last + 1, b_last + 101)) and
+                   b.drops(SPI_OUT, "out", "ha_seq_wait") == 0,
+                   "partner alive and synced: B's numbers go on (%d..%d), none held back" %
+                   (b_last + 1, b_last + 100),
+                   "B's numbers with the partner back: %s..., ha_seq_wait %d" %
+                   (more[:5], b.drops(SPI_OUT, "out", "ha_seq_wait")))
+        # 9. the monitor's partner events
+        def partner_events():
+            return [j["state"] for j in map(json.loads, self.mon_lines()[1:])
+                    if j.get("event") == "partner"]
+        self.wait(lambda: partner_events()[-1:] == ["synced"], "the monitor's partner events",
+                  (b,))
+        ev = partner_events()
+        # A's death, the fake partner of step 7 up and
+        # silent, A back and synced
+        self.check(ev == ["down", "up", "down", "up", "synced"],
+                   "monitor: partner %s" % ", ".join(ev),
+                   "monitor's partner events: %s" % ev)
+        # 10. clean stops
         for n in (a, b):
             n.close_taps()
             rc, out = n.g.stop()
@@ -398,7 +467,7 @@ class Test:
 
 
 def main():
-    t = Test(sys.argv[1], sys.argv[2])
+    t = Test(sys.argv[1], sys.argv[2], sys.argv[3:])
     t.prefixes = []
     try:
         t.run()
