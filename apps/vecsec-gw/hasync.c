@@ -610,6 +610,7 @@ partner_up(uint32_t epoch, uint64_t now)
 			continue;
 		b->adv = 0;
 		b->acked = implicit(b);
+		apply(i);       /* ungated until the push is acked */
 	}
 	gw_event_note("partner up epoch %u%s", epoch, was ? " restarted" : "");
 	GW_LOG(NOTICE, "cluster sync: partner up (epoch %u%s): pushing every reservation",
@@ -700,13 +701,33 @@ on_ack(const uint8_t *rec, unsigned int n)
 	}
 }
 
+/* from is REMOTE: family, port and address (nothing else of the sockaddr) */
+static bool
+from_remote(const struct sockaddr_storage *from)
+{
+	if (from->ss_family != hs.remote.ss_family)
+		return false;
+	if (from->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)from;
+		const struct sockaddr_in *r = (const struct sockaddr_in *)&hs.remote;
+
+		return a->sin_port == r->sin_port && a->sin_addr.s_addr == r->sin_addr.s_addr;
+	} else {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)from;
+		const struct sockaddr_in6 *r = (const struct sockaddr_in6 *)&hs.remote;
+
+		return a->sin6_port == r->sin6_port &&
+			memcmp(&a->sin6_addr, &r->sin6_addr, sizeof(r->sin6_addr)) == 0;
+	}
+}
+
 static void
 on_datagram(const uint8_t *p, size_t len, const struct sockaddr_storage *from, uint64_t now)
 {
 	unsigned int n;
 	uint32_t epoch;
 
-	if (memcmp(from, &hs.remote, hs.alen) != 0 || len < HS_HDR || get32(p) != HS_MAGIC ||
+	if (!from_remote(from) || len < HS_HDR || get32(p) != HS_MAGIC ||
 	    p[4] != HS_VERSION) {
 		hs.bad++;
 		return;
@@ -739,6 +760,7 @@ tick(uint64_t now)
 		partner_down("silent");
 	if (now - hs.hello_ms >= HS_HELLO_MS) {
 		hs.hello_ms = now;
+		flush();
 		hs.out_type = HS_HELLO;
 		hs.out_n = 0;
 		flush();
@@ -824,7 +846,7 @@ hs_main(void *arg)
 					       (struct sockaddr *)&from, &fl);
 				if (len < 0)
 					break;
-				if ((size_t)len > sizeof(buf) || fl != hs.alen) {
+				if ((size_t)len > sizeof(buf) || fl > sizeof(from)) {
 					hs.bad++;
 					continue;
 				}
