@@ -41,12 +41,26 @@ With --native the SAs are the gateway's own (type native: its counter and
 window, sa_native.c), else rte_ipsec's; with --ipv6-sync the sync link is
 IPv6 (fd77::1 <-> [fd77::2]:4600).
 
-usage: ha_sync_check.py GATEWAY_BINARY CTL_BINARY [--native] [--ipv6-sync]
+With --gate, the gating itself, against a partner played by a process of
+the test (in A's namespace, 127.0.0.1:4512; A with --cluster-sync-block
+256) that writes down every value before it acks it, and stops acking
+(SIGUSR1) or falls silent (SIGUSR2) when told:
+  1. A gated; 1200 packets out: every ESP number at or below a value the
+     partner acked (past the implicit grant of 1024)
+  2. acks stopped: exactly the numbers up to the last acked reservation
+     leave, the 300 packets after it are dropped as ha_seq_wait; inbound
+     ESP numbered above the acked limit is dropped as ha_seq_wait, none
+     accepted
+  3. acks again: packets pass again, each number at or below an acked value
+  4. the partner silent: A sees it down, nothing gated, packets pass
+
+usage: ha_sync_check.py GATEWAY_BINARY CTL_BINARY [--native] [--ipv6-sync] [--gate]
 """
 import ctypes
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -103,6 +117,8 @@ class Tap:
     def __init__(self, ns, ifname):
         def mk():
             s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+            # room for every frame of a step (SO_RCVBUFFORCE: root, past rmem_max)
+            s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)
             s.bind((ifname, 0))
             s.setblocking(False)
             return s
@@ -203,12 +219,17 @@ class Test:
         self.gw, self.ctl = gw, ctl
         self.native = "--native" in args
         self.v6 = "--ipv6-sync" in args
+        self.gate = "--gate" in args
         self.extra = ["--native"] if self.native else []
         self.tag = "%d" % (os.getpid() % 100000)
         self.tmp = tempfile.mkdtemp(prefix="vecsec-gw-hasync-")
         self.ns = ("vecsec-hasync-a-" + self.tag, "vecsec-hasync-b-" + self.tag)
         self.ok = True
-        if self.v6:
+        if self.gate:
+            self.a = Node(self, "a", self.ns[0], "127.0.0.1:4511", "127.0.0.1:4512")
+            self.b = Node(self, "b", self.ns[1], "10.77.0.2", "10.77.0.1")
+            self.extra += ["--cluster-sync-block", "256"]
+        elif self.v6:
             self.a = Node(self, "a", self.ns[0], "fd77::1", "[fd77::2]:4600")
             self.b = Node(self, "b", self.ns[1], "[fd77::2]:4600", "fd77::1")
         else:
@@ -224,6 +245,12 @@ class Test:
     def wait(self, cond, what, gws=()):
         if not gwtest.wait_until(cond, what, gws=[n.g for n in gws if n.g is not None],
                                  timeout=60):
+            # where the packets went: each running node's SAs and sync
+            for n in gws:
+                if n.g is not None and n.g.running():
+                    print("%s: SA out %s\n%s: SA in %s\n%s: %s" % (
+                        n.name, n.sa(SPI_OUT, "out"), n.name, n.sa(SPI_IN, "in"), n.name,
+                        n.sync()))
             raise RuntimeError("waiting for " + what)
 
     def netns(self):
@@ -266,6 +293,138 @@ class Test:
                            stderr=subprocess.DEVNULL, timeout=30)
         gwtest.cleanup(self.tmp, *[p for p in self.prefixes if p])
 
+    PARTNER = r"""
+import json, os, select, signal, socket, struct, sys, time
+st = {"acking": True, "hello": True}
+def flip(sig, frame):
+    k = "acking" if sig == signal.SIGUSR1 else "hello"
+    st[k] = not st[k]
+signal.signal(signal.SIGUSR1, flip)
+signal.signal(signal.SIGUSR2, flip)
+ps = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+ps.bind(("127.0.0.1", 4512))
+acked, epoch, last = {}, 0, 0.0
+while True:
+    now = time.monotonic()
+    if st["hello"] and now - last > 0.1:
+        ps.sendto(struct.pack("!IBBHII", 0x56534841, 1, 1, 0, 0x7777, epoch), ("127.0.0.1", 4511))
+        last = now
+    try:
+        if not select.select([ps], [], [], 0.01)[0]:
+            continue
+    except InterruptedError:
+        continue
+    d = ps.recv(4096)
+    _, _, t, n, epoch, _ = struct.unpack("!IBBHII", d[:16])
+    if t != 2 or not st["acking"]:
+        continue
+    for i in range(n):
+        r = d[16 + 32 * i:48 + 32 * i]
+        k = "%d,%d" % (r[0], struct.unpack("!I", r[4:8])[0])
+        acked[k] = max(acked.get(k, 0), struct.unpack("!Q", r[24:32])[0])
+    # what it acked, written before the ack leaves
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        json.dump(acked, f)
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    ps.sendto(struct.pack("!IBBHII", 0x56534841, 1, 3, n, 0x7777, epoch) + d[16:],
+              ("127.0.0.1", 4511))
+"""
+
+    def run_gate(self, clear, esp_in):
+        """--gate: A against a partner played by a process of the test (module's text)."""
+        a = self.a
+        acked_file = os.path.join(self.tmp, "acked.json")
+        pp = subprocess.Popen(["ip", "netns", "exec", self.ns[0], sys.executable, "-c",
+                               self.PARTNER, acked_file])
+
+        def acked(key):
+            try:
+                with open(acked_file) as f:
+                    return json.load(f).get(key, 0)
+            except (OSError, ValueError):
+                return 0
+        out_acked = lambda: max(acked("1,%d" % SPI_OUT), 1024)  # noqa: E731 (implicit grant)
+        in_acked = lambda: max(acked("0,%d" % SPI_IN), 64)     # noqa: E731
+        seqs = []
+
+        def grab():
+            seqs.extend(s for spi, s in a.esp.esp() if spi == SPI_OUT)
+            return len(seqs)
+
+        def send_out(k0, n):
+            a.clear.send([clear(k) for k in range(k0, k0 + n)])
+        try:
+            a.start(True, 1)
+            self.prefixes.append(a.prefix)
+            self.wait(lambda: a.sync().get("gated") is True and a.sync()["pending"] == 0,
+                      "A gated", (a,))
+            # 1. 1200 packets, acked as they go (the implicit grant is 1024, the block 256)
+            for k in range(0, 1200, 100):
+                send_out(k + 1, 100)
+                self.wait(lambda: grab() >= k + 100, "%d ESP frames out of A" % (k + 100),
+                          (a,))
+            self.check(seqs == list(range(1, 1201)) and max(seqs) <= out_acked() and
+                       a.drops(SPI_OUT, "out", "ha_seq_wait") == 0,
+                       "A gated: 1200 numbers, each at or below an acked reservation (%d)" %
+                       out_acked(), "A's numbers %s..., acked %d, held %d" %
+                       (seqs[:5], out_acked(), a.drops(SPI_OUT, "out", "ha_seq_wait")))
+            # 2. acks stopped (nothing pending first: no ack on its way)
+            self.wait(lambda: a.sync()["pending"] == 0, "A's reservations all acked", (a,))
+            pp.send_signal(signal.SIGUSR1)
+            cap = out_acked()
+            n2 = cap - 1200 + 300
+            for k in range(0, n2, 100):
+                send_out(1201 + k, min(100, n2 - k))
+                self.wait(lambda: grab() - 1200 + a.drops(SPI_OUT, "out", "ha_seq_wait") >=
+                          min(k + 100, n2), "A's packets sent or held back", (a,))
+            held = a.drops(SPI_OUT, "out", "ha_seq_wait")
+            self.check(max(seqs) == cap and len(seqs) == cap and held == 300 and
+                       cap == out_acked(),
+                       "acks stopped: numbers up to the acked %d left, the %d after held back "
+                       "as ha_seq_wait" % (cap, held),
+                       "acks stopped: sent up to %d (%d), acked %d, held %d" %
+                       (max(seqs), len(seqs), cap, held))
+            lim = in_acked()
+            a.esp.send([esp_in(k) for k in range(lim + 1, lim + 31)])
+            self.wait(lambda: a.drops(SPI_IN, "in", "ha_seq_wait") >= 30,
+                      "inbound above the acked limit %d held back" % lim, (a,))
+            self.check(a.sa(SPI_IN, "in").get("pkts", 0) == 0,
+                       "inbound %d..%d, above the acked limit %d: 30 held back, none accepted" %
+                       (lim + 1, lim + 30, lim),
+                       "A accepted inbound above the acked limit: %s" % a.sa(SPI_IN, "in"))
+            # 3. acks again
+            pp.send_signal(signal.SIGUSR1)
+            self.wait(lambda: a.sync()["pending"] == 0, "A's reservations acked again", (a,))
+            n0 = len(seqs)
+            send_out(5001, 100)
+            self.wait(lambda: grab() >= n0 + 100, "100 ESP frames out of A, acks again", (a,))
+            self.check(seqs[n0:] == list(range(cap + 1, cap + 101)) and
+                       max(seqs) <= out_acked(),
+                       "acks again: %d..%d sent, each at or below the acked %d" %
+                       (cap + 1, cap + 100, out_acked()),
+                       "after the acks: %s..., acked %d" % (seqs[n0:n0 + 5], out_acked()))
+            # 4. the partner silent
+            pp.send_signal(signal.SIGUSR1)
+            pp.send_signal(signal.SIGUSR2)
+            self.wait(lambda: a.sync().get("partner") == "down", "A to see its partner down",
+                      (a,))
+            n0, before = len(seqs), out_acked()
+            for k in range(0, 600, 100):
+                send_out(6001 + k, 100)
+                self.wait(lambda: grab() >= n0 + k + 100, "ESP frames out of A alone", (a,))
+            self.check(max(seqs) > before and a.sync()["gated"] is False and
+                       a.sync()["downs"] == 1,
+                       "partner down: nothing gated, A sent up to %d (acked %d)" %
+                       (max(seqs), before),
+                       "partner down: A sent up to %d, acked %d, %s" % (max(seqs), before,
+                                                                       a.sync()))
+            rc, out = a.g.stop()
+            a.close_taps()
+            self.check(rc == 0, "gateway a stopped cleanly", "gateway a exited with %s" % rc)
+        finally:
+            pp.kill()
+            pp.wait()
+
     def run(self):
         a, b = self.a, self.b
         sa_out = SecurityAssociation(ESP, spi=SPI_IN, crypt_algo="CHACHA20-POLY1305",
@@ -282,6 +441,8 @@ class Test:
 
         self.netns()
         self.prefixes = []
+        if self.gate:
+            return self.run_gate(clear, esp_in)
         a.start(True, 1)
         self.prefixes.append(a.prefix)
         b.start(False, 1)
