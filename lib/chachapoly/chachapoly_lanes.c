@@ -32,6 +32,12 @@
  *   4 lanes (SSSE3, its Poly1305 scalar per lane): 256 B seal 1171 /
  *     1143, open 1198 / 1332; 384 B seal 1602 / 1732, open 1836 / 1758;
  *     512 B seal 2053 / 1643: even to 384 B, behind from 512 B.
+ * On an AMD EPYC Zen 5 (the same tools, medians of 21 to 41 alternating
+ * runs of 32-job bursts, load under 1) 16 and 8 lanes cross where they
+ * do on the Xeon (AVX-512 4096 B seal 1939 / 2002, open 1956 / 1967;
+ * 5120 B seal 2401 / 2357; AVX2 1024 B seal 1227 / 1387, open 1238 /
+ * 1270; 1280 B seal 1475 / 1406), while SSSE3's lanes win only at 64 B
+ * (its crossover in cpu.c's table, with the figures).
  * NEON's 4 lanes have 4-lane Poly1305 as well (not SSSE3's scalar one per
  * lane) and have not been measured on an ARM core: they keep the crossover
  * they had before these x86 measurements, 1536 B.
@@ -41,7 +47,8 @@
 #if defined(__aarch64__)
 #define CROSSOVER_X4 1536       /* 4 (NEON) */
 #else
-#define CROSSOVER_X4 384        /* 4 (SSSE3) */
+/* 4 (SSSE3): per CPU, vecsec_tune() (384 on the Xeon above, 64 on a Zen 5) */
+#define CROSSOVER_X4 (vecsec_tune()->lanes_crossover_ssse3)
 #endif
 
 static struct lane_set lane_sets[VECSEC_NB_LEVELS];

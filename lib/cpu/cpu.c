@@ -5,6 +5,7 @@
  * ZMM0-15 upper halves, ZMM16-31). aarch64: HWCAP from the auxiliary vector.
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu_internal.h"
@@ -150,6 +151,72 @@ vecsec_isa_features(enum vecsec_isa isa)
 	return isa == VECSEC_ISA_SCALAR ? 0 : UINT64_MAX;
 }
 #endif
+
+/*
+ * The tuning entries (cpu_internal.h). The default: a Sapphire
+ * Rapids-class Xeon's values (and an earlier Xeon's before it).
+ */
+static const struct vecsec_tune tune_default = {
+	.cpu = "Sapphire Rapids-class Xeon",
+	/* 15 blocks: one 16-block ChaCha20 pass with the one-time key */
+	.chachapoly_short_max = 960,
+	.lanes_crossover_ssse3 = 384,
+};
+
+#if defined(__x86_64__)
+/*
+ * AMD Zen 5 (family 1Ah; AVX-512 on 512-bit units): the short path to the
+ * kernel's bound, 2752 bytes (TSC cycles per seal, short path / the
+ * 1 KiB stitched steps: 1024 B 778 / 1066, 1420 B 873 / 1228, 2048 B
+ * 1206 / 1447, 2752 B 1541 / 1729); SSSE3's lanes only up to 64 bytes
+ * (bursts of 32, lanes / single messages: 64 B 392 / 492, 128 B 625 /
+ * 587, 192 B 787 / 622, 384 B 1185 / 1013).
+ */
+static const struct vecsec_tune tune_zen5 = {
+	.cpu = "AMD EPYC Zen 5 (family 1Ah)",
+	.chachapoly_short_max = SIZE_MAX,
+	.lanes_crossover_ssse3 = 64,
+};
+
+static const struct vecsec_tune *
+tune_detect(void)
+{
+	unsigned int a, b, c, d, family;
+
+	if (__get_cpuid_max(0, NULL) < 1)
+		return &tune_default;
+	__cpuid(0, a, b, c, d);
+	/* "AuthenticAMD": ebx, edx, ecx */
+	if (b != 0x68747541 || d != 0x69746e65 || c != 0x444d4163)
+		return &tune_default;
+	__cpuid(1, a, b, c, d);
+	family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return family == 0x1a ? &tune_zen5 : &tune_default;
+}
+#else
+static const struct vecsec_tune *
+tune_detect(void)
+{
+	return &tune_default;
+}
+#endif
+
+static _Atomic(const struct vecsec_tune *) tune_now;
+
+const struct vecsec_tune *
+vecsec_tune(void)
+{
+	const struct vecsec_tune *t = atomic_load_explicit(&tune_now, memory_order_acquire);
+
+	if (__builtin_expect(t == NULL, 0)) {
+		/* idempotent: racing threads find the same entry */
+		t = tune_detect();
+		atomic_store_explicit(&tune_now, t, memory_order_release);
+	}
+	return t;
+}
 
 static _Atomic uint64_t cpu_feat;
 static atomic_bool cpu_done;

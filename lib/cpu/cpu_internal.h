@@ -74,6 +74,29 @@ vecsec_impl_usable(enum vecsec_isa isa, uint64_t needs, enum vecsec_isa cap, uin
 	return isa <= cap && (feat & needs) == needs;
 }
 
+/*
+ * Thresholds that depend on the CPU model, not only on its ISA: the
+ * lengths where one path starts to beat another, measured per CPU
+ * (docs/bursts.md lists which CPU set which). One entry is chosen once,
+ * at first use, from CPUID's vendor, family and model (vecsec_tune());
+ * every CPU without an entry of its own gets the default one, measured on
+ * a Sapphire Rapids-class Xeon. Thresholds the same on every CPU measured
+ * stay constants next to their code.
+ */
+struct vecsec_tune {
+	const char *cpu;                /* the CPU that set these values */
+	/*
+	 * ChaCha20-Poly1305 single messages on AVX-512 IFMA: the longest job
+	 * the short path (one ChaCha20 pass, then Poly1305) takes, at most
+	 * the kernel's own bound (chachapoly_avx512ifma.c).
+	 */
+	size_t chachapoly_short_max;
+	/* ChaCha20-Poly1305 bursts: the crossover of SSSE3's 4 lanes (chachapoly_lanes.c) */
+	size_t lanes_crossover_ssse3;
+};
+
+const struct vecsec_tune *vecsec_tune(void);
+
 /* Feature bits each level implies (used to check a level is present). */
 uint64_t vecsec_isa_features(enum vecsec_isa isa);
 

