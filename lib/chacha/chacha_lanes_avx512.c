@@ -165,6 +165,7 @@ vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks)
 {
 	const __mmask16 act = (__mmask16)l->active;
 	const unsigned int dr = l->rounds / 2;
+	const bool pairs = vecsec_tune()->chacha_x16_pairs;
 	__m512i k[8], n0, n1, n2, ctr;
 	const uint8_t *in[16];
 	uint8_t *out[16];
@@ -181,10 +182,10 @@ vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks)
 		out[i] = l->out[i];
 	}
 
-	/* two blocks a step while two are left (block_rows2()) */
+	/* two blocks a step while two are left (block_rows2()), where the CPU gains */
 	for (uint32_t blk = 0; blk < nblocks; ) {
 		__m512i t[16], u[16];
-		const bool two = blk + 1 < nblocks;
+		const bool two = pairs && blk + 1 < nblocks;
 
 		if (two)
 			block_rows2(k, ctr, n0, n1, n2, dr, t, u);
@@ -240,10 +241,11 @@ xor_rows(const struct chacha_lanes *l, const uint32_t left[16], size_t off, cons
  * ChaCha20-Poly1305 burst reads and writes small linear jobs in place with
  * it, no staging copies.
  * Lengths are public, so the per-lane branches on them are fine.
- * Two blocks a step (block_rows2()) while the longest lane has two left
- * (the one-time-key block counts), one for a last odd block: on an AMD
- * Zen 5, bursts of 32 1420-byte seals (direct path) went from ~780 to
- * ~690 TSC cycles per message.
+ * Where the CPU gains from it (vecsec_tune(): a Zen 5, not measured on
+ * the Xeons), two blocks a step (block_rows2()) while the longest lane
+ * has two left (the one-time-key block counts), one for a last odd block:
+ * on an AMD Zen 5, bursts of 32 1420-byte seals (direct path) went from
+ * 838 to 726 TSC cycles per message.
  */
 void
 vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uint32_t *bytes,
@@ -251,6 +253,7 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 {
 	const __mmask16 act = (__mmask16)l->active;
 	const unsigned int dr = l->rounds / 2;
+	const bool pairs = vecsec_tune()->chacha_x16_pairs;
 	__m512i k[8], n0, n1, n2, ctr;
 	uint32_t left[16], most = 0;
 	size_t off = 0;
@@ -269,7 +272,7 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 	if (ks0 != NULL) {
 		__m512i t[16], u[16];
 
-		if (most > 0) {
+		if (pairs && most > 0) {
 			/* block 0 and the data's first block together */
 			block_rows2(k, ctr, n0, n1, n2, dr, t, u);
 			xor_rows(l, left, 0, u);
@@ -283,7 +286,7 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 			if ((act >> i) & 1)
 				_mm512_storeu_si512((void *)ks0[i], t[i]);
 	}
-	for (; off + CHACHA_BLOCK_LEN < most; off += 2 * CHACHA_BLOCK_LEN) {
+	for (; pairs && off + CHACHA_BLOCK_LEN < most; off += 2 * CHACHA_BLOCK_LEN) {
 		__m512i t[16], u[16];
 
 		block_rows2(k, ctr, n0, n1, n2, dr, t, u);
@@ -291,10 +294,11 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 		xor_rows(l, left, off + CHACHA_BLOCK_LEN, u);
 		ctr = vadd(ctr, _mm512_set1_epi32(2));
 	}
-	if (off < most) {
+	for (; off < most; off += CHACHA_BLOCK_LEN) {
 		__m512i t[16];
 
 		block_rows(k, ctr, n0, n1, n2, dr, t);
 		xor_rows(l, left, off, t);
+		ctr = vadd(ctr, _mm512_set1_epi32(1));
 	}
 }

@@ -160,7 +160,9 @@ static const struct vecsec_tune tune_default = {
 	.cpu = "Sapphire Rapids-class Xeon",
 	/* 15 blocks: one 16-block ChaCha20 pass with the one-time key */
 	.chachapoly_short_max = 960,
+	.lanes_crossover_x16 = 4096,
 	.lanes_crossover_ssse3 = 384,
+	.chacha_x16_pairs = false,
 };
 
 #if defined(__x86_64__)
@@ -170,12 +172,18 @@ static const struct vecsec_tune tune_default = {
  * 1 KiB stitched steps: 1024 B 778 / 1066, 1420 B 873 / 1228, 2048 B
  * 1206 / 1447, 2752 B 1541 / 1729); SSSE3's lanes only up to 64 bytes
  * (bursts of 32, lanes / single messages: 64 B 392 / 492, 128 B 625 /
- * 587, 192 B 787 / 622, 384 B 1185 / 1013).
+ * 587, 192 B 787 / 622, 384 B 1185 / 1013). The AVX-512 ChaCha lanes two
+ * blocks a step (bursts of 32 seals, one block / two a step: 64 B 137 /
+ * 131, 576 B 419 / 391, 1420 B 838 / 726), and with them 16 lanes up to
+ * 6 KiB (lanes / single messages: 4096 B 2084 / 2375, 6144 B 3016 /
+ * 3185, 8192 B 3949 / 3999 seal, 4120 / 4040 open).
  */
 static const struct vecsec_tune tune_zen5 = {
 	.cpu = "AMD EPYC Zen 5 (family 1Ah)",
 	.chachapoly_short_max = SIZE_MAX,
+	.lanes_crossover_x16 = 6144,
 	.lanes_crossover_ssse3 = 64,
+	.chacha_x16_pairs = true,
 };
 
 static const struct vecsec_tune *
@@ -203,7 +211,21 @@ tune_detect(void)
 }
 #endif
 
+const struct vecsec_tune *const vecsec_tunes[] = {
+	&tune_default,
+#if defined(__x86_64__)
+	&tune_zen5,
+#endif
+	NULL,
+};
+
 static _Atomic(const struct vecsec_tune *) tune_now;
+
+void
+vecsec_tune_force(const struct vecsec_tune *t)
+{
+	atomic_store_explicit(&tune_now, t != NULL ? t : tune_detect(), memory_order_release);
+}
 
 const struct vecsec_tune *
 vecsec_tune(void)

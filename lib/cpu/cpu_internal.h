@@ -91,11 +91,25 @@ struct vecsec_tune {
 	 * the kernel's own bound (chachapoly_avx512ifma.c).
 	 */
 	size_t chachapoly_short_max;
-	/* ChaCha20-Poly1305 bursts: the crossover of SSSE3's 4 lanes (chachapoly_lanes.c) */
+	/* ChaCha20-Poly1305 bursts: the crossovers of 16 (AVX-512) and SSSE3's 4 lanes */
+	size_t lanes_crossover_x16;
 	size_t lanes_crossover_ssse3;
+	/*
+	 * The AVX-512 ChaCha lane kernels run two blocks of every lane per
+	 * step (chacha_lanes_avx512.c) rather than one.
+	 */
+	bool chacha_x16_pairs;
 };
 
 const struct vecsec_tune *vecsec_tune(void);
+
+/*
+ * Tests only: every entry (NULL-terminated), and pinning one of them in
+ * place of the CPU's (NULL: back to the CPU's). Not thread-safe against
+ * running jobs.
+ */
+extern const struct vecsec_tune *const vecsec_tunes[];
+void vecsec_tune_force(const struct vecsec_tune *t);
 
 /* Feature bits each level implies (used to check a level is present). */
 uint64_t vecsec_isa_features(enum vecsec_isa isa);
