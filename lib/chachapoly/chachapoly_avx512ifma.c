@@ -260,11 +260,11 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  */
 
 /*
- * Data blocks from which the IFMA kernel takes the ciphertext: set on a
- * Sapphire Rapids class Xeon (TSC cycles per seal: 320 B 694 scalar, 720
- * IFMA; 384 B 741 scalar, 707 IFMA).
+ * Data blocks from which the IFMA kernel takes the ciphertext: per CPU
+ * (vecsec_tune(): 24 on a Sapphire Rapids class Xeon, 32 on a Zen 5; the
+ * figures are in lib/cpu/cpu.c).
  */
-#define SHORT_IFMA_BLOCKS 24
+#define SHORT_IFMA_BLOCKS (vecsec_tune()->chachapoly_short_ifma_blocks)
 
 /* The data's last n (0..15) bytes, padded (RFC 8439 2.8), and the lengths block. */
 static inline __attribute__((always_inline)) void

@@ -160,6 +160,10 @@ static const struct vecsec_tune tune_default = {
 	.cpu = "Sapphire Rapids-class Xeon",
 	/* 15 blocks: one 16-block ChaCha20 pass with the one-time key */
 	.chachapoly_short_max = 960,
+	/* TSC cycles per seal: 320 B 694 scalar, 720 IFMA; 384 B 741 scalar, 707 IFMA */
+	.chachapoly_short_ifma_blocks = 24,
+	/* one-shot MAC: 384 B ~290 radix 2^64, ~325 IFMA; 448 B ~336 / ~345; 512 B ~384 / ~343 */
+	.poly1305_ifma_min_len = 448,
 	.lanes_crossover_x16 = 4096,
 	.lanes_crossover_ssse3 = 384,
 	.chacha_x16_pairs = false,
@@ -176,11 +180,19 @@ static const struct vecsec_tune tune_default = {
  * blocks a step (bursts of 32 seals, one block / two a step: 64 B 137 /
  * 131, 576 B 419 / 391, 1420 B 838 / 726), and with them 16 lanes up to
  * 6 KiB (lanes / single messages: 4096 B 2084 / 2375, 6144 B 3016 /
- * 3185, 8192 B 3949 / 3999 seal, 4120 / 4040 open).
+ * 3185, 8192 B 3949 / 3999 seal, 4120 / 4040 open). The IFMA Poly1305
+ * later than on the Xeon: one-shot MACs from 768 B (vecsec-bench --case
+ * poly1305, TSC cycles per byte, radix 2^64 / IFMA, three runs: 448 B
+ * 0.61-0.70 / 0.94-0.98, 640 B 0.61-0.71 / 0.62-0.79, 704 B 0.63-0.71 /
+ * 0.62-0.67, 768 B 0.61-0.67 / 0.55-0.60), and in the short path from 32
+ * data blocks (TSC cycles per seal, scalar / IFMA: 384 B 646-661 /
+ * 708-720, 512 B 745-753 / 745-762, 640 B 812-841 / 761-782).
  */
 static const struct vecsec_tune tune_zen5 = {
 	.cpu = "AMD EPYC Zen 5 (family 1Ah)",
 	.chachapoly_short_max = SIZE_MAX,
+	.chachapoly_short_ifma_blocks = 32,
+	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 6144,
 	.lanes_crossover_ssse3 = 64,
 	.chacha_x16_pairs = true,

@@ -91,6 +91,14 @@ struct vecsec_tune {
 	 * the kernel's own bound (chachapoly_avx512ifma.c).
 	 */
 	size_t chachapoly_short_max;
+	/* inside it: Poly1305 blocks of the data from which the IFMA kernel takes them */
+	size_t chachapoly_short_ifma_blocks;
+	/*
+	 * Poly1305 one-shot MACs and updates: the length from which the
+	 * AVX-512 IFMA entries take them (their min_len is the least of these;
+	 * poly1305.c), radix 2^64 below.
+	 */
+	size_t poly1305_ifma_min_len;
 	/* ChaCha20-Poly1305 bursts: the crossovers of 16 (AVX-512) and SSSE3's 4 lanes */
 	size_t lanes_crossover_x16;
 	size_t lanes_crossover_ssse3;
