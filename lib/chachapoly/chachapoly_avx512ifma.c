@@ -238,9 +238,9 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
 /* ---- short jobs: the whole AEAD in one ChaCha20 pass ---- */
 
 /*
- * Jobs up to 43 blocks (2752 bytes): the one-time-key block and the data
- * blocks come out of one ChaCha20 pass (short_rows(): row form, one or
- * two 16-block forms and up to three sets of rows in the same double
+ * Jobs up to 55 blocks (3520 bytes): the one-time-key block and the data
+ * blocks come out of one ChaCha20 pass (short_rows(): row form, one to
+ * three 16-block forms and up to three sets of rows in the same double
  * rounds), so the ChaCha20 part costs about one pass's latency and
  * nothing waits for the one-time key alone; Poly1305 then runs in radix 2^64 on the
  * integer units (poly1305_64.h), or the IFMA kernel for the data from
@@ -250,13 +250,13 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * the stitched steps do), and in place into a stack buffer that reaches
  * out only after the tag matched.
  */
-#define SHORT_MAX (43 * CHACHA_BLOCK_LEN)
+#define SHORT_MAX (55 * CHACHA_BLOCK_LEN)
 /*
  * Dispatch takes the short path up to the bound measured on the CPU
  * (vecsec_tune(), chachapoly.c): 960 bytes on a Sapphire Rapids-class
- * Xeon (measured before the two-form passes existed), all 2752 on a Zen 5,
- * where every length 961..2752 is 12 to 40 % faster this way than with
- * the 1 KiB stitched steps (cpu.c has the figures).
+ * Xeon (measured before the multi-form passes existed), all 3520 on a
+ * Zen 5, where every length 961..3520 is 12 to 44 % faster this way than
+ * with the 1 KiB stitched steps (cpu.c has the figures).
  */
 
 /*
@@ -331,14 +331,14 @@ x16_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 	const size_t head = 15 * CHACHA_BLOCK_LEN, step = 16 * CHACHA_BLOCK_LEN;
 	const size_t rows_at = head + step * (size_t)(nx16 - 1);
 	struct chacha_rows w;
-	uint32_t x2[16];
-	__m512i v[16], v2[16];
+	uint32_t xs[2][16];
+	__m512i v[16], vs[2][16];
 
 	chacha_x16_init(v, x);
-	if (nx16 > 1) {
-		memcpy(x2, x, sizeof(x2));
-		x2[12] += 16;
-		chacha_x16_init(v2, x2);
+	for (int f = 0; f < nx16 - 1; f++) {
+		memcpy(xs[f], x, sizeof(xs[f]));
+		xs[f][12] += 16 * (uint32_t)(f + 1);
+		chacha_x16_init(vs[f], xs[f]);
 	}
 	if (nsets > 0)
 		chacha_rows_init(&w, _mm_loadu_si128((const void *)&x[0]),
@@ -348,29 +348,43 @@ x16_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 					       _mm_cvtsi32_si128(16 * nx16)), nsets, NULL, 0);
 	for (int dr = 0; dr < 10; dr++) {
 		chacha_x16_dround(v);
-		if (nx16 > 1)
-			chacha_x16_dround(v2);
+		for (int f = 0; f < nx16 - 1; f++)
+			chacha_x16_dround(vs[f]);
 		if (nsets > 0)
 			chacha_rows_dround(&w, nsets);
 	}
 	chacha_x16_finish_first(otk, out, in, len < head ? len : head, v, x);
-	if (nx16 > 1) {
-		chacha_x16_finish(out + head, in + head, len - head, v2, x2);
-		vecsec_wipe(x2, sizeof(x2));
+	for (int f = 0; f < nx16 - 1; f++) {
+		const size_t at = head + step * (size_t)f;
+
+		chacha_x16_finish(out + at, in + at, len - at, vs[f], xs[f]);
 	}
+	if (nx16 > 1)
+		vecsec_wipe(xs, sizeof(xs));
 	if (nsets > 0)
 		chacha_rows_finish(&w, out + rows_at, in + rows_at, len - rows_at, nsets, NULL);
 }
 
 /*
  * Past 15 data blocks: out of line, so the shorter jobs' code (the common
- * case) keeps its small frame and footprint.
+ * case) keeps its small frame and footprint. Up to three 16-block forms
+ * and three sets of rows, but not both: with three sets beside three
+ * forms (to 3776 B) the pass lost to the stitched steps (2237 against
+ * 2113 TSC cycles per 3776-byte seal on a Zen 5), and its frame, shared
+ * by every form here, slowed the others (2816 B 1755 with it, 1200
+ * without).
  */
 static __attribute__((noinline)) void
 x16_rows_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 	      uint8_t otk[CHACHA_BLOCK_LEN])
 {
-	if (len > 39 * CHACHA_BLOCK_LEN)
+	if (len > 51 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 3, 2);
+	else if (len > 47 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 3, 1);
+	else if (len > 43 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 3, 0);
+	else if (len > 39 * CHACHA_BLOCK_LEN)
 		x16_rows(out, in, len, x, otk, 2, 3);
 	else if (len > 35 * CHACHA_BLOCK_LEN)
 		x16_rows(out, in, len, x, otk, 2, 2);

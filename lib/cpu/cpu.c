@@ -172,9 +172,10 @@ static const struct vecsec_tune tune_default = {
 #if defined(__x86_64__)
 /*
  * AMD Zen 5 (family 1Ah; AVX-512 on 512-bit units): the short path to the
- * kernel's bound, 2752 bytes (TSC cycles per seal, short path / the
+ * kernel's bound, 3520 bytes (TSC cycles per seal, short path / the
  * 1 KiB stitched steps: 1024 B 778 / 1066, 1420 B 873 / 1228, 2048 B
- * 1206 / 1447, 2752 B 1541 / 1729); SSSE3's lanes only up to 64 bytes
+ * 1206 / 1447, 2752 B 1541 / 1729, 2816 B 1201 / 1724, 3072 B 1332 /
+ * 1689, 3520 B 1480 / 1779); SSSE3's lanes only up to 64 bytes
  * (bursts of 32, lanes / single messages: 64 B 392 / 492, 128 B 625 /
  * 587, 192 B 787 / 622, 384 B 1185 / 1013). The AVX-512 ChaCha lanes two
  * blocks a step (bursts of 32 seals, one block / two a step: 64 B 137 /

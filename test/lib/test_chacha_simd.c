@@ -848,8 +848,8 @@ single_case(enum vecsec_aead_alg alg, struct vt_buf *g, uint8_t *want, const uin
  * The single-message short path (a whole job up to short_max bytes in one
  * ChaCha20 pass, chachapoly_avx512ifma.c) and the one-time key computed
  * with a tail (open too): reached at AVX-512 IFMA (the kernel takes up to
- * 2752 bytes, dispatch 960 or 2752 by CPU; 0 where the level has no short
- * path), == the oracle for every length 0..2752 + 80 with the short path
+ * 3520 bytes, dispatch 960 or 3520 by CPU; 0 where the level has no short
+ * path), == the oracle for every length 0..3520 + 80 with the short path
  * at the kernel's bound on every CPU, and for tails 1..704 after 1 KiB
  * (odd offsets, AAD 0..64), both directions, out of place and in place,
  * also with the short path switched off; forgeries at the thresholds give
@@ -861,7 +861,7 @@ test_single_short(void)
 	static const size_t forged[] = { 0, 1, 15, 16, 63, 64, 65, 191, 192, 193, 255, 256,
 					 447, 448, 449, 959, 960, 961, 1025, 1087, 1088, 1419,
 					 1420, 1727, 1728, 1729, 1984, 1985, 2751, 2752,
-					 2753 };
+					 2753, 3007, 3008, 3009, 3519, 3520, 3521 };
 	const struct chachapoly_impl *sk = vecsec_chachapoly_impl_for(0);
 	uint64_t seed = vt_seed();
 	uint8_t *src = malloc(4096), *want = malloc(4096), *ct = malloc(4096);
@@ -878,7 +878,7 @@ test_single_short(void)
 	VT_EXPECT(smax == (kmax < tuned ? kmax : tuned), "short_max %zu", smax);
 #ifdef VECSEC_HAVE_AVX512_IFMA
 	if (sk == &vecsec_chachapoly_impl_avx512ifma)
-		VT_EXPECT(kmax == 2752 && smax >= 960, "avx512ifma short path %zu", smax);
+		VT_EXPECT(kmax == 3520 && smax >= 960, "avx512ifma short path %zu", smax);
 #endif
 	VT_EXPECT(vecsec_chachapoly_set_short_max(0) == SIZE_MAX, "cap");
 	VT_EXPECT(vecsec_chachapoly_short_max() == 0, "short path off");
