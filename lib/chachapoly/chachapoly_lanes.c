@@ -37,13 +37,13 @@
  * the Xeon (AVX2 1024 B seal 1227 / 1387, open 1238 / 1270; 1280 B seal
  * 1475 / 1406), and so did 16 before their kernel ran two blocks a step
  * (AVX-512 4096 B seal 1939 / 2002, open 1956 / 1967; 5120 B seal 2401 /
- * 2357); with it they win to 6 KiB, and SSSE3's lanes only at 64 B (both
+ * 2357); with it they win to 8 KiB, and SSSE3's lanes only at 64 B (both
  * crossovers in cpu.c's table, with the figures).
  * NEON's 4 lanes have 4-lane Poly1305 as well (not SSSE3's scalar one per
  * lane) and have not been measured on an ARM core: they keep the crossover
  * they had before these x86 measurements, 1536 B.
  */
-/* 16 ChaCha lanes: per CPU, vecsec_tune() (4096 on the Xeon above, 6144 on a Zen 5) */
+/* 16 ChaCha lanes: per CPU, vecsec_tune() (4096 on the Xeon above, 8192 on a Zen 5) */
 #define CROSSOVER_X16 (vecsec_tune()->lanes_crossover_x16)
 #define CROSSOVER_X8 1024       /* 8 */
 #if defined(__aarch64__)

@@ -180,8 +180,11 @@ static const struct vecsec_tune tune_default = {
  * 587, 192 B 787 / 622, 384 B 1185 / 1013). The AVX-512 ChaCha lanes two
  * blocks a step (bursts of 32 seals, one block / two a step: 64 B 137 /
  * 131, 576 B 419 / 391, 1420 B 838 / 726), and with them 16 lanes up to
- * 6 KiB (lanes / single messages: 4096 B 2084 / 2375, 6144 B 3016 /
- * 3185, 8192 B 3949 / 3999 seal, 4120 / 4040 open). The IFMA Poly1305
+ * 8 KiB (bursts of 32 seals, lanes / single messages, two runs: 2752 B
+ * 1222 / 1233, 3520 B 1536-1540 / 1547-1549, 4096 B 1762-1778 /
+ * 2123-2152, 6144 B 2410-2588 / 2706-2901, 8192 B 3218-3407 /
+ * 3432-3651, 10240 B 3997-4204 / 4156-4395, 12288 B 4886-5206 /
+ * 4986-5257, 16384 B 6713-6829 / 6751-6759). The IFMA Poly1305
  * later than on the Xeon: one-shot MACs from 768 B (vecsec-bench --case
  * poly1305, TSC cycles per byte, radix 2^64 / IFMA, three runs: 448 B
  * 0.61-0.70 / 0.94-0.98, 640 B 0.61-0.71 / 0.62-0.79, 704 B 0.63-0.71 /
@@ -194,7 +197,7 @@ static const struct vecsec_tune tune_zen5 = {
 	.chachapoly_short_max = SIZE_MAX,
 	.chachapoly_short_ifma_blocks = 32,
 	.poly1305_ifma_min_len = 768,
-	.lanes_crossover_x16 = 6144,
+	.lanes_crossover_x16 = 8192,
 	.lanes_crossover_ssse3 = 64,
 	.chacha_x16_pairs = true,
 };
