@@ -10,7 +10,9 @@
  * Seal with a byte-exact kernel (AVX-512 x16, AVX2 x8) skips the staging of
  * the data: the kernel reads job->in and writes job->out itself, masked
  * at the ragged end (fast_seal_direct); open with it
- * decrypts, once the tag matched, straight from job->in to job->out.
+ * decrypts the first data block with block 0 into a stack buffer and, once
+ * the tag matched, copies it out and the rest straight from job->in to
+ * job->out.
  * Where the Poly1305 lane kernel has tags_lanes, a group's tags are
  * finished in the lanes too. Open verifies before any plaintext reaches
  * the caller's buffer. Called once per group from lanes_run(); the
@@ -107,7 +109,8 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
  * The staged path: up to one ChaCha width of small linear jobs, each copied
  * into its lane's buffer behind a zero block. Seal: one kernel run gives
  * block 0 (the Poly1305 key) and the ciphertext together (counter 0 ..).
- * Open: a run of block 0 alone first. Either way the Poly1305 input is then
+ * Open: a run of block 0 alone first (with a byte-exact kernel, block 0
+ * and the first data block, decrypted aside). Either way the Poly1305 input is then
  * laid out contiguously around the ciphertext in the buffer (padded AAD in
  * the block-0 slot just before it, once r and s are out; zeros and the
  * lengths after), so each lane needs one Poly1305 run. Open decrypts in the
