@@ -19,7 +19,10 @@
  *   inbound   for each SA of a segment active here, L: the highest number
  *             this node may accept; the window check refuses numbers above
  *             the acked L (ha_seq_wait). L = top + B, B adaptive: about the
- *             numbers of the last 100 ms at the SA's rate, at least 64.
+ *             numbers of 100 ms at the rate offered (packets taken and
+ *             held back), at least 64; when the SA reaches its limit, at
+ *             once at least twice as large (a new or suddenly faster SA);
+ *             halved at most per 100 ms.
  *
  * The partner stores the latest R and L of each SA, named by (direction,
  * SPI, destination address, family): reqids and slots differ between
@@ -95,6 +98,7 @@ _Static_assert(offsetof(struct gw_sa, ha_in_lim) + sizeof(uint64_t) <= 3 * RTE_C
 #define HS_RESEND_MS 100
 #define HS_RATE_MS 100                  /* inbound block: the numbers of this long */
 #define HS_BIN_MIN GW_HASYNC_IMPLICIT_IN
+#define HS_BIN_MAX (1u << 22)           /* inbound block: at most (a takeover's loss too) */
 
 struct hs_key {
 	uint8_t dir;                    /* enum gw_dir */
@@ -121,7 +125,8 @@ struct hs_slot {
 	uint64_t last;                  /* the highest number the SA may use */
 	uint64_t adv, acked;            /* own reservation: advertised, acked (absolute) */
 	uint64_t sent_ms;               /* when adv was last sent */
-	uint64_t b_in, rate_top, rate_ms;
+	uint64_t b_in, rate_top, rate_ms, rate_held;
+	uint64_t tick_top, tick_held, tick_ms;  /* inbound: at the last tick */
 };
 
 static struct {
@@ -750,6 +755,18 @@ on_datagram(const uint8_t *p, size_t len, const struct sockaddr_storage *from, u
 		on_ack(p + HS_HDR, n);  /* acks to an earlier start of ours are stale */
 }
 
+/* Packets of the SA in slot held back for an ack so far (every worker's count). */
+static uint64_t
+sa_held(unsigned int slot)
+{
+	uint64_t n = 0;
+
+	for (unsigned int w = 0; w < gw.nb_workers; w++)
+		n += __atomic_load_n(&gw.worker[w].sa_drops[slot][GW_DROP_HA_SEQ_WAIT],
+				     __ATOMIC_RELAXED);
+	return n;
+}
+
 /* Each tick: reservations to advertise (again), the inbound blocks, liveness. */
 static void
 tick(uint64_t now)
@@ -782,13 +799,35 @@ tick(uint64_t now)
 		} else if (s->rw != NULL) {
 			uint64_t top = vecsec_esp_replay_top(s->rw);
 
+			uint64_t held = sa_held(i);
+
+			if (gated() && top >= b->acked && b->tick_ms != 0 && now > b->tick_ms) {
+				/*
+				 * at its limit, packets held back (ha_seq_wait): a new or
+				 * suddenly faster SA. At once, the numbers of HS_RATE_MS
+				 * at the rate offered since the last tick (taken and
+				 * held), at least twice the block
+				 */
+				uint64_t d = (top - RTE_MIN(top, b->tick_top)) +
+					(held - RTE_MIN(held, b->tick_held));
+
+				d = d * HS_RATE_MS / (now - b->tick_ms);
+				b->b_in = RTE_MIN(RTE_MAX(b->b_in * 2, d), (uint64_t)HS_BIN_MAX);
+			}
+			b->tick_top = top;
+			b->tick_held = held;
+			b->tick_ms = now;
 			if (now - b->rate_ms >= HS_RATE_MS) {
-				/* the numbers of about HS_RATE_MS at the current rate */
-				uint64_t d = top > b->rate_top ? top - b->rate_top : 0;
+				/* the numbers of about HS_RATE_MS offered, halving at most */
+				uint64_t d = (top - RTE_MIN(top, b->rate_top)) +
+					(held - RTE_MIN(held, b->rate_held));
 				uint64_t dt = b->rate_ms != 0 ? now - b->rate_ms : HS_RATE_MS;
 
-				b->b_in = RTE_MAX((uint64_t)HS_BIN_MIN, d * HS_RATE_MS / RTE_MAX(dt, 1u));
+				d = d * HS_RATE_MS / RTE_MAX(dt, 1u);
+				b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, b->b_in / 2)),
+						  (uint64_t)HS_BIN_MAX);
 				b->rate_top = top;
+				b->rate_held = held;
 				b->rate_ms = now;
 			}
 			if (b->adv == 0 || b->adv < top + b->b_in / 2)
