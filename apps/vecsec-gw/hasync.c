@@ -22,7 +22,8 @@
  *             numbers of 100 ms at the rate offered (packets taken and
  *             held back), at least 64; when the SA reaches its limit, at
  *             once at least twice as large (a new or suddenly faster SA);
- *             halved at most per 100 ms.
+ *             halved at most per 100 ms; advertised again once a quarter
+ *             of B is used.
  *
  * The partner stores the latest R and L of each SA, named by (direction,
  * SPI, destination address, family): reqids and slots differ between
@@ -830,7 +831,8 @@ tick(uint64_t now)
 				b->rate_held = held;
 				b->rate_ms = now;
 			}
-			if (b->adv == 0 || b->adv < top + b->b_in / 2)
+			/* again once a quarter is used: 75 ms of traffic for the round trip */
+			if (b->adv == 0 || b->adv < top + b->b_in / 4 * 3)
 				want = top + b->b_in;
 		}
 		if (want != 0) {

@@ -413,7 +413,7 @@ while True:
                 send_out(6001 + k, 100)
                 self.wait(lambda: grab() >= n0 + k + 100, "ESP frames out of A alone", (a,))
             self.check(max(seqs) > before and a.sync()["gated"] is False and
-                       a.sync()["downs"] == 1,
+                       a.sync()["downs"] >= 1,
                        "partner down: nothing gated, A sent up to %d (acked %d)" %
                        (max(seqs), before),
                        "partner down: A sent up to %d, acked %d, %s" % (max(seqs), before,
