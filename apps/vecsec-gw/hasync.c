@@ -768,6 +768,50 @@ sa_held(unsigned int slot)
 	return n;
 }
 
+/*
+ * An inbound SA's block (B_in) from its rate, and the limit to advertise
+ * now (0: none): top + B_in once a quarter of the last one is used.
+ */
+static uint64_t
+in_want(struct hs_slot *b, unsigned int slot, uint64_t top, uint64_t now)
+{
+	uint64_t held = sa_held(slot);
+
+	if (gated() && top >= b->acked && b->tick_ms != 0 && now > b->tick_ms) {
+		/*
+		 * at its limit, packets held back (ha_seq_wait): a new or
+		 * suddenly faster SA. At once, the numbers of HS_RATE_MS
+		 * at the rate offered since the last tick (taken and
+		 * held), at least twice the block
+		 */
+		uint64_t d = (top - RTE_MIN(top, b->tick_top)) +
+			(held - RTE_MIN(held, b->tick_held));
+
+		d = d * HS_RATE_MS / (now - b->tick_ms);
+		b->b_in = RTE_MIN(RTE_MAX(b->b_in * 2, d), (uint64_t)HS_BIN_MAX);
+	}
+	b->tick_top = top;
+	b->tick_held = held;
+	b->tick_ms = now;
+	if (now - b->rate_ms >= HS_RATE_MS) {
+		/* the numbers of about HS_RATE_MS offered, halving at most */
+		uint64_t d = (top - RTE_MIN(top, b->rate_top)) +
+			(held - RTE_MIN(held, b->rate_held));
+		uint64_t dt = b->rate_ms != 0 ? now - b->rate_ms : HS_RATE_MS;
+
+		d = d * HS_RATE_MS / RTE_MAX(dt, 1u);
+		b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, b->b_in / 2)),
+				  (uint64_t)HS_BIN_MAX);
+		b->rate_top = top;
+		b->rate_held = held;
+		b->rate_ms = now;
+	}
+	/* again once a quarter is used: 75 ms of traffic for the round trip */
+	if (b->adv == 0 || b->adv < top + b->b_in / 4 * 3)
+		return top + b->b_in;
+	return 0;
+}
+
 /* Each tick: reservations to advertise (again), the inbound blocks, liveness. */
 static void
 tick(uint64_t now)
@@ -798,42 +842,7 @@ tick(uint64_t now)
 			if (b->adv == 0 || b->adv < next + hs.block / 2)
 				want = next - 1 + hs.block;
 		} else if (s->rw != NULL) {
-			uint64_t top = vecsec_esp_replay_top(s->rw);
-
-			uint64_t held = sa_held(i);
-
-			if (gated() && top >= b->acked && b->tick_ms != 0 && now > b->tick_ms) {
-				/*
-				 * at its limit, packets held back (ha_seq_wait): a new or
-				 * suddenly faster SA. At once, the numbers of HS_RATE_MS
-				 * at the rate offered since the last tick (taken and
-				 * held), at least twice the block
-				 */
-				uint64_t d = (top - RTE_MIN(top, b->tick_top)) +
-					(held - RTE_MIN(held, b->tick_held));
-
-				d = d * HS_RATE_MS / (now - b->tick_ms);
-				b->b_in = RTE_MIN(RTE_MAX(b->b_in * 2, d), (uint64_t)HS_BIN_MAX);
-			}
-			b->tick_top = top;
-			b->tick_held = held;
-			b->tick_ms = now;
-			if (now - b->rate_ms >= HS_RATE_MS) {
-				/* the numbers of about HS_RATE_MS offered, halving at most */
-				uint64_t d = (top - RTE_MIN(top, b->rate_top)) +
-					(held - RTE_MIN(held, b->rate_held));
-				uint64_t dt = b->rate_ms != 0 ? now - b->rate_ms : HS_RATE_MS;
-
-				d = d * HS_RATE_MS / RTE_MAX(dt, 1u);
-				b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, b->b_in / 2)),
-						  (uint64_t)HS_BIN_MAX);
-				b->rate_top = top;
-				b->rate_held = held;
-				b->rate_ms = now;
-			}
-			/* again once a quarter is used: 75 ms of traffic for the round trip */
-			if (b->adv == 0 || b->adv < top + b->b_in / 4 * 3)
-				want = top + b->b_in;
+			want = in_want(b, i, vecsec_esp_replay_top(s->rw), now);
 		}
 		if (want != 0) {
 			if (want > b->last || want < b->adv)
