@@ -756,6 +756,19 @@ on_datagram(const uint8_t *p, size_t len, const struct sockaddr_storage *from, u
 		on_ack(p + HS_HDR, n);  /* acks to an earlier start of ours are stale */
 }
 
+/* A HELLO when one is due (the only message sent without the control-plane lock). */
+static void
+hello(uint64_t now)
+{
+	if (now - hs.hello_ms < HS_HELLO_MS)
+		return;
+	hs.hello_ms = now;
+	flush();
+	hs.out_type = HS_HELLO;
+	hs.out_n = 0;
+	flush();
+}
+
 /* Packets of the SA in slot held back for an ack so far (every worker's count). */
 static uint64_t
 sa_held(unsigned int slot)
@@ -820,13 +833,7 @@ tick(uint64_t now)
 
 	if (hs.alive && now - hs.heard_ms > HS_DEAD_MS)
 		partner_down("silent");
-	if (now - hs.hello_ms >= HS_HELLO_MS) {
-		hs.hello_ms = now;
-		flush();
-		hs.out_type = HS_HELLO;
-		hs.out_n = 0;
-		flush();
-	}
+	hello(now);
 	if (!hs.alive)
 		return;
 	for (unsigned int i = 0; i < hs.nb_slots && i < gw.nb_sa; i++) {
@@ -877,6 +884,7 @@ static void *
 hs_main(void *arg)
 {
 	uint8_t buf[2048];
+	struct timespec busy = { 0, 1000000 };
 
 	(void)arg;
 	while (!hs.stop) {
@@ -884,7 +892,16 @@ hs_main(void *arg)
 		int rc = poll(&pfd, 1, HS_TICK_MS);
 		uint64_t now = mono_ms();
 
-		gw_cp_lock();
+		if (!gw_cp_trylock()) {
+			/*
+			 * the control plane is busy (an SA's cryptodev started, a
+			 * reload): the heartbeat goes on, so the partner does not
+			 * take this node for dead; what came in waits in the socket
+			 */
+			hello(now);
+			nanosleep(&busy, NULL);
+			continue;
+		}
 		if (rc > 0) {
 			for (int k = 0; k < 64; k++) {
 				struct sockaddr_storage from;
