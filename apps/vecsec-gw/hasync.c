@@ -32,7 +32,9 @@
  * every number up to the partner's L (lib/esp's window floor). Since the
  * old node never sent past an acked R nor accepted past an acked L, and
  * the new node stored every value it acked, no (key, number) is sent
- * twice and no packet the old node accepted is accepted again. The price
+ * twice and no packet the old node accepted is accepted again. A node
+ * never acks a reservation for an SA it carries itself (a segment moved
+ * in the wrong order, +N before -N): the other stays at its last ack. The price
  * is inbound: the peer's packets numbered from the old node's top up to
  * L, sent after the failover, are refused (at most B).
  *
@@ -145,7 +147,7 @@ static struct {
 	bool alive, syncing;
 	uint64_t heard_ms, hello_ms, up_ms;
 	uint64_t tx_msgs, rx_msgs, tx_recs, rx_recs, acked_recs, bad, ups, downs, full_pushes;
-	uint64_t store_full, takeovers;
+	uint64_t store_full, takeovers, conflicts;
 	struct hs_slot *slots;
 	unsigned int nb_slots;
 	struct hs_ent *ents;            /* open addressing, a power of two */
@@ -441,6 +443,8 @@ out_jump(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, struct h
 	}
 }
 
+static void take_one(unsigned int i, const struct gw_sa_conf *c, uint64_t theirs);
+
 void
 gw_hasync_sa_ready(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 {
@@ -461,6 +465,16 @@ gw_hasync_sa_ready(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c
 		if (b->acked < b->first && s->used_pkts == 0)
 			out_jump(dp, s, c, b, b->first + 1);
 	}
+	if (seg_active(s) && b->ent >= 0 && hs.ents[b->ent].val != 0) {
+		/*
+		 * installed where its segment is already carried (the partner's
+		 * synced SA, a node started with its segments active): past what
+		 * the partner reserved, as at a takeover. An SA the partner never
+		 * advertised starts as it is: the implicit grant is this node's.
+		 */
+		take_one(s->idx, c, hs.ents[b->ent].val);
+		return;
+	}
 	apply(s->idx);
 }
 
@@ -479,6 +493,45 @@ gw_hasync_sa_unbind(unsigned int slot)
 
 /* ---- takeover ------------------------------------------------------------- */
 
+/*
+ * SA slot i (not carried here yet, or just installed) takes over from the
+ * partner, whose latest value is theirs: outbound, its next number past
+ * it; inbound, every number up to it refused.
+ */
+static void
+take_one(unsigned int i, const struct gw_sa_conf *c, uint64_t theirs)
+{
+	struct hs_slot *b = &hs.slots[i];
+	struct gw_sa *s = &gw.sa[i];
+
+	if (b->k.dir == GW_DIR_OUT) {
+		uint64_t next = b->first + __atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED);
+
+		if (theirs >= next) {
+			GW_LOG(NOTICE, "SA out %u: takeover, next sequence number %" PRIu64
+			       " (partner reserved up to %" PRIu64 ")", s->spi, theirs + 1, theirs);
+			out_jump(&gw, s, c, b, theirs == UINT64_MAX ? theirs : theirs + 1);
+		}
+		b->adv = 0;     /* advertised again from the new number */
+	} else if (s->rw != NULL) {
+		/*
+		 * the segment is inactive here (or the SA not active yet): no
+		 * worker touches the window (ha_dp.h drops its packets before
+		 * the SAD); the lock anyway
+		 */
+		if (s->rw_shared)
+			rte_rwlock_write_lock(&s->rw_lock);
+		(void)vecsec_esp_replay_floor(s->rw, b->esn || theirs <= UINT32_MAX ? theirs :
+					      UINT32_MAX);
+		if (s->rw_shared)
+			rte_rwlock_write_unlock(&s->rw_lock);
+		GW_LOG(NOTICE, "SA in %u: takeover, numbers up to %" PRIu64 " refused", s->spi,
+		       theirs);
+		b->adv = 0;
+	}
+	apply(i);
+}
+
 void
 gw_hasync_takeover(unsigned int seg)
 {
@@ -488,40 +541,13 @@ gw_hasync_takeover(unsigned int seg)
 	for (unsigned int i = 0; i < hs.nb_slots && i < gw.nb_sa; i++) {
 		struct hs_slot *b = &hs.slots[i];
 		struct gw_sa *s = &gw.sa[i];
-		uint64_t theirs;
 
 		if (!b->bound || s->ha_seg != seg || !s->active || seg_active(s))
 			continue;
 		/* the partner's latest value; an SA never heard of: the implicit grant */
-		theirs = b->ent >= 0 && hs.ents[b->ent].val > implicit(b) ? hs.ents[b->ent].val :
-			implicit(b);
-		if (b->k.dir == GW_DIR_OUT) {
-			uint64_t next = b->first + __atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED);
-
-			if (theirs >= next) {
-				GW_LOG(NOTICE, "SA out %u: takeover, next sequence number %" PRIu64
-				       " (partner reserved up to %" PRIu64 ")", s->spi,
-				       theirs + 1, theirs);
-				out_jump(&gw, s, gw.conf != NULL && i < gw.conf->nb_sa ? &gw.conf->sa[i] : NULL,
-					 b, theirs == UINT64_MAX ? theirs : theirs + 1);
-			}
-			b->adv = 0;     /* advertised again from the new number */
-		} else if (s->rw != NULL) {
-			/*
-			 * the segment is inactive here: no worker touches the window
-			 * (ha_dp.h drops its packets before the SAD); the lock anyway
-			 */
-			if (s->rw_shared)
-				rte_rwlock_write_lock(&s->rw_lock);
-			(void)vecsec_esp_replay_floor(s->rw, b->esn || theirs <= UINT32_MAX ? theirs :
-						      UINT32_MAX);
-			if (s->rw_shared)
-				rte_rwlock_write_unlock(&s->rw_lock);
-			GW_LOG(NOTICE, "SA in %u: takeover, numbers up to %" PRIu64 " refused",
-			       s->spi, theirs);
-			b->adv = 0;
-		}
-		apply(i);
+		take_one(i, gw.conf != NULL && i < gw.conf->nb_sa ? &gw.conf->sa[i] : NULL,
+			 b->ent >= 0 && hs.ents[b->ent].val > implicit(b) ? hs.ents[b->ent].val :
+			 implicit(b));
 	}
 }
 
@@ -674,6 +700,18 @@ on_res(const uint8_t *rec, unsigned int n)
 		if (v > hs.ents[e].val)
 			hs.ents[e].val = v;
 		hs.rx_recs++;
+		if (hs.ents[e].slot >= 0 && hs.slots[hs.ents[e].slot].bound &&
+		    gw.sa[hs.ents[e].slot].active && seg_active(&gw.sa[hs.ents[e].slot])) {
+			/*
+			 * this node carries the SA too (a segment moved in the wrong
+			 * order: +N here before -N there): it took over past what
+			 * it had stored, so the other node may go no further than
+			 * its last ack; kept (a later takeover jumps past it), not
+			 * acked
+			 */
+			hs.conflicts++;
+			continue;
+		}
 		rec_add(HS_ACK, &k, v);
 	}
 	flush();
@@ -1022,15 +1060,17 @@ gw_hasync_show(bool json, FILE *out)
 		PRIu64 ", \"records_sent\": %" PRIu64 ", \"records_received\": %" PRIu64
 		", \"bad\": %" PRIu64 ", \"sas\": %u, \"pending\": %u, \"stored\": %u"
 		", \"store_full\": %" PRIu64 ", \"ups\": %" PRIu64 ", \"downs\": %" PRIu64
-		", \"full_pushes\": %" PRIu64 ", \"takeovers\": %" PRIu64 ", \"block\": %u}" :
+		", \"full_pushes\": %" PRIu64 ", \"takeovers\": %" PRIu64 ", \"conflicts\": %" PRIu64
+		", \"block\": %u}" :
 		" sync partner %s epoch %u partner_epoch %u gated %s sent %" PRIu64 " received %"
 		PRIu64 " acked %" PRIu64 " records_sent %" PRIu64 " records_received %" PRIu64
 		" bad %" PRIu64 " sas %u pending %u stored %u store_full %" PRIu64 " ups %" PRIu64
-		" downs %" PRIu64 " full_pushes %" PRIu64 " takeovers %" PRIu64 " block %u",
+		" downs %" PRIu64 " full_pushes %" PRIu64 " takeovers %" PRIu64 " conflicts %" PRIu64
+		" block %u",
 		state_name(), hs.epoch, hs.peer_epoch, gated() ? (json ? "true" : "yes") :
 		(json ? "false" : "no"), hs.tx_msgs, hs.rx_msgs, hs.acked_recs, hs.tx_recs,
 		hs.rx_recs, hs.bad, bound, pending, hs.nb_ents, hs.store_full, hs.ups, hs.downs,
-		hs.full_pushes, hs.takeovers, hs.block);
+		hs.full_pushes, hs.takeovers, hs.conflicts, hs.block);
 }
 
 void

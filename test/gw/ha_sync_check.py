@@ -33,7 +33,10 @@ A starts with the segment active, B standby. Every step waits for an event
   8. A restarted (a new epoch) standby, its SAs installed again: B pushes its
      full state: A's view holds B's reservations above B's numbers
      and, the partner alive and synced, 100 more packets through B: its numbers
-     go on, none held back (ha_seq_wait 0: the blocks keep ahead)
+     go on, none held back (ha_seq_wait 0: the blocks keep ahead); then a
+     move in the wrong order, `segment +1` on A while B still carries it: B
+     acks none of A's reservations, A holds its packets back; `segment -1`
+     on B: A's reservations acked, A sends past B's numbers, none repeats
   9. `vecsec-ctl -j monitor` on B saw the partner go down, up (the fake
      ones), down, up and synced
  10. both stop cleanly (SIGTERM, exit 0)
@@ -636,6 +639,30 @@ while True:
                    (b_last + 1, b_last + 100),
                    "B's numbers with the partner back: %s..., ha_seq_wait %d" %
                    (more[:5], b.drops(SPI_OUT, "out", "ha_seq_wait")))
+        # 8b. a move in the wrong order: `segment +1` on A while B still carries it
+        a.esp.esp()
+        a.req("segment +1\n")
+        self.wait(lambda: b.sync()["conflicts"] > 0, "B to refuse A's reservations", (a, b))
+        a.clear.send([clear(k) for k in range(1, 21)])
+        self.wait(lambda: a.drops(SPI_OUT, "out", "ha_seq_wait") >= 20,
+                  "A to hold its packets back", (a, b))
+        self.check(a.esp.esp() == [] and a.sync()["pending"] > 0,
+                   "+1 on A while B carries the segment: B acks none of A's reservations "
+                   "(%d refused), A holds its 20 packets back" % b.sync()["conflicts"],
+                   "A sent while B carried the segment: %s" % a.sa(SPI_OUT, "out"))
+        b.req("segment -1\n")
+        self.wait(lambda: a.sync()["pending"] == 0, "A's reservations acked once B let go",
+                  (a, b))
+        a_esp = []
+        a.clear.send([clear(k) for k in range(21, 41)])
+        self.wait(lambda: a_esp.extend(a.esp.esp()) or len(a_esp) >= 20,
+                  "20 ESP frames out of A", (a, b))
+        a2 = [s for spi, s in a_esp if spi == SPI_OUT]
+        every = a_seqs + b_seqs + more + a2
+        self.check(min(a2) > max(more) and len(set(every)) == len(every),
+                   "-1 on B: A sends from %d, past B's %d; no number of the %d repeats" %
+                   (min(a2), max(more), len(every)),
+                   "A's numbers after B let go: %s, B's up to %d" % (a2[:5], max(more)))
         # 9. the monitor's partner events
         def partner_events():
             return [j["state"] for j in map(json.loads, self.mon_lines()[1:])
