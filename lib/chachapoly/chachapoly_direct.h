@@ -153,27 +153,68 @@ direct_chacha(struct burst *b, const struct chacha_impl *ci, const uint16_t *lis
 }
 
 /*
+ * Fills: open jobs of one data block at most (FILL_MAX_LEN) from the
+ * staged path's last, short group, carried by a direct open group
+ * instead, so that their group's kernel calls, Poly1305 call and tags are
+ * not run for a few lanes: a fill takes a free lane of the group's block-0
+ * call, which decrypts its one block with block 0 in the same step (into
+ * the lane's stage slot), copied out once its tag matched. Seal fills were
+ * tried too (a lane freed where the shortest piece ends, the rest of the
+ * longer pieces in a second call beside them): IMIX seals on the Zen 5
+ * came out level, within the machine's spread, for two kernel calls and
+ * a second lane layout; not kept.
+ */
+#define FILL_MAX_LEN CHACHA_BLOCK_LEN
+
+/*
  * Up to one ChaCha width (ci->lanes) of direct_ok() jobs, all seal or all
  * open (seal true or false), their data cut into pieces of at most piece
  * blocks that fit the lanes (direct_pieces()).
  */
 static void
 direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly1305_impl *pi,
-	     const uint16_t *list, unsigned int k, bool seal, uint32_t piece)
+	     const uint16_t *list, unsigned int k, unsigned int nfill, bool seal, uint32_t piece)
 {
 	uint32_t nb[DIRECT_RUNS][VECSEC_MAX_LANES], all = (UINT32_C(1) << k) - 1, ok = 0;
 	const uint8_t *in[DIRECT_RUNS][VECSEC_MAX_LANES];
 	uint8_t *tagp[VECSEC_MAX_LANES];
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];      /* open: computed tags */
+	/*
+	 * open fills: their one block, decrypted with block 0 into the stage
+	 * slot of their lane (not used otherwise before the data call, and
+	 * wiped after it), copied out once verified
+	 */
+	uint8_t (*first)[CHACHA_BLOCK_LEN] = b->stage;
+	unsigned int kt = k + nfill;
 
+	VECSEC_ASSERT(kt <= ci->lanes);
 	/*
 	 * seal: block 0 and the ciphertext; open: block 0 alone (a piece of
 	 * 0 blocks: the call stops after it, and takes one lane per job)
 	 */
-	direct_chacha(b, ci, list, k, seal ? piece : 0, all, true);
+	if (nfill == 0) {
+		direct_chacha(b, ci, list, k, seal ? piece : 0, all, true);
+	} else {
+		uint32_t bytes[VECSEC_MAX_LANES];
+		uint8_t *k0[VECSEC_MAX_LANES];
+
+		b->cl.active = 0;
+		for (unsigned int i = 0; i < kt; i++) {
+			const struct vecsec_aead_job *job = b->jobs[list[i]];
+
+			lane_key(b, i, list[i], 0);
+			b->cl.in[i] = job->in;
+			b->cl.out[i] = first[i];
+			bytes[i] = i < k ? 0 : (uint32_t)job->len;
+			k0[i] = b->buf[i];
+			b->cl.active |= UINT32_C(1) << i;
+		}
+		ci->xor_lanes_bytes(&b->cl, bytes, k0);
+		b->cl.active = 0;
+	}
 
 	/* RFC 8439 2.8: AAD || pad16 || ciphertext || pad16 || lengths */
-	for (unsigned int i = 0; i < k; i++) {
+	for (unsigned int i = 0; i < kt; i++) {
 		struct vecsec_aead_job *job = b->jobs[list[i]];
 		const uint8_t *text = seal ? job->out : job->in;
 		uint8_t *buf = b->buf[i];
@@ -198,9 +239,9 @@ direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly130
 		nb[2][i] = rest > 0 ? 2 : 1;
 		tagp[i] = seal ? job->tag : calc[i];
 	}
-	mac_runs(b, pi, list, k, in, nb, tagp);
+	mac_runs(b, pi, list, kt, in, nb, tagp);
 
-	for (unsigned int i = 0; i < k; i++) {
+	for (unsigned int i = 0; i < kt; i++) {
 		struct vecsec_aead_job *job = b->jobs[list[i]];
 
 		/* the buffer's secrets: what is left of block 0, the last bytes */
@@ -211,13 +252,18 @@ direct_group(struct burst *b, const struct chacha_impl *ci, const struct poly130
 		}
 		/* constant-time compare; a forged job's output is zeroed */
 		job->status = lane_verify(job, calc[i]);
-		if (job->status == VECSEC_JOB_OK && job->len > 0)
+		if (job->status != VECSEC_JOB_OK || job->len == 0)
+			continue;
+		if (i < k)
 			ok |= UINT32_C(1) << i;
+		else
+			copy_small(job->out, first[i], job->len);       /* a fill: all its data */
 	}
 	if (!seal && ok != 0)
 		direct_chacha(b, ci, list, k, piece, ok, false);
-	if (piece < UINT32_MAX)
-		vecsec_memzero(b->stage, sizeof(b->stage));     /* keystream of unused blocks */
+	/* keystream of unused blocks; open fills' plaintext */
+	if (piece < UINT32_MAX || nfill > 0)
+		vecsec_memzero(b->stage, sizeof(b->stage));
 	vecsec_memzero(calc, sizeof(calc));
 }
 
@@ -256,11 +302,14 @@ direct_pieces(struct burst *b, const uint16_t *list, unsigned int k, unsigned in
  * (each lane has its own counter), where the group keeps at least 3/4 of
  * its lane steps busy (the kernel steps every lane as long as the
  * longest piece); the rest are appended to rest[] (*nr) for the general
- * passes, which refill lanes as they run out.
+ * passes, which refill lanes as they run out. An open group takes open
+ * fills from fill[0..nfill) while its block-0 call has free lanes; each
+ * fill taken becomes UINT16_MAX.
  */
 static void
 direct_run(struct burst *b, const struct chacha_impl *ci, const struct poly1305_impl *pi,
-	   const uint16_t *cand, unsigned int nc, uint16_t *rest, unsigned int *nr)
+	   const uint16_t *cand, unsigned int nc, uint16_t *rest, unsigned int *nr,
+	   uint16_t *fill, unsigned int nfill)
 {
 	uint16_t dl[2][VECSEC_MAX_BURST];
 	unsigned int nd[2] = { 0, 0 };
@@ -281,7 +330,22 @@ direct_run(struct burst *b, const struct chacha_impl *ci, const struct poly1305_
 			piece = direct_pieces(b, dl[d] + g, k, ci->lanes, sum);
 			most = piece < UINT32_MAX ? piece : job_blocks(b->jobs[dl[d][g]]);
 			if (4 * sum >= 3 * most * ci->lanes) {
-				direct_group(b, ci, pi, dl[d] + g, k, d == 1, piece);
+				uint16_t gl[VECSEC_MAX_LANES];
+				unsigned int room = 0, nf = 0;
+
+				memcpy(gl, dl[d] + g, k * sizeof(gl[0]));
+				/* open: one job a lane in the block-0 call */
+				if (d == 0)
+					room = ci->lanes - k;
+				/* the fills of this direction, while the group has room */
+				for (unsigned int x = 0; x < nfill && nf < room; x++) {
+					if (fill[x] == UINT16_MAX ||
+					    (b->jobs[fill[x]]->dir == VECSEC_AEAD_SEAL) != (d == 1))
+						continue;
+					gl[k + nf++] = fill[x];
+					fill[x] = UINT16_MAX;
+				}
+				direct_group(b, ci, pi, gl, k, nf, d == 1, piece);
 				g += k;
 				continue;
 			}

@@ -121,11 +121,12 @@ static void
 fast_group(struct burst *b, const struct chacha_impl *ci,
 			const struct poly1305_impl *pi, const uint16_t *list, unsigned int k)
 {
-	uint32_t verified = 0, bytes[VECSEC_MAX_LANES];
+	/* zeroed: GCC cannot see that only active lanes' entries are read */
+	uint32_t verified = 0, bytes[VECSEC_MAX_LANES] = { 0 };
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];      /* open: computed tags */
 	/* open with a byte-exact kernel: each job's first data block, decrypted with block 0 */
 	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
-	uint8_t *ks0[VECSEC_MAX_LANES];
+	uint8_t *ks0[VECSEC_MAX_LANES] = { NULL };
 
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {

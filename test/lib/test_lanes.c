@@ -356,10 +356,18 @@ struct tjob {
 	uint32_t want_status;
 };
 
+/* test_imix_fills(): lengths from this pattern, one direction, linear jobs */
+static const size_t *len_pattern;
+static unsigned int len_pattern_n, len_pattern_next;
+static int force_open = -1;
+
 static size_t
 pick_len(uint64_t *st)
 {
 	uint32_t r = vt_below(st, 64);
+
+	if (len_pattern != NULL)
+		return len_pattern[len_pattern_next++ % len_pattern_n];
 
 	if (r == 0)
 		return 0;
@@ -399,6 +407,10 @@ tjob_make(struct tjob *t, struct keys *ks, uint64_t *st, bool allow_bad)
 	t->open = vt_below(st, 2);
 	t->in_place = vt_below(st, 3) == 0;
 	t->sg = vt_below(st, 4) == 0;
+	if (force_open >= 0) {
+		t->open = force_open;
+		t->sg = false;
+	}
 	t->kind = x == 0 ? 2 : (x < 3 && t->open) ? 1 : 0;
 	vt_rand(t->nonce, sizeof(t->nonce), vt_next(st));
 	vt_rand(t->aad, sizeof(t->aad), vt_next(st));
@@ -643,6 +655,48 @@ test_bursts_every_width(void)
 	bursts_for(16, ks, seed ^ 0xa070, "auto");
 	VT_EXPECT(vecsec_lanes_force(0, -1) == 0, "lanes off");
 	bursts_for(4, ks, seed ^ 0x0ff, "off");
+	VT_EXPECT(vecsec_lanes_force(-1, -1) == 0, "back to automatic");
+	free(ks);
+}
+
+/*
+ * IMIX bursts (64, 576 and 1500 bytes, 7:4:1, as a link interleaves them)
+ * of one direction, linear: on a byte-exact kernel the 64-byte opens past
+ * a whole staged group ride in a direct group's block-0 call (fills: their
+ * one block decrypted with block 0), some of them forged or invalid; seals
+ * beside them; at every width and several burst sizes.
+ */
+static void
+test_imix_fills(void)
+{
+	static const size_t imix[12] = { 64, 576, 64, 64, 1500, 64, 576, 64, 576, 64, 64, 576 };
+	static const int cws[] = { 16, 8, 4 };
+	static const unsigned int sizes[] = { 12, 19, 24, 29, 32, 35, 44, 64 };
+	struct keys *ks = malloc(sizeof(*ks));
+	uint64_t seed = vt_seed() ^ 0x1e1f;
+	unsigned int reps = slow ? 40 : 6;
+
+	keys_init(ks, seed);
+	len_pattern = imix;
+	len_pattern_n = 12;
+	for (size_t c = 0; c < VT_ARRAY_SIZE(cws); c++) {
+		char cfg[64];
+
+		if (vecsec_lanes_force(cws[c], -1) != 0)
+			continue;
+		for (int open = 0; open < 2; open++) {
+			force_open = open;
+			snprintf(cfg, sizeof(cfg), "imix chacha x%d %s", cws[c], open ? "open" : "seal");
+			for (size_t i = 0; i < VT_ARRAY_SIZE(sizes); i++)
+				for (unsigned int r = 0; r < reps; r++) {
+					len_pattern_next = r;
+					one_burst(sizes[i], ks, seed + 131 * i + 7 * r + open, r & 1,
+						  cfg);
+				}
+		}
+	}
+	force_open = -1;
+	len_pattern = NULL;
 	VT_EXPECT(vecsec_lanes_force(-1, -1) == 0, "back to automatic");
 	free(ks);
 }
@@ -1086,6 +1140,7 @@ main(void)
 		VT_TEST(test_poly_lane_tags),
 		VT_TEST(test_width_choice),
 		VT_TEST(test_bursts_every_width),
+		VT_TEST(test_imix_fills),
 		VT_TEST(test_crossover),
 		VT_TEST(test_staged_lengths_alignments),
 		VT_TEST(test_null_every_width),
