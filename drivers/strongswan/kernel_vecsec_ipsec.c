@@ -35,6 +35,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -44,6 +45,7 @@
 #include <unistd.h>
 
 #include <daemon.h>
+#include <bus/listeners/logger.h>
 #include <collections/hashtable.h>
 #include <collections/linked_list.h>
 #include <processing/jobs/callback_job.h>
@@ -83,6 +85,18 @@ struct private_kernel_vecsec_ipsec_t {
 	thread_t *watcher;
 	int watch_fd;                   /* the constructor's subscription, for the watcher */
 	volatile bool stop;
+	/*
+	 * strongSwan's ha plugin (docs/ha.md): its segment changes, read from
+	 * its log line by ha_logger, handed to the watcher thread (wake), which
+	 * makes the gateway's active segments match (ha_sync)
+	 */
+	bool ha;                        /* the ha plugin is configured */
+	logger_t ha_logger;
+	mutex_t *ha_mutex;              /* ha_want, ha_dirty */
+	uint16_t ha_want;               /* charon's active segments, bit N-1 = segment N */
+	bool ha_dirty;                  /* ha_want not yet sent to the gateway */
+	bool ha_off_logged;             /* "no --cluster" said once */
+	int wake[2];                    /* pipe: the logger wakes the watcher */
 };
 
 typedef struct {
@@ -1335,6 +1349,207 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 	return fd;
 }
 
+/* ---- strongSwan's ha plugin: segments --------------------------------------------- */
+
+/*
+ * The ha plugin moves segments by writing "+N"/"-N" into ClusterIP's files
+ * under /proc/net/ipt_CLUSTERIP, which Linux removed in 6.3; it makes no
+ * kernel_ipsec_t call when a segment moves. What it does on every change
+ * (a takeover, a heartbeat timeout taking all segments, a node dropping
+ * them at shutdown, the FIFO's +N/-N, autobalancing) is log, at DBG_CFG
+ * level 1, in ha_segments.c's log_segments():
+ *
+ *     HA segment N activated, now active: 1,2
+ *     HA segment N deactivated, now active: none
+ *
+ * The line carries the whole set, so reading it is idempotent. Checked
+ * against strongSwan 5.9.8 (Debian 12's libcharon-extra-plugins); another
+ * version is warned about at start (docs/ha.md). At start the plugin has
+ * no segment active and logs nothing: the gateway is set to none first.
+ */
+#define HA_WORDING_VERSION "5.9.8"
+#define HA_SEG_MAX 16
+
+/* "1,2" or "none" into a mask of segments 1..HA_SEG_MAX; FALSE if not such a list */
+static bool
+ha_parse_list(const char *list, uint16_t *mask)
+{
+	const char *p = list;
+
+	*mask = 0;
+	if (strcmp(list, "none") == 0)
+		return TRUE;
+	while (*p) {
+		u_int n = 0;
+		int digits = 0;
+
+		while (*p >= '0' && *p <= '9' && digits < 3) {
+			n = n * 10 + (u_int)(*p++ - '0');
+			digits++;
+		}
+		if (digits == 0 || n < 1 || n > HA_SEG_MAX || (*p != ',' && *p != '\0'))
+			return FALSE;
+		*mask |= (uint16_t)(1u << (n - 1));
+		if (*p == ',' && *++p == '\0')
+			return FALSE;
+	}
+	return *mask != 0;
+}
+
+/* The ha plugin's line: the new active set, or FALSE if msg is not that line. */
+static bool
+ha_parse_line(const char *msg, uint16_t *mask)
+{
+	char word[16], list[64], tail[2];
+	u_int seg;
+
+	if (strncmp(msg, "HA segment ", 11) != 0 ||
+			sscanf(msg, "HA segment %u %15s now active: %63s %1s", &seg, word, list,
+			       tail) != 3 || seg < 1 || seg > HA_SEG_MAX || strlen(list) >= 63 ||
+			!ha_parse_list(list, mask))
+		return FALSE;
+	/* the named segment must be in the set iff it was activated */
+	if (strcmp(word, "activated,") == 0)
+		return (*mask & (1u << (seg - 1))) != 0;
+	if (strcmp(word, "deactivated,") == 0)
+		return (*mask & (1u << (seg - 1))) == 0;
+	return FALSE;
+}
+
+/*
+ * logger_t: called by charon's bus with its log lock (and the ha plugin's
+ * segment lock) held, so it only notes the set and wakes the watcher
+ * thread; it logs nothing itself (that would come back here).
+ */
+static void
+ha_log(logger_t *logger, debug_t group, level_t level, int thread, ike_sa_t *ike_sa,
+       const char *message)
+{
+	private_kernel_vecsec_ipsec_t *this = (private_kernel_vecsec_ipsec_t *)
+		((char *)logger - offsetof(private_kernel_vecsec_ipsec_t, ha_logger));
+	uint16_t mask;
+
+	if (group != DBG_CFG || !ha_parse_line(message, &mask))
+		return;
+	this->ha_mutex->lock(this->ha_mutex);
+	this->ha_want = mask;
+	this->ha_dirty = TRUE;
+	this->ha_mutex->unlock(this->ha_mutex);
+	if (write(this->wake[1], "s", 1) < 0) {
+		/* full pipe: the watcher has a wake-up pending already */
+	}
+}
+
+static level_t
+ha_get_level(logger_t *logger, debug_t group)
+{
+	return group == DBG_CFG ? LEVEL_CTRL : LEVEL_SILENT;
+}
+
+static void
+ha_mask_text(uint16_t mask, char *out, size_t len)
+{
+	size_t o = 0;
+
+	snprintf(out, len, "none");
+	for (u_int n = 1; n <= HA_SEG_MAX && mask; n++)
+		if (mask & (1u << (n - 1))) {
+			int k = snprintf(out + o, len - o, "%s%u", o ? "," : "", n);
+
+			if (k < 0 || (size_t)k >= len - o)
+				break;
+			o += (size_t)k;
+		}
+}
+
+/*
+ * Make the gateway's active segments charon's: ask `segments`, send
+ * `segment -N` for each one too many (first: never both nodes longer than
+ * needed), then `segment +N` for each one missing. Only the differences go
+ * out, so it may run any number of times. Runs in the watcher thread (or
+ * at destroy), never in the logger. A failure leaves it dirty: retried.
+ */
+static void
+ha_sync(private_kernel_vecsec_ipsec_t *this)
+{
+	kernel_vecsec_answer_t a;
+	uint64_t count = 0;
+	uint16_t want, have = 0;
+	char *m, w[64], h[64];
+	bool ok = TRUE;
+
+	this->ha_mutex->lock(this->ha_mutex);
+	want = this->ha_want;
+	this->ha_dirty = FALSE;
+	this->ha_mutex->unlock(this->ha_mutex);
+
+	if (this->ctl->request(this->ctl, &a, "segments") != SUCCESS ||
+			!kernel_vecsec_answer_u64(&a, "segments", "count", &count) || count < 1 ||
+			count > HA_SEG_MAX || (m = strstr(a.lines, " mask 0x")) == NULL) {
+		if (strstr(a.err, "clustering is off")) {
+			if (!this->ha_off_logged)
+				DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured, but vecsec-gw "
+				     "at %s runs without --cluster: it cannot follow the segments "
+				     "(docs/ha.md)", this->ctl->get_path(this->ctl));
+			this->ha_off_logged = TRUE;
+		} else {
+			DBG1(DBG_KNL, "kernel-vecsec: asking vecsec-gw for its segments failed "
+			     "(%s); retrying", a.err[0] ? a.err : "malformed answer");
+			ok = FALSE;
+		}
+		kernel_vecsec_answer_free(&a);
+		goto out;
+	}
+	have = (uint16_t)strtoul(m + 8, NULL, 16);
+	kernel_vecsec_answer_free(&a);
+	this->ha_off_logged = FALSE;
+	if (want >> count) {
+		ha_mask_text(want, w, sizeof(w));
+		DBG1(DBG_KNL, "kernel-vecsec: charon's ha plugin has segments %s active, vecsec-gw "
+		     "counts %u: its --cluster COUNT must be the plugin's segment_count", w,
+		     (u_int)count);
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (u_int n = 1; n <= count; n++) {
+			uint16_t bit = (uint16_t)(1u << (n - 1));
+			char req[32];
+
+			if (pass == 0 && (have & bit) && !(want & bit))
+				snprintf(req, sizeof(req), "segment -%u", n);
+			else if (pass == 1 && (want & bit) && !(have & bit))
+				snprintf(req, sizeof(req), "segment +%u", n);
+			else
+				continue;
+			if (simple(this, NULL, req) != SUCCESS) {
+				DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw refused '%s'; retrying", req);
+				ok = FALSE;
+			} else {
+				have = pass ? (uint16_t)(have | bit) : (uint16_t)(have & ~bit);
+				DBG2(DBG_KNL, "kernel-vecsec: sent '%s' to vecsec-gw", req);
+			}
+		}
+	ha_mask_text(want, w, sizeof(w));
+	ha_mask_text(have, h, sizeof(h));
+	DBG1(DBG_KNL, "kernel-vecsec: HA segments active in vecsec-gw: %s (charon's: %s)", h, w);
+out:
+	if (!ok) {
+		this->ha_mutex->lock(this->ha_mutex);
+		this->ha_dirty = TRUE;
+		this->ha_mutex->unlock(this->ha_mutex);
+	}
+}
+
+static bool
+ha_is_dirty(private_kernel_vecsec_ipsec_t *this)
+{
+	bool d;
+
+	this->ha_mutex->lock(this->ha_mutex);
+	d = this->ha_dirty;
+	this->ha_mutex->unlock(this->ha_mutex);
+	return d;
+}
+
 static void *
 watch_gw(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1344,7 +1559,7 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 	bool logged_down = FALSE;
 
 	while (!this->stop) {
-		struct pollfd pfd;
+		struct pollfd pfd2[2];
 		ssize_t n;
 		char *nl;
 
@@ -1353,10 +1568,27 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 			have = 0;
 			for (int i = 0; fd < 0 && i < 10 && !this->stop; i++)
 				usleep(100000);
+			if (fd >= 0 && this->ha) {
+				/* a new or restarted gateway: charon's segments, whatever it had */
+				this->ha_mutex->lock(this->ha_mutex);
+				this->ha_dirty = TRUE;
+				this->ha_mutex->unlock(this->ha_mutex);
+			}
 			continue;
 		}
-		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-		if (poll(&pfd, 1, 200) <= 0)
+		if (this->ha && ha_is_dirty(this))
+			ha_sync(this);
+		pfd2[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		pfd2[1] = (struct pollfd){ .fd = this->wake[0], .events = POLLIN };
+		if (poll(pfd2, this->ha ? 2 : 1, 200) <= 0)
+			continue;
+		if (this->ha && (pfd2[1].revents & POLLIN)) {
+			char drain[64];
+
+			while (read(this->wake[0], drain, sizeof(drain)) > 0)
+				;
+		}
+		if (!(pfd2[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		n = recv(fd, buf + have, sizeof(buf) - 1 - have, MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -1403,9 +1635,19 @@ METHOD(kernel_ipsec_t, destroy, void,
 	sa_entry_t *e;
 	policy_entry_t *p;
 
+	if (this->ha)
+		charon->bus->remove_logger(charon->bus, &this->ha_logger);
 	this->stop = TRUE;
 	if (this->watcher)
 		this->watcher->join(this->watcher);
+	/*
+	 * charon stops: the ha plugin has handed its segments to the other node
+	 * (heartbeat on); this gateway must carry none of them any more
+	 */
+	if (this->ha && this->ready) {
+		this->ha_want = 0;
+		ha_sync(this);
+	}
 	/*
 	 * charon stops: its IKE ports go, so that nobody else who binds them
 	 * meanwhile sends past the gateway's SPD (the NAT-T port 4500 is built in)
@@ -1443,6 +1685,10 @@ METHOD(kernel_ipsec_t, destroy, void,
 	this->natt_ports->destroy(this->natt_ports);
 	this->ctl->destroy(this->ctl);
 	this->mutex->destroy(this->mutex);
+	this->ha_mutex->destroy(this->ha_mutex);
+	for (int k = 0; k < 2; k++)
+		if (this->wake[k] >= 0)
+			close(this->wake[k]);
 	free(this->owner);
 	free(this);
 }
@@ -1496,6 +1742,12 @@ kernel_vecsec_ipsec_create(void)
 							   KERNEL_SPI_MAX, lib->ns),
 		.bypass_ports = linked_list_create(),
 		.natt_ports = linked_list_create(),
+		.ha_logger = {
+			.log = ha_log,
+			.get_level = ha_get_level,
+		},
+		.ha_mutex = mutex_create(MUTEX_TYPE_DEFAULT),
+		.wake = { -1, -1 },
 	);
 	if (this->spi_min > this->spi_max) {
 		uint32_t t = this->spi_min;
@@ -1516,6 +1768,29 @@ kernel_vecsec_ipsec_create(void)
 		DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured and %s.spi_min/spi_max "
 		     "are the defaults: give each node a range of its own, or both may allocate "
 		     "the same inbound SPI", lib->ns);
+	/*
+	 * the ha plugin unloads itself without local and remote; it starts with
+	 * no segment active (and says nothing): so does the gateway
+	 */
+	this->ha = lib->settings->get_str(lib->settings, "%s.plugins.ha.local", NULL, lib->ns) &&
+		lib->settings->get_str(lib->settings, "%s.plugins.ha.remote", NULL, lib->ns) &&
+		!streq(lib->settings->get_str(lib->settings, "%s.plugins.ha.load", "yes", lib->ns),
+		       "no");
+	if (this->ha) {
+		if (pipe2(this->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+			DBG1(DBG_KNL, "kernel-vecsec: pipe: %s", strerror(errno));
+			this->wake[0] = this->wake[1] = -1;
+			destroy(this);
+			return NULL;
+		}
+		this->ha_dirty = TRUE;
+		charon->bus->add_logger(charon->bus, &this->ha_logger);
+		DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured: vecsec-gw's segments "
+		     "follow its log line 'HA segment N activated, now active: LIST'%s",
+		     streq(VERSION, HA_WORDING_VERSION) ? "" : " (checked with strongSwan "
+		     HA_WORDING_VERSION ", this is " VERSION ": if segments do not follow, check "
+		     "that line in the ha plugin's ha_segments.c)");
+	}
 	/* first contact now, so charon starts on a clean gateway when it is up */
 	this->watch_fd = connect_gw(this, &logged_down);
 	this->watcher = thread_create((thread_main_t)watch_gw, this);
