@@ -1,0 +1,586 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Two vecsec-gw nodes as one gateway under strongSwan's ha plugin (issue #30,
+docs/ha.md), in network namespaces:
+
+    P peer            S switch                      gA  vecsec-gw --cluster + charon (ha, kernel-vecsec)
+    charon/libipsec --[bro]-- ao (port 1)  ... ai (port 0) --[bri]-- L  inside host
+    10.80.0.10                bo (port 1)  ... bi (port 0)               10.80.2.1
+                                          gB  the same; ay <-sync veth-> by
+
+The cluster addresses 10.80.0.5 (outside, the peer's IKE and ESP) and
+10.80.2.254 (inside, L's gateway) are on both nodes' taps. The peer and L
+reach them through a static neighbour entry with a multicast MAC, which
+the bridges (no multicast snooping) flood to both nodes, as ClusterIP's
+cluster MAC did; every unicast MAC is a static entry in the bridges, so a
+node never receives the frames of the other (the gateway does not filter
+on the destination MAC: a flooding bridge would hand each node the other
+node's output). The ha plugin's sync link is a veth between gA and gB.
+
+kernel-vecsec tells its gateway the segments the plugin activates
+(its log line, docs/ha.md); the gateways' segment filter does the rest.
+
+Active/passive (segment_count 1), each step waiting for events:
+  1. both nodes up, heartbeats: one node has segment 1 in charon and
+     gateway, the other none; the peer's IKE_SA is ESTABLISHED on the
+     active node and PASSIVE on the other, whose gateway has the CHILD_SA
+     too (installed by HA, add_sa with update = FALSE), standby
+  2. numbered UDP both ways, every datagram once
+  3. failover: kill -9 the active node's gateway and charon under traffic;
+     the survivor takes segment 1 (charon and gateway); peer -> inside
+     resumes within heartbeat_timeout + 2 s, every datagram at most once,
+     the peer sent no new IKE_SA_INIT; DPD on the survivor asks
+     kernel-vecsec for the use times of the HA-installed CHILD_SA (query_
+     policy): no DPD request while traffic flows, one once it stops; ESP
+     on the wire: no (SPI, sequence number) sent twice
+  4. the killed node returns (gateway and charon): the survivor's resync
+     rekeys the CHILD_SA, the returned node installs the new one, both
+     gateways hold exactly their charon's CHILD_SAs (no stale SA)
+  5. second failover, back to the first node: ESP captured before it is
+     replayed into the new active node before any new traffic: every
+     packet dropped and counted; traffic resumes
+Needs the gateway's --cluster-sync (sequence numbers and replay windows
+across a takeover): without it, the checks of the new node's outbound
+sequence numbers and of the replay are reported as not checked.
+
+    ha_cluster.py BUILD_DIR
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import swantest as st  # noqa: E402
+from swantest import check, log, sh, wait_for  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VIP, VIP_IN, LAN = "10.80.0.5", "10.80.2.254", "10.80.2.1"
+MC_OUT, MC_IN = "01:00:5e:50:00:05", "01:00:5e:50:02:fe"
+PEER, PEER_NET = "10.80.0.10", "10.80.9.10"
+SYNC = {"A": "10.80.8.1", "B": "10.80.8.2"}
+SPIS = {"A": (0xc0000000, 0xc7ffffff), "B": (0xc8000000, 0xcfffffff)}
+HB_DELAY, HB_TIMEOUT = 1000, 2100       # ms, the plugin's defaults
+DPD = 2                                 # s, the nodes' dpd_delay
+RATE = 200                              # datagrams per second per flow, failover traffic
+
+
+def step(msg):
+    log("\n==== %s" % msg)
+
+
+class Cluster(st.Env):
+    # per side: namespace key (swantest's ring_drops reads [0])
+    SIDES = {"A": ("gA",), "B": ("gB",)}
+
+    def __init__(self, build):
+        super().__init__(build, "ha")
+        self.ns = {k: self.p + k for k in ("P", "S", "gA", "gB", "L")}
+        self.sync_opt = b"--cluster-sync" in open(self.gwbin, "rb").read()
+        self.count = 1
+
+    def topology(self):
+        ns = self.ns
+        for n in ns.values():
+            sh(["ip", "netns", "add", n])
+            self.made_ns.append(n)
+            sh(["ip", "link", "set", "lo", "up"], ns=n)
+        i = self.ifn
+        pairs = [("P", "po", "S", "sp"), ("gA", "ao", "S", "sao"), ("gB", "bo", "S", "sbo"),
+                 ("gA", "ai", "S", "sai"), ("gB", "bi", "S", "sbi"), ("L", "lo0", "S", "sl"),
+                 ("gA", "ay", "gB", "by")]
+        for a, x, b, y in pairs:
+            sh(["ip", "link", "add", i(x), "netns", ns[a], "type", "veth", "peer", "name",
+                i(y), "netns", ns[b]])
+            for n, f in ((a, x), (b, y)):
+                # frames into DPDK's af_packet must carry real checksums
+                sh(["ethtool", "-K", i(f), "tx", "off"], ns=ns[n])
+        self.dpdk_ifs = [(ns["gA"], i("ao")), (ns["gA"], i("ai")), (ns["gB"], i("bo")),
+                         (ns["gB"], i("bi"))]
+        for n, f in self.dpdk_ifs:
+            sh(["sysctl", "-q", "-w", "net.ipv6.conf.%s.disable_ipv6=1" % f], ns=n)
+            sh(["ip", "link", "set", f, "up"], ns=n)
+            # the node's kernel must not take its own copy of what arrives there (frames
+            # to the cluster MAC would reach charon past the gateway's segment filter):
+            # a blackhole rule for them before the local table (af_packet saw them first)
+            sh(["ip", "rule", "add", "pref", "10", "iif", f, "blackhole"], ns=n)
+        for n in (ns["gA"], ns["gB"]):
+            sh(["ip", "rule", "add", "pref", "100", "lookup", "local"], ns=n)
+            sh(["ip", "rule", "del", "pref", "0"], ns=n)
+        self.mac = {k: self._mac(ns[n], i(k)) for n, k in
+                    (("P", "po"), ("L", "lo0"), ("gA", "ao"), ("gA", "ai"), ("gB", "bo"),
+                     ("gB", "bi"))}
+        for br, ports in (("bro", ("sp", "sao", "sbo")), ("bri", ("sl", "sai", "sbi"))):
+            sh(["ip", "link", "add", i(br), "type", "bridge", "mcast_snooping", "0"], ns=ns["S"])
+            for p in ports:
+                sh(["sysctl", "-q", "-w", "net.ipv6.conf.%s.disable_ipv6=1" % i(p)], ns=ns["S"])
+                sh(["ip", "link", "set", i(p), "master", i(br), "up"], ns=ns["S"])
+            sh(["ip", "link", "set", i(br), "up"], ns=ns["S"])
+        # each unicast MAC where it lives: the bridges never flood one node's frames to the other
+        for mac, port in ((self.mac["po"], "sp"), (self.mac["lo0"], "sl"),
+                          (self.mac["ao"], "sao"), (self.mac["bo"], "sbo"),
+                          (self.mac["ai"], "sai"), (self.mac["bi"], "sbi")):
+            sh(["bridge", "fdb", "replace", mac, "dev", i(port), "master", "static"], ns=ns["S"])
+        sh(["ip", "addr", "add", PEER + "/24", "dev", i("po")], ns=ns["P"])
+        sh(["ip", "addr", "add", PEER_NET + "/32", "dev", "lo"], ns=ns["P"])
+        sh(["ip", "link", "set", i("po"), "up"], ns=ns["P"])
+        sh(["ip", "neigh", "replace", VIP, "lladdr", MC_OUT, "dev", i("po"), "nud", "permanent"],
+           ns=ns["P"])
+        sh(["ip", "addr", "add", LAN + "/24", "dev", i("lo0")], ns=ns["L"])
+        sh(["ip", "link", "set", i("lo0"), "up"], ns=ns["L"])
+        sh(["ip", "neigh", "replace", VIP_IN, "lladdr", MC_IN, "dev", i("lo0"), "nud",
+            "permanent"], ns=ns["L"])
+        sh(["ip", "route", "add", "default", "via", VIP_IN], ns=ns["L"])
+        for side, f in (("A", "ay"), ("B", "by")):
+            sh(["ip", "addr", "add", SYNC[side] + "/24", "dev", i(f)], ns=ns["g" + side])
+            sh(["ip", "link", "set", i(f), "up"], ns=ns["g" + side])
+
+    # ---- the nodes --------------------------------------------------------
+
+    def gw_start(self, side):
+        n = self.ns["g" + side]
+        lo, wi = ("ai", "ao") if side == "A" else ("bi", "bo")
+        sock = self.sock_of(side)
+        if os.path.exists(sock):
+            os.unlink(sock)
+        cfg = os.path.join(self.d, "gw%s.cfg" % side)
+        with open(cfg, "w") as f:
+            f.write("rt ipv4 dst 10.80.0.0/24 port 1\nrt ipv4 dst 10.80.2.0/24 port 0\n"
+                    "neigh port 0 %s\nneigh port 1 %s\n" % (self.mac["lo0"], self.mac["po"]))
+        t0, t1 = self.ifn("t0" + side), self.ifn("t1" + side)
+        cmd = ["ip", "netns", "exec", n, self.gwbin, "-l", "0" if side == "A" else "1",
+               "--no-pci", "--no-huge", "-m", "512", "--no-shconf", "--no-telemetry",
+               "--file-prefix", "gw%s%s" % (side, self.p), "--log-level", "*:warning",
+               "--vdev", "net_af_packet0,iface=%s,framecnt=%d" % (self.ifn(lo), st.RING),
+               "--vdev", "net_af_packet1,iface=%s,framecnt=%d" % (self.ifn(wi), st.RING),
+               "--vdev", "net_tap0,iface=%s" % t0, "--vdev", "net_tap1,iface=%s" % t1,
+               "--", "-f", cfg, "-u", "0x2", "--ctrl", sock,
+               "--host-port", "0:2", "--host-port", "1:3",
+               "--seq-state", os.path.join(self.d, "gw%s.seq-state" % side),
+               "--cluster", "%d@%s" % (self.count, VIP)]
+        if self.sync_opt:
+            other = "B" if side == "A" else "A"
+            cmd += ["--cluster-sync", "%s,%s" % (SYNC[side], SYNC[other])]
+        glog = open(os.path.join(self.d, "gw%s.log" % side), "a")
+        glog.write("== start: %s\n" % " ".join(cmd))
+        glog.flush()
+        gw = subprocess.Popen(cmd, stdout=glog, stderr=subprocess.STDOUT)
+        self.procs.append(gw)
+        self.gws[side] = gw
+
+        def up():
+            if gw.poll() is not None:
+                raise st.Fail("vecsec-gw %s exited with %s: %s" % (
+                    side, gw.returncode, self.tail("gw%s.log" % side)))
+            return os.path.exists(sock) and self.ctl("hello", check_rc=False, side=side) \
+                .startswith("version")
+        wait_for(up, 60, what="vecsec-gw %s's control socket" % side)
+        for tap, addr in ((t1, VIP + "/24"), (t0, VIP_IN + "/24")):
+            sh(["ip", "addr", "add", addr, "dev", tap, "nodad"], ns=n, check_rc=False)
+        sh(["ip", "neigh", "replace", PEER, "lladdr", self.mac["po"], "dev", t1, "nud",
+            "permanent"], ns=n)
+        sh(["ip", "neigh", "replace", LAN, "lladdr", self.mac["lo0"], "dev", t0, "nud",
+            "permanent"], ns=n)
+        wait_for(lambda: VIP in self.ctl("host", side=side), 20,
+                 what="gateway %s to learn the cluster address" % side)
+
+    def charon_conf(self, name, plugin_conf, extra=""):
+        d, conf = super().charon_conf(name, plugin_conf, extra)
+        # milliseconds in the log: the failover's steps are timed from it
+        with open(conf) as f:
+            text = f.read()
+        with open(conf, "w") as f:
+            f.write(text.replace("time_format = %H:%M:%S\n",
+                                 "time_format = %H:%M:%S\n            time_add_ms = yes\n"))
+        return d, conf
+
+    def node_conf(self, side, spi_range=True):
+        other = "B" if side == "A" else "A"
+        spi = "spi_min = 0x%08x\n    spi_max = 0x%08x" % SPIS[side] if spi_range else ""
+        return """load = random nonce openssl chapoly aes sha1 sha2 hmac kdf pem pkcs1 x509 pubkey curve25519 kernel-vecsec! kernel-netlink socket-default vici ha
+    port_nat_t = 4500
+    %s
+    plugins {
+        kernel-vecsec {
+            socket = %s
+            owner = test
+            timeout = 3000
+        }
+        ha {
+            local = %s
+            remote = %s
+            segment_count = %d
+            heartbeat_delay = %d
+            heartbeat_timeout = %d
+        }
+    }""" % (spi, self.sock_of(side), SYNC[side], SYNC[other], self.count, HB_DELAY, HB_TIMEOUT)
+
+    def node_start(self, side):
+        self.charon_start(side, "g" + side, self.node_conf(side), preload=True)
+        self.swanctl_load(side, """connections {
+    ha {
+        version = 2
+        local_addrs = %s
+        remote_addrs = 10.80.0.0/24
+        proposals = aes256gcm16-prfsha256-x25519
+        rekey_time = 0
+        dpd_delay = %ds
+        local {
+            auth = psk
+            id = gw.test
+        }
+        remote {
+            auth = psk
+        }
+        children {
+            net {
+                local_ts = 10.80.2.0/24
+                remote_ts = 10.80.9.0/24
+                esp_proposals = aes256gcm16
+                start_action = none
+            }
+        }
+    }
+}
+secrets {
+    ike-all {
+        secret = "%s"
+    }
+}
+""" % (VIP, DPD, st.PSK))
+
+    def kill_node(self, side):
+        for p in (self.gws.get(side), getattr(self, "charon_" + side, None)):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+        for p in (self.gws.get(side), getattr(self, "charon_" + side, None)):
+            if p is not None:
+                p.wait(30)
+        self.gws[side] = None
+
+    def segments(self, side):
+        m = re.search(r"active (\S+) mask", self.ctl("segments", side=side))
+        return m.group(1) if m else "?"
+
+    def charon_segments(self, side):
+        """The plugin's set as its last 'HA segment' log line says, 'none' before any."""
+        m = re.findall(r"HA segment \d+ \w+, now active: (\S+)", self.charon_log(side))
+        return m[-1] if m else "none"
+
+    def ike_states(self, name):
+        out = self.swanctl(name, "--list-sas")
+        return re.findall(r"^\S+: #\d+, (\w+), IKEv2", out, re.M)
+
+    def gw_spis(self, side):
+        """{(dir, spi)} of charon's SAs in gateway side."""
+        return self.gw_sas(side=side)
+
+    def charon_spis(self, name):
+        res = set()
+        for c in self.child_sas(name):
+            if c["state"] == "INSTALLED":
+                res |= {("in", c["spi_in"]), ("out", c["spi_out"])}
+        return res
+
+    def sa_show(self, side, d, spi):
+        j = json.loads(self.ctl("-j", "show", "sa", d, str(spi), side=side))
+        j = j[0] if isinstance(j, list) else j
+        j["packets"] = j.get("pkts", 0)
+        return j
+
+    def drops(self, side, reason):
+        j = json.loads(self.ctl("-j", "stats", side=side))
+        return j.get("drops", {}).get(reason, 0)
+
+    def dump_logs(self):
+        for rel in ("gwA.log", "gwB.log", "A/charon.log", "B/charon.log", "P/charon.log",
+                    "A/charon.stdout", "B/charon.stdout"):
+            path = os.path.join(self.d, rel)
+            if os.path.exists(path):
+                log("---- %s (%d bytes, tail) ----\n%s" % (rel, os.path.getsize(path),
+                                                          self.tail(rel, 80)))
+
+
+def peer_conf():
+    return """connections {
+    c10 {
+        version = 2
+        local_addrs = %s
+        remote_addrs = %s
+        proposals = aes256gcm16-prfsha256-x25519
+        rekey_time = 0
+        local {
+            auth = psk
+            id = p10.test
+        }
+        remote {
+            auth = psk
+            id = gw.test
+        }
+        children {
+            net10 {
+                local_ts = %s/32
+                remote_ts = 10.80.2.0/24
+                esp_proposals = aes256gcm16
+                start_action = none
+            }
+        }
+    }
+}
+secrets {
+    ike-all {
+        secret = "%s"
+    }
+}
+""" % (PEER, VIP, PEER_NET, st.PSK)
+
+
+def log_times(text, what, near):
+    """Wall-clock times of charon log lines (HH:MM:SS.mmm) containing what, on near's day."""
+    res = []
+    lt = time.localtime(near)
+    for m in re.finditer(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) .*%s" % re.escape(what), text,
+                         re.M):
+        t = time.mktime(lt[:3] + (int(m.group(1)), int(m.group(2)), int(m.group(3))) +
+                        lt[6:]) + int(m.group(4)) / 1000.0
+        res.append(t)
+    return res
+
+
+def read_capture(path):
+    rows = []
+    try:
+        with open(path) as f:
+            for l in f:
+                x = l.split()
+                if len(x) == 7:
+                    rows.append((float(x[0]), x[1], x[2], x[3], int(x[4]), int(x[5]), x[6]))
+    except OSError:
+        pass
+    return rows
+
+
+def repeats(rows, direction):
+    seen, rep = set(), []
+    for r in rows:
+        if r[1] != direction:
+            continue
+        k = (r[4], r[5])
+        if k in seen:
+            rep.append(k)
+        seen.add(k)
+    return rep
+
+
+class Sniffer:
+    def __init__(self, env, path):
+        self.path = path
+        self.p = subprocess.Popen(["ip", "netns", "exec", env.ns["S"], sys.executable,
+                                   os.path.join(HERE, "ha_sniff.py"), "capture", env.ifn("sp"),
+                                   path], stdout=subprocess.PIPE, universal_newlines=True)
+        env.procs.append(self.p)
+        if not self.p.stdout.readline().startswith("ready"):
+            raise st.Fail("ESP capture did not start")
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        self.p.wait(30)
+        return read_capture(self.path)
+
+
+def failover(env, active, label):
+    """Traffic both ways, the active node killed under it; returns the measurements."""
+    standby = "B" if active == "A" else "A"
+    count = RATE * 16
+    flows = [("P", "L", LAN, 5301, PEER_NET), ("L", "P", PEER_NET, 5302)]
+    res = {}
+    cap = Sniffer(env, os.path.join(env.d, "esp-%s.txt" % label))
+    t = threading.Thread(target=lambda: res.update(r=env.flows(flows, rate=RATE,
+                                                               count=count)))
+    base = env.sa_show(active, "in", env.spi_in)["packets"]
+    plog = env.charon_log("P")
+    inits = plog.count("IKE_SA_INIT")
+    t.start()
+    # under traffic: 2 s of it through the active node
+    st.wait_for(lambda: env.sa_show(active, "in", env.spi_in)["packets"] >= base + 2 * RATE,
+                60, step=0.05, what="traffic through node %s before the failover" % active)
+    slog_before = len(env.charon_log(standby))
+    t_kill = time.monotonic()
+    w_kill = time.time()
+    env.kill_node(active)
+    log("killed node %s (gateway and charon, SIGKILL)" % active)
+    wait_for(lambda: "no heartbeat received, taking all segments" in
+             env.charon_log(standby)[slog_before:], 30,
+             what="node %s to miss the heartbeat" % standby)
+    wait_for(lambda: env.segments(standby) == "1", 10,
+             what="gateway %s to get segment 1 from its charon" % standby)
+    t_seg = time.monotonic()
+    slog_takeover = len(env.charon_log(standby))
+    t.join()
+    r = dict((spec[0], rr) for spec, rr in res["r"])
+    slog_end = len(env.charon_log(standby))
+    rows = cap.stop()
+    # the survivor's detection, from its log (wall clock, ms)
+    det = log_times(env.charon_log(standby)[slog_before:], "no heartbeat received, taking "
+                    "all segments", w_kill)
+    t_detect = t_kill + (det[0] - w_kill) if det else None
+    pl = r["P"]
+    log("peer -> inside: %d/%d received, %d duplicate, longest silence %.2f s, last %d" % (
+        pl["got"], count, pl["dup"], pl["gap"], pl["top"]))
+    check(pl["dup"] == 0 and pl["bad"] == 0, "%s: peer -> inside: every datagram at most "
+          "once (%d duplicates, %d damaged)" % (label, pl["dup"], pl["bad"]))
+    check(pl["top"] == count - 1 and pl["gap_end"] is not None and
+          pl["gap_end"] > t_kill, "%s: peer -> inside resumed through node %s (the last "
+          "datagram arrived; the longest silence ended after the kill)" % (label, standby))
+    fo = pl["gap_end"] - t_kill
+    check(fo <= HB_TIMEOUT / 1000.0 + 2.0, "%s: traffic resumed %.2f s after the kill "
+          "(heartbeat_timeout %.1f s + 2 s)" % (label, fo, HB_TIMEOUT / 1000.0))
+    meas = {"kill_to_first": fo, "lost": count - pl["got"], "rate": RATE,
+            "detect_to_first": pl["gap_end"] - t_detect if t_detect else None,
+            "detect_to_segment": t_seg - t_detect if t_detect else None}
+    check(env.charon_log("P").count("IKE_SA_INIT") == inits,
+          "%s: the peer sent no IKE_SA_INIT (its IKE_SA survived the failover)" % label)
+    check(repeats(rows, "in") == [], "%s: the peer's ESP: no (SPI, sequence number) twice "
+          "on the wire (%d packets)" % (label, sum(1 for x in rows if x[1] == "in")))
+    lp = r["L"]
+    rep = repeats(rows, "out")
+    if env.sync_opt:
+        check(lp["dup"] == 0 and lp["bad"] == 0 and lp["top"] == count - 1,
+              "%s: inside -> peer: every datagram at most once, resumed (%d/%d)" % (
+                  label, lp["got"], count))
+        check(rep == [], "%s: the cluster's ESP: no (SPI, sequence number) twice on the "
+              "wire (%d packets)" % (label, sum(1 for x in rows if x[1] == "out")))
+    else:
+        log("NOT CHECKED (this vecsec-gw has no --cluster-sync): inside -> peer after the "
+            "takeover: %d/%d received, %d duplicate, last %d; (SPI, sequence number) pairs "
+            "the cluster sent twice: %d (the new node starts its copy of the SA at 1)" % (
+                lp["got"], count, lp["dup"], lp["top"], len(rep)))
+        check(lp["dup"] == 0, "%s: inside -> peer: no datagram twice" % label)
+    # query_policy: DPD on the survivor asks kernel-vecsec for the CHILD_SA's last use;
+    # while datagrams still come in, no DPD check may find the SA idle
+    w_last = w_kill + (pl["last"] - t_kill)
+    dpds = log_times(env.charon_log(standby)[slog_takeover:slog_end], "sending DPD request",
+                     w_kill)
+    check(pl["last"] - t_seg >= 2 * DPD and not [x for x in dpds if x < w_last],
+          "%s: node %s sent no DPD while traffic came in (%.1f s after the takeover, "
+          "dpd_delay %d s): kernel-vecsec's query_policy gives the gateway's use times of "
+          "the HA-installed CHILD_SA (DPDs %s s after the last datagram)" % (
+              label, standby, pl["last"] - t_seg, DPD,
+              ", ".join("%.1f" % (x - w_last) for x in dpds) or "none"))
+    wait_for(lambda: "sending DPD request" in env.charon_log(standby)[slog_end:],
+             DPD * 3 + 30, what="node %s's DPD once the traffic stopped" % standby)
+    check(True, "%s: node %s sent a DPD once the traffic had stopped (so the check above "
+          "could fail)" % (label, standby))
+    return meas, rows
+
+
+def main():
+    env = Cluster(sys.argv[1])
+    try:
+        if not env.sync_opt:
+            log("NOTE: vecsec-gw has no --cluster-sync: the checks that need it are "
+                "reported as NOT CHECKED")
+        env.topology()
+        for s in ("A", "B"):
+            env.gw_start(s)
+        step("two nodes, one segment: active/passive")
+        for s in ("A", "B"):
+            env.node_start(s)
+        check("the ha plugin is configured and" not in env.charon_log("A"),
+              "no SPI range warning with per-node ranges")
+
+        def one_active():
+            seg = {s: env.segments(s) for s in ("A", "B")}
+            cs = {s: env.charon_segments(s) for s in ("A", "B")}
+            return seg == cs and sorted(seg.values()) == ["1", "none"] and seg
+        seg = wait_for(one_active, 30, step=0.2, what="one node with segment 1, in charon "
+                       "and gateway alike")
+        active = "A" if seg["A"] == "1" else "B"
+        standby = "B" if active == "A" else "A"
+        check(True, "node %s has segment 1 (charon and gateway), node %s none" % (
+            active, standby))
+        check("kernel-vecsec: HA segments active in vecsec-gw: 1" in env.charon_log(active),
+              "node %s's kernel-vecsec followed the plugin's log line" % active)
+
+        env.charon_start("P", "P", st.plugin_conf_libipsec())
+        env.swanctl_load("P", peer_conf())
+        env.swanctl("P", "--initiate", "--child", "net10")
+        c = [x for x in env.child_sas("P") if x["state"] == "INSTALLED"]
+        check(len(c) == 1, "the peer's CHILD_SA is up")
+        env.spi_in = c[0]["spi_out"]        # the cluster's inbound SA
+        env.spi_out = c[0]["spi_in"]
+        wait_for(lambda: env.ike_states(standby) == ["PASSIVE"], 20,
+                 what="node %s to hold the IKE_SA as PASSIVE" % standby)
+        check(env.ike_states(active) == ["ESTABLISHED"], "IKE_SA ESTABLISHED on node %s, "
+              "PASSIVE on node %s" % (active, standby))
+        want = {("in", env.spi_in), ("out", env.spi_out)}
+        wait_for(lambda: env.gw_spis(standby) == want, 20,
+                 what="gateway %s to hold the CHILD_SA too" % standby)
+        check(env.gw_spis(active) == want and SPIS[active][0] <= env.spi_in <=
+              SPIS[active][1], "both gateways hold SAs in 0x%08x / out 0x%08x (from node "
+              "%s's SPI range)" % (env.spi_in, env.spi_out, active))
+        check("installed HA CHILD_SA" in env.charon_log(standby),
+              "node %s: charon installed the HA CHILD_SA through kernel-vecsec "
+              "(add_sa without get_spi)" % standby)
+        sa = env.sa_show(standby, "in", env.spi_in)
+        check(sa.get("segment_state") == "standby", "gateway %s shows it standby" % standby)
+
+        step("traffic through node %s" % active)
+        env.check_flows(env.flows([("P", "L", LAN, 5201, PEER_NET),
+                                   ("L", "P", PEER_NET, 5202)], rate=300, count=300,
+                                  warm=True), 300, "traffic through the active node")
+        check(env.sa_show(standby, "in", env.spi_in)["packets"] == 0,
+              "node %s's gateway carried none of it" % standby)
+
+        step("failover 1: node %s killed" % active)
+        m1, _ = failover(env, active, "failover 1")
+
+        step("node %s returns" % active)
+        env.gw_start(active)
+        env.node_start(active)
+        wait_for(lambda: env.segments(active) == "none" and env.segments(standby) == "1",
+                 20, what="the returned node to stay passive")
+        old = set(want)
+
+        def resynced():
+            now = env.charon_spis("P")
+            peer_in = {s for d, s in now if d == "out"}
+            return now and not (peer_in & {env.spi_in}) and \
+                env.gw_spis(standby) == env.charon_spis(standby) and \
+                env.gw_spis(active) == {(d, s) for d, s in env.gw_spis(standby)} and \
+                env.gw_spis(active) and env.charon_spis(active) == env.gw_spis(active)
+        wait_for(resynced, 60, step=0.5, what="the resync's rekey on both nodes")
+        new = env.gw_spis(standby)
+        check(not (new & old), "the survivor rekeyed the CHILD_SA for the returned node "
+              "(%s -> %s); both gateways hold exactly their charon's CHILD_SAs" % (
+                  sorted(old), sorted(new)))
+        env.spi_in = [s for d, s in new if d == "in"][0]
+        env.spi_out = [s for d, s in new if d == "out"][0]
+
+        step("failover 2: node %s killed, node %s takes over again" % (standby, active))
+        m2, rows = failover(env, standby, "failover 2")
+        log("\nmeasurements (rate %d/s per flow, heartbeat delay %d ms, timeout %d ms):" % (
+            RATE, HB_DELAY, HB_TIMEOUT))
+        for n, m in (("failover 1", m1), ("failover 2", m2)):
+            log("  %s: kill -> first datagram through the new node %.2f s; detection -> "
+                "first %s s; detection -> gateway segment (as polled) %s s; peer -> inside lost %d" % (
+                    n, m["kill_to_first"], "%.3f" % m["detect_to_first"]
+                    if m["detect_to_first"] is not None else "?",
+                    "%.2f" % m["detect_to_segment"] if m["detect_to_segment"] is not None
+                    else "?", m["lost"]))
+        log("PASS")
+        return 0
+    except st.Fail as e:
+        log("FAIL: %s" % e)
+        env.dump_logs()
+        return 1
+    finally:
+        env.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
