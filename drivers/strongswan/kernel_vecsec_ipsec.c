@@ -32,6 +32,8 @@
  */
 #include "kernel_vecsec_ipsec.h"
 #include "kernel_vecsec_ctl.h"
+/* the ha plugin's segment hash, the gateway's own definition (plain C) */
+#include "../../apps/vecsec-gw/ha_seg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -94,6 +96,7 @@ struct private_kernel_vecsec_ipsec_t {
 	logger_t ha_logger;
 	mutex_t *ha_mutex;              /* ha_want, ha_dirty */
 	uint16_t ha_want;               /* charon's active segments, bit N-1 = segment N */
+	u_int ha_count;                 /* the plugin's segment_count */
 	bool ha_dirty;                  /* ha_want not yet sent to the gateway */
 	bool ha_off_logged;             /* "no --cluster" said once */
 	int wake[2];                    /* pipe: the logger wakes the watcher */
@@ -106,6 +109,8 @@ typedef struct {
 	bool installed;                 /* an SA in the gateway, else a reserved SPI */
 	uint32_t gen;
 	bool soft_seen, hard_seen;      /* expire events passed on */
+	char *req;                      /* with the ha plugin: the `sa` request (keys!), for
+					 * installing a standby copy again after a restart */
 } sa_entry_t;
 
 typedef struct {
@@ -144,8 +149,19 @@ sa_equals(const void *a, const void *b)
 }
 
 static void
+sa_req_free(sa_entry_t *e)
+{
+	if (e->req) {
+		memwipe(e->req, strlen(e->req));
+		free(e->req);
+		e->req = NULL;
+	}
+}
+
+static void
 sa_entry_destroy(sa_entry_t *e)
 {
+	sa_req_free(e);
 	DESTROY_IF(e->src);
 	DESTROY_IF(e->dst);
 	free(e);
@@ -517,7 +533,7 @@ METHOD(kernel_ipsec_t, add_sa, status_t,
 	kernel_ipsec_add_sa_t *data)
 {
 	char algo[512], req[1024], src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], life[256];
-	char mode[128], natt[32] = "";
+	char mode[128], natt[32] = "", *keep = NULL;
 	uint32_t spi = ntohl(id->spi);
 	lifetime_cfg_t *lt = data->lifetime;
 	uint64_t pkts_soft = lt->packets.rekey, pkts_hard = lt->packets.life;
@@ -593,6 +609,8 @@ METHOD(kernel_ipsec_t, add_sa, status_t,
 		return FAILED;
 	}
 	s = simple(this, &err, req);
+	if (s == SUCCESS && this->ha)
+		keep = strdup(req);
 	memwipe(req, sizeof(req));
 	if (s != SUCCESS) {
 		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw refused %s SA 0x%08x (%N): %s",
@@ -617,6 +635,8 @@ METHOD(kernel_ipsec_t, add_sa, status_t,
 	e->installed = TRUE;
 	e->gen = ++this->gen;
 	e->soft_seen = e->hard_seen = FALSE;
+	sa_req_free(e);
+	e->req = keep;
 	schedule_expire(this, e, lt);
 	this->mutex->unlock(this->mutex);
 	DBG2(DBG_KNL, "kernel-vecsec: added %s SA 0x%08x (%N) %s -> %s",
@@ -1259,7 +1279,7 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 {
 	kernel_vecsec_answer_t a;
 	linked_list_t *expires = linked_list_create();
-	enumerator_t *en;
+	enumerator_t *en, *en2;
 	uint64_t boot = 0;
 	uintptr_t port;
 	sa_entry_t *e;
@@ -1300,25 +1320,80 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 		     "flushed what owner '%s' had left there", this->ctl->get_path(this->ctl),
 		     boot, this->owner);
 	} else if (boot != this->boot) {
-		/* restarted: every SA and rule is gone; charon re-creates its CHILD_SAs */
-		en = this->sas->create_enumerator(this->sas);
-		while (en->enumerate(en, NULL, &e)) {
-			if (e->installed && e->inbound) {
-				queue_expire(expires, e, TRUE);
-				restarted++;
-			}
-			e->installed = FALSE;
+		/*
+		 * restarted: every SA and rule is gone; charon re-creates its CHILD_SAs.
+		 * Not those of a passive IKE_SA (the ha plugin's standby copies:
+		 * charon ignores their expiry), so the standby copies, the SAs of
+		 * segments not active here, are installed again as they were (they
+		 * carried no traffic here); an SA of an active segment is expired
+		 */
+		uint16_t want = 0;
+		int again = 0;
+
+		if (this->ha) {
+			this->ha_mutex->lock(this->ha_mutex);
+			want = this->ha_want;
+			this->ha_mutex->unlock(this->ha_mutex);
 		}
-		en->destroy(en);
 		en = this->policies->create_enumerator(this->policies);
 		while (en->enumerate(en, NULL, &p)) {
 			free(p->rule);
 			p->rule = NULL;
 		}
 		en->destroy(en);
+		en = this->sas->create_enumerator(this->sas);
+		while (en->enumerate(en, NULL, &e)) {
+			bool standby = FALSE;
+
+			if (!e->installed)
+				continue;
+			e->installed = FALSE;
+			if (this->ha && e->req) {
+				chunk_t d = e->dst->get_address(e->dst);
+				uint32_t a = e->dst->get_family(e->dst) == AF_INET ? untoh32(d.ptr) : 0;
+
+				standby = !(want & gw_ha_seg_bit(gw_ha_seg_sa(a, e->spi,
+									     this->ha_count)));
+			}
+			if (standby && simple(this, NULL, e->req) == SUCCESS) {
+				e->installed = TRUE;
+				again++;
+			} else if (e->inbound || this->ha) {
+				/* (with the plugin, an outbound SA of an active segment may
+				 * belong to a standby inbound one: expire it on its own) */
+				queue_expire(expires, e, TRUE);
+				restarted++;
+			}
+		}
+		en->destroy(en);
+		if (again) {
+			/* and the rules that protect with them */
+			en = this->policies->create_enumerator(this->policies);
+			while (en->enumerate(en, NULL, &p)) {
+				policy_user_t *u;
+				sa_entry_t *x = NULL;
+
+				if (p->dir == POLICY_FWD ||
+						p->users->get_last(p->users, (void **)&u) != SUCCESS ||
+						u->type != POLICY_IPSEC)
+					continue;
+				en2 = this->sas->create_enumerator(this->sas);
+				while (en2->enumerate(en2, NULL, &e))
+					if (e->spi == u->spi && e->inbound == (p->dir == POLICY_IN))
+						x = e;
+				en2->destroy(en2);
+				if (x && x->installed)
+					policy_sync(this, p);
+			}
+			en->destroy(en);
+		}
 		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s restarted (boot %016" PRIx64 " -> "
-		     "%016" PRIx64 ") and lost its SAs: expiring %d CHILD_SA(s) so that charon "
-		     "re-creates them", this->ctl->get_path(this->ctl), this->boot, boot, restarted);
+		     "%016" PRIx64 ") and lost its SAs: expiring %d SA(s) so that charon "
+		     "re-creates their CHILD_SAs", this->ctl->get_path(this->ctl), this->boot, boot,
+		     restarted);
+		if (again)
+			DBG1(DBG_KNL, "kernel-vecsec: installed %d standby SA(s) of the ha plugin's "
+			     "passive CHILD_SAs again (segments not active here)", again);
 	} else {
 		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw event subscription at %s re-established",
 		     this->ctl->get_path(this->ctl));
@@ -1784,6 +1859,9 @@ kernel_vecsec_ipsec_create(void)
 			return NULL;
 		}
 		this->ha_dirty = TRUE;
+		this->ha_count = (u_int)lib->settings->get_int(lib->settings,
+						"%s.plugins.ha.segment_count", 1, lib->ns);
+		this->ha_count = max(1u, min(this->ha_count, (u_int)HA_SEG_MAX));
 		charon->bus->add_logger(charon->bus, &this->ha_logger);
 		DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured: vecsec-gw's segments "
 		     "follow its log line 'HA segment N activated, now active: LIST'%s",

@@ -69,8 +69,11 @@ DPD = 2                                 # s, the nodes' dpd_delay
 RATE = 200                              # datagrams per second per flow, failover traffic
 
 
+T0 = time.monotonic()
+
+
 def step(msg):
-    log("\n==== %s" % msg)
+    log("\n==== [%.0f s] %s" % (time.monotonic() - T0, msg))
 
 
 class Cluster(st.Env):
@@ -292,6 +295,9 @@ secrets {
         j["packets"] = j.get("pkts", 0)
         return j
 
+    def sas(self):
+        return {("in", self.spi_in), ("out", self.spi_out)}
+
     def drops(self, side, reason):
         j = json.loads(self.ctl("-j", "stats", side=side))
         return j.get("drops", {}).get(reason, 0)
@@ -395,12 +401,13 @@ class Sniffer:
 def failover(env, active, label):
     """Traffic both ways, the active node killed under it; returns the measurements."""
     standby = "B" if active == "A" else "A"
-    count = RATE * 16
+    count = RATE * 12
     flows = [("P", "L", LAN, 5301, PEER_NET), ("L", "P", PEER_NET, 5302)]
     res = {}
     cap = Sniffer(env, os.path.join(env.d, "esp-%s.txt" % label))
-    t = threading.Thread(target=lambda: res.update(r=env.flows(flows, rate=RATE,
-                                                               count=count)))
+    # (the receivers give up 8 s after their last datagram: longer than any failover)
+    t = threading.Thread(target=lambda: res.update(r=env.flows(flows, rate=RATE, count=count,
+                                                               patience=8)))
     base = env.sa_show(active, "in", env.spi_in)["packets"]
     plog = env.charon_log("P")
     inits = plog.count("IKE_SA_INIT")
@@ -478,6 +485,93 @@ def failover(env, active, label):
     return meas, rows
 
 
+def consistent(env, what, same=None, changed=None):
+    """
+    Wait until both gateways hold exactly their charon's CHILD_SAs, the same
+    on both nodes and the peer's one CHILD_SA (no stale SA anywhere); same:
+    those SAs must be these, changed: must not be these. Returns them.
+    """
+    def state():
+        p = [c for c in env.child_sas("P") if c["state"] == "INSTALLED"]
+        want = {("in", p[0]["spi_out"]), ("out", p[0]["spi_in"])} if len(p) == 1 else None
+        sets = {"gw" + s: env.gw_spis(s) for s in ("A", "B")}
+        sets.update({"charon" + s: env.charon_spis(s) for s in ("A", "B")})
+        return want, sets
+
+    def ok():
+        want, sets = state()
+        return want and all(v == want for v in sets.values()) and \
+            (same is None or want == same) and (changed is None or not (want & changed))
+    try:
+        wait_for(ok, 60, step=0.5, what="consistent SAs %s" % what)
+    except st.Fail:
+        want, sets = state()
+        raise st.Fail("SAs %s: the peer's %s, %s" % (what, sorted(want or []), ", ".join(
+            "%s %s" % (k, sorted(v)) for k, v in sorted(sets.items()))))
+    want, _ = state()
+    check(True, "%s: both gateways hold exactly their charon's CHILD_SA, the peer's (%s)%s" %
+          (what, " ".join("%s 0x%08x" % x for x in sorted(want)),
+           "; unchanged" if same else "; rekeyed" if changed else ""))
+    env.spi_in = [x for d, x in want if d == "in"][0]
+    env.spi_out = [x for d, x in want if d == "out"][0]
+    return want
+
+
+def node_return(env, side, survivor, old):
+    """The killed node comes back: passive, and the survivor's resync rekeys."""
+    env.gw_start(side)
+    env.node_start(side)
+    wait_for(lambda: env.segments(side) == "none" and env.segments(survivor) == "1",
+             20, what="the returned node to stay passive")
+    consistent(env, "after node %s's return (the survivor's resync)" % side, changed=old)
+
+
+def replay_check(env, active, standby):
+    """
+    Traffic in through active (captured), then active killed; before any new
+    traffic, the captured ESP goes again into standby, which took over.
+    """
+    cap = Sniffer(env, os.path.join(env.d, "esp-replay.txt"))
+    env.check_flows(env.flows([("P", "L", LAN, 5501, PEER_NET)], rate=300, count=300), 300,
+                    "traffic through node %s before the replay" % active)
+    rows = [r for r in cap.stop() if r[1] == "in" and r[4] == env.spi_in]
+    check(len(rows) >= 300, "%d ESP packets of SA 0x%08x captured" % (len(rows), env.spi_in))
+    slog = len(env.charon_log(standby))
+    env.kill_node(active)
+    wait_for(lambda: "taking all segments" in env.charon_log(standby)[slog:] and
+             env.segments(standby) == "1", 30, what="node %s to take over" % standby)
+    path = os.path.join(env.d, "esp-replay-in.txt")
+    with open(path, "w") as f:
+        for r in rows:
+            f.write("%.6f %s %s %s %d %d %s\n" % r)
+    replay0 = env.drops(standby, "replay")
+    sa0 = env.sa_show(standby, "in", env.spi_in)["packets"]
+    recv = subprocess.Popen(["ip", "netns", "exec", env.ns["L"], sys.executable,
+                             os.path.join(HERE, "udpflow.py"), "recv", "0.0.0.0", "5501",
+                             str(len(rows)), "2", "4"], stdout=subprocess.PIPE,
+                            universal_newlines=True)
+    env.procs.append(recv)
+    recv.stdout.readline()
+    sh([sys.executable, os.path.join(HERE, "ha_sniff.py"), "replay", env.ifn("po"), path],
+       ns=env.ns["P"])
+    # every replayed packet ends somewhere: dropped as a replay, or let through
+    st.wait_progress(lambda: (env.drops(standby, "replay") - replay0) +
+                     (env.sa_show(standby, "in", env.spi_in)["packets"] - sa0),
+                     lambda v: v >= len(rows), 10, "the replayed packets at gateway %s" %
+                     standby)
+    got = json.loads(recv.communicate(timeout=60)[0])["got"]
+    dropped = env.drops(standby, "replay") - replay0
+    if env.sync_opt:
+        check(dropped == len(rows) and got == 0, "all %d replayed packets dropped as replays "
+              "by node %s (the inside host got %d)" % (len(rows), standby, got))
+    else:
+        log("NOT CHECKED (this vecsec-gw has no --cluster-sync): of %d replayed packets node "
+            "%s dropped %d as replays, the inside host received %d again" % (
+                len(rows), standby, dropped, got))
+    env.check_flows(env.flows([("P", "L", LAN, 5502, PEER_NET)], rate=300, count=300), 300,
+                    "traffic through node %s after the replay" % standby)
+
+
 def main():
     env = Cluster(sys.argv[1])
     try:
@@ -506,6 +600,10 @@ def main():
         check("kernel-vecsec: HA segments active in vecsec-gw: 1" in env.charon_log(active),
               "node %s's kernel-vecsec followed the plugin's log line" % active)
 
+        # each node asks the other for a resync 1 s after its start; an IKE_SA set up
+        # before both have answered comes back to its own node as a second, passive copy
+        wait_for(lambda: all("resyncing HA segment" in env.charon_log(s) for s in "AB"), 20,
+                 what="both nodes to have answered the other's resync request")
         env.charon_start("P", "P", st.plugin_conf_libipsec())
         env.swanctl_load("P", peer_conf())
         env.swanctl("P", "--initiate", "--child", "net10")
@@ -540,29 +638,49 @@ def main():
         m1, _ = failover(env, active, "failover 1")
 
         step("node %s returns" % active)
-        env.gw_start(active)
-        env.node_start(active)
-        wait_for(lambda: env.segments(active) == "none" and env.segments(standby) == "1",
-                 20, what="the returned node to stay passive")
-        old = set(want)
-
-        def resynced():
-            now = env.charon_spis("P")
-            peer_in = {s for d, s in now if d == "out"}
-            return now and not (peer_in & {env.spi_in}) and \
-                env.gw_spis(standby) == env.charon_spis(standby) and \
-                env.gw_spis(active) == {(d, s) for d, s in env.gw_spis(standby)} and \
-                env.gw_spis(active) and env.charon_spis(active) == env.gw_spis(active)
-        wait_for(resynced, 60, step=0.5, what="the resync's rekey on both nodes")
-        new = env.gw_spis(standby)
-        check(not (new & old), "the survivor rekeyed the CHILD_SA for the returned node "
-              "(%s -> %s); both gateways hold exactly their charon's CHILD_SAs" % (
-                  sorted(old), sorted(new)))
-        env.spi_in = [s for d, s in new if d == "in"][0]
-        env.spi_out = [s for d, s in new if d == "out"][0]
-
+        node_return(env, active, standby, want)
         step("failover 2: node %s killed, node %s takes over again" % (standby, active))
         m2, rows = failover(env, standby, "failover 2")
+        survivor, other = active, standby
+
+        step("node %s returns" % other)
+        node_return(env, other, survivor, env.sas())
+
+        step("standby gateway restart (node %s)" % other)
+        before = env.sas()
+        env.gw_stop(side=other)
+        env.gw_start(other)
+        consistent(env, "after gateway %s's restart" % other, same=before)
+
+        step("charon restart on the standby node (%s)" % other)
+        env.charon_stop(other)
+        check(env.segments(other) == "none", "gateway %s carries no segment after its "
+              "charon stopped" % other)
+        env.node_start(other)
+        consistent(env, "after charon %s's restart" % other, changed=before)
+
+        step("charon restart on the active node (%s): a graceful handover" % survivor)
+        before = env.sas()
+        slog = len(env.charon_log(other))
+        env.charon_stop(survivor)
+        wait_for(lambda: env.segments(other) == "1" and env.segments(survivor) == "none",
+                 20, what="node %s to take segment 1 from the stopping node" % other)
+        check("HA segment 1 activated" in env.charon_log(other)[slog:],
+              "charon %s dropped its segments at shutdown, node %s took them (charon and "
+              "gateway), gateway %s carries none" % (survivor, other, survivor))
+        env.node_start(survivor)
+        wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1", 20,
+                 what="the restarted node to stay passive")
+        consistent(env, "after charon %s's restart" % survivor, changed=before)
+        env.check_flows(env.flows([("P", "L", LAN, 5401, PEER_NET),
+                                   ("L", "P", PEER_NET, 5402)], rate=300, count=300),
+                        300, "traffic through node %s after the restarts" % other)
+        survivor, other = other, survivor
+
+        step("replay into a fresh takeover: node %s killed, its ESP replayed into node %s" %
+             (survivor, other))
+        replay_check(env, survivor, other)
+
         log("\nmeasurements (rate %d/s per flow, heartbeat delay %d ms, timeout %d ms):" % (
             RATE, HB_DELAY, HB_TIMEOUT))
         for n, m in (("failover 1", m1), ("failover 2", m2)):
