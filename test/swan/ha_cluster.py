@@ -266,8 +266,8 @@ class Cluster(st.Env):
         }
     }""" % (spi, self.sock_of(side), SYNC[side], SYNC[other], self.count, HB_DELAY, HB_TIMEOUT)
 
-    def node_start(self, side):
-        self.charon_start(side, "g" + side, self.node_conf(side), preload=True)
+    def node_start(self, side, spi_range=True):
+        self.charon_start(side, "g" + side, self.node_conf(side, spi_range), preload=True)
         self.swanctl_load(side, """connections {
     ha {
         version = 2
@@ -809,10 +809,24 @@ def main():
         env.topology()
         for s in ("A", "B"):
             env.gw_start(s)
+        step("kernel-vecsec's warning: the ha plugin with the default SPI range")
+        env.ctl("segment", "+1", side="A")
+        env.node_start("A", spi_range=False)
+        wait_for(lambda: "kernel-vecsec: HA segments active in vecsec-gw: none" in
+                 env.charon_log("A"), 20, what="kernel-vecsec A's first segment sync")
+        check("the ha plugin is configured and charon.spi_min/spi_max are the defaults" in
+              env.charon_log("A"), "charon A with the ha plugin and the default SPI range: "
+              "kernel-vecsec warns at start")
+        check(env.segments("A") == "none", "kernel-vecsec set gateway A's segments to the "
+              "plugin's at start (none; segment 1 was active)")
+        env.charon_stop("A")
+        skip = len(env.charon_log("A"))
+
         step("two nodes, one segment: active/passive")
         for s in ("A", "B"):
             env.node_start(s)
-        check("the ha plugin is configured and" not in env.charon_log("A"),
+        check("the ha plugin is configured and" not in env.charon_log("A")[skip:] and
+              "the ha plugin is configured and" not in env.charon_log("B"),
               "no SPI range warning with per-node ranges")
 
         def one_active():
@@ -830,7 +844,8 @@ def main():
 
         # each node asks the other for a resync 1 s after its start; an IKE_SA set up
         # before both have answered comes back to its own node as a second, passive copy
-        wait_for(lambda: all("resyncing HA segment" in env.charon_log(s) for s in "AB"), 20,
+        wait_for(lambda: "resyncing HA segment" in env.charon_log("A")[skip:] and
+                 "resyncing HA segment" in env.charon_log("B"), 20,
                  what="both nodes to have answered the other's resync request")
         env.charon_start("P", "P", st.plugin_conf_libipsec())
         env.swanctl_load("P", peer_conf())
