@@ -28,6 +28,11 @@
  * changes (it restarted and lost every SA) the CHILD_SAs are hard-expired,
  * and charon re-creates them.
  *
+ * With strongSwan's ha plugin configured (docs/ha.md): the watcher also
+ * makes the gateway's active segments the plugin's (read from its log
+ * line), and a restarted gateway gets the standby SAs of the plugin's
+ * passive CHILD_SAs installed again (charon ignores their expiry).
+ *
  * Copyright (c) 2026, the vecsec authors
  */
 #include "kernel_vecsec_ipsec.h"
