@@ -541,6 +541,27 @@ def failover(env, active, label):
     return meas, rows
 
 
+def resync_settled(env, skip=None):
+    """
+    Each node asks the other for a resync 1 s after its start, without
+    retransmission; an IKE_SA set up before the answer came back comes back
+    to its own node as a second, passive copy. True once every request that
+    can have been received (the other node's ha socket was up: it had logged
+    its heartbeat's start before the request) is answered.
+    """
+    skip = skip or {}
+    logs = {x: env.charon_log(x)[skip.get(x, 0):] for x in "AB"}
+    now = time.time()
+    for x, y in (("A", "B"), ("B", "A")):
+        req = log_times(logs[x], "requesting HA resynchronization", now)
+        if not req:
+            return False
+        up = log_times(logs[y], "starting HA heartbeat", now)
+        if up and up[0] < req[0] and "resyncing HA segment" not in logs[y]:
+            return False
+    return True
+
+
 def consistent(env, what, same=None, changed=None):
     """
     Wait until both gateways hold exactly their charon's CHILD_SAs, the same
@@ -689,7 +710,7 @@ def main_aa(env):
     owner = {env.segments(s): s for s in ("A", "B")}
     check(True, "segment 1 on node %s, segment 2 on node %s (the plugin's parity rule)" % (
         owner["1"], owner["2"]))
-    wait_for(lambda: all("resyncing HA segment" in env.charon_log(s) for s in "AB"), 20,
+    wait_for(lambda: resync_settled(env), 20,
              what="both nodes to have answered the other's resync request")
     env.charon_start("P", "P", st.plugin_conf_libipsec())
     env.swanctl_load("P", peer_conf(env.peers))
@@ -844,8 +865,7 @@ def main():
 
         # each node asks the other for a resync 1 s after its start; an IKE_SA set up
         # before both have answered comes back to its own node as a second, passive copy
-        wait_for(lambda: "resyncing HA segment" in env.charon_log("A")[skip:] and
-                 "resyncing HA segment" in env.charon_log("B"), 20,
+        wait_for(lambda: resync_settled(env, {"A": skip}), 20,
                  what="both nodes to have answered the other's resync request")
         env.charon_start("P", "P", st.plugin_conf_libipsec())
         env.swanctl_load("P", peer_conf())
