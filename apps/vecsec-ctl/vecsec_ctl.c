@@ -241,6 +241,7 @@ event_time_ms(const char *a)
  * control|reload [owner NAME]; del sa in|out SPI by control|reload|flush
  * owner NAME; reset all | reset sa in|out|any SPI; reload ok added N removed
  * N kept N | reload failed; segment +N|-N by control active LIST (1.8);
+ * partner up|down|synced epoch N [restarted] (--cluster-sync);
  * lost N (events the gateway's full queues
  * dropped); each with " time S.MMM" at the end.
  */
@@ -280,6 +281,9 @@ event_out(const char *a)
 		 (what[0] == '+' || what[0] == '-'))
 		printf("{\"event\": \"segment\", \"change\": \"%s\", \"by\": \"%s\", "
 		       "\"active\": \"%s\"", what, by, owner);
+	else if (sscanf(a, "partner %7s epoch %llu", what, &x[0]) == 2)
+		printf("{\"event\": \"partner\", \"state\": \"%s\", \"epoch\": %llu%s", what,
+		       x[0], strstr(a, " restarted ") != NULL ? ", \"restarted\": true" : "");
 	else if (sscanf(a, "lost %llu", &x[0]) == 1)
 		printf("{\"event\": \"lost\", \"count\": %llu", x[0]);
 	else

@@ -107,6 +107,9 @@ static inline uint16_t
 replay_pre(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
 {
 	uint64_t top = vecsec_esp_replay_top(sa->rw);
+	/* --cluster-sync (hasync.c): only numbers the partner has acked; line 2 only then */
+	uint64_t lim = unlikely(sa->ha_gate) ? __atomic_load_n(&sa->ha_in_lim, __ATOMIC_RELAXED) :
+		UINT64_MAX;
 	uint16_t k = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -123,6 +126,10 @@ replay_pre(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 		if ((sa->rw_esn && vecsec_esp_esn_recover(top, sa->rw_recover, lo, &v) != 0) ||
 		    (v <= top && vecsec_esp_replay_check(sa->rw, v) != 0)) {
 			gw_port_drop(w, sa, m, GW_DROP_REPLAY);
+			continue;
+		}
+		if (unlikely(v > lim)) {
+			gw_port_drop(w, sa, m, GW_DROP_HA_SEQ_WAIT);
 			continue;
 		}
 		*esp_seq(m) = v;

@@ -25,7 +25,11 @@
 
 #include <rte_ip.h>
 
-/* Window check under the read lock when workers share the SA: 0, or -1 (a replay). */
+/*
+ * Window check under the read lock when workers share the SA: 0, -1 (a
+ * replay), or -2: above what the cluster partner acked (--cluster-sync,
+ * hasync.c; line 2 read only for such SAs).
+ */
 static inline int
 in_window(struct gw_sa *sa, uint32_t lo, uint64_t *seq)
 {
@@ -38,6 +42,9 @@ in_window(struct gw_sa *sa, uint32_t lo, uint64_t *seq)
 		rc = vecsec_esp_replay_check(sa->rw, *seq);
 	if (sa->rw_shared)
 		rte_rwlock_read_unlock(&sa->rw_lock);
+	if (rc == 0 && unlikely(sa->ha_gate) &&
+	    *seq > __atomic_load_n(&sa->ha_in_lim, __ATOMIC_RELAXED))
+		return -2;
 	return rc == 0 ? 0 : -1;
 }
 
@@ -46,6 +53,7 @@ gw_native_in_prep(struct gw_sa *sa, struct rte_mbuf *m, struct gw_nat *j)
 {
 	const uint8_t *esp;
 	uint32_t off = m->l3_len, lo;
+	int rc;
 
 	if (m->nb_segs > GW_NAT_SEGS && rte_pktmbuf_linearize(m) != 0)
 		return GW_DROP_NO_MBUF + 1;
@@ -56,8 +64,9 @@ gw_native_in_prep(struct gw_sa *sa, struct rte_mbuf *m, struct gw_nat *j)
 	esp = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
 	memcpy(&lo, esp + 4, sizeof(lo));       /* any alignment */
 	lo = rte_be_to_cpu_32(lo);
-	if (in_window(sa, lo, &j->seq) != 0)
-		return GW_DROP_REPLAY + 1;
+	rc = in_window(sa, lo, &j->seq);
+	if (rc != 0)
+		return (rc == -2 ? GW_DROP_HA_SEQ_WAIT : GW_DROP_REPLAY) + 1;
 	j->esp_off = off;
 	j->ct_len = m->pkt_len - off - VECSEC_ESP_HDR_IV_LEN - VECSEC_ESP_ICV_LEN;
 	j->ver = rte_pktmbuf_mtod(m, const uint8_t *)[0] >> 4;

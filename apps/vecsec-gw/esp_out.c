@@ -38,7 +38,8 @@ life_cross(struct gw_sa *sa, uint64_t prev, uint64_t add, bool by_pkts)
  * Packets k..n of mb[] are past a limit: the packet limit cap (hard_pkts
  * as read) from kp on, bytes before. A cap below the SA's real limit is
  * --seq-state's (numbers not durably reserved yet): those packets are
- * seq_unreserved, and their numbers are given back (used_pkts counts only
+ * seq_unreserved; or --cluster-sync's (not acked by the partner yet:
+ * ha_seq_wait, hasync.c); and their numbers are given back (used_pkts counts only
  * what may use one) so that they are there once the cap is raised.
  */
 static void
@@ -48,7 +49,8 @@ life_drop(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t
 	bool unreserved = sa->hard_real != 0 && cap < sa->hard_real;
 
 	for (uint16_t i = k; i < n; i++)
-		gw_port_drop(w, sa, mb[i], i >= kp && unreserved ? GW_DROP_SEQ_UNRESERVED : GW_DROP_EXPIRED);
+		gw_port_drop(w, sa, mb[i], i < kp || !unreserved ? GW_DROP_EXPIRED :
+			     sa->cap_by_ha ? GW_DROP_HA_SEQ_WAIT : GW_DROP_SEQ_UNRESERVED);
 	if (unreserved && kp < n)
 		(void)life_add(&sa->used_pkts, (uint64_t)0 - (uint64_t)(n - kp));
 }

@@ -268,7 +268,8 @@ int gw_conf_validate(const struct gw_conf *conf, char *err, size_t err_len);
 	X(DUMMY, "dummy") \
 	X(SEQ_UNRESERVED, "seq_unreserved") \
 	X(NO_NEIGH, "no_neigh") \
-	X(SEGMENT, "inactive_segment")
+	X(SEGMENT, "inactive_segment") \
+	X(HA_SEQ_WAIT, "ha_seq_wait")
 
 enum gw_drop {
 #define GW_X(n, s) GW_DROP_##n,

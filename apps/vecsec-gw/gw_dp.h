@@ -161,6 +161,11 @@ struct gw_sa {
 	bool direct;
 	/* the SA's cluster segment (ha.h, gw_ha_sa_seg): 0 none, 1..16, GW_HA_SEG_PKT */
 	uint8_t ha_seg;
+	/*
+	 * --cluster-sync (hasync.c): an inbound SA whose numbers are gated
+	 * (accepted only up to ha_in_lim, line 2, read only when this is set)
+	 */
+	uint8_t ha_gate;
 	/* line 2 */
 	uint64_t life[4] __rte_cache_aligned;   /* enum gw_life, 0 = none */
 	uint64_t used_bytes;                    /* reserved so far, atomic */
@@ -171,6 +176,13 @@ struct gw_sa {
 	 */
 	uint64_t hard_real;
 	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
+	/*
+	 * --cluster-sync (hasync.c): inbound, the highest number the partner
+	 * has acked (ha_gate set; atomic); outbound, set when the cap in
+	 * hard_pkts is the partner's ack rather than --seq-state's
+	 */
+	uint8_t cap_by_ha;
+	uint64_t ha_in_lim;
 } __rte_cache_aligned;
 
 /*
@@ -420,6 +432,9 @@ int gw_sa_add(struct gw_dp *dp, const struct gw_conf *conf, unsigned int i, int 
 		size_t err_len);
 int gw_sa_sad_del(struct gw_dp *dp, struct gw_sa *s);
 void gw_sa_free(struct gw_dp *dp, struct gw_sa *s);
+/* --cluster-sync: outbound SA s sends next as its next number (sa.c); 0 or -errno */
+int gw_sa_out_seq_set(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
+		      uint64_t first, uint64_t next);
 /* Memory of the SA table and what its SAs hold (the control socket's `mem`). */
 struct gw_mem {
 	unsigned int max_sa, nb_sa;     /* table size, SAs up */

@@ -9,6 +9,7 @@
 #include "ha.h"
 #include "evq.h"
 #include "gw_log.h"
+#include "hasync.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -130,7 +131,9 @@ ha_show(bool json, FILE *out)
 		inet_ntop(AF_INET, &ia, a, sizeof(a));
 		fprintf(out, json ? "%s\"%s\"" : "%s%s", json ? (i ? ", " : "") : (i ? "," : " "), a);
 	}
-	fprintf(out, json ? "]}\n" : "\n");
+	fprintf(out, json ? "]" : "");
+	gw_hasync_show(json, out);      /* --cluster-sync */
+	fprintf(out, json ? "}\n" : "\n");
 }
 
 int
@@ -157,6 +160,9 @@ gw_ha_ctrl(const char *w1, bool json, FILE *out, char *err, size_t err_len)
 	mask = w1[0] == '+' ? (uint16_t)(old | gw_ha_seg_bit(seg)) :
 		(uint16_t)(old & ~gw_ha_seg_bit(seg));
 	if (mask != old) {
+		/* --cluster-sync: past what the partner reserved, before a packet passes */
+		if (w1[0] == '+')
+			gw_hasync_takeover(seg);
 		__atomic_store_n(&gw_ha.mask, mask, __ATOMIC_RELEASE);
 		gw_ha.changes++;
 		gw_ha_mask_text(mask, m, sizeof(m));

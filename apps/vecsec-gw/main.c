@@ -29,6 +29,8 @@
  */
 #include "ctrl_path.h"
 #include "gw_main.h"
+#include "ha.h"
+#include "hasync.h"
 #include "fcache.h"
 #include "gw_log.h"
 #include "kernel_nh.h"
@@ -205,6 +207,11 @@ parse_combinations(struct gw_run *l)
 	if (gw_knh_on && (!gw_host_on || o->demo)) {
 		fprintf(stderr, "vecsec-gw: --kernel-nh needs --host-port (the kernel's routes and "
 			"neighbours on the ports' taps), and no --demo\n");
+		return 2;
+	}
+	if (gw_hasync_on() && gw_ha.count == 0) {
+		fprintf(stderr, "vecsec-gw: --cluster-sync needs --cluster (the sync is between "
+			"the two nodes of a cluster)\n");
 		return 2;
 	}
 	return 0;
@@ -503,6 +510,10 @@ ctrl_start(struct gw_run *l)
 		GW_LOG(WARNING, "telemetry commands not registered");
 	if (gw_mgmt_start(o->rate_interval, o->stats_interval) != 0)
 		return 1;
+	if (gw_hasync_start(err, sizeof(err)) != 0) {
+		GW_LOG(ERR, "%s", err);
+		return 1;
+	}
 	if (o->metrics != NULL && gw_metrics_start(o->metrics) != 0)
 		return 1;
 	if (!o->no_pdump && gw_capture_init() != 0)
@@ -654,6 +665,7 @@ run(struct gw_run *l)
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);
 	gw_metrics_stop();
+	gw_hasync_stop();
 	gw_mgmt_stop();
 	gw_ctrl_stop();
 	rte_eal_mp_wait_lcore();
@@ -715,6 +727,7 @@ stop(struct gw_run *l)
 	}
 	gw_metrics_stop();
 	gw_capture_fini();
+	gw_hasync_stop();
 	gw_mgmt_stop();
 	if (gw.rcu != NULL)
 		rte_rcu_qsbr_thread_offline(gw.rcu, 0);

@@ -12,6 +12,7 @@
 #include "fcache.h"
 #include "gw_log.h"
 #include "ha.h"
+#include "hasync.h"
 #include "kernel_nh.h"
 #include "metrics.h"
 #include "seqstate.h"
@@ -364,6 +365,34 @@ opt_cluster(const struct gw_opt *d, const char *arg, struct opts *o)
 	(void)d;
 	(void)o;
 	if (gw_ha_parse(arg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vecsec-gw: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+opt_cluster_sync(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	char err[200];
+
+	(void)d;
+	(void)o;
+	if (gw_hasync_parse(arg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vecsec-gw: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+opt_cluster_sync_block(const struct gw_opt *d, const char *arg, struct opts *o)
+{
+	char err[200];
+
+	(void)d;
+	(void)o;
+	if (gw_hasync_block_parse(arg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "vecsec-gw: %s\n", err);
 		return -1;
 	}
@@ -781,6 +810,16 @@ static const struct gw_opt opt_table[] = {
 	  "                     segments (1..16), the cluster IPv4 address(es), the\n"
 	  "                     segments active at start (1,2 | all | none, the default);\n"
 	  "                     `segment +N|-N` on the control socket moves them\n", { 0, 0 } },
+	{ "cluster-sync", 0, RA, opt_cluster_sync,
+	  "  --cluster-sync LOCAL_IP[:PORT],REMOTE_IP[:PORT]\n"
+	  "                     with --cluster: sequence numbers and replay windows\n"
+	  "                     reserved with the other node over a dedicated, trusted\n"
+	  "                     UDP link (port 4511; IPv6 as [ADDR]:PORT; docs/ha.md)\n",
+	  { 0, 0 } },
+	{ "cluster-sync-block", 0, RA, opt_cluster_sync_block,
+	  "  --cluster-sync-block N\n"
+	  "                     outbound numbers reserved per advertisement (default\n"
+	  "                     65536, 256..2^30)\n", { 0, 0 } },
 	{ "quiet", 'q', NA, opt_quiet,
 	  "  --quiet            no start-up summary (the gateway's INFO messages: as\n"
 	  "                     EAL's --log-level vecsec.gw:notice)\n", { 0, 0 } },

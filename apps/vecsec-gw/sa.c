@@ -11,6 +11,7 @@
 #include "gw_log.h"
 #include "ha.h"
 #include "sa_native.h"
+#include "hasync.h"
 #include "seqstate.h"
 
 #include <errno.h>
@@ -637,6 +638,7 @@ sa_fill(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int fam)
 		s->hard_pkts = c->life[GW_LIFE_HARD_PKTS];
 	else
 		gw_seq_state_cap(s);    /* capped at the numbers reserved */
+	gw_hasync_sa_bind(s, c);        /* --cluster-sync: gated from the start */
 	if (c->aead || c->auth_algo == RTE_CRYPTO_AUTH_AES_GMAC ||
 			c->cipher_algo == RTE_CRYPTO_CIPHER_AES_CTR)
 		s->esp_fixed = 8 + 8 + c->digest_len;
@@ -1013,6 +1015,8 @@ sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int 
 	}
 	if (rc == -ENOTSUP && !quiet)
 		rc = sa_init_one(dp, s, c, fam, false, false);         /* says why */
+	if (rc == 0)
+		gw_hasync_sa_ready(dp, s, c);
 	if (rc == 0 && at_run && s->action != GW_SA_NATIVE &&
 	    dp->cdev[s->cdev_id].sess_pool == NULL) {
 		rc = cdev_up(dp, &dp->cdev[s->cdev_id]);
@@ -1023,6 +1027,66 @@ sa_init_cdev(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int 
 			       c->dir == GW_DIR_IN ? "in" : "out", c->spi);
 	}
 	return rc;
+}
+
+/*
+ * --cluster-sync (hasync.c): outbound SA s (conf c, not lookaside-protocol)
+ * sends next as its next number; its numbers so far count as used from
+ * first (used_pkts, which the caps and views count from). The caller makes
+ * sure no worker sends on it meanwhile (its segment is inactive, or it is
+ * not active yet). Native SAs: their counter (lib/esp) set again; rte_ipsec
+ * SAs: rte_ipsec_sa_init() again on the same memory with the new first
+ * number (its one way to set it), everything else as when it was made.
+ * 0, or -errno.
+ */
+int
+gw_sa_out_seq_set(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
+		  uint64_t first, uint64_t next)
+{
+	struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
+	struct rte_crypto_sym_xform xf[2], ix[2];
+	struct rte_ipsec_sa_prm prm;
+	struct rte_ipv4_hdr h4;
+	struct rte_ipv6_hdr h6;
+	bool esn = c->esn || dp->esn;
+	int sz, rc;
+
+	if (s->dir != GW_DIR_OUT || c->dir != GW_DIR_OUT || c->spi != s->spi || next < first ||
+	    (!esn && next > UINT32_MAX - 1))
+		return -EINVAL;
+	if (s->action == GW_SA_NATIVE) {
+		rc = vecsec_esp_seq_init(&s->nsa0.seq, s->nsa0.esn != 0, next - 1);
+		if (rc != 0)
+			return rc;
+	} else {
+		if (s->action == GW_SA_LOOKASIDE_PROTOCOL || s->ss.sa == NULL)
+			return -ENOTSUP;
+		fill_xforms(c, xf);
+		esn_aad_fix(dp, c, xf);
+		memset(&prm, 0, sizeof(prm));
+		prm.userdata = (uintptr_t)s;
+		if (dp->nb_workers > 1)
+			prm.flags = RTE_IPSEC_SAFLAG_SQN_ATOM;
+		prm.ipsec_xform.spi = c->spi;
+		prm.ipsec_xform.salt = c->salt;
+		prm.ipsec_xform.proto = RTE_SECURITY_IPSEC_SA_PROTO_ESP;
+		prm.ipsec_xform.direction = RTE_SECURITY_IPSEC_SA_DIR_EGRESS;
+		prm.ipsec_xform.options.esn = esn;
+		prm.ipsec_xform.esn.value = next;
+		prm.crypto_xform = ipsec_xform(c, xf, ix);
+		sa_prm_mode(c, s->inner_v6, &prm, &h4, &h6);
+		sa_prm_natt(s, c, &prm, &h4, &h6);
+		sz = rte_ipsec_sa_size(&prm);
+		if (sz < 0)
+			return sz;
+		if ((size_t)sz > cold->blk_size)
+			return -ENOSPC;
+		rc = rte_ipsec_sa_init(cold->blk, &prm, (uint32_t)sz);
+		if (rc < 0)
+			return rc;
+	}
+	__atomic_store_n(&s->used_pkts, next - first, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /*
@@ -1228,6 +1292,7 @@ gw_sa_free(struct gw_dp *dp, struct gw_sa *s)
 
 	s->active = false;
 	gw_seq_state_unbind(s->idx);
+	gw_hasync_sa_unbind(s->idx);
 	if (cold->cses != NULL && s->action == GW_SA_LOOKASIDE_PROTOCOL)
 		rte_security_session_destroy(rte_cryptodev_get_sec_ctx(s->cdev_id), cold->cses);
 	else if (cold->cses != NULL)

@@ -43,6 +43,7 @@
 #include "seqstate.h"
 #include "gw_dp.h"
 #include "gw_log.h"
+#include "hasync.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -423,15 +424,38 @@ slot_allow(const struct seq_slot *b)
 	return mark - b->first == UINT64_MAX ? UINT64_MAX : mark - b->first + 1;
 }
 
+/*
+ * hard_pkts: the lowest of the SA's real limit, the numbers reserved here
+ * and those the cluster partner acked (--cluster-sync, hasync.c).
+ */
+void
+gw_seq_state_recap(struct gw_sa *s)
+{
+	uint64_t real = s->hard_real, allow = UINT64_MAX, ha, cap;
+
+	if (real == 0)
+		return;
+	if (st_path != NULL && s->idx < nb_slots && slots[s->idx].ent >= 0 &&
+	    !slots[s->idx].exhausted) {
+		/* never 0 here (gw_seq_state_cap() handles that) */
+		allow = slot_allow(&slots[s->idx]);
+		allow = allow != 0 ? allow : UINT64_MAX;
+	}
+	ha = gw_hasync_out_allow(s->idx);
+	cap = RTE_MIN(real, RTE_MIN(allow, ha));
+	s->cap_by_ha = ha < real && ha < allow;
+	/*
+	 * hard_pkts 0 is no limit: a cluster SA that may send nothing gave up
+	 * its first number (hasync.c, gw_hasync_sa_ready), so 1 holds it back
+	 */
+	__atomic_store_n(&s->hard_pkts, cap != 0 ? cap : 1, __ATOMIC_RELAXED);
+}
+
 static void
 cap_set(struct gw_sa *s, const struct seq_slot *b)
 {
-	uint64_t allow = slot_allow(b);
-	uint64_t real = s->hard_real;
-
-	/* allow is never 0 here (gw_seq_state_cap() handles that): hard_pkts 0 is no limit */
-	__atomic_store_n(&s->hard_pkts, allow != 0 && allow < real ? allow : real,
-			 __ATOMIC_RELAXED);
+	(void)b;
+	gw_seq_state_recap(s);
 }
 
 void

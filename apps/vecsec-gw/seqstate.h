@@ -50,6 +50,11 @@ bool gw_seq_state_kept(const struct gw_sa_conf *c);
 uint64_t gw_seq_state_bind(unsigned int slot, const struct gw_sa_conf *c, uint64_t last);
 /* sa.c, once s->hard_pkts holds its real limit: cap it at the reservation. */
 void gw_seq_state_cap(struct gw_sa *s);
+/*
+ * hard_pkts from hard_real (0: not capped), the numbers reserved here and
+ * the cluster partner's acks (--cluster-sync); under the control-plane lock.
+ */
+void gw_seq_state_recap(struct gw_sa *s);
 /* sa.c: slot's SA is gone. */
 void gw_seq_state_unbind(unsigned int slot);
 /* The first number of the outbound SA in slot (stats: the last one sent). */

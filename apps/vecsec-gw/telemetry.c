@@ -10,6 +10,7 @@
  */
 #include "gw_dp.h"
 #include "ha.h"
+#include "hasync.h"
 #include "stats_view.h"
 #include "view.h"
 
@@ -169,11 +170,12 @@ tel_segments(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	(void)params;
+	rte_tel_data_start_dict(d);
 	gw_cp_lock();
 	mask = gw_ha_active();
 	changes = gw_ha.changes;
+	gw_hasync_telemetry(d);         /* --cluster-sync: the sync's state */
 	gw_cp_unlock();
-	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "count", gw_ha.count);
 	rte_tel_data_add_dict_u64(d, "mask", mask);
 	rte_tel_data_add_dict_string(d, "active", gw_ha.count ? gw_ha_mask_text(mask, m, sizeof(m)) :

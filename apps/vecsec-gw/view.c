@@ -9,6 +9,7 @@
 #include "view.h"
 #include "gw_dp.h"
 #include "ha.h"
+#include "hasync.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -226,6 +227,7 @@ gw_view_sa(struct gw_vw *v, const struct gw_dp *dp, const struct sa_info *in)
 		if (s->ha_seg != 0 && s->ha_seg != GW_HA_SEG_PKT)
 			gw_vw_str(v, "segment_state", gw_ha_active() & gw_ha_seg_bit(s->ha_seg) ?
 				  "active" : "standby");
+		gw_hasync_sa_view(v, s->idx);   /* --cluster-sync: reservation, acked, partner's */
 	}
 	gw_vw_str(v, "algo", cold->algo_name);
 	gw_vw_str(v, "integ", cold->integ_name != NULL ? cold->integ_name : "aead");

@@ -205,3 +205,43 @@ vecsec_esp_replay_win(const struct vecsec_esp_replay *r)
 {
 	return r->win;
 }
+
+int
+vecsec_esp_replay_floor(struct vecsec_esp_replay *r, uint64_t floor)
+{
+	uint64_t top, lo, s;
+
+	if (r == NULL || (!r->esn && floor > UINT32_MAX))
+		return -EINVAL;
+	top = top_of(r);
+	if (r->win == 0) {
+		if (floor > top)
+			atomic_store_explicit(&r->top, floor, RELAXED);
+		return 0;
+	}
+	if (floor > top) {
+		/* the top moves up to the floor: every word the ring keeps is below it */
+		for (uint32_t w = 0; w < r->words; w++)
+			atomic_store_explicit(&r->bits[w], ~UINT64_C(0), RELAXED);
+		/* except the floor's own word above the floor */
+		atomic_store_explicit(&r->bits[word_of(r, floor)],
+				      (floor & 63) == 63 ? ~UINT64_C(0) :
+				      (UINT64_C(1) << ((floor & 63) + 1)) - 1, RELAXED);
+		atomic_store_explicit(&r->top, floor, RELAXED);
+		return 0;
+	}
+	/* the floor within the window: mark T - W + 1 .. floor */
+	lo = top >= r->win ? top - r->win + 1 : 1;
+	for (s = lo; s <= floor && s != 0; s++) {
+		uint32_t w = word_of(r, s);
+
+		if ((s & 63) == 0 && floor - s >= 63) {
+			atomic_store_explicit(&r->bits[w], ~UINT64_C(0), RELAXED);
+			s += 63;
+			continue;
+		}
+		atomic_store_explicit(&r->bits[w], atomic_load_explicit(&r->bits[w], RELAXED) |
+				      UINT64_C(1) << (s & 63), RELAXED);
+	}
+	return 0;
+}

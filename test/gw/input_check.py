@@ -128,7 +128,21 @@ def refusals(gw, tmp, ck):
         [("--cluster " + v, ["-f", good, "-u", "2", "--cluster", v], 2,
           "--cluster COUNT@ADDR[,ADDR...][:SEGMENTS]: COUNT 1..16")
          for v in ("17@192.0.2.5", "0@192.0.2.5", "2@", "2@192.0.2.5:3", "2@fd00::5",
-                   "2@192.0.2.1,192.0.2.2,192.0.2.3,192.0.2.4,192.0.2.5")]
+                   "2@192.0.2.1,192.0.2.2,192.0.2.3,192.0.2.4,192.0.2.5")] + \
+        [("--cluster-sync " + v, ["-f", good, "-u", "2", "--cluster", "2@192.0.2.5",
+                                  "--cluster-sync", v], 2,
+          "--cluster-sync %s: LOCAL_IP[:PORT],REMOTE_IP[:PORT]" % v)
+         for v in ("10.0.0.1", "10.0.0.1,", "10.0.0.1:0,10.0.0.2", "10.0.0.1:65536,10.0.0.2",
+                   "10.0.0.1,10.0.0.2,10.0.0.3", "10.0.0.1:x,10.0.0.2", "[fd00::1,[fd00::2]",
+                   "fd00::1:4511x,fd00::2", "10.0.0.300,10.0.0.2", "10.0.0.1:-1,10.0.0.2")] + \
+        [("--cluster-sync mixed", ["-f", good, "-u", "2", "--cluster", "2@192.0.2.5",
+                                   "--cluster-sync", "10.0.0.1,[fd00::2]:4511"], 2,
+          "--cluster-sync 10.0.0.1,[fd00::2]:4511: both ends of one family"),
+         ("--cluster-sync without --cluster", ["-f", good, "-u", "2", "--cluster-sync",
+                                               "[fd00::1]:4600,fd00::2"], 2,
+          "--cluster-sync needs --cluster")] + \
+        [("--cluster-sync-block " + v, ["-f", good, "-u", "2", "--cluster-sync-block", v], 2,
+          "--cluster-sync-block %s: 256..1073741824" % v) for v in ("255", "x", "-1", "2147483648")]
     for name, app, want_rc, want in cases:
         prefix = gwtest.file_prefix("input")
         rc, out = start(gw, prefix, app)

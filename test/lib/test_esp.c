@@ -22,6 +22,7 @@
  *    header update.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,68 @@ test_edges(void)
 	for (unsigned int i = 0; i < VT_ARRAY_SIZE(ws); i++)
 		for (unsigned int b = 0; b < VT_ARRAY_SIZE(bases); b++)
 			edges_one(ws[i], bases[b]);
+}
+
+/*
+ * vecsec_esp_replay_floor(): afterwards every number up to the floor is
+ * refused, every number above it answers as before (or, with the top
+ * moved up to the floor, is fresh), and the window goes on as usual.
+ */
+static void
+floor_one(uint32_t w, uint64_t base, int64_t rel)
+{
+	struct vecsec_esp_replay *r;
+	uint64_t top = base + 3 * (uint64_t)w + 100, f = top + (uint64_t)rel, lo, hi;
+	bool esn = base > UINT32_MAX - 100000;
+	static int before[20000];
+
+	r = win_new(w, esn, base);
+	/* some numbers recorded: every third below the top, and the top */
+	for (uint64_t s = top - 2 * (uint64_t)w; s < top; s += 3)
+		VT_EXPECT(vecsec_esp_replay_update(r, s) == 0, "update %" PRIu64, s);
+	VT_EXPECT(vecsec_esp_replay_update(r, top) == 0, "update top");
+	lo = f > 2 * (uint64_t)w + 10 ? f - 2 * (uint64_t)w - 10 : 1;
+	hi = f + 2 * (uint64_t)w + 10;
+	VT_EXPECT(hi - lo < VT_ARRAY_SIZE(before), "range");
+	for (uint64_t s = lo; s <= hi; s++)
+		before[s - lo] = vecsec_esp_replay_check(r, s);
+	VT_EXPECT(vecsec_esp_replay_floor(r, f) == 0, "floor W=%u at top%+" PRId64, w, rel);
+	VT_EXPECT(vecsec_esp_replay_top(r) == (f > top ? f : top), "top after the floor");
+	for (uint64_t s = lo; s <= hi; s++) {
+		int rc = vecsec_esp_replay_check(r, s), want = s <= f ? 1 : f > top ? 0 :
+			before[s - lo] != 0;
+
+		VT_EXPECT((rc != 0) == (want != 0), "W=%u floor top%+" PRId64 ": %" PRIu64
+			  " check %d, want %s", w, rel, s, rc, want ? "refused" : "accepted");
+	}
+	/* on as usual: the next number in, then refused; a later one, the gap still fresh */
+	VT_EXPECT(vecsec_esp_replay_update(r, f + 1) == (f + 1 <= top &&
+		  before[f + 1 - lo] != 0 ? before[f + 1 - lo] : 0), "update floor + 1");
+	VT_EXPECT(vecsec_esp_replay_check(r, f + 1) != 0, "floor + 1 seen");
+	hi = (hi > top ? hi : top) + w + 10;
+	VT_EXPECT(vecsec_esp_replay_update(r, hi) == 0, "update past the range");
+	VT_EXPECT(w < 2 || vecsec_esp_replay_check(r, hi - 1) == 0, "the number below it fresh");
+}
+
+static void
+test_floor(void)
+{
+	static const uint32_t ws[] = { 1, 63, 64, 65, 100, 128, 1024 };
+	static const int64_t rels[] = { -5000, -200, -64, -63, -10, -1, 0, 1, 2, 62, 63, 64,
+					100, 1000, 100000 };
+	static const uint64_t bases[] = { 0, 70000, TWO32 + 7 };
+
+	for (unsigned int i = 0; i < VT_ARRAY_SIZE(ws); i++)
+		for (unsigned int b = 0; b < VT_ARRAY_SIZE(bases); b++)
+			for (unsigned int k = 0; k < VT_ARRAY_SIZE(rels); k++)
+				if ((int64_t)(bases[b] + 3 * (uint64_t)ws[i] + 100) + rels[k] > 0)
+					floor_one(ws[i], bases[b], rels[k]);
+	/* the argument checks, and W = 0: only the top */
+	VT_EXPECT(vecsec_esp_replay_floor(NULL, 5) == -EINVAL, "NULL");
+	VT_EXPECT(vecsec_esp_replay_floor(win_new(64, false, 0), TWO32) == -EINVAL,
+		  "32-bit SA, floor above 2^32 - 1");
+	VT_EXPECT(vecsec_esp_replay_floor(win_new(0, false, 10), 500) == 0 &&
+		  vecsec_esp_replay_top((struct vecsec_esp_replay *)store) == 500, "W = 0: the top");
 }
 
 /* A jump far past the bitmap must not leave old bits that alias new numbers. */
@@ -1052,6 +1115,7 @@ main(void)
 		VT_TEST(test_duplicates),
 		VT_TEST(test_edges),
 		VT_TEST(test_jumps),
+		VT_TEST(test_floor),
 		VT_TEST(test_esn_recover),
 		VT_TEST(test_model),
 		VT_TEST(test_seq),

@@ -387,6 +387,23 @@ VECSEC_API uint64_t vecsec_esp_replay_top(const struct vecsec_esp_replay *r);
  */
 VECSEC_API uint32_t vecsec_esp_replay_win(const struct vecsec_esp_replay *r);
 
+/**
+ * Refuse every number up to @p floor from now on, as if each had been
+ * recorded: the top becomes max(T, @p floor) and the numbers of the window
+ * at or below @p floor are marked seen (those above it keep their state).
+ * For a node taking over an SA whose numbers up to @p floor another node
+ * may have accepted. One writer at a time, as vecsec_esp_replay_update().
+ * With W = 0 only the top moves (numbers below it still pass: anti-replay
+ * is off).
+ *
+ * @param r
+ *   window from vecsec_esp_replay_init().
+ * @param floor
+ *   the highest number to refuse (32-bit SAs: at most 2^32 - 1).
+ * @return 0; -EINVAL for a NULL @p r or a 32-bit SA's @p floor above 2^32 - 1.
+ */
+VECSEC_API int vecsec_esp_replay_floor(struct vecsec_esp_replay *r, uint64_t floor);
+
 /* ---- IPv4 / IPv6 headers ------------------------------------------------ */
 
 /**
