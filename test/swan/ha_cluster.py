@@ -629,20 +629,32 @@ def replay_check(env, active, standby):
             f.write("%.6f %s %s %s %d %d %s\n" % r)
     replay0 = env.drops(standby, "replay")
     sa0 = env.sa_show(standby, "in", env.spi_in)["packets"]
-    recv = subprocess.Popen(["ip", "netns", "exec", env.ns["L"], sys.executable,
-                             os.path.join(HERE, "udpflow.py"), "recv", "0.0.0.0", "5501",
-                             str(len(rows)), "2", "4"], stdout=subprocess.PIPE,
-                            universal_newlines=True)
-    env.procs.append(recv)
-    recv.stdout.readline()
+    # the inside host listens on the flow's port (udpagent.py: polled, no timeout)
+    agent = subprocess.Popen(["ip", "netns", "exec", env.ns["L"], sys.executable,
+                              os.path.join(HERE, "udpagent.py")], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, universal_newlines=True)
+    env.procs.append(agent)
+
+    def ask(req):
+        agent.stdin.write(json.dumps(req) + "\n")
+        agent.stdin.flush()
+        return json.loads(agent.stdout.readline())
+    sid = ask({"op": "open", "addr": "0.0.0.0", "port": 5501})["id"]
     sh([sys.executable, os.path.join(HERE, "ha_sniff.py"), "replay", env.ifn("po"), path],
        ns=env.ns["P"])
-    # every replayed packet ends somewhere: dropped as a replay, or let through
+    # every replayed packet ends somewhere: dropped as a replay, or let through, and
+    # what was let through reaches the inside host
     st.wait_progress(lambda: (env.drops(standby, "replay") - replay0) +
                      (env.sa_show(standby, "in", env.spi_in)["packets"] - sa0),
                      lambda v: v >= len(rows), 10, "the replayed packets at gateway %s" %
                      standby)
-    got = json.loads(recv.communicate(timeout=60)[0])["got"]
+    passed = env.sa_show(standby, "in", env.spi_in)["packets"] - sa0
+    st.wait_progress(lambda: len(ask({"op": "got", "id": sid})["got"]),
+                     lambda v: v >= passed, 10, "the %d replayed packets gateway %s let "
+                     "through at the inside host" % (passed, standby))
+    got = len(ask({"op": "got", "id": sid})["got"])
+    agent.stdin.close()
+    agent.wait(10)
     dropped = env.drops(standby, "replay") - replay0
     if env.sync_opt:
         check(dropped == len(rows) and got == 0, "all %d replayed packets dropped as replays "
