@@ -1274,6 +1274,8 @@ proto_ok(const char *lines)
 	return major == 1 && minor >= KV_MIN_MINOR;
 }
 
+static void ha_sync(private_kernel_vecsec_ipsec_t *this);
+
 /*
  * (Re)connect: hello, then what the gateway's state needs (first contact:
  * flush this owner's leftovers; a new boot id: our SAs are gone), the
@@ -1311,6 +1313,12 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 		return -1;
 	}
 	kernel_vecsec_answer_free(&a);
+	/*
+	 * the ha plugin's segments first: a gateway that (re)starts with other
+	 * segments active must not carry them with the SAs installed below
+	 */
+	if (this->ha)
+		ha_sync(this);
 	if (this->boot == 0) {
 		char req[64];
 
@@ -1648,12 +1656,6 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 			have = 0;
 			for (int i = 0; fd < 0 && i < 10 && !this->stop; i++)
 				usleep(100000);
-			if (fd >= 0 && this->ha) {
-				/* a new or restarted gateway: charon's segments, whatever it had */
-				this->ha_mutex->lock(this->ha_mutex);
-				this->ha_dirty = TRUE;
-				this->ha_mutex->unlock(this->ha_mutex);
-			}
 			continue;
 		}
 		if (this->ha && ha_is_dirty(this))

@@ -187,7 +187,7 @@ class Cluster(st.Env):
 
     # ---- the nodes --------------------------------------------------------
 
-    def gw_start(self, side):
+    def gw_start(self, side, segs=None):
         n = self.ns["g" + side]
         lo, wi = ("ai", "ao") if side == "A" else ("bi", "bo")
         sock = self.sock_of(side)
@@ -207,7 +207,7 @@ class Cluster(st.Env):
                "--", "-f", cfg, "-u", "0x2", "--ctrl", sock,
                "--host-port", "0:2", "--host-port", "1:3",
                "--seq-state", os.path.join(self.d, "gw%s.seq-state" % side),
-               "--cluster", "%d@%s" % (self.count, VIP)]
+               "--cluster", "%d@%s%s" % (self.count, VIP, ":" + segs if segs else "")]
         if self.sync_opt:
             other = "B" if side == "A" else "A"
             cmd += ["--cluster-sync", "%s,%s" % (SYNC[side], SYNC[other])]
@@ -947,7 +947,12 @@ def main():
         step("standby gateway restart (node %s)" % other)
         before = env.sas()
         env.gw_stop(side=other)
-        env.gw_start(other)
+        # started with segment 1 active (as if misconfigured): kernel-vecsec sets charon's
+        env.gw_start(other, segs="1")
+        wait_for(lambda: env.segments(other) == "none", 20,
+                 what="kernel-vecsec to set restarted gateway %s's segments" % other)
+        check(True, "restarted gateway %s (started with segment 1 active) got charon's set "
+              "from kernel-vecsec on reconnection: none" % other)
         consistent(env, "after gateway %s's restart" % other, same=before)
 
         step("charon restart on the standby node (%s)" % other)
