@@ -577,6 +577,15 @@ def consistent(env, what, same=None, changed=None):
                 want |= {("in", c["spi_out"]), ("out", c["spi_in"])}
         sets = {"gw" + s: env.gw_spis(s) for s in ("A", "B")}
         sets.update({"charon" + s: env.charon_spis(s) for s in ("A", "B")})
+        # and the rules that protect with them: each gateway one in and one out
+        # per CHILD_SA, the same on both nodes
+        if want:
+            for s in ("A", "B"):
+                sps = env.gw_sps(side=s)
+                sets["gw%s-rules" % s] = {(m.group(1), int(m.group(2))) for m in (
+                    re.search(r"^sp ipv4 (in|out) esp protect (\d+)", l) for l in sps) if m}
+                if len(sps) != len(want):
+                    sets["gw%s-rules" % s].add(("count", len(sps)))
         return want, sets
 
     def ok():
