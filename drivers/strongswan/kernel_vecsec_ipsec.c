@@ -31,7 +31,9 @@
  * With strongSwan's ha plugin configured (docs/ha.md): the watcher also
  * makes the gateway's active segments the plugin's (read from its log
  * line), and a restarted gateway gets the standby SAs of the plugin's
- * passive CHILD_SAs installed again (charon ignores their expiry).
+ * passive CHILD_SAs installed again (charon ignores their expiry). That
+ * needs protocol 1.8 (`segments`, `segment +N|-N`) and a gateway with
+ * --cluster; without them it is logged once and the rest works as before.
  *
  * Copyright (c) 2026, the vecsec authors
  */
@@ -104,6 +106,7 @@ struct private_kernel_vecsec_ipsec_t {
 	u_int ha_count;                 /* the plugin's segment_count */
 	bool ha_dirty;                  /* ha_want not yet sent to the gateway */
 	bool ha_off_logged;             /* "no --cluster" said once */
+	bool ha_fail_logged;            /* a failing sync said once until it works */
 	int wake[2];                    /* pipe: the logger wakes the watcher */
 };
 
@@ -1581,8 +1584,12 @@ ha_sync(private_kernel_vecsec_ipsec_t *this)
 				     "(docs/ha.md)", this->ctl->get_path(this->ctl));
 			this->ha_off_logged = TRUE;
 		} else {
-			DBG1(DBG_KNL, "kernel-vecsec: asking vecsec-gw for its segments failed "
-			     "(%s); retrying", a.err[0] ? a.err : "malformed answer");
+			/* (a gateway before control protocol 1.8 has no `segments`) */
+			if (!this->ha_fail_logged)
+				DBG1(DBG_KNL, "kernel-vecsec: asking vecsec-gw for its segments failed "
+				     "(%s; it needs control protocol 1.8); retrying", a.err[0] ? a.err :
+				     "malformed answer");
+			this->ha_fail_logged = TRUE;
 			ok = FALSE;
 		}
 		kernel_vecsec_answer_free(&a);
@@ -1609,16 +1616,23 @@ ha_sync(private_kernel_vecsec_ipsec_t *this)
 			else
 				continue;
 			if (simple(this, NULL, req) != SUCCESS) {
-				DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw refused '%s'; retrying", req);
+				if (!this->ha_fail_logged)
+					DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw refused '%s'; retrying",
+					     req);
+				this->ha_fail_logged = TRUE;
 				ok = FALSE;
 			} else {
 				have = pass ? (uint16_t)(have | bit) : (uint16_t)(have & ~bit);
 				DBG2(DBG_KNL, "kernel-vecsec: sent '%s' to vecsec-gw", req);
 			}
 		}
-	ha_mask_text(want, w, sizeof(w));
-	ha_mask_text(have, h, sizeof(h));
-	DBG1(DBG_KNL, "kernel-vecsec: HA segments active in vecsec-gw: %s (charon's: %s)", h, w);
+	if (ok) {
+		this->ha_fail_logged = FALSE;
+		ha_mask_text(want, w, sizeof(w));
+		ha_mask_text(have, h, sizeof(h));
+		DBG1(DBG_KNL, "kernel-vecsec: HA segments active in vecsec-gw: %s (charon's: %s)",
+		     h, w);
+	}
 out:
 	if (!ok) {
 		this->ha_mutex->lock(this->ha_mutex);
