@@ -39,11 +39,13 @@ Active/passive (segment_count 1), each step waiting for events:
   5. second failover, back to the first node: ESP captured before it is
      replayed into the new active node before any new traffic: every
      packet dropped and counted; traffic resumes
-  6. the standby node's gateway restarted, then its charon, then the active
+  6. the standby node's gateway restarted (with segment 1 active: kernel-
+     vecsec sets charon's set, none), then its charon, then the active
      node's charon (a graceful handover: the plugin drops its segments at
      shutdown): after each, both gateways hold exactly their charon's
-     CHILD_SAs (a restarted standby gateway gets the standby SAs back from
-     kernel-vecsec; charon ignores the expiry of a passive CHILD_SA)
+     CHILD_SAs and the rules protecting with them (a restarted standby
+     gateway gets the standby SAs back from kernel-vecsec; charon ignores
+     the expiry of a passive CHILD_SA)
 
 Active/active (ha_cluster.py BUILD_DIR active-active): segment_count 2,
 four peer addresses, two in each segment by the plugin's hash; each node
