@@ -23,6 +23,12 @@ gw_cp_lock(void)
 	pthread_mutex_lock(&cp_mutex);
 }
 
+bool
+gw_cp_trylock(void)
+{
+	return pthread_mutex_trylock(&cp_mutex) == 0;
+}
+
 void
 gw_cp_unlock(void)
 {

@@ -673,6 +673,7 @@ int gw_stats_show_sa(const struct gw_dp *dp, int dir, uint32_t spi, bool all, bo
 
 /* cp_lock.c: control-plane lock (control socket, reload, telemetry, samples; never workers) */
 void gw_cp_lock(void);
+bool gw_cp_trylock(void);      /* the lock if free now (the cluster sync's heartbeat) */
 void gw_cp_unlock(void);
 /* the management thread: rates every rate_interval s, the counters every stats_interval (0: off) */
 int gw_mgmt_start(double rate_interval, double stats_interval);

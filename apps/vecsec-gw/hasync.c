@@ -19,7 +19,11 @@
  *   inbound   for each SA of a segment active here, L: the highest number
  *             this node may accept; the window check refuses numbers above
  *             the acked L (ha_seq_wait). L = top + B, B adaptive: about the
- *             numbers of the last 100 ms at the SA's rate, at least 64.
+ *             numbers of 100 ms at the rate offered (packets taken and
+ *             held back), at least 64; when the SA reaches its limit, at
+ *             once at least twice as large (a new or suddenly faster SA);
+ *             halved at most per 100 ms; advertised again once a quarter
+ *             of B is used.
  *
  * The partner stores the latest R and L of each SA, named by (direction,
  * SPI, destination address, family): reqids and slots differ between
@@ -28,7 +32,9 @@
  * every number up to the partner's L (lib/esp's window floor). Since the
  * old node never sent past an acked R nor accepted past an acked L, and
  * the new node stored every value it acked, no (key, number) is sent
- * twice and no packet the old node accepted is accepted again. The price
+ * twice and no packet the old node accepted is accepted again. A node
+ * never acks a reservation for an SA it carries itself (a segment moved
+ * in the wrong order, +N before -N): the other stays at its last ack. The price
  * is inbound: the peer's packets numbered from the old node's top up to
  * L, sent after the failover, are refused (at most B).
  *
@@ -95,6 +101,7 @@ _Static_assert(offsetof(struct gw_sa, ha_in_lim) + sizeof(uint64_t) <= 3 * RTE_C
 #define HS_RESEND_MS 100
 #define HS_RATE_MS 100                  /* inbound block: the numbers of this long */
 #define HS_BIN_MIN GW_HASYNC_IMPLICIT_IN
+#define HS_BIN_MAX (1u << 22)           /* inbound block: at most (a takeover's loss too) */
 
 struct hs_key {
 	uint8_t dir;                    /* enum gw_dir */
@@ -121,7 +128,8 @@ struct hs_slot {
 	uint64_t last;                  /* the highest number the SA may use */
 	uint64_t adv, acked;            /* own reservation: advertised, acked (absolute) */
 	uint64_t sent_ms;               /* when adv was last sent */
-	uint64_t b_in, rate_top, rate_ms;
+	uint64_t b_in, rate_top, rate_ms, rate_held;
+	uint64_t tick_top, tick_held, tick_ms;  /* inbound: at the last tick */
 };
 
 static struct {
@@ -139,7 +147,7 @@ static struct {
 	bool alive, syncing;
 	uint64_t heard_ms, hello_ms, up_ms;
 	uint64_t tx_msgs, rx_msgs, tx_recs, rx_recs, acked_recs, bad, ups, downs, full_pushes;
-	uint64_t store_full, takeovers;
+	uint64_t store_full, takeovers, conflicts;
 	struct hs_slot *slots;
 	unsigned int nb_slots;
 	struct hs_ent *ents;            /* open addressing, a power of two */
@@ -435,6 +443,8 @@ out_jump(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, struct h
 	}
 }
 
+static void take_one(unsigned int i, const struct gw_sa_conf *c, uint64_t theirs);
+
 void
 gw_hasync_sa_ready(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c)
 {
@@ -455,6 +465,16 @@ gw_hasync_sa_ready(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c
 		if (b->acked < b->first && s->used_pkts == 0)
 			out_jump(dp, s, c, b, b->first + 1);
 	}
+	if (seg_active(s) && b->ent >= 0 && hs.ents[b->ent].val != 0) {
+		/*
+		 * installed where its segment is already carried (the partner's
+		 * synced SA, a node started with its segments active): past what
+		 * the partner reserved, as at a takeover. An SA the partner never
+		 * advertised starts as it is: the implicit grant is this node's.
+		 */
+		take_one(s->idx, c, hs.ents[b->ent].val);
+		return;
+	}
 	apply(s->idx);
 }
 
@@ -473,6 +493,45 @@ gw_hasync_sa_unbind(unsigned int slot)
 
 /* ---- takeover ------------------------------------------------------------- */
 
+/*
+ * SA slot i (not carried here yet, or just installed) takes over from the
+ * partner, whose latest value is theirs: outbound, its next number past
+ * it; inbound, every number up to it refused.
+ */
+static void
+take_one(unsigned int i, const struct gw_sa_conf *c, uint64_t theirs)
+{
+	struct hs_slot *b = &hs.slots[i];
+	struct gw_sa *s = &gw.sa[i];
+
+	if (b->k.dir == GW_DIR_OUT) {
+		uint64_t next = b->first + __atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED);
+
+		if (theirs >= next) {
+			GW_LOG(NOTICE, "SA out %u: takeover, next sequence number %" PRIu64
+			       " (partner reserved up to %" PRIu64 ")", s->spi, theirs + 1, theirs);
+			out_jump(&gw, s, c, b, theirs == UINT64_MAX ? theirs : theirs + 1);
+		}
+		b->adv = 0;     /* advertised again from the new number */
+	} else if (s->rw != NULL) {
+		/*
+		 * the segment is inactive here (or the SA not active yet): no
+		 * worker touches the window (ha_dp.h drops its packets before
+		 * the SAD); the lock anyway
+		 */
+		if (s->rw_shared)
+			rte_rwlock_write_lock(&s->rw_lock);
+		(void)vecsec_esp_replay_floor(s->rw, b->esn || theirs <= UINT32_MAX ? theirs :
+					      UINT32_MAX);
+		if (s->rw_shared)
+			rte_rwlock_write_unlock(&s->rw_lock);
+		GW_LOG(NOTICE, "SA in %u: takeover, numbers up to %" PRIu64 " refused", s->spi,
+		       theirs);
+		b->adv = 0;
+	}
+	apply(i);
+}
+
 void
 gw_hasync_takeover(unsigned int seg)
 {
@@ -482,40 +541,13 @@ gw_hasync_takeover(unsigned int seg)
 	for (unsigned int i = 0; i < hs.nb_slots && i < gw.nb_sa; i++) {
 		struct hs_slot *b = &hs.slots[i];
 		struct gw_sa *s = &gw.sa[i];
-		uint64_t theirs;
 
 		if (!b->bound || s->ha_seg != seg || !s->active || seg_active(s))
 			continue;
 		/* the partner's latest value; an SA never heard of: the implicit grant */
-		theirs = b->ent >= 0 && hs.ents[b->ent].val > implicit(b) ? hs.ents[b->ent].val :
-			implicit(b);
-		if (b->k.dir == GW_DIR_OUT) {
-			uint64_t next = b->first + __atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED);
-
-			if (theirs >= next) {
-				GW_LOG(NOTICE, "SA out %u: takeover, next sequence number %" PRIu64
-				       " (partner reserved up to %" PRIu64 ")", s->spi,
-				       theirs + 1, theirs);
-				out_jump(&gw, s, gw.conf != NULL && i < gw.conf->nb_sa ? &gw.conf->sa[i] : NULL,
-					 b, theirs == UINT64_MAX ? theirs : theirs + 1);
-			}
-			b->adv = 0;     /* advertised again from the new number */
-		} else if (s->rw != NULL) {
-			/*
-			 * the segment is inactive here: no worker touches the window
-			 * (ha_dp.h drops its packets before the SAD); the lock anyway
-			 */
-			if (s->rw_shared)
-				rte_rwlock_write_lock(&s->rw_lock);
-			(void)vecsec_esp_replay_floor(s->rw, b->esn || theirs <= UINT32_MAX ? theirs :
-						      UINT32_MAX);
-			if (s->rw_shared)
-				rte_rwlock_write_unlock(&s->rw_lock);
-			GW_LOG(NOTICE, "SA in %u: takeover, numbers up to %" PRIu64 " refused",
-			       s->spi, theirs);
-			b->adv = 0;
-		}
-		apply(i);
+		take_one(i, gw.conf != NULL && i < gw.conf->nb_sa ? &gw.conf->sa[i] : NULL,
+			 b->ent >= 0 && hs.ents[b->ent].val > implicit(b) ? hs.ents[b->ent].val :
+			 implicit(b));
 	}
 }
 
@@ -668,6 +700,18 @@ on_res(const uint8_t *rec, unsigned int n)
 		if (v > hs.ents[e].val)
 			hs.ents[e].val = v;
 		hs.rx_recs++;
+		if (hs.ents[e].slot >= 0 && hs.slots[hs.ents[e].slot].bound &&
+		    gw.sa[hs.ents[e].slot].active && seg_active(&gw.sa[hs.ents[e].slot])) {
+			/*
+			 * this node carries the SA too (a segment moved in the wrong
+			 * order: +N here before -N there): it took over past what
+			 * it had stored, so the other node may go no further than
+			 * its last ack; kept (a later takeover jumps past it), not
+			 * acked
+			 */
+			hs.conflicts++;
+			continue;
+		}
 		rec_add(HS_ACK, &k, v);
 	}
 	flush();
@@ -750,6 +794,75 @@ on_datagram(const uint8_t *p, size_t len, const struct sockaddr_storage *from, u
 		on_ack(p + HS_HDR, n);  /* acks to an earlier start of ours are stale */
 }
 
+/* A HELLO when one is due (the only message sent without the control-plane lock). */
+static void
+hello(uint64_t now)
+{
+	if (now - hs.hello_ms < HS_HELLO_MS)
+		return;
+	hs.hello_ms = now;
+	flush();
+	hs.out_type = HS_HELLO;
+	hs.out_n = 0;
+	flush();
+}
+
+/* Packets of the SA in slot held back for an ack so far (every worker's count). */
+static uint64_t
+sa_held(unsigned int slot)
+{
+	uint64_t n = 0;
+
+	for (unsigned int w = 0; w < gw.nb_workers; w++)
+		n += __atomic_load_n(&gw.worker[w].sa_drops[slot][GW_DROP_HA_SEQ_WAIT],
+				     __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * An inbound SA's block (B_in) from its rate, and the limit to advertise
+ * now (0: none): top + B_in once a quarter of the last one is used.
+ */
+static uint64_t
+in_want(struct hs_slot *b, unsigned int slot, uint64_t top, uint64_t now)
+{
+	uint64_t held = sa_held(slot);
+
+	if (gated() && top >= b->acked && b->tick_ms != 0 && now > b->tick_ms) {
+		/*
+		 * at its limit, packets held back (ha_seq_wait): a new or
+		 * suddenly faster SA. At once, the numbers of HS_RATE_MS
+		 * at the rate offered since the last tick (taken and
+		 * held), at least twice the block
+		 */
+		uint64_t d = (top - RTE_MIN(top, b->tick_top)) +
+			(held - RTE_MIN(held, b->tick_held));
+
+		d = d * HS_RATE_MS / (now - b->tick_ms);
+		b->b_in = RTE_MIN(RTE_MAX(b->b_in * 2, d), (uint64_t)HS_BIN_MAX);
+	}
+	b->tick_top = top;
+	b->tick_held = held;
+	b->tick_ms = now;
+	if (now - b->rate_ms >= HS_RATE_MS) {
+		/* the numbers of about HS_RATE_MS offered, halving at most */
+		uint64_t d = (top - RTE_MIN(top, b->rate_top)) +
+			(held - RTE_MIN(held, b->rate_held));
+		uint64_t dt = b->rate_ms != 0 ? now - b->rate_ms : HS_RATE_MS;
+
+		d = d * HS_RATE_MS / RTE_MAX(dt, 1u);
+		b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, b->b_in / 2)),
+				  (uint64_t)HS_BIN_MAX);
+		b->rate_top = top;
+		b->rate_held = held;
+		b->rate_ms = now;
+	}
+	/* again once a quarter is used: 75 ms of traffic for the round trip */
+	if (b->adv == 0 || b->adv < top + b->b_in / 4 * 3)
+		return top + b->b_in;
+	return 0;
+}
+
 /* Each tick: reservations to advertise (again), the inbound blocks, liveness. */
 static void
 tick(uint64_t now)
@@ -758,13 +871,7 @@ tick(uint64_t now)
 
 	if (hs.alive && now - hs.heard_ms > HS_DEAD_MS)
 		partner_down("silent");
-	if (now - hs.hello_ms >= HS_HELLO_MS) {
-		hs.hello_ms = now;
-		flush();
-		hs.out_type = HS_HELLO;
-		hs.out_n = 0;
-		flush();
-	}
+	hello(now);
 	if (!hs.alive)
 		return;
 	for (unsigned int i = 0; i < hs.nb_slots && i < gw.nb_sa; i++) {
@@ -780,19 +887,7 @@ tick(uint64_t now)
 			if (b->adv == 0 || b->adv < next + hs.block / 2)
 				want = next - 1 + hs.block;
 		} else if (s->rw != NULL) {
-			uint64_t top = vecsec_esp_replay_top(s->rw);
-
-			if (now - b->rate_ms >= HS_RATE_MS) {
-				/* the numbers of about HS_RATE_MS at the current rate */
-				uint64_t d = top > b->rate_top ? top - b->rate_top : 0;
-				uint64_t dt = b->rate_ms != 0 ? now - b->rate_ms : HS_RATE_MS;
-
-				b->b_in = RTE_MAX((uint64_t)HS_BIN_MIN, d * HS_RATE_MS / RTE_MAX(dt, 1u));
-				b->rate_top = top;
-				b->rate_ms = now;
-			}
-			if (b->adv == 0 || b->adv < top + b->b_in / 2)
-				want = top + b->b_in;
+			want = in_want(b, i, vecsec_esp_replay_top(s->rw), now);
 		}
 		if (want != 0) {
 			if (want > b->last || want < b->adv)
@@ -827,6 +922,7 @@ static void *
 hs_main(void *arg)
 {
 	uint8_t buf[2048];
+	struct timespec busy = { 0, 1000000 };
 
 	(void)arg;
 	while (!hs.stop) {
@@ -834,7 +930,16 @@ hs_main(void *arg)
 		int rc = poll(&pfd, 1, HS_TICK_MS);
 		uint64_t now = mono_ms();
 
-		gw_cp_lock();
+		if (!gw_cp_trylock()) {
+			/*
+			 * the control plane is busy (an SA's cryptodev started, a
+			 * reload): the heartbeat goes on, so the partner does not
+			 * take this node for dead; what came in waits in the socket
+			 */
+			hello(now);
+			nanosleep(&busy, NULL);
+			continue;
+		}
 		if (rc > 0) {
 			for (int k = 0; k < 64; k++) {
 				struct sockaddr_storage from;
@@ -955,15 +1060,17 @@ gw_hasync_show(bool json, FILE *out)
 		PRIu64 ", \"records_sent\": %" PRIu64 ", \"records_received\": %" PRIu64
 		", \"bad\": %" PRIu64 ", \"sas\": %u, \"pending\": %u, \"stored\": %u"
 		", \"store_full\": %" PRIu64 ", \"ups\": %" PRIu64 ", \"downs\": %" PRIu64
-		", \"full_pushes\": %" PRIu64 ", \"takeovers\": %" PRIu64 ", \"block\": %u}" :
+		", \"full_pushes\": %" PRIu64 ", \"takeovers\": %" PRIu64 ", \"conflicts\": %" PRIu64
+		", \"block\": %u}" :
 		" sync partner %s epoch %u partner_epoch %u gated %s sent %" PRIu64 " received %"
 		PRIu64 " acked %" PRIu64 " records_sent %" PRIu64 " records_received %" PRIu64
 		" bad %" PRIu64 " sas %u pending %u stored %u store_full %" PRIu64 " ups %" PRIu64
-		" downs %" PRIu64 " full_pushes %" PRIu64 " takeovers %" PRIu64 " block %u",
+		" downs %" PRIu64 " full_pushes %" PRIu64 " takeovers %" PRIu64 " conflicts %" PRIu64
+		" block %u",
 		state_name(), hs.epoch, hs.peer_epoch, gated() ? (json ? "true" : "yes") :
 		(json ? "false" : "no"), hs.tx_msgs, hs.rx_msgs, hs.acked_recs, hs.tx_recs,
 		hs.rx_recs, hs.bad, bound, pending, hs.nb_ents, hs.store_full, hs.ups, hs.downs,
-		hs.full_pushes, hs.takeovers, hs.block);
+		hs.full_pushes, hs.takeovers, hs.conflicts, hs.block);
 }
 
 void

@@ -137,66 +137,78 @@ chacha_x16_finish(uint8_t *out, const uint8_t *in, size_t len, __m512i v[16],
  * With first not NULL, block 0 keeps its counter (word 12) and goes whole to first
  * (a one-time-key block), and the other blocks take counters ctr_rest,
  * ctr_rest + 1, ... for the len bytes of in/out.
+ *
+ * chacha_rows_init() / _dround() / _finish() are its three parts, for a
+ * caller that runs the rows inside another kernel's double rounds (the
+ * 16-block form's: their chains fill the ports it leaves idle).
  */
+struct chacha_rows {
+	__m512i a0, b0, c0, d0[3], a[3], b[3], c[3], d[3];
+};
+
 CHACHA_X16_INLINE void
-chacha_rows_core_v(uint8_t *out, const uint8_t *in, size_t len, __m128i x0, __m128i x1,
-		   __m128i x2, __m128i x3, unsigned int rounds, int nsets,
-		   void (*hook)(void *ctx, unsigned int dr), void *ctx, uint8_t *first,
-		   uint32_t ctr_rest)
+chacha_rows_init(struct chacha_rows *w, __m128i x0, __m128i x1, __m128i x2, __m128i x3,
+		 int nsets, const uint8_t *first, uint32_t ctr_rest)
 {
 	const __m512i lane_ctr = _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0);
-	__m512i a0, b0, c0, d0[3], a[3], b[3], c[3], d[3];
 
-	a0 = _mm512_broadcast_i32x4(x0);
-	b0 = _mm512_broadcast_i32x4(x1);
-	c0 = _mm512_broadcast_i32x4(x2);
+	w->a0 = _mm512_broadcast_i32x4(x0);
+	w->b0 = _mm512_broadcast_i32x4(x1);
+	w->c0 = _mm512_broadcast_i32x4(x2);
 	for (int s = 0; s < nsets; s++) {
 		__m512i row3 = _mm512_broadcast_i32x4(x3);
 
 		if (first == NULL) {
-			d0[s] = _mm512_add_epi32(row3, _mm512_add_epi32(lane_ctr,
+			w->d0[s] = _mm512_add_epi32(row3, _mm512_add_epi32(lane_ctr,
 					_mm512_maskz_set1_epi32(0x1111, 4 * s)));
 		} else {
 			/* block j = 4 s + L: counter ctr_rest + j - 1, block 0 word 12 of x3 */
 			__m512i c = _mm512_add_epi32(lane_ctr,
 					_mm512_set1_epi32((int)(ctr_rest + 4 * (uint32_t)s - 1)));
 
-			d0[s] = _mm512_mask_blend_epi32(s == 0 ? 0x1110 : 0x1111, row3, c);
+			w->d0[s] = _mm512_mask_blend_epi32(s == 0 ? 0x1110 : 0x1111, row3, c);
 		}
-		a[s] = a0;
-		b[s] = b0;
-		c[s] = c0;
-		d[s] = d0[s];
+		w->a[s] = w->a0;
+		w->b[s] = w->b0;
+		w->c[s] = w->c0;
+		w->d[s] = w->d0[s];
 	}
-	for (unsigned int r = 0; r < rounds; r += 2) {
-		for (int s = 0; s < nsets; s++)
-			CHACHA_X16_QR(a[s], b[s], c[s], d[s]);
-		for (int s = 0; s < nsets; s++) {
-			b[s] = _mm512_shuffle_epi32(b[s], 0x39);
-			c[s] = _mm512_shuffle_epi32(c[s], 0x4e);
-			d[s] = _mm512_shuffle_epi32(d[s], 0x93);
-		}
-		for (int s = 0; s < nsets; s++)
-			CHACHA_X16_QR(a[s], b[s], c[s], d[s]);
-		for (int s = 0; s < nsets; s++) {
-			b[s] = _mm512_shuffle_epi32(b[s], 0x93);
-			c[s] = _mm512_shuffle_epi32(c[s], 0x4e);
-			d[s] = _mm512_shuffle_epi32(d[s], 0x39);
-		}
-		if (hook != NULL)
-			hook(ctx, r / 2);
+}
+
+CHACHA_X16_INLINE void
+chacha_rows_dround(struct chacha_rows *w, int nsets)
+{
+	for (int s = 0; s < nsets; s++)
+		CHACHA_X16_QR(w->a[s], w->b[s], w->c[s], w->d[s]);
+	for (int s = 0; s < nsets; s++) {
+		w->b[s] = _mm512_shuffle_epi32(w->b[s], 0x39);
+		w->c[s] = _mm512_shuffle_epi32(w->c[s], 0x4e);
+		w->d[s] = _mm512_shuffle_epi32(w->d[s], 0x93);
 	}
+	for (int s = 0; s < nsets; s++)
+		CHACHA_X16_QR(w->a[s], w->b[s], w->c[s], w->d[s]);
+	for (int s = 0; s < nsets; s++) {
+		w->b[s] = _mm512_shuffle_epi32(w->b[s], 0x93);
+		w->c[s] = _mm512_shuffle_epi32(w->c[s], 0x4e);
+		w->d[s] = _mm512_shuffle_epi32(w->d[s], 0x39);
+	}
+}
+
+CHACHA_X16_INLINE void
+chacha_rows_finish(struct chacha_rows *w, uint8_t *out, const uint8_t *in, size_t len,
+		   int nsets, uint8_t *first)
+{
 	for (int s = 0; s < nsets; s++) {
 		__m512i t0, t1, t2, t3, blk[4];
 
-		a[s] = _mm512_add_epi32(a[s], a0);
-		b[s] = _mm512_add_epi32(b[s], b0);
-		c[s] = _mm512_add_epi32(c[s], c0);
-		d[s] = _mm512_add_epi32(d[s], d0[s]);
-		t0 = _mm512_shuffle_i32x4(a[s], b[s], 0x44);  /* a0 a1 b0 b1 */
-		t1 = _mm512_shuffle_i32x4(a[s], b[s], 0xee);  /* a2 a3 b2 b3 */
-		t2 = _mm512_shuffle_i32x4(c[s], d[s], 0x44);
-		t3 = _mm512_shuffle_i32x4(c[s], d[s], 0xee);
+		w->a[s] = _mm512_add_epi32(w->a[s], w->a0);
+		w->b[s] = _mm512_add_epi32(w->b[s], w->b0);
+		w->c[s] = _mm512_add_epi32(w->c[s], w->c0);
+		w->d[s] = _mm512_add_epi32(w->d[s], w->d0[s]);
+		t0 = _mm512_shuffle_i32x4(w->a[s], w->b[s], 0x44);  /* a0 a1 b0 b1 */
+		t1 = _mm512_shuffle_i32x4(w->a[s], w->b[s], 0xee);  /* a2 a3 b2 b3 */
+		t2 = _mm512_shuffle_i32x4(w->c[s], w->d[s], 0x44);
+		t3 = _mm512_shuffle_i32x4(w->c[s], w->d[s], 0xee);
 		blk[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
 		blk[1] = _mm512_shuffle_i32x4(t0, t2, 0xdd);
 		blk[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
@@ -213,6 +225,23 @@ chacha_rows_core_v(uint8_t *out, const uint8_t *in, size_t len, __m128i x0, __m1
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
 	}
+}
+
+CHACHA_X16_INLINE void
+chacha_rows_core_v(uint8_t *out, const uint8_t *in, size_t len, __m128i x0, __m128i x1,
+		   __m128i x2, __m128i x3, unsigned int rounds, int nsets,
+		   void (*hook)(void *ctx, unsigned int dr), void *ctx, uint8_t *first,
+		   uint32_t ctr_rest)
+{
+	struct chacha_rows w;
+
+	chacha_rows_init(&w, x0, x1, x2, x3, nsets, first, ctr_rest);
+	for (unsigned int r = 0; r < rounds; r += 2) {
+		chacha_rows_dround(&w, nsets);
+		if (hook != NULL)
+			hook(ctx, r / 2);
+	}
+	chacha_rows_finish(&w, out, in, len, nsets, first);
 }
 
 /*

@@ -205,7 +205,11 @@ vecsec_chachapoly_impl_for(size_t len)
 
 static _Atomic size_t short_cap = SIZE_MAX;       /* a knob: tests, bench */
 
-/* the longest job sk's short path takes now (0: none) */
+/*
+ * The longest job sk's short path takes now (0: none): the knob's cap when
+ * one is set, else the bound measured on this CPU (vecsec_tune(); AVX-512
+ * IFMA's is the only short path), never more than the kernel's own bound.
+ */
 static inline size_t
 short_max_of(const struct chachapoly_impl *sk)
 {
@@ -213,6 +217,8 @@ short_max_of(const struct chachapoly_impl *sk)
 
 	if (sk == NULL || sk->short_run == NULL)
 		return 0;
+	if (cap == SIZE_MAX)
+		cap = vecsec_tune()->chachapoly_short_max;
 	return sk->short_max < cap ? sk->short_max : cap;
 }
 

@@ -238,9 +238,11 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
 /* ---- short jobs: the whole AEAD in one ChaCha20 pass ---- */
 
 /*
- * Jobs up to 15 blocks: the one-time-key block and the data blocks come
- * out of one ChaCha20 pass (short_rows()), so the ChaCha20 part costs
- * about one pass's latency; Poly1305 then runs in radix 2^64 on the
+ * Jobs up to 55 blocks (3520 bytes): the one-time-key block and the data
+ * blocks come out of one ChaCha20 pass (short_rows(): row form, one to
+ * three 16-block forms and up to three sets of rows in the same double
+ * rounds), so the ChaCha20 part costs about one pass's latency and
+ * nothing waits for the one-time key alone; Poly1305 then runs in radix 2^64 on the
  * integer units (poly1305_64.h), or the IFMA kernel for the data from
  * SHORT_IFMA_BLOCKS on (its powers of r cost more than they save below).
  * Nothing is staged: seal encrypts straight into out; open decrypts
@@ -248,14 +250,21 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * the stitched steps do), and in place into a stack buffer that reaches
  * out only after the tag matched.
  */
-#define SHORT_MAX (15 * CHACHA_BLOCK_LEN)
+#define SHORT_MAX (55 * CHACHA_BLOCK_LEN)
+/*
+ * Dispatch takes the short path up to the bound measured on the CPU
+ * (vecsec_tune(), chachapoly.c): 960 bytes on a Sapphire Rapids-class
+ * Xeon (measured before the multi-form passes existed), all 3520 on a
+ * Zen 5, where every length 961..3520 is 12 to 44 % faster this way than
+ * with the 1 KiB stitched steps (cpu.c has the figures).
+ */
 
 /*
- * Data blocks from which the IFMA kernel takes the ciphertext: set on a
- * Sapphire Rapids class Xeon (TSC cycles per seal: 320 B 694 scalar, 720
- * IFMA; 384 B 741 scalar, 707 IFMA).
+ * Data blocks from which the IFMA kernel takes the ciphertext: per CPU
+ * (vecsec_tune(): 24 on a Sapphire Rapids class Xeon, 32 on a Zen 5; the
+ * figures are in lib/cpu/cpu.c).
  */
-#define SHORT_IFMA_BLOCKS 24
+#define SHORT_IFMA_BLOCKS (vecsec_tune()->chachapoly_short_ifma_blocks)
 
 /* The data's last n (0..15) bytes, padded (RFC 8439 2.8), and the lengths block. */
 static inline __attribute__((always_inline)) void
@@ -307,12 +316,99 @@ short_data(struct poly1305_64 *p, const uint8_t *c, size_t nb, const uint8_t otk
 }
 
 /*
+ * Blocks 16 .. 16 + 4 nsets - 1 of the state x (the data's bytes 960 on,
+ * len of them) in row form, run in the same double rounds as the 16-block
+ * form of blocks 0-15 (block 0 whole into otk, the data's first 960
+ * bytes): the rows' latency-bound chains fill the ports the 16-block form
+ * leaves idle, so up to 27 blocks cost little more than 16 (AMD EPYC
+ * Zen 5, TSC cycles per 1420-byte ChaCha20: 16 blocks then three sets
+ * of rows after it ~660, one pass of both ~430).
+ */
+static inline __attribute__((always_inline)) void
+x16_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+	 uint8_t otk[CHACHA_BLOCK_LEN], int nx16, int nsets)
+{
+	const size_t head = 15 * CHACHA_BLOCK_LEN, step = 16 * CHACHA_BLOCK_LEN;
+	const size_t rows_at = head + step * (size_t)(nx16 - 1);
+	struct chacha_rows w;
+	uint32_t xs[2][16];
+	__m512i v[16], vs[2][16];
+
+	chacha_x16_init(v, x);
+	for (int f = 0; f < nx16 - 1; f++) {
+		memcpy(xs[f], x, sizeof(xs[f]));
+		xs[f][12] += 16 * (uint32_t)(f + 1);
+		chacha_x16_init(vs[f], xs[f]);
+	}
+	if (nsets > 0)
+		chacha_rows_init(&w, _mm_loadu_si128((const void *)&x[0]),
+				 _mm_loadu_si128((const void *)&x[4]),
+				 _mm_loadu_si128((const void *)&x[8]),
+				 _mm_add_epi32(_mm_loadu_si128((const void *)&x[12]),
+					       _mm_cvtsi32_si128(16 * nx16)), nsets, NULL, 0);
+	for (int dr = 0; dr < 10; dr++) {
+		chacha_x16_dround(v);
+		for (int f = 0; f < nx16 - 1; f++)
+			chacha_x16_dround(vs[f]);
+		if (nsets > 0)
+			chacha_rows_dround(&w, nsets);
+	}
+	chacha_x16_finish_first(otk, out, in, len < head ? len : head, v, x);
+	for (int f = 0; f < nx16 - 1; f++) {
+		const size_t at = head + step * (size_t)f;
+
+		chacha_x16_finish(out + at, in + at, len - at, vs[f], xs[f]);
+	}
+	if (nx16 > 1)
+		vecsec_wipe(xs, sizeof(xs));
+	if (nsets > 0)
+		chacha_rows_finish(&w, out + rows_at, in + rows_at, len - rows_at, nsets, NULL);
+}
+
+/*
+ * Past 15 data blocks: out of line, so the shorter jobs' code (the common
+ * case) keeps its small frame and footprint. Up to three 16-block forms
+ * and three sets of rows, but not both: with three sets beside three
+ * forms (to 3776 B) the pass lost to the stitched steps (2237 against
+ * 2113 TSC cycles per 3776-byte seal on a Zen 5), and its frame, shared
+ * by every form here, slowed the others (2816 B 1755 with it, 1200
+ * without).
+ */
+static __attribute__((noinline)) void
+x16_rows_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+	      uint8_t otk[CHACHA_BLOCK_LEN])
+{
+	if (len > 51 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 3, 2);
+	else if (len > 47 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 3, 1);
+	else if (len > 43 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 3, 0);
+	else if (len > 39 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 2, 3);
+	else if (len > 35 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 2, 2);
+	else if (len > 31 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 2, 1);
+	else if (len > 27 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 2, 0);
+	else if (len > 23 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 1, 3);
+	else if (len > 19 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 1, 2);
+	else
+		x16_rows(out, in, len, x, otk, 1, 1);
+}
+
+/*
  * Block 0 (x[12] = 0: the job's state) whole into otk, blocks 1.. over the
  * data: one or two row-form sets up to 7 data blocks, a 16-block step
  * above (TSC cycles per seal on a Sapphire Rapids class Xeon: 512 B 840
  * against 855 with three sets, 704 B 873 against 894; 384 B 722 in two
- * sets against 826). (GCC 12 stops with an internal error when the
- * counter of the data blocks is x[12] + 1 rather than the constant.)
+ * sets against 826), and past 15 data blocks the 16-block step with one
+ * to three sets of rows in its double rounds (x16_rows()). (GCC 12 stops
+ * with an internal error when the counter of the data blocks is x[12] + 1
+ * rather than the constant.)
  */
 /*
  * x: the state at counter 0 (XChaCha: with the derived subkey), or NULL:
@@ -326,7 +422,6 @@ short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead
 
 	if (len > 7 * CHACHA_BLOCK_LEN) {
 		uint32_t xl[16];
-		__m512i v[16];
 
 		if (x == NULL) {
 			/* word loads of words just stored forward: no wait here */
@@ -343,10 +438,10 @@ short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead
 				xl[13 + w] = vecsec_load_le32(job->nonce + 4 * w);
 			x = xl;
 		}
-		chacha_x16_init(v, x);
-		for (int dr = 0; dr < 10; dr++)
-			chacha_x16_dround(v);
-		chacha_x16_finish_first(otk, out, in, len, v, x);
+		if (len > 15 * CHACHA_BLOCK_LEN)
+			x16_rows_long(out, in, len, x, otk);
+		else
+			x16_rows(out, in, len, x, otk, 1, 0);
 		vecsec_wipe(xl, sizeof(xl));
 		return;
 	}

@@ -34,15 +34,14 @@
 /*
  * The lane kernels usable at one dispatch level: the entries of lib/chacha's
  * and lib/poly1305's tables that have one, widest first (the Poly1305
- * reference's lane form, the per-lane fallback, apart), and the crossover
- * that goes with the widest ChaCha width.
+ * reference's lane form, the per-lane fallback, apart); the crossover goes
+ * with the widest ChaCha width (vecsec_burst_crossover()).
  */
 struct lane_set {
 	const struct chacha_impl *chacha[MAX_WIDTHS];
 	unsigned int chacha_w[MAX_WIDTHS], nc;
 	const struct poly1305_impl *poly[MAX_WIDTHS];
 	unsigned int poly_w[MAX_WIDTHS], np;
-	size_t crossover;
 };
 
 /* ---- the burst ---- */

@@ -40,8 +40,11 @@ const struct chachapoly_impl *vecsec_chachapoly_impl_for(size_t len);
 /*
  * Single messages: the longest linear job the stitched impl's short path
  * (short_run) takes at the current ISA cap, 0 if it has none; set caps it
- * (0: never, SIZE_MAX: the impl's own bound, the default) and returns the
- * previous cap. Tests use it to run the same lengths with and without it.
+ * (0: never; SIZE_MAX, the default: the bound measured on this CPU,
+ * vecsec_tune(); any other value: that many bytes, up to the kernel's own
+ * bound, whatever the CPU) and returns the previous cap. Tests use it to
+ * run the same lengths with and without it, and the kernel's whole range
+ * on every CPU.
  */
 size_t vecsec_chachapoly_short_max(void);
 size_t vecsec_chachapoly_set_short_max(size_t len);

@@ -32,16 +32,25 @@
  *   4 lanes (SSSE3, its Poly1305 scalar per lane): 256 B seal 1171 /
  *     1143, open 1198 / 1332; 384 B seal 1602 / 1732, open 1836 / 1758;
  *     512 B seal 2053 / 1643: even to 384 B, behind from 512 B.
+ * On an AMD EPYC Zen 5 (the same tools, medians of 21 to 41 alternating
+ * runs of 32-job bursts, load 0.5 to 3.5) 8 lanes cross where they do on
+ * the Xeon (AVX2 1024 B seal 1227 / 1387, open 1238 / 1270; 1280 B seal
+ * 1475 / 1406), and so did 16 before their kernel ran two blocks a step
+ * (AVX-512 4096 B seal 1939 / 2002, open 1956 / 1967; 5120 B seal 2401 /
+ * 2357); with it they win to 8 KiB, and SSSE3's lanes only at 64 B (both
+ * crossovers in cpu.c's table, with the figures).
  * NEON's 4 lanes have 4-lane Poly1305 as well (not SSSE3's scalar one per
  * lane) and have not been measured on an ARM core: they keep the crossover
  * they had before these x86 measurements, 1536 B.
  */
-#define CROSSOVER_X16 4096      /* 16 ChaCha lanes */
+/* 16 ChaCha lanes: per CPU, vecsec_tune() (4096 on the Xeon above, 8192 on a Zen 5) */
+#define CROSSOVER_X16 (vecsec_tune()->lanes_crossover_x16)
 #define CROSSOVER_X8 1024       /* 8 */
 #if defined(__aarch64__)
 #define CROSSOVER_X4 1536       /* 4 (NEON) */
 #else
-#define CROSSOVER_X4 384        /* 4 (SSSE3) */
+/* 4 (SSSE3): per CPU, vecsec_tune() (384 on the Xeon above, 64 on a Zen 5) */
+#define CROSSOVER_X4 (vecsec_tune()->lanes_crossover_ssse3)
 #endif
 
 static struct lane_set lane_sets[VECSEC_NB_LEVELS];
@@ -77,9 +86,15 @@ lane_sets_init(void)
 				ls->poly[ls->np++] = im;
 			}
 		}
-		ls->crossover = ls->nc == 0 || ls->chacha_w[0] <= 4 ? CROSSOVER_X4 :
-				ls->chacha_w[0] <= 8 ? CROSSOVER_X8 : CROSSOVER_X16;
 	}
+}
+
+/* The measured crossover of a lane set's widest ChaCha kernel (on this CPU: read per burst). */
+static size_t
+crossover_of(const struct lane_set *ls)
+{
+	return ls->nc == 0 || ls->chacha_w[0] <= 4 ? CROSSOVER_X4 :
+	       ls->chacha_w[0] <= 8 ? CROSSOVER_X8 : CROSSOVER_X16;
 }
 
 const struct lane_set *
@@ -151,7 +166,7 @@ vecsec_burst_crossover(enum vecsec_isa level)
 {
 	size_t c = atomic_load_explicit(&crossover_forced, memory_order_relaxed);
 
-	return c != CROSSOVER_UNSET ? c : vecsec_burst_lanes_at(level)->crossover;
+	return c != CROSSOVER_UNSET ? c : crossover_of(vecsec_burst_lanes_at(level));
 }
 
 size_t

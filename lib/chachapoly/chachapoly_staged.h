@@ -10,7 +10,9 @@
  * Seal with a byte-exact kernel (AVX-512 x16, AVX2 x8) skips the staging of
  * the data: the kernel reads job->in and writes job->out itself, masked
  * at the ragged end (fast_seal_direct); open with it
- * decrypts, once the tag matched, straight from job->in to job->out.
+ * decrypts the first data block with block 0 into a stack buffer and, once
+ * the tag matched, copies it out and the rest straight from job->in to
+ * job->out.
  * Where the Poly1305 lane kernel has tags_lanes, a group's tags are
  * finished in the lanes too. Open verifies before any plaintext reaches
  * the caller's buffer. Called once per group from lanes_run(); the
@@ -107,7 +109,8 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
  * The staged path: up to one ChaCha width of small linear jobs, each copied
  * into its lane's buffer behind a zero block. Seal: one kernel run gives
  * block 0 (the Poly1305 key) and the ciphertext together (counter 0 ..).
- * Open: a run of block 0 alone first. Either way the Poly1305 input is then
+ * Open: a run of block 0 alone first (with a byte-exact kernel, block 0
+ * and the first data block, decrypted aside). Either way the Poly1305 input is then
  * laid out contiguously around the ciphertext in the buffer (padded AAD in
  * the block-0 slot just before it, once r and s are out; zeros and the
  * lengths after), so each lane needs one Poly1305 run. Open decrypts in the
@@ -120,6 +123,9 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 {
 	uint32_t verified = 0, bytes[VECSEC_MAX_LANES];
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];      /* open: computed tags */
+	/* open with a byte-exact kernel: each job's first data block, decrypted with block 0 */
+	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+	uint8_t *ks0[VECSEC_MAX_LANES];
 
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
@@ -127,14 +133,35 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		uint8_t *buf = b->buf[i];
 
 		lane_key(b, i, list[i], 0);
-		zero_small(buf, CHACHA_BLOCK_LEN);
+		if (ci->xor_lanes_bytes == NULL)
+			zero_small(buf, CHACHA_BLOCK_LEN);
 		copy_small(buf + CHACHA_BLOCK_LEN, job->in, job->len);
 		b->cl.in[i] = buf;
 		b->cl.out[i] = buf;
 		b->cl.blocks_left[i] = 1 + (job->dir == VECSEC_AEAD_SEAL ? job_blocks(job) : 0);
 		b->cl.active |= UINT32_C(1) << i;
+		/*
+		 * Only opens come here with a byte-exact kernel: its call gives
+		 * block 0 and, in the same steps, the first data block decrypted
+		 * into first[] (not job->out: nothing before the tag matched);
+		 * after the verdict that block is a copy, and a job of one block
+		 * needs no second call.
+		 */
+		ks0[i] = buf;
+		b->cl.in[i] = job->in;
+		b->cl.out[i] = first[i];
+		bytes[i] = job->len < CHACHA_BLOCK_LEN ? (uint32_t)job->len : CHACHA_BLOCK_LEN;
 	}
-	drain_chacha(b);
+	if (ci->xor_lanes_bytes != NULL) {
+		ci->xor_lanes_bytes(&b->cl, bytes, ks0);
+		b->cl.active = 0;
+	} else {
+		for (unsigned int i = 0; i < k; i++) {
+			b->cl.in[i] = b->buf[i];
+			b->cl.out[i] = b->buf[i];
+		}
+		drain_chacha(b);
+	}
 
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
@@ -177,22 +204,32 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		job->status = lane_verify(job, tag);
 		if (job->status == VECSEC_JOB_OK) {
 			/*
-			 * Counter 1 on, the lane's key still loaded: straight from
-			 * job->in to job->out with a byte-exact kernel (the tag
-			 * matched), else in place in the buffer and copied out below.
+			 * Counter 1 on, the lane's key still loaded: with a
+			 * byte-exact kernel (the tag matched) the first block from
+			 * first[] and the rest, counter 2 on, straight from job->in
+			 * to job->out; else in place in the buffer and copied out
+			 * below.
 			 */
 			b->cl.ctr[i] = 1;
 			b->cl.in[i] = b->buf[i] + CHACHA_BLOCK_LEN;
 			b->cl.out[i] = b->buf[i] + CHACHA_BLOCK_LEN;
 			b->cl.blocks_left[i] = job_blocks(job);
 			if (ci->xor_lanes_bytes != NULL) {
-				b->cl.in[i] = job->in;
-				b->cl.out[i] = job->out;
-				bytes[i] = (uint32_t)job->len;
+				copy_small(job->out, first[i], bytes[i]);
+				b->cl.blocks_left[i] = 0;
+				if (job->len > CHACHA_BLOCK_LEN) {
+					b->cl.ctr[i] = 2;
+					b->cl.in[i] = job->in + CHACHA_BLOCK_LEN;
+					b->cl.out[i] = job->out + CHACHA_BLOCK_LEN;
+					bytes[i] = (uint32_t)job->len - CHACHA_BLOCK_LEN;
+					b->cl.blocks_left[i] = 1;
+				}
 			}
 			if (b->cl.blocks_left[i] > 0)
 				b->cl.active |= UINT32_C(1) << i;
 			verified |= UINT32_C(1) << i;
+		} else if (ci->xor_lanes_bytes != NULL) {
+			bytes[i] = 0;   /* an inactive lane: nothing read or written */
 		}
 	}
 	if (ci->xor_lanes_bytes != NULL) {
@@ -200,6 +237,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 			ci->xor_lanes_bytes(&b->cl, bytes, NULL);
 		verified = 0;           /* nothing left to copy out */
 		b->cl.active = 0;
+		vecsec_wipe(first, k * sizeof(first[0]));     /* plaintext of the first blocks */
 	}
 	drain_chacha(b);
 

@@ -5,6 +5,7 @@
  * ZMM0-15 upper halves, ZMM16-31). aarch64: HWCAP from the auxiliary vector.
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu_internal.h"
@@ -150,6 +151,110 @@ vecsec_isa_features(enum vecsec_isa isa)
 	return isa == VECSEC_ISA_SCALAR ? 0 : UINT64_MAX;
 }
 #endif
+
+/*
+ * The tuning entries (cpu_internal.h). The default: a Sapphire
+ * Rapids-class Xeon's values (and an earlier Xeon's before it).
+ */
+static const struct vecsec_tune tune_default = {
+	.cpu = "Sapphire Rapids-class Xeon",
+	/* 15 blocks: one 16-block ChaCha20 pass with the one-time key */
+	.chachapoly_short_max = 960,
+	/* TSC cycles per seal: 320 B 694 scalar, 720 IFMA; 384 B 741 scalar, 707 IFMA */
+	.chachapoly_short_ifma_blocks = 24,
+	/* one-shot MAC: 384 B ~290 radix 2^64, ~325 IFMA; 448 B ~336 / ~345; 512 B ~384 / ~343 */
+	.poly1305_ifma_min_len = 448,
+	.lanes_crossover_x16 = 4096,
+	.lanes_crossover_ssse3 = 384,
+	.chacha_x16_pairs = false,
+};
+
+#if defined(__x86_64__)
+/*
+ * AMD Zen 5 (family 1Ah; AVX-512 on 512-bit units): the short path to the
+ * kernel's bound, 3520 bytes (TSC cycles per seal, short path / the
+ * 1 KiB stitched steps: 1024 B 778 / 1066, 1420 B 873 / 1228, 2048 B
+ * 1206 / 1447, 2752 B 1541 / 1729, 2816 B 1201 / 1724, 3072 B 1332 /
+ * 1689, 3520 B 1480 / 1779); SSSE3's lanes only up to 64 bytes
+ * (bursts of 32, lanes / single messages: 64 B 392 / 492, 128 B 625 /
+ * 587, 192 B 787 / 622, 384 B 1185 / 1013). The AVX-512 ChaCha lanes two
+ * blocks a step (bursts of 32 seals, one block / two a step: 64 B 137 /
+ * 131, 576 B 419 / 391, 1420 B 838 / 726), and with them 16 lanes up to
+ * 8 KiB (bursts of 32 seals, lanes / single messages, two runs: 2752 B
+ * 1222 / 1233, 3520 B 1536-1540 / 1547-1549, 4096 B 1762-1778 /
+ * 2123-2152, 6144 B 2410-2588 / 2706-2901, 8192 B 3218-3407 /
+ * 3432-3651, 10240 B 3997-4204 / 4156-4395, 12288 B 4886-5206 /
+ * 4986-5257, 16384 B 6713-6829 / 6751-6759). The IFMA Poly1305
+ * later than on the Xeon: one-shot MACs from 768 B (vecsec-bench --case
+ * poly1305, TSC cycles per byte, radix 2^64 / IFMA, three runs: 448 B
+ * 0.61-0.70 / 0.94-0.98, 640 B 0.61-0.71 / 0.62-0.79, 704 B 0.63-0.71 /
+ * 0.62-0.67, 768 B 0.61-0.67 / 0.55-0.60), and in the short path from 32
+ * data blocks (TSC cycles per seal, scalar / IFMA: 384 B 646-661 /
+ * 708-720, 512 B 745-753 / 745-762, 640 B 812-841 / 761-782).
+ */
+static const struct vecsec_tune tune_zen5 = {
+	.cpu = "AMD EPYC Zen 5 (family 1Ah)",
+	.chachapoly_short_max = SIZE_MAX,
+	.chachapoly_short_ifma_blocks = 32,
+	.poly1305_ifma_min_len = 768,
+	.lanes_crossover_x16 = 8192,
+	.lanes_crossover_ssse3 = 64,
+	.chacha_x16_pairs = true,
+};
+
+static const struct vecsec_tune *
+tune_detect(void)
+{
+	unsigned int a, b, c, d, family;
+
+	if (__get_cpuid_max(0, NULL) < 1)
+		return &tune_default;
+	__cpuid(0, a, b, c, d);
+	/* "AuthenticAMD": ebx, edx, ecx */
+	if (b != 0x68747541 || d != 0x69746e65 || c != 0x444d4163)
+		return &tune_default;
+	__cpuid(1, a, b, c, d);
+	family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return family == 0x1a ? &tune_zen5 : &tune_default;
+}
+#else
+static const struct vecsec_tune *
+tune_detect(void)
+{
+	return &tune_default;
+}
+#endif
+
+const struct vecsec_tune *const vecsec_tunes[] = {
+	&tune_default,
+#if defined(__x86_64__)
+	&tune_zen5,
+#endif
+	NULL,
+};
+
+static _Atomic(const struct vecsec_tune *) tune_now;
+
+void
+vecsec_tune_force(const struct vecsec_tune *t)
+{
+	atomic_store_explicit(&tune_now, t != NULL ? t : tune_detect(), memory_order_release);
+}
+
+const struct vecsec_tune *
+vecsec_tune(void)
+{
+	const struct vecsec_tune *t = atomic_load_explicit(&tune_now, memory_order_acquire);
+
+	if (__builtin_expect(t == NULL, 0)) {
+		/* idempotent: racing threads find the same entry */
+		t = tune_detect();
+		atomic_store_explicit(&tune_now, t, memory_order_release);
+	}
+	return t;
+}
 
 static _Atomic uint64_t cpu_feat;
 static atomic_bool cpu_done;

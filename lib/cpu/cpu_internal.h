@@ -74,6 +74,51 @@ vecsec_impl_usable(enum vecsec_isa isa, uint64_t needs, enum vecsec_isa cap, uin
 	return isa <= cap && (feat & needs) == needs;
 }
 
+/*
+ * Thresholds that depend on the CPU model, not only on its ISA: the
+ * lengths where one path starts to beat another, measured per CPU
+ * (docs/bursts.md lists which CPU set which). One entry is chosen once,
+ * at first use, from CPUID's vendor, family and model (vecsec_tune());
+ * every CPU without an entry of its own gets the default one, measured on
+ * a Sapphire Rapids-class Xeon. Thresholds the same on every CPU measured
+ * stay constants next to their code.
+ */
+struct vecsec_tune {
+	const char *cpu;                /* the CPU that set these values */
+	/*
+	 * ChaCha20-Poly1305 single messages on AVX-512 IFMA: the longest job
+	 * the short path (one ChaCha20 pass, then Poly1305) takes, at most
+	 * the kernel's own bound (chachapoly_avx512ifma.c).
+	 */
+	size_t chachapoly_short_max;
+	/* inside it: Poly1305 blocks of the data from which the IFMA kernel takes them */
+	size_t chachapoly_short_ifma_blocks;
+	/*
+	 * Poly1305 one-shot MACs and updates: the length from which the
+	 * AVX-512 IFMA entries take them (their min_len is the least of these;
+	 * poly1305.c), radix 2^64 below.
+	 */
+	size_t poly1305_ifma_min_len;
+	/* ChaCha20-Poly1305 bursts: the crossovers of 16 (AVX-512) and SSSE3's 4 lanes */
+	size_t lanes_crossover_x16;
+	size_t lanes_crossover_ssse3;
+	/*
+	 * The AVX-512 ChaCha lane kernels run two blocks of every lane per
+	 * step (chacha_lanes_avx512.c) rather than one.
+	 */
+	bool chacha_x16_pairs;
+};
+
+const struct vecsec_tune *vecsec_tune(void);
+
+/*
+ * Tests only: every entry (NULL-terminated), and pinning one of them in
+ * place of the CPU's (NULL: back to the CPU's). Not thread-safe against
+ * running jobs.
+ */
+extern const struct vecsec_tune *const vecsec_tunes[];
+void vecsec_tune_force(const struct vecsec_tune *t);
+
 /* Feature bits each level implies (used to check a level is present). */
 uint64_t vecsec_isa_features(enum vecsec_isa isa);
 

@@ -68,10 +68,30 @@ vecsec_poly1305_init(struct vecsec_poly1305_ctx *ctx, const uint8_t key[VECSEC_P
 	return 0;
 }
 
+/*
+ * The entry for len bytes at a level: the table's min_len gates, and on
+ * top of them, for the AVX-512 IFMA entries, the bound measured on this
+ * CPU (vecsec_tune(); their min_len is the least of those): below it, the
+ * entry the gates give just under their min_len (radix 2^64: the entries
+ * after them start at that or at more than any CPU's bound).
+ */
+static inline const struct poly1305_impl *
+select_len(enum vecsec_isa level, size_t len)
+{
+	const struct poly1305_impl *pi = vecsec_poly1305_impl_len(level, len);
+
+#ifdef VECSEC_HAVE_AVX512_IFMA
+	if ((pi == &vecsec_poly1305_impl_avx512ifma || pi == &vecsec_poly1305_impl_avx512ifma_x8) &&
+	    len < vecsec_tune()->poly1305_ifma_min_len)
+		pi = vecsec_poly1305_impl_len(level, pi->min_len - 1);
+#endif
+	return pi;
+}
+
 static void
 ctx_blocks(struct poly1305_ctx *c, const uint8_t *in, size_t nb, uint32_t pad)
 {
-	vecsec_poly1305_impl_len(c->level, nb * POLY1305_BLOCK_LEN)->blocks(&c->st, in, nb, pad);
+	select_len(c->level, nb * POLY1305_BLOCK_LEN)->blocks(&c->st, in, nb, pad);
 }
 
 VECSEC_API int
@@ -157,8 +177,7 @@ vecsec_poly1305(uint8_t tag[VECSEC_POLY1305_TAG_LEN], const uint8_t *in, size_t 
 
 	if (tag == NULL || key == NULL || (in == NULL && len > 0))
 		return -EINVAL;
-	pi = VECSEC_SELECT_LEN(vecsec_poly1305_impls, poly1305_chain, poly1305_chain_build,
-			       vecsec_level(), len);
+	pi = select_len(vecsec_level(), len);
 	if (pi->mac == NULL)
 		return mac_ctx(tag, in, len, key);
 	return pi->mac(tag, in, len, key);

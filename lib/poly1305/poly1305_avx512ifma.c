@@ -28,6 +28,8 @@
  * the radix-2^64 loop below it. Set on a Sapphire Rapids class Xeon, TSC
  * cycles per one-shot MAC: 256 B ~192 radix 2^64 against ~295 here, 384 B
  * ~290 against ~325, 448 B ~336 against ~345, 512 B ~384 against ~343.
+ * Other CPUs have their own bound, never lower (vecsec_tune(); a Zen 5:
+ * 768 B), which poly1305.c applies on top of this one.
  */
 #define IFMA_MIN_LEN (28 * POLY1305_BLOCK_LEN)
 

@@ -661,7 +661,7 @@ test_crossover(void)
 	vecsec_lanes_set_crossover(64);
 	one_burst(40, ks, seed + 2, true, "crossover 64");
 	vecsec_lanes_reset_crossover();
-	VT_EXPECT(vecsec_lanes_crossover() >= 256, "default crossover %zu",
+	VT_EXPECT(vecsec_lanes_crossover() >= 64, "default crossover %zu",
 		  vecsec_lanes_crossover());
 	free(ks);
 }
@@ -1040,6 +1040,42 @@ test_staged_lengths_alignments(void)
 	vecsec_lanes_set_direct(direct);
 }
 
+/*
+ * Every CPU tuning entry (lib/cpu: thresholds and kernel forms measured
+ * per CPU model) pinned in turn, whatever this CPU is: the lane kernels
+ * (the AVX-512 ones run one or two blocks a step by it) and the bursts
+ * again, and the default crossover is the entry's.
+ */
+static void
+test_every_tuning(void)
+{
+	const struct vecsec_tune *mine = vecsec_tune();
+
+	for (size_t t = 0; vecsec_tunes[t] != NULL; t++) {
+		const struct vecsec_tune *tu = vecsec_tunes[t];
+		struct lanes_choice c;
+
+		vecsec_tune_force(tu);
+		VT_EXPECT(vecsec_tune() == tu, "tuning %s pinned", tu->cpu);
+		printf("\n    tuning %s:", tu->cpu);
+		test_chacha_lane_kernels();
+		test_chacha_lane_bytes();
+		test_bursts_every_width();
+		vecsec_lanes_reset_crossover();
+		vecsec_lanes_choose(32, &c);
+		if (c.chacha_lanes == 16)
+			VT_EXPECT(vecsec_lanes_crossover() == tu->lanes_crossover_x16,
+				  "%s: crossover %zu", tu->cpu, vecsec_lanes_crossover());
+#if defined(__x86_64__)
+		if (c.chacha_lanes == 4)
+			VT_EXPECT(vecsec_lanes_crossover() == tu->lanes_crossover_ssse3,
+				  "%s: crossover %zu", tu->cpu, vecsec_lanes_crossover());
+#endif
+	}
+	vecsec_tune_force(NULL);
+	VT_EXPECT(vecsec_tune() == mine, "tuning back to this CPU's");
+}
+
 int
 main(void)
 {
@@ -1053,6 +1089,7 @@ main(void)
 		VT_TEST(test_crossover),
 		VT_TEST(test_staged_lengths_alignments),
 		VT_TEST(test_null_every_width),
+		VT_TEST(test_every_tuning),
 	};
 	const char *s = getenv("VT_SLOW");
 
