@@ -162,8 +162,9 @@ struct gw_sa {
 	/* the SA's cluster segment (ha.h, gw_ha_sa_seg): 0 none, 1..16, GW_HA_SEG_PKT */
 	uint8_t ha_seg;
 	/*
-	 * --cluster-sync (hasync.c): an inbound SA whose numbers are gated
-	 * (accepted only up to ha_in_lim, line 2, read only when this is set)
+	 * --cluster-sync (hasync.c): an SA whose numbers are gated (inbound:
+	 * accepted only up to ha_in_lim, line 2, read only when this is set;
+	 * outbound: hard_pkts capped with ha_out_allow by the control side)
 	 */
 	uint8_t ha_gate;
 	/* line 2 */
@@ -177,12 +178,20 @@ struct gw_sa {
 	uint64_t hard_real;
 	uint16_t natt_sport, natt_dport;        /* outbound NAT-T UDP ports, host order */
 	/*
-	 * --cluster-sync (hasync.c): inbound, the highest number the partner
-	 * has acked (ha_gate set; atomic); outbound, set when the cap in
-	 * hard_pkts is the partner's ack rather than --seq-state's
+	 * --cluster-sync (hasync.c): outbound, set when the cap in hard_pkts
+	 * is the partner's ack rather than --seq-state's
 	 */
 	uint8_t cap_by_ha;
-	uint64_t ha_in_lim;
+	union {
+		/* inbound, ha_gate set: the highest number the partner has acked (atomic) */
+		uint64_t ha_in_lim;
+		/*
+		 * outbound, ha_gate set: the numbers the partner has acked, counted
+		 * from the SA's first (UINT64_MAX: not gated; atomic); seqstate.c
+		 * caps hard_pkts with it
+		 */
+		uint64_t ha_out_allow;
+	};
 } __rte_cache_aligned;
 
 /*

@@ -62,7 +62,6 @@
 #include "gw_log.h"
 #include "ha.h"
 #include "seqstate.h"
-#include "view.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -155,7 +154,14 @@ static struct {
 	uint8_t out[HS_HDR + HS_MAX_REC * HS_REC];
 	unsigned int out_n;
 	uint8_t out_type;
+	gw_hasync_seq_move_fn seq_move;
 } hs = { .fd = -1, .block = GW_HASYNC_BLOCK_DEFAULT };
+
+void
+gw_hasync_set_seq_move(gw_hasync_seq_move_fn fn)
+{
+	hs.seq_move = fn;
+}
 
 bool
 gw_hasync_on(void)
@@ -366,8 +372,9 @@ implicit(const struct hs_slot *b)
 	return b->k.dir == GW_DIR_OUT ? GW_HASYNC_IMPLICIT_OUT : GW_HASYNC_IMPLICIT_IN;
 }
 
-uint64_t
-gw_hasync_out_allow(unsigned int slot)
+/* The numbers the outbound SA in slot may use from its first: UINT64_MAX when not gated. */
+static uint64_t
+out_allow(unsigned int slot)
 {
 	const struct hs_slot *b;
 
@@ -386,6 +393,8 @@ apply(unsigned int slot)
 	struct gw_sa *s = &gw.sa[slot];
 
 	if (b->k.dir == GW_DIR_OUT) {
+		/* seqstate.c combines it with its own reservation into hard_pkts */
+		__atomic_store_n(&s->ha_out_allow, out_allow(slot), __ATOMIC_RELAXED);
 		gw_seq_state_recap(s);
 		return;
 	}
@@ -420,10 +429,11 @@ gw_hasync_sa_bind(struct gw_sa *s, const struct gw_sa_conf *c)
 	b->ent = ent_find(&b->k, true);
 	if (b->ent >= 0)
 		hs.ents[b->ent].slot = (int32_t)s->idx;
-	if (c->dir == GW_DIR_IN) {
-		s->ha_gate = 1;
+	s->ha_gate = 1;
+	if (c->dir == GW_DIR_IN)
 		s->ha_in_lim = UINT64_MAX;      /* set once its window exists (sa_ready) */
-	}
+	else
+		s->ha_out_allow = UINT64_MAX;   /* set once its counter exists (sa_ready) */
 }
 
 /* Move the outbound SA's counter so that its next number is next (sa.c does it). */
@@ -431,7 +441,8 @@ static void
 out_jump(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, struct hs_slot *b,
 	 uint64_t next)
 {
-	int rc = c != NULL ? gw_sa_out_seq_set(dp, s, c, b->first, next) : -ENOENT;
+	int rc = c == NULL ? -ENOENT : hs.seq_move == NULL ? -ENOTSUP :
+		 hs.seq_move(dp, s, c, b->first, next);
 
 	if (rc != 0) {
 		/* it cannot move: it sends nothing more rather than repeat a number */
@@ -1093,17 +1104,17 @@ gw_hasync_telemetry(void *data)
 	rte_tel_data_add_dict_u64(d, "sync_stored", hs.nb_ents);
 }
 
-void
-gw_hasync_sa_view(struct gw_vw *v, unsigned int slot)
+bool
+gw_hasync_sa_info(unsigned int slot, struct gw_hasync_sa_info *info)
 {
 	const struct hs_slot *b;
-	uint64_t theirs;
 
 	if (!hs.on || slot >= hs.nb_slots || !hs.slots[slot].bound)
-		return;
+		return false;
 	b = &hs.slots[slot];
-	theirs = b->ent >= 0 ? hs.ents[b->ent].val : 0;
-	gw_vw_u64(v, b->k.dir == GW_DIR_OUT ? "sync_reserved" : "sync_limit", b->adv);
-	gw_vw_u64(v, "sync_acked", b->acked);
-	gw_vw_u64(v, "sync_partner", theirs);
+	info->out = b->k.dir == GW_DIR_OUT;
+	info->adv = b->adv;
+	info->acked = b->acked;
+	info->partner = b->ent >= 0 ? hs.ents[b->ent].val : 0;
+	return true;
 }

@@ -38,6 +38,14 @@ int gw_hasync_parse(const char *arg, char *err, size_t err_len);
 int gw_hasync_block_parse(const char *arg, char *err, size_t err_len);
 bool gw_hasync_on(void);
 /*
+ * What moves an outbound SA's next sequence number (sa.c's
+ * gw_sa_out_seq_set(), given by main.c before the SAs are set up: sa.c
+ * calls this file, so this file does not call sa.c). 0, or -errno.
+ */
+typedef int (*gw_hasync_seq_move_fn)(struct gw_dp *dp, struct gw_sa *s,
+				     const struct gw_sa_conf *c, uint64_t first, uint64_t next);
+void gw_hasync_set_seq_move(gw_hasync_seq_move_fn fn);
+/*
  * Start (the SAs set up, before the workers run): the socket bound and
  * the sync thread started. 0, or -errno with the reason in err.
  */
@@ -51,11 +59,6 @@ void gw_hasync_sa_ready(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_co
 /* sa.c: the slot's SA is gone */
 void gw_hasync_sa_unbind(unsigned int slot);
 /*
- * The numbers the outbound SA in slot may use from its first (seqstate.c
- * combines it with its own): UINT64_MAX when not gated.
- */
-uint64_t gw_hasync_out_allow(unsigned int slot);
-/*
  * ha.c, `segment +N` before the mask is stored: every SA of segment seg
  * jumps past the partner's reservations (outbound) and refuses what the
  * partner may have accepted (inbound).
@@ -65,8 +68,14 @@ void gw_hasync_takeover(unsigned int seg);
 void gw_hasync_show(bool json, FILE *out);
 /* /vecsec_gw/segments: the sync state as a telemetry dictionary (struct rte_tel_data *) */
 void gw_hasync_telemetry(void *d);
-/* `show sa`: an SA's reservation / floor (view.c; NULL-safe) */
-struct gw_vw;
-void gw_hasync_sa_view(struct gw_vw *v, unsigned int slot);
+/* `show sa`: an SA's reservation / floor, for view.c */
+struct gw_hasync_sa_info {
+	bool out;               /* outbound: adv is the reservation R; inbound: the limit L */
+	uint64_t adv;           /* advertised */
+	uint64_t acked;         /* acked by the partner */
+	uint64_t partner;       /* the partner's last value (what a takeover jumps past) */
+};
+/* false when the slot's SA is not synced (no --cluster-sync, not the cluster's) */
+bool gw_hasync_sa_info(unsigned int slot, struct gw_hasync_sa_info *info);
 
 #endif /* VECSEC_GW_HASYNC_H */

@@ -391,6 +391,7 @@ tables_start(struct gw_run *l)
 	int rc;
 
 	l->load_t[1] = mono_seconds();
+	gw_hasync_set_seq_move(gw_sa_out_seq_set);     /* a takeover's jump (hasync.c) */
 	rc = gw_sa_setup(&gw, conf);
 	l->load_t[2] = mono_seconds();
 	if (rc == 0)

@@ -43,7 +43,6 @@
 #include "seqstate.h"
 #include "gw_dp.h"
 #include "gw_log.h"
-#include "hasync.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -441,7 +440,9 @@ gw_seq_state_recap(struct gw_sa *s)
 		allow = slot_allow(&slots[s->idx]);
 		allow = allow != 0 ? allow : UINT64_MAX;
 	}
-	ha = gw_hasync_out_allow(s->idx);
+	/* --cluster-sync's (hasync.c sets it before it calls here) */
+	ha = s->dir == GW_DIR_OUT && s->ha_gate ?
+	     __atomic_load_n(&s->ha_out_allow, __ATOMIC_RELAXED) : UINT64_MAX;
 	cap = RTE_MIN(real, RTE_MIN(allow, ha));
 	s->cap_by_ha = ha < real && ha < allow;
 	/*

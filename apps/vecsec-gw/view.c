@@ -206,6 +206,7 @@ gw_view_sa(struct gw_vw *v, const struct gw_dp *dp, const struct sa_info *in)
 {
 	const struct gw_sa *s = in->s;
 	const struct gw_sa_cold *cold = &dp->sa_cold[s->idx];
+	struct gw_hasync_sa_info hi;
 	bool soft = __atomic_load_n(&s->soft_sent, __ATOMIC_RELAXED) != 0;
 	bool hard = __atomic_load_n(&s->hard_sent, __ATOMIC_RELAXED) != 0;
 
@@ -227,7 +228,11 @@ gw_view_sa(struct gw_vw *v, const struct gw_dp *dp, const struct sa_info *in)
 		if (s->ha_seg != 0 && s->ha_seg != GW_HA_SEG_PKT)
 			gw_vw_str(v, "segment_state", gw_ha_active() & gw_ha_seg_bit(s->ha_seg) ?
 				  "active" : "standby");
-		gw_hasync_sa_view(v, s->idx);   /* --cluster-sync: reservation, acked, partner's */
+		if (gw_hasync_sa_info(s->idx, &hi)) {  /* --cluster-sync */
+			gw_vw_u64(v, hi.out ? "sync_reserved" : "sync_limit", hi.adv);
+			gw_vw_u64(v, "sync_acked", hi.acked);
+			gw_vw_u64(v, "sync_partner", hi.partner);
+		}
 	}
 	gw_vw_str(v, "algo", cold->algo_name);
 	gw_vw_str(v, "integ", cold->integ_name != NULL ? cold->integ_name : "aead");

@@ -30,6 +30,7 @@
 #include "gw_pkt.h"
 #include "ctrl_ike.h"
 #include "ha.h"
+#include "hasync.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -256,6 +257,20 @@ void
 gw_stats_reset_all(const struct gw_dp *dp)
 {
 	(void)dp;
+}
+
+/* --cluster-sync (hasync.c) is off here: its takeover and view do nothing */
+void
+gw_hasync_takeover(unsigned int seg)
+{
+	(void)seg;
+}
+
+void
+gw_hasync_show(bool json, FILE *out)
+{
+	(void)json;
+	(void)out;
 }
 
 void
