@@ -227,6 +227,11 @@ struct gw_sa_cold {
 	size_t blk_size;
 	size_t sess_size;                       /* its session's mempool object */
 	struct rte_security_ipsec_xform sa_ix;  /* lookaside-protocol: for the rte_security session */
+	/*
+	 * the AEAD salt rte_ipsec's SA holds (blk) too: the conf's copy is wiped
+	 * once the SA is up, and gw_sa_out_seq_set() inits the SA again
+	 */
+	uint32_t salt;
 };
 
 /* An SA lifetime event, queued by a worker, sent by the control thread. */

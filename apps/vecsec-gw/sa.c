@@ -544,6 +544,7 @@ blk_free(struct gw_dp *dp, struct gw_sa *s)
 	}
 	cold->blk = NULL;
 	cold->blk_size = 0;
+	explicit_bzero(&cold->salt, sizeof(cold->salt));
 	s->ss.sa = NULL;
 	s->rw = NULL;
 }
@@ -816,6 +817,7 @@ sa_init_one(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, int f
 		return -ENOMEM;
 	}
 	dp->mem_blk += cold->blk_size;
+	cold->salt = c->salt;
 	rc = rte_ipsec_sa_init(cold->blk, &prm, sz);
 	if (rc < 0) {
 		fprintf(stderr, "vecsec-gw: SA %u (line %d): rte_ipsec_sa_init: %s\n", c->spi,
@@ -1068,7 +1070,8 @@ gw_sa_out_seq_set(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c,
 		if (dp->nb_workers > 1)
 			prm.flags = RTE_IPSEC_SAFLAG_SQN_ATOM;
 		prm.ipsec_xform.spi = c->spi;
-		prm.ipsec_xform.salt = c->salt;
+		/* not c->salt: wiped in the conf once the SA is up (cp.c) */
+		prm.ipsec_xform.salt = cold->salt;
 		prm.ipsec_xform.proto = RTE_SECURITY_IPSEC_SA_PROTO_ESP;
 		prm.ipsec_xform.direction = RTE_SECURITY_IPSEC_SA_DIR_EGRESS;
 		prm.ipsec_xform.options.esn = esn;

@@ -28,13 +28,23 @@
  * changes (it restarted and lost every SA) the CHILD_SAs are hard-expired,
  * and charon re-creates them.
  *
+ * With strongSwan's ha plugin configured (docs/ha.md): the watcher also
+ * makes the gateway's active segments the plugin's (read from its log
+ * line), and a restarted gateway gets the standby SAs of the plugin's
+ * passive CHILD_SAs installed again (charon ignores their expiry). That
+ * needs protocol 1.8 (`segments`, `segment +N|-N`) and a gateway with
+ * --cluster; without them it is logged once and the rest works as before.
+ *
  * Copyright (c) 2026, the vecsec authors
  */
 #include "kernel_vecsec_ipsec.h"
 #include "kernel_vecsec_ctl.h"
+/* the ha plugin's segment hash, the gateway's own definition (plain C) */
+#include "../../apps/vecsec-gw/ha_seg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -44,6 +54,7 @@
 #include <unistd.h>
 
 #include <daemon.h>
+#include <bus/listeners/logger.h>
 #include <collections/hashtable.h>
 #include <collections/linked_list.h>
 #include <processing/jobs/callback_job.h>
@@ -83,6 +94,20 @@ struct private_kernel_vecsec_ipsec_t {
 	thread_t *watcher;
 	int watch_fd;                   /* the constructor's subscription, for the watcher */
 	volatile bool stop;
+	/*
+	 * strongSwan's ha plugin (docs/ha.md): its segment changes, read from
+	 * its log line by ha_logger, handed to the watcher thread (wake), which
+	 * makes the gateway's active segments match (ha_sync)
+	 */
+	bool ha;                        /* the ha plugin is configured */
+	logger_t ha_logger;
+	mutex_t *ha_mutex;              /* ha_want, ha_dirty */
+	uint16_t ha_want;               /* charon's active segments, bit N-1 = segment N */
+	u_int ha_count;                 /* the plugin's segment_count */
+	bool ha_dirty;                  /* ha_want not yet sent to the gateway */
+	bool ha_off_logged;             /* "no --cluster" said once */
+	bool ha_fail_logged;            /* a failing sync said once until it works */
+	int wake[2];                    /* pipe: the logger wakes the watcher */
 };
 
 typedef struct {
@@ -92,6 +117,8 @@ typedef struct {
 	bool installed;                 /* an SA in the gateway, else a reserved SPI */
 	uint32_t gen;
 	bool soft_seen, hard_seen;      /* expire events passed on */
+	char *req;                      /* with the ha plugin: the `sa` request (keys!), for
+					 * installing a standby copy again after a restart */
 } sa_entry_t;
 
 typedef struct {
@@ -130,8 +157,19 @@ sa_equals(const void *a, const void *b)
 }
 
 static void
+sa_req_free(sa_entry_t *e)
+{
+	if (e->req) {
+		memwipe(e->req, strlen(e->req));
+		free(e->req);
+		e->req = NULL;
+	}
+}
+
+static void
 sa_entry_destroy(sa_entry_t *e)
 {
+	sa_req_free(e);
 	DESTROY_IF(e->src);
 	DESTROY_IF(e->dst);
 	free(e);
@@ -503,7 +541,7 @@ METHOD(kernel_ipsec_t, add_sa, status_t,
 	kernel_ipsec_add_sa_t *data)
 {
 	char algo[512], req[1024], src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], life[256];
-	char mode[128], natt[32] = "";
+	char mode[128], natt[32] = "", *keep = NULL;
 	uint32_t spi = ntohl(id->spi);
 	lifetime_cfg_t *lt = data->lifetime;
 	uint64_t pkts_soft = lt->packets.rekey, pkts_hard = lt->packets.life;
@@ -579,6 +617,8 @@ METHOD(kernel_ipsec_t, add_sa, status_t,
 		return FAILED;
 	}
 	s = simple(this, &err, req);
+	if (s == SUCCESS && this->ha)
+		keep = strdup(req);
 	memwipe(req, sizeof(req));
 	if (s != SUCCESS) {
 		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw refused %s SA 0x%08x (%N): %s",
@@ -603,6 +643,8 @@ METHOD(kernel_ipsec_t, add_sa, status_t,
 	e->installed = TRUE;
 	e->gen = ++this->gen;
 	e->soft_seen = e->hard_seen = FALSE;
+	sa_req_free(e);
+	e->req = keep;
 	schedule_expire(this, e, lt);
 	this->mutex->unlock(this->mutex);
 	DBG2(DBG_KNL, "kernel-vecsec: added %s SA 0x%08x (%N) %s -> %s",
@@ -1235,6 +1277,8 @@ proto_ok(const char *lines)
 	return major == 1 && minor >= KV_MIN_MINOR;
 }
 
+static void ha_sync(private_kernel_vecsec_ipsec_t *this);
+
 /*
  * (Re)connect: hello, then what the gateway's state needs (first contact:
  * flush this owner's leftovers; a new boot id: our SAs are gone), the
@@ -1245,7 +1289,7 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 {
 	kernel_vecsec_answer_t a;
 	linked_list_t *expires = linked_list_create();
-	enumerator_t *en;
+	enumerator_t *en, *en2;
 	uint64_t boot = 0;
 	uintptr_t port;
 	sa_entry_t *e;
@@ -1272,6 +1316,12 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 		return -1;
 	}
 	kernel_vecsec_answer_free(&a);
+	/*
+	 * the ha plugin's segments first: a gateway that (re)starts with other
+	 * segments active must not carry them with the SAs installed below
+	 */
+	if (this->ha)
+		ha_sync(this);
 	if (this->boot == 0) {
 		char req[64];
 
@@ -1286,25 +1336,80 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 		     "flushed what owner '%s' had left there", this->ctl->get_path(this->ctl),
 		     boot, this->owner);
 	} else if (boot != this->boot) {
-		/* restarted: every SA and rule is gone; charon re-creates its CHILD_SAs */
-		en = this->sas->create_enumerator(this->sas);
-		while (en->enumerate(en, NULL, &e)) {
-			if (e->installed && e->inbound) {
-				queue_expire(expires, e, TRUE);
-				restarted++;
-			}
-			e->installed = FALSE;
+		/*
+		 * restarted: every SA and rule is gone; charon re-creates its CHILD_SAs.
+		 * Not those of a passive IKE_SA (the ha plugin's standby copies:
+		 * charon ignores their expiry), so the standby copies, the SAs of
+		 * segments not active here, are installed again as they were (they
+		 * carried no traffic here); an SA of an active segment is expired
+		 */
+		uint16_t want = 0;
+		int again = 0;
+
+		if (this->ha) {
+			this->ha_mutex->lock(this->ha_mutex);
+			want = this->ha_want;
+			this->ha_mutex->unlock(this->ha_mutex);
 		}
-		en->destroy(en);
 		en = this->policies->create_enumerator(this->policies);
 		while (en->enumerate(en, NULL, &p)) {
 			free(p->rule);
 			p->rule = NULL;
 		}
 		en->destroy(en);
+		en = this->sas->create_enumerator(this->sas);
+		while (en->enumerate(en, NULL, &e)) {
+			bool standby = FALSE;
+
+			if (!e->installed)
+				continue;
+			e->installed = FALSE;
+			if (this->ha && e->req) {
+				chunk_t d = e->dst->get_address(e->dst);
+				uint32_t a = e->dst->get_family(e->dst) == AF_INET ? untoh32(d.ptr) : 0;
+
+				standby = !(want & gw_ha_seg_bit(gw_ha_seg_sa(a, e->spi,
+									     this->ha_count)));
+			}
+			if (standby && simple(this, NULL, e->req) == SUCCESS) {
+				e->installed = TRUE;
+				again++;
+			} else if (e->inbound || this->ha) {
+				/* (with the plugin, an outbound SA of an active segment may
+				 * belong to a standby inbound one: expire it on its own) */
+				queue_expire(expires, e, TRUE);
+				restarted++;
+			}
+		}
+		en->destroy(en);
+		if (again) {
+			/* and the rules that protect with them */
+			en = this->policies->create_enumerator(this->policies);
+			while (en->enumerate(en, NULL, &p)) {
+				policy_user_t *u;
+				sa_entry_t *x = NULL;
+
+				if (p->dir == POLICY_FWD ||
+						p->users->get_last(p->users, (void **)&u) != SUCCESS ||
+						u->type != POLICY_IPSEC)
+					continue;
+				en2 = this->sas->create_enumerator(this->sas);
+				while (en2->enumerate(en2, NULL, &e))
+					if (e->spi == u->spi && e->inbound == (p->dir == POLICY_IN))
+						x = e;
+				en2->destroy(en2);
+				if (x && x->installed)
+					policy_sync(this, p);
+			}
+			en->destroy(en);
+		}
 		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s restarted (boot %016" PRIx64 " -> "
-		     "%016" PRIx64 ") and lost its SAs: expiring %d CHILD_SA(s) so that charon "
-		     "re-creates them", this->ctl->get_path(this->ctl), this->boot, boot, restarted);
+		     "%016" PRIx64 ") and lost its SAs: expiring %d SA(s) so that charon "
+		     "re-creates their CHILD_SAs", this->ctl->get_path(this->ctl), this->boot, boot,
+		     restarted);
+		if (again)
+			DBG1(DBG_KNL, "kernel-vecsec: installed %d standby SA(s) of the ha plugin's "
+			     "passive CHILD_SAs again (segments not active here)", again);
 	} else {
 		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw event subscription at %s re-established",
 		     this->ctl->get_path(this->ctl));
@@ -1335,6 +1440,218 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 	return fd;
 }
 
+/* ---- strongSwan's ha plugin: segments --------------------------------------------- */
+
+/*
+ * The ha plugin moves segments by writing "+N"/"-N" into ClusterIP's files
+ * under /proc/net/ipt_CLUSTERIP, which Linux removed in 6.3; it makes no
+ * kernel_ipsec_t call when a segment moves. What it does on every change
+ * (a takeover, a heartbeat timeout taking all segments, a node dropping
+ * them at shutdown, the FIFO's +N/-N, autobalancing) is log, at DBG_CFG
+ * level 1, in ha_segments.c's log_segments():
+ *
+ *     HA segment N activated, now active: 1,2
+ *     HA segment N deactivated, now active: none
+ *
+ * The line carries the whole set, so reading it is idempotent. Checked
+ * against strongSwan 5.9.8 (Debian 12's libcharon-extra-plugins); another
+ * version is warned about at start (docs/ha.md). At start the plugin has
+ * no segment active and logs nothing: the gateway is set to none first.
+ */
+#define HA_WORDING_VERSION "5.9.8"
+#define HA_SEG_MAX 16
+
+/* "1,2" or "none" into a mask of segments 1..HA_SEG_MAX; FALSE if not such a list */
+static bool
+ha_parse_list(const char *list, uint16_t *mask)
+{
+	const char *p = list;
+
+	*mask = 0;
+	if (strcmp(list, "none") == 0)
+		return TRUE;
+	while (*p) {
+		u_int n = 0;
+		int digits = 0;
+
+		while (*p >= '0' && *p <= '9' && digits < 3) {
+			n = n * 10 + (u_int)(*p++ - '0');
+			digits++;
+		}
+		if (digits == 0 || n < 1 || n > HA_SEG_MAX || (*p != ',' && *p != '\0'))
+			return FALSE;
+		*mask |= (uint16_t)(1u << (n - 1));
+		if (*p == ',' && *++p == '\0')
+			return FALSE;
+	}
+	return *mask != 0;
+}
+
+/* The ha plugin's line: the new active set, or FALSE if msg is not that line. */
+static bool
+ha_parse_line(const char *msg, uint16_t *mask)
+{
+	char word[16], list[64], tail[2];
+	u_int seg;
+
+	if (strncmp(msg, "HA segment ", 11) != 0 ||
+			sscanf(msg, "HA segment %u %15s now active: %63s %1s", &seg, word, list,
+			       tail) != 3 || seg < 1 || seg > HA_SEG_MAX || strlen(list) >= 63 ||
+			!ha_parse_list(list, mask))
+		return FALSE;
+	/* the named segment must be in the set iff it was activated */
+	if (strcmp(word, "activated,") == 0)
+		return (*mask & (1u << (seg - 1))) != 0;
+	if (strcmp(word, "deactivated,") == 0)
+		return (*mask & (1u << (seg - 1))) == 0;
+	return FALSE;
+}
+
+/*
+ * logger_t: called by charon's bus with its log lock (and the ha plugin's
+ * segment lock) held, so it only notes the set and wakes the watcher
+ * thread; it logs nothing itself (that would come back here).
+ */
+static void
+ha_log(logger_t *logger, debug_t group, level_t level, int thread, ike_sa_t *ike_sa,
+       const char *message)
+{
+	private_kernel_vecsec_ipsec_t *this = (private_kernel_vecsec_ipsec_t *)
+		((char *)logger - offsetof(private_kernel_vecsec_ipsec_t, ha_logger));
+	uint16_t mask;
+
+	if (group != DBG_CFG || !ha_parse_line(message, &mask))
+		return;
+	this->ha_mutex->lock(this->ha_mutex);
+	this->ha_want = mask;
+	this->ha_dirty = TRUE;
+	this->ha_mutex->unlock(this->ha_mutex);
+	if (write(this->wake[1], "s", 1) < 0) {
+		/* full pipe: the watcher has a wake-up pending already */
+	}
+}
+
+static level_t
+ha_get_level(logger_t *logger, debug_t group)
+{
+	return group == DBG_CFG ? LEVEL_CTRL : LEVEL_SILENT;
+}
+
+static void
+ha_mask_text(uint16_t mask, char *out, size_t len)
+{
+	size_t o = 0;
+
+	snprintf(out, len, "none");
+	for (u_int n = 1; n <= HA_SEG_MAX && mask; n++)
+		if (mask & (1u << (n - 1))) {
+			int k = snprintf(out + o, len - o, "%s%u", o ? "," : "", n);
+
+			if (k < 0 || (size_t)k >= len - o)
+				break;
+			o += (size_t)k;
+		}
+}
+
+/*
+ * Make the gateway's active segments charon's: ask `segments`, send
+ * `segment -N` for each one too many (first: never both nodes longer than
+ * needed), then `segment +N` for each one missing. Only the differences go
+ * out, so it may run any number of times. Runs in the watcher thread (or
+ * at destroy), never in the logger. A failure leaves it dirty: retried.
+ */
+static void
+ha_sync(private_kernel_vecsec_ipsec_t *this)
+{
+	kernel_vecsec_answer_t a;
+	uint64_t count = 0;
+	uint16_t want, have = 0;
+	char *m, w[64], h[64];
+	bool ok = TRUE;
+
+	this->ha_mutex->lock(this->ha_mutex);
+	want = this->ha_want;
+	this->ha_dirty = FALSE;
+	this->ha_mutex->unlock(this->ha_mutex);
+
+	if (this->ctl->request(this->ctl, &a, "segments") != SUCCESS ||
+			!kernel_vecsec_answer_u64(&a, "segments", "count", &count) || count < 1 ||
+			count > HA_SEG_MAX || (m = strstr(a.lines, " mask 0x")) == NULL) {
+		if (strstr(a.err, "clustering is off")) {
+			if (!this->ha_off_logged)
+				DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured, but vecsec-gw "
+				     "at %s runs without --cluster: it cannot follow the segments "
+				     "(docs/ha.md)", this->ctl->get_path(this->ctl));
+			this->ha_off_logged = TRUE;
+		} else {
+			/* (a gateway before control protocol 1.8 has no `segments`) */
+			if (!this->ha_fail_logged)
+				DBG1(DBG_KNL, "kernel-vecsec: asking vecsec-gw for its segments failed "
+				     "(%s; it needs control protocol 1.8); retrying", a.err[0] ? a.err :
+				     "malformed answer");
+			this->ha_fail_logged = TRUE;
+			ok = FALSE;
+		}
+		kernel_vecsec_answer_free(&a);
+		goto out;
+	}
+	have = (uint16_t)strtoul(m + 8, NULL, 16);
+	kernel_vecsec_answer_free(&a);
+	this->ha_off_logged = FALSE;
+	if (want >> count) {
+		ha_mask_text(want, w, sizeof(w));
+		DBG1(DBG_KNL, "kernel-vecsec: charon's ha plugin has segments %s active, vecsec-gw "
+		     "counts %u: its --cluster COUNT must be the plugin's segment_count", w,
+		     (u_int)count);
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (u_int n = 1; n <= count; n++) {
+			uint16_t bit = (uint16_t)(1u << (n - 1));
+			char req[32];
+
+			if (pass == 0 && (have & bit) && !(want & bit))
+				snprintf(req, sizeof(req), "segment -%u", n);
+			else if (pass == 1 && (want & bit) && !(have & bit))
+				snprintf(req, sizeof(req), "segment +%u", n);
+			else
+				continue;
+			if (simple(this, NULL, req) != SUCCESS) {
+				if (!this->ha_fail_logged)
+					DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw refused '%s'; retrying",
+					     req);
+				this->ha_fail_logged = TRUE;
+				ok = FALSE;
+			} else {
+				have = pass ? (uint16_t)(have | bit) : (uint16_t)(have & ~bit);
+				DBG2(DBG_KNL, "kernel-vecsec: sent '%s' to vecsec-gw", req);
+			}
+		}
+	if (ok) {
+		this->ha_fail_logged = FALSE;
+		ha_mask_text(want, w, sizeof(w));
+		ha_mask_text(have, h, sizeof(h));
+		DBG1(DBG_KNL, "kernel-vecsec: HA segments active in vecsec-gw: %s (charon's: %s)",
+		     h, w);
+	}
+out:
+	if (!ok) {
+		this->ha_mutex->lock(this->ha_mutex);
+		this->ha_dirty = TRUE;
+		this->ha_mutex->unlock(this->ha_mutex);
+	}
+}
+
+static bool
+ha_is_dirty(private_kernel_vecsec_ipsec_t *this)
+{
+	bool d;
+
+	this->ha_mutex->lock(this->ha_mutex);
+	d = this->ha_dirty;
+	this->ha_mutex->unlock(this->ha_mutex);
+	return d;
+}
+
 static void *
 watch_gw(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1344,7 +1661,7 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 	bool logged_down = FALSE;
 
 	while (!this->stop) {
-		struct pollfd pfd;
+		struct pollfd pfd2[2];
 		ssize_t n;
 		char *nl;
 
@@ -1355,8 +1672,19 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 				usleep(100000);
 			continue;
 		}
-		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-		if (poll(&pfd, 1, 200) <= 0)
+		if (this->ha && ha_is_dirty(this))
+			ha_sync(this);
+		pfd2[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		pfd2[1] = (struct pollfd){ .fd = this->wake[0], .events = POLLIN };
+		if (poll(pfd2, this->ha ? 2 : 1, 200) <= 0)
+			continue;
+		if (this->ha && (pfd2[1].revents & POLLIN)) {
+			char drain[64];
+
+			while (read(this->wake[0], drain, sizeof(drain)) > 0)
+				;
+		}
+		if (!(pfd2[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		n = recv(fd, buf + have, sizeof(buf) - 1 - have, MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -1403,9 +1731,19 @@ METHOD(kernel_ipsec_t, destroy, void,
 	sa_entry_t *e;
 	policy_entry_t *p;
 
+	if (this->ha)
+		charon->bus->remove_logger(charon->bus, &this->ha_logger);
 	this->stop = TRUE;
 	if (this->watcher)
 		this->watcher->join(this->watcher);
+	/*
+	 * charon stops: the ha plugin has handed its segments to the other node
+	 * (heartbeat on); this gateway must carry none of them any more
+	 */
+	if (this->ha && this->ready) {
+		this->ha_want = 0;
+		ha_sync(this);
+	}
 	/*
 	 * charon stops: its IKE ports go, so that nobody else who binds them
 	 * meanwhile sends past the gateway's SPD (the NAT-T port 4500 is built in)
@@ -1443,6 +1781,10 @@ METHOD(kernel_ipsec_t, destroy, void,
 	this->natt_ports->destroy(this->natt_ports);
 	this->ctl->destroy(this->ctl);
 	this->mutex->destroy(this->mutex);
+	this->ha_mutex->destroy(this->ha_mutex);
+	for (int k = 0; k < 2; k++)
+		if (this->wake[k] >= 0)
+			close(this->wake[k]);
 	free(this->owner);
 	free(this);
 }
@@ -1496,6 +1838,12 @@ kernel_vecsec_ipsec_create(void)
 							   KERNEL_SPI_MAX, lib->ns),
 		.bypass_ports = linked_list_create(),
 		.natt_ports = linked_list_create(),
+		.ha_logger = {
+			.log = ha_log,
+			.get_level = ha_get_level,
+		},
+		.ha_mutex = mutex_create(MUTEX_TYPE_DEFAULT),
+		.wake = { -1, -1 },
 	);
 	if (this->spi_min > this->spi_max) {
 		uint32_t t = this->spi_min;
@@ -1516,6 +1864,32 @@ kernel_vecsec_ipsec_create(void)
 		DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured and %s.spi_min/spi_max "
 		     "are the defaults: give each node a range of its own, or both may allocate "
 		     "the same inbound SPI", lib->ns);
+	/*
+	 * the ha plugin unloads itself without local and remote; it starts with
+	 * no segment active (and says nothing): so does the gateway
+	 */
+	this->ha = lib->settings->get_str(lib->settings, "%s.plugins.ha.local", NULL, lib->ns) &&
+		lib->settings->get_str(lib->settings, "%s.plugins.ha.remote", NULL, lib->ns) &&
+		!streq(lib->settings->get_str(lib->settings, "%s.plugins.ha.load", "yes", lib->ns),
+		       "no");
+	if (this->ha) {
+		if (pipe2(this->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+			DBG1(DBG_KNL, "kernel-vecsec: pipe: %s", strerror(errno));
+			this->wake[0] = this->wake[1] = -1;
+			destroy(this);
+			return NULL;
+		}
+		this->ha_dirty = TRUE;
+		this->ha_count = (u_int)lib->settings->get_int(lib->settings,
+						"%s.plugins.ha.segment_count", 1, lib->ns);
+		this->ha_count = max(1u, min(this->ha_count, (u_int)HA_SEG_MAX));
+		charon->bus->add_logger(charon->bus, &this->ha_logger);
+		DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured: vecsec-gw's segments "
+		     "follow its log line 'HA segment N activated, now active: LIST'%s",
+		     streq(VERSION, HA_WORDING_VERSION) ? "" : " (checked with strongSwan "
+		     HA_WORDING_VERSION ", this is " VERSION ": if segments do not follow, check "
+		     "that line in the ha plugin's ha_segments.c)");
+	}
 	/* first contact now, so charon starts on a clean gateway when it is up */
 	this->watch_fd = connect_gw(this, &logged_down);
 	this->watcher = thread_create((thread_main_t)watch_gw, this);

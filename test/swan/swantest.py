@@ -736,12 +736,14 @@ swanctl {
                 p.kill()
                 p.wait()
 
-    def flows(self, specs, rate=300, count=600, size=200, settle=3.0, warm=False):
+    def flows(self, specs, rate=300, count=600, size=200, settle=3.0, warm=False,
+              patience=None):
         """
         Numbered UDP both ways at once. specs: [(src ns key, dst ns key, dst addr,
         port)]. Each flow sends count datagrams at rate/s; returns
         [(spec, result)] with result {"got": n, "dup": n, "missing": n, "bad": n}.
-        warm: probe each path first (warm()).
+        warm: probe each path first (warm()). patience: the receivers' (udpflow.py),
+        for flows that are to lose packets.
         """
         if warm:
             self.warm(specs)
@@ -751,7 +753,8 @@ swanctl {
             r = subprocess.Popen(["ip", "netns", "exec", self.ns[dst_ns], sys.executable,
                                   os.path.join(HERE, "udpflow.py"), "recv",
                                   "::" if ":" in addr else "0.0.0.0", str(port), str(count),
-                                  str(settle)], stdout=subprocess.PIPE,
+                                  str(settle)] + ([str(patience)] if patience else []),
+                                 stdout=subprocess.PIPE,
                                  universal_newlines=True)
             self.procs.append(r)
             line = r.stdout.readline()

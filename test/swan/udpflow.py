@@ -12,8 +12,10 @@ receiver prints "ready" once bound, then counts what arrives until it has
 COUNT distinct numbers and SETTLE seconds passed without a datagram (late
 duplicates), or, short of COUNT, PATIENCE seconds (default 20) without one
 (60 s before the first; 180 s in all), and prints {"got", "dup", "bad",
-"missing", "first", "last", "gap"} as JSON (gap: the longest silence
-between two datagrams, in seconds). A path that stalls for a few seconds
+"missing", "first", "last", "gap", "gap_end", "top"} as JSON (gap: the
+longest silence between two datagrams, in seconds, gap_end the
+CLOCK_MONOTONIC time of the datagram that ended it; top: the highest
+number received). A path that stalls for a few seconds
 on a loaded machine (a gateway worker not scheduled) delays datagrams but
 loses none if they had room to wait: the receiver waits for them rather
 than calling them lost.
@@ -60,6 +62,7 @@ def recv(bind, port, count, settle, patience=20.0):
     dup = bad = 0
     first = last = None
     gap = 0.0
+    gap_end = None
     start = time.monotonic()
     s.settimeout(min(settle, 0.5))
     while time.monotonic() - start < 180:
@@ -72,8 +75,8 @@ def recv(bind, port, count, settle, patience=20.0):
                 break
             continue
         now = time.monotonic()
-        if last is not None:
-            gap = max(gap, now - last)
+        if last is not None and now - last > gap:
+            gap, gap_end = now - last, now
         first = first or now
         last = now
         if len(data) < 8:
@@ -88,7 +91,8 @@ def recv(bind, port, count, settle, patience=20.0):
             seen.add(seq)
     print(json.dumps({"got": len(seen), "dup": dup, "bad": bad,
                       "missing": sorted(set(range(count)) - seen)[:20],
-                      "first": first, "last": last, "gap": round(gap, 3)}))
+                      "first": first, "last": last, "gap": round(gap, 3),
+                      "gap_end": gap_end, "top": max(seen) if seen else -1}))
 
 
 def probe(bind, port, timeout):
