@@ -672,10 +672,16 @@ while True:
         ev = partner_events()
         # A's death, the fake partner of step 7 up and
         # silent, A back and synced
-        # (the random datagrams' epochs each a partner up, never synced)
+        # (the random datagrams' epochs each a partner up, never synced). In a slow
+        # build (the sanitizer's) the fake partner of step 7's well-formed hostile
+        # datagram goes silent before the random ones come, and a partner can be
+        # missed for over a second on a loaded machine: each a down and an up more
+        flaps = ev.count("down") - 2
+        # (a flap after A is back ends synced again: one synced more at most per flap)
         self.check(ev[:2] == ["down", "up"] and ev[-3:] == ["down", "up", "synced"] and
-                   ev.count("down") == 2 and ev.count("synced") == 1,
-                   "monitor: partner %s ... %s" % (", ".join(ev[:2]), ", ".join(ev[-3:])),
+                   flaps >= 0 and 1 <= ev.count("synced") <= 1 + flaps,
+                   "monitor: partner %s ... %s (%d more down/up)" %
+                   (", ".join(ev[:2]), ", ".join(ev[-3:]), flaps),
                    "monitor's partner events: %s" % ev)
         # 10. clean stops
         for n in (a, b):
