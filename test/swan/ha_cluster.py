@@ -46,6 +46,16 @@ Active/passive (segment_count 1), each step waiting for events:
      CHILD_SAs and the rules protecting with them (a restarted standby
      gateway gets the standby SAs back from kernel-vecsec; charon ignores
      the expiry of a passive CHILD_SA)
+  7. (after the replay check and the killed node's return) failover 3:
+     kill -9 only the active node's charon under traffic: its gateway
+     drops the segment when charon's subscription closes (`segment -1 by
+     hangup`), the other node takes over after heartbeat_timeout; the
+     same traffic checks; charon restarted: passive
+  8. failover 4: kill -9 only the active node's gateway under traffic:
+     kernel-vecsec hands segment 1 to the other node through the ha
+     plugin's FIFO (-1, the plugin's segment drop), the other node takes
+     it at once; the same traffic checks; the gateway restarted: charon's
+     set (none), standby SAs back, both nodes consistent
 
 Active/active (ha_cluster.py BUILD_DIR active-active): segment_count 2,
 four peer addresses, two in each segment by the plugin's hash; each node
@@ -1022,6 +1032,13 @@ def main():
                         300, "traffic through node %s after the restarts" % other)
         survivor, other = other, survivor
 
+        step("replay into a fresh takeover: node %s killed, its ESP replayed into node %s" %
+             (survivor, other))
+        replay_check(env, survivor, other)
+        survivor, other = other, survivor
+        step("node %s returns" % other)
+        node_return(env, other, survivor, env.sas())
+
         step("failover 3: the charon of node %s killed, its gateway alive" % survivor)
         before = env.sas()
         m3, _ = failover(env, survivor, "failover 3", kill="charon")
@@ -1040,10 +1057,6 @@ def main():
                  what="node %s's new gateway to stay passive" % survivor)
         consistent(env, "after gateway %s's return" % survivor, same=before)
         survivor, other = other, survivor
-
-        step("replay into a fresh takeover: node %s killed, its ESP replayed into node %s" %
-             (survivor, other))
-        replay_check(env, survivor, other)
 
         log("\nmeasurements (rate %d/s per flow, heartbeat delay %d ms, timeout %d ms):" % (
             RATE, HB_DELAY, HB_TIMEOUT))
