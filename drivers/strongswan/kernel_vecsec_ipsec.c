@@ -1666,6 +1666,20 @@ ha_is_dirty(private_kernel_vecsec_ipsec_t *this)
  */
 #define HA_HANDOFF_WAIT_MS 3000
 
+/* The gateway still answers `hello`: only the subscription ended, no handoff. */
+static bool
+gw_answers(private_kernel_vecsec_ipsec_t *this)
+{
+	kernel_vecsec_answer_t a;
+	bool ok;
+
+	this->mutex->lock(this->mutex);
+	ok = this->ctl->request(this->ctl, &a, "hello") == SUCCESS;
+	this->mutex->unlock(this->mutex);
+	kernel_vecsec_answer_free(&a);
+	return ok;
+}
+
 static void
 ha_handoff(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1763,7 +1777,7 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 			this->mutex->lock(this->mutex);
 			this->ready = FALSE;
 			this->mutex->unlock(this->mutex);
-			if (this->ha)
+			if (this->ha && !gw_answers(this))
 				ha_handoff(this);
 			continue;
 		}
