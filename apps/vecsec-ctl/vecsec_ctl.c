@@ -240,7 +240,7 @@ event_time_ms(const char *a)
  * is: expire soft|hard in|out SPI packets|bytes LIMIT; add sa in|out SPI by
  * control|reload [owner NAME]; del sa in|out SPI by control|reload|flush
  * owner NAME; reset all | reset sa in|out|any SPI; reload ok added N removed
- * N kept N | reload failed; segment +N|-N by control active LIST (1.8);
+ * N kept N | reload failed; segment +N|-N by control|hangup active LIST (1.8);
  * partner up|down|synced epoch N [restarted] (--cluster-sync);
  * lost N (events the gateway's full queues
  * dropped); each with " time S.MMM" at the end.

@@ -27,6 +27,7 @@
 #include "ctrl_path.h"
 #include "evq.h"
 #include "gw_log.h"
+#include "ha.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -71,6 +72,7 @@ struct gw_ctrl_client {
 	bool eof;               /* the client ended its side */
 	bool done;              /* close once the queued output is out */
 	bool dead;              /* close now */
+	int pid;                /* its process (SO_PEERCRED at accept), 0 unknown */
 	char *out;              /* output not sent yet: out[out_off .. out_len) */
 	size_t out_off, out_len, out_cap;
 	uint64_t stall_ms;      /* since when the output has not moved; 0: it moves */
@@ -285,6 +287,7 @@ client_request(struct gw_ctrl_client *c, const char *line, size_t len)
 	req->subscribe_all = false;
 	req->spd = false;
 	req->json = false;
+	req->pid = c->pid;
 	split_words(req, len);
 	if (req->n != 0 && strcmp(req->w[0], "json") == 0) {
 		/* `json <request>`: the same request, JSON answer lines where it has them */
@@ -643,6 +646,7 @@ accept_clients(void)
 			refuse(fd, "ERR out of memory\n");
 			continue;
 		}
+		c->pid = (int)cr.pid;
 		clients[nb_clients++] = c;
 	}
 }
@@ -731,6 +735,12 @@ ctrl_main(void *arg)
 			struct gw_ctrl_client *c = clients[i];
 
 			clients[i] = NULL;
+			if (c->dead && c->sub) {
+				/* an IKE daemon's subscription lasts as long as it does (ha.h) */
+				gw_cp_begin();
+				gw_ha_client_gone(c->pid);
+				gw_cp_end();
+			}
 			if (c->dead)
 				client_free(c);
 			else

@@ -464,7 +464,7 @@ req_subscribe(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 static int
 req_ha(struct ctrl_req *r, FILE *out, char *err, size_t err_len)
 {
-	return gw_ha_ctrl(r->n > 1 ? r->w[1] : NULL, r->json, out, err, err_len);
+	return gw_ha_ctrl(r->n > 1 ? r->w[1] : NULL, r->pid, r->json, out, err, err_len);
 }
 
 /* Protocol 1.2 (ctrl_ike.c): hello, spi alloc, query sa, flush owner, bypass/natt udp, host */

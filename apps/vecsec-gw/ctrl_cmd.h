@@ -26,6 +26,7 @@ struct ctrl_req {
 	bool subscribe_all;     /* `subscribe all`: every event, not only expire */
 	bool spd;               /* set by an `sp` add: its answer waits for the commit */
 	bool json;              /* `json <request>`: JSON answer lines */
+	int pid;                /* the client's process (SO_PEERCRED), 0 unknown */
 	char words[CTRL_LINE_MAX];
 	char text[CTRL_LINE_MAX];
 };

@@ -137,7 +137,7 @@ ha_show(bool json, FILE *out)
 }
 
 int
-gw_ha_ctrl(const char *w1, bool json, FILE *out, char *err, size_t err_len)
+gw_ha_ctrl(const char *w1, int pid, bool json, FILE *out, char *err, size_t err_len)
 {
 	unsigned int seg;
 	uint16_t old, mask;
@@ -156,6 +156,8 @@ gw_ha_ctrl(const char *w1, bool json, FILE *out, char *err, size_t err_len)
 		snprintf(err, err_len, "usage: segment +N|-N, N 1..%u", gw_ha.count);
 		return -EINVAL;
 	}
+	if (w1[0] == '+' && pid > 0)
+		gw_ha.owner_pid = pid;  /* whose hangup drops them (gw_ha_client_gone) */
 	old = gw_ha_active();
 	mask = w1[0] == '+' ? (uint16_t)(old | gw_ha_seg_bit(seg)) :
 		(uint16_t)(old & ~gw_ha_seg_bit(seg));
@@ -171,4 +173,31 @@ gw_ha_ctrl(const char *w1, bool json, FILE *out, char *err, size_t err_len)
 	}
 	ha_show(json, out);
 	return 0;
+}
+
+void
+gw_ha_client_gone(int pid)
+{
+	uint16_t mask;
+	char m[48];
+
+	if (gw_ha.count == 0 || pid <= 0 || pid != gw_ha.owner_pid)
+		return;
+	gw_ha.owner_pid = 0;
+	mask = gw_ha_active();
+	if (mask == 0)
+		return;
+	GW_LOG(NOTICE, "cluster: the IKE daemon that set the active segments (pid %d) closed its "
+	       "event subscription (killed?): dropping segments %s, the other node takes them",
+	       pid, gw_ha_mask_text(mask, m, sizeof(m)));
+	for (unsigned int s = 1; s <= gw_ha.count; s++) {
+		if (!(mask & gw_ha_seg_bit(s)))
+			continue;
+		mask = (uint16_t)(mask & ~gw_ha_seg_bit(s));
+		__atomic_store_n(&gw_ha.mask, mask, __ATOMIC_RELEASE);
+		gw_ha.changes++;
+		gw_ha_mask_text(mask, m, sizeof(m));
+		gw_event_note("segment -%u by hangup active %s", s, m);
+		GW_LOG(NOTICE, "segment -%u: active now %s", s, m);
+	}
 }

@@ -28,6 +28,7 @@ struct gw_ha {
 	uint32_t vip4[GW_HA_MAX_VIP];   /* host byte order */
 	uint16_t mask;                  /* active here: written by gw_ha_set() only */
 	uint64_t changes;               /* mask changes since start */
+	int owner_pid;                  /* the control client of the last `segment +N` (0: none) */
 };
 
 extern struct gw_ha gw_ha;
@@ -95,6 +96,17 @@ const char *gw_ha_mask_text(uint16_t mask, char *buf, size_t len);
  * The control requests `segments` and `segment +N|-N` (control thread,
  * under the control-plane lock). 0, or a negative errno with err.
  */
-int gw_ha_ctrl(const char *w1, bool json, FILE *out, char *err, size_t err_len);
+int gw_ha_ctrl(const char *w1, int pid, bool json, FILE *out, char *err, size_t err_len);
+
+/*
+ * The event subscription of control client pid closed (ctrl.c, under the
+ * control-plane lock). When pid set the active segments (its last
+ * `segment +N`: kernel-vecsec's charon, which subscribes for the life of
+ * its connection), its IKE daemon is gone: every active segment is dropped,
+ * as `segment -N by hangup`, so that this node stops carrying what the
+ * other node's charon takes over. A charon that comes back sends its set
+ * again. Nothing when clustering is off or pid is not the owner.
+ */
+void gw_ha_client_gone(int pid);
 
 #endif /* VECSEC_GW_HA_H */

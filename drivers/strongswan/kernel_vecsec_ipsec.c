@@ -108,6 +108,7 @@ struct private_kernel_vecsec_ipsec_t {
 	bool ha_off_logged;             /* "no --cluster" said once */
 	bool ha_fail_logged;            /* a failing sync said once until it works */
 	int wake[2];                    /* pipe: the logger wakes the watcher */
+	char *ha_fifo;                  /* the plugin's FIFO (+N/-N), for a handoff */
 };
 
 typedef struct {
@@ -1459,6 +1460,8 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
  * no segment active and logs nothing: the gateway is set to none first.
  */
 #define HA_WORDING_VERSION "5.9.8"
+/* the plugin's FIFO: IPSEC_PIDDIR/charon.ha, Debian's piddir */
+#define HA_FIFO_DEFAULT "/var/run/charon.ha"
 #define HA_SEG_MAX 16
 
 /* "1,2" or "none" into a mask of segments 1..HA_SEG_MAX; FALSE if not such a list */
@@ -1652,6 +1655,83 @@ ha_is_dirty(private_kernel_vecsec_ipsec_t *this)
 	return d;
 }
 
+/*
+ * The gateway went away while charon carries segments: charon's heartbeats
+ * go on, so the other node would never take them, and nothing carries
+ * them here. Hand each to the other node through the plugin's FIFO: "-N"
+ * deactivates N here and sends the other node a segment drop, on which it
+ * activates N. The plugin reads one command per open of the FIFO, so each
+ * waits until the log line shows N gone (ha_log), up to a bound. When the
+ * gateway returns, connect_gw's ha_sync sets it to charon's set: none.
+ */
+#define HA_HANDOFF_WAIT_MS 3000
+
+/* The gateway still answers `hello`: only the subscription ended, no handoff. */
+static bool
+gw_answers(private_kernel_vecsec_ipsec_t *this)
+{
+	kernel_vecsec_answer_t a;
+	bool ok;
+
+	this->mutex->lock(this->mutex);
+	ok = this->ctl->request(this->ctl, &a, "hello") == SUCCESS;
+	this->mutex->unlock(this->mutex);
+	kernel_vecsec_answer_free(&a);
+	return ok;
+}
+
+static void
+ha_handoff(private_kernel_vecsec_ipsec_t *this)
+{
+	uint16_t want;
+	char w[64];
+
+	this->ha_mutex->lock(this->ha_mutex);
+	want = this->ha_want;
+	this->ha_mutex->unlock(this->ha_mutex);
+	if (!want || !this->ha_fifo)
+		return;
+	ha_mask_text(want, w, sizeof(w));
+	DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s is gone while charon's ha plugin has "
+	     "segments %s active: handing them to the other node (%s: -N)",
+	     this->ctl->get_path(this->ctl), w, this->ha_fifo);
+	for (u_int n = 1; n <= HA_SEG_MAX && !this->stop; n++) {
+		uint16_t bit = (uint16_t)(1u << (n - 1));
+		char cmd[8];
+		int fd, len, waited;
+		bool sent = FALSE;
+
+		if (!(want & bit))
+			continue;
+		len = snprintf(cmd, sizeof(cmd), "-%u", n);
+		for (waited = 0; waited < HA_HANDOFF_WAIT_MS && !this->stop; waited += 20) {
+			uint16_t now;
+
+			this->ha_mutex->lock(this->ha_mutex);
+			now = this->ha_want;
+			this->ha_mutex->unlock(this->ha_mutex);
+			if (!(now & bit))
+				break;
+			if (!sent) {
+				/* no reader yet (ENXIO): the plugin is between two commands */
+				fd = open(this->ha_fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+				if (fd >= 0) {
+					sent = write(fd, cmd, (size_t)len) == len;
+					close(fd);
+				}
+			}
+			usleep(20000);
+		}
+		if (waited >= HA_HANDOFF_WAIT_MS)
+			DBG1(DBG_KNL, "kernel-vecsec: handing segment %u to the other node: %s "
+			     "(%s)", n, sent ? "the ha plugin did not deactivate it in time" :
+			     "could not write the ha plugin's FIFO", this->ha_fifo);
+		else if (!this->stop)
+			DBG1(DBG_KNL, "kernel-vecsec: handed segment %u to the other node (the "
+			     "gateway is gone)", n);
+	}
+}
+
 static void *
 watch_gw(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1697,6 +1777,8 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 			this->mutex->lock(this->mutex);
 			this->ready = FALSE;
 			this->mutex->unlock(this->mutex);
+			if (this->ha && !gw_answers(this))
+				ha_handoff(this);
 			continue;
 		}
 		have += (size_t)n;
@@ -1786,6 +1868,7 @@ METHOD(kernel_ipsec_t, destroy, void,
 		if (this->wake[k] >= 0)
 			close(this->wake[k]);
 	free(this->owner);
+	free(this->ha_fifo);
 	free(this);
 }
 
@@ -1883,6 +1966,8 @@ kernel_vecsec_ipsec_create(void)
 		this->ha_count = (u_int)lib->settings->get_int(lib->settings,
 						"%s.plugins.ha.segment_count", 1, lib->ns);
 		this->ha_count = max(1u, min(this->ha_count, (u_int)HA_SEG_MAX));
+		this->ha_fifo = strdup(lib->settings->get_str(lib->settings,
+					"%s.plugins.kernel-vecsec.ha_fifo", HA_FIFO_DEFAULT, lib->ns));
 		charon->bus->add_logger(charon->bus, &this->ha_logger);
 		DBG1(DBG_KNL, "kernel-vecsec: the ha plugin is configured: vecsec-gw's segments "
 		     "follow its log line 'HA segment N activated, now active: LIST'%s",

@@ -27,6 +27,10 @@ Through the control socket, each step waiting for counters, never for time:
   5. an inbound SA installed without `spi alloc`, as kernel-vecsec does on
      the ha plugin's passive node (add_sa with update = FALSE): accepted,
      shown standby, and `spi alloc` never hands its SPI out
+  6. an IKE daemon's hangup (kernel-vecsec's charon killed): a subscription
+     of another process closing changes nothing; this process sets
+     `segment +1` and subscribes, and its subscription closing drops
+     segment 1 (`segment -1 by hangup`)
 `segments` (text, JSON), the SAs' segment in telemetry, /vecsec_gw/segments,
 bad requests refused, and `vecsec-ctl -j monitor` showing each change with
 its time. No other drop reason; the gateway exits cleanly.
@@ -36,6 +40,7 @@ usage: cluster_check.py GATEWAY_BINARY CTL_BINARY
 import json
 import os
 import select
+import socket
 import shutil
 import subprocess
 import sys
@@ -284,6 +289,36 @@ def run(gw, ctl, tmp, plan):
         out = req("segments\n")
         if "active none mask 0x0000 changes 3" not in out:
             fail("segments after the changes: %r" % out)
+
+        # 6. the segments' owner (the client of the last `segment +N`) hangs up
+        def conn(text):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.settimeout(20)
+            c.connect(sock)
+            c.sendall(text.encode())
+            got = b""
+            while not got.endswith(b"OK\n"):
+                more = c.recv(4096)
+                if not more or b"ERR" in got + more:
+                    fail("%s: %r" % (text.strip(), got + more))
+                got += more
+            return c
+
+        def hung(want, what):
+            if not gwtest.wait_until(lambda: want in req("segments\n"), what, gws=[g]):
+                fail("%s: %r" % (what, req("segments\n")))
+        conn("subscribe\n").close()    # not the owner: vecsec-ctl's `segment +2` was
+        hung("active none mask 0x0000 changes 3", "a stranger's subscription closing")
+        owner = conn("segment +1\n")
+        sub = conn("subscribe\n")
+        owner.close()                   # a request connection of the owner: nothing
+        if "active 1 mask 0x0001 changes 4" not in req("segments\n"):
+            fail("segment +1 from this process: %r" % req("segments\n"))
+        sub.close()
+        hung("active none mask 0x0000 changes 5", "segment 1 dropped once the subscription "
+             "of the process that set it closed")
+        print("ok   the subscription of the process that set segment 1 closed: segment 1 "
+              "dropped (another process's closing changed nothing)")
         rc, gout = g.stop()
         g = None
         if rc != 0:
@@ -294,7 +329,7 @@ def run(gw, ctl, tmp, plan):
         if bad:
             fail("unexpected drops %s" % bad)
         ev = []
-        while len(ev) < 3 and select.select([mon.stdout], [], [], 10)[0]:
+        while len(ev) < 5 and select.select([mon.stdout], [], [], 10)[0]:
             line = mon.stdout.readline()
             if not line:
                 break
@@ -302,10 +337,11 @@ def run(gw, ctl, tmp, plan):
                 ev.append(json.loads(line))
         got = [(e["change"], e["by"], e["active"], e["time_ms"] > 0) for e in ev]
         if got != [("+2", "control", "1,2", True), ("-1", "control", "2", True),
-                   ("-2", "control", "none", True)]:
+                   ("-2", "control", "none", True), ("+1", "control", "1", True),
+                   ("-1", "hangup", "none", True)]:
             fail("monitor: %s" % ev)
         else:
-            print("ok   monitor: segment +2, -1, -2 with their time")
+            print("ok   monitor: segment +2, -1, -2, +1, -1 by hangup with their time")
     finally:
         if mon is not None:
             mon.kill()

@@ -46,6 +46,16 @@ Active/passive (segment_count 1), each step waiting for events:
      CHILD_SAs and the rules protecting with them (a restarted standby
      gateway gets the standby SAs back from kernel-vecsec; charon ignores
      the expiry of a passive CHILD_SA)
+  7. (after the replay check and the killed node's return) failover 3:
+     kill -9 only the active node's charon under traffic: its gateway
+     drops the segment when charon's subscription closes (`segment -1 by
+     hangup`), the other node takes over after heartbeat_timeout; the
+     same traffic checks; charon restarted: passive
+  8. failover 4: kill -9 only the active node's gateway under traffic:
+     kernel-vecsec hands segment 1 to the other node through the ha
+     plugin's FIFO (-1, the plugin's segment drop), the other node takes
+     it at once; the same traffic checks; the gateway restarted: charon's
+     set (none), standby SAs back, both nodes consistent
 
 Active/active (ha_cluster.py BUILD_DIR active-active): segment_count 2,
 four peer addresses, two in each segment by the plugin's hash; each node
@@ -456,10 +466,17 @@ class Sniffer:
         return read_capture(self.path)
 
 
-def failover(env, active, label):
-    """Traffic both ways, the active node killed under it; returns the measurements."""
+def failover(env, active, label, kill="node"):
+    """
+    Traffic both ways, the active node killed under it; returns the
+    measurements. kill: "node" (gateway and charon), "charon" (its gateway
+    lives on: it drops the segments when charon's subscription closes),
+    "gateway" (its charon lives on: kernel-vecsec hands the segments to the
+    other node through the plugin's FIFO). The shorter cases skip the DPD
+    check (the first failovers make it).
+    """
     standby = "B" if active == "A" else "A"
-    count = RATE * 12
+    count = RATE * (12 if kill == "node" else 8)
     flows = [("P", "L", LAN, 5301, PEER_NET), ("L", "P", PEER_NET, 5302)]
     res = {}
     cap = Sniffer(env, os.path.join(env.d, "esp-%s.txt" % label))
@@ -476,11 +493,24 @@ def failover(env, active, label):
     slog_before = len(env.charon_log(standby))
     t_kill = time.monotonic()
     w_kill = time.time()
-    env.kill_node(active)
-    log("killed node %s (gateway and charon, SIGKILL)" % active)
-    wait_for(lambda: "no heartbeat received, taking all segments" in
-             env.charon_log(standby)[slog_before:], 30,
-             what="node %s to miss the heartbeat" % standby)
+    alog_before = len(env.charon_log(active))
+    # the survivor's sign of the takeover: the heartbeat missed, or the other node's drop
+    sign = "HA segment 1 activated" if kill == "gateway" else \
+        "no heartbeat received, taking all segments"
+    if kill == "node":
+        env.kill_node(active)
+    elif kill == "charon":
+        p = getattr(env, "charon_" + active)
+        p.send_signal(signal.SIGKILL)
+        p.wait(30)
+    else:
+        env.gws[active].send_signal(signal.SIGKILL)
+        env.gws[active].wait(30)
+        env.gws[active] = None
+    log("killed %s %s (SIGKILL)" % (
+        "node" if kill == "node" else "the " + kill + " of node", active))
+    wait_for(lambda: sign in env.charon_log(standby)[slog_before:], 30,
+             what="node %s: %s" % (standby, sign))
     wait_for(lambda: env.segments(standby) == "1", 10,
              what="gateway %s to get segment 1 from its charon" % standby)
     t_seg = time.monotonic()
@@ -490,8 +520,7 @@ def failover(env, active, label):
     slog_end = len(env.charon_log(standby))
     rows = cap.stop()
     # the survivor's detection, from its log (wall clock, ms)
-    det = log_times(env.charon_log(standby)[slog_before:], "no heartbeat received, taking "
-                    "all segments", w_kill)
+    det = log_times(env.charon_log(standby)[slog_before:], sign, w_kill)
     t_detect = t_kill + (det[0] - w_kill) if det else None
     pl = r["P"]
     log("peer -> inside: %d/%d received, %d duplicate, longest silence %.2f s, last %d" % (
@@ -525,6 +554,18 @@ def failover(env, active, label):
             "the cluster sent twice: %d (the new node starts its copy of the SA at 1)" % (
                 lp["got"], count, lp["dup"], lp["top"], len(rep)))
         check(lp["dup"] == 0, "%s: inside -> peer: no datagram twice" % label)
+    # the killed node's surviving half carries nothing
+    if kill == "charon":
+        wait_for(lambda: env.segments(active) == "none", 10,
+                 what="gateway %s to drop segment 1 with its charon gone" % active)
+        check(True, "%s: gateway %s (its charon killed) carries no segment" % (label, active))
+    elif kill == "gateway":
+        alog = env.charon_log(active)[alog_before:]
+        check(env.charon_segments(active) == "none" and "handed segment 1 to the other node"
+              in alog, "%s: charon %s (its gateway killed) handed segment 1 to node %s "
+              "through the ha plugin's FIFO and has none" % (label, active, standby))
+    if kill != "node":
+        return meas, rows
     # query_policy: DPD on the survivor asks kernel-vecsec for the CHILD_SA's last use;
     # while datagrams still come in, no DPD check may find the SA idle
     w_last = w_kill + (pl["last"] - t_kill)
@@ -994,10 +1035,33 @@ def main():
         step("replay into a fresh takeover: node %s killed, its ESP replayed into node %s" %
              (survivor, other))
         replay_check(env, survivor, other)
+        survivor, other = other, survivor
+        step("node %s returns" % other)
+        node_return(env, other, survivor, env.sas())
+
+        step("failover 3: the charon of node %s killed, its gateway alive" % survivor)
+        before = env.sas()
+        m3, _ = failover(env, survivor, "failover 3", kill="charon")
+        env.node_start(survivor)
+        wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1", 20,
+                 what="node %s's new charon to stay passive" % survivor)
+        consistent(env, "after charon %s's return" % survivor, changed=before)
+        survivor, other = other, survivor
+
+        step("failover 4: the gateway of node %s killed, its charon alive" % survivor)
+        before = env.sas()
+        m4, _ = failover(env, survivor, "failover 4", kill="gateway")
+        env.gw_start(survivor)
+        wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1" and
+                 env.charon_segments(survivor) == "none", 20,
+                 what="node %s's new gateway to stay passive" % survivor)
+        consistent(env, "after gateway %s's return" % survivor, same=before)
+        survivor, other = other, survivor
 
         log("\nmeasurements (rate %d/s per flow, heartbeat delay %d ms, timeout %d ms):" % (
             RATE, HB_DELAY, HB_TIMEOUT))
-        for n, m in (("failover 1", m1), ("failover 2", m2)):
+        for n, m in (("failover 1", m1), ("failover 2", m2),
+                     ("failover 3 (charon only)", m3), ("failover 4 (gateway only)", m4)):
             log("  %s: kill -> first datagram through the new node %.2f s; detection -> "
                 "first %s s; detection -> gateway segment (as polled) %s s; peer -> inside lost %d" % (
                     n, m["kill_to_first"], "%.3f" % m["detect_to_first"]
