@@ -169,6 +169,7 @@ class Node:
         cfg = gwtest.write_config(os.path.join(self.t.tmp, self.name + ".cfg"),
                                   "rt ipv4 dst 10.5.0.0/16 port 0\n"
                                   "rt ipv4 dst 172.31.2.0/24 port 1\n" + gwtest.NEIGH)
+        # gw_cmd(): EAL gets --no-pci --no-huge -m first (gwrun.eal.SAFE), then these --vdev ports
         cmd = ["ip", "netns", "exec", self.ns] + gwtest.gw_cmd(
             self.t.gw, self.prefix,
             ["--vdev", "net_tap0,iface=%s" % self.taps[0],
