@@ -57,6 +57,50 @@ transpose_words(__m512i t[4], __m512i r0, __m512i r1, __m512i r2, __m512i r3)
 }
 
 /*
+ * The state of 16 lanes as named vectors x0..x15 (word w of every lane in
+ * xw), so that the rounds stay in registers: declared at counter ctr, a
+ * double round (Q(args, a, b, c, d): a quarter round on words a, b, c, d
+ * of the states in args; QR2 interleaves two independent states), the
+ * input added back, and the transpose into rows (lane i's in t[i]).
+ * c0..c3, k and n0..n2 are the caller's.
+ */
+#define STATE(x, ctr) \
+	__m512i x##0 = c0, x##1 = c1, x##2 = c2, x##3 = c3; \
+	__m512i x##4 = k[0], x##5 = k[1], x##6 = k[2], x##7 = k[3]; \
+	__m512i x##8 = k[4], x##9 = k[5], x##10 = k[6], x##11 = k[7]; \
+	__m512i x##12 = (ctr), x##13 = n0, x##14 = n1, x##15 = n2
+#define QR1(x, a, b, c, d) QR(x##a, x##b, x##c, x##d)
+#define QR2(x, y, a, b, c, d) do { QR1(x, a, b, c, d); QR1(y, a, b, c, d); } while (0)
+#define DOUBLE_ROUND(Q, ...) do { \
+	Q(__VA_ARGS__, 0, 4, 8, 12); \
+	Q(__VA_ARGS__, 1, 5, 9, 13); \
+	Q(__VA_ARGS__, 2, 6, 10, 14); \
+	Q(__VA_ARGS__, 3, 7, 11, 15); \
+	Q(__VA_ARGS__, 0, 5, 10, 15); \
+	Q(__VA_ARGS__, 1, 6, 11, 12); \
+	Q(__VA_ARGS__, 2, 7, 8, 13); \
+	Q(__VA_ARGS__, 3, 4, 9, 14); \
+} while (0)
+#define ADD_INPUT(x, ctr) do { \
+	x##0 = vadd(x##0, c0); x##1 = vadd(x##1, c1); \
+	x##2 = vadd(x##2, c2); x##3 = vadd(x##3, c3); \
+	x##4 = vadd(x##4, k[0]); x##5 = vadd(x##5, k[1]); \
+	x##6 = vadd(x##6, k[2]); x##7 = vadd(x##7, k[3]); \
+	x##8 = vadd(x##8, k[4]); x##9 = vadd(x##9, k[5]); \
+	x##10 = vadd(x##10, k[6]); x##11 = vadd(x##11, k[7]); \
+	x##12 = vadd(x##12, (ctr)); x##13 = vadd(x##13, n0); \
+	x##14 = vadd(x##14, n1); x##15 = vadd(x##15, n2); \
+} while (0)
+#define TO_ROWS(x, t) do { \
+	transpose_words((t) + 0, x##0, x##1, x##2, x##3); \
+	transpose_words((t) + 4, x##4, x##5, x##6, x##7); \
+	transpose_words((t) + 8, x##8, x##9, x##10, x##11); \
+	transpose_words((t) + 12, x##12, x##13, x##14, x##15); \
+	for (int m = 0; m < 4; m++) \
+		transpose_chunks(&(t)[m], &(t)[4 + m], &(t)[8 + m], &(t)[12 + m]); \
+} while (0)
+
+/*
  * One step of 16 lanes (counter ctr on each): the keystream rows, lane i's
  * in t[i].
  */
@@ -68,31 +112,12 @@ block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
 	const __m512i c1 = _mm512_set1_epi32((int)CHACHA_C1);
 	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2);
 	const __m512i c3 = _mm512_set1_epi32((int)CHACHA_C3);
-	__m512i x0 = c0, x1 = c1, x2 = c2, x3 = c3;
-	__m512i x4 = k[0], x5 = k[1], x6 = k[2], x7 = k[3];
-	__m512i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
-	__m512i x12 = ctr, x13 = n0, x14 = n1, x15 = n2;
+	STATE(x, ctr);
 
-	for (unsigned int r = 0; r < dr; r++) {
-		QR(x0, x4, x8, x12);
-		QR(x1, x5, x9, x13);
-		QR(x2, x6, x10, x14);
-		QR(x3, x7, x11, x15);
-		QR(x0, x5, x10, x15);
-		QR(x1, x6, x11, x12);
-		QR(x2, x7, x8, x13);
-		QR(x3, x4, x9, x14);
-	}
-	x0 = vadd(x0, c0); x1 = vadd(x1, c1); x2 = vadd(x2, c2); x3 = vadd(x3, c3);
-	x4 = vadd(x4, k[0]); x5 = vadd(x5, k[1]); x6 = vadd(x6, k[2]); x7 = vadd(x7, k[3]);
-	x8 = vadd(x8, k[4]); x9 = vadd(x9, k[5]); x10 = vadd(x10, k[6]); x11 = vadd(x11, k[7]);
-	x12 = vadd(x12, ctr); x13 = vadd(x13, n0); x14 = vadd(x14, n1); x15 = vadd(x15, n2);
-	transpose_words(t + 0, x0, x1, x2, x3);
-	transpose_words(t + 4, x4, x5, x6, x7);
-	transpose_words(t + 8, x8, x9, x10, x11);
-	transpose_words(t + 12, x12, x13, x14, x15);
-	for (int m = 0; m < 4; m++)
-		transpose_chunks(&t[m], &t[4 + m], &t[8 + m], &t[12 + m]);
+	for (unsigned int r = 0; r < dr; r++)
+		DOUBLE_ROUND(QR1, x);
+	ADD_INPUT(x, ctr);
+	TO_ROWS(x, t);
 }
 
 /*
@@ -111,53 +136,15 @@ block_rows2(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
 	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2);
 	const __m512i c3 = _mm512_set1_epi32((int)CHACHA_C3);
 	const __m512i ctr1 = vadd(ctr, _mm512_set1_epi32(1));
-	__m512i x0 = c0, x1 = c1, x2 = c2, x3 = c3;
-	__m512i x4 = k[0], x5 = k[1], x6 = k[2], x7 = k[3];
-	__m512i x8 = k[4], x9 = k[5], x10 = k[6], x11 = k[7];
-	__m512i x12 = ctr, x13 = n0, x14 = n1, x15 = n2;
-	__m512i y0 = c0, y1 = c1, y2 = c2, y3 = c3;
-	__m512i y4 = k[0], y5 = k[1], y6 = k[2], y7 = k[3];
-	__m512i y8 = k[4], y9 = k[5], y10 = k[6], y11 = k[7];
-	__m512i y12 = ctr1, y13 = n0, y14 = n1, y15 = n2;
+	STATE(x, ctr);
+	STATE(y, ctr1);
 
-	for (unsigned int r = 0; r < dr; r++) {
-		QR(x0, x4, x8, x12);
-		QR(y0, y4, y8, y12);
-		QR(x1, x5, x9, x13);
-		QR(y1, y5, y9, y13);
-		QR(x2, x6, x10, x14);
-		QR(y2, y6, y10, y14);
-		QR(x3, x7, x11, x15);
-		QR(y3, y7, y11, y15);
-		QR(x0, x5, x10, x15);
-		QR(y0, y5, y10, y15);
-		QR(x1, x6, x11, x12);
-		QR(y1, y6, y11, y12);
-		QR(x2, x7, x8, x13);
-		QR(y2, y7, y8, y13);
-		QR(x3, x4, x9, x14);
-		QR(y3, y4, y9, y14);
-	}
-	x0 = vadd(x0, c0); x1 = vadd(x1, c1); x2 = vadd(x2, c2); x3 = vadd(x3, c3);
-	x4 = vadd(x4, k[0]); x5 = vadd(x5, k[1]); x6 = vadd(x6, k[2]); x7 = vadd(x7, k[3]);
-	x8 = vadd(x8, k[4]); x9 = vadd(x9, k[5]); x10 = vadd(x10, k[6]); x11 = vadd(x11, k[7]);
-	x12 = vadd(x12, ctr); x13 = vadd(x13, n0); x14 = vadd(x14, n1); x15 = vadd(x15, n2);
-	y0 = vadd(y0, c0); y1 = vadd(y1, c1); y2 = vadd(y2, c2); y3 = vadd(y3, c3);
-	y4 = vadd(y4, k[0]); y5 = vadd(y5, k[1]); y6 = vadd(y6, k[2]); y7 = vadd(y7, k[3]);
-	y8 = vadd(y8, k[4]); y9 = vadd(y9, k[5]); y10 = vadd(y10, k[6]); y11 = vadd(y11, k[7]);
-	y12 = vadd(y12, ctr1); y13 = vadd(y13, n0); y14 = vadd(y14, n1); y15 = vadd(y15, n2);
-	transpose_words(t + 0, x0, x1, x2, x3);
-	transpose_words(t + 4, x4, x5, x6, x7);
-	transpose_words(t + 8, x8, x9, x10, x11);
-	transpose_words(t + 12, x12, x13, x14, x15);
-	for (int m = 0; m < 4; m++)
-		transpose_chunks(&t[m], &t[4 + m], &t[8 + m], &t[12 + m]);
-	transpose_words(u + 0, y0, y1, y2, y3);
-	transpose_words(u + 4, y4, y5, y6, y7);
-	transpose_words(u + 8, y8, y9, y10, y11);
-	transpose_words(u + 12, y12, y13, y14, y15);
-	for (int m = 0; m < 4; m++)
-		transpose_chunks(&u[m], &u[4 + m], &u[8 + m], &u[12 + m]);
+	for (unsigned int r = 0; r < dr; r++)
+		DOUBLE_ROUND(QR2, x, y);
+	ADD_INPUT(x, ctr);
+	ADD_INPUT(y, ctr1);
+	TO_ROWS(x, t);
+	TO_ROWS(y, u);
 }
 
 void

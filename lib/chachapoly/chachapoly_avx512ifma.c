@@ -256,13 +256,14 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * (vecsec_tune(), chachapoly.c): 960 bytes on a Sapphire Rapids-class
  * Xeon (measured before the multi-form passes existed), all 3520 on a
  * Zen 5, where every length 961..3520 is 12 to 44 % faster this way than
- * with the 1 KiB stitched steps (cpu.c has the figures).
+ * with the 1 KiB stitched steps, and on a Zen 4 (2 to 15 % there; cpu.c
+ * has the figures).
  */
 
 /*
  * Data blocks from which the IFMA kernel takes the ciphertext: per CPU
- * (vecsec_tune(): 24 on a Sapphire Rapids class Xeon, 32 on a Zen 5; the
- * figures are in lib/cpu/cpu.c).
+ * (vecsec_tune(): 24 on a Sapphire Rapids class Xeon, 32 on a Zen 5, 44 on
+ * a Zen 4; the figures are in lib/cpu/cpu.c).
  */
 #define SHORT_IFMA_BLOCKS (vecsec_tune()->chachapoly_short_ifma_blocks)
 

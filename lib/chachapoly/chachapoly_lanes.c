@@ -43,13 +43,16 @@
  * lane) and have not been measured on an ARM core: they keep the crossover
  * they had before these x86 measurements, 1536 B.
  */
-/* 16 ChaCha lanes: per CPU, vecsec_tune() (4096 on the Xeon above, 8192 on a Zen 5) */
+/*
+ * 16 ChaCha lanes: per CPU, vecsec_tune() (4096 on the Xeon above, 8192 on
+ * a Zen 5, 5120 on a Zen 4)
+ */
 #define CROSSOVER_X16 (vecsec_tune()->lanes_crossover_x16)
 #define CROSSOVER_X8 1024       /* 8 */
 #if defined(__aarch64__)
 #define CROSSOVER_X4 1536       /* 4 (NEON) */
 #else
-/* 4 (SSSE3): per CPU, vecsec_tune() (384 on the Xeon above, 64 on a Zen 5) */
+/* 4 (SSSE3): per CPU, vecsec_tune() (384 on the Xeon above, 64 on a Zen 5, 0 on a Zen 4) */
 #define CROSSOVER_X4 (vecsec_tune()->lanes_crossover_ssse3)
 #endif
 

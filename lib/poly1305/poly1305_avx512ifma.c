@@ -39,9 +39,12 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 {
 	const __m512i hibit = _mm512_set1_epi64((long long)(pad & 1) << 40);
 	const size_t k = nblocks % 8;
-	struct p44v a, b, m;
-	struct p44v_mulr r16, rl8, rl16;
-	uint64_t h[3];
+	/* the secrets in one place, wiped by one call at the end */
+	struct {
+		struct p44v a, b, m;
+		struct p44v_mulr r16, rl8, rl16;
+		uint64_t h[3];
+	} w;
 	size_t rest;
 
 	if (nblocks < MIN_BLOCKS) {
@@ -49,12 +52,12 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 		return;
 	}
 	p44v_powers(st, &vecsec_poly1305_impl_avx512ifma);
-	h[0] = st->h[0];
-	h[1] = st->h[1];
-	h[2] = st->h[2];
-	p44v_mulr_bcast(&r16, st->ext, 16);
-	p44v_mulr_last(&rl16, st->ext, 16);
-	p44v_mulr_last(&rl8, st->ext, 8);
+	w.h[0] = st->h[0];
+	w.h[1] = st->h[1];
+	w.h[2] = st->h[2];
+	p44v_mulr_bcast(&w.r16, st->ext, 16);
+	p44v_mulr_last(&w.rl16, st->ext, 16);
+	p44v_mulr_last(&w.rl8, st->ext, 8);
 	/*
 	 * Chunks of 8 blocks, a partial one first (front-padded with blocks
 	 * that add nothing); a takes chunks 0, 2, 4..., b chunks 1, 3, 5...,
@@ -62,42 +65,36 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 	 * r^(8-j) on block j, the other r^(16-j).
 	 */
 	if (k != 0) {
-		p44v_load_first(&a, in, k, hibit, h);
+		p44v_load_first(&w.a, in, k, hibit, w.h);
 		in += 16 * k;
 	} else {
-		p44v_load_h(&a, in, hibit, h);
+		p44v_load_h(&w.a, in, hibit, w.h);
 		in += 128;
 	}
-	p44v_load(&b, in, hibit);
+	p44v_load(&w.b, in, hibit);
 	in += 128;
 	for (rest = (nblocks + 7) / 8 - 2; rest >= 2; rest -= 2, in += 256) {
-		p44v_load(&m, in, hibit);
-		p44v_mul(&a, &r16, &m);
-		p44v_load(&m, in + 128, hibit);
-		p44v_mul(&b, &r16, &m);
+		p44v_load(&w.m, in, hibit);
+		p44v_mul(&w.a, &w.r16, &w.m);
+		p44v_load(&w.m, in + 128, hibit);
+		p44v_mul(&w.b, &w.r16, &w.m);
 	}
 	if (rest == 1) {
-		p44v_load(&m, in, hibit);
-		p44v_mul(&a, &r16, &m);
-		p44v_mul(&a, &rl8, NULL);
-		p44v_mul(&b, &rl16, NULL);
+		p44v_load(&w.m, in, hibit);
+		p44v_mul(&w.a, &w.r16, &w.m);
+		p44v_mul(&w.a, &w.rl8, NULL);
+		p44v_mul(&w.b, &w.rl16, NULL);
 	} else {
-		p44v_mul(&a, &rl16, NULL);
-		p44v_mul(&b, &rl8, NULL);
+		p44v_mul(&w.a, &w.rl16, NULL);
+		p44v_mul(&w.b, &w.rl8, NULL);
 	}
-	p44v_add(&a, &b);
-	p44v_hsum(h, &a);
-	st->h[0] = h[0];
-	st->h[1] = h[1];
-	st->h[2] = h[2];
+	p44v_add(&w.a, &w.b);
+	p44v_hsum(w.h, &w.a);
+	st->h[0] = w.h[0];
+	st->h[1] = w.h[1];
+	st->h[2] = w.h[2];
 	/* r powers and accumulators are secret: wipe the copies the compiler spilled */
-	vecsec_memzero(h, sizeof(h));
-	vecsec_memzero(&a, sizeof(a));
-	vecsec_memzero(&b, sizeof(b));
-	vecsec_memzero(&m, sizeof(m));
-	vecsec_memzero(&r16, sizeof(r16));
-	vecsec_memzero(&rl8, sizeof(rl8));
-	vecsec_memzero(&rl16, sizeof(rl16));
+	vecsec_memzero(&w, sizeof(w));
 }
 
 const struct poly1305_impl vecsec_poly1305_impl_avx512ifma = {

@@ -715,8 +715,10 @@ test_crossover(void)
 	vecsec_lanes_set_crossover(64);
 	one_burst(40, ks, seed + 2, true, "crossover 64");
 	vecsec_lanes_reset_crossover();
-	VT_EXPECT(vecsec_lanes_crossover() >= 64, "default crossover %zu",
-		  vecsec_lanes_crossover());
+	/* 0 only where the CPU's entry keeps jobs off 4 lanes (SSSE3 on a Zen 4) */
+	VT_EXPECT(vecsec_lanes_crossover() >= 64 ||
+			  vecsec_lanes_crossover() == vecsec_tune()->lanes_crossover_ssse3,
+		  "default crossover %zu", vecsec_lanes_crossover());
 	free(ks);
 }
 
