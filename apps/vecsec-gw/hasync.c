@@ -127,8 +127,9 @@ struct hs_slot {
 	uint64_t last;                  /* the highest number the SA may use */
 	uint64_t adv, acked;            /* own reservation: advertised, acked (absolute) */
 	uint64_t sent_ms;               /* when adv was last sent */
-	uint64_t b_in, rate_top, rate_ms, rate_held;
+	uint64_t b_in, rate_top, rate_ms, rate_held;    /* rate_ms 0: no baseline yet */
 	uint64_t tick_top, tick_held, tick_ms;  /* inbound: at the last tick */
+	uint64_t grow_acked;            /* inbound: acked when B_in last grew at its limit */
 };
 
 static struct {
@@ -526,6 +527,15 @@ take_one(unsigned int i, const struct gw_sa_conf *c, uint64_t theirs)
 		b->adv = 0;     /* advertised again from the new number */
 	} else if (s->rw != NULL) {
 		/*
+		 * the rate starts anew from the floor: the jump to it is not
+		 * traffic (measured from 0, a long-lived SA's whole history would
+		 * count as 100 ms of it, and B_in, what the next takeover
+		 * refuses, would be that large)
+		 */
+		b->b_in = HS_BIN_MIN;
+		b->rate_ms = b->tick_ms = 0;
+		b->grow_acked = 0;
+		/*
 		 * the segment is inactive here (or the SA not active yet): no
 		 * worker touches the window (ha_dp.h drops its packets before
 		 * the SAD); the lock anyway
@@ -839,27 +849,42 @@ in_want(struct hs_slot *b, unsigned int slot, uint64_t top, uint64_t now)
 {
 	uint64_t held = sa_held(slot);
 
-	if (gated() && top >= b->acked && b->tick_ms != 0 && now > b->tick_ms) {
+	if (gated() && (top >= b->acked || held > b->tick_held) && b->acked != b->grow_acked &&
+	    b->tick_ms != 0 && now > b->tick_ms) {
 		/*
-		 * at its limit, packets held back (ha_seq_wait): a new or
-		 * suddenly faster SA. At once, the numbers of HS_RATE_MS
-		 * at the rate offered since the last tick (taken and
-		 * held), at least twice the block
+		 * at its limit, or packets held back (ha_seq_wait) since the
+		 * last tick: a new or suddenly faster SA, or the peer's
+		 * numbers ahead of the window's top by more than the block
+		 * (after a takeover: the peer went on counting while no node
+		 * accepted; those numbers are refused, so the top stays where
+		 * it was and only a larger block reaches them). At once, the
+		 * numbers of HS_RATE_MS at the rate offered since the last
+		 * tick (taken and held), at least twice the block. Once per
+		 * ack: a partner that does not answer (dead, not yet timed
+		 * out) is no faster SA, and doubling every tick until it is
+		 * declared down would advertise, to whoever stores it next, a
+		 * limit millions of numbers ahead (all refused at its takeover)
 		 */
 		uint64_t d = (top - RTE_MIN(top, b->tick_top)) +
 			(held - RTE_MIN(held, b->tick_held));
 
 		d = d * HS_RATE_MS / (now - b->tick_ms);
 		b->b_in = RTE_MIN(RTE_MAX(b->b_in * 2, d), (uint64_t)HS_BIN_MAX);
+		b->grow_acked = b->acked;
 	}
 	b->tick_top = top;
 	b->tick_held = held;
 	b->tick_ms = now;
-	if (now - b->rate_ms >= HS_RATE_MS) {
+	if (b->rate_ms == 0) {
+		/* the first tick (a new SA, a takeover): the baseline only */
+		b->rate_top = top;
+		b->rate_held = held;
+		b->rate_ms = now;
+	} else if (now - b->rate_ms >= HS_RATE_MS) {
 		/* the numbers of about HS_RATE_MS offered, halving at most */
 		uint64_t d = (top - RTE_MIN(top, b->rate_top)) +
 			(held - RTE_MIN(held, b->rate_held));
-		uint64_t dt = b->rate_ms != 0 ? now - b->rate_ms : HS_RATE_MS;
+		uint64_t dt = now - b->rate_ms;
 
 		d = d * HS_RATE_MS / RTE_MAX(dt, 1u);
 		b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, b->b_in / 2)),
