@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <daemon.h>
@@ -109,6 +110,14 @@ struct private_kernel_vecsec_ipsec_t {
 	bool ha_fail_logged;            /* a failing sync said once until it works */
 	int wake[2];                    /* pipe: the logger wakes the watcher */
 	char *ha_fifo;                  /* the plugin's FIFO (+N/-N), for a handoff */
+	/*
+	 * the other node's gateway as this node's gateway last saw it over
+	 * --cluster-sync (`segments`' "sync partner"): 1 up (or syncing), 0
+	 * down, -1 unknown (no --cluster-sync, never asked); asked every
+	 * HA_PARTNER_POLL_MS by the watcher (ha_partner_ms: when last)
+	 */
+	int ha_partner;
+	uint64_t ha_partner_ms;
 };
 
 typedef struct {
@@ -1563,6 +1572,22 @@ ha_mask_text(uint16_t mask, char *out, size_t len)
  * out, so it may run any number of times. Runs in the watcher thread (or
  * at destroy), never in the logger. A failure leaves it dirty: retried.
  */
+/* The other node's gateway in a `segments` answer ("sync partner up|syncing|down"). */
+static void
+ha_note_partner(private_kernel_vecsec_ipsec_t *this, const char *lines)
+{
+	const char *p = strstr(lines, " sync partner ");
+	int was = this->ha_partner;
+
+	if (p == NULL)
+		this->ha_partner = -1;
+	else
+		this->ha_partner = strncmp(p + 14, "down", 4) == 0 ? 0 : 1;
+	if (this->ha_partner >= 0 && this->ha_partner != was)
+		DBG1(DBG_KNL, "kernel-vecsec: the other node's gateway is %s (vecsec-gw's cluster "
+		     "sync)", this->ha_partner ? "up" : "down");
+}
+
 static void
 ha_sync(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1599,6 +1624,7 @@ ha_sync(private_kernel_vecsec_ipsec_t *this)
 		goto out;
 	}
 	have = (uint16_t)strtoul(m + 8, NULL, 16);
+	ha_note_partner(this, a.lines);
 	kernel_vecsec_answer_free(&a);
 	this->ha_off_logged = FALSE;
 	if (want >> count) {
@@ -1680,6 +1706,26 @@ gw_answers(private_kernel_vecsec_ipsec_t *this)
 	return ok;
 }
 
+#define HA_PARTNER_POLL_MS 500
+
+/* Every HA_PARTNER_POLL_MS: what this node's gateway knows of the other node's. */
+static void
+ha_poll_partner(private_kernel_vecsec_ipsec_t *this)
+{
+	kernel_vecsec_answer_t a;
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (now - this->ha_partner_ms < HA_PARTNER_POLL_MS)
+		return;
+	this->ha_partner_ms = now;
+	if (this->ctl->request(this->ctl, &a, "segments") == SUCCESS)
+		ha_note_partner(this, a.lines);
+	kernel_vecsec_answer_free(&a);
+}
+
 static void
 ha_handoff(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1692,6 +1738,22 @@ ha_handoff(private_kernel_vecsec_ipsec_t *this)
 	if (!want || !this->ha_fifo)
 		return;
 	ha_mask_text(want, w, sizeof(w));
+	if (this->ha_partner == 0) {
+		/*
+		 * the other node's gateway is gone too (this gateway's sync had
+		 * not heard it for a second): a handoff would put the segments
+		 * on a node that carries nothing either, and that node's charon
+		 * would keep them while its gateway is away. They stay here:
+		 * carried again when this gateway returns (connect_gw sets
+		 * charon's set; the SAs of active segments are re-created with
+		 * new keys, so no number is sent twice under one key)
+		 */
+		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s is gone while charon's ha plugin has "
+		     "segments %s active, and the other node's gateway is down too (this "
+		     "gateway's cluster sync no longer heard it): keeping them here, not handing "
+		     "them to a node that cannot carry them", this->ctl->get_path(this->ctl), w);
+		return;
+	}
 	DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s is gone while charon's ha plugin has "
 	     "segments %s active: handing them to the other node (%s: -N)",
 	     this->ctl->get_path(this->ctl), w, this->ha_fifo);
@@ -1754,6 +1816,8 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 		}
 		if (this->ha && ha_is_dirty(this))
 			ha_sync(this);
+		if (this->ha)
+			ha_poll_partner(this);
 		pfd2[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
 		pfd2[1] = (struct pollfd){ .fd = this->wake[0], .events = POLLIN };
 		if (poll(pfd2, this->ha ? 2 : 1, 200) <= 0)
@@ -1966,6 +2030,7 @@ kernel_vecsec_ipsec_create(void)
 		this->ha_count = (u_int)lib->settings->get_int(lib->settings,
 						"%s.plugins.ha.segment_count", 1, lib->ns);
 		this->ha_count = max(1u, min(this->ha_count, (u_int)HA_SEG_MAX));
+		this->ha_partner = -1;
 		this->ha_fifo = strdup(lib->settings->get_str(lib->settings,
 					"%s.plugins.kernel-vecsec.ha_fifo", HA_FIFO_DEFAULT, lib->ns));
 		charon->bus->add_logger(charon->bus, &this->ha_logger);

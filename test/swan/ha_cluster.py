@@ -51,7 +51,11 @@ Active/passive (segment_count 1), each step waiting for events:
      kernel-vecsec hands segment 1 to the other node through the ha
      plugin's FIFO (-1, the plugin's segment drop), the other node takes
      it at once; the same traffic checks; the gateway restarted: charon's
-     set (none), standby SAs back, both nodes consistent
+     set (none), standby SAs back, both nodes consistent. Before it, both
+     gateways killed, the standby's first: the active node's charon keeps
+     segment 1 (no handoff to a node whose gateway is gone); the standby's
+     gateway returns with nothing, the active one with segment 1 and new
+     CHILD_SAs
   8. failover 4, to the node whose gateway was just restarted (its SAs
      installed again by kernel-vecsec, its sync state pushed by the other
      gateway): traffic both ways through the active node, captured; the
@@ -772,6 +776,42 @@ def replay_check(env, active, standby):
                        sum(1 for x in both if x[1] == "out")))
 
 
+def both_gateways_dead(env, active, standby):
+    """
+    The standby gateway dies, then the active one: kernel-vecsec on the
+    active node keeps its segments (the other node's gateway is down, a
+    handoff would put them where nothing carries them). The standby's
+    gateway returns first and gets nothing; the active one returns and
+    carries them again, with new CHILD_SAs.
+    """
+    before = env.sas()
+    alog = len(env.charon_log(active))
+    slog = len(env.charon_log(standby))
+    env.gws[standby].send_signal(signal.SIGKILL)
+    env.gws[standby].wait(30)
+    env.gws[standby] = None
+    wait_for(lambda: "the other node's gateway is down" in env.charon_log(active)[alog:], 20,
+             what="kernel-vecsec %s to learn that gateway %s is down" % (active, standby))
+    env.gws[active].send_signal(signal.SIGKILL)
+    env.gws[active].wait(30)
+    env.gws[active] = None
+    wait_for(lambda: "keeping them here" in env.charon_log(active)[alog:], 20,
+             what="kernel-vecsec %s's decision with both gateways gone" % active)
+    check(env.charon_segments(active) == "1" and "HA segment 1 activated" not in
+          env.charon_log(standby)[slog:], "both gateways gone: charon %s kept segment 1 "
+          "(not handed to node %s, whose gateway is gone too)" % (active, standby))
+    # (both back soon: charon's DPD on the active node fails while its gateway, and with
+    # it the cluster address, is gone, and would end the IKE_SA after some seconds)
+    env.gw_start(standby)
+    env.gw_start(active)
+    wait_for(lambda: env.segments(active) == "1" and env.charon_segments(active) == "1", 20,
+             what="gateway %s back with segment 1" % active)
+    check(env.segments(standby) == "none" and "HA segment 1 activated" not in
+          env.charon_log(standby)[slog:], "gateway %s returned first and carries nothing; "
+          "gateway %s returned and carries segment 1 again" % (standby, active))
+    consistent(env, "after both gateways' return", changed=before)
+
+
 def carried(env, sides=("A", "B")):
     """{side: {(dir, spi): (segment, state, packets)}} of both gateways (or those of sides)."""
     res = {}
@@ -1088,6 +1128,10 @@ def main():
                  what="node %s's new charon to stay passive" % survivor)
         consistent(env, "after charon %s's return" % survivor, changed=before)
         survivor, other = other, survivor
+
+        step("both gateways killed: node %s's (standby), then node %s's (active)" % (
+            other, survivor))
+        both_gateways_dead(env, survivor, other)
 
         step("failover 3: the gateway of node %s killed, its charon alive" % survivor)
         before = env.sas()
