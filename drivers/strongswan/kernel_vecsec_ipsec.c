@@ -118,6 +118,13 @@ struct private_kernel_vecsec_ipsec_t {
 	 */
 	int ha_partner;
 	uint64_t ha_partner_ms;
+	/*
+	 * and the sync's own state: this gateway's epoch, the partner's, its
+	 * ends ("ADDR:PORT", "[ADDR6]:PORT"; empty: not known), for the GONE
+	 * message when the gateway dies (ha_send_gone)
+	 */
+	uint32_t ha_epoch, ha_peer_epoch;
+	char ha_local[64], ha_remote[64];
 };
 
 typedef struct {
@@ -1579,10 +1586,18 @@ ha_note_partner(private_kernel_vecsec_ipsec_t *this, const char *lines)
 	const char *p = strstr(lines, " sync partner ");
 	int was = this->ha_partner;
 
+	const char *e;
+
 	if (p == NULL)
 		this->ha_partner = -1;
 	else
 		this->ha_partner = strncmp(p + 14, "down", 4) == 0 ? 0 : 1;
+	this->ha_local[0] = this->ha_remote[0] = '\0';
+	if (p != NULL && (e = strstr(p, " epoch ")) != NULL &&
+			sscanf(e, " epoch %" SCNu32 " partner_epoch %" SCNu32, &this->ha_epoch,
+			       &this->ha_peer_epoch) == 2 && (e = strstr(p, " local ")) != NULL &&
+			sscanf(e, " local %63s remote %63s", this->ha_local, this->ha_remote) != 2)
+		this->ha_local[0] = this->ha_remote[0] = '\0';
 	if (this->ha_partner >= 0 && this->ha_partner != was)
 		DBG1(DBG_KNL, "kernel-vecsec: the other node's gateway is %s (vecsec-gw's cluster "
 		     "sync)", this->ha_partner ? "up" : "down");
@@ -1726,6 +1741,79 @@ ha_poll_partner(private_kernel_vecsec_ipsec_t *this)
 	kernel_vecsec_answer_free(&a);
 }
 
+/* "ADDR:PORT" or "[ADDR6]:PORT" into sa; FALSE when not one */
+static bool
+ha_end(const char *text, struct sockaddr_storage *sa, socklen_t *len)
+{
+	char a[64];
+	const char *colon = strrchr(text, ':');
+	unsigned int port;
+
+	memset(sa, 0, sizeof(*sa));
+	if (colon == NULL || sscanf(colon + 1, "%u", &port) != 1 || port == 0 || port > 65535 ||
+			(size_t)(colon - text) >= sizeof(a))
+		return FALSE;
+	if (text[0] == '[') {
+		struct sockaddr_in6 *x = (struct sockaddr_in6 *)sa;
+
+		if (colon - text < 3 || colon[-1] != ']')
+			return FALSE;
+		memcpy(a, text + 1, (size_t)(colon - text - 2));
+		a[colon - text - 2] = '\0';
+		x->sin6_family = AF_INET6;
+		x->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*x);
+		return inet_pton(AF_INET6, a, &x->sin6_addr) == 1;
+	} else {
+		struct sockaddr_in *x = (struct sockaddr_in *)sa;
+
+		memcpy(a, text, (size_t)(colon - text));
+		a[colon - text] = '\0';
+		x->sin_family = AF_INET;
+		x->sin_port = htons((uint16_t)port);
+		*len = sizeof(*x);
+		return inet_pton(AF_INET, a, &x->sin_addr) == 1;
+	}
+}
+
+/*
+ * Tell the other node's gateway that this one is gone (vecsec-gw's
+ * --cluster-sync message GONE, hasync.c): from this gateway's own sync
+ * address and port, free only once it is dead (bound without SO_REUSEADDR:
+ * a gateway that still has it makes the bind fail, and nothing is sent),
+ * with the epoch it last had. The other gateway then stops waiting for
+ * acks of a partner that cannot answer (a second of held packets
+ * otherwise). Sent three times: a datagram on the sync link.
+ */
+static void
+ha_send_gone(private_kernel_vecsec_ipsec_t *this)
+{
+	struct sockaddr_storage l, r;
+	socklen_t ll = 0, rl = 0;
+	uint8_t m[16] = { 'V', 'S', 'H', 'A', 1, 4, 0, 0 };
+	int fd, sent = 0;
+
+	if (this->ha_partner != 1 || this->ha_epoch == 0 || !ha_end(this->ha_local, &l, &ll) ||
+			!ha_end(this->ha_remote, &r, &rl) || l.ss_family != r.ss_family)
+		return;
+	htoun32(m + 8, this->ha_epoch);
+	htoun32(m + 12, this->ha_peer_epoch);
+	fd = socket(l.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (bind(fd, (struct sockaddr *)&l, ll) != 0) {
+		DBG1(DBG_KNL, "kernel-vecsec: cannot send the other node's gateway word that this "
+		     "one is gone: %s is in use (%s)", this->ha_local, strerror(errno));
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		sent += sendto(fd, m, sizeof(m), 0, (struct sockaddr *)&r, rl) == sizeof(m);
+	close(fd);
+	DBG1(DBG_KNL, "kernel-vecsec: told the other node's gateway (%s) that this one (epoch %u) "
+	     "is gone: %d of 3 sent", this->ha_remote, this->ha_epoch, sent);
+}
+
 static void
 ha_handoff(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1754,6 +1842,7 @@ ha_handoff(private_kernel_vecsec_ipsec_t *this)
 		     "them to a node that cannot carry them", this->ctl->get_path(this->ctl), w);
 		return;
 	}
+	ha_send_gone(this);
 	DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s is gone while charon's ha plugin has "
 	     "segments %s active: handing them to the other node (%s: -N)",
 	     this->ctl->get_path(this->ctl), w, this->ha_fifo);

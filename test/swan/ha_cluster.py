@@ -590,6 +590,14 @@ def failover(env, active, label, kill="node", dpd=False):
         check(env.charon_segments(active) == "none" and "handed segment 1 to the other node"
               in alog, "%s: charon %s (its gateway killed) handed segment 1 to node %s "
               "through the ha plugin's FIFO and has none" % (label, active, standby))
+        if env.sync_opt:
+            # and told the other gateway at once, so that it holds nothing back for the
+            # dead partner's acks (a second otherwise)
+            check("told the other node's gateway" in alog and "its node says the gateway is "
+                  "gone" in env.tail("gw%s.log" % standby, 400),
+                  "%s: kernel-vecsec %s told gateway %s over the sync link that gateway %s "
+                  "is gone; gateway %s took it as down at once" % (
+                      label, active, standby, active, standby))
     if not dpd:
         return meas, rows
     # query_policy: DPD on the survivor asks kernel-vecsec for the CHILD_SA's last use;
