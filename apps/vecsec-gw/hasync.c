@@ -91,6 +91,7 @@ _Static_assert(offsetof(struct gw_sa, ha_in_lim) + sizeof(uint64_t) <= 3 * RTE_C
 #define HS_HELLO 1
 #define HS_RES 2
 #define HS_ACK 3
+#define HS_GONE 4                       /* from the partner's node: its gateway is dead */
 #define HS_HDR 16
 #define HS_REC 32
 #define HS_MAX_REC 40                   /* 16 + 40 * 32 = 1296 bytes a datagram */
@@ -127,8 +128,9 @@ struct hs_slot {
 	uint64_t last;                  /* the highest number the SA may use */
 	uint64_t adv, acked;            /* own reservation: advertised, acked (absolute) */
 	uint64_t sent_ms;               /* when adv was last sent */
-	uint64_t b_in, rate_top, rate_ms, rate_held;
+	uint64_t b_in, rate_top, rate_ms, rate_held;    /* rate_ms 0: no baseline yet */
 	uint64_t tick_top, tick_held, tick_ms;  /* inbound: at the last tick */
+	uint64_t grow_acked;            /* inbound: acked when B_in last grew at its limit */
 };
 
 static struct {
@@ -146,7 +148,7 @@ static struct {
 	bool alive, syncing;
 	uint64_t heard_ms, hello_ms, up_ms;
 	uint64_t tx_msgs, rx_msgs, tx_recs, rx_recs, acked_recs, bad, ups, downs, full_pushes;
-	uint64_t store_full, takeovers, conflicts;
+	uint64_t store_full, takeovers, conflicts, gones;
 	struct hs_slot *slots;
 	unsigned int nb_slots;
 	struct hs_ent *ents;            /* open addressing, a power of two */
@@ -526,6 +528,15 @@ take_one(unsigned int i, const struct gw_sa_conf *c, uint64_t theirs)
 		b->adv = 0;     /* advertised again from the new number */
 	} else if (s->rw != NULL) {
 		/*
+		 * the rate starts anew from the floor: the jump to it is not
+		 * traffic (measured from 0, a long-lived SA's whole history would
+		 * count as 100 ms of it, and B_in, what the next takeover
+		 * refuses, would be that large)
+		 */
+		b->b_in = HS_BIN_MIN;
+		b->rate_ms = b->tick_ms = 0;
+		b->grow_acked = 0;
+		/*
 		 * the segment is inactive here (or the SA not active yet): no
 		 * worker touches the window (ha_dp.h drops its packets before
 		 * the SAD); the lock anyway
@@ -790,11 +801,26 @@ on_datagram(const uint8_t *p, size_t len, const struct sockaddr_storage *from, u
 	n = (unsigned int)p[6] << 8 | p[7];
 	epoch = get32(p + 8);
 	if (epoch == 0 || n > HS_MAX_REC || len != HS_HDR + (size_t)n * HS_REC ||
-	    p[5] < HS_HELLO || p[5] > HS_ACK || (p[5] == HS_HELLO && n != 0)) {
+	    p[5] < HS_HELLO || p[5] > HS_GONE ||
+	    ((p[5] == HS_HELLO || p[5] == HS_GONE) && n != 0)) {
 		hs.bad++;
 		return;
 	}
 	hs.rx_msgs++;
+	if (p[5] == HS_GONE) {
+		/*
+		 * kernel-vecsec on the partner's node, from the partner's own
+		 * address and port (free only once that gateway is gone), about
+		 * the epoch it last saw: the partner is down now, not after
+		 * HS_DEAD_MS of silence (the node hands its segments over at
+		 * the same moment, and this node would hold their packets back
+		 * for acks that cannot come). Another epoch: stale, ignored
+		 */
+		hs.gones++;
+		if (hs.alive && epoch == hs.peer_epoch)
+			partner_down("its node says the gateway is gone");
+		return;
+	}
 	if (!hs.alive || epoch != hs.peer_epoch)
 		partner_up(epoch, now);
 	hs.heard_ms = now;
@@ -839,27 +865,42 @@ in_want(struct hs_slot *b, unsigned int slot, uint64_t top, uint64_t now)
 {
 	uint64_t held = sa_held(slot);
 
-	if (gated() && top >= b->acked && b->tick_ms != 0 && now > b->tick_ms) {
+	if (gated() && (top >= b->acked || held > b->tick_held) && b->acked != b->grow_acked &&
+	    b->tick_ms != 0 && now > b->tick_ms) {
 		/*
-		 * at its limit, packets held back (ha_seq_wait): a new or
-		 * suddenly faster SA. At once, the numbers of HS_RATE_MS
-		 * at the rate offered since the last tick (taken and
-		 * held), at least twice the block
+		 * at its limit, or packets held back (ha_seq_wait) since the
+		 * last tick: a new or suddenly faster SA, or the peer's
+		 * numbers ahead of the window's top by more than the block
+		 * (after a takeover: the peer went on counting while no node
+		 * accepted; those numbers are refused, so the top stays where
+		 * it was and only a larger block reaches them). At once, the
+		 * numbers of HS_RATE_MS at the rate offered since the last
+		 * tick (taken and held), at least twice the block. Once per
+		 * ack: a partner that does not answer (dead, not yet timed
+		 * out) is no faster SA, and doubling every tick until it is
+		 * declared down would advertise, to whoever stores it next, a
+		 * limit millions of numbers ahead (all refused at its takeover)
 		 */
 		uint64_t d = (top - RTE_MIN(top, b->tick_top)) +
 			(held - RTE_MIN(held, b->tick_held));
 
 		d = d * HS_RATE_MS / (now - b->tick_ms);
 		b->b_in = RTE_MIN(RTE_MAX(b->b_in * 2, d), (uint64_t)HS_BIN_MAX);
+		b->grow_acked = b->acked;
 	}
 	b->tick_top = top;
 	b->tick_held = held;
 	b->tick_ms = now;
-	if (now - b->rate_ms >= HS_RATE_MS) {
+	if (b->rate_ms == 0) {
+		/* the first tick (a new SA, a takeover): the baseline only */
+		b->rate_top = top;
+		b->rate_held = held;
+		b->rate_ms = now;
+	} else if (now - b->rate_ms >= HS_RATE_MS) {
 		/* the numbers of about HS_RATE_MS offered, halving at most */
 		uint64_t d = (top - RTE_MIN(top, b->rate_top)) +
 			(held - RTE_MIN(held, b->rate_held));
-		uint64_t dt = b->rate_ms != 0 ? now - b->rate_ms : HS_RATE_MS;
+		uint64_t dt = now - b->rate_ms;
 
 		d = d * HS_RATE_MS / RTE_MAX(dt, 1u);
 		b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, b->b_in / 2)),
@@ -1058,6 +1099,41 @@ state_name(void)
 	return !hs.alive ? "down" : hs.syncing ? "syncing" : "up";
 }
 
+/* "ADDR:PORT", "[ADDR6]:PORT" */
+static void
+end_text(const struct sockaddr_storage *sa, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (sa->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &x->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ntohs(x->sin6_port));
+	} else {
+		const struct sockaddr_in *x = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &x->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(x->sin_port));
+	}
+}
+
+/*
+ * The sync's last fields: its ends (kernel-vecsec sends HS_GONE from the
+ * local one to the remote one when this gateway dies) and the GONE
+ * messages taken
+ */
+static void
+show_ends(bool json, FILE *out)
+{
+	char l[INET6_ADDRSTRLEN + 10], r[INET6_ADDRSTRLEN + 10];
+
+	end_text(&hs.local, l, sizeof(l));
+	end_text(&hs.remote, r, sizeof(r));
+	fprintf(out, json ? ", \"gones\": %" PRIu64 ", \"local\": \"%s\", \"remote\": \"%s\"}" :
+		" gones %" PRIu64 " local %s remote %s", hs.gones, l, r);
+}
+
 void
 gw_hasync_show(bool json, FILE *out)
 {
@@ -1072,7 +1148,7 @@ gw_hasync_show(bool json, FILE *out)
 		", \"bad\": %" PRIu64 ", \"sas\": %u, \"pending\": %u, \"stored\": %u"
 		", \"store_full\": %" PRIu64 ", \"ups\": %" PRIu64 ", \"downs\": %" PRIu64
 		", \"full_pushes\": %" PRIu64 ", \"takeovers\": %" PRIu64 ", \"conflicts\": %" PRIu64
-		", \"block\": %u}" :
+		", \"block\": %u" :
 		" sync partner %s epoch %u partner_epoch %u gated %s sent %" PRIu64 " received %"
 		PRIu64 " acked %" PRIu64 " records_sent %" PRIu64 " records_received %" PRIu64
 		" bad %" PRIu64 " sas %u pending %u stored %u store_full %" PRIu64 " ups %" PRIu64
@@ -1082,6 +1158,7 @@ gw_hasync_show(bool json, FILE *out)
 		(json ? "false" : "no"), hs.tx_msgs, hs.rx_msgs, hs.acked_recs, hs.tx_recs,
 		hs.rx_recs, hs.bad, bound, pending, hs.nb_ents, hs.store_full, hs.ups, hs.downs,
 		hs.full_pushes, hs.takeovers, hs.conflicts, hs.block);
+	show_ends(json, out);
 }
 
 void

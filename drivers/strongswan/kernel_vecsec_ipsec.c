@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <daemon.h>
@@ -109,6 +110,21 @@ struct private_kernel_vecsec_ipsec_t {
 	bool ha_fail_logged;            /* a failing sync said once until it works */
 	int wake[2];                    /* pipe: the logger wakes the watcher */
 	char *ha_fifo;                  /* the plugin's FIFO (+N/-N), for a handoff */
+	/*
+	 * the other node's gateway as this node's gateway last saw it over
+	 * --cluster-sync (`segments`' "sync partner"): 1 up (or syncing), 0
+	 * down, -1 unknown (no --cluster-sync, never asked); asked every
+	 * HA_PARTNER_POLL_MS by the watcher (ha_partner_ms: when last)
+	 */
+	int ha_partner;
+	uint64_t ha_partner_ms;
+	/*
+	 * and the sync's own state: this gateway's epoch, the partner's, its
+	 * ends ("ADDR:PORT", "[ADDR6]:PORT"; empty: not known), for the GONE
+	 * message when the gateway dies (ha_send_gone)
+	 */
+	uint32_t ha_epoch, ha_peer_epoch;
+	char ha_local[64], ha_remote[64];
 };
 
 typedef struct {
@@ -1563,6 +1579,30 @@ ha_mask_text(uint16_t mask, char *out, size_t len)
  * out, so it may run any number of times. Runs in the watcher thread (or
  * at destroy), never in the logger. A failure leaves it dirty: retried.
  */
+/* The other node's gateway in a `segments` answer ("sync partner up|syncing|down"). */
+static void
+ha_note_partner(private_kernel_vecsec_ipsec_t *this, const char *lines)
+{
+	const char *p = strstr(lines, " sync partner ");
+	int was = this->ha_partner;
+
+	const char *e;
+
+	if (p == NULL)
+		this->ha_partner = -1;
+	else
+		this->ha_partner = strncmp(p + 14, "down", 4) == 0 ? 0 : 1;
+	this->ha_local[0] = this->ha_remote[0] = '\0';
+	if (p != NULL && (e = strstr(p, " epoch ")) != NULL &&
+			sscanf(e, " epoch %" SCNu32 " partner_epoch %" SCNu32, &this->ha_epoch,
+			       &this->ha_peer_epoch) == 2 && (e = strstr(p, " local ")) != NULL &&
+			sscanf(e, " local %63s remote %63s", this->ha_local, this->ha_remote) != 2)
+		this->ha_local[0] = this->ha_remote[0] = '\0';
+	if (this->ha_partner >= 0 && this->ha_partner != was)
+		DBG1(DBG_KNL, "kernel-vecsec: the other node's gateway is %s (vecsec-gw's cluster "
+		     "sync)", this->ha_partner ? "up" : "down");
+}
+
 static void
 ha_sync(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1599,6 +1639,7 @@ ha_sync(private_kernel_vecsec_ipsec_t *this)
 		goto out;
 	}
 	have = (uint16_t)strtoul(m + 8, NULL, 16);
+	ha_note_partner(this, a.lines);
 	kernel_vecsec_answer_free(&a);
 	this->ha_off_logged = FALSE;
 	if (want >> count) {
@@ -1680,6 +1721,99 @@ gw_answers(private_kernel_vecsec_ipsec_t *this)
 	return ok;
 }
 
+#define HA_PARTNER_POLL_MS 500
+
+/* Every HA_PARTNER_POLL_MS: what this node's gateway knows of the other node's. */
+static void
+ha_poll_partner(private_kernel_vecsec_ipsec_t *this)
+{
+	kernel_vecsec_answer_t a;
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (now - this->ha_partner_ms < HA_PARTNER_POLL_MS)
+		return;
+	this->ha_partner_ms = now;
+	if (this->ctl->request(this->ctl, &a, "segments") == SUCCESS)
+		ha_note_partner(this, a.lines);
+	kernel_vecsec_answer_free(&a);
+}
+
+/* "ADDR:PORT" or "[ADDR6]:PORT" into sa; FALSE when not one */
+static bool
+ha_end(const char *text, struct sockaddr_storage *sa, socklen_t *len)
+{
+	char a[64];
+	const char *colon = strrchr(text, ':');
+	unsigned int port;
+
+	memset(sa, 0, sizeof(*sa));
+	if (colon == NULL || sscanf(colon + 1, "%u", &port) != 1 || port == 0 || port > 65535 ||
+			(size_t)(colon - text) >= sizeof(a))
+		return FALSE;
+	if (text[0] == '[') {
+		struct sockaddr_in6 *x = (struct sockaddr_in6 *)sa;
+
+		if (colon - text < 3 || colon[-1] != ']')
+			return FALSE;
+		memcpy(a, text + 1, (size_t)(colon - text - 2));
+		a[colon - text - 2] = '\0';
+		x->sin6_family = AF_INET6;
+		x->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*x);
+		return inet_pton(AF_INET6, a, &x->sin6_addr) == 1;
+	} else {
+		struct sockaddr_in *x = (struct sockaddr_in *)sa;
+
+		memcpy(a, text, (size_t)(colon - text));
+		a[colon - text] = '\0';
+		x->sin_family = AF_INET;
+		x->sin_port = htons((uint16_t)port);
+		*len = sizeof(*x);
+		return inet_pton(AF_INET, a, &x->sin_addr) == 1;
+	}
+}
+
+/*
+ * Tell the other node's gateway that this one is gone (vecsec-gw's
+ * --cluster-sync message GONE, hasync.c): from this gateway's own sync
+ * address and port, free only once it is dead (bound without SO_REUSEADDR:
+ * a gateway that still has it makes the bind fail, and nothing is sent),
+ * with the epoch it last had. The other gateway then stops waiting for
+ * acks of a partner that cannot answer (a second of held packets
+ * otherwise). Sent three times: a datagram on the sync link.
+ */
+static void
+ha_send_gone(private_kernel_vecsec_ipsec_t *this)
+{
+	struct sockaddr_storage l, r;
+	socklen_t ll = 0, rl = 0;
+	uint8_t m[16] = { 'V', 'S', 'H', 'A', 1, 4, 0, 0 };
+	int fd, sent = 0;
+
+	if (this->ha_partner != 1 || this->ha_epoch == 0 || !ha_end(this->ha_local, &l, &ll) ||
+			!ha_end(this->ha_remote, &r, &rl) || l.ss_family != r.ss_family)
+		return;
+	htoun32(m + 8, this->ha_epoch);
+	htoun32(m + 12, this->ha_peer_epoch);
+	fd = socket(l.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (bind(fd, (struct sockaddr *)&l, ll) != 0) {
+		DBG1(DBG_KNL, "kernel-vecsec: cannot send the other node's gateway word that this "
+		     "one is gone: %s is in use (%s)", this->ha_local, strerror(errno));
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		sent += sendto(fd, m, sizeof(m), 0, (struct sockaddr *)&r, rl) == sizeof(m);
+	close(fd);
+	DBG1(DBG_KNL, "kernel-vecsec: told the other node's gateway (%s) that this one (epoch %u) "
+	     "is gone: %d of 3 sent", this->ha_remote, this->ha_epoch, sent);
+}
+
 static void
 ha_handoff(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1692,6 +1826,23 @@ ha_handoff(private_kernel_vecsec_ipsec_t *this)
 	if (!want || !this->ha_fifo)
 		return;
 	ha_mask_text(want, w, sizeof(w));
+	if (this->ha_partner == 0) {
+		/*
+		 * the other node's gateway is gone too (this gateway's sync had
+		 * not heard it for a second): a handoff would put the segments
+		 * on a node that carries nothing either, and that node's charon
+		 * would keep them while its gateway is away. They stay here:
+		 * carried again when this gateway returns (connect_gw sets
+		 * charon's set; the SAs of active segments are re-created with
+		 * new keys, so no number is sent twice under one key)
+		 */
+		DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s is gone while charon's ha plugin has "
+		     "segments %s active, and the other node's gateway is down too (this "
+		     "gateway's cluster sync no longer heard it): keeping them here, not handing "
+		     "them to a node that cannot carry them", this->ctl->get_path(this->ctl), w);
+		return;
+	}
+	ha_send_gone(this);
 	DBG1(DBG_KNL, "kernel-vecsec: vecsec-gw at %s is gone while charon's ha plugin has "
 	     "segments %s active: handing them to the other node (%s: -N)",
 	     this->ctl->get_path(this->ctl), w, this->ha_fifo);
@@ -1754,6 +1905,8 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 		}
 		if (this->ha && ha_is_dirty(this))
 			ha_sync(this);
+		if (this->ha)
+			ha_poll_partner(this);
 		pfd2[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
 		pfd2[1] = (struct pollfd){ .fd = this->wake[0], .events = POLLIN };
 		if (poll(pfd2, this->ha ? 2 : 1, 200) <= 0)
@@ -1966,6 +2119,7 @@ kernel_vecsec_ipsec_create(void)
 		this->ha_count = (u_int)lib->settings->get_int(lib->settings,
 						"%s.plugins.ha.segment_count", 1, lib->ns);
 		this->ha_count = max(1u, min(this->ha_count, (u_int)HA_SEG_MAX));
+		this->ha_partner = -1;
 		this->ha_fifo = strdup(lib->settings->get_str(lib->settings,
 					"%s.plugins.kernel-vecsec.ha_fifo", HA_FIFO_DEFAULT, lib->ns));
 		charon->bus->add_logger(charon->bus, &this->ha_logger);

@@ -56,7 +56,9 @@ the test (in A's namespace, 127.0.0.1:4512; A with --cluster-sync-block
      ESP numbered above the acked limit is dropped as ha_seq_wait, none
      accepted
   3. acks again: packets pass again, each number at or below an acked value
-  4. the partner silent: A sees it down, nothing gated, packets pass
+  4. the partner's node says it is gone (GONE: one of another epoch ignored,
+     its own taken at once), then silent: A sees it down, nothing gated,
+     packets pass
 
 usage: ha_sync_check.py GATEWAY_BINARY CTL_BINARY [--native] [--ipv6-sync] [--gate]
 """
@@ -300,17 +302,29 @@ class Test:
 
     PARTNER = r"""
 import json, os, select, signal, socket, struct, sys, time
-st = {"acking": True, "hello": True}
+st = {"acking": True, "hello": True, "gone": 0}
 def flip(sig, frame):
     k = "acking" if sig == signal.SIGUSR1 else "hello"
     st[k] = not st[k]
+def gone(sig, frame):
+    st["gone"] += 1
 signal.signal(signal.SIGUSR1, flip)
 signal.signal(signal.SIGUSR2, flip)
+signal.signal(signal.SIGHUP, gone)
+sent_gone = 0
 ps = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 ps.bind(("127.0.0.1", 4512))
 acked, epoch, last = {}, 0, 0.0
 while True:
     now = time.monotonic()
+    while sent_gone < st["gone"]:
+        # GONE (its node: "this gateway is dead"): first of another epoch, then of its own,
+        # after which it is silent
+        sent_gone += 1
+        ps.sendto(struct.pack("!IBBHII", 0x56534841, 1, 4, 0, 0x7777 + (sent_gone == 1),
+                              epoch), ("127.0.0.1", 4511))
+        if sent_gone == 2:
+            st["hello"] = st["acking"] = False
     if st["hello"] and now - last > 0.1:
         ps.sendto(struct.pack("!IBBHII", 0x56534841, 1, 1, 0, 0x7777, epoch), ("127.0.0.1", 4511))
         last = now
@@ -408,11 +422,18 @@ while True:
                        "acks again: %d..%d sent, each at or below the acked %d" %
                        (cap + 1, cap + 100, out_acked()),
                        "after the acks: %s..., acked %d" % (seqs[n0:n0 + 5], out_acked()))
-            # 4. the partner silent
-            pp.send_signal(signal.SIGUSR1)
-            pp.send_signal(signal.SIGUSR2)
+            # 4. the partner's node says it is gone (GONE, as kernel-vecsec sends when its
+            # gateway died): one of another epoch is ignored, its own one taken at once
+            pp.send_signal(signal.SIGHUP)
+            self.wait(lambda: a.sync().get("gones") == 1, "A to receive a GONE", (a,))
+            self.check(a.sync().get("partner") == "up", "a GONE of another epoch: ignored, "
+                       "the partner still up", "a GONE of another epoch: %s" % a.sync())
+            pp.send_signal(signal.SIGHUP)
             self.wait(lambda: a.sync().get("partner") == "down", "A to see its partner down",
                       (a,))
+            self.check(a.sync().get("gones") == 2 and a.sync().get("downs") == 1,
+                       "the partner's own GONE: down at once (then silent)",
+                       "after the partner's GONE: %s" % a.sync())
             n0, before = len(seqs), out_acked()
             for k in range(0, 600, 100):
                 send_out(6001 + k, 100)

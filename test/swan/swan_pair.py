@@ -74,8 +74,8 @@ def main():
         tun = [("hA", "hB", "10.77.2.1", 5201), ("hB", "hA", "10.77.1.1", 5202)]
         trs = [("gA", "gB", "10.77.0.2", 7777, "10.77.0.1,5301"),
                ("gB", "gA", "10.77.0.1", 5302, "10.77.0.2,7778")]
-        env.check_flows(env.flows(tun + trs, rate=300, count=400), 400,
-                        "ARIA tunnel and host-to-host transport traffic")
+        env.check_traffic(tun + trs, rate=300, count=400,
+                          what="ARIA tunnel and host-to-host transport traffic")
         for side in ("A", "B"):
             st_ = env.ctl("stats", side=side)
             m = re.search(r"host: to the host (\d+) from the host (\d+)", st_)

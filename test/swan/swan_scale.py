@@ -90,8 +90,8 @@ def main():
         for i, k in enumerate(sample):
             specs.append(("hA", "hB", "10.79.0.1", 6000 + i, addr_a(k)))
             specs.append(("hB", "hA", addr_a(k), 7000 + i, "10.79.0.1"))
-        env.check_flows(env.flows(specs, rate=100, count=100, size=120), 100,
-                        "traffic on %d sampled CHILD_SAs" % len(sample))
+        env.check_traffic(specs, rate=100, count=100, size=120,
+                          what="traffic on %d sampled CHILD_SAs" % len(sample))
         byname = {c["name"]: c for c in cs}
         for k in sample:
             c = byname["c%d" % k]

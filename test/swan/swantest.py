@@ -747,38 +747,22 @@ swanctl {
         """
         if warm:
             self.warm(specs)
-        self.counters_before = self.hop_counters()
-        recvs = []
-        for i, (s, dst_ns, addr, port) in enumerate(sp[:4] for sp in specs):
-            r = subprocess.Popen(["ip", "netns", "exec", self.ns[dst_ns], sys.executable,
-                                  os.path.join(HERE, "udpflow.py"), "recv",
-                                  "::" if ":" in addr else "0.0.0.0", str(port), str(count),
-                                  str(settle)] + ([str(patience)] if patience else []),
-                                 stdout=subprocess.PIPE,
-                                 universal_newlines=True)
-            self.procs.append(r)
-            line = r.stdout.readline()
-            if not line.startswith("ready"):
-                raise Fail("udp receiver did not start: %r" % line)
-            recvs.append(r)
-        sends = []
-        for spec in specs:
-            s, dst_ns, addr, port = spec[:4]
-            p = subprocess.Popen(["ip", "netns", "exec", self.ns[s], sys.executable,
-                                  os.path.join(HERE, "udpflow.py"), "send", addr, str(port),
-                                  str(count), str(rate), str(size)] + list(spec[4:]),
-                                 stdout=subprocess.PIPE, universal_newlines=True)
-            self.procs.append(p)
-            sends.append(p)
-        res = []
-        for spec, p, r in zip(specs, sends, recvs):
-            so, _ = p.communicate(timeout=count / rate + 200)
-            ro, _ = r.communicate(timeout=count / rate + 200)
-            try:
-                res.append((spec, json.loads(ro)))
-            except ValueError:
-                raise Fail("udp receiver for %s: %r / sender %r" % (spec, ro, so))
-        self.counters_after = self.hop_counters()
+        return Traffic(self, specs, rate, count, size, settle, patience).wait()
+
+    def traffic(self, specs, rate=300, size=200, settle=3.0, patience=None):
+        """
+        The same flows as flows(), but open-ended: each sends until the
+        Traffic's stop(), which returns what flows() returns, each result
+        with the flow's "count" (what its sender sent). For traffic whose
+        length is set by events (a failover done, enough packets through a
+        node) rather than by a guess.
+        """
+        return Traffic(self, specs, rate, 0, size, settle, patience)
+
+    def check_traffic(self, specs, rate=300, count=300, what="traffic", **kw):
+        """flows() and check_flows(): every datagram exactly once; returns the results."""
+        res = self.flows(specs, rate=rate, count=count, **kw)
+        self.check_flows(res, count, what)
         return res
 
     def check_flows(self, res, count, what):
@@ -832,6 +816,71 @@ swanctl {
                 continue
             log("---- %s (%d bytes, tail) ----\n%s" % (rel, os.path.getsize(path),
                                                       self.tail(rel, 60)))
+
+
+class Traffic:
+    """
+    Numbered UDP flows (udpflow.py) under way: count datagrams each, or
+    with count 0 until stop(). Env.flows() and Env.traffic() make them.
+    """
+
+    def __init__(self, env, specs, rate, count, size, settle, patience):
+        self.env, self.specs, self.rate, self.count = env, list(specs), rate, count
+        self.t0 = time.monotonic()
+        env.counters_before = env.hop_counters()
+        self.recvs = []
+        for s, dst_ns, addr, port in (sp[:4] for sp in self.specs):
+            r = subprocess.Popen(["ip", "netns", "exec", env.ns[dst_ns], sys.executable,
+                                  os.path.join(HERE, "udpflow.py"), "recv",
+                                  "::" if ":" in addr else "0.0.0.0", str(port), str(count),
+                                  str(settle)] + ([str(patience)] if patience else []),
+                                 stdin=subprocess.PIPE if count == 0 else None,
+                                 stdout=subprocess.PIPE, universal_newlines=True)
+            env.procs.append(r)
+            line = r.stdout.readline()
+            if not line.startswith("ready"):
+                raise Fail("udp receiver did not start: %r" % line)
+            self.recvs.append(r)
+        self.sends = []
+        for spec in self.specs:
+            s, dst_ns, addr, port = spec[:4]
+            p = subprocess.Popen(["ip", "netns", "exec", env.ns[s], sys.executable,
+                                  os.path.join(HERE, "udpflow.py"), "send", addr, str(port),
+                                  str(count), str(rate), str(size)] + list(spec[4:]),
+                                 stdin=subprocess.PIPE if count == 0 else None,
+                                 stdout=subprocess.PIPE, universal_newlines=True)
+            env.procs.append(p)
+            self.sends.append(p)
+
+    def stop(self):
+        """Every sender stops; each receiver learns how many its sender sent."""
+        for p in self.sends:
+            p.stdin.write("stop\n")
+            p.stdin.flush()
+        self.sent = []
+        for p, r in zip(self.sends, self.recvs):
+            so = p.stdout.readline()
+            if not so.startswith("sent "):
+                raise Fail("udp sender: %r" % so)
+            self.sent.append(int(so.split()[1]))
+            r.stdin.write("%d\n" % self.sent[-1])
+            r.stdin.flush()
+        return self.wait()
+
+    def wait(self):
+        res = []
+        limit = (self.count or (time.monotonic() - self.t0) * self.rate) / self.rate + 200
+        for k, (spec, p, r) in enumerate(zip(self.specs, self.sends, self.recvs)):
+            so, _ = p.communicate(timeout=limit)
+            ro, _ = r.communicate(timeout=limit)
+            try:
+                out = json.loads(ro)
+            except ValueError:
+                raise Fail("udp receiver for %s: %r / sender %r" % (spec, ro, so))
+            out["count"] = self.count or self.sent[k]
+            res.append((spec, out))
+        self.env.counters_after = self.env.hop_counters()
+        return res
 
 
 def plugin_conf_vecsec(env, extra="", port_nat_t=4501, timeout=3000, side="A"):
