@@ -1883,6 +1883,25 @@ ha_handoff(private_kernel_vecsec_ipsec_t *this)
 	}
 }
 
+/*
+ * While this node's gateway is gone: charon's ha plugin activated segments
+ * again after the handoff (it takes all segments when it misses the other
+ * node's heartbeats, as it may on a loaded machine), and the other node's
+ * gateway was up when last heard of: they go back to that node, as at the
+ * loss. Not when that gateway was down too (ha_handoff keeps them then, and
+ * said so once).
+ */
+static bool
+ha_regained(private_kernel_vecsec_ipsec_t *this)
+{
+	uint16_t want;
+
+	this->ha_mutex->lock(this->ha_mutex);
+	want = this->ha_want;
+	this->ha_mutex->unlock(this->ha_mutex);
+	return want != 0 && this->ha_partner != 0;
+}
+
 static void *
 watch_gw(private_kernel_vecsec_ipsec_t *this)
 {
@@ -1890,6 +1909,8 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 	size_t have = 0;
 	int fd = this->watch_fd;
 	bool logged_down = FALSE;
+	/* the gateway died under charon (its segments were handed over) */
+	bool gone = FALSE;
 
 	while (!this->stop) {
 		struct pollfd pfd2[2];
@@ -1901,6 +1922,10 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 			have = 0;
 			for (int i = 0; fd < 0 && i < 10 && !this->stop; i++)
 				usleep(100000);
+			if (fd >= 0)
+				gone = FALSE;
+			else if (gone && ha_regained(this))
+				ha_handoff(this);
 			continue;
 		}
 		if (this->ha && ha_is_dirty(this))
@@ -1930,8 +1955,10 @@ watch_gw(private_kernel_vecsec_ipsec_t *this)
 			this->mutex->lock(this->mutex);
 			this->ready = FALSE;
 			this->mutex->unlock(this->mutex);
-			if (this->ha && !gw_answers(this))
+			if (this->ha && !gw_answers(this)) {
+				gone = TRUE;
 				ha_handoff(this);
+			}
 			continue;
 		}
 		have += (size_t)n;
