@@ -802,6 +802,12 @@ swanctl {
         for n in self.made_ns:
             subprocess.run(["ip", "netns", "del", n], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
+        # a gateway killed with SIGKILL (the failover tests kill them) leaves its EAL
+        # runtime folder behind, where a clean exit removes it: the run's own prefixes
+        for side in self.SIDES:
+            for top in ("/run/dpdk", os.path.join(os.environ.get("XDG_RUNTIME_DIR") or
+                                                  "/nonexistent", "dpdk")):
+                shutil.rmtree(os.path.join(top, "gw%s%s" % (side, self.p)), ignore_errors=True)
         if os.environ.get("SWAN_KEEP"):
             log("kept %s" % self.d)
         else:
