@@ -242,7 +242,7 @@ p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
 		_mm512_storeu_si512((void *)(st->ext + P44V_NPOW * i + 8), hi.v[i]);
 	}
 	st->ext_impl = owner;
-	vecsec_memzero(r2, sizeof(r2));
+	vecsec_wipe(r2, sizeof(r2));
 }
 
 /* h += the lanes of a (all limbs below 2^46, so sums fit) and carry */
