@@ -170,9 +170,9 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	}
 	/* block j of the last 256 bytes gets r^(16-j) */
 	p44v_mulr_last(&w.rl, ps->ext, 16);
-	p44v_mul(&w.m.a, &w.rl, NULL);
+	p44v_mul_last(&w.m.a, &w.rl);
 	p44v_mulr_last(&w.rl, ps->ext, 8);
-	p44v_mul(&w.m.b, &w.rl, NULL);
+	p44v_mul_last(&w.m.b, &w.rl);
 	p44v_add(&w.m.a, &w.m.b);
 	p44v_hsum(w.h, &w.m.a);
 	ps->h[0] = w.h[0];

@@ -94,9 +94,9 @@ vecsec_poly1305_blocks_avx512ifma(struct poly1305_state *st, const uint8_t *in,
 	}
 	/* a: r^(16-j) when b holds the last chunk, else the other way round */
 	p44v_mulr_last(&w.u.rl, st->ext, rest == 1 ? 8 : 16);
-	p44v_mul(&w.a, &w.u.rl, NULL);
+	p44v_mul_last(&w.a, &w.u.rl);
 	p44v_mulr_last(&w.u.rl, st->ext, rest == 1 ? 16 : 8);
-	p44v_mul(&w.b, &w.u.rl, NULL);
+	p44v_mul_last(&w.b, &w.u.rl);
 	p44v_add(&w.a, &w.b);
 	p44v_hsum(w.h, &w.a);
 	st->h[0] = w.h[0];

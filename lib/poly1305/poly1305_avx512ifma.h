@@ -182,6 +182,35 @@ p44v_mul(struct p44v *a, const struct p44v_mulr *r, const struct p44v *m)
 	a->v[2] = lo2;
 }
 
+/*
+ * a = a * r mod p with no carries, for the last products only (then
+ * p44v_add() of two and p44v_hsum()): limbs below 2^55, too wide for
+ * another VPMADD52 but not for the sum of 16 lanes. The high halves join
+ * the next limb as in p44v_mul() (hi2 < 2^37 for inputs carried by it,
+ * so 5 * 2^10 hi2 stays below 2^52); the carry chain waits for the scalar
+ * one in p44v_hsum().
+ */
+P44V_INLINE void
+p44v_mul_last(struct p44v *a, const struct p44v_mulr *r)
+{
+	const __m512i z = _mm512_setzero_si512();
+	const __m512i k256 = _mm512_set1_epi64(256);
+	const __m512i k5120 = _mm512_set1_epi64(5 << 10);
+	const __m512i x0 = a->v[0], x1 = a->v[1], x2 = a->v[2];
+	__m512i hi0, hi1, hi2;
+
+#define LO(acc, p, q) _mm512_madd52lo_epu64((acc), (p), (q))
+#define HI(acc, p, q) _mm512_madd52hi_epu64((acc), (p), (q))
+	hi0 = HI(HI(HI(z, x0, r->r0), x1, r->s2), x2, r->s1);
+	hi1 = HI(HI(HI(z, x0, r->r1), x1, r->r0), x2, r->s2);
+	hi2 = HI(HI(HI(z, x0, r->r2), x1, r->r1), x2, r->r0);
+	a->v[0] = LO(LO(LO(LO(z, x0, r->r0), x1, r->s2), x2, r->s1), hi2, k5120);
+	a->v[1] = LO(LO(LO(LO(z, x0, r->r1), x1, r->r0), x2, r->s2), hi0, k256);
+	a->v[2] = LO(LO(LO(LO(z, x0, r->r2), x1, r->r1), x2, r->r0), hi1, k256);
+#undef LO
+#undef HI
+}
+
 /* the multiplier 1 (a first Horner step that only adds) */
 P44V_INLINE void
 p44v_mulr_one(struct p44v_mulr *m)
@@ -234,7 +263,7 @@ p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
 	vecsec_wipe(pw, sizeof(pw));
 }
 
-/* h += the lanes of a (all limbs below 2^46, so sums fit) and carry */
+/* h = the sum of the lanes of a (limbs below 2^60, so sums fit), carried */
 P44V_INLINE void
 p44v_hsum(uint64_t h[3], const struct p44v *a)
 {
