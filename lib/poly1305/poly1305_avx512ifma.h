@@ -219,40 +219,51 @@ p44v_mulr_one(struct p44v_mulr *m)
 	m->r1 = m->r2 = m->s1 = m->s2 = _mm512_setzero_si512();
 }
 
+/* every lane r^(k + 1) of the 8 lanes of a (lane k), as a multiplier */
+P44V_INLINE void
+p44v_mulr_lane(struct p44v_mulr *m, const struct p44v *a, int k)
+{
+	const __m512i idx = _mm512_set1_epi64(k);
+
+	m->r0 = _mm512_permutexvar_epi64(idx, a->v[0]);
+	m->r1 = _mm512_permutexvar_epi64(idx, a->v[1]);
+	m->r2 = _mm512_permutexvar_epi64(idx, a->v[2]);
+	p44v_mulr_fill(m);
+}
+
 /*
  * ext[] of the state, limb-major: ext[16 i + k - 1] = limb i of r^k,
- * k = 1..16, filled once per r (tagged by owner). r^2, r^3, r^4 and r^8 in
- * scalar, then r^1..r^8 as (r..r^4, r..r^4) times (1, 1, 1, 1, r^4, r^4,
- * r^4, r^4) and r^9..r^16 as that times r^8: two dependent vector
- * products, their multipliers straight from scalar registers.
+ * k = 1..16, filled once per r (tagged by owner). r^2 in scalar, then
+ * r^3..r^4, r^5..r^8 and r^9..r^16 as one vector product each.
  */
 P44V_INLINE void
 p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
 {
-	uint64_t pw[4][3];      /* r^2, r^3, r^4, r^8 */
+	uint64_t r2[3];
 	struct p44v lo, hi;
 	struct p44v_mulr m;
 
 	if (st->ext_impl == owner)
 		return;
-	p44_mul(pw[0], st->r, st->r);
-	p44_mul(pw[1], pw[0], st->r);
-	p44_mul(pw[2], pw[0], pw[0]);
+	p44_mul(r2, st->r, st->r);
 	for (int i = 0; i < 3; i++)
-		lo.v[i] = _mm512_set_epi64((long long)pw[2][i], (long long)pw[1][i],
-					   (long long)pw[0][i], (long long)st->r[i],
-					   (long long)pw[2][i], (long long)pw[1][i],
-					   (long long)pw[0][i], (long long)st->r[i]);
-	m.r0 = _mm512_mask_set1_epi64(_mm512_set1_epi64(1), 0xf0, (long long)pw[2][0]);
-	m.r1 = _mm512_maskz_set1_epi64(0xf0, (long long)pw[2][1]);
-	m.r2 = _mm512_maskz_set1_epi64(0xf0, (long long)pw[2][2]);
-	p44v_mulr_fill(&m);
-	p44v_mul(&lo, &m, NULL);
-	p44_mul(pw[3], pw[2], pw[2]);
-	m.r0 = _mm512_set1_epi64((long long)pw[3][0]);
-	m.r1 = _mm512_set1_epi64((long long)pw[3][1]);
-	m.r2 = _mm512_set1_epi64((long long)pw[3][2]);
-	p44v_mulr_fill(&m);
+		lo.v[i] = _mm512_set_epi64(0, 0, 0, 0, (long long)r2[i], (long long)st->r[i],
+					   (long long)r2[i], (long long)st->r[i]);
+	/* lanes 0-1: r, r^2; lanes 2-3: (r, r^2) * r^2 */
+	p44v_mulr_lane(&m, &lo, 1);
+	hi = lo;
+	p44v_mul(&hi, &m, NULL);
+	for (int i = 0; i < 3; i++)
+		lo.v[i] = _mm512_mask_blend_epi64(0x0c, lo.v[i], hi.v[i]);
+	/* lanes 4-7: (r .. r^4) * r^4 */
+	p44v_mulr_lane(&m, &lo, 3);
+	for (int i = 0; i < 3; i++)
+		hi.v[i] = _mm512_shuffle_i64x2(lo.v[i], lo.v[i], 0x44);
+	p44v_mul(&hi, &m, NULL);
+	for (int i = 0; i < 3; i++)
+		lo.v[i] = _mm512_mask_blend_epi64(0xf0, lo.v[i], hi.v[i]);
+	/* r^9 .. r^16 = (r .. r^8) * r^8 */
+	p44v_mulr_lane(&m, &lo, 7);
 	hi = lo;
 	p44v_mul(&hi, &m, NULL);
 	for (int i = 0; i < 3; i++) {
@@ -260,7 +271,7 @@ p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
 		_mm512_storeu_si512((void *)(st->ext + P44V_NPOW * i + 8), hi.v[i]);
 	}
 	st->ext_impl = owner;
-	vecsec_wipe(pw, sizeof(pw));
+	vecsec_wipe(r2, sizeof(r2));
 }
 
 /* h = the sum of the lanes of a (limbs below 2^60, so sums fit), carried */
