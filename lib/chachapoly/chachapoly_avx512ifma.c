@@ -28,6 +28,7 @@ struct mac16 {
 	struct p44v_mulr r16, one;
 	const struct p44v_mulr *ra;     /* a's next multiplier: 1 first, then r^16 */
 	__m512i hibit;
+	uint64_t r2[3];                 /* p44v_powers()' r^2 */
 };
 
 /*
@@ -51,7 +52,7 @@ mac_pair(struct mac16 *m, const uint8_t *p)
 static inline __attribute__((always_inline)) void
 mac_setup(struct mac16 *m, struct poly1305_state *ps)
 {
-	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
+	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma, m->r2);
 	p44v_mulr_bcast(&m->r16, ps->ext, 16);
 	p44v_mulr_one(&m->one);
 	m->ra = &m->one;
