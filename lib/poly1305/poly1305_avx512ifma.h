@@ -186,8 +186,9 @@ p44v_mul(struct p44v *a, const struct p44v_mulr *r, const struct p44v *m)
  * a = a * r mod p with no carries, for the last products only (then
  * p44v_add() of two and p44v_hsum()): limbs below 2^55, too wide for
  * another VPMADD52 but not for the sum of 16 lanes. The high halves join
- * the next limb as in p44v_mul() (hi2 < 2^37 for inputs carried by it,
- * so 5 * 2^10 hi2 stays below 2^52); the carry chain waits for the scalar
+ * the next limb as in p44v_mul() (hi2 < 2^38 for limbs below 2^45,
+ * 2^45, 2^43, as p44v_mul() and the loads with h added leave them, so
+ * 5 * 2^10 hi2 stays below 2^52); the carry chain waits for the scalar
  * one in p44v_hsum().
  */
 P44V_INLINE void
