@@ -28,6 +28,7 @@ struct mac16 {
 	struct p44v_mulr r16, one;
 	const struct p44v_mulr *ra;     /* a's next multiplier: 1 first, then r^16 */
 	__m512i hibit;
+	uint64_t r2[3];                 /* p44v_powers()' r^2 */
 };
 
 /*
@@ -51,7 +52,7 @@ mac_pair(struct mac16 *m, const uint8_t *p)
 static inline __attribute__((always_inline)) void
 mac_setup(struct mac16 *m, struct poly1305_state *ps)
 {
-	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma);
+	p44v_powers(ps, &vecsec_poly1305_impl_avx512ifma, m->r2);
 	p44v_mulr_bcast(&m->r16, ps->ext, 16);
 	p44v_mulr_one(&m->one);
 	m->ra = &m->one;
@@ -132,9 +133,17 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
        size_t len, bool open)
 {
 	const size_t n = len / STEP;
-	struct mac16 m;
-	struct p44v_mulr rl16, rl8;
-	uint64_t h[3];
+	/*
+	 * The secrets in one place, wiped by one call at the end (four calls
+	 * and 1.8 KiB before; the IFMA Poly1305 kernel's wipe was ~60 of ~360
+	 * cycles at 1 KiB on a Zen 4): one multiplier slot for the last
+	 * chunks' r^(16-j), then r^(8-j).
+	 */
+	struct {
+		struct mac16 m;
+		struct p44v_mulr rl;
+		uint64_t h[3];
+	} w;
 
 	if (n == 0)
 		return 0;
@@ -144,37 +153,34 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 	 * caller's one-time-key block they wait for) is hidden.
 	 */
 	if (open) {
-		mac_setup(&m, ps);
+		mac_setup(&w.m, ps);
 		for (size_t k = 0; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, STEP, in + STEP * k, NULL);
+			step(cs, &w.m, out + STEP * k, in + STEP * k, STEP, in + STEP * k, NULL);
 	} else {
-		step(cs, &m, out, in, STEP, NULL, ps);
+		step(cs, &w.m, out, in, STEP, NULL, ps);
 		for (size_t k = 1; k < n; k++)
-			step(cs, &m, out + STEP * k, in + STEP * k, STEP, out + STEP * (k - 1),
+			step(cs, &w.m, out + STEP * k, in + STEP * k, STEP, out + STEP * (k - 1),
 			     NULL);
 		if (len % STEP != 0) {
-			seal_tail(cs, &m, out + STEP * n, in + STEP * n, len % STEP,
+			seal_tail(cs, &w.m, out + STEP * n, in + STEP * n, len % STEP,
 				  out + STEP * (n - 1));
 		} else {
 			for (int i = 0; i < 4; i++)
-				mac_pair(&m, out + STEP * (n - 1) + PAIR * i);
+				mac_pair(&w.m, out + STEP * (n - 1) + PAIR * i);
 		}
 	}
 	/* block j of the last 256 bytes gets r^(16-j) */
-	p44v_mulr_last(&rl16, ps->ext, 16);
-	p44v_mulr_last(&rl8, ps->ext, 8);
-	p44v_mul(&m.a, &rl16, NULL);
-	p44v_mul(&m.b, &rl8, NULL);
-	p44v_add(&m.a, &m.b);
-	p44v_hsum(h, &m.a);
-	ps->h[0] = h[0];
-	ps->h[1] = h[1];
-	ps->h[2] = h[2];
+	p44v_mulr_last(&w.rl, ps->ext, 16);
+	p44v_mul_last(&w.m.a, &w.rl);
+	p44v_mulr_last(&w.rl, ps->ext, 8);
+	p44v_mul_last(&w.m.b, &w.rl);
+	p44v_add(&w.m.a, &w.m.b);
+	p44v_hsum(w.h, &w.m.a);
+	ps->h[0] = w.h[0];
+	ps->h[1] = w.h[1];
+	ps->h[2] = w.h[2];
 	/* r powers and accumulators are secret (the keystream has no named buffer) */
-	vecsec_memzero(h, sizeof(h));
-	vecsec_memzero(&m, sizeof(m));
-	vecsec_memzero(&rl16, sizeof(rl16));
-	vecsec_memzero(&rl8, sizeof(rl8));
+	vecsec_memzero(&w, sizeof(w));
 	return n * STEP;
 }
 

@@ -182,6 +182,36 @@ p44v_mul(struct p44v *a, const struct p44v_mulr *r, const struct p44v *m)
 	a->v[2] = lo2;
 }
 
+/*
+ * a = a * r mod p with no carries, for the last products only (then
+ * p44v_add() of two and p44v_hsum()): limbs below 2^55, too wide for
+ * another VPMADD52 but not for the sum of 16 lanes. The high halves join
+ * the next limb as in p44v_mul() (hi2 < 2^38 for limbs below 2^45,
+ * 2^45, 2^43, as p44v_mul() and the loads with h added leave them, so
+ * 5 * 2^10 hi2 stays below 2^52); the carry chain waits for the scalar
+ * one in p44v_hsum().
+ */
+P44V_INLINE void
+p44v_mul_last(struct p44v *a, const struct p44v_mulr *r)
+{
+	const __m512i z = _mm512_setzero_si512();
+	const __m512i k256 = _mm512_set1_epi64(256);
+	const __m512i k5120 = _mm512_set1_epi64(5 << 10);
+	const __m512i x0 = a->v[0], x1 = a->v[1], x2 = a->v[2];
+	__m512i hi0, hi1, hi2;
+
+#define LO(acc, p, q) _mm512_madd52lo_epu64((acc), (p), (q))
+#define HI(acc, p, q) _mm512_madd52hi_epu64((acc), (p), (q))
+	hi0 = HI(HI(HI(z, x0, r->r0), x1, r->s2), x2, r->s1);
+	hi1 = HI(HI(HI(z, x0, r->r1), x1, r->r0), x2, r->s2);
+	hi2 = HI(HI(HI(z, x0, r->r2), x1, r->r1), x2, r->r0);
+	a->v[0] = LO(LO(LO(LO(z, x0, r->r0), x1, r->s2), x2, r->s1), hi2, k5120);
+	a->v[1] = LO(LO(LO(LO(z, x0, r->r1), x1, r->r0), x2, r->s2), hi0, k256);
+	a->v[2] = LO(LO(LO(LO(z, x0, r->r2), x1, r->r1), x2, r->r0), hi1, k256);
+#undef LO
+#undef HI
+}
+
 /* the multiplier 1 (a first Horner step that only adds) */
 P44V_INLINE void
 p44v_mulr_one(struct p44v_mulr *m)
@@ -205,12 +235,14 @@ p44v_mulr_lane(struct p44v_mulr *m, const struct p44v *a, int k)
 /*
  * ext[] of the state, limb-major: ext[16 i + k - 1] = limb i of r^k,
  * k = 1..16, filled once per r (tagged by owner). r^2 in scalar, then
- * r^3..r^4, r^5..r^8 and r^9..r^16 as one vector product each.
+ * r^3..r^4, r^5..r^8 and r^9..r^16 as one vector product each. r^2
+ * goes through the caller's r2[], which the caller's one wipe covers (a
+ * wipe here, inline or called, cost the stitched seal 3-8 % on a Zen 4:
+ * it runs inside the ChaCha20 rounds).
  */
 P44V_INLINE void
-p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
+p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner, uint64_t r2[3])
 {
-	uint64_t r2[3];
 	struct p44v lo, hi;
 	struct p44v_mulr m;
 
@@ -242,10 +274,9 @@ p44v_powers(struct poly1305_state *st, const struct poly1305_impl *owner)
 		_mm512_storeu_si512((void *)(st->ext + P44V_NPOW * i + 8), hi.v[i]);
 	}
 	st->ext_impl = owner;
-	vecsec_memzero(r2, sizeof(r2));
 }
 
-/* h += the lanes of a (all limbs below 2^46, so sums fit) and carry */
+/* h = the sum of the lanes of a (limbs below 2^60, so sums fit), carried */
 P44V_INLINE void
 p44v_hsum(uint64_t h[3], const struct p44v *a)
 {
