@@ -506,12 +506,17 @@ while True:
         self.check(a_seqs == list(range(1, N_OUT + 1)),
                    "A sent %d ESP frames, numbers 1..%d" % (N_OUT, N_OUT),
                    "A's ESP numbers: %s" % a_seqs[:20])
-        # inbound in runs of 32, each once A took the one before: a flow, not one burst
-        # (A accepts numbers up to the limit B acked, advertised ahead by the SA's rate)
+        # inbound in runs of 32, each once A took the one before and B acked a limit
+        # that covers it: a flow, not one burst (A accepts numbers up to the limit B
+        # acked, the implicit grant 64 before the first ack; it advertises its top plus
+        # at least 64, so the wait is for the sync's round trip, which a loaded machine
+        # can stretch past the time a run takes)
         captured_in = [esp_in(k) for k in range(1, N_IN + 1)]
         for k in range(0, N_IN, 32):
-            a.esp.send(captured_in[k:k + 32])
             n = min(k + 32, N_IN)
+            self.wait(lambda: max(a.sa(SPI_IN, "in").get("sync_acked", 0), 64) >= n,
+                      "B to ack an inbound limit of A's up to %d" % n, (a, b))
+            a.esp.send(captured_in[k:k + 32])
             self.wait(lambda: a.sa(SPI_IN, "in").get("pkts", 0) >= n,
                       "A to decrypt %d inbound packets" % n, (a,))
         self.check(a.drops(SPI_IN, "in", "ha_seq_wait") == 0,
