@@ -130,15 +130,26 @@ in_trailer(const struct gw_sa *sa, const struct rte_mbuf *m, const struct gw_nat
 {
 	uint8_t tb[2], pb[255], fb;
 	uint32_t ct = j->esp_off + VECSEC_ESP_HDR_IV_LEN;
-	const uint8_t *trl = rte_pktmbuf_read(m, ct + j->ct_len - 2, 2, tb);
-	const uint8_t *padb = NULL, *first = rte_pktmbuf_read(m, ct, 1, &fb);
+	const uint8_t *trl, *padb = NULL, *first;
+	bool tun = sa->mode != GW_MODE_TRANS;
 
+	if (likely(j->job.out != NULL)) {
+		/* one segment held the ciphertext (gw_nat_data): the plaintext is there */
+		first = j->job.out;
+		trl = first + j->ct_len - 2;
+		if (trl[0] != 0 && (uint32_t)trl[0] + 2 <= j->ct_len)
+			padb = trl - trl[0];
+		*pad_len = trl[0];
+		return vecsec_esp_trailer_check(trl, padb, j->ct_len, tun, first);
+	}
+	trl = rte_pktmbuf_read(m, ct + j->ct_len - 2, 2, tb);
+	first = rte_pktmbuf_read(m, ct, 1, &fb);
 	if (trl == NULL)
 		return -1;
 	if (trl[0] != 0 && (uint32_t)trl[0] + 2 <= j->ct_len)
 		padb = rte_pktmbuf_read(m, ct + j->ct_len - 2 - trl[0], trl[0], pb);
 	*pad_len = trl[0];
-	return vecsec_esp_trailer_check(trl, padb, j->ct_len, sa->mode != GW_MODE_TRANS, first);
+	return vecsec_esp_trailer_check(trl, padb, j->ct_len, tun, first);
 }
 
 /* Record the number, now that its packet authenticated: 0, or -1 (a replay after all). */
