@@ -346,6 +346,8 @@ def ax_conf(n, direction, typ="lookaside"):
 CL_SEGS = 2
 CL_CASES = (("cluster 1 node (all)", "all"), ("cluster node 1 (seg 1)", "1"),
             ("cluster node 2 (seg 2)", "2"))
+# and a node with no segment: every packet a filter drop, its rate the received packets
+CL_NONE = ("cluster no segment (none)", "none")
 
 
 def cl_jhash(a, b, nwords):
@@ -499,13 +501,15 @@ def perf_start(pid, path, secs):
 
 
 def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30, in_port=None,
-            check=None):
+            check=None, count="opackets"):
     """
     Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share, [CPU share of each thread
     that ran more than 2 % of the window, largest first], seconds from start to the first
     packet out, packets received on in_port per CPU second or None) or an error string.
     start_s: how long it may take to start. check: a function of the telemetry
     connection, called once traffic flows, that returns an error string or None.
+    count: the out_port's counter that is the rate ("ipackets" for a run that sends
+    nothing: out_port then names the port it receives on).
     """
     for d in eal.run_dirs(prefix):
         shutil.rmtree(d, ignore_errors=True)
@@ -524,7 +528,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30, 
                 try:
                     tel = Telemetry(sock)
                     st = tel.get("/ethdev/stats,%d" % out_port)["/ethdev/stats"]
-                    if st and st.get("opackets", 0) > 0:
+                    if st and st.get(count, 0) > 0:
                         break
                 except (OSError, ValueError, KeyError, TypeError):
                     if tel:
@@ -546,7 +550,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30, 
             ri = tel.get("/ethdev/stats,%d" % in_port)["/ethdev/stats"]["ipackets"] \
                 if in_port is not None else 0
             th = thread_cpu_ns(p.pid)
-            return time.monotonic(), th, st["opackets"], ri
+            return time.monotonic(), th, st[count], ri
         pr = perf_start(p.pid, perf_data, secs) if perf_data else None
         t0, th0, n0, i0 = sample()
         time.sleep(secs)
@@ -702,6 +706,8 @@ def build_cases(a, pcaps, cfgs):
             pv, op, ip = ["--vdev", pcap, "--vdev", null.replace("_b0", "_b1")], 1, 0
         else:
             pv, op, ip = ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0, 1
+        if active == "none":
+            op = ip             # nothing goes out: the rate is what it receives
         npkt = cl_loop(len(a.cl_peers))
         mem = 512 + ((npkt + 16384) * 26) // 10240
         eal_cl = [x if x != str(a.mem_mb) else str(max(a.mem_mb, mem)) for x in eal_common]
@@ -714,7 +720,8 @@ def build_cases(a, pcaps, cfgs):
                  "--cluster", "%d@%s:%s" % (CL_SEGS, GW_IP, active)] + a.gw_args
         cases.append(dict(label=label, app="vecsec-gw", pmd="crypto_vecsec", mode="lookaside",
                           dir=d, traffic=t, sas=len(a.cl_peers), workers=1, mk=mk, out_port=op,
-                          in_port=ip, check=cl_check(a.cl_peers, active)))
+                          in_port=ip, check=cl_check(a.cl_peers, active),
+                          count="ipackets" if active == "none" else "opackets"))
 
     def secgw(label, pmd, cpu, d, t):
         if pmd == "crypto_vecsec":
@@ -786,7 +793,7 @@ def build_cases(a, pcaps, cfgs):
     for d in ("out", "in"):
         for t in (a.traffic if a.cluster else []):
             # the three nodes of one (direction, size) one after the other
-            for label, active in CL_CASES:
+            for label, active in CL_CASES + (CL_NONE,):
                 cluster(d, t, label, active)
     for d in ("out", "in"):
         for t in a.sa_traffic:
@@ -968,7 +975,7 @@ def main():
                     cmd += ["--seq-state", os.path.join(shm, "%s-run%d.seq-state" % (prefix, r))]
                 v = one_run(cmd, prefix, c["out_port"], log, a.warmup, a.secs, pd,
                             start_s=30 + c["sas"] // 500, in_port=c.get("in_port"),
-                            check=c.get("check"))
+                            check=c.get("check"), count=c.get("count", "opackets"))
                 if isinstance(v, str):
                     errs.setdefault(i, []).append("%s (see %s)" % (v, log))
                     print("  run %d %-28s %-4s %-5s FAILED: %s" % (r, c["label"], c["dir"],
@@ -1133,9 +1140,9 @@ def report_cluster(cases, runv, hz, a):
           "second; cluster = (b) + (c): two nodes, each on a core of its own, every frame "
           "to both; ideal 2.00x minus the filter's drops" % (
               len(a.cl_peers), CL_SEGS, CL_CASES[0][0], CL_CASES[1][0], CL_CASES[2][0]))
-    print("%-4s %-5s %4s %8s %8s %8s %8s %8s  %-17s %-17s %-15s" % (
+    print("%-4s %-5s %4s %8s %8s %8s %8s %8s  %-17s %-17s %-12s %s" % (
         "dir", "size", "runs", "(a)", "(b)", "(c)", "(b)+(c)", "/ (a)", "cyc/rx a b c",
-        "carried a b c", "drop cyc b c"))
+        "carried a b c", "drop cyc b c", "none cyc/rx"))
     for d in ("out", "in"):
         for t in a.traffic:
             ii = [idx.get((lab, d, t)) for lab, _ in CL_CASES]
@@ -1165,16 +1172,22 @@ def report_cluster(cases, runv, hz, a):
                     if f < 0.99:
                         xs.append((hz / p[j][1] - f * hz / p[0][1]) / (1 - f))
                 drops.append(med(xs) if xs else None)
+            # the node with no segment: every received packet a filter drop
+            i0 = idx.get((CL_NONE[0], d, t))
+            nv = [runv[(i0, r)][1] for r in range(a.runs) if (i0, r) in runv]
+            none = "%.0f" % med(hz / x for x in nv) if nv else "-"
             print("%-4s %-5s %4d %8.3f %8.3f %8.3f %8.3f %7.2fx  %5.0f %5.0f %5.0f  "
-                  "%.2f %.2f %.2f   %s" % (
+                  "%.2f %.2f %.2f   %-12s %s" % (
                       d, t, len(per), rate[0] / 1e6, rate[1] / 1e6, rate[2] / 1e6,
                       (rate[1] + rate[2]) / 1e6, ratio, cyc_rx[0], cyc_rx[1], cyc_rx[2],
                       carried[0], carried[1], carried[2],
-                      " ".join("%.0f" % x if x is not None else "-" for x in drops)))
+                      " ".join("%.0f" % x if x is not None else "-" for x in drops), none))
     print("(/ (a): the median over runs of ((b) + (c)) / (a) in the same run; cyc/rx: TSC "
           "cycles on CPU per received packet; carried: packets out / packets in; drop cyc: "
           "cycles of one packet dropped as inactive_segment, from cyc/rx of (b) or (c) less "
-          "its carried share at (a)'s cost)")
+          "its carried share at (a)'s cost; none cyc/rx: the same measured directly, "
+          "a node with no segment dropping every packet: rx, classification, the filter, "
+          "the free)")
 
 
 def report_native(idx, ratio, a):
