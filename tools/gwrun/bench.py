@@ -357,22 +357,12 @@ def cl_jhash(a, b, nwords):
     def rol(x, k):
         return ((x << k) | (x >> (32 - k))) & m
     iv = (0xdeadbeef + (nwords << 2)) & m
-    a, b, c = (a + iv) & m, (b + iv) & m, iv
-    c ^= b
-    c = (c - rol(b, 14)) & m
-    a ^= c
-    a = (a - rol(c, 11)) & m
-    b ^= a
-    b = (b - rol(a, 25)) & m
-    c ^= b
-    c = (c - rol(b, 16)) & m
-    a ^= c
-    a = (a - rol(c, 4)) & m
-    b ^= a
-    b = (b - rol(a, 14)) & m
-    c ^= b
-    c = (c - rol(b, 24)) & m
-    return c
+    w = [(a + iv) & m, (b + iv) & m, iv]             # a, b, c
+    # lookup3's final(): w[x] ^= w[y]; w[x] -= rol(w[y], k), in this order
+    for x, y, k in ((2, 1, 14), (0, 2, 11), (1, 0, 25), (2, 1, 16), (0, 2, 4), (1, 0, 14),
+                    (2, 1, 24)):
+        w[x] = ((w[x] ^ w[y]) - rol(w[y], k)) & m
+    return w[2]
 
 
 def cl_ip(s):
