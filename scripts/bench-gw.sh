@@ -54,6 +54,15 @@
 #   Native against lookaside-protocol and the stock app: BENCH_GW_NATIVE=1 BENCH_GW_LKP=1 \
 #     BENCH_GW_MANY=0 BENCH_GW_WORKERS2=0 BENCH_GW_SA_AXIS=0 scripts/bench-gw.sh
 #   The SA axis only: BENCH_GW_ONLY='^axis' scripts/bench-gw.sh
+#   BENCH_GW_CLUSTER=1 (also the active/active cluster of docs/ha.md, every direction
+#   and size of BENCH_GW_TRAFFIC: BENCH_GW_CLUSTER_PEERS=8 peers, one tunnel SA each way
+#   each, half of them in each segment of `--cluster 2@172.16.1.1` by the gateway's hash,
+#   every frame to the node; cases one node carrying both segments (:all), node 1 (:1,
+#   segment 2 filtered), node 2 (:2); reports (node 1 + node 2) / one node per CPU
+#   second and the cycles of a filter drop). The cluster alone, 64 B and IMIX:
+#     BENCH_GW_CLUSTER=1 BENCH_GW_SECGW=0 BENCH_GW_MANY=0 BENCH_GW_WORKERS2=0 \
+#     BENCH_GW_SA_AXIS=0 BENCH_GW_TRAFFIC=64,imix BENCH_GW_RUNS=5 \
+#     BENCH_GW_ONLY='^cluster' scripts/bench-gw.sh
 #   BENCH_GW_HUGE=1: EAL memory from reserved hugepages (--in-memory, still
 #   --no-pci) instead of --no-huge: the production setting; the machine must
 #   have at least 1024 free 2 MiB pages (docs/operations.md, section 1)
@@ -103,6 +112,7 @@ args+=(--sa-axis "${BENCH_GW_SA_AXIS-1,1000,10000,100000}" --sa-dist "${BENCH_GW
 [ "${BENCH_GW_LKP:-0}" = 0 ] || args+=(--lookaside-protocol)
 [ "${BENCH_GW_NATIVE:-0}" = 0 ] || args+=(--native)
 [ -z "${BENCH_GW_PERF:-}" ] || args+=(--perf "$BENCH_GW_PERF")
+[ "${BENCH_GW_CLUSTER:-0}" = 0 ] || args+=(--cluster --cluster-peers "${BENCH_GW_CLUSTER_PEERS:-8}")
 [ -z "${BENCH_GW_ARGS:-}" ] || args+=(--gw-args "$BENCH_GW_ARGS")
 # the cost of a line from memory, printed with the SA-count axis
 [ ! -x "$build/tools/memprobe/memprobe" ] || args+=(--memprobe "$(readlink -f "$build/tools/memprobe/memprobe")")

@@ -30,6 +30,12 @@ noisy minute does not hit one case only); the report takes medians.
 AEAD in the PMD's burst) beside the same SA lookaside-none (rte_ipsec
 frames ESP, the PMD does the AEAD), every direction and size; with
 --gw-base, the base build's too.
+
+--cluster adds the active/active cluster of docs/ha.md (see "the
+active/active cluster" below): one node carrying both segments against
+each node of a pair, which gets every frame and drops the other node's
+half, every direction and size; the report gives the pair's rate over one
+node's on CPU and the cycles of a filter drop.
 """
 import argparse
 import csv
@@ -204,18 +210,22 @@ def ax_clear_ip(k, size):
         udp + AX_PAT[k % 256:k % 256 + pay]
 
 
-def ax_esp_ip(k, size):
-    """SA in k's ESP (tunnel, sequence number 1) carrying ax_clear_ip(k, size)."""
+def esp_tunnel_ip(inner, spi, seq, key, iv, src, dst):
+    """The IPv4 packet src -> dst of ChaCha20-Poly1305 tunnel ESP (key: 32 bytes + salt)
+    carrying the IPv4 packet inner, with that SPI, sequence number and 8-byte IV."""
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-    inner = ax_clear_ip(k, size)
     padlen = (4 - (len(inner) + 2) % 4) % 4
     plain = inner + bytes(range(1, padlen + 1)) + bytes([padlen, 4])
-    key = ax_key(k)
-    spi, seq, iv = AX_SPI_IN + k, 1, k.to_bytes(8, "big")
     hdr = struct.pack("!II", spi, seq)
     ct = ChaCha20Poly1305(key[:32]).encrypt(key[32:] + iv, plain, hdr)
     esp = hdr + iv + ct
-    return ip_hdr(PEER_IP, GW_IP, 50, len(esp)) + esp
+    return ip_hdr(src, dst, 50, len(esp)) + esp
+
+
+def ax_esp_ip(k, size):
+    """SA in k's ESP (tunnel, sequence number 1) carrying ax_clear_ip(k, size)."""
+    return esp_tunnel_ip(ax_clear_ip(k, size), AX_SPI_IN + k, 1, ax_key(k),
+                         k.to_bytes(8, "big"), PEER_IP, GW_IP)
 
 
 def ax_order(n, dist, npkt, rnd):
@@ -317,6 +327,141 @@ def ax_conf(n, direction, typ="lookaside"):
     return "\n".join(lines) + "\n"
 
 
+# ---- the active/active cluster (--cluster) ---------------------------------
+#
+# Two vecsec-gw nodes as one gateway (docs/ha.md): both receive every frame
+# for the cluster address, each carries the peers of the segments active on
+# it and drops the rest (`inactive_segment`). Here: P peers (172.16.2.x),
+# half of them in segment 1 and half in segment 2 of a 2-segment cluster at
+# GW_IP, by the gateway's own hash (apps/vecsec-gw/ha_seg.h, ported below and
+# checked on strongSwan's values), one ChaCha20-Poly1305 tunnel SA each way
+# per peer whose SPI hashes into the peer's segment (as the ha plugin's
+# get_spi makes it). Every run reads each SA's segment from the gateway's
+# telemetry and fails when it is not the one expected here. The loop sends
+# packet i to peer i % P, its size the (i // P)-th of the mix, so both halves
+# carry the same sizes. Three cases on the same files: the whole cluster on
+# one node (`--cluster 2@GW_IP:all`), node 1 (`:1`: segment 2 filtered) and
+# node 2 (`:2`: segment 1 filtered).
+
+CL_SEGS = 2
+CL_CASES = (("cluster 1 node (all)", "all"), ("cluster node 1 (seg 1)", "1"),
+            ("cluster node 2 (seg 2)", "2"))
+# and a node with no segment: every packet a filter drop, its rate the received packets
+CL_NONE = ("cluster no segment (none)", "none")
+
+
+def cl_jhash(a, b, nwords):
+    """Linux jhash_1word(a, 0) (nwords 1, b 0) or jhash_2words(a, b, 0): ha_seg.h's."""
+    m = 0xffffffff
+
+    def rol(x, k):
+        return ((x << k) | (x >> (32 - k))) & m
+    iv = (0xdeadbeef + (nwords << 2)) & m
+    w = [(a + iv) & m, (b + iv) & m, iv]             # a, b, c
+    # lookup3's final(): w[x] ^= w[y]; w[x] -= rol(w[y], k), in this order
+    for x, y, k in ((2, 1, 14), (0, 2, 11), (1, 0, 25), (2, 1, 16), (0, 2, 4), (1, 0, 14),
+                    (2, 1, 24)):
+        w[x] = ((w[x] ^ w[y]) - rol(w[y], k)) & m
+    return w[2]
+
+
+def cl_ip(s):
+    return struct.unpack("!I", socket.inet_aton(s))[0]
+
+
+def cl_seg(addr, spi=None, count=CL_SEGS):
+    """Segment of a peer address (spi None) or of an SA (address, SPI), 1..count."""
+    h = cl_jhash(cl_ip(addr), 0, 1) if not spi else cl_jhash(cl_ip(addr), spi, 2)
+    return (h * count >> 32) + 1
+
+
+def cl_hash_selftest():
+    """strongSwan 5.9.8's values (test/gw/test_ha_seg.c checks the C side)."""
+    assert cl_jhash(cl_ip("192.168.0.100"), 0, 1) == 0x829629eb
+    assert cl_jhash(cl_ip("192.168.0.200"), 0, 1) == 0x40df4404
+    assert cl_jhash(cl_ip("192.168.0.5"), 0xc1234567, 2) == 0x82504be1
+    assert cl_seg("192.168.0.100") == 2 and cl_seg("192.168.0.200") == 1
+
+
+def cl_peers(npeers):
+    """[(peer address, segment, out SPI, in SPI)]: npeers / 2 per segment."""
+    cl_hash_selftest()
+    per, peers = {s: [] for s in range(1, CL_SEGS + 1)}, []
+    for host in range(1, 255):
+        addr = "172.16.2.%d" % host
+        s = cl_seg(addr)
+        if len(per[s]) < npeers // CL_SEGS:
+            per[s].append(addr)
+    for j in range(npeers // CL_SEGS):
+        for s in sorted(per):
+            addr, k = per[s][j], len(peers)
+            spi_out = next(x for x in range(0x1000 + 0x100 * k, 0x1100 + 0x100 * k)
+                           if cl_seg(addr, x) == s)
+            spi_in = next(x for x in range(0x80000 + 0x100 * k, 0x80100 + 0x100 * k)
+                          if cl_seg(GW_IP, x) == s)
+            peers.append((addr, s, spi_out, spi_in))
+    return peers
+
+
+def cl_loop(npeers):
+    """Packets in the loop: a multiple of npeers * 12 (every peer the whole IMIX), ~2300."""
+    unit = npeers * 12
+    return unit * max(1, (2304 + unit - 1) // unit)
+
+
+def cl_pcaps(d, peers, traffics):
+    """clclear_<t>.pcap (outbound input) and clesp_<t>.pcap (inbound) of the cluster."""
+    made, n = {}, len(peers)
+    for t in traffics:
+        sizes = TRAFFIC[t]
+        clear, esp, seq = [], [], [0] * n
+        for i in range(cl_loop(n)):
+            k, size = i % n, sizes[(i // n) % len(sizes)]
+            ip = ax_clear_ip(k, size)
+            seq[k] += 1
+            clear.append(AX_MAC + ip)
+            esp.append(AX_MAC + esp_tunnel_ip(ip, peers[k][3], seq[k], ax_key(k),
+                                              i.to_bytes(8, "big"), peers[k][0], GW_IP))
+        for kind, fr in (("clclear", clear), ("clesp", esp)):
+            made["%s_%s" % (kind, t)] = os.path.join(d, "%s_%s.pcap" % (kind, t))
+            write_raw_pcap(made["%s_%s" % (kind, t)], fr)
+    return made
+
+
+def cl_conf(peers):
+    """Both directions: per peer an SP rule for its flow (ax_flow(k)) and a tunnel SA each way."""
+    lines = []
+    for k, (addr, _, spi_out, spi_in) in enumerate(peers):
+        key = hexkey(ax_key(k))
+        lines.append("sp ipv4 out esp protect %d pri 1 dst %s/32" % (spi_out, ax_flow(k)))
+        lines.append("sp ipv4 in esp protect %d pri 1 dst %s/32" % (spi_in, ax_flow(k)))
+        lines.append("sa out %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                     "src %s dst %s" % (spi_out, key, GW_IP, addr))
+        lines.append("sa in %d aead_algo chacha20-poly1305 aead_key %s mode ipv4-tunnel "
+                     "src %s dst %s" % (spi_in, key, addr, GW_IP))
+    lines += ["rt ipv4 dst 172.16.2.0/24 port 1", "rt ipv4 dst 10.0.0.0/8 port 0",
+              "neigh port 0 02:00:00:00:cc:00", "neigh port 1 02:00:00:00:cc:01"]
+    return "\n".join(lines) + "\n"
+
+
+def cl_check(peers, active):
+    """
+    A check for one_run: every SA's segment and state as the gateway shows them
+    (/vecsec_gw/sa,DIR,SPI) against the hash here; an error string or None.
+    """
+    def check(tel):
+        for addr, s, spi_out, spi_in in peers:
+            for d, spi in (("out", spi_out), ("in", spi_in)):
+                v = tel.get("/vecsec_gw/sa,%s,%d" % (d, spi)).get("/vecsec_gw/sa") or {}
+                want = "active" if active == "all" or str(s) == active else "standby"
+                if v.get("segment") != s or v.get("segment_state") != want:
+                    return ("SA %s %#x of peer %s: the gateway says segment %s %s, the bench's "
+                            "hash segment %d %s" % (d, spi, addr, v.get("segment"),
+                                                    v.get("segment_state"), s, want))
+        return None
+    return check
+
+
 # ---- one run -------------------------------------------------------------
 
 def thread_cpu_ns(pid):
@@ -345,11 +490,16 @@ def perf_start(pid, path, secs):
         return None
 
 
-def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
+def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30, in_port=None,
+            check=None, count="opackets"):
     """
     Start cmd; return (pkts/s wall, pkts/s on CPU, cpu share, [CPU share of each thread
     that ran more than 2 % of the window, largest first], seconds from start to the first
-    packet out) or an error string. start_s: how long it may take to start.
+    packet out, packets received on in_port per CPU second or None) or an error string.
+    start_s: how long it may take to start. check: a function of the telemetry
+    connection, called once traffic flows, that returns an error string or None.
+    count: the out_port's counter that is the rate ("ipackets" for a run that sends
+    nothing: out_port then names the port it receives on).
     """
     for d in eal.run_dirs(prefix):
         shutil.rmtree(d, ignore_errors=True)
@@ -368,7 +518,7 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
                 try:
                     tel = Telemetry(sock)
                     st = tel.get("/ethdev/stats,%d" % out_port)["/ethdev/stats"]
-                    if st and st.get("opackets", 0) > 0:
+                    if st and st.get(count, 0) > 0:
                         break
                 except (OSError, ValueError, KeyError, TypeError):
                     if tel:
@@ -380,16 +530,21 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
         if tel is None:
             return "no traffic out within %d s" % start_s
         started = time.monotonic() - t_start
+        err = check(tel) if check else None
+        if err:
+            return err
         time.sleep(warm)
 
         def sample():
             st = tel.get("/ethdev/stats,%d" % out_port)["/ethdev/stats"]
+            ri = tel.get("/ethdev/stats,%d" % in_port)["/ethdev/stats"]["ipackets"] \
+                if in_port is not None else 0
             th = thread_cpu_ns(p.pid)
-            return time.monotonic(), th, st["opackets"]
+            return time.monotonic(), th, st[count], ri
         pr = perf_start(p.pid, perf_data, secs) if perf_data else None
-        t0, th0, n0 = sample()
+        t0, th0, n0, i0 = sample()
         time.sleep(secs)
-        t1, th1, n1 = sample()
+        t1, th1, n1, i1 = sample()
         c0, c1 = sum(th0.values()), sum(th1.values())
         shares = sorted(((th1[t] - th0.get(t, 0)) / 1e9 / (t1 - t0) for t in th1), reverse=True)
         shares = [x for x in shares if x > 0.02]
@@ -404,7 +559,8 @@ def one_run(cmd, prefix, out_port, log, warm, secs, perf_data=None, start_s=30):
         dn, dt, dc = n1 - n0, t1 - t0, (c1 - c0) / 1e9
         if dn <= 0 or dc <= 0:
             return "no packets in the window"
-        return dn / dt, dn / dc, dc / dt, shares, started
+        return dn / dt, dn / dc, dc / dt, shares, started, \
+            (i1 - i0) / dc if in_port is not None else None
     finally:
         if tel:
             tel.close()
@@ -531,6 +687,32 @@ def build_cases(a, pcaps, cfgs):
                           pmd="crypto_vecsec", mode=a.sa_type, dir=d, traffic=t, sas=n,
                           workers=1, dist=dist, loop=npkt, mk=mk, out_port=op))
 
+    def cluster(d, t, label, active):
+        """A node of the 2-segment cluster (CL_CASES): active 'all', '1' or '2'."""
+        f = pcaps["%s_%s" % ("clclear" if d == "out" else "clesp", t)]
+        pcap = "net_pcap_b0,rx_pcap=%s,infinite_rx=1" % f
+        null = "net_null_b0,no-rx=1"
+        if d == "out":
+            pv, op, ip = ["--vdev", pcap, "--vdev", null.replace("_b0", "_b1")], 1, 0
+        else:
+            pv, op, ip = ["--vdev", null, "--vdev", pcap.replace("_b0", "_b1")], 0, 1
+        if active == "none":
+            op = ip             # nothing goes out: the rate is what it receives
+        npkt = cl_loop(len(a.cl_peers))
+        mem = 512 + ((npkt + 16384) * 26) // 10240
+        eal_cl = [x if x != str(a.mem_mb) else str(max(a.mem_mb, mem)) for x in eal_common]
+
+        def mk(prefix):
+            return [a.gw, "-l", "0"] + eal_cl + ["--file-prefix", prefix, "--vdev",
+                                                 "crypto_vecsec0"] + pv + \
+                ["--", "-f", cfgs["cluster"], "-u", "2", "-w", "0", "--prefer", "crypto_vecsec",
+                 "--quiet", "--duration", "120", "--mbufs", str(npkt + 16384),
+                 "--cluster", "%d@%s:%s" % (CL_SEGS, GW_IP, active)] + a.gw_args
+        cases.append(dict(label=label, app="vecsec-gw", pmd="crypto_vecsec", mode="lookaside",
+                          dir=d, traffic=t, sas=len(a.cl_peers), workers=1, mk=mk, out_port=op,
+                          in_port=ip, check=cl_check(a.cl_peers, active),
+                          count="ipackets" if active == "none" else "opackets"))
+
     def secgw(label, pmd, cpu, d, t):
         if pmd == "crypto_vecsec":
             cdev = ["-d", a.pmd_so, "--vdev", "crypto_vecsec0"]
@@ -599,6 +781,11 @@ def build_cases(a, pcaps, cfgs):
                 vecsec_gw("vecsec-gw vecsec %d workers %d SAs" % (a.workers, MANY), "crypto_vecsec",
                           False, d, "64", nsa=MANY, workers=a.workers)
     for d in ("out", "in"):
+        for t in (a.traffic if a.cluster else []):
+            # the three nodes of one (direction, size) one after the other
+            for label, active in CL_CASES + (CL_NONE,):
+                cluster(d, t, label, active)
+    for d in ("out", "in"):
         for t in a.sa_traffic:
             for n, dist, npkt in (ax_points(a) if a.sa_axis else []):
                 axis(d, t, n, dist, npkt)
@@ -665,6 +852,12 @@ def main():
     ap.add_argument("--gw-args", default="",
                     help="more vecsec-gw options (after --) for every vecsec-gw case, "
                          "e.g. '--spd-cache 0'")
+    ap.add_argument("--cluster", action="store_true",
+                    help="also the active/active cluster: one node carrying both segments "
+                         "against each node of a pair (the other segment filtered), every "
+                         "direction and size")
+    ap.add_argument("--cluster-peers", type=int, default=8,
+                    help="peers of the cluster cases (even, 2..64), half in each segment")
     ap.add_argument("--perf", default="",
                     help="folder: perf record (4999 Hz) each run's window into "
                          "caseNN-runR.perf.data")
@@ -672,6 +865,9 @@ def main():
     if not 2 <= a.sas <= 1024:
         sys.exit("bench_gw: --sas takes 2..1024")
     MANY = a.sas
+    if a.cluster and (a.cluster_peers < 2 or a.cluster_peers > 64 or a.cluster_peers % 2):
+        sys.exit("bench_gw: --cluster-peers takes an even number 2..64")
+    a.cl_peers = cl_peers(a.cluster_peers) if a.cluster else []
     a.traffic = [t for t in a.traffic.split(",") if t]
     a.gw_args = a.gw_args.split()
     a.sa_axis = [int(x) for x in a.sa_axis.split(",") if x and x != "0"]
@@ -739,6 +935,13 @@ def main():
                 print("bench-gw: " + pr.stdout.strip().replace("\n", "; "))
             elif pr is not None:
                 print("bench-gw: memprobe gave no answer: %s" % pr.stdout.strip())
+        if a.cluster:
+            pcaps.update(cl_pcaps(shm, a.cl_peers, a.traffic))
+            cfgs["cluster"] = write_config(os.path.join(shm, "gw-cluster.cfg"),
+                                           cl_conf(a.cl_peers), 0o600)
+            print("bench-gw: cluster of %d segments at %s, peers (address segment out-SPI "
+                  "in-SPI): %s" % (CL_SEGS, GW_IP, ", ".join(
+                      "%s %d %#x %#x" % p for p in a.cl_peers)))
         cfgs["bypass"] = os.path.join(shm, "gw-bypass.cfg")
         with open(cfgs["bypass"], "w") as f:
             f.write("sp ipv4 out esp bypass pri 1 dst 10.1.0.0/16\n"
@@ -748,6 +951,7 @@ def main():
         print("bench-gw: %d cases x %d runs, %.1f s warm-up + %.1f s window each"
               % (len(cases), a.runs, a.warmup, a.secs))
         res = {i: [] for i in range(len(cases))}
+        runv = {}       # (case, run): its result, for the same-run ratios
         errs = {}
         for r in range(a.runs):
             for i, c in enumerate(cases):
@@ -760,13 +964,15 @@ def main():
                     # with them): cases never share marks, nothing under /var/lib
                     cmd += ["--seq-state", os.path.join(shm, "%s-run%d.seq-state" % (prefix, r))]
                 v = one_run(cmd, prefix, c["out_port"], log, a.warmup, a.secs, pd,
-                            start_s=30 + c["sas"] // 500)
+                            start_s=30 + c["sas"] // 500, in_port=c.get("in_port"),
+                            check=c.get("check"), count=c.get("count", "opackets"))
                 if isinstance(v, str):
                     errs.setdefault(i, []).append("%s (see %s)" % (v, log))
                     print("  run %d %-28s %-4s %-5s FAILED: %s" % (r, c["label"], c["dir"],
                                                                  c["traffic"], v))
                 else:
                     res[i].append(v)
+                    runv[(i, r)] = v
                     print("  run %d %-28s %-4s %-5s %6.3f Mpps wall %6.3f Mpps on CPU "
                           "(%.0f%% CPU: %s)"
                           % (r, c["label"], c["dir"], c["traffic"], v[0] / 1e6, v[1] / 1e6,
@@ -793,11 +999,14 @@ def main():
                                "%.2f" % statistics.median(x[3][j] if j < len(x[3]) else 0
                                                           for x in v)
                                for j in range(c["workers"])),
-                           start_s="%.1f" % statistics.median(x[4] for x in v))
+                           start_s="%.1f" % statistics.median(x[4] for x in v),
+                           mpps_in_cpu="%.4f" % (statistics.median(x[5] for x in v) / 1e6)
+                           if v[0][5] is not None else "")
             else:
                 failed += 1
                 row.update(mpps_wall="", mpps_cpu="", cycles_pkt_wall="", cycles_pkt_cpu="",
-                           cpu_share="", mpps_cpu_best="", thread_cpu="", start_s="")
+                           cpu_share="", mpps_cpu_best="", thread_cpu="", start_s="",
+                           mpps_in_cpu="")
             rows.append(row)
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w", newline="") as f:
@@ -806,6 +1015,7 @@ def main():
             wr.writerows(rows)
         report(rows, cases, hz, hz_src, a)
         report_axis(rows, a)
+        report_cluster(cases, runv, hz, a)
         plot(rows, a)
         plot_axis(rows, a)
         for i, e in errs.items():
@@ -904,6 +1114,70 @@ def report(rows, cases, hz, hz_src, a):
         seen.add(key)
         print("  # %s (%s, %s)" % (c["label"], c["dir"], c["traffic"]))
         print("  " + " ".join(shlex.quote(x) for x in c["mk"]("bench-gw")))
+
+
+def report_cluster(cases, runv, hz, a):
+    """
+    The active/active cluster: (b) + (c) over (a), per run (the three ran one after
+    the other) and as the median of the runs; the cycles of a filter drop.
+    """
+    if not a.cluster:
+        return
+    idx = {(c["label"], c["dir"], c["traffic"]): i for i, c in enumerate(cases)}
+    print()
+    print("active/active cluster, %d peers in %d segments (vecsec-gw + crypto_vecsec "
+          "lookaside, 1 worker): (a) %s, (b) %s, (c) %s; Mpps = packets carried per CPU "
+          "second; cluster = (b) + (c): two nodes, each on a core of its own, every frame "
+          "to both; ideal 2.00x minus the filter's drops" % (
+              len(a.cl_peers), CL_SEGS, CL_CASES[0][0], CL_CASES[1][0], CL_CASES[2][0]))
+    print("%-4s %-5s %4s %8s %8s %8s %8s %8s  %-17s %-17s %-12s %s" % (
+        "dir", "size", "runs", "(a)", "(b)", "(c)", "(b)+(c)", "/ (a)", "cyc/rx a b c",
+        "carried a b c", "drop cyc b c", "none cyc/rx"))
+    for d in ("out", "in"):
+        for t in a.traffic:
+            ii = [idx.get((lab, d, t)) for lab, _ in CL_CASES]
+            if None in ii:
+                continue
+            per = []            # per run: [(out/CPU s, in/CPU s)] of (a), (b), (c)
+            for r in range(a.runs):
+                v = [runv.get((i, r)) for i in ii]
+                if None not in v and all(x[5] for x in v):
+                    per.append([(x[1], x[5]) for x in v])
+            if not per:
+                print("%-4s %-5s    0 (no run with all three cases)" % (d, t))
+                continue
+            med = statistics.median
+            rate = [med(p[j][0] for p in per) for j in range(3)]
+            ratio = med((p[1][0] + p[2][0]) / p[0][0] for p in per)
+            cyc_rx = [med(hz / p[j][1] for p in per) for j in range(3)]
+            carried = [med(p[j][0] / p[j][1] for p in per) for j in range(3)]
+            # (b) or (c): a received packet costs cyc_rx; the share f carried costs what a
+            # packet of (a) does (all carried there), the rest a drop:
+            # cyc_rx = f * cyc_a + (1 - f) * drop
+            drops = []
+            for j in (1, 2):
+                xs = []
+                for p in per:
+                    f = p[j][0] / p[j][1]
+                    if f < 0.99:
+                        xs.append((hz / p[j][1] - f * hz / p[0][1]) / (1 - f))
+                drops.append(med(xs) if xs else None)
+            # the node with no segment: every received packet a filter drop
+            i0 = idx.get((CL_NONE[0], d, t))
+            nv = [runv[(i0, r)][1] for r in range(a.runs) if (i0, r) in runv]
+            none = "%.0f" % med(hz / x for x in nv) if nv else "-"
+            print("%-4s %-5s %4d %8.3f %8.3f %8.3f %8.3f %7.2fx  %5.0f %5.0f %5.0f  "
+                  "%.2f %.2f %.2f   %-12s %s" % (
+                      d, t, len(per), rate[0] / 1e6, rate[1] / 1e6, rate[2] / 1e6,
+                      (rate[1] + rate[2]) / 1e6, ratio, cyc_rx[0], cyc_rx[1], cyc_rx[2],
+                      carried[0], carried[1], carried[2],
+                      " ".join("%.0f" % x if x is not None else "-" for x in drops), none))
+    print("(/ (a): the median over runs of ((b) + (c)) / (a) in the same run; cyc/rx: TSC "
+          "cycles on CPU per received packet; carried: packets out / packets in; drop cyc: "
+          "cycles of one packet dropped as inactive_segment, from cyc/rx of (b) or (c) less "
+          "its carried share at (a)'s cost; none cyc/rx: the same measured directly, "
+          "a node with no segment dropping every packet: rx, classification, the filter, "
+          "the free)")
 
 
 def report_native(idx, ratio, a):
