@@ -130,7 +130,6 @@ struct hs_slot {
 	uint64_t sent_ms;               /* when adv was last sent */
 	uint64_t b_in, rate_top, rate_ms, rate_held;    /* rate_ms 0: no baseline yet */
 	uint64_t tick_top, tick_held, tick_ms;  /* inbound: at the last tick */
-	uint64_t grow_acked;            /* inbound: acked when B_in last grew at its limit */
 };
 
 static struct {
@@ -535,7 +534,6 @@ take_one(unsigned int i, const struct gw_sa_conf *c, uint64_t theirs)
 		 */
 		b->b_in = HS_BIN_MIN;
 		b->rate_ms = b->tick_ms = 0;
-		b->grow_acked = 0;
 		/*
 		 * the segment is inactive here (or the SA not active yet): no
 		 * worker touches the window (ha_dp.h drops its packets before
@@ -865,7 +863,7 @@ in_want(struct hs_slot *b, unsigned int slot, uint64_t top, uint64_t now)
 {
 	uint64_t held = sa_held(slot);
 
-	if (gated() && (top >= b->acked || held > b->tick_held) && b->acked != b->grow_acked &&
+	if (gated() && (top >= b->acked || held > b->tick_held) && b->acked >= b->adv &&
 	    b->tick_ms != 0 && now > b->tick_ms) {
 		/*
 		 * at its limit, or packets held back (ha_seq_wait) since the
@@ -875,18 +873,22 @@ in_want(struct hs_slot *b, unsigned int slot, uint64_t top, uint64_t now)
 		 * accepted; those numbers are refused, so the top stays where
 		 * it was and only a larger block reaches them). At once, the
 		 * numbers of HS_RATE_MS at the rate offered since the last
-		 * tick (taken and held), at least twice the block. Once per
-		 * ack: a partner that does not answer (dead, not yet timed
-		 * out) is no faster SA, and doubling every tick until it is
-		 * declared down would advertise, to whoever stores it next, a
-		 * limit millions of numbers ahead (all refused at its takeover)
+		 * tick (taken and held), at least twice the block. Only once
+		 * the partner has stored every limit advertised (acked >=
+		 * adv), so once per round trip: a partner that does not answer
+		 * (dead, not yet timed out) is no faster SA, and doubling every
+		 * tick until it is declared down would advertise, to whoever
+		 * stores it next, a limit millions of numbers ahead (all
+		 * refused at its takeover). (Waiting for a new ack value
+		 * instead stalled for good when the limit the growth gave was
+		 * one the partner had acked already, after a takeover: no
+		 * advertisement, no ack, no growth.)
 		 */
 		uint64_t d = (top - RTE_MIN(top, b->tick_top)) +
 			(held - RTE_MIN(held, b->tick_held));
 
 		d = d * HS_RATE_MS / (now - b->tick_ms);
 		b->b_in = RTE_MIN(RTE_MAX(b->b_in * 2, d), (uint64_t)HS_BIN_MAX);
-		b->grow_acked = b->acked;
 	}
 	b->tick_top = top;
 	b->tick_held = held;
@@ -897,13 +899,23 @@ in_want(struct hs_slot *b, unsigned int slot, uint64_t top, uint64_t now)
 		b->rate_held = held;
 		b->rate_ms = now;
 	} else if (now - b->rate_ms >= HS_RATE_MS) {
-		/* the numbers of about HS_RATE_MS offered, halving at most */
+		/*
+		 * the numbers of about HS_RATE_MS offered, halving at most, and
+		 * not while packets are held back: the peer's numbers are then
+		 * ahead of the limit by more than the rate says (they went on
+		 * while the acks were slow), the top does not move, and only the
+		 * growth above (once per ack) reaches them. Halving every
+		 * HS_RATE_MS undid it whenever the sync's round trip took longer
+		 * (a loaded machine): the limit never again reached the peer's
+		 * numbers and every inbound packet was held back from then on.
+		 */
 		uint64_t d = (top - RTE_MIN(top, b->rate_top)) +
 			(held - RTE_MIN(held, b->rate_held));
 		uint64_t dt = now - b->rate_ms;
+		uint64_t keep = held > b->rate_held ? b->b_in : b->b_in / 2;
 
 		d = d * HS_RATE_MS / RTE_MAX(dt, 1u);
-		b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, b->b_in / 2)),
+		b->b_in = RTE_MIN(RTE_MAX((uint64_t)HS_BIN_MIN, RTE_MAX(d, keep)),
 				  (uint64_t)HS_BIN_MAX);
 		b->rate_top = top;
 		b->rate_held = held;
