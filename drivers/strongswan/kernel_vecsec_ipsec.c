@@ -1791,7 +1791,7 @@ ha_send_gone(private_kernel_vecsec_ipsec_t *this)
 	struct sockaddr_storage l, r;
 	socklen_t ll = 0, rl = 0;
 	uint8_t m[16] = { 'V', 'S', 'H', 'A', 1, 4, 0, 0 };
-	int fd, sent = 0;
+	int fd, rc, sent = 0;
 
 	if (this->ha_partner != 1 || this->ha_epoch == 0 || !ha_end(this->ha_local, &l, &ll) ||
 			!ha_end(this->ha_remote, &r, &rl) || l.ss_family != r.ss_family)
@@ -1801,7 +1801,19 @@ ha_send_gone(private_kernel_vecsec_ipsec_t *this)
 	fd = socket(l.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	if (bind(fd, (struct sockaddr *)&l, ll) != 0) {
+	/*
+	 * the dead gateway's socket goes with the last of its process, which
+	 * may still be exiting when its control socket has closed (seen on a
+	 * loaded machine): up to a second (the sync's own silence timeout,
+	 * after which the other gateway needs no word), every 20 ms
+	 */
+	for (int i = 0;; i++) {
+		rc = bind(fd, (struct sockaddr *)&l, ll);
+		if (rc == 0 || errno != EADDRINUSE || i >= 50 || this->stop)
+			break;
+		usleep(20000);
+	}
+	if (rc != 0) {
 		DBG1(DBG_KNL, "kernel-vecsec: cannot send the other node's gateway word that this "
 		     "one is gone: %s is in use (%s)", this->ha_local, strerror(errno));
 		close(fd);
