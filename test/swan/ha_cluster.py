@@ -887,6 +887,9 @@ def main_aa(env):
     Active/active: segment_count 2, four peers split between the segments by
     the plugin's hash, both nodes active; failover of one, return, rebalance.
     """
+    check(seg("192.168.0.100") == 2 and seg("192.168.0.200") == 1 and
+          jhash(ip4("192.168.0.5"), 0xc1234567, 2) == 0x82504be1,
+          "the test's hash gives strongSwan's values")
     env.topology()
     for s in ("A", "B"):
         env.gw_start(s)
@@ -1056,188 +1059,16 @@ def aa_replay(env, dead, surv, dseg, before, rows, t_kill):
             "replays and let %d through" % (len(old), surv, dropped, let))
 
 
-def main():
-    if len(sys.argv) > 2 and sys.argv[2] == "active-active":
-        pick = {1: [], 2: []}
-        for n in range(10, 60):
-            a = "10.80.0.%d" % n
-            if len(pick[seg(a)]) < 2:
-                pick[seg(a)].append(a)
-        env = Cluster(sys.argv[1], 2, pick[2][:1] + pick[1][:1] + pick[2][1:] + pick[1][1:])
-        try:
-            check(seg("192.168.0.100") == 2 and seg("192.168.0.200") == 1 and
-                  jhash(ip4("192.168.0.5"), 0xc1234567, 2) == 0x82504be1,
-                  "the test's hash gives strongSwan's values")
-            if not env.sync_opt:
-                log("NOTE: vecsec-gw has no --cluster-sync: the checks that need it are "
-                    "reported as NOT CHECKED")
-            main_aa(env)
-            log("PASS [%.0f s]" % (time.monotonic() - T0))
-            return 0
-        except st.Fail as e:
-            log("FAIL: %s" % e)
-            env.dump_logs()
-            return 1
-        finally:
-            env.close()
-            log("[%.0f s] torn down" % (time.monotonic() - T0))
-    env = Cluster(sys.argv[1])
+def run(env, body):
+    """
+    body(env) under the test's verdict: PASS, or FAIL with the nodes' logs;
+    torn down either way.
+    """
     try:
         if not env.sync_opt:
             log("NOTE: vecsec-gw has no --cluster-sync: the checks that need it are "
                 "reported as NOT CHECKED")
-        env.topology()
-        for s in ("A", "B"):
-            env.gw_start(s)
-        step("kernel-vecsec's warning: the ha plugin with the default SPI range")
-        env.ctl("segment", "+1", side="A")
-        env.node_start("A", spi_range=False)
-        wait_for(lambda: "kernel-vecsec: HA segments active in vecsec-gw: none" in
-                 env.charon_log("A"), 20, what="kernel-vecsec A's first segment sync")
-        check("the ha plugin is configured and charon.spi_min/spi_max are the defaults" in
-              env.charon_log("A"), "charon A with the ha plugin and the default SPI range: "
-              "kernel-vecsec warns at start")
-        check(env.segments("A") == "none", "kernel-vecsec set gateway A's segments to the "
-              "plugin's at start (none; segment 1 was active)")
-        env.charon_stop("A")
-        skip = len(env.charon_log("A"))
-
-        step("two nodes, one segment: active/passive")
-        for s in ("A", "B"):
-            env.node_start(s)
-        check("the ha plugin is configured and" not in env.charon_log("A")[skip:] and
-              "the ha plugin is configured and" not in env.charon_log("B"),
-              "no SPI range warning with per-node ranges")
-
-        def one_active():
-            seg = {s: env.segments(s) for s in ("A", "B")}
-            cs = {s: env.charon_segments(s) for s in ("A", "B")}
-            return seg == cs and sorted(seg.values()) == ["1", "none"] and seg
-        segs = wait_for(one_active, 30, step=0.2, what="one node with segment 1, in charon "
-                       "and gateway alike")
-        active = "A" if segs["A"] == "1" else "B"
-        standby = "B" if active == "A" else "A"
-        check(True, "node %s has segment 1 (charon and gateway), node %s none" % (
-            active, standby))
-        check("kernel-vecsec: HA segments active in vecsec-gw: 1" in env.charon_log(active),
-              "node %s's kernel-vecsec followed the plugin's log line" % active)
-
-        # each node asks the other for a resync 1 s after its start; an IKE_SA set up
-        # before both have answered comes back to its own node as a second, passive copy
-        wait_for(lambda: resync_settled(env, {"A": skip}), 20,
-                 what="both nodes to have answered the other's resync request")
-        env.charon_start("P", "P", st.plugin_conf_libipsec())
-        env.swanctl_load("P", peer_conf())
-        env.swanctl("P", "--initiate", "--child", "net10")
-        c = [x for x in env.child_sas("P") if x["state"] == "INSTALLED"]
-        check(len(c) == 1, "the peer's CHILD_SA is up")
-        env.spi_in = c[0]["spi_out"]        # the cluster's inbound SA
-        env.spi_out = c[0]["spi_in"]
-        wait_for(lambda: env.ike_states(standby) == ["PASSIVE"], 20,
-                 what="node %s to hold the IKE_SA as PASSIVE" % standby)
-        check(env.ike_states(active) == ["ESTABLISHED"], "IKE_SA ESTABLISHED on node %s, "
-              "PASSIVE on node %s" % (active, standby))
-        want = {("in", env.spi_in), ("out", env.spi_out)}
-        wait_for(lambda: env.gw_spis(standby) == want, 20,
-                 what="gateway %s to hold the CHILD_SA too" % standby)
-        check(env.gw_spis(active) == want and SPIS[active][0] <= env.spi_in <=
-              SPIS[active][1], "both gateways hold SAs in 0x%08x / out 0x%08x (from node "
-              "%s's SPI range)" % (env.spi_in, env.spi_out, active))
-        check("installed HA CHILD_SA" in env.charon_log(standby),
-              "node %s: charon installed the HA CHILD_SA through kernel-vecsec "
-              "(add_sa without get_spi)" % standby)
-        sa = env.sa_show(standby, "in", env.spi_in)
-        check(sa.get("segment_state") == "standby", "gateway %s shows it standby" % standby)
-
-        step("traffic through node %s" % active)
-        env.check_traffic([("P", "L", LAN, 5201, PEER_NET), ("L", "P", PEER_NET, 5202)],
-                          rate=300, count=300, warm=True, settle=SETTLE,
-                          what="traffic through the active node")
-        check(env.sa_show(standby, "in", env.spi_in)["packets"] == 0,
-              "node %s's gateway carried none of it" % standby)
-
-        step("failover 1: node %s killed" % active)
-        m1, _ = failover(env, active, "failover 1", dpd=True)
-        survivor, other = standby, active
-
-        step("node %s returns" % other)
-        node_return(env, other, survivor, want)
-
-        step("standby gateway restart (node %s)" % other)
-        before = env.sas()
-        env.gw_stop(side=other)
-        # started with segment 1 active (as if misconfigured): kernel-vecsec sets charon's
-        env.gw_start(other, segs="1")
-        wait_for(lambda: env.segments(other) == "none", 20,
-                 what="kernel-vecsec to set restarted gateway %s's segments" % other)
-        check(True, "restarted gateway %s (started with segment 1 active) got charon's set "
-              "from kernel-vecsec on reconnection: none" % other)
-        consistent(env, "after gateway %s's restart" % other, same=before)
-
-        step("charon restart on the standby node (%s)" % other)
-        env.charon_stop(other)
-        check(env.segments(other) == "none", "gateway %s carries no segment after its "
-              "charon stopped" % other)
-        env.node_start(other)
-        consistent(env, "after charon %s's restart" % other, changed=before)
-
-        step("charon restart on the active node (%s): a graceful handover" % survivor)
-        before = env.sas()
-        slog = len(env.charon_log(other))
-        env.charon_stop(survivor)
-        wait_for(lambda: env.segments(other) == "1" and env.segments(survivor) == "none",
-                 20, what="node %s to take segment 1 from the stopping node" % other)
-        check("HA segment 1 activated" in env.charon_log(other)[slog:],
-              "charon %s dropped its segments at shutdown, node %s took them (charon and "
-              "gateway), gateway %s carries none" % (survivor, other, survivor))
-        env.node_start(survivor)
-        wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1", 20,
-                 what="the restarted node to stay passive")
-        consistent(env, "after charon %s's restart" % survivor, changed=before)
-        survivor, other = other, survivor
-
-        # (the traffic through the active node before each failover below shows that the
-        # restarts left a working path)
-        step("failover 2: the charon of node %s killed, its gateway alive" % survivor)
-        before = env.sas()
-        m2, _ = failover(env, survivor, "failover 2", kill="charon")
-        env.node_start(survivor)
-        wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1", 20,
-                 what="node %s's new charon to stay passive" % survivor)
-        consistent(env, "after charon %s's return" % survivor, changed=before)
-        survivor, other = other, survivor
-
-        step("both gateways killed: node %s's (standby), then node %s's (active)" % (
-            other, survivor))
-        both_gateways_dead(env, survivor, other)
-
-        step("failover 3: the gateway of node %s killed, its charon alive" % survivor)
-        before = env.sas()
-        m3, _ = failover(env, survivor, "failover 3", kill="gateway")
-        env.gw_start(survivor)
-        wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1" and
-                 env.charon_segments(survivor) == "none", 20,
-                 what="node %s's new gateway to stay passive" % survivor)
-        consistent(env, "after gateway %s's return" % survivor, same=before)
-        survivor, other = other, survivor
-
-        # node `other` runs a restarted gateway whose SAs kernel-vecsec installed again
-        # as standby SAs: it must carry the tunnel in both directions when it takes over
-        step("failover 4: node %s killed, node %s (its gateway restarted, standby SAs "
-             "installed again) takes over; its ESP replayed into node %s" % (
-                 survivor, other, other))
-        replay_check(env, survivor, other)
-
-        log("\nmeasurements (rate %d/s per flow, heartbeat delay %d ms, timeout %d ms):" % (
-            RATE, HB_DELAY, HB_TIMEOUT))
-        for n, m in (("failover 1", m1), ("failover 2 (charon only)", m2),
-                     ("failover 3 (gateway only)", m3)):
-            log("  %s: kill -> first datagram through the new node %.2f s; detection -> "
-                "first %s s; detection -> gateway segment (as polled) %s s; peer -> inside lost %d" % (
-                    n, m["kill_to_first"], "%.3f" % m["detect_to_first"]
-                    if m["detect_to_first"] is not None else "?",
-                    "%.2f" % m["detect_to_segment"] if m["detect_to_segment"] is not None
-                    else "?", m["lost"]))
+        body(env)
         log("PASS [%.0f s]" % (time.monotonic() - T0))
         return 0
     except st.Fail as e:
@@ -1247,6 +1078,175 @@ def main():
     finally:
         env.close()
         log("[%.0f s] torn down" % (time.monotonic() - T0))
+
+
+def main_ap(env):
+    """Active/passive: one segment, the failovers, restarts and checks above."""
+
+    env.topology()
+    for s in ("A", "B"):
+        env.gw_start(s)
+    step("kernel-vecsec's warning: the ha plugin with the default SPI range")
+    env.ctl("segment", "+1", side="A")
+    env.node_start("A", spi_range=False)
+    wait_for(lambda: "kernel-vecsec: HA segments active in vecsec-gw: none" in
+             env.charon_log("A"), 20, what="kernel-vecsec A's first segment sync")
+    check("the ha plugin is configured and charon.spi_min/spi_max are the defaults" in
+          env.charon_log("A"), "charon A with the ha plugin and the default SPI range: "
+          "kernel-vecsec warns at start")
+    check(env.segments("A") == "none", "kernel-vecsec set gateway A's segments to the "
+          "plugin's at start (none; segment 1 was active)")
+    env.charon_stop("A")
+    skip = len(env.charon_log("A"))
+
+    step("two nodes, one segment: active/passive")
+    for s in ("A", "B"):
+        env.node_start(s)
+    check("the ha plugin is configured and" not in env.charon_log("A")[skip:] and
+          "the ha plugin is configured and" not in env.charon_log("B"),
+          "no SPI range warning with per-node ranges")
+
+    def one_active():
+        seg = {s: env.segments(s) for s in ("A", "B")}
+        cs = {s: env.charon_segments(s) for s in ("A", "B")}
+        return seg == cs and sorted(seg.values()) == ["1", "none"] and seg
+    segs = wait_for(one_active, 30, step=0.2, what="one node with segment 1, in charon "
+                   "and gateway alike")
+    active = "A" if segs["A"] == "1" else "B"
+    standby = "B" if active == "A" else "A"
+    check(True, "node %s has segment 1 (charon and gateway), node %s none" % (
+        active, standby))
+    check("kernel-vecsec: HA segments active in vecsec-gw: 1" in env.charon_log(active),
+          "node %s's kernel-vecsec followed the plugin's log line" % active)
+
+    # each node asks the other for a resync 1 s after its start; an IKE_SA set up
+    # before both have answered comes back to its own node as a second, passive copy
+    wait_for(lambda: resync_settled(env, {"A": skip}), 20,
+             what="both nodes to have answered the other's resync request")
+    env.charon_start("P", "P", st.plugin_conf_libipsec())
+    env.swanctl_load("P", peer_conf())
+    env.swanctl("P", "--initiate", "--child", "net10")
+    c = [x for x in env.child_sas("P") if x["state"] == "INSTALLED"]
+    check(len(c) == 1, "the peer's CHILD_SA is up")
+    env.spi_in = c[0]["spi_out"]        # the cluster's inbound SA
+    env.spi_out = c[0]["spi_in"]
+    wait_for(lambda: env.ike_states(standby) == ["PASSIVE"], 20,
+             what="node %s to hold the IKE_SA as PASSIVE" % standby)
+    check(env.ike_states(active) == ["ESTABLISHED"], "IKE_SA ESTABLISHED on node %s, "
+          "PASSIVE on node %s" % (active, standby))
+    want = {("in", env.spi_in), ("out", env.spi_out)}
+    wait_for(lambda: env.gw_spis(standby) == want, 20,
+             what="gateway %s to hold the CHILD_SA too" % standby)
+    check(env.gw_spis(active) == want and SPIS[active][0] <= env.spi_in <=
+          SPIS[active][1], "both gateways hold SAs in 0x%08x / out 0x%08x (from node "
+          "%s's SPI range)" % (env.spi_in, env.spi_out, active))
+    check("installed HA CHILD_SA" in env.charon_log(standby),
+          "node %s: charon installed the HA CHILD_SA through kernel-vecsec "
+          "(add_sa without get_spi)" % standby)
+    sa = env.sa_show(standby, "in", env.spi_in)
+    check(sa.get("segment_state") == "standby", "gateway %s shows it standby" % standby)
+
+    step("traffic through node %s" % active)
+    env.check_traffic([("P", "L", LAN, 5201, PEER_NET), ("L", "P", PEER_NET, 5202)],
+                      rate=300, count=300, warm=True, settle=SETTLE,
+                      what="traffic through the active node")
+    check(env.sa_show(standby, "in", env.spi_in)["packets"] == 0,
+          "node %s's gateway carried none of it" % standby)
+
+    step("failover 1: node %s killed" % active)
+    m1, _ = failover(env, active, "failover 1", dpd=True)
+    survivor, other = standby, active
+
+    step("node %s returns" % other)
+    node_return(env, other, survivor, want)
+
+    step("standby gateway restart (node %s)" % other)
+    before = env.sas()
+    env.gw_stop(side=other)
+    # started with segment 1 active (as if misconfigured): kernel-vecsec sets charon's
+    env.gw_start(other, segs="1")
+    wait_for(lambda: env.segments(other) == "none", 20,
+             what="kernel-vecsec to set restarted gateway %s's segments" % other)
+    check(True, "restarted gateway %s (started with segment 1 active) got charon's set "
+          "from kernel-vecsec on reconnection: none" % other)
+    consistent(env, "after gateway %s's restart" % other, same=before)
+
+    step("charon restart on the standby node (%s)" % other)
+    env.charon_stop(other)
+    check(env.segments(other) == "none", "gateway %s carries no segment after its "
+          "charon stopped" % other)
+    env.node_start(other)
+    consistent(env, "after charon %s's restart" % other, changed=before)
+
+    step("charon restart on the active node (%s): a graceful handover" % survivor)
+    before = env.sas()
+    slog = len(env.charon_log(other))
+    env.charon_stop(survivor)
+    wait_for(lambda: env.segments(other) == "1" and env.segments(survivor) == "none",
+             20, what="node %s to take segment 1 from the stopping node" % other)
+    check("HA segment 1 activated" in env.charon_log(other)[slog:],
+          "charon %s dropped its segments at shutdown, node %s took them (charon and "
+          "gateway), gateway %s carries none" % (survivor, other, survivor))
+    env.node_start(survivor)
+    wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1", 20,
+             what="the restarted node to stay passive")
+    consistent(env, "after charon %s's restart" % survivor, changed=before)
+    survivor, other = other, survivor
+
+    # (the traffic through the active node before each failover below shows that the
+    # restarts left a working path)
+    step("failover 2: the charon of node %s killed, its gateway alive" % survivor)
+    before = env.sas()
+    m2, _ = failover(env, survivor, "failover 2", kill="charon")
+    env.node_start(survivor)
+    wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1", 20,
+             what="node %s's new charon to stay passive" % survivor)
+    consistent(env, "after charon %s's return" % survivor, changed=before)
+    survivor, other = other, survivor
+
+    step("both gateways killed: node %s's (standby), then node %s's (active)" % (
+        other, survivor))
+    both_gateways_dead(env, survivor, other)
+
+    step("failover 3: the gateway of node %s killed, its charon alive" % survivor)
+    before = env.sas()
+    m3, _ = failover(env, survivor, "failover 3", kill="gateway")
+    env.gw_start(survivor)
+    wait_for(lambda: env.segments(survivor) == "none" and env.segments(other) == "1" and
+             env.charon_segments(survivor) == "none", 20,
+             what="node %s's new gateway to stay passive" % survivor)
+    consistent(env, "after gateway %s's return" % survivor, same=before)
+    survivor, other = other, survivor
+
+    # node `other` runs a restarted gateway whose SAs kernel-vecsec installed again
+    # as standby SAs: it must carry the tunnel in both directions when it takes over
+    step("failover 4: node %s killed, node %s (its gateway restarted, standby SAs "
+         "installed again) takes over; its ESP replayed into node %s" % (
+             survivor, other, other))
+    replay_check(env, survivor, other)
+
+    log("\nmeasurements (rate %d/s per flow, heartbeat delay %d ms, timeout %d ms):" % (
+        RATE, HB_DELAY, HB_TIMEOUT))
+    for n, m in (("failover 1", m1), ("failover 2 (charon only)", m2),
+                 ("failover 3 (gateway only)", m3)):
+        log("  %s: kill -> first datagram through the new node %.2f s; detection -> "
+            "first %s s; detection -> gateway segment (as polled) %s s; peer -> inside lost %d" % (
+                n, m["kill_to_first"], "%.3f" % m["detect_to_first"]
+                if m["detect_to_first"] is not None else "?",
+                "%.2f" % m["detect_to_segment"] if m["detect_to_segment"] is not None
+                else "?", m["lost"]))
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[2] == "active-active":
+        pick = {1: [], 2: []}
+        for n in range(10, 60):
+            a = "10.80.0.%d" % n
+            if len(pick[seg(a)]) < 2:
+                pick[seg(a)].append(a)
+        return run(Cluster(sys.argv[1], 2, pick[2][:1] + pick[1][:1] + pick[2][1:] +
+                           pick[1][1:]), main_aa)
+    return run(Cluster(sys.argv[1]), main_ap)
 
 
 if __name__ == "__main__":
