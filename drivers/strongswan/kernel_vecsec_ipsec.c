@@ -1296,6 +1296,18 @@ proto_ok(const char *lines)
 
 static void ha_sync(private_kernel_vecsec_ipsec_t *this);
 
+/* charon's active segments as kernel-vecsec last read them (ha_logger) */
+static uint16_t
+ha_want_now(private_kernel_vecsec_ipsec_t *this)
+{
+	uint16_t want;
+
+	this->ha_mutex->lock(this->ha_mutex);
+	want = this->ha_want;
+	this->ha_mutex->unlock(this->ha_mutex);
+	return want;
+}
+
 /*
  * (Re)connect: hello, then what the gateway's state needs (first contact:
  * flush this owner's leftovers; a new boot id: our SAs are gone), the
@@ -1363,11 +1375,8 @@ connect_gw(private_kernel_vecsec_ipsec_t *this, bool *logged_down)
 		uint16_t want = 0;
 		int again = 0;
 
-		if (this->ha) {
-			this->ha_mutex->lock(this->ha_mutex);
-			want = this->ha_want;
-			this->ha_mutex->unlock(this->ha_mutex);
-		}
+		if (this->ha)
+			want = ha_want_now(this);
 		en = this->policies->create_enumerator(this->policies);
 		while (en->enumerate(en, NULL, &p)) {
 			free(p->rule);
@@ -1829,12 +1838,9 @@ ha_send_gone(private_kernel_vecsec_ipsec_t *this)
 static void
 ha_handoff(private_kernel_vecsec_ipsec_t *this)
 {
-	uint16_t want;
+	uint16_t want = ha_want_now(this);
 	char w[64];
 
-	this->ha_mutex->lock(this->ha_mutex);
-	want = this->ha_want;
-	this->ha_mutex->unlock(this->ha_mutex);
 	if (!want || !this->ha_fifo)
 		return;
 	ha_mask_text(want, w, sizeof(w));
@@ -1870,9 +1876,7 @@ ha_handoff(private_kernel_vecsec_ipsec_t *this)
 		for (waited = 0; waited < HA_HANDOFF_WAIT_MS && !this->stop; waited += 20) {
 			uint16_t now;
 
-			this->ha_mutex->lock(this->ha_mutex);
-			now = this->ha_want;
-			this->ha_mutex->unlock(this->ha_mutex);
+			now = ha_want_now(this);
 			if (!(now & bit))
 				break;
 			if (!sent) {
@@ -1906,12 +1910,7 @@ ha_handoff(private_kernel_vecsec_ipsec_t *this)
 static bool
 ha_regained(private_kernel_vecsec_ipsec_t *this)
 {
-	uint16_t want;
-
-	this->ha_mutex->lock(this->ha_mutex);
-	want = this->ha_want;
-	this->ha_mutex->unlock(this->ha_mutex);
-	return want != 0 && this->ha_partner != 0;
+	return ha_want_now(this) != 0 && this->ha_partner != 0;
 }
 
 static void *
