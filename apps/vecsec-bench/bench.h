@@ -157,6 +157,30 @@ bool bench_vecsec_has(const struct bench_case *c);
  */
 const char *bench_vecsec_lanes(unsigned int n);
 
+/* ---- the kernel floor of a burst (bench_floor.c, --floor) ---- */
+struct bench_floor {
+	uint64_t chacha_blocks, poly_blocks;  /* the lane blocks the burst's jobs need */
+	unsigned int chacha_w, poly_w;        /* lanes of the kernels */
+	uint32_t chacha_steps, poly_steps;    /* blocks per lane: ceil(blocks / width) */
+	void (*chacha)(void *f);              /* one run of each kernel's steps (arg: f) */
+	void (*poly)(void *f);
+	void *kernels;                        /* lib's floor state */
+	const size_t *len;                    /* the jobs' lengths (count) */
+	unsigned int n;
+	unsigned int single_jobs;             /* of n, past the lanes' crossover (setup) */
+};
+/* The cases --floor has: (X)ChaCha20-Poly1305. */
+bool bench_floor_case(const struct bench_case *c);
+/* Count the blocks of n jobs of len[] bytes (the case's AAD) into f. */
+void bench_floor_count(const struct bench_case *c, const size_t *len, unsigned int n,
+		       struct bench_floor *f);
+/*
+ * After the count, under the ISA now pinned (after select): the kernels a
+ * burst of n runs on and their steps. NULL, or why there is no floor.
+ */
+const char *bench_floor_setup(struct bench_floor *f, unsigned int n);
+void bench_floor_release(struct bench_floor *f);
+
 /* ---- timer (bench_timer.c) ---- */
 uint64_t bench_ticks(void);            /* TSC (x86), CNTVCT (arm64), else ns */
 double bench_tick_hz(void);            /* calibrated ticks per second */

@@ -13,7 +13,10 @@
  * the two-pass code, per ISA level), --lanes (every lane width pair and
  * per-job bursts against ipsec-mb's job API), --crossover (lanes against
  * the single-message path at any size), --staged (the staged burst path
- * on and off).
+ * on and off). --floor adds, to each vecsec burst of (X)ChaCha20-Poly1305,
+ * its kernel floor (bench_floor.c): the lane blocks the burst's jobs need,
+ * through the lane kernels it dispatches to, timed sample for sample
+ * between the burst's own samples.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -58,11 +61,18 @@ struct result {
 	double ticks;          /* median ticks per message */
 	double iqr;            /* interquartile range / median: the noise */
 	unsigned int reps;
+	/* --floor (vecsec bursts): ticks per message of the lane kernels */
+	bool has_floor;
+	double floor_chacha, floor_poly;
+	double chacha_blocks, poly_blocks;    /* per message */
+	unsigned int single_jobs;             /* jobs past the crossover (not in lanes) */
+	const char *floor_why;                /* no floor: why (NULL: not asked) */
 };
 
 static struct {
 	bool quick, burst, burst_only, no_peers;
 	bool two_pass, lanes, crossover, staged;   /* kernel-level variants */
+	bool floor;            /* --floor: each vecsec burst's kernel floor */
 	unsigned int insns;    /* --insns N: untimed runs for an instruction counter */
 	unsigned int reps;
 	bool want_case[CASE_COUNT];
@@ -84,7 +94,7 @@ const char *bench_gcrypt_deny;
 static unsigned int nimpls;
 static struct result *results;
 static size_t nresults, capresults;
-static double samples[MAX_REPS];
+static double samples[3][MAX_REPS];
 static unsigned int points_done, points_total;
 static bool progress_tty;
 
@@ -143,6 +153,8 @@ struct work {
 	size_t len;
 	struct bench_msg *msgs;    /* burst mode when n > 0 */
 	unsigned int n;
+	void (*fn)(void *arg);     /* else, when set: fn(arg) (a floor's kernels) */
+	void *arg;
 };
 
 static unsigned int
@@ -165,6 +177,10 @@ run_burst(const struct work *w)
 static int
 work_once(const struct work *w)
 {
+	if (w->fn != NULL) {
+		w->fn(w->arg);
+		return 0;
+	}
 	if (w->n > 0)
 		return run_burst(w) != 0 ? -1 : 0;
 	return w->im->run(w->ctx, w->op, w->out, w->tag, w->in, w->len, w->nonce, w->aad);
@@ -181,16 +197,17 @@ cmp_double(const void *a, const void *b)
 /*
  * Warm up for warm_s, find an iteration count whose run lasts sample_s,
  * then take reps samples of that many iterations: the median of the
- * per-iteration tick counts.
+ * per-iteration tick counts. With several works (a burst and its floor's
+ * kernels), each has its own count and the samples alternate (work 0, 1,
+ * ..., then 0 again), so that all see the same machine.
  */
-static double
-measure(const struct work *w, unsigned int reps, double *iqr)
+static unsigned long
+find_iters(const struct work *w)
 {
 	double hz = bench_tick_hz();
 	uint64_t warm = (uint64_t)(opt.warm_s * hz), want = (uint64_t)(opt.sample_s * hz);
 	uint64_t t0 = bench_ticks(), t1;
 	unsigned long iters = 1;
-	double med;
 
 	do {
 		if (work_once(w) != 0)
@@ -203,22 +220,47 @@ measure(const struct work *w, unsigned int reps, double *iqr)
 			work_once(w);
 		t1 = bench_ticks();
 		if (t1 - t0 >= want || iters >= (1ul << 30))
-			break;
+			return iters;
 		/* aim a little above the target so the next try is enough */
 		iters = t1 - t0 < want / 64 ? iters * 64 :
 			(unsigned long)((double)iters * 1.2 * (double)want / (double)(t1 - t0)) + 1;
 	}
+}
+
+static void
+measure_n(const struct work *const *w, unsigned int nw, unsigned int reps, double *med,
+	  double *iqr)
+{
+	unsigned long iters[3];
+
+	for (unsigned int k = 0; k < nw; k++)
+		iters[k] = find_iters(w[k]);
 	for (unsigned int r = 0; r < reps; r++) {
-		t0 = bench_ticks();
-		for (unsigned long i = 0; i < iters; i++)
-			work_once(w);
-		t1 = bench_ticks();
-		samples[r] = (double)(t1 - t0) / (double)iters;
+		for (unsigned int k = 0; k < nw; k++) {
+			uint64_t t0 = bench_ticks(), t1;
+
+			for (unsigned long i = 0; i < iters[k]; i++)
+				work_once(w[k]);
+			t1 = bench_ticks();
+			samples[k][r] = (double)(t1 - t0) / (double)iters[k];
+		}
 	}
-	qsort(samples, reps, sizeof(samples[0]), cmp_double);
-	med = reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
-	/* (3 * reps) / 4 < reps for every reps >= 1 */
-	*iqr = (samples[(3 * reps) / 4] - samples[reps / 4]) / med;
+	for (unsigned int k = 0; k < nw; k++) {
+		double *sm = samples[k];
+
+		qsort(sm, reps, sizeof(sm[0]), cmp_double);
+		med[k] = reps % 2 ? sm[reps / 2] : (sm[reps / 2 - 1] + sm[reps / 2]) / 2;
+		/* (3 * reps) / 4 < reps for every reps >= 1 */
+		iqr[k] = (sm[(3 * reps) / 4] - sm[reps / 4]) / med[k];
+	}
+}
+
+static double
+measure(const struct work *w, unsigned int reps, double *iqr)
+{
+	double med;
+
+	measure_n(&w, 1, reps, &med, iqr);
 	return med;
 }
 
@@ -395,6 +437,48 @@ struct burst_bufs {
 	void *ctx[BURST_N];
 };
 
+/*
+ * A burst's ticks per message into r; with a floor (fl), its two lane
+ * kernels are timed between the burst's samples, into r's floor fields.
+ */
+static void
+time_burst(struct result *r, const struct work *w, struct bench_floor *fl)
+{
+	struct work fc = { .im = w->im, .c = w->c, .op = w->op, .len = w->len, .arg = fl };
+	struct work fp = fc;
+	const struct work *ws[3] = { w, &fc, &fp };
+	double med[3], iqr[3];
+
+	if (fl == NULL) {
+		r->ticks = measure(w, r->reps, &r->iqr) / BURST_N;
+		return;
+	}
+	fc.fn = fl->chacha;
+	fp.fn = fl->poly;
+	measure_n(ws, 3, r->reps, med, iqr);
+	r->ticks = med[0] / BURST_N;
+	r->iqr = iqr[0];
+	r->has_floor = true;
+	r->floor_chacha = med[1] / BURST_N;
+	r->floor_poly = med[2] / BURST_N;
+	r->chacha_blocks = (double)fl->chacha_blocks / BURST_N;
+	r->poly_blocks = (double)fl->poly_blocks / BURST_N;
+	r->single_jobs = fl->single_jobs;
+}
+
+/* The floor of im's bursts of c (after select): fl, or NULL with *why set (or not asked). */
+static struct bench_floor *
+floor_for(const struct bench_impl *im, const struct bench_case *c, const size_t *len,
+	  struct bench_floor *fl, const char **why)
+{
+	*why = NULL;
+	if (!opt.floor || !im->is_vecsec || !bench_floor_case(c))
+		return NULL;
+	bench_floor_count(c, len, BURST_N, fl);
+	*why = bench_floor_setup(fl, BURST_N);
+	return *why == NULL ? fl : NULL;
+}
+
 static void
 run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 	       struct ref_out *refs)
@@ -415,6 +499,8 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		const struct bench_impl *im = impls[i];
 		const char *why = impl_lacks(im, c, size, true);
 		struct work w = { .im = im, .c = c, .msgs = b->msgs, .n = BURST_N };
+		struct bench_floor fls, *fl;
+		const char *fwhy;
 
 		if (why != NULL) {
 			for (unsigned int op = 0; op < 2; op++) {
@@ -429,6 +515,7 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		}
 		if (im->select != NULL)
 			im->select(im);
+		fl = floor_for(im, c, b->len, &fls, &fwhy);
 		for (unsigned int j = 0; j < BURST_N; j++) {
 			b->ctx[j] = im->ctx_new(im, c, b->key[j]);
 			if (b->ctx[j] == NULL)
@@ -449,9 +536,10 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		struct result *r = add_result();
 
 		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_ENC, .size = size,
-			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps };
+			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps,
+			.floor_why = fwhy };
 		set_detail(r, im, c);
-		r->ticks = measure(&w, reps, &r->iqr) / BURST_N;
+		time_burst(r, &w, fl);
 
 		/* open the burst just sealed */
 		for (unsigned int j = 0; j < BURST_N; j++) {
@@ -469,11 +557,14 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		progress(im, c, "open", size);
 		r = add_result();
 		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_DEC, .size = size,
-			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps };
+			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps,
+			.floor_why = fwhy };
 		set_detail(r, im, c);
-		r->ticks = measure(&w, reps, &r->iqr) / BURST_N;
+		time_burst(r, &w, fl);
 		for (unsigned int j = 0; j < BURST_N; j++)
 			im->ctx_free(b->ctx[j]);
+		if (fl != NULL)
+			bench_floor_release(fl);
 	}
 }
 
@@ -677,6 +768,51 @@ print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigne
 	}
 }
 
+/* --floor: each vecsec burst against its kernel floor (bench_floor.c) */
+static void
+print_floor(const struct bench_case *c, const size_t *sizes, unsigned int nsizes)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < nresults; i++)
+		any |= results[i].burst && results[i].cid == c->id &&
+		       (results[i].has_floor || results[i].floor_why != NULL);
+	if (!any)
+		return;
+	printf("   kernel floor (--floor): the burst's ChaCha20 and Poly1305 lane blocks (per message)\n"
+	       "   through the lane kernels above at full width, data in L1, timed between the\n"
+	       "   burst's samples; TSC cycles per message\n");
+	printf("%-8s %6s  %-16s %7s %8s %8s %8s %8s %8s %11s\n", "op", "size", "floor of",
+	       "cha blk", "poly blk", "chacha", "poly1305", "floor", "burst", "burst/floor");
+	for (unsigned int op = 0; op < 2; op++) {
+		for (unsigned int s = 0; s < nsizes; s++) {
+			for (unsigned int i = 0; i < nimpls; i++) {
+				const struct result *r = find(true, c->id, op, sizes[s], i);
+				char sz[24];
+				double fl;
+
+				if (r == NULL || r->status != RES_OK ||
+				    (!r->has_floor && r->floor_why == NULL))
+					continue;
+				fmt_size(sz, sizeof(sz), sizes[s]);
+				printf("%-8s %6s  %-16s", op_name(c, op), sz, impls[i]->name);
+				if (!r->has_floor) {
+					printf(" n/a: %s\n", r->floor_why);
+					continue;
+				}
+				fl = r->floor_chacha + r->floor_poly;
+				printf(" %7.2f %8.2f %8.0f %8.0f %8.0f %8.0f %10.2fx",
+				       r->chacha_blocks, r->poly_blocks, r->floor_chacha,
+				       r->floor_poly, fl, r->ticks, r->ticks / fl);
+				if (r->single_jobs > 0)
+					printf("  (%u of %u jobs past the crossover: single-message "
+					       "path)", r->single_jobs, BURST_N);
+				putchar('\n');
+			}
+		}
+	}
+}
+
 static void
 print_tables(void)
 {
@@ -696,8 +832,10 @@ print_tables(void)
 		if (!seen && nb < BENCH_ARRAY_SIZE(bsz))
 			bsz[nb++] = results[i].size;
 	}
-	for (unsigned int k = 0; k < CASE_COUNT; k++)
+	for (unsigned int k = 0; k < CASE_COUNT; k++) {
 		print_group(true, &bench_cases[k], bsz, nb);
+		print_floor(&bench_cases[k], bsz, nb);
+	}
 	printf("\nratio: best peer's time / best vecsec's time (above 1: vecsec is faster)\n");
 }
 
@@ -720,6 +858,25 @@ csv_field(FILE *f, const char *s)
 static const char csv_header[] =
 	"mode,case,op,size,bytes,impl,detail,status,note,reps,"
 	"cycles_per_op,cycles_per_byte,ns_per_byte,mib_per_s,ops_per_s,iqr_pct";
+/* --floor: these after the others (TSC cycles per message; empty where no floor) */
+static const char csv_floor_header[] =
+	",floor_chacha_blocks,floor_poly1305_blocks,floor_chacha_cycles,"
+	"floor_poly1305_cycles,floor_cycles,burst_per_floor,floor_single_jobs";
+
+static void
+csv_floor(FILE *f, const struct result *r)
+{
+	double fl = r->floor_chacha + r->floor_poly;
+
+	if (!opt.floor)
+		return;
+	if (r->has_floor)
+		fprintf(f, ",%.2f,%.2f,%.1f,%.1f,%.1f,%.4f,%u", r->chacha_blocks,
+			r->poly_blocks, r->floor_chacha, r->floor_poly, fl, r->ticks / fl,
+			r->single_jobs);
+	else
+		fprintf(f, ",,,,,,,");
+}
 
 static int
 write_csv(const char *path)
@@ -731,7 +888,7 @@ write_csv(const char *path)
 		fprintf(stderr, "vecsec-bench: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "%s\n", csv_header);
+	fprintf(f, "%s%s\n", csv_header, opt.floor ? csv_floor_header : "");
 	for (size_t i = 0; i < nresults; i++) {
 		const struct result *r = &results[i];
 		const struct bench_case *c = &bench_cases[r->cid];
@@ -744,11 +901,13 @@ write_csv(const char *path)
 		fprintf(f, ",%s,", r->status == RES_OK ? "ok" : "n/a");
 		csv_field(f, r->why != NULL ? r->why : "");
 		if (r->status == RES_OK)
-			fprintf(f, ",%u,%.1f,%.4f,%.4f,%.1f,%.0f,%.1f\n", r->reps, r->ticks,
+			fprintf(f, ",%u,%.1f,%.4f,%.4f,%.1f,%.0f,%.1f", r->reps, r->ticks,
 				r->ticks / r->bytes, r->ticks / hz / r->bytes * 1e9, mib_s(r),
 				hz / r->ticks, 100 * r->iqr);
 		else
-			fprintf(f, ",,,,,,,\n");
+			fprintf(f, ",,,,,,,");
+		csv_floor(f, r);
+		fputc('\n', f);
 	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "vecsec-bench: writing %s failed\n", path);
@@ -869,6 +1028,10 @@ usage(FILE *f)
 "                   (vecsec-per-job), e.g. --sizes 512,1024,2048,4096,8192,16384\n"
 "  --staged         bursts: the staged path (vecsec-staged) against the general passes\n"
 "                   (vecsec-general)\n"
+"  --floor          bursts of (x)chacha20-poly1305 (--burst or --burst-only, --case\n"
+"                   chacha20-poly1305 and/or xchacha20-poly1305): each vecsec burst's\n"
+"                   kernel floor, the lane blocks its jobs need through the lane\n"
+"                   kernels it dispatches to, timed between its samples\n"
 "  --insns N        untimed: each case and size N times through vecsec only, at one\n"
 "                   ISA level (--isa, default the top), bursts of %d with --burst;\n"
 "                   the workload of tools/arm64_insns.py (docs/arm64.md)\n"
@@ -959,6 +1122,35 @@ parse_isas(const char *arg)
 	free(dup);
 }
 
+/* --floor: bursts of the cases that have one, and nothing else */
+static void
+check_floor(void)
+{
+	bool some = false;
+
+	if (!opt.burst || opt.insns > 0) {
+		fprintf(stderr, "vecsec-bench: --floor needs --burst or --burst-only "
+			"(and no --insns)\n");
+		exit(1);
+	}
+	for (unsigned int k = 0; k < CASE_COUNT; k++) {
+		if (!opt.any_case || !opt.want_case[k])
+			continue;
+		if (!bench_floor_case(&bench_cases[k])) {
+			fprintf(stderr, "vecsec-bench: --floor: %s has no kernel floor (only "
+				"--case chacha20-poly1305 and xchacha20-poly1305)\n",
+				bench_cases[k].name);
+			exit(1);
+		}
+		some = true;
+	}
+	if (!some) {
+		fprintf(stderr, "vecsec-bench: --floor needs --case chacha20-poly1305 and/or "
+			"xchacha20-poly1305\n");
+		exit(1);
+	}
+}
+
 static void
 parse_args(int argc, char **argv)
 {
@@ -969,6 +1161,7 @@ parse_args(int argc, char **argv)
 		{"burst-only", no_argument, NULL, 'B'}, {"no-peers", no_argument, NULL, 'n'},
 		{"two-pass", no_argument, NULL, '2'}, {"lanes", no_argument, NULL, 'L'},
 		{"crossover", no_argument, NULL, 'X'}, {"staged", no_argument, NULL, 'S'},
+		{"floor", no_argument, NULL, 'K'},
 		{"insns", required_argument, NULL, 'I'},
 		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
 		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
@@ -1035,6 +1228,9 @@ parse_args(int argc, char **argv)
 		case 'S':
 			opt.staged = opt.burst = true;
 			break;
+		case 'K':
+			opt.floor = true;
+			break;
 		case 'C':
 			opt.csv = optarg;
 			break;
@@ -1066,6 +1262,8 @@ parse_args(int argc, char **argv)
 		fprintf(stderr, "vecsec-bench: unexpected argument '%s'\n", argv[optind]);
 		exit(1);
 	}
+	if (opt.floor)
+		check_floor();
 }
 
 /* The command line, quoted for a POSIX shell, with VECSEC_ISA if set. */

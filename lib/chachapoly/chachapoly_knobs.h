@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct chachapoly_impl;
 
@@ -91,5 +92,22 @@ bool vecsec_lanes_set_direct(bool on);
 size_t vecsec_lanes_crossover(void);
 void vecsec_lanes_set_crossover(size_t len);
 void vecsec_lanes_reset_crossover(void);
+
+/*
+ * The kernel floor of a burst (vecsec-bench --floor): the ChaCha and
+ * Poly1305 lane kernels a burst of n jobs picks at the current cap (those
+ * vecsec_lanes_choose() names; call after the knobs are set), run on
+ * blocks alone: no job, no copy, no tag. floor_chacha runs the ChaCha
+ * kernel for `blocks` blocks on each of its lanes, floor_poly the Poly1305
+ * kernel likewise; calls of at most 8 (ChaCha) or 64 (Poly1305) blocks a
+ * lane, on scratch data that stays in L1 (a fixed key and r: nothing
+ * secret). floor_new returns NULL when a burst of n has no lane kernel
+ * (one job at a time) or memory is short. For benchmarks only.
+ */
+struct lanes_floor;
+struct lanes_floor *vecsec_lanes_floor_new(unsigned int n);
+void vecsec_lanes_floor_chacha(struct lanes_floor *f, uint32_t blocks);
+void vecsec_lanes_floor_poly(struct lanes_floor *f, uint32_t blocks);
+void vecsec_lanes_floor_free(struct lanes_floor *f);
 
 #endif /* VECSEC_CHACHAPOLY_KNOBS_H */

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "chachapoly_burst.h"
 #include "chachapoly_knobs.h"
@@ -240,4 +242,100 @@ vecsec_burst_general_poly(const struct lane_set *ls, const struct poly1305_impl 
 		if (ls->poly_w[i] == 8)
 			return ls->poly[i];
 	return pi;
+}
+
+/* ---- the kernel floor (chachapoly_knobs.h): benchmarks only ---- */
+
+#define FLOOR_CHACHA_CALL 8     /* blocks a lane per ChaCha call: 8 KiB out at 16 lanes */
+#define FLOOR_POLY_CALL 64      /* blocks a lane per Poly1305 call: 1 KiB read by all */
+
+struct lanes_floor {
+	struct chacha_lanes cl;
+	struct poly1305_lanes pl;
+	const struct chacha_impl *ci;
+	const struct poly1305_impl *pi;
+	uint32_t chacha_all, poly_all;  /* every lane's bit */
+	alignas(64) uint8_t in[FLOOR_CHACHA_CALL * CHACHA_BLOCK_LEN];
+	alignas(64) uint8_t out[VECSEC_MAX_LANES][FLOOR_CHACHA_CALL * CHACHA_BLOCK_LEN];
+	alignas(64) uint8_t msg[FLOOR_POLY_CALL * POLY1305_BLOCK_LEN];
+};
+
+struct lanes_floor *
+vecsec_lanes_floor_new(unsigned int n)
+{
+	const struct lane_set *ls = vecsec_burst_lanes_at(vecsec_isa_cap());
+	const struct chacha_impl *ci = vecsec_burst_pick_chacha(ls, n);
+	struct lanes_floor *f;
+	uint8_t r[16];
+
+	if (ci == NULL)
+		return NULL;
+	f = aligned_alloc(64, sizeof(*f));
+	if (f == NULL)
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->ci = ci;
+	f->pi = vecsec_burst_pick_poly(ls, n);
+	f->chacha_all = (uint32_t)((UINT64_C(1) << ci->lanes) - 1);
+	f->poly_all = (uint32_t)((UINT64_C(1) << f->pi->lanes) - 1);
+	f->cl.rounds = 20;
+	for (unsigned int i = 0; i < VECSEC_MAX_LANES; i++) {
+		for (unsigned int w = 0; w < 8; w++)
+			f->cl.key[w][i] = 0x01010101u * (w + 1) + i;
+		f->cl.nonce[0][i] = i;
+	}
+	for (unsigned int i = 0; i < VECSEC_MAX_LANES; i++) {
+		uint64_t t[3];
+
+		for (unsigned int k = 0; k < sizeof(r); k++)
+			r[k] = (uint8_t)(0x5a + 7 * k + i);
+		vecsec_poly1305_clamp(t, r);
+		for (unsigned int l = 0; l < 3; l++)
+			f->pl.r[l][i] = t[l];
+	}
+	for (size_t k = 0; k < sizeof(f->in); k++)
+		f->in[k] = (uint8_t)(k * 13);
+	for (size_t k = 0; k < sizeof(f->msg); k++)
+		f->msg[k] = (uint8_t)(k * 29);
+	return f;
+}
+
+void
+vecsec_lanes_floor_chacha(struct lanes_floor *f, uint32_t blocks)
+{
+	while (blocks > 0) {
+		uint32_t k = blocks < FLOOR_CHACHA_CALL ? blocks : FLOOR_CHACHA_CALL;
+
+		for (unsigned int i = 0; i < f->ci->lanes; i++) {
+			f->cl.ctr[i] = 1;
+			f->cl.in[i] = f->in;
+			f->cl.out[i] = f->out[i];
+			f->cl.blocks_left[i] = k;
+		}
+		f->cl.active = f->chacha_all;
+		f->ci->xor_lanes(&f->cl, k);
+		blocks -= k;
+	}
+}
+
+void
+vecsec_lanes_floor_poly(struct lanes_floor *f, uint32_t blocks)
+{
+	while (blocks > 0) {
+		uint32_t k = blocks < FLOOR_POLY_CALL ? blocks : FLOOR_POLY_CALL;
+
+		for (unsigned int i = 0; i < f->pi->lanes; i++) {
+			f->pl.in[i] = f->msg;
+			f->pl.blocks_left[i] = k;
+		}
+		f->pl.active = f->poly_all;
+		f->pi->blocks_lanes(&f->pl, k);
+		blocks -= k;
+	}
+}
+
+void
+vecsec_lanes_floor_free(struct lanes_floor *f)
+{
+	free(f);
 }

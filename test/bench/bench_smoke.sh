@@ -16,6 +16,10 @@
 #   - the kernel-level modes (--two-pass, --lanes, --crossover, --staged):
 #     every variant the CPU can run measures chacha20-poly1305 seal and open
 #     (so its output equalled the others'), the ones it cannot are named;
+#   - --floor: the kernel-floor table and CSV columns are there, and each
+#     vecsec burst row (chacha20-poly1305 and xchacha20-poly1305, every ISA
+#     level with lanes) has positive floor cycles and a positive burst /
+#     floor ratio (no timing asserted); --floor elsewhere is refused;
 #   - --insns (the untimed workload of tools/arm64_insns.py): exit 0, the
 #     runtime address of main(), one line per case with its byte count,
 #     single and burst.
@@ -126,6 +130,46 @@ if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
 		done
 	done
 	grep 'unusable' "$tmp/k.txt" | sed 's/^/bench-smoke: note: /'
+fi
+
+# --floor: the kernel floor of vecsec's bursts, its table and its CSV columns
+if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
+	if ! "$bench" --case chacha20-poly1305,xchacha20-poly1305 --sizes 64,imix --reps 3 \
+		--burst-only --no-peers --floor --csv "$tmp/fl.csv" > "$tmp/fl.txt" 2>&1; then
+		cat "$tmp/fl.txt" >&2
+		err "vecsec-bench --floor failed"
+	fi
+	fw=$want,floor_chacha_blocks,floor_poly1305_blocks,floor_chacha_cycles
+	fw=$fw,floor_poly1305_cycles,floor_cycles,burst_per_floor,floor_single_jobs
+	[ "$(head -n 1 "$tmp/fl.csv")" = "$fw" ] ||
+		err "--floor CSV header is '$(head -n 1 "$tmp/fl.csv")'"
+	[ "$(grep -c 'kernel floor (--floor)' "$tmp/fl.txt")" = 2 ] ||
+		err "--floor: no kernel-floor table for each case"
+	grep -Eq '^seal +64 +vecsec-[a-z0-9]+ .* [0-9.]+x' "$tmp/fl.txt" ||
+		err "--floor: no seal 64 floor line"
+	# every vecsec burst row: a floor, or n/a only where the ISA has no lanes
+	awk -F, 'NR > 1 && $8 == "ok" {
+		if ($17 == "") {
+			if ($6 != "vecsec-scalar") print "no floor: " $0
+		} else if (!($17 > 0 && $18 > 0 && $19 > 0 && $20 > 0 &&
+			     ($21 - $19 - $20) ^ 2 < 0.04)) {
+			print "bad floor: " $0
+		} else if (!($22 > 0 && $23 >= 0 && $23 <= 32)) {
+			print "bad ratio: " $0
+		}
+	}' "$tmp/fl.csv" > "$tmp/flbad.txt"
+	[ -s "$tmp/flbad.txt" ] && err "$(cat "$tmp/flbad.txt")"
+	nfl=$(awk -F, 'NR > 1 && $17 != "" && $22 > 0' "$tmp/fl.csv" | wc -l)
+	[ "$nfl" -gt 0 ] || err "--floor: no CSV row with a floor"
+	sed -n '/kernel floor/,/^$/p' "$tmp/fl.txt" | head -n 8 | sed 's/^/bench-smoke: floor: /'
+	if "$bench" --case chacha20 --burst-only --floor --reps 1 > "$tmp/fr.txt" 2>&1 ||
+		! grep -q 'has no kernel floor' "$tmp/fr.txt"; then
+		err "--floor with another case was not refused"
+	fi
+	if "$bench" --case chacha20-poly1305 --floor --reps 1 > "$tmp/fr.txt" 2>&1 ||
+		! grep -q 'needs --burst' "$tmp/fr.txt"; then
+		err "--floor without --burst was not refused"
+	fi
 fi
 
 # --insns: no timing; main()'s address and the bytes each case ran
