@@ -247,11 +247,12 @@ xor_rows(const struct chacha_lanes *l, const uint32_t left[16], size_t off, cons
  * ChaCha20-Poly1305 burst reads and writes small linear jobs in place with
  * it, no staging copies.
  * Lengths are public, so the per-lane branches on them are fine.
- * Where the CPU gains from it (vecsec_tune(): a Zen 5, not measured on
- * the Xeons), two blocks a step (block_rows2()) while the longest lane
- * has two left (the one-time-key block counts), one for a last odd block:
- * on an AMD Zen 5, bursts of 32 1420-byte seals (direct path) went from
- * 838 to 726 TSC cycles per message.
+ * Where the CPU gains from it (vecsec_tune(): Zen 5 and Zen 4, not
+ * measured on the Xeons), two blocks a step (block_rows2()) while the
+ * longest lane has two left (the one-time-key block counts), one for a
+ * last odd block: on an AMD Zen 5, bursts of 32 1420-byte seals (direct
+ * path) went from 838 to 726 TSC cycles per message; Zen 4's figures are
+ * with its tuning entry (lib/cpu/cpu.c).
  */
 void
 vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uint32_t *bytes,
