@@ -20,8 +20,7 @@ xor_16blocks(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 	__m512i v[16];
 
 	chacha_x16_init(v, x);
-	for (unsigned int r = 0; r < rounds; r += 2)
-		chacha_x16_dround(v);
+	chacha_x16_rounds(v, rounds);
 	chacha_x16_finish(out, in, len, v, x);
 }
 

@@ -57,39 +57,110 @@ transpose_words(__m512i t[4], __m512i r0, __m512i r1, __m512i r2, __m512i r3)
 }
 
 /*
- * The state of 16 lanes as named vectors x0..x15 (word w of every lane in
- * xw), so that the rounds stay in registers: declared at counter ctr, a
- * double round (Q(args, a, b, c, d): a quarter round on words a, b, c, d
- * of the states in args; QR2 interleaves two independent states), the
- * input added back, and the transpose into rows (lane i's in t[i]).
- * c0..c3, k and n0..n2 are the caller's.
+ * A call's input, in memory: s[w] is word w of every lane's input state
+ * (s[12], the counter, unused: it changes every step), and p its first
+ * column round where the counter is not in it. The column round's quarter
+ * rounds on words 1, 5, 9, 13 / 2, 6, 10, 14 / 3, 7, 11, 15 read only
+ * constants, key and nonce, the same in every step of a call: p[w] holds
+ * them after that quarter round, p[0] = s[0] + s[4] (the first addition of
+ * the counter's quarter round). Each step starts from p and so skips 37 of
+ * its 960 round operations (20 rounds); the add-back reads s from memory,
+ * which keeps the rounds' registers for the state.
  */
-#define STATE(x, ctr) \
-	__m512i x##0 = c0, x##1 = c1, x##2 = c2, x##3 = c3; \
-	__m512i x##4 = k[0], x##5 = k[1], x##6 = k[2], x##7 = k[3]; \
-	__m512i x##8 = k[4], x##9 = k[5], x##10 = k[6], x##11 = k[7]; \
-	__m512i x##12 = (ctr), x##13 = n0, x##14 = n1, x##15 = n2
+struct lanes_in {
+	__m512i s[16];
+	__m512i p[16];
+};
+
+static inline __attribute__((always_inline)) void
+lanes_in_init(struct lanes_in *w, const struct chacha_lanes *l)
+{
+	__m512i x0 = _mm512_set1_epi32((int)CHACHA_C0), x1 = _mm512_set1_epi32((int)CHACHA_C1);
+	__m512i x2 = _mm512_set1_epi32((int)CHACHA_C2), x3 = _mm512_set1_epi32((int)CHACHA_C3);
+	__m512i x4 = _mm512_load_si512((const void *)l->key[0]);
+	__m512i x5 = _mm512_load_si512((const void *)l->key[1]);
+	__m512i x6 = _mm512_load_si512((const void *)l->key[2]);
+	__m512i x7 = _mm512_load_si512((const void *)l->key[3]);
+	__m512i x8 = _mm512_load_si512((const void *)l->key[4]);
+	__m512i x9 = _mm512_load_si512((const void *)l->key[5]);
+	__m512i x10 = _mm512_load_si512((const void *)l->key[6]);
+	__m512i x11 = _mm512_load_si512((const void *)l->key[7]);
+	__m512i x12 = _mm512_setzero_si512();
+	__m512i x13 = _mm512_loadu_si512((const void *)l->nonce[0]);
+	__m512i x14 = _mm512_loadu_si512((const void *)l->nonce[1]);
+	__m512i x15 = _mm512_loadu_si512((const void *)l->nonce[2]);
+
+	w->s[0] = x0; w->s[1] = x1; w->s[2] = x2; w->s[3] = x3;
+	w->s[4] = x4; w->s[5] = x5; w->s[6] = x6; w->s[7] = x7;
+	w->s[8] = x8; w->s[9] = x9; w->s[10] = x10; w->s[11] = x11;
+	w->s[12] = x12; w->s[13] = x13; w->s[14] = x14; w->s[15] = x15;
+	QR(x1, x5, x9, x13);
+	QR(x2, x6, x10, x14);
+	QR(x3, x7, x11, x15);
+	w->p[0] = vadd(x0, x4); w->p[1] = x1; w->p[2] = x2; w->p[3] = x3;
+	w->p[4] = x4; w->p[5] = x5; w->p[6] = x6; w->p[7] = x7;
+	w->p[8] = x8; w->p[9] = x9; w->p[10] = x10; w->p[11] = x11;
+	w->p[12] = x12; w->p[13] = x13; w->p[14] = x14; w->p[15] = x15;
+}
+
+/*
+ * The state of 16 lanes as named vectors x0..x15 (word w of every lane in
+ * xw), so that the rounds stay in registers: after the first column round
+ * at counter ctr (from w's p: STATE() and COLUMN0()), a diagonal round
+ * and double rounds (Q(args, a, b, c, d): a quarter round on words a, b,
+ * c, d of the states in args; QR2 interleaves two independent states),
+ * the input added back, and the transpose into rows (lane i's in t[i]).
+ */
+#define STATE(x, w, ctr) \
+	__m512i x##0 = (w)->p[0], x##1 = (w)->p[1], x##2 = (w)->p[2], x##3 = (w)->p[3]; \
+	__m512i x##4 = (w)->p[4], x##5 = (w)->p[5], x##6 = (w)->p[6], x##7 = (w)->p[7]; \
+	__m512i x##8 = (w)->p[8], x##9 = (w)->p[9], x##10 = (w)->p[10], x##11 = (w)->p[11]; \
+	__m512i x##12 = (ctr), x##13 = (w)->p[13], x##14 = (w)->p[14], x##15 = (w)->p[15]
+/* the counter's quarter round of the first column round, its first addition done */
+#define COLUMN0(x) do { \
+	x##12 = VROTL(vxor(x##12, x##0), 16); \
+	x##8 = vadd(x##8, x##12); x##4 = VROTL(vxor(x##4, x##8), 12); \
+	x##0 = vadd(x##0, x##4); x##12 = VROTL(vxor(x##12, x##0), 8); \
+	x##8 = vadd(x##8, x##12); x##4 = VROTL(vxor(x##4, x##8), 7); \
+} while (0)
+/*
+ * After each double round: x0..x15 stay each in the register it had (an
+ * empty asm that reads and writes them, no instruction). Without it GCC
+ * renames the state across the loop's back edge and closes the loop with
+ * a register move per word (16 zmm moves a double round in block_rows(),
+ * some 40 moves and spills in block_rows2()), ops that Zen 4 executes;
+ * with it the double round is its 96 (192) operations.
+ */
+#define PIN_STATE(x) do { \
+	__asm__("" : "+v"(x##0), "+v"(x##1), "+v"(x##2), "+v"(x##3), \
+		"+v"(x##4), "+v"(x##5), "+v"(x##6), "+v"(x##7)); \
+	__asm__("" : "+v"(x##8), "+v"(x##9), "+v"(x##10), "+v"(x##11), \
+		"+v"(x##12), "+v"(x##13), "+v"(x##14), "+v"(x##15)); \
+} while (0)
 #define QR1(x, a, b, c, d) QR(x##a, x##b, x##c, x##d)
 #define QR2(x, y, a, b, c, d) do { QR1(x, a, b, c, d); QR1(y, a, b, c, d); } while (0)
-#define DOUBLE_ROUND(Q, ...) do { \
-	Q(__VA_ARGS__, 0, 4, 8, 12); \
-	Q(__VA_ARGS__, 1, 5, 9, 13); \
-	Q(__VA_ARGS__, 2, 6, 10, 14); \
-	Q(__VA_ARGS__, 3, 7, 11, 15); \
+#define DIAGONAL_ROUND(Q, ...) do { \
 	Q(__VA_ARGS__, 0, 5, 10, 15); \
 	Q(__VA_ARGS__, 1, 6, 11, 12); \
 	Q(__VA_ARGS__, 2, 7, 8, 13); \
 	Q(__VA_ARGS__, 3, 4, 9, 14); \
 } while (0)
-#define ADD_INPUT(x, ctr) do { \
-	x##0 = vadd(x##0, c0); x##1 = vadd(x##1, c1); \
-	x##2 = vadd(x##2, c2); x##3 = vadd(x##3, c3); \
-	x##4 = vadd(x##4, k[0]); x##5 = vadd(x##5, k[1]); \
-	x##6 = vadd(x##6, k[2]); x##7 = vadd(x##7, k[3]); \
-	x##8 = vadd(x##8, k[4]); x##9 = vadd(x##9, k[5]); \
-	x##10 = vadd(x##10, k[6]); x##11 = vadd(x##11, k[7]); \
-	x##12 = vadd(x##12, (ctr)); x##13 = vadd(x##13, n0); \
-	x##14 = vadd(x##14, n1); x##15 = vadd(x##15, n2); \
+#define DOUBLE_ROUND(Q, ...) do { \
+	Q(__VA_ARGS__, 0, 4, 8, 12); \
+	Q(__VA_ARGS__, 1, 5, 9, 13); \
+	Q(__VA_ARGS__, 2, 6, 10, 14); \
+	Q(__VA_ARGS__, 3, 7, 11, 15); \
+	DIAGONAL_ROUND(Q, __VA_ARGS__); \
+} while (0)
+#define ADD_INPUT(x, w, ctr) do { \
+	x##0 = vadd(x##0, (w)->s[0]); x##1 = vadd(x##1, (w)->s[1]); \
+	x##2 = vadd(x##2, (w)->s[2]); x##3 = vadd(x##3, (w)->s[3]); \
+	x##4 = vadd(x##4, (w)->s[4]); x##5 = vadd(x##5, (w)->s[5]); \
+	x##6 = vadd(x##6, (w)->s[6]); x##7 = vadd(x##7, (w)->s[7]); \
+	x##8 = vadd(x##8, (w)->s[8]); x##9 = vadd(x##9, (w)->s[9]); \
+	x##10 = vadd(x##10, (w)->s[10]); x##11 = vadd(x##11, (w)->s[11]); \
+	x##12 = vadd(x##12, (ctr)); x##13 = vadd(x##13, (w)->s[13]); \
+	x##14 = vadd(x##14, (w)->s[14]); x##15 = vadd(x##15, (w)->s[15]); \
 } while (0)
 #define TO_ROWS(x, t) do { \
 	transpose_words((t) + 0, x##0, x##1, x##2, x##3); \
@@ -105,18 +176,18 @@ transpose_words(__m512i t[4], __m512i r0, __m512i r1, __m512i r2, __m512i r3)
  * in t[i].
  */
 static inline __attribute__((always_inline)) void
-block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
-	   unsigned int dr, __m512i t[16])
+block_rows(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i t[16])
 {
-	const __m512i c0 = _mm512_set1_epi32((int)CHACHA_C0);
-	const __m512i c1 = _mm512_set1_epi32((int)CHACHA_C1);
-	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2);
-	const __m512i c3 = _mm512_set1_epi32((int)CHACHA_C3);
-	STATE(x, ctr);
+	STATE(x, w, ctr);
 
-	for (unsigned int r = 0; r < dr; r++)
+	COLUMN0(x);
+	DIAGONAL_ROUND(QR1, x);
+	PIN_STATE(x);
+	for (unsigned int r = 1; r < dr; r++) {
 		DOUBLE_ROUND(QR1, x);
-	ADD_INPUT(x, ctr);
+		PIN_STATE(x);
+	}
+	ADD_INPUT(x, w, ctr);
 	TO_ROWS(x, t);
 }
 
@@ -128,21 +199,25 @@ block_rows(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
  * rounds need no temporaries).
  */
 static inline __attribute__((always_inline)) void
-block_rows2(const __m512i k[8], __m512i ctr, __m512i n0, __m512i n1, __m512i n2,
-	    unsigned int dr, __m512i t[16], __m512i u[16])
+block_rows2(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i t[16],
+	    __m512i u[16])
 {
-	const __m512i c0 = _mm512_set1_epi32((int)CHACHA_C0);
-	const __m512i c1 = _mm512_set1_epi32((int)CHACHA_C1);
-	const __m512i c2 = _mm512_set1_epi32((int)CHACHA_C2);
-	const __m512i c3 = _mm512_set1_epi32((int)CHACHA_C3);
 	const __m512i ctr1 = vadd(ctr, _mm512_set1_epi32(1));
-	STATE(x, ctr);
-	STATE(y, ctr1);
+	STATE(x, w, ctr);
+	STATE(y, w, ctr1);
 
-	for (unsigned int r = 0; r < dr; r++)
+	COLUMN0(x);
+	COLUMN0(y);
+	DIAGONAL_ROUND(QR2, x, y);
+	PIN_STATE(x);
+	PIN_STATE(y);
+	for (unsigned int r = 1; r < dr; r++) {
 		DOUBLE_ROUND(QR2, x, y);
-	ADD_INPUT(x, ctr);
-	ADD_INPUT(y, ctr1);
+		PIN_STATE(x);
+		PIN_STATE(y);
+	}
+	ADD_INPUT(x, w, ctr);
+	ADD_INPUT(y, w, ctr1);
 	TO_ROWS(x, t);
 	TO_ROWS(y, u);
 }
@@ -153,17 +228,14 @@ vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks)
 	const __mmask16 act = (__mmask16)l->active;
 	const unsigned int dr = l->rounds / 2;
 	const bool pairs = vecsec_tune()->chacha_x16_pairs;
-	__m512i k[8], n0, n1, n2, ctr;
+	struct lanes_in w;
+	__m512i ctr;
 	const uint8_t *in[16];
 	uint8_t *out[16];
 	size_t off = 0;                 /* every lane moves one block per step */
 
-	for (int w = 0; w < 8; w++)
-		k[w] = _mm512_load_si512((const void *)l->key[w]);
+	lanes_in_init(&w, l);
 	ctr = _mm512_loadu_si512((const void *)l->ctr);
-	n0 = _mm512_loadu_si512((const void *)l->nonce[0]);
-	n1 = _mm512_loadu_si512((const void *)l->nonce[1]);
-	n2 = _mm512_loadu_si512((const void *)l->nonce[2]);
 	for (int i = 0; i < 16; i++) {
 		in[i] = l->in[i];
 		out[i] = l->out[i];
@@ -175,9 +247,9 @@ vecsec_chacha_xor_lanes_x16_avx512(struct chacha_lanes *l, uint32_t nblocks)
 		const bool two = pairs && blk + 1 < nblocks;
 
 		if (two)
-			block_rows2(k, ctr, n0, n1, n2, dr, t, u);
+			block_rows2(&w, ctr, dr, t, u);
 		else
-			block_rows(k, ctr, n0, n1, n2, dr, t);
+			block_rows(&w, ctr, dr, t);
 		for (int b = 0; b < (two ? 2 : 1); b++) {
 			const __m512i *ks = b == 0 ? t : u;
 
@@ -228,11 +300,12 @@ xor_rows(const struct chacha_lanes *l, const uint32_t left[16], size_t off, cons
  * ChaCha20-Poly1305 burst reads and writes small linear jobs in place with
  * it, no staging copies.
  * Lengths are public, so the per-lane branches on them are fine.
- * Where the CPU gains from it (vecsec_tune(): a Zen 5, not measured on
- * the Xeons), two blocks a step (block_rows2()) while the longest lane
- * has two left (the one-time-key block counts), one for a last odd block:
- * on an AMD Zen 5, bursts of 32 1420-byte seals (direct path) went from
- * 838 to 726 TSC cycles per message.
+ * Where the CPU gains from it (vecsec_tune(): Zen 5 and Zen 4, not
+ * measured on the Xeons), two blocks a step (block_rows2()) while the
+ * longest lane has two left (the one-time-key block counts), one for a
+ * last odd block: on an AMD Zen 5, bursts of 32 1420-byte seals (direct
+ * path) went from 838 to 726 TSC cycles per message; Zen 4's figures are
+ * with its tuning entry (lib/cpu/cpu.c).
  */
 void
 vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uint32_t *bytes,
@@ -241,16 +314,13 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 	const __mmask16 act = (__mmask16)l->active;
 	const unsigned int dr = l->rounds / 2;
 	const bool pairs = vecsec_tune()->chacha_x16_pairs;
-	__m512i k[8], n0, n1, n2, ctr;
+	struct lanes_in w;
+	__m512i ctr;
 	uint32_t left[16], most = 0;
 	size_t off = 0;
 
-	for (int w = 0; w < 8; w++)
-		k[w] = _mm512_load_si512((const void *)l->key[w]);
+	lanes_in_init(&w, l);
 	ctr = _mm512_loadu_si512((const void *)l->ctr);
-	n0 = _mm512_loadu_si512((const void *)l->nonce[0]);
-	n1 = _mm512_loadu_si512((const void *)l->nonce[1]);
-	n2 = _mm512_loadu_si512((const void *)l->nonce[2]);
 	for (int i = 0; i < 16; i++) {
 		left[i] = (act >> i) & 1 ? bytes[i] : 0;
 		most = left[i] > most ? left[i] : most;
@@ -261,12 +331,12 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 
 		if (pairs && most > 0) {
 			/* block 0 and the data's first block together */
-			block_rows2(k, ctr, n0, n1, n2, dr, t, u);
+			block_rows2(&w, ctr, dr, t, u);
 			xor_rows(l, left, 0, u);
 			off = CHACHA_BLOCK_LEN;
 			ctr = vadd(ctr, _mm512_set1_epi32(2));
 		} else {
-			block_rows(k, ctr, n0, n1, n2, dr, t);
+			block_rows(&w, ctr, dr, t);
 			ctr = vadd(ctr, _mm512_set1_epi32(1));
 		}
 		for (int i = 0; i < 16; i++)
@@ -276,7 +346,7 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 	for (; pairs && off + CHACHA_BLOCK_LEN < most; off += 2 * CHACHA_BLOCK_LEN) {
 		__m512i t[16], u[16];
 
-		block_rows2(k, ctr, n0, n1, n2, dr, t, u);
+		block_rows2(&w, ctr, dr, t, u);
 		xor_rows(l, left, off, t);
 		xor_rows(l, left, off + CHACHA_BLOCK_LEN, u);
 		ctr = vadd(ctr, _mm512_set1_epi32(2));
@@ -284,7 +354,7 @@ vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l, const uin
 	for (; off < most; off += CHACHA_BLOCK_LEN) {
 		__m512i t[16];
 
-		block_rows(k, ctr, n0, n1, n2, dr, t);
+		block_rows(&w, ctr, dr, t);
 		xor_rows(l, left, off, t);
 		ctr = vadd(ctr, _mm512_set1_epi32(1));
 	}

@@ -223,12 +223,24 @@ static const struct vecsec_tune tune_zen5 = {
  * every length (bursts of 32, lanes / single messages: seal 64 B 599-632
  * / 498-524, 128 B 870-894 / 688-706, 256 B 1382-1411 / 1094-1126; open
  * 64 B 609-783 / 508-597; IMIX seal 1163-1183 / 1085-1093, open 1081-1112
- * / 1002-1033): none. The AVX-512 ChaCha lanes one block a step, as on
- * the Xeon (seal, one / two: 576 B 619 / 623, 1420 B 1326 / 1353; open
- * 1420 B 1415 / 1449), and 16 lanes to 5120 B (x16 crossover 4096 /
- * 5120, three runs: seal 4608 B 3816-3943 / 3592-3799, 5120 B 4062-4214
- * / 3998-4202; open 4608 B 4017-4594 / 3706-4478; lanes / single at
- * 6144 B: seal 5087-5132 / 4989-5072, open 5078-5156 / 5136-5215).
+ * / 1002-1033): none. The AVX-512 ChaCha lanes two blocks a step since
+ * their rounds loops keep the state in its registers (before that, one:
+ * seal, one / two: 576 B 619 / 623, 1420 B 1326 / 1353; open 1420 B
+ * 1415 / 1449); after it, vecsec-bench --case chacha20-poly1305 --isa
+ * avx512 --burst-only --floor, 12 runs alternating builds with one / two,
+ * medians, load 1.3 to 1.7: the floor's ChaCha, seal 1420 B 837 / 807,
+ * 256 B 178 / 169, 64 B 71.2 / 68.1, IMIX 241 / 231; the bursts, seal
+ * 64 B 197 / 192, 256 B 361 / 351, 1420 B 1277 / 1284 (least of 12: 1249
+ * / 1228), IMIX 577 / 578 (561 / 544); with the steps started from the
+ * first column round (chacha_lanes_avx512.c), 10 runs, load 1.5 to 1.7,
+ * the floor still a little lower with two (seal 1420 B 769 / 768, 256 B
+ * 167 / 162, 64 B 66.0 / 64.7, IMIX 226 / 224) and the bursts the same
+ * within 1 % (seal 64 B 187 / 186, 256 B 336 / 337, 1420 B 1212 / 1215,
+ * IMIX 552 / 558). And 16 lanes to 5120 B (x16
+ * crossover 4096 / 5120, three runs: seal 4608 B 3816-3943 / 3592-3799,
+ * 5120 B 4062-4214 / 3998-4202; open 4608 B 4017-4594 / 3706-4478;
+ * lanes / single at 6144 B: seal 5087-5132 / 4989-5072, open 5078-5156 /
+ * 5136-5215).
  */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
@@ -237,7 +249,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 5120,
 	.lanes_crossover_ssse3 = 0,
-	.chacha_x16_pairs = false,
+	.chacha_x16_pairs = true,
 };
 
 /*
