@@ -31,12 +31,13 @@ extend-2w: the same with two lcores, so the SA's numbers, reservations and
 give-backs take the atomic paths (net_pcap's one rx queue feeds worker 0).
 
 notes: SA 11 among 1000 idle outbound SAs, --seq-reserve 256; its clear
-packets come through a named pipe, 96 at a time (3 rx bursts), each batch once the mark
-on disk is at least R/2 above the last number sent (the gateway renewed it,
-noted by the worker; the tick does not walk the idle SAs for it). SA 11
-crosses its half many times and is renewed each time: no packet dropped as
-seq_unreserved, its numbers 1, 2, ... without a gap, each at most the mark
-on disk; every idle SA's mark stays the one written at start.
+packets come through a named pipe, 96 at a time (then 31 that no rule
+matches), each batch once the mark on disk is at least R/2 above the last
+number sent (the gateway renewed it, noted by the worker; the tick does
+not walk the idle SAs for it). SA 11 crosses its half many times and is
+renewed each time: no packet dropped as seq_unreserved, its numbers 1, 2,
+... without a gap, each at most the mark on disk; every idle SA's mark
+stays the one written at start.
 
 usage: seq_state_check.py GATEWAY_BINARY [restart|extend|extend-2w|notes]
 """
@@ -397,9 +398,12 @@ def extend(gwbin, tmp, fail, lcores="0"):
 
 NOTE_IDLE = 1000                # idle outbound SAs beside SA 11
 NOTE_RESERVE = 256
-# < R/2: a batch sent with R/2 left never reaches the cap; whole rx bursts (--rx-burst
-# 32): net_pcap's read of a pipe waits for a burst's last packet, holding the worker
+# < R/2: a batch sent with R/2 left never reaches the cap
 NOTE_BATCH = 96
+# net_pcap's read of a pipe waits for a burst's last packet, holding the worker: each
+# batch is followed by a burst less one of packets no rule matches (dropped, no number
+# spent), so the batch's last burst is always complete whatever rx asked for
+NOTE_FILL = 31
 NOTE_BATCHES = 30
 
 
@@ -421,10 +425,12 @@ def notes(gwbin, tmp, fail):
     ports = gwtest.pcap_ports(tmp, (fin, "notes-clear_out.pcap"), ("empty.pcap", fout))
     cmd = gwtest.gw_cmd(gwbin, prefix, ports, app=[
         "-f", cfg, "-u", "2", "--ctrl", "none", "--stats-file", stats, "--quiet",
-        "--seq-state", state, "--seq-reserve", str(NOTE_RESERVE), "--rx-burst", "32"])
+        "--seq-state", state, "--seq-reserve", str(NOTE_RESERVE)])
     watch = EspWatch(fout)
     g = gwtest.Gateway(cmd, name="gateway notes")
     pkts = [raw(eth(p)) for p in clear_pkts((11,), NOTE_BATCH)]
+    pkts += [raw(eth(IP(src="192.168.9.1", dst="10.99.0.%d" % (k + 1)) / UDP(sport=7, dport=53)))
+             for k in range(NOTE_FILL)]
     half = NOTE_RESERVE // 2
     fd = -1
     marks = []
