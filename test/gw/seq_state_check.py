@@ -464,6 +464,13 @@ def notes(gwbin, tmp, fail):
                 fail("see above")
                 return
             marks.append(file_mark(state))
+            # the tick raises the cap after the rename and the folder's fsync, under the
+            # control-plane lock; a telemetry read takes that lock, so once it answers the
+            # cap matches the mark on disk (a batch sent before could meet the old cap)
+            unres = gwtest.tel_total(prefix, "seq_unreserved")
+            if unres != 0:
+                fail("%s packets dropped as seq_unreserved before batch %d" % (unres, b))
+                return
             rec = b"".join(struct.pack("<IIII", 1, 0, len(p), len(p)) + p for p in pkts)
             os.write(fd, rec)
             if not wait(lambda: watch.count() >= (b + 1) * NOTE_BATCH,
