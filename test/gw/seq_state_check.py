@@ -274,6 +274,16 @@ def file_mark(state, spi=11):
     return None
 
 
+def stopped(g, watch, prefix, what, fail):
+    """SIGTERM, the ESP reader joined, EAL's files gone; False (and a FAIL) unless it exited 0."""
+    rc, out = g.stop()
+    watch.thread.join(timeout=30)
+    eal_cleanup(prefix)
+    if rc != 0:
+        fail("%s: gateway exited %d: %s" % (what, rc, out[-2000:]))
+    return rc == 0
+
+
 def extend(gwbin, tmp, fail, lcores="0"):
     cfg = gwtest.write_config(os.path.join(tmp, "ext.cfg"), RT +
                               "sa out 11 aead_algo aes-128-gcm aead_key %s mode ipv4-tunnel "
@@ -362,11 +372,8 @@ def extend(gwbin, tmp, fail, lcores="0"):
             fail("SA 14 added by a reload: mark %s on disk, want 64 or more" %
                  file_mark(state, 14))
     finally:
-        rc, out = g.stop()
-        watch.thread.join(timeout=30)
-        eal_cleanup(prefix)
-    if rc != 0:
-        fail("extend: gateway exited %d: %s" % (rc, out[-2000:]))
+        ok = stopped(g, watch, prefix, "extend", fail)
+    if not ok:
         return
     seqs = watch.seqs
     if seqs != list(range(1, len(seqs) + 1)):
@@ -485,11 +492,8 @@ def notes(gwbin, tmp, fail):
     finally:
         if fd >= 0:
             os.close(fd)        # net_pcap's rx sees the end of the file
-        rc, out = g.stop()
-        watch.thread.join(timeout=30)
-        eal_cleanup(prefix)
-    if rc != 0:
-        fail("notes: gateway exited %d: %s" % (rc, out[-2000:]))
+        ok = stopped(g, watch, prefix, "notes", fail)
+    if not ok:
         return
     seqs = watch.seqs
     renewals = len(set(marks)) - 1
