@@ -50,7 +50,8 @@
 #   native: the gateway's own ESP, type native).
 #   BENCH_GW_NATIVE=1 (also native SAs, type native, every direction and size, with
 #   their cost above the I/O floor against lookaside-protocol (BENCH_GW_LKP=1) and
-#   their rate against the stock ipsec-secgw + crypto_aesni_mb).
+#   their rate against the stock ipsec-secgw + crypto_aesni_mb; with BENCH_GW_BASE
+#   the base build's native SAs too, each case right after this build's).
 #   Native against lookaside-protocol and the stock app: BENCH_GW_NATIVE=1 BENCH_GW_LKP=1 \
 #     BENCH_GW_MANY=0 BENCH_GW_WORKERS2=0 BENCH_GW_SA_AXIS=0 scripts/bench-gw.sh
 #   The SA axis only: BENCH_GW_ONLY='^axis' scripts/bench-gw.sh

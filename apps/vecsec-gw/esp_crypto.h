@@ -77,7 +77,7 @@ ses_prefetch(const uint8_t *ses, bool sec)
 
 /*
  * The SAD cache's aux (fcache.h) for an SA: its session's address, with bit
- * 0 set for an rte_security session (a native SA: its key line, bit 1 set). A cache hit prefetches the session
+ * 0 set for an rte_security session (a native SA: its window head or key line, bit 1 set). A cache hit prefetches the session
  * from it together with the SA's own lines (stage 1), one step earlier than
  * stage 2 could, which must read the SA first. Only a prefetch hint: an
  * SA's session does not change while the SAD generation that cached it is
@@ -90,9 +90,14 @@ ses_hint(const struct gw_sa *sa)
 
 	RTE_BUILD_BUG_ON(offsetof(struct rte_ipsec_session, crypto.ses) !=
 			 offsetof(struct rte_ipsec_session, security.ses));
-	/* a native SA: its key line (struct gw_nsa), bit 1 set */
+	/*
+	 * a native SA, bit 1 set: its window's head, the first line its packet
+	 * waits on (the number's check, before crypto), else its key line
+	 * (stage 2 asks for that one from line 0 in any case)
+	 */
 	if (sa != NULL && sa->action == GW_SA_NATIVE)
-		return (uint64_t)(uintptr_t)sa->nsa0.nsa->key_line | 2;
+		return (uint64_t)(uintptr_t)(sa->rw != NULL ? (const void *)sa->rw :
+					     (const void *)sa->nsa0.nsa->key_line) | 2;
 	if (ses == NULL)
 		return 0;
 	return (uint64_t)(uintptr_t)ses | (sa->action == GW_SA_LOOKASIDE_PROTOCOL);
@@ -102,7 +107,7 @@ ses_hint(const struct gw_sa *sa)
 static inline void
 ses_hint_prefetch(uint64_t hint)
 {
-	if (hint & 2) {         /* a native SA's key line */
+	if (hint & 2) {         /* a native SA's window head or key line */
 		rte_prefetch0((const void *)(uintptr_t)(hint & ~(uint64_t)3));
 		return;
 	}
@@ -110,16 +115,14 @@ ses_hint_prefetch(uint64_t hint)
 }
 
 /*
- * Stage 1 from the SAD cache: the SA's hot lines (gw_sa_prefetch), but for
- * a native SA (hint bit 1) line 1 alone: inbound it reads nothing of line 0.
+ * Stage 1 from the SAD cache: the SA's hot lines (gw_sa_prefetch; a native
+ * SA's line 0 holds the address stage 2 takes its key line from) and what
+ * the hint names.
  */
 static inline void
 sa_hint_prefetch(const struct gw_sa *sa, uint64_t hint)
 {
-	if (hint & 2)
-		rte_prefetch0((const uint8_t *)sa + RTE_CACHE_LINE_SIZE);
-	else
-		gw_sa_prefetch(sa);
+	gw_sa_prefetch(sa);
 	ses_hint_prefetch(hint);
 }
 

@@ -125,6 +125,7 @@ gw_native_out_done(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m,
 {
 	struct gw_sa_ctr *ss = &w->sa_st[sa->idx];
 
+	ss->seq_used++;         /* its number, sealed or not (esp_native.c, out_run) */
 	if (j->job.status != VECSEC_JOB_OK) {
 		gw_port_drop(w, sa, m, GW_DROP_CRYPTO);
 		return;

@@ -7,6 +7,7 @@
  * burst at most; calls only the event queue.
  */
 #include "esp_out.h"
+#include "seqstate.h"
 
 /*
  * The SA's hard packet limit: hard_pkts, unless --seq-state caps that at
@@ -72,8 +73,15 @@ gw_life_admit_rest(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[],
 	uint64_t cap = __atomic_load_n(&sa->hard_pkts, __ATOMIC_RELAXED);
 	bool by_bytes = sa->life_more &&
 		(sa->life[GW_LIFE_SOFT_BYTES] | sa->life[GW_LIFE_HARD_BYTES]) != 0;
+	uint64_t gap = __atomic_load_n(&gw.seq_gap, __ATOMIC_RELAXED);
 	uint16_t k = n, kp;
 
+	/* --seq-state: within half a reservation of the cap (seqstate.c renews it) */
+	if (gap != 0 && cap != 0 && prev_p + n + gap >= cap && sa->dir == GW_DIR_OUT) {
+		gw_seq_state_note(sa->idx);
+		if (!sa->life_more && prev_p + n < cap)
+			return n;       /* only that: life_admit()'s case */
+	}
 	if (cap != 0 && prev_p + n > cap)
 		k = prev_p >= cap ? 0 : (uint16_t)(cap - prev_p);
 	kp = k;

@@ -38,6 +38,8 @@ uint16_t gw_life_admit_rest(struct gw_worker *w, struct gw_sa *sa, struct rte_mb
  * The usual case inline (only the hard packet limit, not reached: one add);
  * the rest in gw_life_admit_rest(). With many SAs a burst reserves once per
  * packet, and a call each was most of the per-SA work before crypto.
+ * gw.seq_gap (--seq-state, else 0): a burst within half a reservation of
+ * the cap also goes there, to note the SA for the management thread.
  */
 static inline uint16_t
 life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_t n)
@@ -45,8 +47,9 @@ life_admit(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *mb[], uint16_
 	uint64_t prev_p = life_add(&sa->used_pkts, n);
 
 	uint64_t hard = __atomic_load_n(&sa->hard_pkts, __ATOMIC_RELAXED);
+	uint64_t gap = __atomic_load_n(&gw.seq_gap, __ATOMIC_RELAXED);
 
-	if (likely(!sa->life_more && (hard == 0 || prev_p + n < hard)))
+	if (likely(!sa->life_more && (hard == 0 || prev_p + n + gap < hard)))
 		return n;
 	return gw_life_admit_rest(w, sa, mb, n, prev_p);
 }

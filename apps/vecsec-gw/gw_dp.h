@@ -413,6 +413,13 @@ struct gw_dp {
 	struct gw_cdev cdev[GW_MAX_CDEV];
 	struct gw_worker worker[GW_MAX_WORKERS];
 	unsigned int nb_workers;
+	/*
+	 * --seq-state (seqstate.c): half the numbers reserved at a time, 0: off.
+	 * An outbound SA's burst that leaves fewer than this below hard_pkts
+	 * takes gw_life_admit_rest(), which notes the SA for the management
+	 * thread (gw_seq_state_note()): the compare life_admit() makes anyway
+	 */
+	uint64_t seq_gap;
 	uint32_t window;                /* default replay window */
 	uint16_t rx_burst;              /* packets per rx burst, 1..GW_BURST (--rx-burst) */
 	bool esn;                       /* ESN on every SA (-e) */

@@ -27,6 +27,28 @@
  *     raised. A write that fails leaves the caps where they are (packets
  *     past them are dropped and counted) and is tried again each tick.
  *
+ * How the tick finds those SAs without reading every one (at 100,000 SAs
+ * a walk was ~300,000 cache lines every 20 ms, the worker's L3 and memory
+ * bandwidth): the worker notes them. life_admit() (esp_out.h) compares a
+ * burst's reservation with hard_pkts anyway; it compares with hard_pkts -
+ * R/2 instead (gw.seq_gap), so a burst within R/2 of the cap takes
+ * gw_life_admit_rest(), which sets the SA's bit in note[] (one bit a slot,
+ * tested first: an atomic OR only when not set). The tick takes the
+ * words with a bit set (exchange with 0) and looks at those SAs: O(SAs/64)
+ * words and O(noted) SAs a tick. Every burst of an SA in that zone tests
+ * its bit again, so a note lost to a race with the tick (the worker saw
+ * the bit still set while the tick took it and read used_pkts before the
+ * worker's add) is set by the SA's next burst: the renewal waits at most
+ * one burst more, never R/2 numbers; an SA that sends nothing uses no
+ * number. A cap hard_pkts changed by hasync.c (gw_seq_state_recap) or a
+ * reload is compared by the next burst the same way. As a safety net the
+ * tick also looks at SEQ_SWEEP kept SAs in turn (bound[], a rotating
+ * cursor): every kept SA within ceil(kept / SEQ_SWEEP) ticks, 8 s at
+ * 100,000 SAs; it is not what bounds a renewal (the per-burst note is),
+ * only what would catch a path that moved used_pkts without life_admit().
+ * A write still rewrites the whole file and raises every cap (caps_raise):
+ * O(SAs) per write, not per tick.
+ *
  * An entry is named by the SA's SPI, tunnel family and destination, never
  * by its keys: the file holds nothing secret. A changed key under the same
  * SPI just starts higher, which is harmless. Entries stay when their SA is
@@ -84,6 +106,15 @@ static unsigned int nb_slots;
 /* the slots with an entry: what each tick looks at (charon's SAs cost nothing) */
 static uint32_t *bound;
 static unsigned int nb_bound;
+/*
+ * The SAs a worker noted near their cap (gw_seq_state_note()), one bit a
+ * slot, [note_words]; allocated once (gw.max_sa bits) before gw.seq_gap is
+ * set, freed only after the workers stopped (close)
+ */
+static uint64_t *note;
+static unsigned int note_words;
+static unsigned int sweep;              /* the safety net's place in bound[] */
+#define SEQ_SWEEP 256u                  /* kept SAs a tick looks at in turn */
 static bool dirty;                      /* a mark not written yet */
 static bool failing;                    /* the last write failed (logged once) */
 
@@ -320,6 +351,15 @@ gw_seq_state_close(void)
 	free(bound);
 	bound = NULL;
 	nb_bound = 0;
+	__atomic_store_n(&gw.seq_gap, 0, __ATOMIC_RELAXED);
+	{
+		uint64_t *n = note;
+
+		__atomic_store_n(&note, NULL, __ATOMIC_RELEASE);
+		free(n);        /* the workers are stopped (or never started) by now */
+	}
+	note_words = 0;
+	sweep = 0;
 	dirty = failing = false;
 }
 
@@ -332,6 +372,18 @@ slots_grow(unsigned int slot)
 
 	if (slot < nb_slots)
 		return 0;
+	if (note == NULL) {
+		/* once: dp->sa[] has gw.max_sa slots for the whole run */
+		unsigned int words = (n + 63) / 64;
+		uint64_t *nt = calloc(words, sizeof(*nt));
+
+		if (nt == NULL)
+			return -ENOMEM;
+		note_words = words;
+		__atomic_store_n(&note, nt, __ATOMIC_RELEASE);
+		__atomic_store_n(&gw.seq_gap, RTE_MAX(st_reserve / 2, (uint64_t)1),
+				 __ATOMIC_RELEASE);
+	}
 	bd = realloc(bound, (size_t)n * sizeof(*bd));
 	if (bd == NULL)
 		return -ENOMEM;
@@ -631,36 +683,80 @@ gw_seq_state_commit(char *err, size_t err_len)
 }
 
 void
+gw_seq_state_note(unsigned int slot)
+{
+	uint64_t *nt = __atomic_load_n(&note, __ATOMIC_ACQUIRE);
+	uint64_t bit = 1ull << (slot % 64);
+
+	/* a slot past the bits (none: max_sa bits) waits for the safety net */
+	if (nt == NULL || slot / 64 >= note_words)
+		return;
+	/* test first: the line stays shared while the SA is noted */
+	if ((__atomic_load_n(&nt[slot / 64], __ATOMIC_RELAXED) & bit) == 0)
+		(void)__atomic_fetch_or(&nt[slot / 64], bit, __ATOMIC_RELEASE);
+}
+
+/* Slot i's SA within R/2 of its mark: R more (in memory; the caller writes). */
+static void
+slot_renew(unsigned int i)
+{
+	const struct gw_sa *s;
+	struct seq_slot *b;
+	struct seq_ent *e;
+	uint64_t next, mark;
+
+	if (i >= nb_slots)
+		return;
+	s = &gw.sa[i];
+	b = &slots[i];
+	if (b->ent < 0 || b->exhausted || s->hard_real == 0 ||
+	    !__atomic_load_n(&s->active, __ATOMIC_ACQUIRE))
+		return;
+	e = &ents[b->ent];
+	/* the next number it could use: used_pkts counts every one given out */
+	next = b->first + __atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED);
+	if (next < b->first || e->mark == UINT64_MAX)
+		return;
+	if (e->mark >= next && e->mark - next >= st_reserve / 2)
+		return;
+	mark = RTE_MAX(e->mark, next - 1);
+	e->mark = UINT64_MAX - mark < st_reserve ? UINT64_MAX : mark + st_reserve;
+	dirty = true;
+}
+
+/* The SAs the workers noted since the last tick (their bits cleared). */
+static void
+notes_take(void)
+{
+	for (unsigned int w = 0; w < note_words; w++) {
+		uint64_t m;
+
+		if (__atomic_load_n(&note[w], __ATOMIC_RELAXED) == 0)
+			continue;
+		m = __atomic_exchange_n(&note[w], 0, __ATOMIC_ACQ_REL);
+		while (m != 0) {
+			slot_renew(w * 64 + (unsigned int)__builtin_ctzll(m));
+			m &= m - 1;
+		}
+	}
+}
+
+void
 gw_seq_state_poll(void)
 {
 	char err[PATH_MAX + 128];
-	uint64_t half;
 	int rc;
 
 	if (st_path == NULL || (__atomic_load_n(&nb_bound, __ATOMIC_RELAXED) == 0 && !dirty))
 		return;
-	half = st_reserve / 2;
 	gw_cp_lock();
-	for (unsigned int k = 0; k < nb_bound; k++) {
-		unsigned int i = bound[k];
-		const struct gw_sa *s = &gw.sa[i];
-		struct seq_slot *b = &slots[i];
-		struct seq_ent *e;
-		uint64_t next, mark;
-
-		if (b->ent < 0 || b->exhausted || s->hard_real == 0 ||
-		    !__atomic_load_n(&s->active, __ATOMIC_ACQUIRE))
-			continue;
-		e = &ents[b->ent];
-		/* the next number it could use: used_pkts counts every one given out */
-		next = b->first + __atomic_load_n(&s->used_pkts, __ATOMIC_RELAXED);
-		if (next < b->first || e->mark == UINT64_MAX)
-			continue;
-		if (e->mark >= next && e->mark - next >= half)
-			continue;
-		mark = RTE_MAX(e->mark, next - 1);
-		e->mark = UINT64_MAX - mark < st_reserve ? UINT64_MAX : mark + st_reserve;
-		dirty = true;
+	if (note != NULL)
+		notes_take();
+	/* the safety net: SEQ_SWEEP kept SAs in turn (the header comment says why) */
+	for (unsigned int k = 0; k < RTE_MIN(SEQ_SWEEP, nb_bound); k++) {
+		if (sweep >= nb_bound)
+			sweep = 0;
+		slot_renew(bound[sweep++]);
 	}
 	if (dirty) {
 		rc = gw_seq_state_commit(err, sizeof(err));

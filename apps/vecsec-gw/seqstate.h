@@ -59,7 +59,16 @@ void gw_seq_state_recap(struct gw_sa *s);
 void gw_seq_state_unbind(unsigned int slot);
 /* The first number of the outbound SA in slot (stats: the last one sent). */
 uint64_t gw_seq_state_first(unsigned int slot, const struct gw_sa_conf *c);
-/* mgmt.c, every tick: extend the marks SAs come close to, write them, raise the caps. */
+/*
+ * A worker (esp_out.c), for an outbound SA whose burst left it within
+ * half a reservation of its cap (gw.seq_gap): the next tick looks at it.
+ * No lock; a write only when the SA is not noted already.
+ */
+void gw_seq_state_note(unsigned int slot);
+/*
+ * mgmt.c, every tick: extend the marks of the SAs noted, and of a slice of
+ * all kept SAs in turn, write them, raise the caps.
+ */
 void gw_seq_state_poll(void);
 
 #endif /* VECSEC_GW_SEQSTATE_H */

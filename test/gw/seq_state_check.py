@@ -30,7 +30,16 @@ reload adds it with its mark on disk. A restart then starts above the last marks
 extend-2w: the same with two lcores, so the SA's numbers, reservations and
 give-backs take the atomic paths (net_pcap's one rx queue feeds worker 0).
 
-usage: seq_state_check.py GATEWAY_BINARY [restart|extend|extend-2w]
+notes: SA 11 among 1000 idle outbound SAs, --seq-reserve 256; its clear
+packets come through a named pipe, 96 at a time (then 31 that no rule
+matches), each batch once the mark on disk is at least R/2 above the last
+number sent (the gateway renewed it, noted by the worker; the tick does
+not walk the idle SAs for it). SA 11 crosses its half many times and is
+renewed each time: no packet dropped as seq_unreserved, its numbers 1, 2,
+... without a gap, each at most the mark on disk; every idle SA's mark
+stays the one written at start.
+
+usage: seq_state_check.py GATEWAY_BINARY [restart|extend|extend-2w|notes]
 """
 import os
 import signal
@@ -265,6 +274,16 @@ def file_mark(state, spi=11):
     return None
 
 
+def stopped(g, watch, prefix, what, fail):
+    """SIGTERM, the ESP reader joined, EAL's files gone; False (and a FAIL) unless it exited 0."""
+    rc, out = g.stop()
+    watch.thread.join(timeout=30)
+    eal_cleanup(prefix)
+    if rc != 0:
+        fail("%s: gateway exited %d: %s" % (what, rc, out[-2000:]))
+    return rc == 0
+
+
 def extend(gwbin, tmp, fail, lcores="0"):
     cfg = gwtest.write_config(os.path.join(tmp, "ext.cfg"), RT +
                               "sa out 11 aead_algo aes-128-gcm aead_key %s mode ipv4-tunnel "
@@ -353,11 +372,8 @@ def extend(gwbin, tmp, fail, lcores="0"):
             fail("SA 14 added by a reload: mark %s on disk, want 64 or more" %
                  file_mark(state, 14))
     finally:
-        rc, out = g.stop()
-        watch.thread.join(timeout=30)
-        eal_cleanup(prefix)
-    if rc != 0:
-        fail("extend: gateway exited %d: %s" % (rc, out[-2000:]))
+        ok = stopped(g, watch, prefix, "extend", fail)
+    if not ok:
         return
     seqs = watch.seqs
     if seqs != list(range(1, len(seqs) + 1)):
@@ -387,6 +403,124 @@ def extend(gwbin, tmp, fail, lcores="0"):
               "a reload) at %d" % (got[0], last, got14[0]))
 
 
+NOTE_IDLE = 1000                # idle outbound SAs beside SA 11
+NOTE_RESERVE = 256
+# < R/2: a batch sent with R/2 left never reaches the cap
+NOTE_BATCH = 96
+# net_pcap's read of a pipe waits for a burst's last packet, holding the worker: each
+# batch is followed by a burst less one of packets no rule matches (dropped, no number
+# spent), so the batch's last burst is always complete whatever rx asked for
+NOTE_FILL = 31
+NOTE_BATCHES = 30
+
+
+def notes(gwbin, tmp, fail):
+    idle = "".join("sa out %d aead_algo aes-128-gcm aead_key %s mode ipv4-tunnel "
+                   "src 172.31.1.1 dst 172.31.3.%d\n" % (2000 + i, hexkey(KEY_SEQ), i % 250 + 1)
+                   for i in range(NOTE_IDLE))
+    cfg = gwtest.write_config(os.path.join(tmp, "notes.cfg"), RT +
+                              "sa out 11 aead_algo aes-128-gcm aead_key %s mode ipv4-tunnel "
+                              "src 172.31.1.1 dst 172.31.2.11\n" % hexkey(KEY_GCM) + idle +
+                              "sp ipv4 out esp protect 11 pri 10 dst 10.11.0.0/16\n")
+    state = os.path.join(tmp, "notes", "seq-state")
+    fin = os.path.join(tmp, "notes-clear_in.pcap")
+    fout = os.path.join(tmp, "notes-esp_out.pcap")
+    os.mkfifo(fin, 0o600)
+    os.mkfifo(fout, 0o600)
+    prefix = gwtest.file_prefix("seq-notes")
+    stats = os.path.join(tmp, "notes-stats.json")
+    ports = gwtest.pcap_ports(tmp, (fin, "notes-clear_out.pcap"), ("empty.pcap", fout))
+    cmd = gwtest.gw_cmd(gwbin, prefix, ports, app=[
+        "-f", cfg, "-u", "2", "--ctrl", "none", "--stats-file", stats, "--quiet",
+        "--seq-state", state, "--seq-reserve", str(NOTE_RESERVE)])
+    watch = EspWatch(fout)
+    g = gwtest.Gateway(cmd, name="gateway notes")
+    pkts = [raw(eth(p)) for p in clear_pkts((11,), NOTE_BATCH)]
+    pkts += [raw(eth(IP(src="192.168.9.1", dst="10.99.0.%d" % (k + 1)) / UDP(sport=7, dport=53)))
+             for k in range(NOTE_FILL)]
+    half = NOTE_RESERVE // 2
+    fd = -1
+    marks = []
+
+    def wait(cond, what):
+        return gwtest.wait_until(cond, what, gws=[g])
+
+    def opened():
+        # the writer end, once net_pcap has the pipe open for reading (ENXIO before)
+        nonlocal fd
+        try:
+            fd = os.open(fin, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            return False
+        os.set_blocking(fd, True)
+        return True
+
+    try:
+        if not wait(opened, "net_pcap reading the clear-side pipe"):
+            fail("see above")
+            return
+        # the pcap file header: net_pcap's open reads it before the port is up
+        os.write(fd, struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        if not g.wait_ready():
+            fail("see above")
+            return
+        for b in range(NOTE_BATCHES):
+            # the gateway renews SA 11 once a batch leaves it within R/2 of its mark
+            if not wait(lambda: (file_mark(state) or 0) - watch.top() >= half,
+                        "mark on disk %d above the last number sent (batch %d)" % (half, b)):
+                fail("see above")
+                return
+            marks.append(file_mark(state))
+            # the tick raises the cap after the rename and the folder's fsync, under the
+            # control-plane lock; a telemetry read takes that lock, so once it answers the
+            # cap matches the mark on disk (a batch sent before could meet the old cap)
+            unres = gwtest.tel_total(prefix, "seq_unreserved")
+            if unres != 0:
+                fail("%s packets dropped as seq_unreserved before batch %d" % (unres, b))
+                return
+            rec = b"".join(struct.pack("<IIII", 1, 0, len(p), len(p)) + p for p in pkts)
+            os.write(fd, rec)
+            if not wait(lambda: watch.count() >= (b + 1) * NOTE_BATCH,
+                        "%d ESP packets of SA 11" % ((b + 1) * NOTE_BATCH)):
+                fail("see above")
+                return
+            if watch.top() > file_mark(state):
+                fail("sequence number %d sent past the mark on disk %d" %
+                     (watch.top(), file_mark(state)))
+                return
+        unres = gwtest.tel_total(prefix, "seq_unreserved")
+    finally:
+        if fd >= 0:
+            os.close(fd)        # net_pcap's rx sees the end of the file
+        ok = stopped(g, watch, prefix, "notes", fail)
+    if not ok:
+        return
+    seqs = watch.seqs
+    renewals = len(set(marks)) - 1
+    n = NOTE_BATCH * NOTE_BATCHES
+    if seqs != list(range(1, n + 1)):
+        fail("SA 11's sequence numbers not 1..%d: %d read, top %d" % (n, len(seqs), watch.top()))
+    elif unres != 0:
+        fail("%s packets dropped as seq_unreserved" % unres)
+    elif renewals < n // NOTE_RESERVE - 1:
+        fail("SA 11's mark renewed %d times for %d packets (--seq-reserve %d): marks %s" %
+             (renewals, n, NOTE_RESERVE, marks))
+    else:
+        print("ok   SA 11 among %d idle SAs: %d packets, numbers 1..%d, mark renewed %d times "
+              "(last %d), none seq_unreserved" % (NOTE_IDLE, n, n, renewals, marks[-1]))
+    last = {}
+    for line in open(state):
+        w = line.split()
+        if len(w) == 5 and w[0] == "out":
+            last[int(w[1])] = int(w[4])
+    moved = [spi for spi in range(2000, 2000 + NOTE_IDLE) if last.get(spi) != NOTE_RESERVE]
+    if moved:
+        fail("idle SAs rewritten: %d of them, SA %d mark %s" %
+             (len(moved), moved[0], last.get(moved[0])))
+    else:
+        print("ok   the %d idle SAs keep their start mark %d" % (NOTE_IDLE, NOTE_RESERVE))
+
+
 def main():
     gwbin = sys.argv[1]
     what = sys.argv[2] if len(sys.argv) > 2 else "all"
@@ -406,6 +540,8 @@ def main():
             extend(gwbin, tmp, fail)
         if what == "extend-2w":         # two lcores: the SA's counters are atomic
             extend(gwbin, tmp, fail, lcores="0,1")
+        if what == "notes":
+            notes(gwbin, tmp, fail)
     finally:
         gwtest.cleanup(tmp)
     return gwtest.finish(ok)

@@ -30,6 +30,8 @@ noisy minute does not hit one case only); the report takes medians.
 AEAD in the PMD's burst) beside the same SA lookaside-none (rte_ipsec
 frames ESP, the PMD does the AEAD), every direction and size; with
 --gw-base, the base build's too.
+--native with --gw-base: the base build's native SAs too ("base native"),
+each right after this build's, and their ratio.
 
 --cluster adds the active/active cluster of docs/ha.md (see "the
 active/active cluster" below): one node carrying both segments against
@@ -747,6 +749,9 @@ def build_cases(a, pcaps, cfgs):
             vecsec_gw("vecsec-gw aesni_mb", "crypto_aesni_mb", False, d, t)
             if a.native:
                 vecsec_gw("vecsec-gw native", "crypto_vecsec", "native", d, t)
+                if a.gw_base:
+                    # the base build's native SAs, right after (before/after in one run)
+                    vecsec_gw("base native", "crypto_vecsec", "native", d, t, gw=a.gw_base)
             if a.lookaside_protocol:
                 vecsec_gw("vecsec-gw vecsec proto", "crypto_vecsec", "proto", d, t)
                 if a.gw_base:
@@ -1101,6 +1106,13 @@ def report(rows, cases, hz, hz_src, a):
                       "(%.3f best on CPU)" % (d, t, rc, ratio(
                           ("vecsec-gw vecsec proto", d, t), ("base vecsec proto", d, t),
                           "mpps_cpu_best") or 0))
+    for d in ("out", "in"):
+        for t in a.traffic:
+            rc = ratio(("vecsec-gw native", d, t), ("base native", d, t), "mpps_cpu")
+            if rc is not None:
+                print("  native this build / base, %-3s %-5s: %.3f on CPU (%.3f best on CPU)"
+                      % (d, t, rc, ratio(("vecsec-gw native", d, t), ("base native", d, t),
+                                         "mpps_cpu_best") or 0))
     report_native(idx, ratio, a)
     print()
     print("reproducing command lines (FILES: the traffic and config files this script writes "
