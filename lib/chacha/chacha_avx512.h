@@ -86,6 +86,25 @@ chacha_x16_dround(__m512i v[16])
 		"+v"(x12), "+v"(x13), "+v"(x14), "+v"(x15)); \
 } while (0)
 
+/*
+ * The pin of CHACHA_X16_REGS_DROUND() for a word kept in an array: through
+ * a named local, as an asm on the array element itself would keep the
+ * array in memory. No instruction.
+ */
+#define CHACHA_X16_PIN(e) do { \
+	__m512i p_ = (e); \
+	__asm__("" : "+v"(p_)); \
+	(e) = p_; \
+} while (0)
+
+/* v[0..15] pinned so */
+CHACHA_X16_INLINE void
+chacha_x16_pin(__m512i v[16])
+{
+	for (int i = 0; i < 16; i++)
+		CHACHA_X16_PIN(v[i]);
+}
+
 /* rounds/2 double rounds on v[0..15], held in named registers across the loop */
 CHACHA_X16_INLINE void
 chacha_x16_rounds(__m512i v[16], unsigned int rounds)
@@ -243,6 +262,18 @@ chacha_rows_dround(struct chacha_rows *w, int nsets)
 	}
 }
 
+/* the rows' words pinned so */
+CHACHA_X16_INLINE void
+chacha_rows_pin(struct chacha_rows *w, int nsets)
+{
+	for (int s = 0; s < nsets; s++) {
+		CHACHA_X16_PIN(w->a[s]);
+		CHACHA_X16_PIN(w->b[s]);
+		CHACHA_X16_PIN(w->c[s]);
+		CHACHA_X16_PIN(w->d[s]);
+	}
+}
+
 CHACHA_X16_INLINE void
 chacha_rows_finish(struct chacha_rows *w, uint8_t *out, const uint8_t *in, size_t len,
 		   int nsets, uint8_t *first)
@@ -287,6 +318,7 @@ chacha_rows_core_v(uint8_t *out, const uint8_t *in, size_t len, __m128i x0, __m1
 	chacha_rows_init(&w, x0, x1, x2, x3, nsets, first, ctr_rest);
 	for (unsigned int r = 0; r < rounds; r += 2) {
 		chacha_rows_dround(&w, nsets);
+		chacha_rows_pin(&w, nsets);
 		if (hook != NULL)
 			hook(ctx, r / 2);
 	}

@@ -370,10 +370,15 @@ x16_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 					       _mm_cvtsi32_si128(16 * nx16)), nsets, NULL, 0);
 	for (int dr = 0; dr < 10; dr++) {
 		chacha_x16_dround(v);
-		for (int f = 0; f < nx16 - 1; f++)
+		chacha_x16_pin(v);
+		for (int f = 0; f < nx16 - 1; f++) {
 			chacha_x16_dround(vs[f]);
-		if (nsets > 0)
+			chacha_x16_pin(vs[f]);
+		}
+		if (nsets > 0) {
 			chacha_rows_dround(&w, nsets);
+			chacha_rows_pin(&w, nsets);
+		}
 	}
 	chacha_x16_finish_first(otk, out, in, len < head ? len : head, v, x);
 	for (int f = 0; f < nx16 - 1; f++) {
