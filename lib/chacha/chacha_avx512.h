@@ -49,39 +49,71 @@ chacha_x16_dround(__m512i v[16])
 }
 
 /*
- * rounds/2 double rounds on v[0..15] held in named registers, each kept
- * in the register it had across the loop (an empty asm that reads and
- * writes them, no instruction). Without the pin GCC renames the state
- * across the back edge and closes the loop with a zmm move per word (16 a
- * double round, each one more operation for Zen 4's vector pipes); an
- * asm on v[] itself would keep v in memory.
+ * The 16 words in named locals x0..x15 (declared by CHACHA_X16_REGS from
+ * v[]), one double round on them, and the pin: an empty asm that reads
+ * and writes each word in the register it has (no instruction). Without
+ * the pin GCC renames the state across a loop's back edge and closes the
+ * loop with a zmm move per word (16 a double round, each one more
+ * operation for Zen 4's vector pipes); an asm on v[] itself would keep v
+ * in memory. A loop that interleaves other work (Poly1305) pins only
+ * these words and leaves the rest to the compiler.
  */
+#define CHACHA_X16_REGS(v) \
+	__m512i x0 = (v)[0], x1 = (v)[1], x2 = (v)[2], x3 = (v)[3]; \
+	__m512i x4 = (v)[4], x5 = (v)[5], x6 = (v)[6], x7 = (v)[7]; \
+	__m512i x8 = (v)[8], x9 = (v)[9], x10 = (v)[10], x11 = (v)[11]; \
+	__m512i x12 = (v)[12], x13 = (v)[13], x14 = (v)[14], x15 = (v)[15]
+
+#define CHACHA_X16_REGS_STORE(v) do { \
+	(v)[0] = x0; (v)[1] = x1; (v)[2] = x2; (v)[3] = x3; \
+	(v)[4] = x4; (v)[5] = x5; (v)[6] = x6; (v)[7] = x7; \
+	(v)[8] = x8; (v)[9] = x9; (v)[10] = x10; (v)[11] = x11; \
+	(v)[12] = x12; (v)[13] = x13; (v)[14] = x14; (v)[15] = x15; \
+} while (0)
+
+#define CHACHA_X16_REGS_DROUND() do { \
+	CHACHA_X16_QR(x0, x4, x8, x12); \
+	CHACHA_X16_QR(x1, x5, x9, x13); \
+	CHACHA_X16_QR(x2, x6, x10, x14); \
+	CHACHA_X16_QR(x3, x7, x11, x15); \
+	CHACHA_X16_QR(x0, x5, x10, x15); \
+	CHACHA_X16_QR(x1, x6, x11, x12); \
+	CHACHA_X16_QR(x2, x7, x8, x13); \
+	CHACHA_X16_QR(x3, x4, x9, x14); \
+	__asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3), \
+		"+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7)); \
+	__asm__("" : "+v"(x8), "+v"(x9), "+v"(x10), "+v"(x11), \
+		"+v"(x12), "+v"(x13), "+v"(x14), "+v"(x15)); \
+} while (0)
+
+/*
+ * The pin of CHACHA_X16_REGS_DROUND() for a word kept in an array: through
+ * a named local, as an asm on the array element itself would keep the
+ * array in memory. No instruction.
+ */
+#define CHACHA_X16_PIN(e) do { \
+	__m512i p_ = (e); \
+	__asm__("" : "+v"(p_)); \
+	(e) = p_; \
+} while (0)
+
+/* v[0..15] pinned so */
+CHACHA_X16_INLINE void
+chacha_x16_pin(__m512i v[16])
+{
+	for (int i = 0; i < 16; i++)
+		CHACHA_X16_PIN(v[i]);
+}
+
+/* rounds/2 double rounds on v[0..15], held in named registers across the loop */
 CHACHA_X16_INLINE void
 chacha_x16_rounds(__m512i v[16], unsigned int rounds)
 {
-	__m512i x0 = v[0], x1 = v[1], x2 = v[2], x3 = v[3];
-	__m512i x4 = v[4], x5 = v[5], x6 = v[6], x7 = v[7];
-	__m512i x8 = v[8], x9 = v[9], x10 = v[10], x11 = v[11];
-	__m512i x12 = v[12], x13 = v[13], x14 = v[14], x15 = v[15];
+	CHACHA_X16_REGS(v);
 
-	for (unsigned int r = 0; r < rounds; r += 2) {
-		CHACHA_X16_QR(x0, x4, x8, x12);
-		CHACHA_X16_QR(x1, x5, x9, x13);
-		CHACHA_X16_QR(x2, x6, x10, x14);
-		CHACHA_X16_QR(x3, x7, x11, x15);
-		CHACHA_X16_QR(x0, x5, x10, x15);
-		CHACHA_X16_QR(x1, x6, x11, x12);
-		CHACHA_X16_QR(x2, x7, x8, x13);
-		CHACHA_X16_QR(x3, x4, x9, x14);
-		__asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3),
-			"+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7));
-		__asm__("" : "+v"(x8), "+v"(x9), "+v"(x10), "+v"(x11),
-			"+v"(x12), "+v"(x13), "+v"(x14), "+v"(x15));
-	}
-	v[0] = x0; v[1] = x1; v[2] = x2; v[3] = x3;
-	v[4] = x4; v[5] = x5; v[6] = x6; v[7] = x7;
-	v[8] = x8; v[9] = x9; v[10] = x10; v[11] = x11;
-	v[12] = x12; v[13] = x13; v[14] = x14; v[15] = x15;
+	for (unsigned int r = 0; r < rounds; r += 2)
+		CHACHA_X16_REGS_DROUND();
+	CHACHA_X16_REGS_STORE(v);
 }
 
 /* out = in ^ ks for one 64-byte block, n bytes of it (n >= 64: all) */
@@ -230,6 +262,18 @@ chacha_rows_dround(struct chacha_rows *w, int nsets)
 	}
 }
 
+/* the rows' words pinned so */
+CHACHA_X16_INLINE void
+chacha_rows_pin(struct chacha_rows *w, int nsets)
+{
+	for (int s = 0; s < nsets; s++) {
+		CHACHA_X16_PIN(w->a[s]);
+		CHACHA_X16_PIN(w->b[s]);
+		CHACHA_X16_PIN(w->c[s]);
+		CHACHA_X16_PIN(w->d[s]);
+	}
+}
+
 CHACHA_X16_INLINE void
 chacha_rows_finish(struct chacha_rows *w, uint8_t *out, const uint8_t *in, size_t len,
 		   int nsets, uint8_t *first)
@@ -274,6 +318,7 @@ chacha_rows_core_v(uint8_t *out, const uint8_t *in, size_t len, __m128i x0, __m1
 	chacha_rows_init(&w, x0, x1, x2, x3, nsets, first, ctr_rest);
 	for (unsigned int r = 0; r < rounds; r += 2) {
 		chacha_rows_dround(&w, nsets);
+		chacha_rows_pin(&w, nsets);
 		if (hook != NULL)
 			hook(ctx, r / 2);
 	}

@@ -78,13 +78,28 @@ step(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t *in, 
 	__m512i v[16];
 
 	chacha_x16_init(v, cs->x);
-	for (int dr = 0; dr < 10; dr++) {
-		chacha_x16_dround(v);
-		if (setup_ps != NULL && dr == 0)
+	{
+		/*
+		 * The ChaCha words pinned in their registers, the MAC's placed
+		 * freely; the setup's double round peeled off the loop, whose
+		 * back edge would otherwise carry a move per word (the setup's
+		 * registers differ from the loop's).
+		 */
+		CHACHA_X16_REGS(v);
+		int dr = 0;
+
+		if (setup_ps != NULL) {
+			CHACHA_X16_REGS_DROUND();
 			mac_setup(m, setup_ps);
-		/* after a setup the pairs wait for the powers: run them later */
-		if (mac_src != NULL && dr >= first_pair && dr < first_pair + 4)
-			mac_pair(m, mac_src + PAIR * (dr - first_pair));
+			dr = 1;
+		}
+		for (; dr < 10; dr++) {
+			CHACHA_X16_REGS_DROUND();
+			/* after a setup the pairs wait for the powers: run them later */
+			if (mac_src != NULL && dr >= first_pair && dr < first_pair + 4)
+				mac_pair(m, mac_src + PAIR * (dr - first_pair));
+		}
+		CHACHA_X16_REGS_STORE(v);
 	}
 	chacha_x16_finish(out, in, len, v, cs->x);
 	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
@@ -355,10 +370,15 @@ x16_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 					       _mm_cvtsi32_si128(16 * nx16)), nsets, NULL, 0);
 	for (int dr = 0; dr < 10; dr++) {
 		chacha_x16_dround(v);
-		for (int f = 0; f < nx16 - 1; f++)
+		chacha_x16_pin(v);
+		for (int f = 0; f < nx16 - 1; f++) {
 			chacha_x16_dround(vs[f]);
-		if (nsets > 0)
+			chacha_x16_pin(vs[f]);
+		}
+		if (nsets > 0) {
 			chacha_rows_dround(&w, nsets);
+			chacha_rows_pin(&w, nsets);
+		}
 	}
 	chacha_x16_finish_first(otk, out, in, len < head ? len : head, v, x);
 	for (int f = 0; f < nx16 - 1; f++) {
