@@ -542,8 +542,11 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */
 		weight[j] = (uint32_t)(jobs[j]->len / CHACHA_BLOCK_LEN);
-		if (vecsec_chachapoly_words(jobs[j], ctx[j].key, ctx[j].nonce))
+		/* ChaCha20 jobs' words come straight from their keys (lane_key()) */
+		if (jobs[j]->key->alg != VECSEC_AEAD_CHACHA20_POLY1305) {
+			vecsec_chachapoly_words(jobs[j], ctx[j].key, ctx[j].nonce);
 			xjobs[nx++] = (uint16_t)j;
+		}
 		if (fast_ok(jobs[j], smax))
 			fast[nf++] = (uint16_t)j;
 		else if (direct && direct_ok(jobs[j]))
