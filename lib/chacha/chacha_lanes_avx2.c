@@ -30,13 +30,7 @@ static inline __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b)
 static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
 
 #define I_(s) s "\n\t"
-#ifdef __AVX512VL__
-/*
- * The rounds (RFC 8439 2.1-2.3) with AVX-512VL: word w in ymm w, the four
- * quarter rounds of a column or diagonal pass interleaved instruction by
- * instruction, every rotation one VPROLD (no temporary, no mask in
- * memory). Constant time: no branch but the round counter, no table.
- */
+/* words 0..11 in ymm0..11 in both forms of the rounds */
 #define R_x0 "%%ymm0"
 #define R_x1 "%%ymm1"
 #define R_x2 "%%ymm2"
@@ -49,6 +43,13 @@ static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b)
 #define R_x9 "%%ymm9"
 #define R_x10 "%%ymm10"
 #define R_x11 "%%ymm11"
+#ifdef __AVX512VL__
+/*
+ * The rounds (RFC 8439 2.1-2.3) with AVX-512VL: word w in ymm w, the four
+ * quarter rounds of a column or diagonal pass interleaved instruction by
+ * instruction, every rotation one VPROLD (no temporary, no mask in
+ * memory). Constant time: no branch but the round counter, no table.
+ */
 #define R_x12 "%%ymm12"
 #define R_x13 "%%ymm13"
 #define R_x14 "%%ymm14"
@@ -108,18 +109,6 @@ rounds(__m256i x[16], unsigned int dr)
  * (ymm14, ymm15) hold word 12 and the temporary on entry to each double
  * round, word 15 and 12 trade places with the slot of word 15 (X15).
  */
-#define R_x0 "%%ymm0"
-#define R_x1 "%%ymm1"
-#define R_x2 "%%ymm2"
-#define R_x3 "%%ymm3"
-#define R_x4 "%%ymm4"
-#define R_x5 "%%ymm5"
-#define R_x6 "%%ymm6"
-#define R_x7 "%%ymm7"
-#define R_x8 "%%ymm8"
-#define R_x9 "%%ymm9"
-#define R_x10 "%%ymm10"
-#define R_x11 "%%ymm11"
 #define R_x13 "%%ymm12"
 #define R_x14 "%%ymm13"
 #define R_T "%%ymm14"
