@@ -145,9 +145,12 @@ struct bench_vecsec_knobs {
 	int chacha_w, poly_w;   /* vecsec_lanes_force(): -1 -1 automatic, 0 -1 per job */
 	bool all_lanes;         /* bursts never leave the lanes (crossover above every size) */
 	int staged;             /* -1 as built, 0 never the staged path, 1 up to its limit */
+	bool avx2_plain;        /* the AVX2 lane kernels' plain forms, not their VL ones */
 };
 /* NULL when the knobs are not in this build (a libvecsec without its AEAD API). */
 struct bench_impl *bench_vecsec_variant(int isa, const struct bench_vecsec_knobs *k);
+/* Whether the AVX2 lane kernels have VL forms on this CPU (false without the knobs). */
+bool bench_vecsec_vl_usable(void);
 /* vecsec: which cases this build of libvecsec has (compile-time). */
 bool bench_vecsec_has(const struct bench_case *c);
 /*

@@ -203,9 +203,20 @@ vs_apply(const struct bench_impl *im)
 		vecsec_lanes_reset_crossover();
 	vecsec_lanes_set_staged_max(k == NULL || k->staged < 0 ? staged_default :
 				    k->staged == 0 ? 0 : SIZE_MAX);
+	vecsec_avx2_vl_set(k == NULL || !k->avx2_plain);
 	rc = k != NULL ? vecsec_lanes_force(k->chacha_w, k->poly_w) : vecsec_lanes_force(-1, -1);
 #endif
 	return rc;
+}
+
+bool
+bench_vecsec_vl_usable(void)
+{
+#ifdef BENCH_HAVE_VECSEC_AEAD
+	return vecsec_avx2_vl_usable();
+#else
+	return false;
+#endif
 }
 
 static void

@@ -13,7 +13,8 @@
  * the two-pass code, per ISA level), --lanes (every lane width pair and
  * per-job bursts against ipsec-mb's job API), --crossover (lanes against
  * the single-message path at any size), --staged (the staged burst path
- * on and off). --floor adds, to each vecsec burst of (X)ChaCha20-Poly1305,
+ * on and off), --novl (the AVX2 lane kernels' plain forms against their
+ * AVX-512VL forms, at the AVX2 and AVX-512 levels). --floor adds, to each vecsec burst of (X)ChaCha20-Poly1305,
  * its kernel floor (bench_floor.c): the lane blocks the burst's jobs need,
  * through the lane kernels it dispatches to, timed sample for sample
  * between the burst's own samples.
@@ -72,6 +73,7 @@ struct result {
 static struct {
 	bool quick, burst, burst_only, no_peers;
 	bool two_pass, lanes, crossover, staged;   /* kernel-level variants */
+	bool novl;             /* --novl: the AVX2 lane kernels' plain forms as well */
 	bool floor;            /* --floor: each vecsec burst's kernel floor */
 	unsigned int insns;    /* --insns N: untimed runs for an instruction counter */
 	unsigned int reps;
@@ -1028,6 +1030,9 @@ usage(FILE *f)
 "                   (vecsec-per-job), e.g. --sizes 512,1024,2048,4096,8192,16384\n"
 "  --staged         bursts: the staged path (vecsec-staged) against the general passes\n"
 "                   (vecsec-general)\n"
+"  --novl           bursts: at the AVX2 and AVX-512 levels also the plain AVX2 lane\n"
+"                   kernels where the CPU has AVX-512VL/BW (default: their VL forms):\n"
+"                   vecsec-<isa>-novl\n"
 "  --floor          bursts of (x)chacha20-poly1305 (--burst or --burst-only, --case\n"
 "                   chacha20-poly1305 and/or xchacha20-poly1305): each vecsec burst's\n"
 "                   kernel floor, the lane blocks its jobs need through the lane\n"
@@ -1161,7 +1166,7 @@ parse_args(int argc, char **argv)
 		{"burst-only", no_argument, NULL, 'B'}, {"no-peers", no_argument, NULL, 'n'},
 		{"two-pass", no_argument, NULL, '2'}, {"lanes", no_argument, NULL, 'L'},
 		{"crossover", no_argument, NULL, 'X'}, {"staged", no_argument, NULL, 'S'},
-		{"floor", no_argument, NULL, 'K'},
+		{"floor", no_argument, NULL, 'K'}, {"novl", no_argument, NULL, 'N'},
 		{"insns", required_argument, NULL, 'I'},
 		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
 		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
@@ -1227,6 +1232,9 @@ parse_args(int argc, char **argv)
 			break;
 		case 'S':
 			opt.staged = opt.burst = true;
+			break;
+		case 'N':
+			opt.novl = true;
 			break;
 		case 'K':
 			opt.floor = true;
@@ -1311,23 +1319,43 @@ add_impl(struct bench_impl *im)
 	impls[nimpls++] = im;
 }
 
+/* --novl: bursts at isa with the AVX2 lane kernels' plain forms (said where there is no VL form) */
+static void
+add_novl(int isa)
+{
+	static struct bench_vecsec_knobs nv[VECSEC_ISA_AVX512 + 1];
+	static char nvname[VECSEC_ISA_AVX512 + 1][32];
+
+	if (!bench_vecsec_vl_usable()) {
+		printf("vecsec:   %s-novl: the CPU lacks AVX-512VL/BW, the plain forms are the column "
+		       "vecsec-%s\n", vecsec_isa_name((enum vecsec_isa)isa),
+		       vecsec_isa_name((enum vecsec_isa)isa));
+		return;
+	}
+	snprintf(nvname[isa], sizeof(nvname[isa]), "vecsec-%s-novl",
+		 vecsec_isa_name((enum vecsec_isa)isa));
+	nv[isa] = (struct bench_vecsec_knobs){ .name = nvname[isa], .burst_only = true,
+		.chacha_w = -1, .poly_w = -1, .staged = -1, .avx2_plain = true };
+	add_impl(bench_vecsec_variant(isa, &nv[isa]));
+}
+
 /* The burst variants of --lanes, --crossover and --staged, at the top ISA level. */
 static void
 add_variants(int top)
 {
 	static const struct bench_vecsec_knobs lanes[] = {
-		{ "vecsec-lanes-x16/x8", false, true, 16, 8, false, -1 },
-		{ "vecsec-lanes-x16/x4", false, true, 16, 4, false, -1 },
-		{ "vecsec-lanes-x8/x4", false, true, 8, 4, false, -1 },
-		{ "vecsec-lanes-x4/x4", false, true, 4, 4, false, -1 },
+		{ "vecsec-lanes-x16/x8", false, true, 16, 8, false, -1, false },
+		{ "vecsec-lanes-x16/x4", false, true, 16, 4, false, -1, false },
+		{ "vecsec-lanes-x8/x4", false, true, 8, 4, false, -1, false },
+		{ "vecsec-lanes-x4/x4", false, true, 4, 4, false, -1, false },
 	};
 	static const struct bench_vecsec_knobs per_job = {
-		"vecsec-per-job", false, true, 0, -1, false, -1 };
+		"vecsec-per-job", false, true, 0, -1, false, -1, false };
 	static const struct bench_vecsec_knobs all_lanes = {
-		"vecsec-all-lanes", false, true, -1, -1, true, -1 };
+		"vecsec-all-lanes", false, true, -1, -1, true, -1, false };
 	static const struct bench_vecsec_knobs staged[] = {
-		{ "vecsec-staged", false, true, -1, -1, false, 1 },
-		{ "vecsec-general", false, true, -1, -1, false, 0 },
+		{ "vecsec-staged", false, true, -1, -1, false, 1, false },
+		{ "vecsec-general", false, true, -1, -1, false, 0, false },
 	};
 	if (opt.lanes)
 		for (unsigned int i = 0; i < BENCH_ARRAY_SIZE(lanes); i++)
@@ -1473,6 +1501,8 @@ add_impls(void)
 				.chacha_w = -1, .poly_w = -1, .staged = -1 };
 			add_impl(bench_vecsec_variant(isa, &tp[isa]));
 		}
+		if (opt.novl && isa >= VECSEC_ISA_AVX2 && isa <= VECSEC_ISA_AVX512)
+			add_novl(isa);
 	}
 	add_variants(cap);
 	if (!opt.no_peers) {

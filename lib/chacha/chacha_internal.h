@@ -155,6 +155,14 @@ void vecsec_chacha_xor_lanes_bytes_x16_avx512(const struct chacha_lanes *l,
 					      const uint32_t *bytes, uint8_t *const *ks0);
 void vecsec_chacha_xor_lanes_bytes_x8_avx2(const struct chacha_lanes *l,
 					   const uint32_t *bytes, uint8_t *const *ks0);
+/*
+ * The AVX2 lane kernels compiled with AVX-512VL/BW (chacha_lanes_avx2.c,
+ * ymm only: VPROLD, 32 registers, byte-masked tails); chachapoly_lanes.c
+ * puts them in place of the AVX2 ones on CPUs with VL and BW.
+ */
+void vecsec_chacha_xor_lanes_x8_avx2vl(struct chacha_lanes *l, uint32_t nblocks);
+void vecsec_chacha_xor_lanes_bytes_x8_avx2vl(const struct chacha_lanes *l,
+					     const uint32_t *bytes, uint8_t *const *ks0);
 
 /* Widest first, NULL-terminated, the reference last (chacha.c). */
 extern const struct chacha_impl *const vecsec_chacha_impls[];

@@ -6,6 +6,13 @@
  * of keystream. Contract: struct chacha_lanes in chacha_internal.h. A
  * byte-exact variant (xor_lanes_bytes) reads and writes packets in place
  * for the ChaCha20-Poly1305 burst's staged and direct paths.
+ *
+ * Compiled twice (lib/meson.build): as the AVX2 flag set (symbols _avx2)
+ * and with -mavx512vl -mavx512bw added (symbols _avx2vl), for CPUs with
+ * AVX-512VL and BW at the AVX2 level: the same 8 lanes in ymm registers
+ * (never zmm, so EAL's 256-bit SIMD width holds), but VPROLD for every
+ * rotation, all 16 words in registers (32 ymm: no slot swaps), and
+ * byte-masked loads and stores for a lane's short last block.
  */
 #include <immintrin.h>
 #include <stdbool.h>
@@ -13,9 +20,80 @@
 
 #include "chacha_internal.h"
 
+#ifdef __AVX512VL__
+#define LANES_FN(name) name##_avx2vl
+#else
+#define LANES_FN(name) name##_avx2
+#endif
+
 static inline __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
 static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
 
+#define I_(s) s "\n\t"
+/* words 0..11 in ymm0..11 in both forms of the rounds */
+#define R_x0 "%%ymm0"
+#define R_x1 "%%ymm1"
+#define R_x2 "%%ymm2"
+#define R_x3 "%%ymm3"
+#define R_x4 "%%ymm4"
+#define R_x5 "%%ymm5"
+#define R_x6 "%%ymm6"
+#define R_x7 "%%ymm7"
+#define R_x8 "%%ymm8"
+#define R_x9 "%%ymm9"
+#define R_x10 "%%ymm10"
+#define R_x11 "%%ymm11"
+#ifdef __AVX512VL__
+/*
+ * The rounds (RFC 8439 2.1-2.3) with AVX-512VL: word w in ymm w, the four
+ * quarter rounds of a column or diagonal pass interleaved instruction by
+ * instruction, every rotation one VPROLD (no temporary, no mask in
+ * memory). Constant time: no branch but the round counter, no table.
+ */
+#define R_x12 "%%ymm12"
+#define R_x13 "%%ymm13"
+#define R_x14 "%%ymm14"
+#define R_x15 "%%ymm15"
+#define OP4(op, a, b, c, d, e, f, g, h) I_(op " " R_##b ", " R_##a ", " R_##a) \
+	I_(op " " R_##d ", " R_##c ", " R_##c) I_(op " " R_##f ", " R_##e ", " R_##e) \
+	I_(op " " R_##h ", " R_##g ", " R_##g)
+#define ROL4(n, a, c, e, g) I_("vprold $" #n ", " R_##a ", " R_##a) \
+	I_("vprold $" #n ", " R_##c ", " R_##c) I_("vprold $" #n ", " R_##e ", " R_##e) \
+	I_("vprold $" #n ", " R_##g ", " R_##g)
+/* QR(a0, b0, c0, d0) .. QR(a3, b3, c3, d3) side by side */
+#define QR4(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
+	OP4("vpxor", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(16, d0, d1, d2, d3) \
+	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
+	OP4("vpxor", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(12, b0, b1, b2, b3) \
+	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
+	OP4("vpxor", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(8, d0, d1, d2, d3) \
+	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
+	OP4("vpxor", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
+#define LD_(w) I_("vmovdqa " #w "*32(%[st]), %%ymm" #w)
+#define ST_(w) I_("vmovdqa %%ymm" #w ", " #w "*32(%[st])")
+
+/* x[0..15] (word w of every lane) through dr >= 1 double rounds, in place */
+static inline void
+rounds(__m256i x[16], unsigned int dr)
+{
+	VECSEC_ASSERT(dr >= 1);
+	__asm__ volatile(
+		LD_(0) LD_(1) LD_(2) LD_(3) LD_(4) LD_(5) LD_(6) LD_(7)
+		LD_(8) LD_(9) LD_(10) LD_(11) LD_(12) LD_(13) LD_(14) LD_(15)
+		I_("1:")
+		QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15)
+		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14)
+		I_("dec %[n]")
+		I_("jnz 1b")
+		ST_(0) ST_(1) ST_(2) ST_(3) ST_(4) ST_(5) ST_(6) ST_(7)
+		ST_(8) ST_(9) ST_(10) ST_(11) ST_(12) ST_(13) ST_(14) ST_(15)
+		: [n] "+r"(dr), "+m"(*(__m256i(*)[16])x)
+		: [st] "r"(x)
+		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+}
+#else
 /*
  * The rounds (RFC 8439 2.1-2.3: four column, then four diagonal quarter
  * rounds, rounds / 2 times) in one asm block. The 16 state words and a
@@ -31,19 +109,6 @@ static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b)
  * (ymm14, ymm15) hold word 12 and the temporary on entry to each double
  * round, word 15 and 12 trade places with the slot of word 15 (X15).
  */
-#define I_(s) s "\n\t"
-#define R_x0 "%%ymm0"
-#define R_x1 "%%ymm1"
-#define R_x2 "%%ymm2"
-#define R_x3 "%%ymm3"
-#define R_x4 "%%ymm4"
-#define R_x5 "%%ymm5"
-#define R_x6 "%%ymm6"
-#define R_x7 "%%ymm7"
-#define R_x8 "%%ymm8"
-#define R_x9 "%%ymm9"
-#define R_x10 "%%ymm10"
-#define R_x11 "%%ymm11"
 #define R_x13 "%%ymm12"
 #define R_x14 "%%ymm13"
 #define R_T "%%ymm14"
@@ -125,6 +190,7 @@ rounds(__m256i x[16], unsigned int dr)
 		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
 		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
 }
+#endif /* __AVX512VL__ */
 
 /*
  * 8x8 transpose of rows r[0..7] (word w of lanes 0..7): afterwards r[i]
@@ -154,7 +220,7 @@ transpose8(__m256i r[8])
 }
 
 void
-vecsec_chacha_xor_lanes_x8_avx2(struct chacha_lanes *l, uint32_t nblocks)
+LANES_FN(vecsec_chacha_xor_lanes_x8)(struct chacha_lanes *l, uint32_t nblocks)
 {
 	const __m256i c0 = _mm256_set1_epi32((int)CHACHA_C0), c1 = _mm256_set1_epi32((int)CHACHA_C1);
 	const __m256i c2 = _mm256_set1_epi32((int)CHACHA_C2), c3 = _mm256_set1_epi32((int)CHACHA_C3);
@@ -214,6 +280,27 @@ vecsec_chacha_xor_lanes_x8_avx2(struct chacha_lanes *l, uint32_t nblocks)
 	}
 }
 
+#ifdef __AVX512VL__
+/*
+ * A lane's short last block: r (1..63) bytes of in XORed with its row
+ * (lo, hi) into out (in == out allowed) by byte-masked loads and stores,
+ * nothing touched past r bytes (a masked-off byte is neither read nor
+ * written, so no fault either), no keystream on the stack.
+ */
+static inline void
+xor_last(uint8_t *out, const uint8_t *in, __m256i lo, __m256i hi, uint32_t r)
+{
+	const __mmask32 m0 = _bzhi_u32(~0u, r);      /* all 32 from r = 32 on */
+
+	_mm256_mask_storeu_epi8(out, m0, vxor(_mm256_maskz_loadu_epi8(m0, in), lo));
+	if (r > 32) {
+		const __mmask32 m1 = _bzhi_u32(~0u, r - 32);
+
+		_mm256_mask_storeu_epi8(out + 32, m1,
+					vxor(_mm256_maskz_loadu_epi8(m1, in + 32), hi));
+	}
+}
+#else
 /* n < 64 bytes of in XORed with ks into out (in == out allowed): 8 at a time, then bytes */
 static inline void
 xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, uint32_t n)
@@ -231,6 +318,7 @@ xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, uint32_t n)
 	for (; k < n; k++)
 		out[k] = (uint8_t)(in[k] ^ ks[k]);
 }
+#endif
 
 /*
  * One step of 8 lanes (counter ctr on each): lane i's keystream row in
@@ -258,22 +346,24 @@ block_rows(const __m256i k[8], __m256i ctr, __m256i n0, __m256i n1, __m256i n2,
 
 /*
  * The byte-exact variant (the contract in chacha_internal.h): whole blocks
- * by 32-byte loads and stores, a lane's short last block through its
- * keystream row on the stack (AVX2 has no byte-masked store), 8 bytes and
- * then single bytes at a time. Lengths are public, so the per-lane
- * branches on them are fine; the row is wiped before return.
+ * by 32-byte loads and stores, a lane's short last block by xor_last()
+ * (VL) or through its keystream row on the stack (AVX2 has no byte-masked
+ * store), 8 bytes and then single bytes at a time. Lengths are public, so
+ * the per-lane branches on them are fine; the row is wiped before return.
  */
 void
-vecsec_chacha_xor_lanes_bytes_x8_avx2(const struct chacha_lanes *l, const uint32_t *bytes,
-				      uint8_t *const *ks0)
+LANES_FN(vecsec_chacha_xor_lanes_bytes_x8)(const struct chacha_lanes *l, const uint32_t *bytes,
+					     uint8_t *const *ks0)
 {
 	const uint32_t act = l->active & 0xff;
 	const unsigned int dr = l->rounds / 2;
 	__m256i k[8], n0, n1, n2, ctr;
+#ifndef __AVX512VL__
 	alignas(32) uint8_t row[CHACHA_BLOCK_LEN];
+	bool tail = false;
+#endif
 	uint32_t left[8], most = 0;
 	size_t off = 0;
-	bool tail = false;
 
 	for (int w = 0; w < 8; w++)
 		k[w] = _mm256_loadu_si256((const __m256i *)l->key[w]);
@@ -314,14 +404,20 @@ vecsec_chacha_xor_lanes_bytes_x8_avx2(const struct chacha_lanes *l, const uint32
 				_mm256_storeu_si256((__m256i *)out, vxor(a, lo[i]));
 				_mm256_storeu_si256((__m256i *)(out + 32), vxor(b, hi[i]));
 			} else if (r > 0) {
+#ifdef __AVX512VL__
+				xor_last(out, in, lo[i], hi[i], r);
+#else
 				_mm256_store_si256((__m256i *)row, lo[i]);
 				_mm256_store_si256((__m256i *)(row + 32), hi[i]);
 				xor_tail(out, in, row, r);
 				tail = true;
+#endif
 			}
 		}
 		ctr = vadd(ctr, _mm256_set1_epi32(1));
 	}
+#ifndef __AVX512VL__
 	if (tail)
 		vecsec_memzero(row, sizeof(row));
+#endif
 }

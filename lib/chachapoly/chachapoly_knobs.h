@@ -85,6 +85,17 @@ bool vecsec_lanes_direct(void);
 bool vecsec_lanes_set_direct(bool on);
 
 /*
+ * The AVX2 lane kernels' VL forms (8 ChaCha, 4 Poly1305 lanes compiled
+ * with AVX-512VL/BW, ymm registers only): bursts run them in place of the
+ * plain AVX2 ones wherever the CPU has AVX-512VL and BW (usable: whether
+ * it has; never on a CPU without, whatever the knob). set(false) keeps
+ * the plain forms, set(true) (the default) allows the VL ones; returns
+ * the previous setting. Tests run both, the bench compares them.
+ */
+bool vecsec_avx2_vl_usable(void);
+bool vecsec_avx2_vl_set(bool on);
+
+/*
  * Burst jobs longer than this go through the single-message path: by
  * default a length measured per lane width (chachapoly_lanes.c);
  * set_crossover pins a value, reset_crossover returns to the default.

@@ -61,6 +61,47 @@
 static struct lane_set lane_sets[VECSEC_NB_LEVELS];
 static pthread_once_t lane_sets_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The AVX2 lane kernels compiled with AVX-512VL/BW (lib/meson.build,
+ * avx2_vl): on a CPU with VL and BW (whatever the level, since they stay
+ * in ymm registers and so within EAL's 256-bit SIMD width) they take the
+ * AVX2 entries' place in lane_sets; lane_sets_plain keeps the AVX2 ones
+ * for vecsec_avx2_vl_set(false). Copies of the AVX2 table entries with
+ * only the lane kernels and their names changed.
+ */
+static struct lane_set lane_sets_plain[VECSEC_NB_LEVELS];
+static _Atomic bool avx2_vl_on = true;
+#ifdef VECSEC_HAVE_AVX2_VL
+#define AVX2_VL_NEEDS (VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2 | VECSEC_CPU_AVX512VL | \
+		       VECSEC_CPU_AVX512BW)
+static struct chacha_impl chacha_avx2vl;
+static struct poly1305_impl poly_avx2vl;
+
+static bool
+avx2_vl_cpu(void)
+{
+	return (vecsec_cpu_features() & AVX2_VL_NEEDS) == AVX2_VL_NEEDS;
+}
+
+/* ls with the VL forms in place of the AVX2 lane kernels */
+static void
+put_vl(struct lane_set *ls)
+{
+	for (unsigned int i = 0; i < ls->nc; i++)
+		if (ls->chacha[i] == &vecsec_chacha_impl_avx2)
+			ls->chacha[i] = &chacha_avx2vl;
+	for (unsigned int i = 0; i < ls->np; i++)
+		if (ls->poly[i] == &vecsec_poly1305_impl_avx2)
+			ls->poly[i] = &poly_avx2vl;
+}
+#else
+static bool
+avx2_vl_cpu(void)
+{
+	return false;
+}
+#endif
+
 /* The knobs (chachapoly_knobs.h): tests and benchmarks only. */
 static _Atomic int force_chacha = -1, force_poly = -1;
 #define CROSSOVER_UNSET SIZE_MAX
@@ -91,7 +132,21 @@ lane_sets_init(void)
 				ls->poly[ls->np++] = im;
 			}
 		}
+		lane_sets_plain[lv] = *ls;
 	}
+#ifdef VECSEC_HAVE_AVX2_VL
+	if (!avx2_vl_cpu())
+		return;
+	chacha_avx2vl = vecsec_chacha_impl_avx2;
+	chacha_avx2vl.lanes_name = "x8-avx2vl";
+	chacha_avx2vl.xor_lanes = vecsec_chacha_xor_lanes_x8_avx2vl;
+	chacha_avx2vl.xor_lanes_bytes = vecsec_chacha_xor_lanes_bytes_x8_avx2vl;
+	poly_avx2vl = vecsec_poly1305_impl_avx2;
+	poly_avx2vl.lanes_name = "x4-avx2vl";
+	poly_avx2vl.blocks_lanes = vecsec_poly1305_blocks_lanes_x4_avx2vl;
+	for (unsigned int lv = 0; lv < VECSEC_NB_LEVELS; lv++)
+		put_vl(&lane_sets[lv]);
+#endif
 }
 
 /* The measured crossover of a lane set's widest ChaCha kernel (on this CPU: read per burst). */
@@ -106,7 +161,20 @@ const struct lane_set *
 vecsec_burst_lanes_at(enum vecsec_isa level)
 {
 	pthread_once(&lane_sets_once, lane_sets_init);
-	return &lane_sets[level];
+	return atomic_load_explicit(&avx2_vl_on, memory_order_relaxed) ? &lane_sets[level] :
+									 &lane_sets_plain[level];
+}
+
+bool
+vecsec_avx2_vl_usable(void)
+{
+	return avx2_vl_cpu();
+}
+
+bool
+vecsec_avx2_vl_set(bool on)
+{
+	return atomic_exchange_explicit(&avx2_vl_on, on, memory_order_relaxed);
 }
 
 /*

@@ -111,6 +111,8 @@ struct poly1305_impl {
 /* Lane kernels (poly1305_lanes_<set>.c, poly1305_ref.c), listed by the table. */
 void vecsec_poly1305_blocks_lanes_ref(struct poly1305_lanes *l, uint32_t nblocks);
 void vecsec_poly1305_blocks_lanes_x4_avx2(struct poly1305_lanes *l, uint32_t nblocks);
+/* The same compiled with AVX-512VL/BW (ymm only): chachapoly_lanes.c picks it at the AVX2 level */
+void vecsec_poly1305_blocks_lanes_x4_avx2vl(struct poly1305_lanes *l, uint32_t nblocks);
 void vecsec_poly1305_blocks_lanes_x8_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
 void vecsec_poly1305_blocks_lanes_x16_avx512ifma(struct poly1305_lanes *l, uint32_t nblocks);
 void vecsec_poly1305_blocks_lanes_x4_neon(struct poly1305_lanes *l, uint32_t nblocks);

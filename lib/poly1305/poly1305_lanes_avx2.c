@@ -9,10 +9,21 @@
  * step. Blocks are loaded with plain 16-byte loads and two unpacks per
  * block pair, not gathers (slow on AMD Zen). Contract: struct poly1305_impl
  * (blocks_lanes) in poly1305_internal.h.
+ *
+ * Compiled twice (lib/meson.build): as the AVX2 flag set (symbol _avx2)
+ * and with -mavx512vl -mavx512bw added (symbol _avx2vl: the same code in
+ * ymm registers, 32 of them, for CPUs with AVX-512VL and BW at the AVX2
+ * level).
  */
 #include <immintrin.h>
 
 #include "poly1305_internal.h"
+
+#ifdef __AVX512VL__
+#define LANES_FN(name) name##_avx2vl
+#else
+#define LANES_FN(name) name##_avx2
+#endif
 
 #define M26 ((UINT64_C(1) << 26) - 1)
 #define M44 ((UINT64_C(1) << 44) - 1)
@@ -119,7 +130,7 @@ load_block(__m256i *lo, __m256i *hi, const uint8_t *const p[4], size_t off)
 }
 
 void
-vecsec_poly1305_blocks_lanes_x4_avx2(struct poly1305_lanes *l, uint32_t nblocks)
+LANES_FN(vecsec_poly1305_blocks_lanes_x4)(struct poly1305_lanes *l, uint32_t nblocks)
 {
 	const uint32_t act = l->active;
 	const __m256i m44 = _mm256_set1_epi64x((long long)M44);

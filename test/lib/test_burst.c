@@ -19,6 +19,7 @@
 #include "vt_aead.h"
 #include "vt_null.h"
 #include "vecsec/vecsec_aead.h"
+#include "chachapoly/chachapoly_knobs.h"
 
 #define NKEYS 5
 #define MAXJOB 2048
@@ -513,6 +514,27 @@ test_null_empty_buffers(void)
 	free(mix_tag);
 }
 
+/*
+ * The AVX2 lane kernels' plain forms: bursts run the VL ones by default
+ * on a CPU with AVX-512VL/BW (the tests above), the plain ones here.
+ */
+static void
+test_bursts_avx2_plain(void)
+{
+	bool was;
+
+#if defined(__x86_64__)
+	if (!vecsec_avx2_vl_usable()) {
+		printf("\nSKIP burst: the AVX2 lane kernels' VL forms not run (CPU lacks AVX-512VL/BW)\n");
+		fprintf(stderr, "SKIP burst: the AVX2 lane kernels' VL forms not run (CPU lacks AVX-512VL/BW)\n");
+	}
+#endif
+	was = vecsec_avx2_vl_set(false);
+	test_bursts();
+	test_bursts_with_bad_jobs();
+	vecsec_avx2_vl_set(was);
+}
+
 int
 main(void)
 {
@@ -521,6 +543,7 @@ main(void)
 		VT_TEST(test_bursts_with_bad_jobs),
 		VT_TEST(test_burst_args),
 		VT_TEST(test_null_empty_buffers),
+		VT_TEST(test_bursts_avx2_plain),
 	};
 	const char *s = getenv("VT_SLOW");
 

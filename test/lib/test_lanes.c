@@ -32,6 +32,7 @@
 #include "vecsec/vecsec_aead.h"
 #include "chacha/chacha_internal.h"
 #include "poly1305/poly1305_internal.h"
+#include "chachapoly/chachapoly_burst.h"
 #include "chachapoly/chachapoly_knobs.h"
 
 static bool slow;
@@ -51,14 +52,23 @@ find_lane_kernels(void)
 {
 	size_t n = 0;
 
+	const struct lane_set *vl = vecsec_burst_lanes_at(VECSEC_ISA_AVX2);
+
 	for (size_t i = 0; vecsec_chacha_impls[i] != NULL && n < 7; i++)
 		if (vecsec_chacha_impls[i]->xor_lanes != NULL)
 			chacha_lane_impls[n++] = vecsec_chacha_impls[i];
+	/* the AVX2 kernels' VL forms (bursts' copies of the AVX2 entries), where the CPU has them */
+	for (unsigned int i = 0; vecsec_avx2_vl_usable() && i < vl->nc && n < 7; i++)
+		if (strstr(vl->chacha[i]->lanes_name, "avx2vl") != NULL)
+			chacha_lane_impls[n++] = vl->chacha[i];
 	n = 0;
 	for (size_t i = 0; vecsec_poly1305_impls[i] != NULL && n < 7; i++)
 		if (vecsec_poly1305_impls[i]->blocks_lanes != NULL &&
 		    vecsec_poly1305_impls[i] != &vecsec_poly1305_impl_ref)
 			poly_lane_impls[n++] = vecsec_poly1305_impls[i];
+	for (unsigned int i = 0; vecsec_avx2_vl_usable() && i < vl->np && n < 7; i++)
+		if (strstr(vl->poly[i]->lanes_name, "avx2vl") != NULL)
+			poly_lane_impls[n++] = vl->poly[i];
 }
 
 static bool
@@ -1132,6 +1142,43 @@ test_every_tuning(void)
 	VT_EXPECT(vecsec_tune() == mine, "tuning back to this CPU's");
 }
 
+/*
+ * The AVX2 lane kernels in both forms: bursts run the VL ones by default
+ * on a CPU with AVX-512VL/BW (every test above), the plain ones with the
+ * knob off (the bursts again here); a CPU without VL says so loudly.
+ */
+static void
+test_avx2_both_forms(void)
+{
+	struct lanes_choice c;
+	bool was;
+
+#if defined(__x86_64__)
+	if (!vecsec_avx2_vl_usable()) {
+		const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+
+		printf("\nSKIP lanes: the AVX2 lane kernels' VL forms not run (CPU lacks AVX-512VL/BW)\n");
+		fprintf(stderr, "SKIP lanes: the AVX2 lane kernels' VL forms not run (CPU lacks AVX-512VL/BW)\n");
+		VT_EXPECT(req == NULL || strstr(req, "avx512") == NULL,
+			  "VECSEC_TEST_REQUIRE_ISA=%s and no VL forms", req);
+	}
+#endif
+	vecsec_lanes_choose(8, &c);
+	if (vecsec_avx2_vl_usable() && vecsec_isa_cap() >= VECSEC_ISA_AVX2)
+		VT_EXPECT(strcmp(c.chacha_name, "x8-avx2vl") == 0 &&
+			  (vecsec_isa_cap() > VECSEC_ISA_AVX2 || strcmp(c.poly_name, "x4-avx2vl") == 0),
+			  "8 jobs on %s / %s", c.chacha_name, c.poly_name);
+	was = vecsec_avx2_vl_set(false);
+	VT_EXPECT(was, "VL forms allowed by default");
+	vecsec_lanes_choose(8, &c);
+	VT_EXPECT(strstr(c.chacha_name, "avx2vl") == NULL && strstr(c.poly_name, "avx2vl") == NULL,
+		  "knob off: 8 jobs on %s / %s", c.chacha_name, c.poly_name);
+	test_bursts_every_width();
+	test_staged_lengths_alignments();
+	test_null_every_width();
+	VT_EXPECT(!vecsec_avx2_vl_set(was), "knob back");
+}
+
 int
 main(void)
 {
@@ -1147,6 +1194,7 @@ main(void)
 		VT_TEST(test_staged_lengths_alignments),
 		VT_TEST(test_null_every_width),
 		VT_TEST(test_every_tuning),
+		VT_TEST(test_avx2_both_forms),
 	};
 	const char *s = getenv("VT_SLOW");
 
