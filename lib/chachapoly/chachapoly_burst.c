@@ -470,7 +470,7 @@ pass_poly(struct burst *b, const struct poly1305_impl *pk, const uint16_t *list,
 
 /*
  * HChaCha20 subkeys of the listed XChaCha jobs (vecsec_xchacha_subkeys, in
- * the lanes of ci), a lane width's worth at a time, into their ctx key words.
+ * the lanes of ci), a lane width's worth at a time, into their key words (b->xw).
  */
 static void
 xchacha_subkeys(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
@@ -483,12 +483,12 @@ xchacha_subkeys(struct burst *b, const struct chacha_impl *ci, const uint16_t *l
 		unsigned int k = n - j0 < VECSEC_MAX_LANES ? n - j0 : VECSEC_MAX_LANES;
 
 		for (unsigned int i = 0; i < k; i++) {
-			memcpy(key[i], b->ctx[list[j0 + i]].key, sizeof(key[i]));
+			memcpy(key[i], b->xw[list[j0 + i]].key, sizeof(key[i]));
 			nonce[i] = b->jobs[list[j0 + i]]->nonce;
 		}
 		vecsec_xchacha_subkeys(key, nonce, k, ci);
 		for (unsigned int i = 0; i < k; i++)
-			memcpy(b->ctx[list[j0 + i]].key, key[i], sizeof(key[i]));
+			memcpy(b->xw[list[j0 + i]].key, key[i], sizeof(key[i]));
 	}
 	vecsec_memzero(key, sizeof(key));
 }
@@ -515,6 +515,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pi;
 	struct job_ctx ctx[VECSEC_MAX_BURST];
+	struct xjob_words xw[VECSEC_MAX_BURST];
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
 	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST], cand[VECSEC_MAX_BURST];
 	uint32_t weight[VECSEC_MAX_BURST];
@@ -535,6 +536,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 
 	b.jobs = jobs;
 	b.ctx = ctx;
+	b.xw = xw;
 	b.ci = ci;
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
@@ -542,8 +544,11 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */
 		weight[j] = (uint32_t)(jobs[j]->len / CHACHA_BLOCK_LEN);
-		if (vecsec_chachapoly_words(jobs[j], ctx[j].key, ctx[j].nonce))
+		/* ChaCha20 jobs' words come straight from their keys (lane_key()) */
+		if (jobs[j]->key->alg != VECSEC_AEAD_CHACHA20_POLY1305) {
+			vecsec_chachapoly_words(jobs[j], xw[j].key, xw[j].nonce);
 			xjobs[nx++] = (uint16_t)j;
+		}
 		if (fast_ok(jobs[j], smax))
 			fast[nf++] = (uint16_t)j;
 		else if (direct && direct_ok(jobs[j]))
@@ -660,6 +665,8 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	pass_chacha(&b, open, no);
 out:
 	vecsec_memzero(ctx, n * sizeof(ctx[0]));
+	if (nx > 0)
+		vecsec_memzero(xw, n * sizeof(xw[0]));
 	/* the secrets of the lane structs: key words, accumulators and r */
 	vecsec_wipe(b.cl.key, sizeof(b.cl.key));
 	vecsec_wipe(b.pl.h, sizeof(b.pl.h));

@@ -46,9 +46,17 @@ struct lane_set {
 
 /* ---- the burst ---- */
 
-struct job_ctx {
-	uint32_t key[8];        /* ChaCha20 key words (XChaCha: the HChaCha subkey) */
+/*
+ * XChaCha20 jobs' words (lane_key()); ChaCha20 jobs' come straight from
+ * their keys. Apart from struct job_ctx so that the end of a burst without
+ * XChaCha jobs has none of them to wipe.
+ */
+struct xjob_words {
+	uint32_t key[8];        /* the HChaCha subkey */
 	uint32_t nonce[3];      /* state words 13..15 */
+};
+
+struct job_ctx {
 	uint8_t s[16];          /* Poly1305 s (RFC 8439 2.5) */
 	uint64_t h[3];          /* Poly1305 accumulator, radix 2^44 */
 	uint64_t r[3];          /* clamped r, radix 2^44 */
@@ -100,6 +108,7 @@ struct burst {
 	struct piece pieces[NB_PIECES];
 	unsigned int npieces;
 	struct job_ctx *ctx;
+	struct xjob_words *xw;             /* indexed as ctx: XChaCha jobs only */
 	/* the lane scheduler's state: kernels, work left, lanes holding work */
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
@@ -191,13 +200,31 @@ take_otk(struct job_ctx *c, const uint8_t *block0)
 	memcpy(c->s, block0 + 16, sizeof(c->s));
 }
 
+/*
+ * Job j's key and nonce words into lane `lane` of the ChaCha struct, its
+ * counter ctr. ChaCha20 jobs: straight from the key object and the nonce
+ * (as vecsec_chachapoly_words() reads them), no copy between;
+ * XChaCha20 jobs: the HChaCha subkey and nonce words lanes_run() left in
+ * b->xw (xchacha_subkeys()).
+ */
 static inline void
 lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
 {
-	for (int w = 0; w < 8; w++)
-		b->cl.key[w][lane] = b->ctx[j].key[w];
-	for (int w = 0; w < 3; w++)
-		b->cl.nonce[w][lane] = b->ctx[j].nonce[w];
+	const struct vecsec_aead_job *job = b->jobs[j];
+
+	if (job->key->alg == VECSEC_AEAD_CHACHA20_POLY1305) {
+		const uint8_t *k = (const uint8_t *)job->key->small;
+
+		for (int w = 0; w < 8; w++)
+			b->cl.key[w][lane] = vecsec_load_le32(k + 4 * w);
+		for (int w = 0; w < 3; w++)
+			b->cl.nonce[w][lane] = vecsec_load_le32(job->nonce + 4 * w);
+	} else {
+		for (int w = 0; w < 8; w++)
+			b->cl.key[w][lane] = b->xw[j].key[w];
+		for (int w = 0; w < 3; w++)
+			b->cl.nonce[w][lane] = b->xw[j].nonce[w];
+	}
 	b->cl.ctr[lane] = ctr;
 	b->job[lane] = (uint16_t)j;
 }

@@ -67,6 +67,7 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 {
 	for (unsigned int g = 0; g < k; g += pi->lanes) {
 		unsigned int kk = k - g < pi->lanes ? k - g : pi->lanes;
+		uint32_t lo = UINT32_MAX, hi = 0;
 
 		b->pl.active = 0;
 		for (unsigned int i = 0; i < kk; i++) {
@@ -79,8 +80,20 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 			b->pl.in[i] = c->in;
 			b->pl.blocks_left[i] = c->blocks;
 			b->pl.active |= UINT32_C(1) << i;
+			lo = c->blocks < lo ? c->blocks : lo;
+			hi = c->blocks > hi ? c->blocks : hi;
 		}
-		drain_poly(b, pi);
+		/*
+		 * Lanes of one length (a burst of equal messages): one kernel
+		 * call runs them all to the end, without the scheduler's
+		 * passes over the lanes (min, retire) around it.
+		 */
+		if (lo == hi) {
+			pi->blocks_lanes(&b->pl, lo);
+			b->pl.active = 0;
+		} else {
+			drain_poly(b, pi);
+		}
 		if (pi->tags_lanes != NULL) {
 			uint64_t s[2][VECSEC_MAX_LANES];
 			uint8_t *tp[VECSEC_MAX_LANES];
