@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ChaCha, AVX-512 (F+VL+BW) building blocks shared by the AVX-512 kernel
- * files only (chacha_avx512.c and the stitched ChaCha20-Poly1305 in
- * lib/aead): 16 blocks of one message, word-sliced (zmm i holds word i of
- * blocks 0..15), rotations by VPROLD. Split into init / double round /
- * finish so a caller can interleave other work (Poly1305) between double
+ * files only (chacha_avx512.c, the stitched ChaCha20-Poly1305 in
+ * lib/chachapoly; chacha_lanes_avx512.c takes its register pin): 16
+ * blocks of one message, word-sliced (zmm i holds word i of blocks
+ * 0..15), rotations by VPROLD. Split into init / double round / finish
+ * so a caller can interleave other work (Poly1305) between double
  * rounds. RFC 8439 2.1-2.4; the counter is word 12 only.
  * Include only from files built with the avx512 flag sets.
  */
@@ -58,6 +59,17 @@ chacha_x16_dround(__m512i v[16])
  * in memory. A loop that interleaves other work (Poly1305) pins only
  * these words and leaves the rest to the compiler.
  */
+/*
+ * The pin of the 16 words named p0..p15 (p the prefix: x, or a second
+ * state's y), each in the register it has; no instruction.
+ */
+#define CHACHA_X16_PIN_STATE(p) do { \
+	__asm__("" : "+v"(p##0), "+v"(p##1), "+v"(p##2), "+v"(p##3), \
+		"+v"(p##4), "+v"(p##5), "+v"(p##6), "+v"(p##7)); \
+	__asm__("" : "+v"(p##8), "+v"(p##9), "+v"(p##10), "+v"(p##11), \
+		"+v"(p##12), "+v"(p##13), "+v"(p##14), "+v"(p##15)); \
+} while (0)
+
 #define CHACHA_X16_REGS(v) \
 	__m512i x0 = (v)[0], x1 = (v)[1], x2 = (v)[2], x3 = (v)[3]; \
 	__m512i x4 = (v)[4], x5 = (v)[5], x6 = (v)[6], x7 = (v)[7]; \
@@ -80,10 +92,7 @@ chacha_x16_dround(__m512i v[16])
 	CHACHA_X16_QR(x1, x6, x11, x12); \
 	CHACHA_X16_QR(x2, x7, x8, x13); \
 	CHACHA_X16_QR(x3, x4, x9, x14); \
-	__asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3), \
-		"+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7)); \
-	__asm__("" : "+v"(x8), "+v"(x9), "+v"(x10), "+v"(x11), \
-		"+v"(x12), "+v"(x13), "+v"(x14), "+v"(x15)); \
+	CHACHA_X16_PIN_STATE(x); \
 } while (0)
 
 /*

@@ -8,6 +8,7 @@
  */
 #include <immintrin.h>
 
+#include "chacha_avx512.h"
 #include "chacha_internal.h"
 
 static inline __m512i vadd(__m512i a, __m512i b) { return _mm512_add_epi32(a, b); }
@@ -124,19 +125,13 @@ lanes_in_init(struct lanes_in *w, const struct chacha_lanes *l)
 	x##8 = vadd(x##8, x##12); x##4 = VROTL(vxor(x##4, x##8), 7); \
 } while (0)
 /*
- * After each double round: x0..x15 stay each in the register it had (an
- * empty asm that reads and writes them, no instruction). Without it GCC
- * renames the state across the loop's back edge and closes the loop with
- * a register move per word (16 zmm moves a double round in block_rows(),
- * some 40 moves and spills in block_rows2()), ops that Zen 4 executes;
- * with it the double round is its 96 (192) operations.
+ * The rounds loops below pin x0..x15 after each double round, each in the
+ * register it had (CHACHA_X16_PIN_STATE, chacha_avx512.h). Without it GCC renames the
+ * state across the loop's back edge and closes the loop with a register
+ * move per word (16 zmm moves a double round in block_rows(), some 40
+ * moves and spills in block_rows2()), ops that Zen 4 executes; with it
+ * the double round is its 96 (192) operations.
  */
-#define PIN_STATE(x) do { \
-	__asm__("" : "+v"(x##0), "+v"(x##1), "+v"(x##2), "+v"(x##3), \
-		"+v"(x##4), "+v"(x##5), "+v"(x##6), "+v"(x##7)); \
-	__asm__("" : "+v"(x##8), "+v"(x##9), "+v"(x##10), "+v"(x##11), \
-		"+v"(x##12), "+v"(x##13), "+v"(x##14), "+v"(x##15)); \
-} while (0)
 #define QR1(x, a, b, c, d) QR(x##a, x##b, x##c, x##d)
 #define QR2(x, y, a, b, c, d) do { QR1(x, a, b, c, d); QR1(y, a, b, c, d); } while (0)
 #define DIAGONAL_ROUND(Q, ...) do { \
@@ -182,10 +177,10 @@ block_rows(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i t[16]
 
 	COLUMN0(x);
 	DIAGONAL_ROUND(QR1, x);
-	PIN_STATE(x);
+	CHACHA_X16_PIN_STATE(x);
 	for (unsigned int r = 1; r < dr; r++) {
 		DOUBLE_ROUND(QR1, x);
-		PIN_STATE(x);
+		CHACHA_X16_PIN_STATE(x);
 	}
 	ADD_INPUT(x, w, ctr);
 	TO_ROWS(x, t);
@@ -209,12 +204,12 @@ block_rows2(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i t[16
 	COLUMN0(x);
 	COLUMN0(y);
 	DIAGONAL_ROUND(QR2, x, y);
-	PIN_STATE(x);
-	PIN_STATE(y);
+	CHACHA_X16_PIN_STATE(x);
+	CHACHA_X16_PIN_STATE(y);
 	for (unsigned int r = 1; r < dr; r++) {
 		DOUBLE_ROUND(QR2, x, y);
-		PIN_STATE(x);
-		PIN_STATE(y);
+		CHACHA_X16_PIN_STATE(x);
+		CHACHA_X16_PIN_STATE(y);
 	}
 	ADD_INPUT(x, w, ctr);
 	ADD_INPUT(y, w, ctr1);
