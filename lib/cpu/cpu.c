@@ -166,6 +166,7 @@ static const struct vecsec_tune tune_default = {
 	.poly1305_ifma_min_len = 448,
 	.lanes_crossover_x16 = 4096,
 	.lanes_crossover_ssse3 = 384,
+	.lanes_mixed_max = SIZE_MAX,
 	.chacha_x16_pairs = false,
 };
 
@@ -199,6 +200,7 @@ static const struct vecsec_tune tune_zen5 = {
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 8192,
 	.lanes_crossover_ssse3 = 64,
+	.lanes_mixed_max = SIZE_MAX,
 	.chacha_x16_pairs = true,
 };
 
@@ -249,6 +251,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 5120,
 	.lanes_crossover_ssse3 = 0,
+	.lanes_mixed_max = 640,
 	.chacha_x16_pairs = true,
 };
 
