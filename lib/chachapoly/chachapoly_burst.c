@@ -587,9 +587,22 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 			if (seen++ >= m - m % ci->lanes && job->len <= FILL_MAX_LEN)
 				orig[nfl++] = fast[j];
 		}
+		unsigned int ng0 = ng;
+
 		memcpy(fill, orig, nfl * sizeof(fill[0]));
 		vecsec_lanes_order(cand, weight, nc);
 		direct_run(&b, ci, pi, cand, nc, all, &ng, fill, nfl);
+		/*
+		 * What no direct group took (a few longer jobs the groups
+		 * could not keep busy): each through the single-message path,
+		 * which runs one about as fast as a full group of lanes runs
+		 * each of its jobs, where the general passes would run a
+		 * ChaCha and a Poly1305 kernel call for them with most lanes
+		 * idle.
+		 */
+		for (unsigned int j = ng0; j < ng; j++)
+			run_one_by_one(level, jobs + all[j], 1);
+		ng = ng0;
 		/* the fills taken leave the staged path */
 		for (unsigned int x = 0; x < nfl; x++) {
 			unsigned int w = 0;
@@ -684,8 +697,24 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 {
 	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST];
 	size_t crossover = vecsec_burst_crossover(level);
-	unsigned int nl = 0, nlong = 0;
+	size_t mixed = vecsec_burst_mixed_max(level);
+	unsigned int nl = 0, nlong = 0, width = vecsec_burst_lanes_at(level)->chacha_w[0];
 
+	/*
+	 * Mixed bursts (where the CPU has a bound): jobs longer than it, too
+	 * few to fill the lanes by themselves, take the single-message path.
+	 * Beside shorter jobs a long one keeps its Poly1305 lane running
+	 * after the others are done and cuts the group's ChaCha into pieces
+	 * (or sends it to the general passes); on its own it runs about as
+	 * fast as in lanes. chachapoly_lanes.c's tuning entry has the figures.
+	 */
+	if (mixed < crossover) {
+		for (unsigned int i = 0; i < n; i++)
+			nlong += jobs[i]->len > mixed;
+		if (nlong == 0 || nlong >= width)
+			mixed = SIZE_MAX;
+		nlong = 0;
+	}
 	/*
 	 * A few jobs a little past the crossover stay in the lanes: there
 	 * they fill lanes the shorter jobs leave idle, while the crossover
@@ -695,12 +724,14 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	 * 32) 911 with them on the single path, 868 in the lanes; bursts of
 	 * 32 1420-byte jobs 2166 on the single path, 2621 in the lanes.
 	 */
-	if (crossover < SIZE_MAX / 2) {
+	if (mixed < crossover) {
+		crossover = mixed;
+	} else if (crossover < SIZE_MAX / 2) {
 		size_t near = crossover + crossover / 2;
 
 		for (unsigned int i = 0; i < n; i++)
 			nlong += jobs[i]->len > crossover && jobs[i]->len <= near;
-		if (nlong < vecsec_burst_lanes_at(level)->chacha_w[0])
+		if (nlong < width)
 			crossover = near;
 	}
 	for (unsigned int i = 0; i < n; i++) {

@@ -308,5 +308,7 @@ const struct poly1305_impl *vecsec_burst_general_poly(const struct lane_set *ls,
 						      const struct poly1305_impl *pi);
 /* Jobs longer than this at level take the single-message path. */
 size_t vecsec_burst_crossover(enum vecsec_isa level);
+/* Mixed bursts: the few jobs longer than this at level take it too (SIZE_MAX: none). */
+size_t vecsec_burst_mixed_max(enum vecsec_isa level);
 
 #endif /* CHACHAPOLY_BURST_H */

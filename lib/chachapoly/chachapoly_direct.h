@@ -296,15 +296,103 @@ direct_pieces(struct burst *b, const uint16_t *list, unsigned int k, unsigned in
 }
 
 /*
- * From the direct_ok() jobs in cand[0..nc) (longest first), the groups the
- * direct path runs, all seal or all open: a ChaCha width of jobs at a
- * time, or fewer with long ones cut into pieces over the free lanes
- * (each lane has its own counter), where the group keeps at least 3/4 of
- * its lane steps busy (the kernel steps every lane as long as the
- * longest piece); the rest are appended to rest[] (*nr) for the general
- * passes, which refill lanes as they run out. An open group takes open
- * fills from fill[0..nfill) while its block-0 call has free lanes; each
- * fill taken becomes UINT16_MAX.
+ * Lanes a job takes when its data is cut into pieces of piece blocks (an
+ * empty job still takes one: its block 0).
+ */
+static inline uint32_t
+direct_lanes(const struct vecsec_aead_job *job, uint32_t piece)
+{
+	uint32_t nb = job_blocks(job);
+
+	return nb == 0 ? 1 : (nb + piece - 1) / piece;
+}
+
+/*
+ * The next direct group from list[0..*n) (longest first): into gl (*k
+ * jobs, at most lanes of them), its piece size into *piece; the jobs taken
+ * leave list. A group keeps at least 3/4 of its lane steps busy (the
+ * kernel steps every lane as long as the longest piece). First the
+ * longest jobs as they come, a ChaCha width of them or fewer cut into
+ * pieces (direct_pieces()); where that group is too ragged (a few long
+ * jobs beside many shorter ones, whose pieces do not fit the lanes), the
+ * piece sizes that cut the longest job into 1..lanes pieces are tried,
+ * each taking jobs longest first while their pieces fit, and the one that
+ * puts the most blocks in busy lanes is run. Returns false when no group
+ * keeps 3/4 busy: what is left goes to the general passes.
+ */
+static bool
+direct_pick(struct burst *b, uint16_t *list, unsigned int *n, unsigned int lanes, uint16_t *gl,
+	    unsigned int *k, uint32_t *piece)
+{
+	unsigned int kk = *n < lanes ? *n : lanes, w = 0;
+	uint64_t sum = 0, best = 0;
+	uint32_t p, most, best_p = 0, b0 = 0, taken = 0;
+
+	for (unsigned int i = 0; i < kk; i++)
+		sum += job_blocks(b->jobs[list[i]]);
+	p = direct_pieces(b, list, kk, lanes, sum);
+	most = p < UINT32_MAX ? p : job_blocks(b->jobs[list[0]]);
+	if (4 * sum >= 3 * (uint64_t)most * lanes) {
+		memcpy(gl, list, kk * sizeof(gl[0]));
+		memmove(list, list + kk, (*n - kk) * sizeof(list[0]));
+		*n -= kk;
+		*k = kk;
+		*piece = p;
+		return true;
+	}
+	for (unsigned int i = 0; i < *n; i++)
+		if (job_blocks(b->jobs[list[i]]) > b0)
+			b0 = job_blocks(b->jobs[list[i]]);
+	for (unsigned int m = 1; m <= lanes && b0 > 1; m++) {
+		uint32_t cand = (b0 + m - 1) / m, used = 0, steps = 0, mask = 0;
+		uint64_t blocks = 0;
+
+		if (m > 1 && cand == (b0 + m - 2) / (m - 1))
+			continue;       /* the same piece as m - 1 */
+		for (unsigned int i = 0; i < *n && i < 32; i++) {
+			const struct vecsec_aead_job *job = b->jobs[list[i]];
+			uint32_t c = direct_lanes(job, cand), nb = job_blocks(job);
+
+			if (used + c > lanes)
+				continue;
+			used += c;
+			blocks += nb;
+			mask |= UINT32_C(1) << i;
+			if ((nb < cand ? nb : cand) > steps)
+				steps = nb < cand ? nb : cand;
+			if (used == lanes)
+				break;
+		}
+		if (4 * blocks >= 3 * (uint64_t)steps * lanes && blocks > best) {
+			best = blocks;
+			best_p = cand;
+			taken = mask;
+		}
+	}
+	if (best == 0)
+		return false;
+	*k = 0;
+	most = 0;
+	for (unsigned int i = 0; i < *n; i++) {
+		if (i < 32 && ((taken >> i) & 1)) {
+			gl[(*k)++] = list[i];
+			if (job_blocks(b->jobs[list[i]]) > most)
+				most = job_blocks(b->jobs[list[i]]);
+		} else {
+			list[w++] = list[i];
+		}
+	}
+	*n = w;
+	*piece = best_p < most ? best_p : UINT32_MAX;
+	return true;
+}
+
+/*
+ * The direct_ok() jobs in cand[0..nc) (longest first) in direct groups
+ * (direct_pick()), all seal or all open; what no group takes is appended
+ * to rest[] (*nr) for the general passes, which refill lanes as they run
+ * out. An open group takes open fills from fill[0..nfill) while its
+ * block-0 call has free lanes; each fill taken becomes UINT16_MAX.
  */
 static void
 direct_run(struct burst *b, const struct chacha_impl *ci, const struct poly1305_impl *pi,
@@ -320,39 +408,27 @@ direct_run(struct burst *b, const struct chacha_impl *ci, const struct poly1305_
 		dl[d][nd[d]++] = cand[j];
 	}
 	for (int d = 0; d < 2; d++) {
-		for (unsigned int g = 0; g < nd[d];) {
-			unsigned int k = nd[d] - g < ci->lanes ? nd[d] - g : ci->lanes;
-			uint64_t sum = 0, most;
-			uint32_t piece;
+		uint16_t gl[VECSEC_MAX_LANES];
+		unsigned int k, room, nf;
+		uint32_t piece;
 
-			for (unsigned int i = 0; i < k; i++)
-				sum += job_blocks(b->jobs[dl[d][g + i]]);
-			piece = direct_pieces(b, dl[d] + g, k, ci->lanes, sum);
-			most = piece < UINT32_MAX ? piece : job_blocks(b->jobs[dl[d][g]]);
-			if (4 * sum >= 3 * most * ci->lanes) {
-				uint16_t gl[VECSEC_MAX_LANES];
-				unsigned int room = 0, nf = 0;
-
-				memcpy(gl, dl[d] + g, k * sizeof(gl[0]));
-				/* open: one job a lane in the block-0 call */
-				if (d == 0)
-					room = ci->lanes - k;
-				/* the fills of this direction, while the group has room */
-				for (unsigned int x = 0; x < nfill && nf < room; x++) {
-					if (fill[x] == UINT16_MAX ||
-					    (b->jobs[fill[x]]->dir == VECSEC_AEAD_SEAL) != (d == 1))
-						continue;
-					gl[k + nf++] = fill[x];
-					fill[x] = UINT16_MAX;
-				}
-				direct_group(b, ci, pi, gl, k, nf, d == 1, piece);
-				g += k;
-				continue;
+		while (nd[d] > 0 && direct_pick(b, dl[d], &nd[d], ci->lanes, gl, &k, &piece)) {
+			/* open: one job a lane in the block-0 call */
+			room = d == 0 ? ci->lanes - k : 0;
+			nf = 0;
+			/* the fills of this direction, while the group has room */
+			for (unsigned int x = 0; x < nfill && nf < room; x++) {
+				if (fill[x] == UINT16_MAX ||
+				    (b->jobs[fill[x]]->dir == VECSEC_AEAD_SEAL) != (d == 1))
+					continue;
+				gl[k + nf++] = fill[x];
+				fill[x] = UINT16_MAX;
 			}
-			/* too ragged: this group and all shorter ones to the general passes */
-			for (; g < nd[d]; g++)
-				rest[(*nr)++] = dl[d][g];
+			direct_group(b, ci, pi, gl, k, nf, d == 1, piece);
 		}
+		/* too ragged: the rest to the general passes */
+		for (unsigned int g = 0; g < nd[d]; g++)
+			rest[(*nr)++] = dl[d][g];
 	}
 }
 

@@ -105,6 +105,17 @@ void vecsec_lanes_set_crossover(size_t len);
 void vecsec_lanes_reset_crossover(void);
 
 /*
+ * Mixed bursts: jobs longer than this (up to the crossover) go through the
+ * single-message path when fewer than a ChaCha width of them are in the
+ * burst; by default the CPU's bound for 8 and 16 lanes (SIZE_MAX: none;
+ * none either while the crossover is pinned). set_mixed_max pins a value
+ * (SIZE_MAX: off), reset_mixed_max returns to the default.
+ */
+size_t vecsec_lanes_mixed_max(void);
+void vecsec_lanes_set_mixed_max(size_t len);
+void vecsec_lanes_reset_mixed_max(void);
+
+/*
  * The kernel floor of a burst (vecsec-bench --floor): the ChaCha and
  * Poly1305 lane kernels a burst of n jobs picks at the current cap (those
  * vecsec_lanes_choose() names; call after the knobs are set), run on

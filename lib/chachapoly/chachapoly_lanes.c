@@ -262,6 +262,47 @@ vecsec_lanes_reset_crossover(void)
 	atomic_store_explicit(&crossover_forced, CROSSOVER_UNSET, memory_order_relaxed);
 }
 
+/*
+ * The mixed-burst bound at a level (vecsec_tune()->lanes_mixed_max, for 8
+ * and 16 ChaCha lanes): the forced one, else none while the crossover is
+ * pinned (a pinned crossover alone decides, as tests and the bench's
+ * all-lanes runs expect), else the CPU's.
+ */
+static _Atomic size_t mixed_forced = CROSSOVER_UNSET;
+
+size_t
+vecsec_burst_mixed_max(enum vecsec_isa level)
+{
+	size_t m = atomic_load_explicit(&mixed_forced, memory_order_relaxed);
+	const struct lane_set *ls;
+
+	if (m != CROSSOVER_UNSET)
+		return m;
+	if (atomic_load_explicit(&crossover_forced, memory_order_relaxed) != CROSSOVER_UNSET)
+		return SIZE_MAX;
+	ls = vecsec_burst_lanes_at(level);
+	return ls->nc > 0 && ls->chacha_w[0] >= 8 ? vecsec_tune()->lanes_mixed_max : SIZE_MAX;
+}
+
+size_t
+vecsec_lanes_mixed_max(void)
+{
+	return vecsec_burst_mixed_max(vecsec_isa_cap());
+}
+
+void
+vecsec_lanes_set_mixed_max(size_t len)
+{
+	atomic_store_explicit(&mixed_forced, len == CROSSOVER_UNSET ? len - 1 : len,
+			      memory_order_relaxed);
+}
+
+void
+vecsec_lanes_reset_mixed_max(void)
+{
+	atomic_store_explicit(&mixed_forced, CROSSOVER_UNSET, memory_order_relaxed);
+}
+
 /* Jobs up to this many bytes take the staged path (at most FAST_MAX). */
 static _Atomic size_t staged_max = FAST_MAX;
 

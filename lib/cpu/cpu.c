@@ -166,6 +166,7 @@ static const struct vecsec_tune tune_default = {
 	.poly1305_ifma_min_len = 448,
 	.lanes_crossover_x16 = 4096,
 	.lanes_crossover_ssse3 = 384,
+	.lanes_mixed_max = SIZE_MAX,
 	.chacha_x16_pairs = false,
 };
 
@@ -199,6 +200,7 @@ static const struct vecsec_tune tune_zen5 = {
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 8192,
 	.lanes_crossover_ssse3 = 64,
+	.lanes_mixed_max = SIZE_MAX,
 	.chacha_x16_pairs = true,
 };
 
@@ -240,7 +242,15 @@ static const struct vecsec_tune tune_zen5 = {
  * crossover 4096 / 5120, three runs: seal 4608 B 3816-3943 / 3592-3799,
  * 5120 B 4062-4214 / 3998-4202; open 4608 B 4017-4594 / 3706-4478;
  * lanes / single at 6144 B: seal 5087-5132 / 4989-5072, open 5078-5156 /
- * 5136-5215).
+ * 5136-5215). In mixed bursts the few jobs past 640 B take the single
+ * path, at 16 and 8 lanes (a library harness: bursts of 32 in place in
+ * mbuf-sized slots, a gateway's IMIX as ESP payloads of 52, 564 and 1448
+ * bytes in link order, 19 compositions, 10th percentile of 21 rounds
+ * alternating the settings; seal + open per message summed over the 19,
+ * AVX-512 / AVX2: bound off 20429 / 24130, 640 18420 / 22231; with the
+ * long jobs 768 B, the bound at 512 / 700 / 1000 and off: 19143 / 17513 /
+ * 17758 / 17881; 1024 B: 19724 / 18200 / 18186 / 19346; 2048 B: 21842 /
+ * 20145 / 20127 / 23849, so past the 564-byte jobs and below 768).
  */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
@@ -249,6 +259,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 5120,
 	.lanes_crossover_ssse3 = 0,
+	.lanes_mixed_max = 640,
 	.chacha_x16_pairs = true,
 };
 

@@ -103,6 +103,13 @@ struct vecsec_tune {
 	size_t lanes_crossover_x16;
 	size_t lanes_crossover_ssse3;
 	/*
+	 * Mixed bursts on 8 and 16 ChaCha lanes: jobs longer than this (and
+	 * not past the crossover) take the single-message path when fewer
+	 * than a ChaCha width of them are in the burst, since beside shorter
+	 * jobs they leave lanes idle (chachapoly_burst.c); SIZE_MAX: never.
+	 */
+	size_t lanes_mixed_max;
+	/*
 	 * The AVX-512 ChaCha lane kernels run two blocks of every lane per
 	 * step (chacha_lanes_avx512.c) rather than one.
 	 */

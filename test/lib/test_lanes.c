@@ -18,6 +18,8 @@
  *     the staged path for small linear jobs on and off;
  *   - the width chosen per burst; under the scalar ISA (no lanes) bursts
  *     still pass through the per-job fallback;
+ *   - mixed bursts (a gateway's IMIX as ESP payloads, every rotation) with
+ *     the mixed-burst bound off, at 640 and at 0, every width;
  *   - NULL for every empty buffer (AAD, input, output; vt_null.h) in every
  *     width configuration, staged path on and off, crossover at 0 and at
  *     its maximum, and the one-shot calls in every mode.
@@ -711,6 +713,75 @@ test_imix_fills(void)
 	free(ks);
 }
 
+/*
+ * Mixed bursts as a gateway sees them: IMIX frames (64, 576, 1460 bytes)
+ * as ESP payloads (52, 564, 1448 bytes of ciphertext), in the order a
+ * link interleaves them, every rotation of the pattern (so the number of
+ * long jobs in a burst varies), one direction at a time; at every ChaCha
+ * width and with the mixed-burst bound off (the long jobs stay in the
+ * lanes: a group too ragged for one piece size takes the jobs whose
+ * pieces fit, the rest go one by one), at 640 (the few long ones one by
+ * one) and at 0 (every job past 0 one by one where fewer than a width of
+ * them): every job == the one-shot API, forged ones fail alone. And the
+ * knob: the default is the CPU's bound on 8 and 16 lanes, none while the
+ * crossover is pinned.
+ */
+static void
+test_mixed_bursts(void)
+{
+	static const size_t esp_imix[12] = { 52, 52, 52, 52, 52, 52, 52, 564, 564, 564, 564, 1448 };
+	static const size_t mixed[] = { SIZE_MAX, 640, 0 };
+	static const int cws[] = { 16, 8, 4 };
+	static const unsigned int sizes[] = { 7, 20, 32, 45 };
+	struct keys *ks = malloc(sizeof(*ks));
+	uint64_t seed = vt_seed() ^ 0x313e;
+	struct lanes_choice c;
+
+	keys_init(ks, seed);
+	len_pattern = esp_imix;
+	len_pattern_n = 12;
+	for (size_t m = 0; m < VT_ARRAY_SIZE(mixed); m++) {
+		vecsec_lanes_set_mixed_max(mixed[m]);
+		for (size_t w = 0; w < VT_ARRAY_SIZE(cws); w++) {
+			if (vecsec_lanes_force(cws[w], -1) != 0)
+				continue;
+			for (int open = 0; open < 2; open++) {
+				char cfg[80];
+
+				force_open = open;
+				snprintf(cfg, sizeof(cfg), "mixed bound %zd chacha x%d %s",
+					 mixed[m] == SIZE_MAX ? (ssize_t)-1 : (ssize_t)mixed[m],
+					 cws[w], open ? "open" : "seal");
+				for (size_t i = 0; i < VT_ARRAY_SIZE(sizes); i++)
+					for (unsigned int r = 0; r < 12; r++) {
+						len_pattern_next = r;
+						one_burst(sizes[i], ks, seed + 977 * i + 13 * r + open,
+							  (r & 3) == 1, cfg);
+					}
+			}
+		}
+	}
+	force_open = -1;
+	len_pattern = NULL;
+	VT_EXPECT(vecsec_lanes_force(-1, -1) == 0, "back to automatic");
+
+	vecsec_lanes_set_mixed_max(900);
+	VT_EXPECT(vecsec_lanes_mixed_max() == 900, "mixed bound pinned: %zu",
+		  vecsec_lanes_mixed_max());
+	vecsec_lanes_reset_mixed_max();
+	vecsec_lanes_choose(32, &c);
+	if (c.chacha_lanes >= 8)
+		VT_EXPECT(vecsec_lanes_mixed_max() == vecsec_tune()->lanes_mixed_max,
+			  "default mixed bound %zu", vecsec_lanes_mixed_max());
+	else
+		VT_EXPECT(vecsec_lanes_mixed_max() == SIZE_MAX, "no mixed bound on %u lanes",
+			  c.chacha_lanes);
+	vecsec_lanes_set_crossover(4096);
+	VT_EXPECT(vecsec_lanes_mixed_max() == SIZE_MAX, "no mixed bound beside a pinned crossover");
+	vecsec_lanes_reset_crossover();
+	free(ks);
+}
+
 /* Long jobs through the lanes too (crossover raised), and through the single path. */
 static void
 test_crossover(void)
@@ -1190,6 +1261,7 @@ main(void)
 		VT_TEST(test_width_choice),
 		VT_TEST(test_bursts_every_width),
 		VT_TEST(test_imix_fills),
+		VT_TEST(test_mixed_bursts),
 		VT_TEST(test_crossover),
 		VT_TEST(test_staged_lengths_alignments),
 		VT_TEST(test_null_every_width),
