@@ -1681,7 +1681,7 @@ main(int argc, char **argv)
 	size_t maxlen = IMIX_LEN;
 	const size_t *bsizes;
 	unsigned int nbsizes, nsingle_sizes;
-	size_t single_sizes[MAX_SIZES];
+	size_t single_sizes[MAX_SIZES], burst_list[MAX_SIZES];
 	char model[128];
 	int cpu, rc;
 
@@ -1710,7 +1710,9 @@ main(int argc, char **argv)
 		nbsizes = opt.quick ? BENCH_ARRAY_SIZE(quick_burst_sizes) :
 				      BENCH_ARRAY_SIZE(burst_sizes);
 	} else {
-		bsizes = opt.sizes;
+		/* a copy: the single-message list below overwrites opt.sizes */
+		memcpy(burst_list, opt.sizes, opt.nsizes * sizeof(opt.sizes[0]));
+		bsizes = burst_list;
 		nbsizes = opt.nsizes;
 	}
 	/* single-message sizes: the list without 'imix' and 'imix-esp' */
