@@ -146,6 +146,7 @@ struct bench_vecsec_knobs {
 	bool all_lanes;         /* bursts never leave the lanes (crossover above every size) */
 	int staged;             /* -1 as built, 0 never the staged path, 1 up to its limit */
 	bool avx2_plain;        /* the AVX2 lane kernels' plain forms, not their VL ones */
+	bool no_mixed;          /* the mixed-burst bound off (few long jobs stay in the lanes) */
 };
 /* NULL when the knobs are not in this build (a libvecsec without its AEAD API). */
 struct bench_impl *bench_vecsec_variant(int isa, const struct bench_vecsec_knobs *k);

@@ -8,11 +8,12 @@
  * A primitive whose public header this libvecsec lacks is n/a, never faked.
  *
  * Variants (bench_vecsec_variant(): --two-pass, --lanes, --crossover,
- * --staged) pin one path of (X)ChaCha20-Poly1305 with lib/'s test and
- * benchmark knobs (chachapoly_knobs.h, the one internal header a program
- * outside lib/ may use): the two-pass code instead of the stitched
- * kernel, a pair of lane widths, per-job bursts, bursts that never leave
- * the lanes, the staged path on or off. Every impl's select() sets all
+ * --staged, --novl, --mixed) pin one path of (X)ChaCha20-Poly1305 with
+ * lib/'s test and benchmark knobs (chachapoly_knobs.h, the one internal
+ * header a program outside lib/ may use): the two-pass code instead of the
+ * stitched kernel, a pair of lane widths, per-job bursts, bursts that never
+ * leave the lanes, the staged path on or off, the AVX2 lane kernels' plain
+ * forms, the mixed-burst bound off. Every impl's select() sets all
  * knobs, so one variant never leaks into the next measurement.
  */
 #include <errno.h>
@@ -204,6 +205,10 @@ vs_apply(const struct bench_impl *im)
 	vecsec_lanes_set_staged_max(k == NULL || k->staged < 0 ? staged_default :
 				    k->staged == 0 ? 0 : SIZE_MAX);
 	vecsec_avx2_vl_set(k == NULL || !k->avx2_plain);
+	if (k != NULL && k->no_mixed)
+		vecsec_lanes_set_mixed_max(SIZE_MAX);
+	else
+		vecsec_lanes_reset_mixed_max();
 	rc = k != NULL ? vecsec_lanes_force(k->chacha_w, k->poly_w) : vecsec_lanes_force(-1, -1);
 #endif
 	return rc;

@@ -3,7 +3,8 @@
  * vecsec-bench: times every vecsec primitive, once per ISA level the CPU
  * has, against peer libraries (OpenSSL, libsodium, libgcrypt, ipsec-mb)
  * measured in the same run, one message at a time and in bursts of 32
- * independent jobs (the lanes scenario). Before timing a point, every
+ * independent jobs (the lanes scenario; --sizes imix-esp: three such
+ * bursts in turn, a gateway's ESP payloads). Before timing a point, every
  * implementation's output is checked against the first one's, byte for
  * byte: a mismatch stops the run. Reports the median of N samples in TSC
  * cycles, as an aligned table, a CSV file and a PNG plot.
@@ -14,7 +15,8 @@
  * per-job bursts against ipsec-mb's job API), --crossover (lanes against
  * the single-message path at any size), --staged (the staged burst path
  * on and off), --novl (the AVX2 lane kernels' plain forms against their
- * AVX-512VL forms, at the AVX2 and AVX-512 levels). --floor adds, to each vecsec burst of (X)ChaCha20-Poly1305,
+ * AVX-512VL forms, at the AVX2 and AVX-512 levels), --mixed (the
+ * mixed-burst bound off, at the top level measured). --floor adds, to each vecsec burst of (X)ChaCha20-Poly1305,
  * its kernel floor (bench_floor.c): the lane blocks the burst's jobs need,
  * through the lane kernels it dispatches to, timed sample for sample
  * between the burst's own samples.
@@ -37,7 +39,10 @@
 #define MAX_REPS 1001
 #define MAX_LEN (1u << 20)
 #define BURST_N 32
+#define ESP_BURSTS 3   /* imix-esp: bursts of BURST_N per timed iteration */
+#define BURST_MAX (ESP_BURSTS * BURST_N)
 #define IMIX_SIZE 0    /* the IMIX point in a size list */
+#define IMIX_ESP_SIZE ((size_t)-1)  /* the IMIX-over-ESP point in a size list */
 #define IMIX_LEN 1500  /* largest IMIX packet */
 
 static const size_t default_sizes[] = {16, 64, 256, 512, 1024, 1420, 2048, 4096, 8192, 16384};
@@ -46,6 +51,23 @@ static const size_t burst_sizes[] = {64, 128, 256, 512, 1024, 1420, IMIX_SIZE};
 static const size_t quick_burst_sizes[] = {64, 1420, IMIX_SIZE};
 /* IMIX 7:4:1 (64, 576, 1500 bytes), interleaved as a link would carry it */
 static const size_t imix_pattern[12] = {64, 576, 64, 64, 1500, 64, 576, 64, 576, 64, 64, 576};
+/*
+ * imix-esp: what a gateway's bursts hold when a link carries IMIX frames
+ * (64, 576, 1460 bytes) in the 12-frame cycle 7 x 64, 4 x 576, 1 x 1460 and
+ * each frame becomes a tunnel-mode ESP payload (52, 564, 1448 bytes of
+ * ciphertext). Three bursts of BURST_N taken from frame 0 on are the
+ * cycle's rotations 0, 8 and 4: 21/9/2, 18/11/3 and 17/12/3 jobs of
+ * 52/564/1448 bytes, each timed iteration runs all three in turn.
+ */
+static const size_t imix_esp_pattern[12] = {52, 52, 52, 52, 52, 52, 52, 564, 564, 564, 564,
+					     1448};
+
+/* The name of a mix point of a size list ("imix", "imix-esp"), or NULL for a size in bytes. */
+static const char *
+mix_name(size_t size)
+{
+	return size == IMIX_SIZE ? "imix" : size == IMIX_ESP_SIZE ? "imix-esp" : NULL;
+}
 
 enum res_status { RES_OK, RES_NA };
 
@@ -53,8 +75,8 @@ struct result {
 	bool burst;
 	enum bench_case_id cid;
 	enum bench_op op;
-	size_t size;           /* IMIX_SIZE for IMIX */
-	double bytes;          /* bytes per message (IMIX: mean) */
+	size_t size;           /* IMIX_SIZE for IMIX, IMIX_ESP_SIZE for imix-esp */
+	double bytes;          /* bytes per message (IMIX, imix-esp: mean) */
 	int impl;
 	enum res_status status;
 	const char *why;       /* n/a reason */
@@ -67,6 +89,7 @@ struct result {
 	double floor_chacha, floor_poly;
 	double chacha_blocks, poly_blocks;    /* per message */
 	unsigned int single_jobs;             /* jobs past the crossover (not in lanes) */
+	unsigned int jobs;                    /* jobs per timed iteration (bursts) */
 	const char *floor_why;                /* no floor: why (NULL: not asked) */
 };
 
@@ -74,6 +97,7 @@ static struct {
 	bool quick, burst, burst_only, no_peers;
 	bool two_pass, lanes, crossover, staged;   /* kernel-level variants */
 	bool novl;             /* --novl: the AVX2 lane kernels' plain forms as well */
+	bool mixed;            /* --mixed: bursts without the mixed-burst bound as well */
 	bool floor;            /* --floor: each vecsec burst's kernel floor */
 	unsigned int insns;    /* --insns N: untimed runs for an instruction counter */
 	unsigned int reps;
@@ -155,6 +179,7 @@ struct work {
 	size_t len;
 	struct bench_msg *msgs;    /* burst mode when n > 0 */
 	unsigned int n;
+	unsigned int bursts;       /* bursts of n in turn, from msgs on (0 counts as 1) */
 	void (*fn)(void *arg);     /* else, when set: fn(arg) (a floor's kernels) */
 	void *arg;
 };
@@ -162,16 +187,22 @@ struct work {
 static unsigned int
 run_burst(const struct work *w)
 {
-	unsigned int bad = 0;
+	unsigned int bad = 0, nb = w->bursts > 1 ? w->bursts : 1;
 
-	if (w->im->burst != NULL)
-		return w->im->burst(w->c, w->op, w->msgs, w->n);
-	for (unsigned int i = 0; i < w->n; i++) {
-		struct bench_msg *m = &w->msgs[i];
+	for (unsigned int b = 0; b < nb; b++) {
+		struct bench_msg *msgs = w->msgs + (size_t)b * w->n;
 
-		m->status = w->im->run(m->ctx, w->op, m->out, m->tag, m->in, m->len, m->nonce,
-				       m->aad);
-		bad += m->status != 0;
+		if (w->im->burst != NULL) {
+			bad += w->im->burst(w->c, w->op, msgs, w->n);
+			continue;
+		}
+		for (unsigned int i = 0; i < w->n; i++) {
+			struct bench_msg *m = &msgs[i];
+
+			m->status = w->im->run(m->ctx, w->op, m->out, m->tag, m->in, m->len,
+					       m->nonce, m->aad);
+			bad += m->status != 0;
+		}
 	}
 	return bad;
 }
@@ -272,9 +303,9 @@ progress(const struct bench_impl *im, const struct bench_case *c, const char *wh
 	points_done++;
 	if (!progress_tty)
 		return;
-	if (size == IMIX_SIZE)
-		fprintf(stderr, "\r\033[K[%u/%u] %s %s imix %s", points_done, points_total, c->name,
-			what, im->name);
+	if (mix_name(size) != NULL)
+		fprintf(stderr, "\r\033[K[%u/%u] %s %s %s %s", points_done, points_total, c->name,
+			what, mix_name(size), im->name);
 	else
 		fprintf(stderr, "\r\033[K[%u/%u] %s %s %zu %s", points_done, points_total, c->name,
 			what, size, im->name);
@@ -301,9 +332,11 @@ check_same(struct ref_out *ref, const struct bench_impl *im, const struct bench_
 	}
 	for (size_t i = 0; i < len; i++)
 		if (out[i] != ref->out[i])
-			die("MISMATCH: %s len %zu%s msg %u: %s differs from %s at output byte %zu"
-			    " (%02x vs %02x)", c->name, len, size == IMIX_SIZE ? " (imix)" : "",
-			    msg, im->name, ref->impl, i, out[i], ref->out[i]);
+			die("MISMATCH: %s len %zu%s%s%s msg %u: %s differs from %s at output byte %zu"
+			    " (%02x vs %02x)", c->name, len, mix_name(size) != NULL ? " (" : "",
+			    mix_name(size) != NULL ? mix_name(size) : "",
+			    mix_name(size) != NULL ? ")" : "", msg, im->name, ref->impl, i, out[i],
+			    ref->out[i]);
 	for (size_t i = 0; i < tl; i++)
 		if (tag[i] != ref->tag[i])
 			die("MISMATCH: %s len %zu msg %u: %s differs from %s at tag byte %zu",
@@ -323,9 +356,9 @@ impl_lacks(const struct bench_impl *im, const struct bench_case *c, size_t size,
 
 	if (why != NULL)
 		return why;
-	if (size != IMIX_SIZE && c->block != 0 && size % c->block != 0)
+	if (mix_name(size) == NULL && c->block != 0 && size % c->block != 0)
 		return "ECB needs whole 16-byte blocks";
-	if (size != IMIX_SIZE && size < c->min_len)
+	if (mix_name(size) == NULL && size < c->min_len)
 		return "Adiantum needs >= 16 bytes";
 	return NULL;
 }
@@ -429,19 +462,23 @@ run_single(const struct bench_case *c, size_t size, uint8_t *key, uint8_t *in, u
 	}
 }
 
-/* ---- bursts: 32 jobs, 32 keys, 32 nonces ---- */
+/*
+ * ---- bursts: 32 jobs, 32 keys, 32 nonces (imix-esp: three bursts of
+ * 32 in turn, 96 jobs, keys and nonces) ----
+ */
 
 struct burst_bufs {
-	uint8_t *key[BURST_N], *in[BURST_N], *ct[BURST_N], *pt[BURST_N];
-	uint8_t tag[BURST_N][16], nonce[BURST_N][32], aad[BURST_N][8];
-	size_t len[BURST_N];
-	struct bench_msg msgs[BURST_N];
-	void *ctx[BURST_N];
+	uint8_t *key[BURST_MAX], *in[BURST_MAX], *ct[BURST_MAX], *pt[BURST_MAX];
+	uint8_t tag[BURST_MAX][16], nonce[BURST_MAX][32], aad[BURST_MAX][8];
+	size_t len[BURST_MAX];
+	struct bench_msg msgs[BURST_MAX];
+	void *ctx[BURST_MAX];
 };
 
 /*
- * A burst's ticks per message into r; with a floor (fl), its two lane
- * kernels are timed between the burst's samples, into r's floor fields.
+ * A timed iteration's ticks per message (its bursts' jobs: r->jobs) into r;
+ * with a floor (fl), its two lane kernels are timed between the burst's
+ * samples, into r's floor fields.
  */
 static void
 time_burst(struct result *r, const struct work *w, struct bench_floor *fl)
@@ -449,34 +486,38 @@ time_burst(struct result *r, const struct work *w, struct bench_floor *fl)
 	struct work fc = { .im = w->im, .c = w->c, .op = w->op, .len = w->len, .arg = fl };
 	struct work fp = fc;
 	const struct work *ws[3] = { w, &fc, &fp };
-	double med[3], iqr[3];
+	double med[3], iqr[3], jobs = r->jobs;
 
 	if (fl == NULL) {
-		r->ticks = measure(w, r->reps, &r->iqr) / BURST_N;
+		r->ticks = measure(w, r->reps, &r->iqr) / jobs;
 		return;
 	}
 	fc.fn = fl->chacha;
 	fp.fn = fl->poly;
 	measure_n(ws, 3, r->reps, med, iqr);
-	r->ticks = med[0] / BURST_N;
+	r->ticks = med[0] / jobs;
 	r->iqr = iqr[0];
 	r->has_floor = true;
-	r->floor_chacha = med[1] / BURST_N;
-	r->floor_poly = med[2] / BURST_N;
-	r->chacha_blocks = (double)fl->chacha_blocks / BURST_N;
-	r->poly_blocks = (double)fl->poly_blocks / BURST_N;
+	r->floor_chacha = med[1] / jobs;
+	r->floor_poly = med[2] / jobs;
+	r->chacha_blocks = (double)fl->chacha_blocks / jobs;
+	r->poly_blocks = (double)fl->poly_blocks / jobs;
 	r->single_jobs = fl->single_jobs;
 }
 
-/* The floor of im's bursts of c (after select): fl, or NULL with *why set (or not asked). */
+/*
+ * The floor of im's bursts of c (after select): the blocks of all njobs
+ * jobs of an iteration through the kernels a burst of BURST_N picks; fl,
+ * or NULL with *why set (or not asked).
+ */
 static struct bench_floor *
 floor_for(const struct bench_impl *im, const struct bench_case *c, const size_t *len,
-	  struct bench_floor *fl, const char **why)
+	  unsigned int njobs, struct bench_floor *fl, const char **why)
 {
 	*why = NULL;
 	if (!opt.floor || !im->is_vecsec || !bench_floor_case(c))
 		return NULL;
-	bench_floor_count(c, len, BURST_N, fl);
+	bench_floor_count(c, len, njobs, fl);
 	*why = bench_floor_setup(fl, BURST_N);
 	return *why == NULL ? fl : NULL;
 }
@@ -487,10 +528,12 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 {
 	double mean = 0;
 	unsigned int reps = opt.reps;
+	unsigned int nb = size == IMIX_ESP_SIZE ? ESP_BURSTS : 1, nj = nb * BURST_N;
 
-	for (unsigned int j = 0; j < BURST_N; j++) {
-		b->len[j] = size == IMIX_SIZE ? imix_pattern[j % 12] : size;
-		mean += (double)b->len[j] / BURST_N;
+	for (unsigned int j = 0; j < nj; j++) {
+		b->len[j] = size == IMIX_SIZE ? imix_pattern[j % 12] :
+			    size == IMIX_ESP_SIZE ? imix_esp_pattern[j % 12] : size;
+		mean += (double)b->len[j] / nj;
 		bench_fill(b->key[j], c->key_len, 0x4b4559 + 1000 * c->id + j);
 		bench_fill(b->nonce[j], 32, 0x4e4f4e + j);
 		bench_fill(b->aad[j], 8, 0x414144 + j);
@@ -500,7 +543,7 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 	for (unsigned int i = 0; i < nimpls; i++) {
 		const struct bench_impl *im = impls[i];
 		const char *why = impl_lacks(im, c, size, true);
-		struct work w = { .im = im, .c = c, .msgs = b->msgs, .n = BURST_N };
+		struct work w = { .im = im, .c = c, .msgs = b->msgs, .n = BURST_N, .bursts = nb };
 		struct bench_floor fls, *fl;
 		const char *fwhy;
 
@@ -517,8 +560,8 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		}
 		if (im->select != NULL)
 			im->select(im);
-		fl = floor_for(im, c, b->len, &fls, &fwhy);
-		for (unsigned int j = 0; j < BURST_N; j++) {
+		fl = floor_for(im, c, b->len, nj, &fls, &fwhy);
+		for (unsigned int j = 0; j < nj; j++) {
 			b->ctx[j] = im->ctx_new(im, c, b->key[j]);
 			if (b->ctx[j] == NULL)
 				die("%s: cannot set up %s", im->name, c->name);
@@ -531,20 +574,20 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		if (run_burst(&w) != 0)
 			die("%s %s burst seal failed", im->name, c->name);
 		if (opt.fault != NULL && strcmp(opt.fault, im->name) == 0)
-			b->ct[BURST_N - 1][0] ^= 0x01;
-		for (unsigned int j = 0; j < BURST_N; j++)
+			b->ct[nj - 1][0] ^= 0x01;
+		for (unsigned int j = 0; j < nj; j++)
 			check_same(&refs[j], im, c, size, j, b->ct[j], b->tag[j], b->len[j]);
 		progress(im, c, "seal", size);
 		struct result *r = add_result();
 
 		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_ENC, .size = size,
 			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps,
-			.floor_why = fwhy };
+			.floor_why = fwhy, .jobs = nj };
 		set_detail(r, im, c);
 		time_burst(r, &w, fl);
 
 		/* open the burst just sealed */
-		for (unsigned int j = 0; j < BURST_N; j++) {
+		for (unsigned int j = 0; j < nj; j++) {
 			b->msgs[j].in = b->ct[j];
 			b->msgs[j].out = b->pt[j];
 			memset(b->pt[j], 0, b->len[j]);
@@ -552,7 +595,7 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		w.op = BENCH_DEC;
 		if (run_burst(&w) != 0)
 			die("%s %s burst open failed", im->name, c->name);
-		for (unsigned int j = 0; j < BURST_N; j++)
+		for (unsigned int j = 0; j < nj; j++)
 			if (memcmp(b->pt[j], b->in[j], b->len[j]) != 0)
 				die("%s %s burst open: message %u differs from the plaintext",
 				    im->name, c->name, j);
@@ -560,10 +603,10 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		r = add_result();
 		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_DEC, .size = size,
 			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps,
-			.floor_why = fwhy };
+			.floor_why = fwhy, .jobs = nj };
 		set_detail(r, im, c);
 		time_burst(r, &w, fl);
-		for (unsigned int j = 0; j < BURST_N; j++)
+		for (unsigned int j = 0; j < nj; j++)
 			im->ctx_free(b->ctx[j]);
 		if (fl != NULL)
 			bench_floor_release(fl);
@@ -581,10 +624,22 @@ mib_s(const struct result *r)
 static void
 fmt_size(char *buf, size_t len, size_t size)
 {
-	if (size == IMIX_SIZE)
-		snprintf(buf, len, "imix");
+	if (mix_name(size) != NULL)
+		snprintf(buf, len, "%s", mix_name(size));
 	else
 		snprintf(buf, len, "%zu", size);
+}
+
+/* The tables' size column: 6 wide, or as wide as a longer name in sizes[] */
+static int
+size_width(const size_t *sizes, unsigned int nsizes)
+{
+	int w = 6;
+
+	for (unsigned int s = 0; s < nsizes; s++)
+		if (mix_name(sizes[s]) != NULL && (int)strlen(mix_name(sizes[s])) > w)
+			w = (int)strlen(mix_name(sizes[s]));
+	return w;
 }
 
 static const struct result *
@@ -668,23 +723,29 @@ static void
 print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigned int nsizes)
 {
 	unsigned int nops = burst || c->kind == BENCH_AEAD ? 2 : 1;
-	int width[MAX_IMPLS];
-	bool any = false;
+	int width[MAX_IMPLS], szw = size_width(sizes, nsizes);
+	bool any = false, esp = false;
 
 	for (size_t i = 0; i < nresults; i++)
 		if (results[i].burst == burst && results[i].cid == c->id)
 			any = true;
 	if (!any)
 		return;
+	for (unsigned int s = 0; s < nsizes; s++)
+		esp |= sizes[s] == IMIX_ESP_SIZE;
 	printf("\n== %s%s: %s ==\n", burst ? "burst " : "", c->name, c->note);
 	if (burst) {
 		printf("   %u jobs per burst, %u keys and nonces; TSC cycles per message "
 		       "(lower is better)\n", BURST_N, BURST_N);
+		if (esp)
+			printf("   imix-esp: %u bursts of %u in turn, %u keys and nonces: ESP payloads "
+			       "of 52, 564, 1448 bytes\n   (21/9/2, 18/11/3, 17/12/3), per message "
+			       "of the %u\n", ESP_BURSTS, BURST_N, BURST_MAX, BURST_MAX);
 		print_lanes(c);
 	} else {
 		printf("   TSC cycles per byte (lower is better)\n");
 	}
-	printf("%-8s %6s", "op", "size");
+	printf("%-8s %*s", "op", szw, "size");
 	for (unsigned int i = 0; i < nimpls; i++) {
 		int n = (int)strlen(impls[i]->name);
 
@@ -706,7 +767,7 @@ print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigne
 			if (!row)
 				continue;
 			fmt_size(sz, sizeof(sz), sizes[s]);
-			printf("%-8s %6s", op_name(c, op), sz);
+			printf("%-8s %*s", op_name(c, op), szw, sz);
 			for (unsigned int i = 0; i < nimpls; i++) {
 				const struct result *r = find(burst, c->id, op, sizes[s], i);
 
@@ -774,6 +835,7 @@ print_group(bool burst, const struct bench_case *c, const size_t *sizes, unsigne
 static void
 print_floor(const struct bench_case *c, const size_t *sizes, unsigned int nsizes)
 {
+	int szw = size_width(sizes, nsizes), imw = 16;
 	bool any = false;
 
 	for (size_t i = 0; i < nresults; i++)
@@ -781,10 +843,13 @@ print_floor(const struct bench_case *c, const size_t *sizes, unsigned int nsizes
 		       (results[i].has_floor || results[i].floor_why != NULL);
 	if (!any)
 		return;
+	for (unsigned int i = 0; i < nimpls; i++)
+		if (impls[i]->is_vecsec && (int)strlen(impls[i]->name) > imw)
+			imw = (int)strlen(impls[i]->name);
 	printf("   kernel floor (--floor): the burst's ChaCha20 and Poly1305 lane blocks (per message)\n"
 	       "   through the lane kernels above at full width, data in L1, timed between the\n"
 	       "   burst's samples; TSC cycles per message\n");
-	printf("%-8s %6s  %-16s %7s %8s %8s %8s %8s %8s %11s\n", "op", "size", "floor of",
+	printf("%-8s %*s  %-*s %7s %8s %8s %8s %8s %8s %11s\n", "op", szw, "size", imw, "floor of",
 	       "cha blk", "poly blk", "chacha", "poly1305", "floor", "burst", "burst/floor");
 	for (unsigned int op = 0; op < 2; op++) {
 		for (unsigned int s = 0; s < nsizes; s++) {
@@ -797,7 +862,7 @@ print_floor(const struct bench_case *c, const size_t *sizes, unsigned int nsizes
 				    (!r->has_floor && r->floor_why == NULL))
 					continue;
 				fmt_size(sz, sizeof(sz), sizes[s]);
-				printf("%-8s %6s  %-16s", op_name(c, op), sz, impls[i]->name);
+				printf("%-8s %*s  %-*s", op_name(c, op), szw, sz, imw, impls[i]->name);
 				if (!r->has_floor) {
 					printf(" n/a: %s\n", r->floor_why);
 					continue;
@@ -808,7 +873,7 @@ print_floor(const struct bench_case *c, const size_t *sizes, unsigned int nsizes
 				       r->floor_poly, fl, r->ticks, r->ticks / fl);
 				if (r->single_jobs > 0)
 					printf("  (%u of %u jobs past the crossover: single-message "
-					       "path)", r->single_jobs, BURST_N);
+					       "path)", r->single_jobs, r->jobs);
 				putchar('\n');
 			}
 		}
@@ -1014,7 +1079,10 @@ usage(FILE *f)
 "\n"
 "  --quick          short run (sizes 64,1420,8192; 7 samples; bursts 64,1420,imix)\n"
 "  --case LIST      cases to run (comma list, repeatable; default all)\n"
-"  --sizes LIST     message sizes in bytes (comma list; 'imix' for bursts)\n"
+"  --sizes LIST     message sizes in bytes (comma list; 'imix', 'imix-esp' for bursts)\n"
+"                   imix: bursts of %d in the 7:4:1 mix of 64, 576, 1500 bytes;\n"
+"                   imix-esp: %d bursts of %d in turn, the ESP payloads of IMIX\n"
+"                   frames (52, 564, 1448 bytes: 21/9/2, 18/11/3, 17/12/3 jobs)\n"
 "  --isa LIST       vecsec ISA levels (scalar,ssse3,avx2,avx512; default all the CPU has)\n"
 "  --reps N         samples per point, the median is reported (default 31, quick 7)\n"
 "  --burst          also run bursts of %d jobs with %d keys (vecsec_aead_burst vs peers)\n"
@@ -1033,6 +1101,8 @@ usage(FILE *f)
 "  --novl           bursts: at the AVX2 and AVX-512 levels also the plain AVX2 lane\n"
 "                   kernels where the CPU has AVX-512VL/BW (default: their VL forms):\n"
 "                   vecsec-<isa>-novl\n"
+"  --mixed          bursts: at the top ISA level also the mixed-burst bound off (its\n"
+"                   few long jobs stay in the lanes): vecsec-<isa>-nomixed\n"
 "  --floor          bursts of (x)chacha20-poly1305 (--burst or --burst-only, --case\n"
 "                   chacha20-poly1305 and/or xchacha20-poly1305): each vecsec burst's\n"
 "                   kernel floor, the lane blocks its jobs need through the lane\n"
@@ -1046,7 +1116,7 @@ usage(FILE *f)
 "  --inject-fault IMPL  corrupt IMPL's output before the cross-check (tests only)\n"
 "  --help           this text\n"
 "  --version        print the version and exit\n"
-"\ncases:\n", BURST_N, BURST_N, BURST_N);
+"\ncases:\n", BURST_N, ESP_BURSTS, BURST_N, BURST_N, BURST_N, BURST_N);
 	for (unsigned int k = 0; k < CASE_COUNT; k++)
 		fprintf(f, "  %-20s %s%s%s\n", bench_cases[k].name, bench_cases[k].note,
 			bench_cases[k].kind == BENCH_AEAD ? " [aead: seal+open]" : "",
@@ -1093,15 +1163,15 @@ parse_sizes(const char *arg)
 			fprintf(stderr, "vecsec-bench: at most %d sizes\n", MAX_SIZES);
 			exit(1);
 		}
-		if (strcmp(t, "imix") == 0) {
-			opt.sizes[opt.nsizes++] = IMIX_SIZE;
+		if (strcmp(t, "imix") == 0 || strcmp(t, "imix-esp") == 0) {
+			opt.sizes[opt.nsizes++] = t[4] == '\0' ? IMIX_SIZE : IMIX_ESP_SIZE;
 			continue;
 		}
 		errno = 0;
 		v = strtoul(t, &end, 10);
 		if (errno != 0 || *end != '\0' || v == 0 || v > MAX_LEN) {
-			fprintf(stderr, "vecsec-bench: bad size '%s' (1..%u or imix)\n", t,
-				MAX_LEN);
+			fprintf(stderr, "vecsec-bench: bad size '%s' (1..%u, imix or imix-esp)\n",
+				t, MAX_LEN);
 			exit(1);
 		}
 		opt.sizes[opt.nsizes++] = v;
@@ -1167,6 +1237,7 @@ parse_args(int argc, char **argv)
 		{"two-pass", no_argument, NULL, '2'}, {"lanes", no_argument, NULL, 'L'},
 		{"crossover", no_argument, NULL, 'X'}, {"staged", no_argument, NULL, 'S'},
 		{"floor", no_argument, NULL, 'K'}, {"novl", no_argument, NULL, 'N'},
+		{"mixed", no_argument, NULL, 'M'},
 		{"insns", required_argument, NULL, 'I'},
 		{"csv", required_argument, NULL, 'C'}, {"png", required_argument, NULL, 'P'},
 		{"inject-fault", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
@@ -1235,6 +1306,9 @@ parse_args(int argc, char **argv)
 			break;
 		case 'N':
 			opt.novl = true;
+			break;
+		case 'M':
+			opt.mixed = true;
 			break;
 		case 'K':
 			opt.floor = true;
@@ -1339,23 +1413,37 @@ add_novl(int isa)
 	add_impl(bench_vecsec_variant(isa, &nv[isa]));
 }
 
+/* --mixed: bursts at isa with the mixed-burst bound off (vecsec_lanes_set_mixed_max(SIZE_MAX)) */
+static void
+add_nomixed(int isa)
+{
+	static struct bench_vecsec_knobs nm;
+	static char nmname[32];
+
+	snprintf(nmname, sizeof(nmname), "vecsec-%s-nomixed",
+		 vecsec_isa_name((enum vecsec_isa)isa));
+	nm = (struct bench_vecsec_knobs){ .name = nmname, .burst_only = true, .chacha_w = -1,
+		.poly_w = -1, .staged = -1, .no_mixed = true };
+	add_impl(bench_vecsec_variant(isa, &nm));
+}
+
 /* The burst variants of --lanes, --crossover and --staged, at the top ISA level. */
 static void
 add_variants(int top)
 {
 	static const struct bench_vecsec_knobs lanes[] = {
-		{ "vecsec-lanes-x16/x8", false, true, 16, 8, false, -1, false },
-		{ "vecsec-lanes-x16/x4", false, true, 16, 4, false, -1, false },
-		{ "vecsec-lanes-x8/x4", false, true, 8, 4, false, -1, false },
-		{ "vecsec-lanes-x4/x4", false, true, 4, 4, false, -1, false },
+		{ "vecsec-lanes-x16/x8", false, true, 16, 8, false, -1, false, false },
+		{ "vecsec-lanes-x16/x4", false, true, 16, 4, false, -1, false, false },
+		{ "vecsec-lanes-x8/x4", false, true, 8, 4, false, -1, false, false },
+		{ "vecsec-lanes-x4/x4", false, true, 4, 4, false, -1, false, false },
 	};
 	static const struct bench_vecsec_knobs per_job = {
-		"vecsec-per-job", false, true, 0, -1, false, -1, false };
+		"vecsec-per-job", false, true, 0, -1, false, -1, false, false };
 	static const struct bench_vecsec_knobs all_lanes = {
-		"vecsec-all-lanes", false, true, -1, -1, true, -1, false };
+		"vecsec-all-lanes", false, true, -1, -1, true, -1, false, false };
 	static const struct bench_vecsec_knobs staged[] = {
-		{ "vecsec-staged", false, true, -1, -1, false, 1, false },
-		{ "vecsec-general", false, true, -1, -1, false, 0, false },
+		{ "vecsec-staged", false, true, -1, -1, false, 1, false, false },
+		{ "vecsec-general", false, true, -1, -1, false, 0, false, false },
 	};
 	if (opt.lanes)
 		for (unsigned int i = 0; i < BENCH_ARRAY_SIZE(lanes); i++)
@@ -1401,10 +1489,10 @@ run_insns(void)
 	if (!im->init(im))
 		die("--insns: %s unusable: %s", im->name, im->version);
 	for (unsigned int s = 0; s < opt.nsizes; s++)
-		if (opt.sizes[s] != IMIX_SIZE && opt.sizes[s] > maxlen)
+		if (mix_name(opt.sizes[s]) == NULL && opt.sizes[s] > maxlen)
 			maxlen = opt.sizes[s];
 	if (maxlen == 0)
-		die("--insns: no size in bytes in --sizes (imix is a burst mix)");
+		die("--insns: no size in bytes in --sizes (imix and imix-esp are burst mixes)");
 	printf("main %p\n", (void *)main);
 	for (unsigned int j = 0; j < nmsg; j++) {
 		keys[j] = bench_alloc(2048);
@@ -1422,7 +1510,8 @@ run_insns(void)
 			continue;
 		for (unsigned int s = 0; s < opt.nsizes; s++) {
 			size_t size = opt.sizes[s];
-			const char *why = size == IMIX_SIZE ? "imix" : impl_lacks(im, c, size, opt.burst);
+			const char *why = mix_name(size) != NULL ? mix_name(size) :
+					  impl_lacks(im, c, size, opt.burst);
 			struct work w = { .im = im, .c = c, .op = BENCH_ENC, .in = ins[0],
 				.out = outs[0], .tag = tags[0], .len = size, .nonce = nonces[0],
 				.aad = aads[0] };
@@ -1475,7 +1564,7 @@ run_insns(void)
 static void
 add_impls(void)
 {
-	int cap;
+	int cap, top = -1;
 
 	/* the cap before any impl pins a level (a variant's init does) */
 	cap = (int)vecsec_isa_cap();
@@ -1491,6 +1580,7 @@ add_impls(void)
 		if (isa > cap && !opt.any_isa)
 			continue;       /* VECSEC_ISA caps the default list */
 		add_impl(bench_vecsec_impl(isa));
+		top = isa;
 		if (opt.two_pass) {
 			static struct bench_vecsec_knobs tp[VECSEC_ISA_AVX512 + 1];
 			static char tpname[VECSEC_ISA_AVX512 + 1][32];
@@ -1504,6 +1594,8 @@ add_impls(void)
 		if (opt.novl && isa >= VECSEC_ISA_AVX2 && isa <= VECSEC_ISA_AVX512)
 			add_novl(isa);
 	}
+	if (opt.mixed && top >= 0)
+		add_nomixed(top);       /* the top level measured: beside its own column */
 	add_variants(cap);
 	if (!opt.no_peers) {
 #ifdef BENCH_HAVE_OPENSSL
@@ -1585,11 +1677,11 @@ main(int argc, char **argv)
 {
 	uint8_t *key, *in, *out, *pt, *tag, *nonce, *aad;
 	struct burst_bufs *bb;
-	struct ref_out ref, brefs[BURST_N];
+	struct ref_out ref, brefs[BURST_MAX];
 	size_t maxlen = IMIX_LEN;
 	const size_t *bsizes;
 	unsigned int nbsizes, nsingle_sizes;
-	size_t single_sizes[MAX_SIZES];
+	size_t single_sizes[MAX_SIZES], burst_list[MAX_SIZES];
 	char model[128];
 	int cpu, rc;
 
@@ -1618,14 +1710,17 @@ main(int argc, char **argv)
 		nbsizes = opt.quick ? BENCH_ARRAY_SIZE(quick_burst_sizes) :
 				      BENCH_ARRAY_SIZE(burst_sizes);
 	} else {
-		bsizes = opt.sizes;
+		/* a copy: the single-message list below overwrites opt.sizes */
+		memcpy(burst_list, opt.sizes, opt.nsizes * sizeof(opt.sizes[0]));
+		bsizes = burst_list;
 		nbsizes = opt.nsizes;
 	}
-	/* single-message sizes: the list without 'imix' */
+	/* single-message sizes: the list without 'imix' and 'imix-esp' */
 	nsingle_sizes = 0;
 	for (unsigned int s = 0; s < opt.nsizes; s++) {
-		if (opt.sizes[s] != IMIX_SIZE)
-			single_sizes[nsingle_sizes++] = opt.sizes[s];
+		if (mix_name(opt.sizes[s]) != NULL)
+			continue;
+		single_sizes[nsingle_sizes++] = opt.sizes[s];
 		if (opt.sizes[s] > maxlen)
 			maxlen = opt.sizes[s];
 	}
@@ -1662,8 +1757,9 @@ main(int argc, char **argv)
 	ref.out = bench_alloc(maxlen);
 	ref.tag = bench_alloc(64);
 	bb = bench_alloc(sizeof(*bb));
-	for (unsigned int j = 0; j < BURST_N; j++) {
-		size_t blen = opt.burst ? maxlen : 64;
+	/* jobs past the first burst: imix-esp's (at most IMIX_LEN bytes) */
+	for (unsigned int j = 0; j < BURST_MAX; j++) {
+		size_t blen = !opt.burst ? 64 : j < BURST_N ? maxlen : IMIX_LEN;
 
 		bb->key[j] = bench_alloc(2048);
 		bb->in[j] = bench_alloc(blen);
@@ -1701,7 +1797,7 @@ main(int argc, char **argv)
 	print_tables();
 
 	rc = write_outputs(model);
-	for (unsigned int j = 0; j < BURST_N; j++) {
+	for (unsigned int j = 0; j < BURST_MAX; j++) {
 		free(bb->key[j]);
 		free(bb->in[j]);
 		free(bb->ct[j]);

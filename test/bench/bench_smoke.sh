@@ -12,14 +12,19 @@
 #     every peer built in, and for every vecsec ISA level when libvecsec has
 #     the AEAD (meson sets BENCH_EXPECT_VECSEC=1 then): vecsec == peers;
 #   - a corrupted output is caught: --inject-fault makes the run fail with
-#     MISMATCH (single and burst);
+#     MISMATCH (single, burst, and the last of imix-esp's 96 jobs);
+#   - --sizes imix-esp (three bursts of 32 ESP payloads in turn) with
+#     --mixed: a seal and an open row per implementation, mean 339 bytes,
+#     chacha20-poly1305 cross-checked between >= 2 of them, a table row; the
+#     vecsec-<top>-nomixed column is there and measured;
 #   - the kernel-level modes (--two-pass, --lanes, --crossover, --staged):
 #     every variant the CPU can run measures chacha20-poly1305 seal and open
 #     (so its output equalled the others'), the ones it cannot are named;
 #   - --floor: the kernel-floor table and CSV columns are there, and each
 #     vecsec burst row (chacha20-poly1305 and xchacha20-poly1305, every ISA
-#     level with lanes) has positive floor cycles and a positive burst /
-#     floor ratio (no timing asserted); --floor elsewhere is refused;
+#     level with lanes; 64, imix and imix-esp) has positive floor cycles and
+#     a positive burst / floor ratio (no timing asserted), imix-esp's blocks
+#     per message those of its 96 jobs; --floor elsewhere is refused;
 #   - --insns (the untimed workload of tools/arm64_insns.py): exit 0, the
 #     runtime address of main(), one line per case with its byte count,
 #     single and burst.
@@ -101,8 +106,10 @@ vna=$(awk -F, 'NR > 1 && $6 ~ /^vecsec-/ && $8 == "n/a" {print $1 " " $2 ": " $9
 
 # The cross-check must catch a corrupted output (single and burst).
 victim=$(awk -F, '$2 == "chacha20-poly1305" && $8 == "ok" {print $6}' "$csv" | tail -n 1)
-for mode in "" --burst-only; do
-	if "$bench" --case chacha20-poly1305 --sizes 64 --reps 1 $mode --inject-fault "$victim" \
+for mode in "" --burst-only imix-esp; do
+	sz=64
+	[ "$mode" = imix-esp ] && sz=imix-esp mode=--burst-only
+	if "$bench" --case chacha20-poly1305 --sizes $sz --reps 1 $mode --inject-fault "$victim" \
 		> "$tmp/f.txt" 2>&1; then
 		err "corrupted $victim output was not detected (${mode:-single})"
 	elif ! grep -q MISMATCH "$tmp/f.txt"; then
@@ -110,6 +117,33 @@ for mode in "" --burst-only; do
 		err "fault run failed without a MISMATCH report (${mode:-single})"
 	fi
 done
+
+# imix-esp: three bursts of 32 in turn (ESP payloads of IMIX frames), --mixed
+if ! "$bench" --case chacha20-poly1305 --burst-only --sizes imix-esp --reps 1 --mixed \
+	--csv "$tmp/e.csv" > "$tmp/e.txt" 2>&1; then
+	cat "$tmp/e.txt" >&2
+	err "vecsec-bench --sizes imix-esp --mixed failed"
+fi
+eimpls=$(sed -n 's/^measured: //p' "$tmp/e.txt" | tr ',' '\n' | sed 's/^ *//; s/ .*//')
+for im in $eimpls; do
+	for op in seal open; do
+		n=$(awk -F, -v i="$im" -v o="$op" '$1 == "burst" && $2 == "chacha20-poly1305" &&
+			$3 == o && $4 == "imix-esp" && $5 == "339.0" && $6 == i' "$tmp/e.csv" | wc -l)
+		[ "$n" = 1 ] || err "imix-esp: $n $op rows for $im, want 1"
+	done
+done
+n=$(awk -F, '$4 == "imix-esp" && $3 == "seal" && $8 == "ok"' "$tmp/e.csv" | wc -l)
+[ "$n" -ge 2 ] || err "imix-esp: seal measured by $n implementations, want >= 2 (cross-check)"
+grep -Eq '^seal +imix-esp +[0-9]' "$tmp/e.txt" || err "imix-esp: no 'seal imix-esp' table row"
+grep -q 'imix-esp: 3 bursts of 32 in turn' "$tmp/e.txt" || err "imix-esp: no note on its bursts"
+if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
+	nm=$(printf '%s\n' $eimpls | grep -c -- '-nomixed$')
+	[ "$nm" = 1 ] || err "--mixed: $nm vecsec-<isa>-nomixed columns, want 1"
+	for op in seal open; do
+		awk -F, -v o="$op" '$3 == o && $6 ~ /^vecsec-.*-nomixed$/ && $8 == "ok"' \
+			"$tmp/e.csv" | grep -q . || err "--mixed: no measured $op row for nomixed"
+	done
+fi
 
 # Kernel-level modes: each variant is cross-checked like any implementation.
 if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
@@ -134,7 +168,7 @@ fi
 
 # --floor: the kernel floor of vecsec's bursts, its table and its CSV columns
 if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
-	if ! "$bench" --case chacha20-poly1305,xchacha20-poly1305 --sizes 64,imix --reps 3 \
+	if ! "$bench" --case chacha20-poly1305,xchacha20-poly1305 --sizes 64,imix,imix-esp --reps 3 \
 		--burst-only --no-peers --floor --csv "$tmp/fl.csv" > "$tmp/fl.txt" 2>&1; then
 		cat "$tmp/fl.txt" >&2
 		err "vecsec-bench --floor failed"
@@ -154,8 +188,11 @@ if [ "${BENCH_EXPECT_VECSEC:-0}" = 1 ]; then
 		} else if (!($17 > 0 && $18 > 0 && $19 > 0 && $20 > 0 &&
 			     ($21 - $19 - $20) ^ 2 < 0.04)) {
 			print "bad floor: " $0
-		} else if (!($22 > 0 && $23 >= 0 && $23 <= 32)) {
+		} else if (!($22 > 0 && $23 >= 0 && $23 <= ($4 == "imix-esp" ? 96 : 32))) {
 			print "bad ratio: " $0
+		} else if ($4 == "imix-esp" && $2 == "chacha20-poly1305" &&
+			   ($17 != "6.50" || $18 != "23.92")) {
+			print "imix-esp floor blocks are not those of its 96 jobs: " $0
 		}
 	}' "$tmp/fl.csv" > "$tmp/flbad.txt"
 	[ -s "$tmp/flbad.txt" ] && err "$(cat "$tmp/flbad.txt")"

@@ -4,7 +4,9 @@
 # Plot a vecsec-bench CSV: TSC cycles/byte against message size (log-log),
 # one subplot per case, one line per implementation (seal/encrypt solid,
 # open dashed); burst cases get their own subplots in cycles per message,
-# with IMIX drawn as a lone marker at its mean packet size.
+# with the mixes drawn as lone markers at their mean message sizes, never
+# as a size on the x axis: IMIX (a star) and imix-esp (a diamond: three bursts
+# of ESP payloads of IMIX frames).
 #
 #   /usr/bin/python3 tools/report/plot_bench.py bench.csv bench.png [--title TEXT]
 #
@@ -13,6 +15,10 @@ import argparse
 import csv
 import math
 import sys
+
+
+# burst mixes (CSV size column): their marker; a mix is no point of a size line
+MIXES = {"imix": "*", "imix-esp": "D"}
 
 
 def load(path):
@@ -109,18 +115,19 @@ def main():
 					continue
 				style = "-" if k == 0 else "--"
 				y = "cycles_per_op" if mode == "burst" else "cycles_per_byte"
-				line = [(float(r["bytes"]), float(r[y])) for r in pts if r["size"] != "imix"]
+				line = [(float(r["bytes"]), float(r[y])) for r in pts if r["size"] not in MIXES]
 				line.sort()
 				if line:
 					ax.plot([p[0] for p in line], [p[1] for p in line], style,
 							color=cols[impl], marker="o", markersize=3, linewidth=1.4)
 				for r in pts:
-					if r["size"] == "imix":
-						ax.plot([float(r["bytes"])], [float(r[y])], marker="*",
-								markersize=10, color=cols[impl], linestyle="none")
+					if r["size"] in MIXES:
+						ax.plot([float(r["bytes"])], [float(r[y])], marker=MIXES[r["size"]],
+								markersize=10 if r["size"] == "imix" else 6,
+								color=cols[impl], linestyle="none")
 		ax.set_xscale("log", base=2)
 		ax.set_yscale("log")
-		xs = sorted({float(r["bytes"]) for r in sel if r["size"] != "imix"})
+		xs = sorted({float(r["bytes"]) for r in sel if r["size"] not in MIXES})
 		if xs:
 			ax.set_xticks(xs)
 			ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%d" % round(v)))
@@ -135,7 +142,7 @@ def main():
 												   (" dashed" if len(ops) > 1 else "")),
 						 fontsize=10)
 			ax.set_ylabel("TSC cycles / message")
-			ax.set_xlabel("message bytes (star: IMIX mean)")
+			ax.set_xlabel("message bytes (star: IMIX mean, diamond: imix-esp mean)")
 		else:
 			ax.set_title("%s (%s)" % (case, " solid, ".join(ops) +
 									  (" dashed" if len(ops) > 1 else "")), fontsize=10)
