@@ -723,9 +723,12 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	 * fast as in lanes. chachapoly_lanes.c's tuning entry has the figures.
 	 */
 	if (mixed < crossover) {
+		/* the width a burst of n runs at (8 lanes for 8 jobs on AVX-512) */
+		const struct chacha_impl *ci = vecsec_burst_pick_chacha(vecsec_burst_lanes_at(level), n);
+
 		for (unsigned int i = 0; i < n; i++)
 			nlong += jobs[i]->len > mixed;
-		if (nlong == 0 || nlong >= width)
+		if (nlong == 0 || ci == NULL || nlong >= ci->lanes)
 			mixed = SIZE_MAX;
 		nlong = 0;
 	}
