@@ -18,12 +18,16 @@
 
 #define CHACHA_X16_INLINE static inline __attribute__((always_inline))
 
-#define CHACHA_X16_QR(a, b, c, d) do { \
-	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 16); \
-	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 12); \
-	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 8); \
-	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7); \
+/* RFC 8439 2.1 on vectors of one width: its add, xor and rotate (VPROLD) */
+#define CHACHA_QR_W(a, b, c, d, add, xor, rol) do { \
+	a = add(a, b); d = rol(xor(d, a), 16); \
+	c = add(c, d); b = rol(xor(b, c), 12); \
+	a = add(a, b); d = rol(xor(d, a), 8); \
+	c = add(c, d); b = rol(xor(b, c), 7); \
 } while (0)
+
+#define CHACHA_X16_QR(a, b, c, d) \
+	CHACHA_QR_W(a, b, c, d, _mm512_add_epi32, _mm512_xor_si512, _mm512_rol_epi32)
 
 /* v[i] = word i of the 16 blocks with counters x[12] + 0..15 */
 CHACHA_X16_INLINE void
@@ -100,11 +104,13 @@ chacha_x16_dround(__m512i v[16])
  * a named local, as an asm on the array element itself would keep the
  * array in memory. No instruction.
  */
-#define CHACHA_X16_PIN(e) do { \
-	__m512i p_ = (e); \
+#define CHACHA_PIN_T(type, e) do { \
+	type p_ = (e); \
 	__asm__("" : "+v"(p_)); \
 	(e) = p_; \
 } while (0)
+
+#define CHACHA_X16_PIN(e) CHACHA_PIN_T(__m512i, e)
 
 /* v[0..15] pinned so */
 CHACHA_X16_INLINE void
@@ -323,18 +329,10 @@ chacha_rows_finish(struct chacha_rows *w, uint8_t *out, const uint8_t *in, size_
  * 256-bit units (AMD Zen 4), it costs half a 4-block set's passes, and
  * its chain the same latency. Blocks take counters ctr and ctr + 1.
  */
-#define CHACHA_Y_QR(a, b, c, d) do { \
-	a = _mm256_add_epi32(a, b); d = _mm256_rol_epi32(_mm256_xor_si256(d, a), 16); \
-	c = _mm256_add_epi32(c, d); b = _mm256_rol_epi32(_mm256_xor_si256(b, c), 12); \
-	a = _mm256_add_epi32(a, b); d = _mm256_rol_epi32(_mm256_xor_si256(d, a), 8); \
-	c = _mm256_add_epi32(c, d); b = _mm256_rol_epi32(_mm256_xor_si256(b, c), 7); \
-} while (0)
+#define CHACHA_Y_QR(a, b, c, d) \
+	CHACHA_QR_W(a, b, c, d, _mm256_add_epi32, _mm256_xor_si256, _mm256_rol_epi32)
 
-#define CHACHA_Y_PIN(e) do { \
-	__m256i p_ = (e); \
-	__asm__("" : "+v"(p_)); \
-	(e) = p_; \
-} while (0)
+#define CHACHA_Y_PIN(e) CHACHA_PIN_T(__m256i, e)
 
 struct chacha_rows2 {
 	__m256i a0, b0, c0, d0, a, b, c, d;
