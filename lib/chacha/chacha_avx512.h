@@ -18,12 +18,16 @@
 
 #define CHACHA_X16_INLINE static inline __attribute__((always_inline))
 
-#define CHACHA_X16_QR(a, b, c, d) do { \
-	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 16); \
-	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 12); \
-	a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 8); \
-	c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7); \
+/* RFC 8439 2.1 on vectors of one width: its add, xor and rotate (VPROLD) */
+#define CHACHA_QR_W(a, b, c, d, add, xor, rol) do { \
+	a = add(a, b); d = rol(xor(d, a), 16); \
+	c = add(c, d); b = rol(xor(b, c), 12); \
+	a = add(a, b); d = rol(xor(d, a), 8); \
+	c = add(c, d); b = rol(xor(b, c), 7); \
 } while (0)
+
+#define CHACHA_X16_QR(a, b, c, d) \
+	CHACHA_QR_W(a, b, c, d, _mm512_add_epi32, _mm512_xor_si512, _mm512_rol_epi32)
 
 /* v[i] = word i of the 16 blocks with counters x[12] + 0..15 */
 CHACHA_X16_INLINE void
@@ -100,11 +104,13 @@ chacha_x16_dround(__m512i v[16])
  * a named local, as an asm on the array element itself would keep the
  * array in memory. No instruction.
  */
-#define CHACHA_X16_PIN(e) do { \
-	__m512i p_ = (e); \
+#define CHACHA_PIN_T(type, e) do { \
+	type p_ = (e); \
 	__asm__("" : "+v"(p_)); \
 	(e) = p_; \
 } while (0)
+
+#define CHACHA_X16_PIN(e) CHACHA_PIN_T(__m512i, e)
 
 /* v[0..15] pinned so */
 CHACHA_X16_INLINE void
@@ -314,6 +320,75 @@ chacha_rows_finish(struct chacha_rows *w, uint8_t *out, const uint8_t *in, size_
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
 	}
+}
+
+/*
+ * A set of two blocks in ymm (128-bit lane L: block L of the set), run
+ * beside the 4-block sets above when the block count leaves one or two
+ * over: on a core whose 512-bit operations take two passes through
+ * 256-bit units (AMD Zen 4), it costs half a 4-block set's passes, and
+ * its chain the same latency. Blocks take counters ctr and ctr + 1.
+ */
+#define CHACHA_Y_QR(a, b, c, d) \
+	CHACHA_QR_W(a, b, c, d, _mm256_add_epi32, _mm256_xor_si256, _mm256_rol_epi32)
+
+#define CHACHA_Y_PIN(e) CHACHA_PIN_T(__m256i, e)
+
+struct chacha_rows2 {
+	__m256i a0, b0, c0, d0, a, b, c, d;
+};
+
+CHACHA_X16_INLINE void
+chacha_rows2_init(struct chacha_rows2 *w, __m128i x0, __m128i x1, __m128i x2, __m128i x3,
+		  uint32_t ctr)
+{
+	const __m256i c = _mm256_setr_epi32((int)ctr, 0, 0, 0, (int)(ctr + 1), 0, 0, 0);
+
+	w->a0 = _mm256_broadcastsi128_si256(x0);
+	w->b0 = _mm256_broadcastsi128_si256(x1);
+	w->c0 = _mm256_broadcastsi128_si256(x2);
+	w->d0 = _mm256_mask_blend_epi32(0x11, _mm256_broadcastsi128_si256(x3), c);
+	w->a = w->a0;
+	w->b = w->b0;
+	w->c = w->c0;
+	w->d = w->d0;
+}
+
+CHACHA_X16_INLINE void
+chacha_rows2_dround(struct chacha_rows2 *w)
+{
+	CHACHA_Y_QR(w->a, w->b, w->c, w->d);
+	w->b = _mm256_shuffle_epi32(w->b, 0x39);
+	w->c = _mm256_shuffle_epi32(w->c, 0x4e);
+	w->d = _mm256_shuffle_epi32(w->d, 0x93);
+	CHACHA_Y_QR(w->a, w->b, w->c, w->d);
+	w->b = _mm256_shuffle_epi32(w->b, 0x93);
+	w->c = _mm256_shuffle_epi32(w->c, 0x4e);
+	w->d = _mm256_shuffle_epi32(w->d, 0x39);
+	CHACHA_Y_PIN(w->a);
+	CHACHA_Y_PIN(w->b);
+	CHACHA_Y_PIN(w->c);
+	CHACHA_Y_PIN(w->d);
+}
+
+/* out = in ^ the two blocks, min(len, 128) bytes of them (masked at the end) */
+CHACHA_X16_INLINE void
+chacha_rows2_finish(struct chacha_rows2 *w, uint8_t *out, const uint8_t *in, size_t len)
+{
+	__m256i a = _mm256_add_epi32(w->a, w->a0), b = _mm256_add_epi32(w->b, w->b0);
+	__m256i c = _mm256_add_epi32(w->c, w->c0), d = _mm256_add_epi32(w->d, w->d0);
+	__m512i blk0 = _mm512_inserti64x4(_mm512_castsi256_si512(
+			_mm256_permute2x128_si256(a, b, 0x20)),
+			_mm256_permute2x128_si256(c, d, 0x20), 1);
+	__m512i blk1 = _mm512_inserti64x4(_mm512_castsi256_si512(
+			_mm256_permute2x128_si256(a, b, 0x31)),
+			_mm256_permute2x128_si256(c, d, 0x31), 1);
+
+	if (len > 0)
+		chacha_x16_xor_block(out, in, blk0, len);
+	if (len > CHACHA_BLOCK_LEN)
+		chacha_x16_xor_block(out + CHACHA_BLOCK_LEN, in + CHACHA_BLOCK_LEN, blk1,
+				     len - CHACHA_BLOCK_LEN);
 }
 
 CHACHA_X16_INLINE void

@@ -272,6 +272,7 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * out only after the tag matched.
  */
 #define SHORT_MAX (55 * CHACHA_BLOCK_LEN)
+
 /*
  * Dispatch takes the short path up to the bound measured on the CPU
  * (vecsec_tune(), chachapoly.c): 960 bytes on a Sapphire Rapids-class
@@ -429,25 +430,62 @@ x16_rows_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 
 /*
  * Block 0 (x[12] = 0: the job's state) whole into otk, blocks 1.. over the
- * data: one or two row-form sets up to 7 data blocks, a 16-block step
- * above (TSC cycles per seal on a Sapphire Rapids class Xeon: 512 B 840
- * against 855 with three sets, 704 B 873 against 894; 384 B 722 in two
- * sets against 826), and past 15 data blocks the 16-block step with one
+ * data: rows up to 11 data blocks (4-block sets, and a 2-block set in ymm
+ * where the 4-block sets would round up by two or three: rows_y()), a
+ * 16-block step above, and past 15 data blocks the 16-block step with one
  * to three sets of rows in its double rounds (x16_rows()). (GCC 12 stops
  * with an internal error when the counter of the data blocks is x[12] + 1
  * rather than the constant.)
+ *
+ * The bound between rows and the 16-block step is the Zen 4's (512-bit
+ * operations two passes: the rows' fewer passes win to 12 blocks; TSC
+ * cycles per seal, 16-block step / rows, three runs: 512 B 817-818 /
+ * 769-775, 576 B 842-848 / 781-787, 640 B 839-845 / 824-837, 704 B
+ * 858-863 / 831-850; 768 B with three sets and a 2-block one lost, 848-857
+ * / 882-930). A Sapphire Rapids class Xeon, with 512-bit units, had the
+ * 16-block step ahead from 8 data blocks (512 B 840 against 855 with three
+ * sets, 704 B 873 against 894; 384 B 722 in two sets against 826): a
+ * per-CPU bound for lib/cpu if that holds for the 2-block set too.
  */
 /*
  * x: the state at counter 0 (XChaCha: with the derived subkey), or NULL:
  * an IETF job's state from its key and nonce bytes.
  */
+/*
+ * Block 0 whole into otk, data blocks 1 .. 4 nsets + 1 in nsets 4-block
+ * sets of rows and one 2-block set (ymm) in the same double rounds: the
+ * counts the 4-block sets would round up by two or three blocks. On a
+ * Zen 4 two 4-block sets are bound by the shuffle and rotate pipes as much
+ * as by their latency; the 2-block set takes half a set's passes (TSC
+ * cycles per seal, two 4-block sets / one and the 2-block set, three
+ * runs: 256 B 619-639 / 580-583, 320 B 655-685 / 619-643).
+ */
+static inline __attribute__((always_inline)) void
+rows_y(uint8_t *out, const uint8_t *in, size_t len, const __m128i r[4], int nsets,
+       uint8_t otk[CHACHA_BLOCK_LEN])
+{
+	const size_t at = (size_t)(4 * nsets - 1) * CHACHA_BLOCK_LEN;
+	struct chacha_rows w;
+	struct chacha_rows2 y;
+
+	chacha_rows_init(&w, r[0], r[1], r[2], r[3], nsets, otk, 1);
+	chacha_rows2_init(&y, r[0], r[1], r[2], r[3], 4 * (uint32_t)nsets);
+	for (int dr = 0; dr < 10; dr++) {
+		chacha_rows_dround(&w, nsets);
+		chacha_rows_pin(&w, nsets);
+		chacha_rows2_dround(&y);
+	}
+	chacha_rows_finish(&w, out, in, len, nsets, otk);
+	chacha_rows2_finish(&y, out + at, in + at, len - at);
+}
+
 static inline __attribute__((always_inline)) void
 short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead_job *job,
 	   const uint32_t *x, uint8_t otk[CHACHA_BLOCK_LEN])
 {
 	__m128i r[4];
 
-	if (len > 7 * CHACHA_BLOCK_LEN) {
+	if (len > 11 * CHACHA_BLOCK_LEN) {
 		uint32_t xl[16];
 
 		if (x == NULL) {
@@ -473,8 +511,14 @@ short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead
 		return;
 	}
 	state_rows(r, job, x);
-	if (len > 3 * CHACHA_BLOCK_LEN)
+	if (len > 9 * CHACHA_BLOCK_LEN)
+		chacha_rows_core_v(out, in, len, r[0], r[1], r[2], r[3], 20, 3, NULL, NULL, otk, 1);
+	else if (len > 7 * CHACHA_BLOCK_LEN)
+		rows_y(out, in, len, r, 2, otk);
+	else if (len > 5 * CHACHA_BLOCK_LEN)
 		chacha_rows_core_v(out, in, len, r[0], r[1], r[2], r[3], 20, 2, NULL, NULL, otk, 1);
+	else if (len > 3 * CHACHA_BLOCK_LEN)
+		rows_y(out, in, len, r, 1, otk);
 	else
 		chacha_rows_core_v(out, in, len, r[0], r[1], r[2], r[3], 20, 1, NULL, NULL, otk, 1);
 }
