@@ -259,9 +259,9 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
 /* ---- short jobs: the whole AEAD in one ChaCha20 pass ---- */
 
 /*
- * Jobs up to 55 blocks (3520 bytes): the one-time-key block and the data
+ * Jobs up to 75 blocks (4800 bytes): the one-time-key block and the data
  * blocks come out of one ChaCha20 pass (short_rows(): row form, one to
- * three 16-block forms and up to three sets of rows in the same double
+ * four 16-block forms and up to three sets of rows in the same double
  * rounds), so the ChaCha20 part costs about one pass's latency and
  * nothing waits for the one-time key alone; Poly1305 then runs in radix 2^64 on the
  * integer units (poly1305_64.h), or the IFMA kernel for the data from
@@ -271,15 +271,18 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * the stitched steps do), and in place into a stack buffer that reaches
  * out only after the tag matched.
  */
-#define SHORT_MAX (55 * CHACHA_BLOCK_LEN)
-
+#define SHORT_MAX (75 * CHACHA_BLOCK_LEN)
 /*
  * Dispatch takes the short path up to the bound measured on the CPU
  * (vecsec_tune(), chachapoly.c): 960 bytes on a Sapphire Rapids-class
- * Xeon (measured before the multi-form passes existed), all 3520 on a
- * Zen 5, where every length 961..3520 is 12 to 44 % faster this way than
- * with the 1 KiB stitched steps, and on a Zen 4 (2 to 15 % there; cpu.c
- * has the figures).
+ * Xeon (measured before the multi-form passes existed), 3520 on a Zen 5,
+ * where every length 961..3520 is 12 to 44 % faster this way than with
+ * the 1 KiB stitched steps (and three sets beside three forms lost), and
+ * all 4800 on a Zen 4 (2 to 15 % to 3520 B, cpu.c has the figures; 3584
+ * to 4800 B 5 to 9 %, TSC cycles per seal, stitched / short, medians of
+ * 21 rounds alternating in one process: 3584 B 2915 / 2755, 3776 B
+ * 2971 / 2801, 4096 B 3185 / 2965, 4160 B 3311 / 3067, 4608 B 3603 /
+ * 3400, 4800 B 3603 / 3421; opens alike).
  */
 
 /*
@@ -288,6 +291,14 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * a Zen 4; the figures are in lib/cpu/cpu.c).
  */
 #define SHORT_IFMA_BLOCKS (vecsec_tune()->chachapoly_short_ifma_blocks)
+/*
+ * The short path's ChaCha20 in sets of rows up to this many data blocks
+ * (vecsec_tune(): 7 on a Sapphire Rapids class Xeon, 11 on a Zen 4; at
+ * most 11, three 4-block sets less the one-time key's block), the
+ * 16-block form past it: short_rows().
+ */
+#define SHORT_ROWS_BLOCKS \
+	(vecsec_tune()->chachapoly_short_rows_blocks < 11 ? vecsec_tune()->chachapoly_short_rows_blocks : 11u)
 
 /* The data's last n (0..15) bytes, padded (RFC 8439 2.8), and the lengths block. */
 static inline __attribute__((always_inline)) void
@@ -349,13 +360,13 @@ short_data(struct poly1305_64 *p, const uint8_t *c, size_t nb, const uint8_t otk
  */
 static inline __attribute__((always_inline)) void
 x16_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
-	 uint8_t otk[CHACHA_BLOCK_LEN], int nx16, int nsets)
+	 uint8_t otk[CHACHA_BLOCK_LEN], int nx16, int nsets, uint32_t (*xs)[16],
+	 __m512i (*vs)[16])
 {
 	const size_t head = 15 * CHACHA_BLOCK_LEN, step = 16 * CHACHA_BLOCK_LEN;
 	const size_t rows_at = head + step * (size_t)(nx16 - 1);
 	struct chacha_rows w;
-	uint32_t xs[2][16];
-	__m512i v[16], vs[2][16];
+	__m512i v[16];
 
 	chacha_x16_init(v, x);
 	for (int f = 0; f < nx16 - 1; f++) {
@@ -388,7 +399,7 @@ x16_rows(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 		chacha_x16_finish(out + at, in + at, len - at, vs[f], xs[f]);
 	}
 	if (nx16 > 1)
-		vecsec_wipe(xs, sizeof(xs));
+		vecsec_wipe(xs, sizeof(xs[0]) * (size_t)(nx16 - 1));
 	if (nsets > 0)
 		chacha_rows_finish(&w, out + rows_at, in + rows_at, len - rows_at, nsets, NULL);
 }
@@ -406,26 +417,56 @@ static __attribute__((noinline)) void
 x16_rows_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
 	      uint8_t otk[CHACHA_BLOCK_LEN])
 {
+	uint32_t xs[2][16];
+	__m512i vs[2][16];
+
 	if (len > 51 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 3, 2);
+		x16_rows(out, in, len, x, otk, 3, 2, xs, vs);
 	else if (len > 47 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 3, 1);
+		x16_rows(out, in, len, x, otk, 3, 1, xs, vs);
 	else if (len > 43 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 3, 0);
+		x16_rows(out, in, len, x, otk, 3, 0, xs, vs);
 	else if (len > 39 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 2, 3);
+		x16_rows(out, in, len, x, otk, 2, 3, xs, vs);
 	else if (len > 35 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 2, 2);
+		x16_rows(out, in, len, x, otk, 2, 2, xs, vs);
 	else if (len > 31 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 2, 1);
+		x16_rows(out, in, len, x, otk, 2, 1, xs, vs);
 	else if (len > 27 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 2, 0);
+		x16_rows(out, in, len, x, otk, 2, 0, xs, vs);
 	else if (len > 23 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 1, 3);
+		x16_rows(out, in, len, x, otk, 1, 3, xs, vs);
 	else if (len > 19 * CHACHA_BLOCK_LEN)
-		x16_rows(out, in, len, x, otk, 1, 2);
+		x16_rows(out, in, len, x, otk, 1, 2, xs, vs);
 	else
-		x16_rows(out, in, len, x, otk, 1, 1);
+		x16_rows(out, in, len, x, otk, 1, 1, xs, vs);
+}
+
+/*
+ * Past 55 data blocks: three forms and three sets of rows, then four
+ * forms and one to three sets, in a function of its own so that its
+ * larger frame (a third extra state) stays out of the others'. The pass
+ * hides the one-time key's block, which the stitched steps' caller
+ * computes alone (about 275 of 3190 TSC cycles of a 4096-byte seal on a
+ * Zen 4).
+ */
+static __attribute__((noinline)) void
+x16_rows_x4(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
+	    uint8_t otk[CHACHA_BLOCK_LEN])
+{
+	uint32_t xs[3][16];
+	__m512i vs[3][16];
+
+	if (len > 71 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 4, 3, xs, vs);
+	else if (len > 67 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 4, 2, xs, vs);
+	else if (len > 63 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 4, 1, xs, vs);
+	else if (len > 59 * CHACHA_BLOCK_LEN)
+		x16_rows(out, in, len, x, otk, 4, 0, xs, vs);
+	else
+		x16_rows(out, in, len, x, otk, 3, 3, xs, vs);
 }
 
 /*
@@ -437,15 +478,16 @@ x16_rows_long(uint8_t *out, const uint8_t *in, size_t len, const uint32_t x[16],
  * with an internal error when the counter of the data blocks is x[12] + 1
  * rather than the constant.)
  *
- * The bound between rows and the 16-block step is the Zen 4's (512-bit
- * operations two passes: the rows' fewer passes win to 12 blocks; TSC
+ * The bound between rows and the 16-block step is per CPU
+ * (SHORT_ROWS_BLOCKS). On the Zen 4 (512-bit
+ * operations two passes) the rows' fewer passes win to 12 blocks (TSC
  * cycles per seal, 16-block step / rows, three runs: 512 B 817-818 /
  * 769-775, 576 B 842-848 / 781-787, 640 B 839-845 / 824-837, 704 B
  * 858-863 / 831-850; 768 B with three sets and a 2-block one lost, 848-857
  * / 882-930). A Sapphire Rapids class Xeon, with 512-bit units, had the
  * 16-block step ahead from 8 data blocks (512 B 840 against 855 with three
- * sets, 704 B 873 against 894; 384 B 722 in two sets against 826): a
- * per-CPU bound for lib/cpu if that holds for the 2-block set too.
+ * sets, 704 B 873 against 894; 384 B 722 in two sets against 826), so
+ * its entry (and the Zen 5's, not measured) keeps 7.
  */
 /*
  * x: the state at counter 0 (XChaCha: with the derived subkey), or NULL:
@@ -485,7 +527,7 @@ short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead
 {
 	__m128i r[4];
 
-	if (len > 11 * CHACHA_BLOCK_LEN) {
+	if (len > SHORT_ROWS_BLOCKS * CHACHA_BLOCK_LEN) {
 		uint32_t xl[16];
 
 		if (x == NULL) {
@@ -503,10 +545,12 @@ short_rows(uint8_t *out, const uint8_t *in, size_t len, const struct vecsec_aead
 				xl[13 + w] = vecsec_load_le32(job->nonce + 4 * w);
 			x = xl;
 		}
-		if (len > 15 * CHACHA_BLOCK_LEN)
+		if (len > 55 * CHACHA_BLOCK_LEN)
+			x16_rows_x4(out, in, len, x, otk);
+		else if (len > 15 * CHACHA_BLOCK_LEN)
 			x16_rows_long(out, in, len, x, otk);
 		else
-			x16_rows(out, in, len, x, otk, 1, 0);
+			x16_rows(out, in, len, x, otk, 1, 0, NULL, NULL);
 		vecsec_wipe(xl, sizeof(xl));
 		return;
 	}

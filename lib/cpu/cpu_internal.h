@@ -94,6 +94,11 @@ struct vecsec_tune {
 	/* inside it: Poly1305 blocks of the data from which the IFMA kernel takes them */
 	size_t chachapoly_short_ifma_blocks;
 	/*
+	 * and the data blocks up to which its ChaCha20 runs as sets of rows
+	 * (7 to 11), past them as the 16-block form
+	 */
+	unsigned int chachapoly_short_rows_blocks;
+	/*
 	 * Poly1305 one-shot MACs and updates: the length from which the
 	 * AVX-512 IFMA entries take them (their min_len is the least of these;
 	 * poly1305.c), radix 2^64 below.

@@ -848,11 +848,12 @@ single_case(enum vecsec_aead_alg alg, struct vt_buf *g, uint8_t *want, const uin
  * The single-message short path (a whole job up to short_max bytes in one
  * ChaCha20 pass, chachapoly_avx512ifma.c) and the one-time key computed
  * with a tail (open too): reached at AVX-512 IFMA (the kernel takes up to
- * 3520 bytes, dispatch 960 or 3520 by CPU; 0 where the level has no short
- * path), == the oracle for every length 0..3520 + 80 with the short path
+ * 4800 bytes, dispatch 960, 3520 or 4800 by CPU; 0 where the level has no
+ * short path), == the oracle for every length 0..4800 + 80 with the short path
  * at the kernel's bound on every CPU, and for tails 1..704 after 1 KiB
  * (odd offsets, AAD 0..64), both directions, out of place and in place,
- * also with the short path switched off; forgeries at the thresholds give
+ * also with the short path switched off, and to 16 blocks with every CPU
+ * tuning entry pinned (the rows / 16-block bound); forgeries at the thresholds give
  * -EBADMSG and a zeroed output.
  */
 static void
@@ -861,11 +862,13 @@ test_single_short(void)
 	static const size_t forged[] = { 0, 1, 15, 16, 63, 64, 65, 191, 192, 193, 255, 256,
 					 447, 448, 449, 959, 960, 961, 1025, 1087, 1088, 1419,
 					 1420, 1727, 1728, 1729, 1984, 1985, 2751, 2752,
-					 2753, 3007, 3008, 3009, 3519, 3520, 3521 };
+					 2753, 3007, 3008, 3009, 3519, 3520, 3521, 3776,
+					 3777, 4032, 4033, 4095, 4096, 4288, 4289, 4544,
+					 4545, 4799, 4800, 4801 };
 	const struct chachapoly_impl *sk = vecsec_chachapoly_impl_for(0);
 	uint64_t seed = vt_seed();
-	uint8_t *src = malloc(4096), *want = malloc(4096), *ct = malloc(4096);
-	uint8_t *out = malloc(4096), key[32], nonce[12], aad[20], tag[16];
+	uint8_t *src = malloc(8192), *want = malloc(8192), *ct = malloc(8192);
+	uint8_t *out = malloc(8192), key[32], nonce[12], aad[20], tag[16];
 	size_t smax = vecsec_chachapoly_short_max(), top;
 	struct vecsec_aead_key k;
 	struct vt_buf g;
@@ -878,15 +881,15 @@ test_single_short(void)
 	VT_EXPECT(smax == (kmax < tuned ? kmax : tuned), "short_max %zu", smax);
 #ifdef VECSEC_HAVE_AVX512_IFMA
 	if (sk == &vecsec_chachapoly_impl_avx512ifma)
-		VT_EXPECT(kmax == 3520 && smax >= 960, "avx512ifma short path %zu", smax);
+		VT_EXPECT(kmax == 4800 && smax >= 960, "avx512ifma short path %zu", smax);
 #endif
 	VT_EXPECT(vecsec_chachapoly_set_short_max(0) == SIZE_MAX, "cap");
 	VT_EXPECT(vecsec_chachapoly_short_max() == 0, "short path off");
 	VT_EXPECT(vecsec_chachapoly_set_short_max(SIZE_MAX) == 0, "cap back");
 	VT_EXPECT(vecsec_chachapoly_short_max() == smax, "cap back: %zu", smax);
 	top = kmax + 80;
-	vt_buf_init(&g, 4096 + 64);
-	vt_rand(src, 4096, seed);
+	vt_buf_init(&g, 8192 + 64);
+	vt_rand(src, 8192, seed);
 	for (int off_path = 0; off_path < 2; off_path++) {
 		/* off_path 1: the same lengths with the short path off; 0: its whole range */
 		vecsec_chachapoly_set_short_max(off_path ? 0 : kmax);
@@ -901,6 +904,16 @@ test_single_short(void)
 					    (t * 5 + 3) % 64, seed + 5000 + t);
 		}
 	}
+	/* every tuning entry pinned: its rows / 16-block bound, lengths to 16 blocks */
+	vecsec_chachapoly_set_short_max(kmax);
+	for (size_t t = 0; vecsec_tunes[t] != NULL && kmax > 0; t++) {
+		vecsec_tune_force(vecsec_tunes[t]);
+		for (size_t a = 0; a < VT_ARRAY_SIZE(algs); a++)
+			for (size_t len = 0; len <= 16 * 64 + 80; len += 1 + len % 5)
+				single_case(algs[a], &g, want, src + len % 7, len, len % 65,
+					    (len * 3 + 1) % 64, seed + 9000 + len);
+	}
+	vecsec_tune_force(NULL);
 	vt_buf_free(&g);
 
 	vt_rand(key, sizeof(key), seed ^ 41);
