@@ -56,9 +56,8 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 	ic.n[0] = ic.n[1] = 0;
 	/*
 	 * stage 2 (esp_crypto.h) for every SA of the burst before the first is
-	 * used: its key line and the line after it (worker 0's counters: the
-	 * aligned pair), its window (inbound); other workers' counters later,
-	 * before crypto (below)
+	 * used: its key line, its window (inbound); this worker's counters
+	 * later, before crypto (below)
 	 */
 	for (uint16_t i = 0; i < n; i++) {
 		const struct gw_sa *sa = sas[i];
@@ -66,10 +65,9 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 		if (i != 0 && sa == sas[i - 1])
 			continue;
 		rte_prefetch0(sa->nsa0.nsa->key_line);
-		rte_prefetch0(&sa->nsa0.nsa->ctr0);
 		/* line 0 (counter, IPv4 template) came with line 1; IPv6's template */
 		if (sa->dir == GW_DIR_OUT && sa->mode == GW_MODE_TUN6)
-			rte_prefetch0(sa->nsa0.nsa->tmpl6);
+			rte_prefetch0(&sa->nsa0.nsa->key);
 		if (sa->rw != NULL)
 			rte_prefetch0(sa->rw);
 	}
@@ -91,7 +89,7 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 				gw_native_in_prep(sa, m, c);
 			if (why != 0) {
 				if (sa->dir == GW_DIR_OUT)
-					gw_nsa_ctr(w, sa)->seq_used++;  /* its number is spent */
+					w->sa_st[sa->idx].seq_used++;   /* its number is spent */
 				gw_port_drop(w, sa, m, (enum gw_drop)(why - 1));
 				continue;
 			}
@@ -104,14 +102,13 @@ gw_esp_native(struct gw_worker *w, struct gw_sa *const sas[], struct rte_mbuf *m
 	if (nb == 0)
 		return;
 	/*
-	 * this worker's counter lines, which only the packets' ends write, asked
-	 * for (again) here, to come during crypto: an sa_st line asked for only
-	 * with stage 2 (at 100,000 SAs) was mostly not there yet or gone again
-	 * when the end wrote it. Worker 0's came with the key line.
+	 * this worker's counter lines, which only the packets' ends write: asked
+	 * for here they come during crypto; asked for with stage 2 (at 100,000
+	 * SAs) most were not there yet or gone again when the end wrote them
 	 */
 	for (uint16_t i = 0; i < nb; i++)
 		if (i == 0 || jsa[i] != jsa[i - 1])
-			rte_prefetch0(gw_nsa_ctr(w, jsa[i]));
+			rte_prefetch0(&w->sa_st[jsa[i]->idx]);
 	vecsec_aead_burst(jobs, nb);
 	for (uint16_t i = 0; i < nb; i++) {
 		struct gw_sa *sa = jsa[i];

@@ -97,16 +97,6 @@ gw_nsa_key(const struct gw_sa *sa)
 	return k->alg != VECSEC_AEAD_NONE ? k : n->key;
 }
 
-/*
- * Worker w's packet counters of native SA sa: worker 0's in the line after
- * the key line (struct gw_nsa), the others' in their sa_st slots.
- */
-static inline struct gw_sa_ctr *
-gw_nsa_ctr(struct gw_worker *w, const struct gw_sa *sa)
-{
-	return w->id == 0 ? &sa->nsa0.nsa->ctr0 : &w->sa_st[sa->idx];
-}
-
 /* esp_native_out.c: frame one outbound packet with number seq and fill its job; 0 or a drop */
 int gw_native_out_prep(struct gw_sa *sa, struct rte_mbuf *m, uint64_t seq, struct gw_nat *j);
 /* after the burst: the packet counted and routed (NAT-T first), or dropped */

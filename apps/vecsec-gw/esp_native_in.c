@@ -215,9 +215,7 @@ gw_native_in_done(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m,
 		return;
 	in_strip(sa, m, j, pad_len, (uint8_t)nh);
 	/* last use (an IKE daemon's `query sa`): authenticated packets only */
-	struct gw_sa_ctr *ss = gw_nsa_ctr(w, sa);
-
-	__atomic_store_n(&ss->last_tsc, w->now_tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->sa_st[sa->idx].last_tsc, w->now_tsc, __ATOMIC_RELAXED);
 	m->ol_flags = 0;
-	in_post(w, sa, m, ss, ic);      /* esp_in.h */
+	in_post(w, sa, m, &w->sa_st[sa->idx], ic);     /* esp_in.h */
 }

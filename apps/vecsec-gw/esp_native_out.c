@@ -123,7 +123,7 @@ void
 gw_native_out_done(struct gw_worker *w, struct gw_sa *sa, struct rte_mbuf *m,
 		   const struct gw_nat *j)
 {
-	struct gw_sa_ctr *ss = gw_nsa_ctr(w, sa);
+	struct gw_sa_ctr *ss = &w->sa_st[sa->idx];
 
 	ss->seq_used++;         /* its number, sealed or not (esp_native.c, out_run) */
 	if (j->job.status != VECSEC_JOB_OK) {

@@ -50,19 +50,11 @@ struct rte_fib6;
  * vecsec_aead_key_size() is one line; the header names the algorithm, so
  * a ChaCha20 packet needs no pointer to it); an ARIA key's round keys do
  * not fit a line, so that line stays zero and its object follows struct
- * gw_nsa in the block. The second line: worker 0's packet counters for
- * this SA (struct gw_sa_ctr, in place of its gw_worker.sa_st slot, which
- * stays zero while the SA lives; other workers keep theirs in sa_st) and
- * the key's address: the block is 128-byte aligned, so the counters share
- * an aligned pair of lines with the key line and are asked for with it,
- * instead of costing a line of their own at many SAs. gw_stats_sa_sum()
- * adds them in, and gw_sa_native_wipe() moves them to the sa_st slot when
- * the SA goes, so every view sums what it did. The third line: an IPv6
+ * gw_nsa in the block. The second line: the key's address and an IPv6
  * tunnel's template. Then, inbound, the exact replay window (rw).
  */
 #define GW_NSA0_TMPL_MAX 28     /* IPv4 20 + UDP 8 */
 #define GW_NSA_TMPL_MAX 48      /* IPv6 40 + UDP 8 */
-#define GW_NSA_ALIGN 128        /* the block's: lines 0 and 1 one aligned pair */
 struct gw_nsa;
 struct gw_nsa0 {
 	void *zero;                             /* where ss.sa is: NULL */
@@ -76,9 +68,8 @@ struct gw_nsa0 {
 };
 struct gw_nsa {
 	uint8_t key_line[64] __rte_aligned(64); /* ChaCha20's key object */
-	struct gw_sa_ctr ctr0;                  /* line 1: worker 0's counters */
 	const struct vecsec_aead_key *key;      /* &key_line, or the ARIA object after this */
-	uint8_t tmpl6[GW_NSA_TMPL_MAX] __rte_cache_aligned;     /* an IPv6 tunnel's template */
+	uint8_t tmpl6[GW_NSA_TMPL_MAX];         /* an IPv6 tunnel's template */
 };
 
 /*

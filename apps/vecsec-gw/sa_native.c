@@ -116,13 +116,11 @@ nsa_key(struct gw_dp *dp, struct gw_sa *s, const struct gw_sa_conf *c, size_t rw
 	struct vecsec_aead_key *k;
 	int rc;
 
-	RTE_BUILD_BUG_ON(sizeof(n->key_line) != 64 || sizeof(struct gw_nsa0) != 64 ||
-			 offsetof(struct gw_nsa, ctr0) != 64 ||
-			 offsetof(struct gw_nsa, key) + sizeof(n->key) > 128);
+	RTE_BUILD_BUG_ON(sizeof(n->key_line) != 64 || sizeof(struct gw_nsa0) != 64);
 	if (ksz == 0)
 		return -ENOTSUP;
 	cold->blk_size = head + (ksz > sizeof(n->key_line) ? ksz : 0) + rw_sz;
-	cold->blk = rte_zmalloc("gw_nsa", cold->blk_size, GW_NSA_ALIGN);
+	cold->blk = rte_zmalloc("gw_nsa", cold->blk_size, RTE_CACHE_LINE_SIZE);
 	if (cold->blk == NULL) {
 		cold->blk_size = 0;
 		return -ENOMEM;
@@ -198,17 +196,9 @@ gw_sa_native_wipe(struct gw_dp *dp, struct gw_sa *s)
 {
 	struct gw_nsa *n = s->nsa0.nsa;
 
+	(void)dp;
 	if (s->action != GW_SA_NATIVE)
 		return;
-	if (n != NULL && dp->nb_workers != 0 && dp->worker[0].sa_st != NULL) {
-		struct gw_sa_ctr *st = &dp->worker[0].sa_st[s->idx];
-
-		/* worker 0's counts to its sa_st slot, where the views find them now */
-		st->pkts += n->ctr0.pkts;
-		st->bytes += n->ctr0.bytes;
-		st->last_tsc = RTE_MAX(st->last_tsc, n->ctr0.last_tsc);
-		st->seq_used += n->ctr0.seq_used;
-	}
 	if (n != NULL) {
 		if (n->key != NULL)
 			vecsec_aead_key_wipe((struct vecsec_aead_key *)(uintptr_t)n->key);

@@ -102,16 +102,6 @@ gw_stats_sa_sum(const struct gw_dp *dp, unsigned int sa, struct gw_sa_stats *out
 			out->drops[d] += drops[d];
 		out->seq_used += s->seq_used;
 	}
-	if (dp->sa[sa].action == GW_SA_NATIVE && dp->sa[sa].nsa0.nsa != NULL) {
-		/* a native SA's worker 0 counts in its block (gw_dp.h, struct gw_nsa) */
-		const struct gw_sa_ctr *s = &dp->sa[sa].nsa0.nsa->ctr0;
-
-		out->pkts += s->pkts;
-		out->bytes += s->bytes;
-		out->last_tsc = RTE_MAX(out->last_tsc, __atomic_load_n(&s->last_tsc,
-								      __ATOMIC_RELAXED));
-		out->seq_used += s->seq_used;
-	}
 }
 
 /* ---- since the last reset ------------------------------------------------ */
