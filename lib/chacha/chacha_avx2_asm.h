@@ -63,32 +63,25 @@
  * them, so that the load is never on the rounds' critical path).
  */
 #ifdef CHX8_VL
-/* the VL form: every word in its register, VPROLD */
+/* the VL form: every word in its register; half a quarter round, VPROLD */
+.macro CHX8_HALF2 a0, b0, c0, d0, a1, b1, c1, d1, rd, rb
+	vpaddd	\b0, \a0, \a0
+	vpaddd	\b1, \a1, \a1
+	vpxor	\a0, \d0, \d0
+	vpxor	\a1, \d1, \d1
+	vprold	$\rd, \d0, \d0
+	vprold	$\rd, \d1, \d1
+	vpaddd	\d0, \c0, \c0
+	vpaddd	\d1, \c1, \c1
+	vpxor	\c0, \b0, \b0
+	vpxor	\c1, \b1, \b1
+	vprold	$\rb, \b0, \b0
+	vprold	$\rb, \b1, \b1
+.endm
+
 .macro CHX8_QR2 a0, b0, c0, d0, a1, b1, c1, d1
-	vpaddd	\b0, \a0, \a0
-	vpaddd	\b1, \a1, \a1
-	vpxor	\a0, \d0, \d0
-	vpxor	\a1, \d1, \d1
-	vprold	$16, \d0, \d0
-	vprold	$16, \d1, \d1
-	vpaddd	\d0, \c0, \c0
-	vpaddd	\d1, \c1, \c1
-	vpxor	\c0, \b0, \b0
-	vpxor	\c1, \b1, \b1
-	vprold	$12, \b0, \b0
-	vprold	$12, \b1, \b1
-	vpaddd	\b0, \a0, \a0
-	vpaddd	\b1, \a1, \a1
-	vpxor	\a0, \d0, \d0
-	vpxor	\a1, \d1, \d1
-	vprold	$8, \d0, \d0
-	vprold	$8, \d1, \d1
-	vpaddd	\d0, \c0, \c0
-	vpaddd	\d1, \c1, \c1
-	vpxor	\c0, \b0, \b0
-	vpxor	\c1, \b1, \b1
-	vprold	$7, \b0, \b0
-	vprold	$7, \b1, \b1
+	CHX8_HALF2 \a0, \b0, \c0, \d0, \a1, \b1, \c1, \d1, 16, 12
+	CHX8_HALF2 \a0, \b0, \c0, \d0, \a1, \b1, \c1, \d1, 8, 7
 .endm
 #else
 .macro CHX8_QR2 a0, b0, c0, d0, a1, b1, c1, d1, m0, m1
