@@ -15,7 +15,8 @@
  * per-job bursts against ipsec-mb's job API), --crossover (lanes against
  * the single-message path at any size), --staged (the staged burst path
  * on and off), --novl (the AVX2 lane kernels' plain forms against their
- * AVX-512VL forms, at the AVX2 and AVX-512 levels), --mixed (the
+ * AVX-512VL forms, at the AVX2 and AVX-512 levels; at AVX2 the
+ * single-message assembly's too), --mixed (the
  * mixed-burst bound off, at the top level measured). --floor adds, to each vecsec burst of (X)ChaCha20-Poly1305,
  * its kernel floor (bench_floor.c): the lane blocks the burst's jobs need,
  * through the lane kernels it dispatches to, timed sample for sample
@@ -1100,7 +1101,8 @@ usage(FILE *f)
 "                   (vecsec-general)\n"
 "  --novl           bursts: at the AVX2 and AVX-512 levels also the plain AVX2 lane\n"
 "                   kernels where the CPU has AVX-512VL/BW (default: their VL forms):\n"
-"                   vecsec-<isa>-novl\n"
+"                   vecsec-<isa>-novl; at AVX2 single messages of (x)chacha20-poly1305\n"
+"                   too (the plain stitched assembly against its VL form)\n"
 "  --mixed          bursts: at the top ISA level also the mixed-burst bound off (its\n"
 "                   few long jobs stay in the lanes): vecsec-<isa>-nomixed\n"
 "  --floor          bursts of (x)chacha20-poly1305 (--burst or --burst-only, --case\n"
@@ -1393,7 +1395,7 @@ add_impl(struct bench_impl *im)
 	impls[nimpls++] = im;
 }
 
-/* --novl: bursts at isa with the AVX2 lane kernels' plain forms (said where there is no VL form) */
+/* --novl: isa with the AVX2 kernels' plain forms (said where there is no VL form) */
 static void
 add_novl(int isa)
 {
@@ -1408,7 +1410,9 @@ add_novl(int isa)
 	}
 	snprintf(nvname[isa], sizeof(nvname[isa]), "vecsec-%s-novl",
 		 vecsec_isa_name((enum vecsec_isa)isa));
-	nv[isa] = (struct bench_vecsec_knobs){ .name = nvname[isa], .burst_only = true,
+	/* at AVX2 single messages too: the level's stitched assembly has a VL form */
+	nv[isa] = (struct bench_vecsec_knobs){ .name = nvname[isa],
+		.burst_only = isa != VECSEC_ISA_AVX2,
 		.chacha_w = -1, .poly_w = -1, .staged = -1, .avx2_plain = true };
 	add_impl(bench_vecsec_variant(isa, &nv[isa]));
 }

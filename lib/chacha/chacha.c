@@ -31,6 +31,44 @@ const struct chacha_impl *const vecsec_chacha_impls[] = {
 
 VECSEC_DEFINE_SELECTION_LEN(chacha, chacha_impl)
 
+/*
+ * The AVX2 level's VL forms (chacha_internal.h): the knob, and the CPU
+ * test (the same for the lane kernels, which use AVX-512BW masks, and the
+ * assembly, which needs only VL: one predicate for both).
+ */
+static _Atomic bool avx2_vl_on = true;
+
+bool
+vecsec_chacha_avx2_vl_cpu(void)
+{
+#ifdef VECSEC_HAVE_AVX2_VL
+	const uint64_t need = VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2 | VECSEC_CPU_AVX512VL |
+			      VECSEC_CPU_AVX512BW;
+
+	return (vecsec_cpu_features() & need) == need;
+#else
+	return false;
+#endif
+}
+
+bool
+vecsec_chacha_avx2_vl_allow(bool on)
+{
+	return atomic_exchange_explicit(&avx2_vl_on, on, memory_order_relaxed);
+}
+
+bool
+vecsec_chacha_avx2_vl_allowed(void)
+{
+	return atomic_load_explicit(&avx2_vl_on, memory_order_relaxed);
+}
+
+bool
+vecsec_chacha_avx2_vl(void)
+{
+	return vecsec_chacha_avx2_vl_allowed() && vecsec_chacha_avx2_vl_cpu();
+}
+
 void
 vecsec_chacha_xor_impl(const struct chacha_impl *impl, struct chacha_state *st, uint8_t *out,
 		       const uint8_t *in, size_t len)

@@ -7,7 +7,9 @@
  * per byte on AMD Zen 3 at 16 KiB; this one ~0.75 (the commit that
  * brought it, asm vs intrinsics). RFC 8439 2.1-2.4; constant time;
  * the counter is word 12 only and never wraps inside a call (the caller's
- * contract, chacha_internal.h).
+ * contract, chacha_internal.h). Assembled a second time with -mavx512vl
+ * as vecsec_chacha_x8_avx2vl, the VL form of chacha_avx2_asm.h (the same
+ * contract; only on a CPU with AVX-512VL).
  *
  * void vecsec_chacha_x8_avx2(uint8_t *out, const uint8_t *in, size_t nsteps,
  *         uint32_t x[16], unsigned int rounds);
@@ -17,10 +19,17 @@
 #include "vecsec_asm.h"
 #include "chacha_avx2_asm.h"
 
+/* assembled twice (lib/meson.build): plain, and as the VL form (_avx2vl) */
+#ifdef CHX8_VL
+#define X8_FN vecsec_chacha_x8_avx2vl
+#else
+#define X8_FN vecsec_chacha_x8_avx2
+#endif
+
 	CHX8_CONSTANTS
 
 	.text
-VS_FUNC(vecsec_chacha_x8_avx2)
+VS_FUNC(X8_FN)
 	testq	%rdx, %rdx
 	jz	.Lx8_none
 	VS_FRAME32(CHX8_FRAME)
@@ -48,6 +57,6 @@ VS_FUNC(vecsec_chacha_x8_avx2)
 	VS_UNFRAME
 .Lx8_none:
 	ret
-VS_ENDFUNC(vecsec_chacha_x8_avx2)
+VS_ENDFUNC(X8_FN)
 
 	.section .note.GNU-stack, "", @progbits

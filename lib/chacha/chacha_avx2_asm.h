@@ -12,6 +12,13 @@
  * Rotations by 16 and 8 are VPSHUFB with a mask from memory, by 12 and 7
  * two shifts and an OR.
  *
+ * The VL form (a file assembled with -mavx512vl, so __AVX512VL__, defines
+ * CHX8_VL and names its functions _avx2vl): VPROLD for every rotation,
+ * which needs no scratch register, so words 10 and 11 stay in ymm10/ymm11
+ * and the rounds touch no memory; EVEX on ymm0-15 only (ymm16-31 and the
+ * mask registers unused), so it stays within a 256-bit SIMD width. The
+ * caller checks AVX-512VL (and the OS's AVX-512 state) before it runs it.
+ *
  * The frame (rbp-free, 32-byte aligned at %rsp) is laid out by the file
  * that includes this: CHX8_INIT(%rsp) holds the 16 input vectors of the
  * step (word 12 = counters + 0..7), CHX8_W(%rsp) the spilled words of row
@@ -20,6 +27,10 @@
  */
 #ifndef VECSEC_CHACHA_AVX2_ASM_H
 #define VECSEC_CHACHA_AVX2_ASM_H
+
+#ifdef __AVX512VL__
+#define CHX8_VL 1
+#endif
 
 /* frame offsets: the input vectors, then the spill slots by word number */
 #define CHX8_INIT(w) (32 * (w))
@@ -51,6 +62,28 @@
  * m1 given, c0 and c1 start out in memory there (the first c += d loads
  * them, so that the load is never on the rounds' critical path).
  */
+#ifdef CHX8_VL
+/* the VL form: every word in its register; half a quarter round, VPROLD */
+.macro CHX8_HALF2 a0, b0, c0, d0, a1, b1, c1, d1, rd, rb
+	vpaddd	\b0, \a0, \a0
+	vpaddd	\b1, \a1, \a1
+	vpxor	\a0, \d0, \d0
+	vpxor	\a1, \d1, \d1
+	vprold	$\rd, \d0, \d0
+	vprold	$\rd, \d1, \d1
+	vpaddd	\d0, \c0, \c0
+	vpaddd	\d1, \c1, \c1
+	vpxor	\c0, \b0, \b0
+	vpxor	\c1, \b1, \b1
+	vprold	$\rb, \b0, \b0
+	vprold	$\rb, \b1, \b1
+.endm
+
+.macro CHX8_QR2 a0, b0, c0, d0, a1, b1, c1, d1
+	CHX8_HALF2 \a0, \b0, \c0, \d0, \a1, \b1, \c1, \d1, 16, 12
+	CHX8_HALF2 \a0, \b0, \c0, \d0, \a1, \b1, \c1, \d1, 8, 7
+.endm
+#else
 .macro CHX8_QR2 a0, b0, c0, d0, a1, b1, c1, d1, m0, m1
 	vpaddd	\b0, \a0, \a0
 	vpaddd	\b1, \a1, \a1
@@ -90,6 +123,7 @@
 	vpor	%ymm10, \b0, \b0
 	vpor	%ymm11, \b1, \b1
 .endm
+#endif
 
 /*
  * One double round (RFC 8439 2.3 inner_block): columns, then diagonals,
@@ -101,6 +135,19 @@
 .macro chx8_nohook
 .endm
 
+#ifdef CHX8_VL
+/* the VL form: entry and exit with every word w in ymm w */
+.macro CHX8_DROUND hook0=chx8_nohook, hook1=chx8_nohook, hook2=chx8_nohook, hook3=chx8_nohook
+	CHX8_QR2 %ymm0, %ymm4, %ymm8, %ymm12, %ymm1, %ymm5, %ymm9, %ymm13
+	\hook0
+	CHX8_QR2 %ymm2, %ymm6, %ymm10, %ymm14, %ymm3, %ymm7, %ymm11, %ymm15
+	\hook1
+	CHX8_QR2 %ymm0, %ymm5, %ymm10, %ymm15, %ymm1, %ymm6, %ymm11, %ymm12
+	\hook2
+	CHX8_QR2 %ymm2, %ymm7, %ymm8, %ymm13, %ymm3, %ymm4, %ymm9, %ymm14
+	\hook3
+.endm
+#else
 .macro CHX8_DROUND hook0=chx8_nohook, hook1=chx8_nohook, hook2=chx8_nohook, hook3=chx8_nohook
 	CHX8_QR2 %ymm0, %ymm4, %ymm8, %ymm12, %ymm1, %ymm5, %ymm9, %ymm13
 	\hook0
@@ -117,6 +164,7 @@
 		 CHX8_W(8)(%rsp), CHX8_W(9)(%rsp)
 	\hook3
 .endm
+#endif
 
 /*
  * The 16 input vectors of the first step from the state words at (\x)
@@ -132,15 +180,20 @@
 	.endr
 .endm
 
-/* A step's working state from CHX8_INIT (row c words 10, 11 to the frame). */
+/*
+ * A step's working state from CHX8_INIT (row c words 10, 11 to the frame;
+ * in the VL form to ymm10, ymm11).
+ */
 .macro CHX8_LOAD
 	.irp w, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15
 	vmovdqa	CHX8_INIT(\w)(%rsp), %ymm\w
 	.endr
 	vmovdqa	CHX8_INIT(10)(%rsp), %ymm10
 	vmovdqa	CHX8_INIT(11)(%rsp), %ymm11
+#ifndef CHX8_VL
 	vmovdqa	%ymm10, CHX8_W(10)(%rsp)
 	vmovdqa	%ymm11, CHX8_W(11)(%rsp)
+#endif
 .endm
 
 /* 4x4 transpose of 32-bit words in each 128-bit half; t0, t1 scratch. */
@@ -173,10 +226,14 @@
 /*
  * The end of a step: feed-forward, transpose, and the 512 bytes of
  * keystream XORed from (\in) into (\out) (\in may equal \out). Entry:
- * the register map of the rounds (words 10, 11 in the frame). Clobbers
- * every ymm.
+ * the register map of the rounds (words 10, 11 in the frame; the VL form
+ * puts them there first). Clobbers every ymm.
  */
 .macro CHX8_FINISH in, out
+#ifdef CHX8_VL
+	vmovdqa	%ymm10, CHX8_W(10)(%rsp)
+	vmovdqa	%ymm11, CHX8_W(11)(%rsp)
+#endif
 	/* rows c and d, fed forward, to the frame while rows a, b go out */
 	vpaddd	CHX8_INIT(8)(%rsp), %ymm8, %ymm8
 	vpaddd	CHX8_INIT(9)(%rsp), %ymm9, %ymm9

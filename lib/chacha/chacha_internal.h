@@ -164,6 +164,28 @@ void vecsec_chacha_xor_lanes_x8_avx2vl(struct chacha_lanes *l, uint32_t nblocks)
 void vecsec_chacha_xor_lanes_bytes_x8_avx2vl(const struct chacha_lanes *l,
 					     const uint32_t *bytes, uint8_t *const *ks0);
 
+/*
+ * The VL form of x8_avx2 (chacha_avx2.S assembled with -mavx512vl:
+ * VPROLD, no spills in the rounds; the same contract). cx_steps
+ * (chacha_x86.h) runs it where vecsec_chacha_avx2_vl() says.
+ */
+void vecsec_chacha_x8_avx2vl(uint8_t *out, const uint8_t *in, size_t nsteps, uint32_t x[16],
+			     unsigned int rounds);
+
+/*
+ * The AVX2 level's VL forms (docs/dispatch.md), lane and single-message
+ * kernels alike, under one knob (chacha.c; chachapoly_knobs.h's
+ * vecsec_avx2_vl_set() and vecsec_avx2_vl_usable() are its public face):
+ *   _cpu: whether the CPU has AVX-512VL and BW (with the OS's AVX-512
+ *     state) and the build has the forms (VECSEC_HAVE_AVX2_VL);
+ *   _allow(on): the knob (default on), returns the previous setting;
+ *   vecsec_chacha_avx2_vl(): both, read per call by the AVX2 kernels.
+ */
+bool vecsec_chacha_avx2_vl_cpu(void);
+bool vecsec_chacha_avx2_vl_allow(bool on);
+bool vecsec_chacha_avx2_vl_allowed(void);
+bool vecsec_chacha_avx2_vl(void);
+
 /* Widest first, NULL-terminated, the reference last (chacha.c). */
 extern const struct chacha_impl *const vecsec_chacha_impls[];
 

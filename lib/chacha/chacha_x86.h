@@ -11,7 +11,10 @@
  *   CX_XOR_YMM             1 where 32-byte vectors may be used (AVX2)
  *   cx_steps(out, in, nsteps, x, rounds)  the assembly step kernel,
  *                          out = in ^ keystream, x[12] advanced by
- *                          CX_STEP / 64 a step
+ *                          CX_STEP / 64 a step (AVX2: its VL form on a
+ *                          CPU with AVX-512VL, knob allowing);
+ *                          cx_steps_vl(vl, ...) the same with cx_vl()
+ *                          read once by the caller
  *   cx_row(ks, x, nblocks, rounds)        1..CX_ROW_BLOCKS blocks of raw
  *                          keystream from x[12] into ks, x not changed
  * RFC 8439 2.1-2.4; the counter is word 12 only and never wraps inside a
@@ -30,17 +33,60 @@
 #define CX_STEP 512
 #define CX_ROW_BLOCKS 4
 #define CX_XOR_YMM 1
-#define cx_steps vecsec_chacha_x8_avx2
 #define cx_row vecsec_chacha_ks4_avx2
+
+/*
+ * The step kernel in its VL form or not (cx_vl(): whether this call may,
+ * read once per message by callers that make several steps calls).
+ */
+static inline bool
+cx_vl(void)
+{
+#ifdef VECSEC_HAVE_AVX2_VL
+	return vecsec_chacha_avx2_vl();
+#else
+	return false;
+#endif
+}
+
+static inline void
+cx_steps_vl(bool vl, uint8_t *out, const uint8_t *in, size_t nsteps, uint32_t x[16],
+	    unsigned int rounds)
+{
+#ifdef VECSEC_HAVE_AVX2_VL
+	if (vl) {
+		vecsec_chacha_x8_avx2vl(out, in, nsteps, x, rounds);
+		return;
+	}
+#else
+	(void)vl;
+#endif
+	vecsec_chacha_x8_avx2(out, in, nsteps, x, rounds);
+}
 #elif defined(CX_SSSE3)
 #define CX_STEP 256
 #define CX_ROW_BLOCKS 2
 #define CX_XOR_YMM 0
-#define cx_steps vecsec_chacha_x4_ssse3
 #define cx_row vecsec_chacha_ks2_ssse3
+
+static inline bool
+cx_vl(void)
+{
+	return false;
+}
+
+static inline void
+cx_steps_vl(bool vl, uint8_t *out, const uint8_t *in, size_t nsteps, uint32_t x[16],
+	    unsigned int rounds)
+{
+	(void)vl;
+	vecsec_chacha_x4_ssse3(out, in, nsteps, x, rounds);
+}
 #else
 #error "define CX_AVX2 or CX_SSSE3 before including chacha_x86.h"
 #endif
+
+#define cx_steps(out, in, nsteps, x, rounds) cx_steps_vl(cx_vl(), out, in, nsteps, x, rounds)
 
 /* out = in ^ ks for 16 bytes, ks 16-byte aligned */
 static inline void

@@ -28,6 +28,17 @@
 #include "chacha/chacha_avx2_asm.h"
 #include "poly1305/poly1305_x86_64_asm.h"
 
+/*
+ * Assembled twice (lib/meson.build): plain, and as the VL form (_avx2vl:
+ * VPROLD, ymm10/ymm11 hold words 10, 11). The slots use general registers
+ * only, so the VL form's register map leaves them as they are.
+ */
+#ifdef CHX8_VL
+#define CP8_FN vecsec_chachapoly_x8_avx2vl
+#else
+#define CP8_FN vecsec_chachapoly_x8_avx2
+#endif
+
 /* the frame after the ChaCha part */
 #define FR_R0 (CHX8_FRAME + 0)
 #define FR_R1 (CHX8_FRAME + 8)
@@ -58,7 +69,7 @@
 	CHX8_CONSTANTS
 
 	.text
-VS_FUNC(vecsec_chachapoly_x8_avx2)
+VS_FUNC(CP8_FN)
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_offset %rbp, -16
@@ -154,6 +165,6 @@ VS_FUNC(vecsec_chachapoly_x8_avx2)
 	.cfi_def_cfa %rsp, 8
 	.cfi_restore %rbp
 	ret
-VS_ENDFUNC(vecsec_chachapoly_x8_avx2)
+VS_ENDFUNC(CP8_FN)
 
 	.section .note.GNU-stack, "", @progbits

@@ -33,6 +33,7 @@
  *
  * The assembly kernels of the linear form (chachapoly_<isa>.S):
  *   const uint8_t *vecsec_chachapoly_x8_avx2(out, in, nsteps, x, p, mac, lim)
+ *     (and its VL form, _avx2vl: the same contract)
  *   const uint8_t *vecsec_chachapoly_x4_ssse3(out, in, nsteps, x, p, mac, lim)
  * nsteps steps of 512 (256) bytes: out = in ^ keystream (in == out allowed;
  * x[12] advanced by the blocks used), and the 16-byte blocks from mac, in
@@ -132,6 +133,10 @@ struct poly1305_64;
 const uint8_t *vecsec_chachapoly_x8_avx2(uint8_t *out, const uint8_t *in, size_t nsteps,
 					 uint32_t x[16], struct poly1305_64 *p, const uint8_t *mac,
 					 const uint8_t *lim);
+/* the VL form of x8_avx2 (chachapoly_avx2.S with -mavx512vl; chachapoly_x86.h) */
+const uint8_t *vecsec_chachapoly_x8_avx2vl(uint8_t *out, const uint8_t *in, size_t nsteps,
+					   uint32_t x[16], struct poly1305_64 *p,
+					   const uint8_t *mac, const uint8_t *lim);
 const uint8_t *vecsec_chachapoly_x4_ssse3(uint8_t *out, const uint8_t *in, size_t nsteps,
 					  uint32_t x[16], struct poly1305_64 *p,
 					  const uint8_t *mac, const uint8_t *lim);

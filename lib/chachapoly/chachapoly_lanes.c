@@ -70,18 +70,9 @@ static pthread_once_t lane_sets_once = PTHREAD_ONCE_INIT;
  * only the lane kernels and their names changed.
  */
 static struct lane_set lane_sets_plain[VECSEC_NB_LEVELS];
-static _Atomic bool avx2_vl_on = true;
 #ifdef VECSEC_HAVE_AVX2_VL
-#define AVX2_VL_NEEDS (VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2 | VECSEC_CPU_AVX512VL | \
-		       VECSEC_CPU_AVX512BW)
 static struct chacha_impl chacha_avx2vl;
 static struct poly1305_impl poly_avx2vl;
-
-static bool
-avx2_vl_cpu(void)
-{
-	return (vecsec_cpu_features() & AVX2_VL_NEEDS) == AVX2_VL_NEEDS;
-}
 
 /* ls with the VL forms in place of the AVX2 lane kernels */
 static void
@@ -93,12 +84,6 @@ put_vl(struct lane_set *ls)
 	for (unsigned int i = 0; i < ls->np; i++)
 		if (ls->poly[i] == &vecsec_poly1305_impl_avx2)
 			ls->poly[i] = &poly_avx2vl;
-}
-#else
-static bool
-avx2_vl_cpu(void)
-{
-	return false;
 }
 #endif
 
@@ -135,7 +120,7 @@ lane_sets_init(void)
 		lane_sets_plain[lv] = *ls;
 	}
 #ifdef VECSEC_HAVE_AVX2_VL
-	if (!avx2_vl_cpu())
+	if (!vecsec_chacha_avx2_vl_cpu())
 		return;
 	chacha_avx2vl = vecsec_chacha_impl_avx2;
 	chacha_avx2vl.lanes_name = "x8-avx2vl";
@@ -161,20 +146,20 @@ const struct lane_set *
 vecsec_burst_lanes_at(enum vecsec_isa level)
 {
 	pthread_once(&lane_sets_once, lane_sets_init);
-	return atomic_load_explicit(&avx2_vl_on, memory_order_relaxed) ? &lane_sets[level] :
-									 &lane_sets_plain[level];
+	return vecsec_chacha_avx2_vl_allowed() ? &lane_sets[level] : &lane_sets_plain[level];
 }
 
+/* the knob lives in lib/chacha (chacha.c): the single-message AVX2 kernels read it too */
 bool
 vecsec_avx2_vl_usable(void)
 {
-	return avx2_vl_cpu();
+	return vecsec_chacha_avx2_vl_cpu();
 }
 
 bool
 vecsec_avx2_vl_set(bool on)
 {
-	return atomic_exchange_explicit(&avx2_vl_on, on, memory_order_relaxed);
+	return vecsec_chacha_avx2_vl_allow(on);
 }
 
 /*

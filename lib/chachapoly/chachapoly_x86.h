@@ -4,7 +4,9 @@
  * kernels of one level: the body of chachapoly_avx2.c and
  * chachapoly_ssse3.c (each includes this once, after defining CX_AVX2 or
  * CX_SSSE3 for that level's ChaCha building blocks, chacha/chacha_x86.h,
- * and cpx_stitch, the stitched assembly kernel of chachapoly_<isa>.S).
+ * and cpx_stitch, the stitched assembly kernel of chachapoly_<isa>.S;
+ * at AVX2 its VL form, vecsec_chachapoly_x8_avx2vl, runs in its place on
+ * a CPU with AVX-512VL, knob allowing: cx_vl()).
  * CPX_ROW_DATA: the data bytes the row-form first unit carries (its
  * blocks after the one-time key block).
  *
@@ -49,6 +51,20 @@ cpx_row_first(size_t len)
 	return len <= CPX_ROW_DATA || (r >= 1 && r <= CPX_ROW_DATA / CHACHA_BLOCK_LEN + 1);
 }
 
+/* the stitched kernel, in its VL form where vl (cx_vl()) */
+static inline const uint8_t *
+cpx_stitch_vl(bool vl, uint8_t *out, const uint8_t *in, size_t nsteps, uint32_t x[16],
+	      struct poly1305_64 *p, const uint8_t *mac, const uint8_t *lim)
+{
+#if defined(CX_AVX2) && defined(VECSEC_HAVE_AVX2_VL)
+	if (vl)
+		return vecsec_chachapoly_x8_avx2vl(out, in, nsteps, x, p, mac, lim);
+#else
+	(void)vl;
+#endif
+	return cpx_stitch(out, in, nsteps, x, p, mac, lim);
+}
+
 static inline __attribute__((always_inline)) int
 cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
 {
@@ -63,6 +79,8 @@ cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
 	uint8_t *out = job->out;
 	size_t f, ks0_len, rest = 0, off, done = 0;
 	int rc = 0;
+	/* the VL forms (AVX2 on AVX-512VL): asked once, and only if a step runs */
+	const bool vl = (!row || len > CPX_ROW_DATA) && cx_vl();
 
 	if (row) {
 		unsigned int nb = 1 + (unsigned int)((len >= CPX_ROW_DATA ? CPX_ROW_DATA : len) +
@@ -73,7 +91,7 @@ cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
 		ks0_len = CHACHA_BLOCK_LEN * nb;
 		f = len < CPX_ROW_DATA ? len : CPX_ROW_DATA;
 	} else {
-		cx_steps(ks0, zeros, 1, st->x, 20);
+		cx_steps_vl(vl, ks0, zeros, 1, st->x, 20);
 		ks0_len = CX_STEP;
 		f = len < CX_STEP - CHACHA_BLOCK_LEN ? len : CX_STEP - CHACHA_BLOCK_LEN;
 	}
@@ -89,12 +107,12 @@ cpx_run(const struct vecsec_aead_job *job, struct chacha_state *st, bool row)
 
 		rest = (len - f) % CX_STEP;
 		if (n > 0) {
-			mac = cpx_stitch(out + f, in + f, n, st->x, &p, mac,
+			mac = cpx_stitch_vl(vl, out + f, in + f, n, st->x, &p, mac,
 					 seal ? out + f : in + f + CX_STEP);
 			off += n * CX_STEP;
 		}
 		if (rest > 0) {
-			mac = cpx_stitch(ks1, zeros, 1, st->x, &p, mac,
+			mac = cpx_stitch_vl(vl, ks1, zeros, 1, st->x, &p, mac,
 					 seal ? out + off : in + off + (rest & ~(size_t)15));
 			if (seal)
 				cx_xor(out + off, in + off, ks1, rest);

@@ -7,7 +7,8 @@
  * control word and a clear direction flag, and compute what a plain call
  * computes (outputs, state, return value). Sanitizers cannot see inside
  * assembly; this and the guard-page tests of test_chacha_simd stand in.
- * Each entry runs in the pass of the ISA loop of its level.
+ * Each entry runs in the pass of the ISA loop of its level (the AVX2
+ * assembly's VL forms at AVX2, where the CPU has AVX-512VL/BW).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,9 @@ args_poly_mac(struct abi_case *c, int k, uint64_t a[8])
 	memcpy(a, v, sizeof(v));
 }
 
+/* what vecsec_chacha_avx2_vl_cpu() asks for the VL forms */
+#define VL_NEEDS (VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2 | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW)
+
 static const struct abi_entry entries[] = {
 	{ "poly1305_blocks64_x86_64", VECSEC_ISA_SCALAR, 0,
 	  (const void *)vecsec_poly1305_blocks64_x86_64, args_poly_blocks, false },
@@ -113,6 +117,13 @@ static const struct abi_entry entries[] = {
 	  (const void *)vecsec_chacha_x8_avx2, args_chacha_step, false },
 	{ "chachapoly_x8_avx2", VECSEC_ISA_AVX2, VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2,
 	  (const void *)vecsec_chachapoly_x8_avx2, args_stitch_seal, true },
+#endif
+#ifdef VECSEC_HAVE_AVX2_VL
+	/* the VL forms (the same .S assembled with -mavx512vl), run at the AVX2 level */
+	{ "chacha_x8_avx2vl", VECSEC_ISA_AVX2, VL_NEEDS,
+	  (const void *)vecsec_chacha_x8_avx2vl, args_chacha_step, false },
+	{ "chachapoly_x8_avx2vl", VECSEC_ISA_AVX2, VL_NEEDS,
+	  (const void *)vecsec_chachapoly_x8_avx2vl, args_stitch_seal, true },
 #endif
 };
 
@@ -137,8 +148,14 @@ test_abi(void)
 		if (e->level != vecsec_isa_cap())
 			continue;
 		if ((vecsec_cpu_features() & e->needs) != e->needs) {
+			const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+
 			printf("\n    SKIP asm_abi/%s: CPU lacks it", e->name);
 			fprintf(stderr, "SKIP asm_abi/%s: CPU lacks it\n", e->name);
+			/* a VL form is AVX-512 code: required with avx512 (or all) */
+			VT_EXPECT((e->needs & VECSEC_CPU_AVX512VL) == 0 || req == NULL ||
+				  (strcmp(req, "all") != 0 && strstr(req, "avx512") == NULL),
+				  "VECSEC_TEST_REQUIRE_ISA=%s but %s cannot run", req, e->name);
 			continue;
 		}
 		printf("\n    %s", e->name);

@@ -364,6 +364,45 @@ test_args(void)
 	VT_EXPECT(strcmp(vecsec_chacha_impl_name(), vecsec_chacha_impl()->name) == 0, "name");
 }
 
+/*
+ * The AVX2 kernels' plain forms: on a CPU with AVX-512VL/BW the AVX2 run
+ * above took the single-message assembly's VL form (chacha_avx2.S
+ * assembled again with -mavx512vl); here the same tests with the knob
+ * off (vecsec_avx2_vl_set()'s knob, lib/chacha's side of it). A CPU
+ * without VL says so loudly, a failure where VECSEC_TEST_REQUIRE_ISA asks
+ * for avx512 (or all).
+ */
+static void
+test_avx2_plain_forms(void)
+{
+#if defined(__x86_64__)
+	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+	bool was;
+
+	if (vecsec_isa_cap() != VECSEC_ISA_AVX2)
+		return;         /* the AVX2 entries run at their own level only */
+	if (!vecsec_chacha_avx2_vl_cpu()) {
+		printf("\nSKIP chacha: the AVX2 assembly's VL form not run (CPU lacks AVX-512VL/BW)\n");
+		fprintf(stderr, "SKIP chacha: the AVX2 assembly's VL form not run (CPU lacks "
+			"AVX-512VL/BW)\n");
+		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 && strstr(req, "avx512") == NULL),
+			  "VECSEC_TEST_REQUIRE_ISA=%s and no VL form", req);
+		return;
+	}
+	VT_EXPECT(vecsec_chacha_avx2_vl(), "the VL form on by default");
+	was = vecsec_chacha_avx2_vl_allow(false);
+	VT_EXPECT(!vecsec_chacha_avx2_vl(), "knob off: the plain form");
+	printf("\n    the AVX2 assembly's plain form");
+	test_rfc8439_kat();
+	test_ietf_vs_oracles();
+	test_kernel_vs_ref();
+	test_xchacha_vs_libsodium();
+	test_page_end();
+	test_counter_limits();
+	vecsec_chacha_avx2_vl_allow(was);
+#endif
+}
+
 int
 main(void)
 {
@@ -379,6 +418,7 @@ main(void)
 		VT_TEST(test_page_end),
 		VT_TEST(test_counter_limits),
 		VT_TEST(test_args),
+		VT_TEST(test_avx2_plain_forms),
 	};
 	const char *s = getenv("VT_SLOW");
 

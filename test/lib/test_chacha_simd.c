@@ -979,6 +979,46 @@ test_stitch_selection(void)
 	VT_EXPECT(vecsec_chachapoly_impl_for(SIZE_MAX) == now, "AUTO mode");
 }
 
+/*
+ * The AVX2 kernels' plain forms: on a CPU with AVX-512VL/BW the AVX2 run
+ * above took the single-message assembly's VL form (chacha_avx2.S, chachapoly_avx2.S
+ * assembled again with -mavx512vl); here the same tests with the knob
+ * off. A CPU without VL says so loudly, a failure where
+ * VECSEC_TEST_REQUIRE_ISA asks for avx512 (or all).
+ */
+static void
+test_avx2_plain_forms(void)
+{
+#if defined(__x86_64__)
+	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+	bool was;
+
+	if (vecsec_isa_cap() != VECSEC_ISA_AVX2)
+		return;         /* the AVX2 entries run at their own level only */
+	if (!vecsec_avx2_vl_usable()) {
+		printf("\nSKIP chacha_simd: the AVX2 assembly's VL form not run (CPU lacks AVX-512VL/BW)\n");
+		fprintf(stderr, "SKIP chacha_simd: the AVX2 assembly's VL form not run (CPU lacks "
+			"AVX-512VL/BW)\n");
+		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 && strstr(req, "avx512") == NULL),
+			  "VECSEC_TEST_REQUIRE_ISA=%s and no VL form", req);
+		return;
+	}
+	VT_EXPECT(vecsec_chacha_avx2_vl(), "the VL form on by default");
+	was = vecsec_avx2_vl_set(false);
+	VT_EXPECT(!vecsec_chacha_avx2_vl(), "knob off: the plain form");
+	printf("\n    the AVX2 assembly's plain form");
+	test_chacha_kernels();
+	test_chacha_page_end();
+	test_chacha_ctr64_carry();
+	test_stitch_linear();
+	test_stitch_api();
+	test_stitch_rfc8439();
+	test_stitch_forgery();
+	test_single_short();
+	vecsec_avx2_vl_set(was);
+#endif
+}
+
 int
 main(void)
 {
@@ -995,6 +1035,7 @@ main(void)
 		VT_TEST(test_stitch_forgery),
 		VT_TEST(test_stitch_selection),
 		VT_TEST(test_single_short),
+		VT_TEST(test_avx2_plain_forms),
 	};
 	const char *s = getenv("VT_SLOW");
 

@@ -18,6 +18,8 @@
 #include "vecsec/vecsec_aead.h"
 #include "vecsec/vecsec_esp.h"
 #include "job/job_internal.h"
+#include "chacha/chacha_internal.h"
+#include "chachapoly/chachapoly_knobs.h"
 #include "rfc8439.h"
 #include "rfc7634.h"
 #include "xchacha.h"
@@ -546,6 +548,44 @@ test_args(void)
 	}
 }
 
+/*
+ * The AVX2 kernels' plain forms: on a CPU with AVX-512VL/BW the AVX2 run
+ * above took the single-message assembly's VL form (chacha_avx2.S, chachapoly_avx2.S
+ * assembled again with -mavx512vl); here the same tests with the knob
+ * off. A CPU without VL says so loudly, a failure where
+ * VECSEC_TEST_REQUIRE_ISA asks for avx512 (or all).
+ */
+static void
+test_avx2_plain_forms(void)
+{
+#if defined(__x86_64__)
+	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+	bool was;
+
+	if (vecsec_isa_cap() != VECSEC_ISA_AVX2)
+		return;         /* the AVX2 entries run at their own level only */
+	if (!vecsec_avx2_vl_usable()) {
+		printf("\nSKIP chachapoly: the AVX2 assembly's VL form not run (CPU lacks AVX-512VL/BW)\n");
+		fprintf(stderr, "SKIP chachapoly: the AVX2 assembly's VL form not run (CPU lacks "
+			"AVX-512VL/BW)\n");
+		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 && strstr(req, "avx512") == NULL),
+			  "VECSEC_TEST_REQUIRE_ISA=%s and no VL form", req);
+		return;
+	}
+	VT_EXPECT(vecsec_chacha_avx2_vl(), "the VL form on by default");
+	was = vecsec_avx2_vl_set(false);
+	VT_EXPECT(!vecsec_chacha_avx2_vl(), "knob off: the plain form");
+	printf("\n    the AVX2 assembly's plain form");
+	test_rfc8439_kat();
+	test_xchacha_kat();
+	test_vs_oracles();
+	test_forgery();
+	test_scatter_gather();
+	test_page_end();
+	vecsec_avx2_vl_set(was);
+#endif
+}
+
 int
 main(void)
 {
@@ -560,6 +600,7 @@ main(void)
 		VT_TEST(test_cursor),
 		VT_TEST(test_page_end),
 		VT_TEST(test_args),
+		VT_TEST(test_avx2_plain_forms),
 	};
 	const char *s = getenv("VT_SLOW");
 
