@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "vt.h"
+#include "vt_avx2vl.h"
 #include "vt_chacha.h"
 #include "vecsec/vecsec_chacha.h"
 #include "chacha/chacha_internal.h"
@@ -376,30 +377,17 @@ static void
 test_avx2_plain_forms(void)
 {
 #if defined(__x86_64__)
-	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
 	bool was;
 
-	if (vecsec_isa_cap() != VECSEC_ISA_AVX2)
-		return;         /* the AVX2 entries run at their own level only */
-	if (!vecsec_chacha_avx2_vl_cpu()) {
-		printf("\nSKIP chacha: the AVX2 assembly's VL form not run (CPU lacks AVX-512VL/BW)\n");
-		fprintf(stderr, "SKIP chacha: the AVX2 assembly's VL form not run (CPU lacks "
-			"AVX-512VL/BW)\n");
-		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 && strstr(req, "avx512") == NULL),
-			  "VECSEC_TEST_REQUIRE_ISA=%s and no VL form", req);
+	if (!vt_avx2_plain_begin("chacha", &was))
 		return;
-	}
-	VT_EXPECT(vecsec_chacha_avx2_vl(), "the VL form on by default");
-	was = vecsec_chacha_avx2_vl_allow(false);
-	VT_EXPECT(!vecsec_chacha_avx2_vl(), "knob off: the plain form");
-	printf("\n    the AVX2 assembly's plain form");
 	test_rfc8439_kat();
 	test_ietf_vs_oracles();
 	test_kernel_vs_ref();
 	test_xchacha_vs_libsodium();
 	test_page_end();
 	test_counter_limits();
-	vecsec_chacha_avx2_vl_allow(was);
+	vt_avx2_plain_end(was);
 #endif
 }
 

@@ -25,6 +25,7 @@
 #include <sodium.h>
 
 #include "vt.h"
+#include "vt_avx2vl.h"
 #include "vt_chacha.h"
 #include "vt_aead.h"
 #include "vecsec/vecsec_aead.h"
@@ -990,23 +991,10 @@ static void
 test_avx2_plain_forms(void)
 {
 #if defined(__x86_64__)
-	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
 	bool was;
 
-	if (vecsec_isa_cap() != VECSEC_ISA_AVX2)
-		return;         /* the AVX2 entries run at their own level only */
-	if (!vecsec_avx2_vl_usable()) {
-		printf("\nSKIP chacha_simd: the AVX2 assembly's VL form not run (CPU lacks AVX-512VL/BW)\n");
-		fprintf(stderr, "SKIP chacha_simd: the AVX2 assembly's VL form not run (CPU lacks "
-			"AVX-512VL/BW)\n");
-		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 && strstr(req, "avx512") == NULL),
-			  "VECSEC_TEST_REQUIRE_ISA=%s and no VL form", req);
+	if (!vt_avx2_plain_begin("chacha_simd", &was))
 		return;
-	}
-	VT_EXPECT(vecsec_chacha_avx2_vl(), "the VL form on by default");
-	was = vecsec_avx2_vl_set(false);
-	VT_EXPECT(!vecsec_chacha_avx2_vl(), "knob off: the plain form");
-	printf("\n    the AVX2 assembly's plain form");
 	test_chacha_kernels();
 	test_chacha_page_end();
 	test_chacha_ctr64_carry();
@@ -1015,7 +1003,7 @@ test_avx2_plain_forms(void)
 	test_stitch_rfc8439();
 	test_stitch_forgery();
 	test_single_short();
-	vecsec_avx2_vl_set(was);
+	vt_avx2_plain_end(was);
 #endif
 }
 
