@@ -712,19 +712,20 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	struct vecsec_aead_job *lane_jobs[VECSEC_MAX_BURST];
 	size_t crossover = vecsec_burst_crossover(level);
 	size_t mixed = vecsec_burst_mixed_max(level);
-	unsigned int nl = 0, nlong = 0, width = vecsec_burst_lanes_at(level)->chacha_w[0];
+	const struct lane_set *ls = vecsec_burst_lanes_at(level);
+	unsigned int nl = 0, nlong = 0, width = ls->chacha_w[0];
 
 	/*
 	 * Mixed bursts (where the CPU has a bound): jobs longer than it, too
 	 * few to fill the lanes by themselves, take the single-message path.
 	 * Beside shorter jobs a long one keeps its Poly1305 lane running
 	 * after the others are done and cuts the group's ChaCha into pieces
-	 * (or sends it to the general passes); on its own it runs about as
-	 * fast as in lanes. chachapoly_lanes.c's tuning entry has the figures.
+	 * (or is left over, to run alone anyway); on its own it runs about as
+	 * fast as in lanes. The Zen 4's entry in lib/cpu/cpu.c has the figures.
 	 */
 	if (mixed < crossover) {
 		/* the width a burst of n runs at (8 lanes for 8 jobs on AVX-512) */
-		const struct chacha_impl *ci = vecsec_burst_pick_chacha(vecsec_burst_lanes_at(level), n);
+		const struct chacha_impl *ci = vecsec_burst_pick_chacha(ls, n);
 
 		for (unsigned int i = 0; i < n; i++)
 			nlong += jobs[i]->len > mixed;

@@ -233,12 +233,20 @@ vecsec_lanes_crossover(void)
 	return vecsec_burst_crossover(vecsec_isa_cap());
 }
 
+/*
+ * A pinned length knob: len, where SIZE_MAX (the "unset" mark) is stored as
+ * SIZE_MAX - 1, as good as "no limit" (lanes_take caps lengths)
+ */
+static void
+pin_len(_Atomic size_t *knob, size_t len)
+{
+	atomic_store_explicit(knob, len == CROSSOVER_UNSET ? len - 1 : len, memory_order_relaxed);
+}
+
 void
 vecsec_lanes_set_crossover(size_t len)
 {
-	/* SIZE_MAX - 1 is as good as "no limit": lanes_take caps lengths */
-	atomic_store_explicit(&crossover_forced, len == CROSSOVER_UNSET ? len - 1 : len,
-			      memory_order_relaxed);
+	pin_len(&crossover_forced, len);
 }
 
 void
@@ -278,8 +286,7 @@ vecsec_lanes_mixed_max(void)
 void
 vecsec_lanes_set_mixed_max(size_t len)
 {
-	atomic_store_explicit(&mixed_forced, len == CROSSOVER_UNSET ? len - 1 : len,
-			      memory_order_relaxed);
+	pin_len(&mixed_forced, len);
 }
 
 void
