@@ -541,6 +541,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
 	direct = ci->xor_lanes_bytes != NULL && vecsec_lanes_direct();
+	b.fused = fused_kernels(ci, pi);
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */
 		weight[j] = (uint32_t)(jobs[j]->len / CHACHA_BLOCK_LEN);
