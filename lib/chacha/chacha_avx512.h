@@ -657,6 +657,8 @@ block_rows2(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i t[16
 static inline __attribute__((always_inline)) void
 xor_rows(const struct chacha_lanes *l, const uint32_t left[16], size_t off, const __m512i t[16])
 {
+	/* unrolled: t[i] each a register, not an array the rows are stored to */
+#pragma GCC unroll 16
 	for (int i = 0; i < 16; i++) {
 		__m512i ks = t[i];      /* lane i's row */
 		uint32_t r = left[i] > off ? left[i] - (uint32_t)off : 0;

@@ -48,4 +48,12 @@ struct small_mac {
 void vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint32_t *bytes,
 					    const struct small_mac *m);
 
+/*
+ * The kernel leaves nothing secret on the stack: its body runs in a frame
+ * of its own, which a second call of the same depth then zeros. This
+ * counts the calls whose frame went deeper than that wipe reached (a
+ * compiler or flags this file was not measured with): tests require 0.
+ */
+uint64_t vecsec_chachapoly_small_burn_short(void);
+
 #endif /* CHACHAPOLY_SMALL_H */

@@ -22,6 +22,8 @@
  * the vectors and stored per lane.
  */
 #include <immintrin.h>
+#include <stdalign.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "chachapoly_internal.h"
@@ -299,9 +301,17 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, struct lanes_in
 	}
 }
 
-void
-vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint32_t *bytes,
-				       const struct small_mac *m)
+/* this function's stack pointer (the bottom of its frame, past the prologue) */
+#define STACK_POINTER(sp) __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp))
+
+/*
+ * The kernel's work, in a frame of its own (noinline): the compiler keeps
+ * the lane kernels' input state (struct lanes_in) there and spills rows of
+ * keystream and plaintext into it, which burn() wipes. Returns its stack
+ * pointer.
+ */
+static __attribute__((noinline)) uintptr_t
+small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct small_mac *m)
 {
 	const __mmask16 act = (__mmask16)l->active;
 	/* public: the AAD and partial ciphertext blocks, zero padded, by word and lane */
@@ -310,11 +320,10 @@ vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint3
 	struct sched s;
 	struct lane8 a, b;
 	__m512i k[8], cta, ctb;
+	uintptr_t sp;
 
 	lanes_in_init(&w, l);
 	chacha_part(l, bytes, &w, k);
-	/* the input state holds the key: gone before the MAC runs */
-	vecsec_wipe(&w, sizeof(w));
 
 	sched_init(&s, m, act);
 	for (int i = 0; i < 16; i++) {
@@ -358,15 +367,65 @@ vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint3
 		p44v_mul(&b.h, &b.r, NULL);
 		lane8_store(&a, m, act, 0);
 		lane8_store(&b, m, act, 1);
-		return;
-	}
-	block_at(&a.h, &s, m, cta, staged, act, 0, 0);
-	for (uint32_t step = 1; step < s.n; step++) {
-		struct p44v x;
+	} else {
+		block_at(&a.h, &s, m, cta, staged, act, 0, 0);
+		for (uint32_t step = 1; step < s.n; step++) {
+			struct p44v x;
 
-		block_at(&x, &s, m, cta, staged, act, step, 0);
-		p44v_mul(&a.h, &a.r, &x);
+			block_at(&x, &s, m, cta, staged, act, step, 0);
+			p44v_mul(&a.h, &a.r, &x);
+		}
+		p44v_mul(&a.h, &a.r, NULL);
+		lane8_store(&a, m, act, 0);
 	}
-	p44v_mul(&a.h, &a.r, NULL);
-	lane8_store(&a, m, act, 0);
+	STACK_POINTER(sp);
+	return sp;
+}
+
+/*
+ * Stack that burn() can wipe below the caller's frame: more than
+ * small_run()'s frame and the 128-byte red zone (4.3 KiB in all in the
+ * release build with GCC 12). Sanitizer builds' frames are larger.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+#define BURN (64 * 1024)
+#else
+#define BURN (5 * 1024)
+#endif
+
+/* Frames that burn() did not reach (vecsec_chachapoly_small_burn_short()). */
+static _Atomic uint64_t burn_short;
+
+/*
+ * Zeros over the stack small_run() used, down to sp less the red zone
+ * (called from the same frame, burn()'s array lies over it); false if the
+ * array does not reach that far.
+ */
+static __attribute__((noinline)) bool
+burn(uintptr_t sp)
+{
+	alignas(64) uint8_t z[BURN];
+	uintptr_t from = sp - 128, base = (uintptr_t)z;
+
+	if (from < base) {
+		vecsec_wipe(z, sizeof(z));
+		return false;
+	}
+	from &= ~(uintptr_t)63;
+	vecsec_wipe(z + (from - base), sizeof(z) - (from - base));
+	return true;
+}
+
+void
+vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint32_t *bytes,
+				       const struct small_mac *m)
+{
+	if (!burn(small_run(l, bytes, m)))
+		atomic_fetch_add_explicit(&burn_short, 1, memory_order_relaxed);
+}
+
+uint64_t
+vecsec_chachapoly_small_burn_short(void)
+{
+	return atomic_load_explicit(&burn_short, memory_order_relaxed);
 }
