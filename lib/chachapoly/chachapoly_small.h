@@ -34,9 +34,10 @@ struct small_mac {
 };
 
 /*
- * One call for the active lanes of l (each lane's key, nonce and counter
- * c, normally 0, as lane_key() leaves them; rounds 20): block c gives r
- * and s, blocks c + 1 on XOR bytes[i] bytes from l->in[i] to l->out[i]
+ * One call for the active lanes of l (each lane's key and nonce as
+ * lane_key() leaves them; rounds 20; l->ctr is not read: the counters
+ * are 0): block 0 gives r and s, blocks 1 on XOR bytes[i] bytes from
+ * l->in[i] to l->out[i]
  * (byte-exact, masked at the ragged end), and then Poly1305 over m's AAD,
  * ciphertext and lengths gives each lane's tag into m->tag[i].
  * Seal: bytes[i] = len, l->out[i] = m->ct[i] (the MAC reads the

@@ -32,13 +32,15 @@
 #include "poly1305/poly1305_avx512ifma.h"
 
 /*
- * Blocks ctr (the one-time key: words 0-7 with the input added, word-major,
- * into k) and ctr + 1 (rows, lane i's in u[i]) in the same double rounds.
+ * Blocks 0 (the one-time key: words 0-7 with the input added, word-major,
+ * into k) and 1 (rows, lane i's in u[i]) in the same double rounds. The
+ * counters are constants: no register held through the rounds for them
+ * (the 32 state vectors take all 32).
  */
 static inline __attribute__((always_inline)) void
-block01(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i k[8], __m512i u[16])
+block01(const struct lanes_in *w, unsigned int dr, __m512i k[8], __m512i u[16])
 {
-	const __m512i ctr1 = vadd(ctr, _mm512_set1_epi32(1));
+	const __m512i ctr = _mm512_setzero_si512(), ctr1 = _mm512_set1_epi32(1);
 	STATE(x, w, ctr);
 	STATE(y, w, ctr1);
 
@@ -269,7 +271,7 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, struct lanes_in
 	const __mmask16 act = (__mmask16)l->active;
 	const unsigned int dr = l->rounds / 2;
 	const bool pairs = vecsec_tune()->chacha_x16_pairs;
-	__m512i ctr = _mm512_loadu_si512((const void *)l->ctr);
+	__m512i ctr = _mm512_set1_epi32(2);
 	uint32_t left[16], most = 0;
 	size_t off = CHACHA_BLOCK_LEN;
 
@@ -280,10 +282,9 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, struct lanes_in
 	{
 		__m512i u[16];
 
-		block01(w, ctr, dr, k, u);
+		block01(w, dr, k, u);
 		xor_rows(l, left, 0, u);
 	}
-	ctr = vadd(ctr, _mm512_set1_epi32(2));
 	for (; pairs && off + CHACHA_BLOCK_LEN < most; off += 2 * CHACHA_BLOCK_LEN) {
 		__m512i t[16], u[16];
 
