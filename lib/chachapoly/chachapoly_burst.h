@@ -114,6 +114,8 @@ struct burst {
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
 	bool fused;                        /* small groups may take the fused kernel */
+	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
+	uint32_t sbytes[VECSEC_MAX_LANES];
 	const uint16_t *list;              /* pass 3: the jobs to MAC */
 	unsigned int nlist, next;          /* next: the next piece or job to start */
 	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */

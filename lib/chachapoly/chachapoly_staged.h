@@ -148,9 +148,9 @@ static void
 fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 	    unsigned int k, bool seal)
 {
-	/* zeroed: GCC cannot see that only active lanes' entries are read */
-	struct small_mac m = { 0 };
-	uint32_t bytes[VECSEC_MAX_LANES] = { 0 };
+	/* in the burst: a local one, zeroed for GCC's sake, cost a rep stos a group */
+	struct small_mac *m = &b->sm;
+	uint32_t *bytes = b->sbytes;
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];
 	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
 
@@ -159,24 +159,24 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
 
 		lane_key(b, i, list[i], 0);
-		m.aad[i] = job->aad;
-		m.aad_len[i] = (uint32_t)job->aad_len;
-		m.len[i] = (uint32_t)job->len;
+		m->aad[i] = job->aad;
+		m->aad_len[i] = (uint32_t)job->aad_len;
+		m->len[i] = (uint32_t)job->len;
 		b->cl.in[i] = job->in;
 		if (seal) {
 			b->cl.out[i] = job->out;
-			m.ct[i] = job->out;
-			m.tag[i] = job->tag;
+			m->ct[i] = job->out;
+			m->tag[i] = job->tag;
 			bytes[i] = (uint32_t)job->len;
 		} else {
 			b->cl.out[i] = first[i];
-			m.ct[i] = job->in;
-			m.tag[i] = calc[i];
+			m->ct[i] = job->in;
+			m->tag[i] = calc[i];
 			bytes[i] = job->len < CHACHA_BLOCK_LEN ? (uint32_t)job->len : CHACHA_BLOCK_LEN;
 		}
 		b->cl.active |= UINT32_C(1) << i;
 	}
-	vecsec_chachapoly_small_x16_avx512ifma(&b->cl, bytes, &m);
+	vecsec_chachapoly_small_x16_avx512ifma(&b->cl, bytes, m);
 	vecsec_burst_fused_groups++;
 	if (seal) {
 		for (unsigned int i = 0; i < k; i++)
