@@ -114,6 +114,7 @@ struct burst {
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
 	bool fused;                        /* small groups may take the fused kernel */
+	bool old_staged;                   /* a small group took fast_group / fast_seal_direct */
 	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
 	uint32_t sbytes[VECSEC_MAX_LANES];
 	const uint16_t *list;              /* pass 3: the jobs to MAC */

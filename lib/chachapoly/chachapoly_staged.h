@@ -249,6 +249,7 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		fused_group(b, ci, list, k, false);
 		return;
 	}
+	b->old_staged = true;
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
@@ -408,6 +409,7 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
 		fused_group(b, ci, list, k, true);
 		return;
 	}
+	b->old_staged = true;
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
