@@ -2,7 +2,8 @@
 /*
  * ChaCha, AVX-512 (F+VL+BW) building blocks shared by the AVX-512 kernel
  * files only (chacha_avx512.c, the stitched ChaCha20-Poly1305 in
- * lib/chachapoly; chacha_lanes_avx512.c takes its register pin): 16
+ * lib/chachapoly; the lane kernels' steps at the end, for
+ * chacha_lanes_avx512.c and lib/chachapoly's fused small-burst kernel): 16
  * blocks of one message, word-sliced (zmm i holds word i of blocks
  * 0..15), rotations by VPROLD. Split into init / double round / finish
  * so a caller can interleave other work (Poly1305) between double
@@ -623,6 +624,25 @@ block_rows(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i t[16]
 }
 
 /*
+ * The states x (counter ctr) and y (counter ctr1) of 16 lanes declared
+ * from w and taken through dr double rounds together (the input not yet
+ * added back): block_rows2() and the fused small-burst kernel.
+ */
+#define ROUNDS2(x, y, w, ctr, ctr1, dr) \
+	STATE(x, w, ctr); \
+	STATE(y, w, ctr1); \
+	COLUMN0(x); \
+	COLUMN0(y); \
+	DIAGONAL_ROUND(QR2, x, y); \
+	CHACHA_X16_PIN_STATE(x); \
+	CHACHA_X16_PIN_STATE(y); \
+	for (unsigned int r_ = 1; r_ < (dr); r_++) { \
+		DOUBLE_ROUND(QR2, x, y); \
+		CHACHA_X16_PIN_STATE(x); \
+		CHACHA_X16_PIN_STATE(y); \
+	}
+
+/*
  * Two steps of 16 lanes in the same double rounds: counter ctr into t
  * (lane i's row in t[i]), ctr + 1 into u. One step's rounds are a chain
  * of dependent operations that leaves vector ports idle; two independent
@@ -634,19 +654,8 @@ block_rows2(const struct lanes_in *w, __m512i ctr, unsigned int dr, __m512i t[16
 	    __m512i u[16])
 {
 	const __m512i ctr1 = vadd(ctr, _mm512_set1_epi32(1));
-	STATE(x, w, ctr);
-	STATE(y, w, ctr1);
 
-	COLUMN0(x);
-	COLUMN0(y);
-	DIAGONAL_ROUND(QR2, x, y);
-	CHACHA_X16_PIN_STATE(x);
-	CHACHA_X16_PIN_STATE(y);
-	for (unsigned int r = 1; r < dr; r++) {
-		DOUBLE_ROUND(QR2, x, y);
-		CHACHA_X16_PIN_STATE(x);
-		CHACHA_X16_PIN_STATE(y);
-	}
+	ROUNDS2(x, y, w, ctr, ctr1, dr);
 	ADD_INPUT(x, w, ctr);
 	ADD_INPUT(y, w, ctr1);
 	TO_ROWS(x, t);

@@ -41,19 +41,8 @@ static inline __attribute__((always_inline)) void
 block01(const struct lanes_in *w, unsigned int dr, __m512i k[8], __m512i u[16])
 {
 	const __m512i ctr = _mm512_setzero_si512(), ctr1 = _mm512_set1_epi32(1);
-	STATE(x, w, ctr);
-	STATE(y, w, ctr1);
 
-	COLUMN0(x);
-	COLUMN0(y);
-	DIAGONAL_ROUND(QR2, x, y);
-	CHACHA_X16_PIN_STATE(x);
-	CHACHA_X16_PIN_STATE(y);
-	for (unsigned int r = 1; r < dr; r++) {
-		DOUBLE_ROUND(QR2, x, y);
-		CHACHA_X16_PIN_STATE(x);
-		CHACHA_X16_PIN_STATE(y);
-	}
+	ROUNDS2(x, y, w, ctr, ctr1, dr);
 	k[0] = vadd(x0, w->s[0]);
 	k[1] = vadd(x1, w->s[1]);
 	k[2] = vadd(x2, w->s[2]);
@@ -189,6 +178,18 @@ block_at(struct p44v *b, const struct sched *s, const struct small_mac *m, __m51
 				  _mm512_maskz_mov_epi64(on8, _mm512_set1_epi64(INT64_C(1) << 40)));
 }
 
+/* limb 0's carry into limb 1, limb 1's into limb 2 */
+static inline __attribute__((always_inline)) void
+carry01(__m512i *h0, __m512i *h1, __m512i *h2)
+{
+	const __m512i m44 = _mm512_set1_epi64((long long)P44_M44);
+
+	*h1 = _mm512_add_epi64(*h1, _mm512_srli_epi64(*h0, 44));
+	*h0 = _mm512_and_si512(*h0, m44);
+	*h2 = _mm512_add_epi64(*h2, _mm512_srli_epi64(*h1, 44));
+	*h1 = _mm512_and_si512(*h1, m44);
+}
+
 /*
  * h fully reduced mod 2^130 - 5, plus s mod 2^128: the tags' low and high
  * 64-bit words. Constant time (masks, no branch on h or s).
@@ -205,21 +206,11 @@ lane8_tag(const struct lane8 *x, __m512i *tlo, __m512i *thi)
 	 * Carries round once (limb 1 may sit a little above 2^44): limbs 0
 	 * and 1 below 2^44, limb 2 at most 2^42, so h < 2^130 + 2^88.
 	 */
-	c = _mm512_srli_epi64(h0, 44);
-	h0 = _mm512_and_si512(h0, m44);
-	h1 = _mm512_add_epi64(h1, c);
-	c = _mm512_srli_epi64(h1, 44);
-	h1 = _mm512_and_si512(h1, m44);
-	h2 = _mm512_add_epi64(h2, c);
+	carry01(&h0, &h1, &h2);
 	c = _mm512_srli_epi64(h2, 42);
 	h2 = _mm512_and_si512(h2, m42);
 	h0 = _mm512_add_epi64(h0, _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
-	c = _mm512_srli_epi64(h0, 44);
-	h0 = _mm512_and_si512(h0, m44);
-	h1 = _mm512_add_epi64(h1, c);
-	c = _mm512_srli_epi64(h1, 44);
-	h1 = _mm512_and_si512(h1, m44);
-	h2 = _mm512_add_epi64(h2, c);
+	carry01(&h0, &h1, &h2);
 	/* h - p = h + 5 - 2^130 (below p), kept where it is not negative */
 	g0 = _mm512_add_epi64(h0, _mm512_set1_epi64(5));
 	g1 = _mm512_add_epi64(h1, _mm512_srli_epi64(g0, 44));
