@@ -14,7 +14,9 @@
  * the tag matched, copies it out and the rest straight from job->in to
  * job->out.
  * Where the Poly1305 lane kernel has tags_lanes, a group's tags are
- * finished in the lanes too. Open verifies before any plaintext reaches
+ * finished in the lanes too. On AVX-512 with IFMA a group whose AAD is
+ * at most 16 bytes takes the fused kernel instead (fused_group(),
+ * chachapoly_small.h): one call, block 0 kept in registers. Open verifies before any plaintext reaches
  * the caller's buffer. Called once per group from lanes_run(); the
  * per-job helpers are chachapoly_burst.h's inline ones.
  *
