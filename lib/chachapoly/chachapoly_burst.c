@@ -541,6 +541,8 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
 	direct = ci->xor_lanes_bytes != NULL && vecsec_lanes_direct();
+	b.fused = fused_kernels(ci, pi);
+	b.old_staged = false;
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */
 		weight[j] = (uint32_t)(jobs[j]->len / CHACHA_BLOCK_LEN);
@@ -691,13 +693,21 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	}
 	pass_chacha(&b, open, no);
 out:
-	vecsec_memzero(ctx, n * sizeof(ctx[0]));
+	/*
+	 * The per-job contexts and the Poly1305 lane struct hold r, s and
+	 * accumulators; a burst whose small jobs all took the fused kernel
+	 * (which keeps them in registers) and has no other has written
+	 * neither: 2.5 KiB of wipes less at 32 jobs.
+	 */
+	if (b.old_staged || nc > 0 || ng > 0) {
+		vecsec_memzero(ctx, n * sizeof(ctx[0]));
+		vecsec_wipe(b.pl.h, sizeof(b.pl.h));
+		vecsec_wipe(b.pl.r, sizeof(b.pl.r));
+	}
 	if (nx > 0)
 		vecsec_memzero(xw, n * sizeof(xw[0]));
-	/* the secrets of the lane structs: key words, accumulators and r */
+	/* the secrets of the ChaCha lane struct: key words */
 	vecsec_wipe(b.cl.key, sizeof(b.cl.key));
-	vecsec_wipe(b.pl.h, sizeof(b.pl.h));
-	vecsec_wipe(b.pl.r, sizeof(b.pl.r));
 	/* the general passes' stage and scalar state (the other paths wipe their own) */
 	if (ng > 0) {
 		vecsec_memzero(&b.pst, sizeof(b.pst.h) + sizeof(b.pst.r));

@@ -28,6 +28,7 @@
 #include "job/job_internal.h"
 #include "lanes/lanes.h"
 #include "chachapoly_internal.h"
+#include "chachapoly_small.h"
 
 #define MAX_WIDTHS 8
 
@@ -112,6 +113,10 @@ struct burst {
 	/* the lane scheduler's state: kernels, work left, lanes holding work */
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
+	bool fused;                        /* small groups may take the fused kernel */
+	bool old_staged;                   /* a small group took fast_group / fast_seal_direct */
+	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
+	uint32_t sbytes[VECSEC_MAX_LANES];
 	const uint16_t *list;              /* pass 3: the jobs to MAC */
 	unsigned int nlist, next;          /* next: the next piece or job to start */
 	uint16_t job[VECSEC_MAX_LANES];     /* lane -> job index */
@@ -291,6 +296,30 @@ lanes_take(const struct vecsec_aead_job *job, size_t crossover)
 	 */
 	return job->tag_len == VECSEC_AEAD_TAG_LEN && job->len <= crossover &&
 	       (uint64_t)job->len <= ((UINT64_C(1) << 32) - 2) * CHACHA_BLOCK_LEN;
+}
+
+/* Groups the fused kernel ran, this thread (vecsec_lanes_fused_groups()); its knob. */
+extern _Thread_local uint64_t vecsec_burst_fused_groups;
+bool vecsec_lanes_fused(void);
+
+/*
+ * True if the burst's lane kernels are those the fused kernel
+ * (chachapoly_small.h) stands for: the byte-exact x16 ChaCha (AVX-512) and
+ * an IFMA Poly1305 lane kernel; and the knob allows it.
+ */
+static inline bool
+fused_kernels(const struct chacha_impl *ci, const struct poly1305_impl *pi)
+{
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+	return ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x16_avx512 &&
+	       (pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x16_avx512ifma ||
+		pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x8_avx512ifma) &&
+	       vecsec_lanes_fused();
+#else
+	(void)ci;
+	(void)pi;
+	return false;
+#endif
 }
 
 /* ---- chachapoly_lanes.c ---- */

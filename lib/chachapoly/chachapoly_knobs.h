@@ -85,6 +85,19 @@ bool vecsec_lanes_direct(void);
 bool vecsec_lanes_set_direct(bool on);
 
 /*
+ * The fused kernel for small bursts (chachapoly_small.h: AVX-512 + IFMA,
+ * 16 ChaCha lanes, groups of linear jobs of at most 512 bytes and AAD of
+ * at most 16): on by default wherever the burst runs those lane kernels;
+ * set_fused(false) sends its groups through the staged path as before
+ * (tests and benchmarks, for an A/B). Returns the previous setting.
+ * fused_groups: how many groups this thread has run through it (tests
+ * show with it that the kernel ran).
+ */
+bool vecsec_lanes_fused(void);
+bool vecsec_lanes_set_fused(bool on);
+uint64_t vecsec_lanes_fused_groups(void);
+
+/*
  * The AVX2 lane kernels' VL forms (8 ChaCha, 4 Poly1305 lanes compiled
  * with AVX-512VL/BW, ymm registers only): bursts run them in place of the
  * plain AVX2 ones wherever the CPU has AVX-512VL and BW (usable: whether

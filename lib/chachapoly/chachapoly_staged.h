@@ -14,7 +14,9 @@
  * the tag matched, copies it out and the rest straight from job->in to
  * job->out.
  * Where the Poly1305 lane kernel has tags_lanes, a group's tags are
- * finished in the lanes too. Open verifies before any plaintext reaches
+ * finished in the lanes too. On AVX-512 with IFMA a group whose AAD is
+ * at most 16 bytes takes the fused kernel instead (fused_group(),
+ * chachapoly_small.h): one call, block 0 kept in registers. Open verifies before any plaintext reaches
  * the caller's buffer. Called once per group from lanes_run(); the
  * per-job helpers are chachapoly_burst.h's inline ones.
  *
@@ -118,6 +120,110 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 	}
 }
 
+/* True if the group of k jobs (list) fits the fused kernel (chachapoly_small.h). */
+static inline bool
+fused_fits(const struct burst *b, const uint16_t *list, unsigned int k)
+{
+	if (!b->fused || k > 16)
+		return false;
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+
+		if (job->len > SMALL_MAX || job->aad_len > SMALL_AAD)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A group of small linear jobs, all seals or all opens, through the fused
+ * kernel: one call gives the tags (seal: into job->tag, with the
+ * ciphertext written to job->out; open: computed, into calc) with block 0
+ * kept in registers. Open: the call also decrypts each job's first data
+ * block into first[] (not job->out: nothing before the tag matched); the
+ * jobs whose tag matched (lane_verify(): constant time, a failed job's
+ * output zeroed) get that block copied out and the rest decrypted
+ * straight from job->in to job->out (counter 2 on); first[] is wiped.
+ */
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+static void
+fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
+	    unsigned int k, bool seal)
+{
+	/* in the burst: a local one, zeroed for GCC's sake, cost a rep stos a group */
+	struct small_mac *m = &b->sm;
+	uint32_t *bytes = b->sbytes;
+	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];
+	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+
+	b->cl.active = 0;
+	for (unsigned int i = 0; i < k; i++) {
+		const struct vecsec_aead_job *job = b->jobs[list[i]];
+
+		lane_key(b, i, list[i], 0);
+		m->aad[i] = job->aad;
+		m->aad_len[i] = (uint32_t)job->aad_len;
+		m->len[i] = (uint32_t)job->len;
+		b->cl.in[i] = job->in;
+		if (seal) {
+			b->cl.out[i] = job->out;
+			m->ct[i] = job->out;
+			m->tag[i] = job->tag;
+			bytes[i] = (uint32_t)job->len;
+		} else {
+			b->cl.out[i] = first[i];
+			m->ct[i] = job->in;
+			m->tag[i] = calc[i];
+			bytes[i] = job->len < CHACHA_BLOCK_LEN ? (uint32_t)job->len : CHACHA_BLOCK_LEN;
+		}
+		b->cl.active |= UINT32_C(1) << i;
+	}
+	vecsec_chachapoly_small_x16_avx512ifma(&b->cl, bytes, m);
+	vecsec_burst_fused_groups++;
+	if (seal) {
+		for (unsigned int i = 0; i < k; i++)
+			b->jobs[list[i]]->status = VECSEC_JOB_OK;
+		b->cl.active = 0;
+		return;
+	}
+
+	b->cl.active = 0;
+	for (unsigned int i = 0; i < k; i++) {
+		struct vecsec_aead_job *job = b->jobs[list[i]];
+
+		bytes[i] = 0;   /* an inactive lane: nothing read or written */
+		job->status = lane_verify(job, calc[i]);
+		if (job->status != VECSEC_JOB_OK)
+			continue;
+		copy_small(job->out, first[i], job->len < CHACHA_BLOCK_LEN ? job->len :
+									   CHACHA_BLOCK_LEN);
+		if (job->len > CHACHA_BLOCK_LEN) {
+			b->cl.ctr[i] = 2;
+			b->cl.in[i] = job->in + CHACHA_BLOCK_LEN;
+			b->cl.out[i] = job->out + CHACHA_BLOCK_LEN;
+			bytes[i] = (uint32_t)job->len - CHACHA_BLOCK_LEN;
+			b->cl.active |= UINT32_C(1) << i;
+		}
+	}
+	if (b->cl.active != 0)
+		ci->xor_lanes_bytes(&b->cl, bytes, NULL);
+	b->cl.active = 0;
+	vecsec_wipe(first, k * sizeof(first[0]));      /* plaintext of the first blocks */
+	vecsec_wipe(calc, k * sizeof(calc[0]));
+}
+#else
+static void
+fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
+	    unsigned int k, bool seal)
+{
+	(void)b;
+	(void)ci;
+	(void)list;
+	(void)k;
+	(void)seal;
+}
+#endif
+
 /*
  * The staged path: up to one ChaCha width of small linear jobs, each copied
  * into its lane's buffer behind a zero block. Seal: one kernel run gives
@@ -141,6 +247,11 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
 	uint8_t *ks0[VECSEC_MAX_LANES] = { NULL };
 
+	if (fused_fits(b, list, k)) {
+		fused_group(b, ci, list, k, false);
+		return;
+	}
+	b->old_staged = true;
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
@@ -296,6 +407,11 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
 	uint32_t bytes[VECSEC_MAX_LANES];
 	uint8_t *ks0[VECSEC_MAX_LANES];
 
+	if (fused_fits(b, list, k)) {
+		fused_group(b, ci, list, k, true);
+		return;
+	}
+	b->old_staged = true;
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fused kernel for small ChaCha20-Poly1305 bursts (AVX-512 F+VL+BW +
+ * IFMA, chachapoly_small_avx512ifma.c): up to 16 linear jobs in one call,
+ * ChaCha20 in 16 byte-exact lanes and Poly1305 in 16 IFMA lanes. The
+ * one-time key (RFC 8439 2.6) goes from block 0 straight into the MAC's
+ * registers; nothing of it, of the keystream or of the plaintext is left
+ * in memory the kernel writes. Private to lib/chachapoly.
+ */
+#ifndef CHACHAPOLY_SMALL_H
+#define CHACHAPOLY_SMALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chacha/chacha_internal.h"
+
+/* The longest job and AAD the kernel takes (bytes). */
+#define SMALL_MAX 512
+#define SMALL_AAD 16
+
+/*
+ * What the MAC of each lane reads (RFC 8439 2.8): aad_len bytes of AAD at
+ * aad[i] (at most SMALL_AAD), the len bytes of ciphertext at ct[i] (at
+ * most SMALL_MAX) where they lie; the tag goes to tag[i]. Only lanes set
+ * in the ChaCha struct's `active` are read or written.
+ */
+struct small_mac {
+	const uint8_t *ct[16];
+	const uint8_t *aad[16];
+	uint8_t *tag[16];
+	uint32_t len[16];
+	uint32_t aad_len[16];
+};
+
+/*
+ * One call for the active lanes of l (each lane's key and nonce as
+ * lane_key() leaves them; rounds 20; l->ctr is not read: the counters
+ * are 0): block 0 gives r and s, blocks 1 on XOR bytes[i] bytes from
+ * l->in[i] to l->out[i]
+ * (byte-exact, masked at the ragged end), and then Poly1305 over m's AAD,
+ * ciphertext and lengths gives each lane's tag into m->tag[i].
+ * Seal: bytes[i] = len, l->out[i] = m->ct[i] (the MAC reads the
+ * ciphertext just written). Open: m->ct[i] = the ciphertext, and bytes[i]
+ * at most 64 with l->out[i] a buffer aside (the first block's plaintext,
+ * kept from the caller's output until the tag matched) or 0.
+ * l is not changed.
+ */
+void vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint32_t *bytes,
+					    const struct small_mac *m);
+
+/*
+ * The kernel leaves nothing secret on the stack: its body runs in a frame
+ * of its own, which a second call of the same depth then zeros. This
+ * counts the calls whose frame went deeper than that wipe reached (a
+ * compiler or flags this file was not measured with): tests require 0.
+ */
+uint64_t vecsec_chachapoly_small_burn_short(void);
+
+#endif /* CHACHAPOLY_SMALL_H */

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fused kernel for small ChaCha20-Poly1305 bursts (lib/chachapoly
+ * chachapoly_small.h: AVX-512 + IFMA, groups of up to 16 linear jobs of at
+ * most SMALL_MAX bytes and AAD of at most SMALL_AAD):
+ *   - the kernel itself, called directly: random active masks (one lane up
+ *     to all 16, sparse), ragged and equal lengths 0..SMALL_MAX, AAD
+ *     0..SMALL_AAD; the ciphertext and tag == the one-shot API == OpenSSL
+ *     / libsodium, open's tag and first block aside likewise; nothing
+ *     written outside the outputs, inactive lanes never read or written
+ *     (their pointers lead to guarded buffers);
+ *   - bursts: groups of 1..16 jobs (a group of 16 longer ones first), every
+ *     length 0..SMALL_MAX + 64 ragged and equal, AAD 0..SMALL_AAD + 1 (the
+ *     last falls back to the staged path), ChaCha20 and XChaCha20 jobs
+ *     mixed, in place and out of place at odd offsets; seal == the
+ *     one-shot API == OpenSSL / libsodium, open gives the plaintext back,
+ *     one forged job a burst fails with its output zeroed; the same with
+ *     the kernel switched off (the A/B knob);
+ *   - where it runs: at the AVX-512 level on a CPU with IFMA the groups
+ *     that qualify go through it (its per-thread counter grows), at every
+ *     other level or with the knob off never; its stack wipe always
+ *     reached its frame. A CPU without IFMA says so loudly, and fails the
+ *     run under VECSEC_TEST_REQUIRE_ISA naming avx512.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vt.h"
+#include "vt_aead.h"
+#include "vecsec/vecsec_aead.h"
+#include "chacha/chacha_internal.h"
+#include "chachapoly/chachapoly_burst.h"
+#include "chachapoly/chachapoly_knobs.h"
+#include "chachapoly/chachapoly_small.h"
+
+static bool slow;
+
+#define GUARD 32
+#define MAXLEN (SMALL_MAX + 64)
+
+static bool
+cpu_has_fused(void)
+{
+	const uint64_t need = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+			      VECSEC_CPU_AVX512IFMA;
+
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+	return (vecsec_cpu_features() & need) == need;
+#else
+	(void)need;
+	return false;
+#endif
+}
+
+/* True where bursts may take the fused kernel now (this ISA level, this CPU). */
+static bool
+fused_expected(void)
+{
+	struct lanes_choice c;
+
+	vecsec_lanes_choose(32, &c);
+	return cpu_has_fused() && vecsec_isa_cap() >= VECSEC_ISA_AVX512 && c.chacha_lanes == 16 &&
+	       strstr(c.poly_name, "avx512ifma") != NULL;
+}
+
+/* a CPU without the kernel: loud, and a failure where the run requires AVX-512 */
+static bool
+require_cpu(void)
+{
+	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+
+	if (cpu_has_fused())
+		return true;
+	printf("\nSKIP fused: the fused small-burst kernel not run (CPU lacks AVX-512 IFMA)\n");
+	fprintf(stderr, "SKIP fused: the fused small-burst kernel not run (CPU lacks AVX-512 IFMA)\n");
+	VT_EXPECT(req == NULL || (strstr(req, "avx512") == NULL && strcmp(req, "all") != 0),
+		  "VECSEC_TEST_REQUIRE_ISA=%s and no AVX-512 IFMA", req);
+	return false;
+}
+
+/* ---- the kernel, called directly ---- */
+
+struct lane_bufs {
+	uint8_t key[32], nonce[12], aad[SMALL_AAD + 2 * GUARD];
+	uint8_t pt[SMALL_MAX + 2 * GUARD], ct[SMALL_MAX + 2 * GUARD];
+	uint8_t aside[CHACHA_BLOCK_LEN + 2 * GUARD], tag[16 + 2 * GUARD];
+	size_t len, aad_len;
+};
+
+static bool
+guards_are(const uint8_t *b, size_t body, uint8_t v)
+{
+	for (size_t i = 0; i < GUARD; i++)
+		if (b[i] != v || b[GUARD + body + i] != v)
+			return false;
+	return true;
+}
+
+static bool
+all_are(const uint8_t *b, size_t n, uint8_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+static void
+kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st)
+{
+	struct chacha_lanes l;
+	struct small_mac m;
+	uint32_t bytes[16];
+	size_t common = vt_below(st, SMALL_MAX + 1);
+
+	memset(&l, 0x5a, sizeof(l));
+	memset(&m, 0, sizeof(m));
+	memset(bytes, 0xff, sizeof(bytes));
+	l.rounds = 20;
+	l.active = active;
+	for (int i = 0; i < 16; i++) {
+		struct lane_bufs *b = &lb[i];
+
+		memset(b, 0xc3, sizeof(*b));
+		if (!((active >> i) & 1)) {
+			/* an inactive lane: pointers into guarded buffers, lengths at the most */
+			l.in[i] = b->pt + GUARD;
+			l.out[i] = b->ct + GUARD;
+			m.ct[i] = b->ct + GUARD;
+			m.aad[i] = b->aad + GUARD;
+			m.tag[i] = b->tag + GUARD;
+			m.len[i] = SMALL_MAX;
+			m.aad_len[i] = SMALL_AAD;
+			bytes[i] = SMALL_MAX;
+			continue;
+		}
+		b->len = equal ? common : vt_below(st, SMALL_MAX + 1);
+		b->aad_len = vt_below(st, SMALL_AAD + 1);
+		vt_rand(b->key, 32, vt_next(st));
+		vt_rand(b->nonce, 12, vt_next(st));
+		vt_rand(b->aad + GUARD, b->aad_len, vt_next(st));
+		vt_rand(b->pt + GUARD, b->len, vt_next(st));
+		for (int w = 0; w < 8; w++)
+			l.key[w][i] = vecsec_load_le32(b->key + 4 * w);
+		for (int w = 0; w < 3; w++)
+			l.nonce[w][i] = vecsec_load_le32(b->nonce + 4 * w);
+		l.ctr[i] = 0;
+		l.in[i] = b->pt + GUARD;
+		l.out[i] = b->ct + GUARD;
+		bytes[i] = (uint32_t)b->len;
+		m.ct[i] = b->ct + GUARD;
+		m.aad[i] = b->aad + GUARD;
+		m.tag[i] = b->tag + GUARD;
+		m.len[i] = (uint32_t)b->len;
+		m.aad_len[i] = (uint32_t)b->aad_len;
+	}
+	vecsec_chachapoly_small_x16_avx512ifma(&l, bytes, &m);
+	for (int i = 0; i < 16; i++) {
+		struct lane_bufs *b = &lb[i];
+		uint8_t want[SMALL_MAX], wtag[16], otag[16], oct[SMALL_MAX];
+
+		if (!((active >> i) & 1)) {
+			VT_EXPECT(all_are(b->ct, sizeof(b->ct), 0xc3) &&
+				  all_are(b->tag, sizeof(b->tag), 0xc3),
+				  "inactive lane %d (mask %04x) written", i, (unsigned)active);
+			continue;
+		}
+		{
+			struct vecsec_aead_key k;
+
+			VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, b->key,
+						       32) == 0, "key init");
+			VT_EXPECT(vecsec_aead_seal(&k, want, wtag, 16, b->pt + GUARD, b->len,
+						   b->nonce, 12, b->aad + GUARD, b->aad_len) == 0,
+				  "one-shot seal");
+			vecsec_aead_key_wipe(&k);
+		}
+		vt_oracle_seal(VECSEC_AEAD_CHACHA20_POLY1305, oct, otag, b->pt + GUARD, b->len,
+			       b->key, b->nonce, b->aad + GUARD, b->aad_len);
+		VT_EXPECT_MEM(b->ct + GUARD, want, b->len, "kernel seal lane %d len %zu aad %zu",
+			      i, b->len, b->aad_len);
+		VT_EXPECT_MEM(b->tag + GUARD, wtag, 16, "kernel tag lane %d len %zu aad %zu", i,
+			      b->len, b->aad_len);
+		VT_EXPECT_MEM(want, oct, b->len, "one-shot vs oracle len %zu", b->len);
+		VT_EXPECT_MEM(wtag, otag, 16, "one-shot tag vs oracle len %zu", b->len);
+		VT_EXPECT(guards_are(b->ct, b->len, 0xc3) && guards_are(b->tag, 16, 0xc3),
+			  "kernel seal lane %d len %zu wrote outside", i, b->len);
+	}
+
+	/* open: the MAC over the ciphertext, the first block decrypted aside */
+	for (int i = 0; i < 16; i++) {
+		struct lane_bufs *b = &lb[i];
+
+		if (!((active >> i) & 1))
+			continue;
+		memset(b->tag, 0xc3, sizeof(b->tag));
+		l.in[i] = b->ct + GUARD;
+		l.out[i] = b->aside + GUARD;
+		bytes[i] = b->len < CHACHA_BLOCK_LEN ? (uint32_t)b->len : CHACHA_BLOCK_LEN;
+	}
+	vecsec_chachapoly_small_x16_avx512ifma(&l, bytes, &m);
+	for (int i = 0; i < 16; i++) {
+		struct lane_bufs *b = &lb[i];
+		struct vecsec_aead_key k;
+		uint8_t wtag[16], want[SMALL_MAX];
+		size_t first = b->len < CHACHA_BLOCK_LEN ? b->len : CHACHA_BLOCK_LEN;
+
+		if (!((active >> i) & 1))
+			continue;
+		VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, b->key, 32) == 0,
+			  "key init");
+		VT_EXPECT(vecsec_aead_seal(&k, want, wtag, 16, b->pt + GUARD, b->len, b->nonce, 12,
+					   b->aad + GUARD, b->aad_len) == 0, "one-shot seal");
+		vecsec_aead_key_wipe(&k);
+		VT_EXPECT_MEM(b->tag + GUARD, wtag, 16, "kernel open tag lane %d len %zu", i,
+			      b->len);
+		VT_EXPECT_MEM(b->aside + GUARD, b->pt + GUARD, first,
+			      "kernel open first block lane %d len %zu", i, b->len);
+		VT_EXPECT(guards_are(b->aside, first, 0xc3) &&
+			  all_are(b->aside + GUARD + first, CHACHA_BLOCK_LEN - first, 0xc3),
+			  "kernel open lane %d len %zu wrote past its first block", i, b->len);
+	}
+}
+
+static void
+test_fused_kernel(void)
+{
+	struct lane_bufs *lb;
+	uint64_t st = vt_seed() ^ 0xf05ed;
+	int rounds = slow ? 3000 : 300;
+
+	if (strcmp(vt_isa(), "avx512") != 0)
+		return;         /* the kernel does not depend on the level: once is enough */
+	if (!require_cpu())
+		return;
+	lb = malloc(16 * sizeof(*lb));
+	for (int r = 0; r < rounds; r++) {
+		/* one lane each in turn, all 16, then random (sparse) masks */
+		uint32_t active = r < 16 ? UINT32_C(1) << r : r < 20 ? 0xffff :
+				  (uint32_t)vt_next(&st) & 0xffff;
+
+		if (active == 0)
+			active = 1;
+		kernel_round(lb, active, r % 3 == 0, &st);
+	}
+	free(lb);
+	VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
+		  "the stack wipe fell short of the kernel's frame %llu times",
+		  (unsigned long long)vecsec_chachapoly_small_burn_short());
+}
+
+/* ---- bursts ---- */
+
+#define FILL 16
+#define NB (FILL + 16)
+
+struct bjob {
+	uint8_t *pt, *ct, *back;
+	size_t off, len;
+	uint8_t aad[SMALL_AAD + 1], tag[16], nonce[24];
+	int alg;        /* 0 ChaCha20, 1 XChaCha20 */
+};
+
+struct bkeys {
+	uint8_t raw[2][32];
+	struct vecsec_aead_key k[2];
+};
+
+/*
+ * One burst: FILL longer jobs (a group of their own: the longest go first)
+ * and g test jobs of length len_of(i); seal, check, open with one job
+ * forged, check. in_place: in == out for both.
+ */
+static void
+one_burst(struct bkeys *ks, unsigned int g, const size_t *lens, size_t aad0, bool in_place,
+	  uint64_t seed, const char *cfg)
+{
+	struct bjob b[NB];
+	struct vecsec_aead_job jobs[NB], *jp[NB];
+	unsigned int n = FILL + g, forged = (unsigned int)(seed % g) + FILL;
+	uint64_t st = seed;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct bjob *x = &b[i];
+		size_t nl;
+
+		x->len = i < FILL ? SMALL_MAX : lens[i - FILL];
+		x->off = 1 + (seed + 3 * i) % 15;                 /* never 16-aligned */
+		x->alg = (int)((seed + i) % 3 == 0);
+		nl = x->alg ? 24 : 12;
+		x->pt = malloc(x->off + x->len + 1);
+		x->ct = malloc(x->off + x->len + 1);
+		x->back = malloc(x->off + x->len + 2);
+		vt_rand(x->pt + x->off, x->len, vt_next(&st));
+		vt_rand(x->nonce, sizeof(x->nonce), vt_next(&st));
+		vt_rand(x->aad, sizeof(x->aad), vt_next(&st));
+		jobs[i] = (struct vecsec_aead_job){
+			.key = &ks->k[x->alg], .dir = VECSEC_AEAD_SEAL, .nonce = x->nonce,
+			.nonce_len = nl, .aad = x->aad,
+			.aad_len = i < FILL ? 8 : (aad0 + i) % (SMALL_AAD + 2),
+			.len = x->len, .in = x->pt + x->off, .out = x->ct + x->off + 1,
+			.tag = x->tag, .tag_len = 16,
+		};
+		if (in_place) {
+			memcpy(x->ct + x->off + 1, x->pt + x->off, x->len);
+			jobs[i].in = jobs[i].out;
+		}
+		jp[i] = &jobs[i];
+	}
+	VT_EXPECT(vecsec_aead_burst(jp, n) == n, "%s seal burst", cfg);
+	for (unsigned int i = 0; i < n; i++) {
+		struct bjob *x = &b[i];
+		uint8_t want[MAXLEN], wtag[16], oct[MAXLEN], otag[16];
+		size_t nl = jobs[i].nonce_len;
+
+		VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s seal status len %zu", cfg, x->len);
+		VT_EXPECT(vecsec_aead_seal(&ks->k[x->alg], want, wtag, 16, x->pt + x->off, x->len,
+					   x->nonce, nl, x->aad, jobs[i].aad_len) == 0, "one-shot");
+		vt_oracle_seal(x->alg ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+					VECSEC_AEAD_CHACHA20_POLY1305, oct, otag, x->pt + x->off,
+			       x->len, ks->raw[x->alg], x->nonce, x->aad, jobs[i].aad_len);
+		VT_EXPECT_MEM(x->ct + x->off + 1, want, x->len, "%s ciphertext len %zu aad %zu alg %d",
+			      cfg, x->len, jobs[i].aad_len, x->alg);
+		VT_EXPECT_MEM(x->tag, wtag, 16, "%s tag len %zu aad %zu alg %d", cfg, x->len,
+			      jobs[i].aad_len, x->alg);
+		VT_EXPECT_MEM(want, oct, x->len, "%s one-shot vs oracle len %zu", cfg, x->len);
+		VT_EXPECT_MEM(wtag, otag, 16, "%s one-shot tag vs oracle len %zu", cfg, x->len);
+		jobs[i].dir = VECSEC_AEAD_OPEN;
+		jobs[i].in = x->ct + x->off + 1;
+		jobs[i].out = x->back + x->off + 2;
+		memset(x->back, 0xa5, x->off + x->len + 2);
+		if (in_place) {
+			memcpy(x->back + x->off + 2, x->ct + x->off + 1, x->len);
+			jobs[i].in = jobs[i].out;
+		}
+	}
+	b[forged].tag[seed % 16] ^= (uint8_t)(1u << (seed % 8));
+	VT_EXPECT(vecsec_aead_burst(jp, n) == n, "%s open burst", cfg);
+	for (unsigned int i = 0; i < n; i++) {
+		struct bjob *x = &b[i];
+
+		VT_EXPECT(all_are(x->back, x->off + 2, 0xa5), "%s open len %zu wrote before", cfg,
+			  x->len);
+		if (i == forged) {
+			VT_EXPECT(jobs[i].status == VECSEC_JOB_AUTH_FAILED, "%s forged len %zu status %d",
+				  cfg, x->len, (int)jobs[i].status);
+			VT_EXPECT_ZERO(x->back + x->off + 2, x->len, "%s forged len %zu not zeroed",
+				       cfg, x->len);
+		} else {
+			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s open len %zu aad %zu status %d",
+				  cfg, x->len, jobs[i].aad_len, (int)jobs[i].status);
+			VT_EXPECT_MEM(x->back + x->off + 2, x->pt + x->off, x->len,
+				      "%s plaintext len %zu aad %zu", cfg, x->len, jobs[i].aad_len);
+		}
+		free(x->pt);
+		free(x->ct);
+		free(x->back);
+	}
+}
+
+/* every length 0..MAXLEN in groups of g, ragged (consecutive) and equal */
+static void
+bursts_of(struct bkeys *ks, unsigned int g, bool in_place, uint64_t seed, const char *cfg)
+{
+	size_t lens[16];
+	char c[96];
+
+	for (size_t first = 0; first <= MAXLEN; first += g) {
+		for (unsigned int i = 0; i < g; i++)
+			lens[i] = first + i <= MAXLEN ? first + i : MAXLEN - i;
+		snprintf(c, sizeof(c), "%s g %u ragged from %zu", cfg, g, first);
+		one_burst(ks, g, lens, first, in_place, seed + first, c);
+	}
+	/* equal: every length for a few group sizes, a stride for the rest */
+	for (size_t len = 0; len <= MAXLEN; len += slow || g == 16 || g == 3 ? 1 : 13) {
+		for (unsigned int i = 0; i < g; i++)
+			lens[i] = len;
+		snprintf(c, sizeof(c), "%s g %u equal %zu", cfg, g, len);
+		one_burst(ks, g, lens, len * 7, in_place, seed + 977 * len, c);
+	}
+}
+
+static void
+test_fused_bursts(void)
+{
+	struct bkeys ks;
+	uint64_t seed = vt_seed();
+	bool expect = fused_expected(), was = vecsec_lanes_set_fused(true);
+
+	VT_EXPECT(was, "the fused kernel on by default");
+	if (vecsec_isa_cap() >= VECSEC_ISA_AVX512)
+		(void)require_cpu();
+	for (int a = 0; a < 2; a++) {
+		vt_rand(ks.raw[a], 32, seed + 11 * a);
+		VT_EXPECT(vecsec_aead_key_init(&ks.k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+					       VECSEC_AEAD_CHACHA20_POLY1305, ks.raw[a], 32) == 0,
+			  "key init");
+	}
+	for (int on = 1; on >= 0; on--) {
+		for (unsigned int g = 1; g <= 16; g++) {
+			uint64_t before = vecsec_lanes_fused_groups();
+			char cfg[64];
+
+			if (on == 0 && !slow && g % 5 != 0)
+				continue;       /* the A/B: a few group sizes without it */
+			vecsec_lanes_set_fused(on == 1);
+			snprintf(cfg, sizeof(cfg), "fused %s %s", on ? "on" : "off",
+				 g % 2 ? "in place" : "out of place");
+			bursts_of(&ks, g, g % 2 == 1, seed + 1000003 * g, cfg);
+			if (on && expect)
+				VT_EXPECT(vecsec_lanes_fused_groups() > before,
+					  "groups of %u: the fused kernel never ran", g);
+			else
+				VT_EXPECT(vecsec_lanes_fused_groups() == before,
+					  "groups of %u: the fused kernel ran %llu times (%s, %s)", g,
+					  (unsigned long long)(vecsec_lanes_fused_groups() - before),
+					  on ? "on" : "off", vt_isa());
+		}
+	}
+	vecsec_lanes_set_fused(true);
+	vecsec_aead_key_wipe(&ks.k[0]);
+	vecsec_aead_key_wipe(&ks.k[1]);
+	if (expect)
+		VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
+			  "the stack wipe fell short of the kernel's frame");
+}
+
+int
+main(void)
+{
+	static const struct vt_test tests[] = {
+		VT_TEST(test_fused_kernel),
+		VT_TEST(test_fused_bursts),
+	};
+	const char *s = getenv("VT_SLOW");
+
+	slow = s != NULL && *s != '\0' && *s != '0';
+	return vt_main("fused", tests, VT_ARRAY_SIZE(tests));
+}
