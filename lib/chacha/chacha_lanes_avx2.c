@@ -14,210 +14,13 @@
  * rotation, all 16 words in registers (32 ymm: no slot swaps), and
  * byte-masked loads and stores for a lane's short last block.
  */
-#include <immintrin.h>
-#include <stdbool.h>
-#include <string.h>
-
-#include "chacha_internal.h"
+#include "chacha_lanes_avx2.h"
 
 #ifdef __AVX512VL__
 #define LANES_FN(name) name##_avx2vl
 #else
 #define LANES_FN(name) name##_avx2
 #endif
-
-static inline __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
-static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
-
-#define I_(s) s "\n\t"
-/* words 0..11 in ymm0..11 in both forms of the rounds */
-#define R_x0 "%%ymm0"
-#define R_x1 "%%ymm1"
-#define R_x2 "%%ymm2"
-#define R_x3 "%%ymm3"
-#define R_x4 "%%ymm4"
-#define R_x5 "%%ymm5"
-#define R_x6 "%%ymm6"
-#define R_x7 "%%ymm7"
-#define R_x8 "%%ymm8"
-#define R_x9 "%%ymm9"
-#define R_x10 "%%ymm10"
-#define R_x11 "%%ymm11"
-#ifdef __AVX512VL__
-/*
- * The rounds (RFC 8439 2.1-2.3) with AVX-512VL: word w in ymm w, the four
- * quarter rounds of a column or diagonal pass interleaved instruction by
- * instruction, every rotation one VPROLD (no temporary, no mask in
- * memory). Constant time: no branch but the round counter, no table.
- */
-#define R_x12 "%%ymm12"
-#define R_x13 "%%ymm13"
-#define R_x14 "%%ymm14"
-#define R_x15 "%%ymm15"
-#define OP4(op, a, b, c, d, e, f, g, h) I_(op " " R_##b ", " R_##a ", " R_##a) \
-	I_(op " " R_##d ", " R_##c ", " R_##c) I_(op " " R_##f ", " R_##e ", " R_##e) \
-	I_(op " " R_##h ", " R_##g ", " R_##g)
-#define ROL4(n, a, c, e, g) I_("vprold $" #n ", " R_##a ", " R_##a) \
-	I_("vprold $" #n ", " R_##c ", " R_##c) I_("vprold $" #n ", " R_##e ", " R_##e) \
-	I_("vprold $" #n ", " R_##g ", " R_##g)
-/* QR(a0, b0, c0, d0) .. QR(a3, b3, c3, d3) side by side */
-#define QR4(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
-	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
-	OP4("vpxor", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(16, d0, d1, d2, d3) \
-	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
-	OP4("vpxor", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(12, b0, b1, b2, b3) \
-	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
-	OP4("vpxor", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(8, d0, d1, d2, d3) \
-	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
-	OP4("vpxor", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
-#define LD_(w) I_("vmovdqa " #w "*32(%[st]), %%ymm" #w)
-#define ST_(w) I_("vmovdqa %%ymm" #w ", " #w "*32(%[st])")
-
-/* x[0..15] (word w of every lane) through dr >= 1 double rounds, in place */
-static inline void
-rounds(__m256i x[16], unsigned int dr)
-{
-	VECSEC_ASSERT(dr >= 1);
-	__asm__ volatile(
-		LD_(0) LD_(1) LD_(2) LD_(3) LD_(4) LD_(5) LD_(6) LD_(7)
-		LD_(8) LD_(9) LD_(10) LD_(11) LD_(12) LD_(13) LD_(14) LD_(15)
-		I_("1:")
-		QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15)
-		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14)
-		I_("dec %[n]")
-		I_("jnz 1b")
-		ST_(0) ST_(1) ST_(2) ST_(3) ST_(4) ST_(5) ST_(6) ST_(7)
-		ST_(8) ST_(9) ST_(10) ST_(11) ST_(12) ST_(13) ST_(14) ST_(15)
-		: [n] "+r"(dr), "+m"(*(__m256i(*)[16])x)
-		: [st] "r"(x)
-		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
-		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
-}
-#else
-/*
- * The rounds (RFC 8439 2.1-2.3: four column, then four diagonal quarter
- * rounds, rounds / 2 times) in one asm block. The 16 state words and a
- * temporary for the shift-and-or rotations need 17 ymm registers and AVX2
- * has 16: from C, GCC spilled and reloaded about 25 words per double round
- * (47 moves). Here 15 words stay in registers and word 15 or 12 waits in
- * its slot of the state array, two swaps per double round (4 moves); two
- * independent quarter rounds are interleaved instruction by instruction.
- * 16-bit and 8-bit rotations are one VPSHUFB with a mask in memory.
- * Constant time: no branch but the round counter, no table.
- *
- * Registers: words 0..11 in ymm0..11, 13 and 14 in ymm12 and 13; T and U
- * (ymm14, ymm15) hold word 12 and the temporary on entry to each double
- * round, word 15 and 12 trade places with the slot of word 15 (X15).
- */
-#define R_x13 "%%ymm12"
-#define R_x14 "%%ymm13"
-#define R_T "%%ymm14"
-#define R_U "%%ymm15"
-#define X15 "15*32(%[st])"
-#define ADD2(a, b, c, d) I_("vpaddd " R_##b ", " R_##a ", " R_##a) \
-			 I_("vpaddd " R_##d ", " R_##c ", " R_##c)
-#define XOR2(a, b, c, d) I_("vpxor " R_##b ", " R_##a ", " R_##a) \
-			 I_("vpxor " R_##d ", " R_##c ", " R_##c)
-#define SHUF2(a, c, mask) I_("vpshufb %[" #mask "], " R_##a ", " R_##a) \
-			  I_("vpshufb %[" #mask "], " R_##c ", " R_##c)
-#define ROT2(a, c, n, tmp) I_("vpsrld $(32-" #n "), " R_##a ", " R_##tmp) \
-			   I_("vpslld $" #n ", " R_##a ", " R_##a) \
-			   I_("vpor " R_##tmp ", " R_##a ", " R_##a) \
-			   I_("vpsrld $(32-" #n "), " R_##c ", " R_##tmp) \
-			   I_("vpslld $" #n ", " R_##c ", " R_##c) \
-			   I_("vpor " R_##tmp ", " R_##c ", " R_##c)
-/* QR(a, b, c, d) and QR(e, f, g, h) side by side, tmp the temporary */
-#define QR2(a, b, c, d, e, f, g, h, tmp) \
-	ADD2(a, b, e, f) XOR2(d, a, h, e) SHUF2(d, h, r16) \
-	ADD2(c, d, g, h) XOR2(b, c, f, g) ROT2(b, f, 12, tmp) \
-	ADD2(a, b, e, f) XOR2(d, a, h, e) SHUF2(d, h, r8) \
-	ADD2(c, d, g, h) XOR2(b, c, f, g) ROT2(b, f, 7, tmp)
-
-static const __m256i rot16_mask = { 0x0504070601000302LL, 0x0d0c0f0e09080b0aLL,
-				    0x0504070601000302LL, 0x0d0c0f0e09080b0aLL };
-static const __m256i rot8_mask = { 0x0605040702010003LL, 0x0e0d0c0f0a09080bLL,
-				   0x0605040702010003LL, 0x0e0d0c0f0a09080bLL };
-
-/* x[0..15] (word w of every lane) through dr >= 1 double rounds, in place */
-static inline void
-rounds(__m256i x[16], unsigned int dr)
-{
-	VECSEC_ASSERT(dr >= 1);
-	__asm__ volatile(
-		I_("vmovdqa 0*32(%[st]), %%ymm0")
-		I_("vmovdqa 1*32(%[st]), %%ymm1")
-		I_("vmovdqa 2*32(%[st]), %%ymm2")
-		I_("vmovdqa 3*32(%[st]), %%ymm3")
-		I_("vmovdqa 4*32(%[st]), %%ymm4")
-		I_("vmovdqa 5*32(%[st]), %%ymm5")
-		I_("vmovdqa 6*32(%[st]), %%ymm6")
-		I_("vmovdqa 7*32(%[st]), %%ymm7")
-		I_("vmovdqa 8*32(%[st]), %%ymm8")
-		I_("vmovdqa 9*32(%[st]), %%ymm9")
-		I_("vmovdqa 10*32(%[st]), %%ymm10")
-		I_("vmovdqa 11*32(%[st]), %%ymm11")
-		I_("vmovdqa 12*32(%[st]), %%ymm14")
-		I_("vmovdqa 13*32(%[st]), %%ymm12")
-		I_("vmovdqa 14*32(%[st]), %%ymm13")
-		I_("1:")
-		QR2(x0, x4, x8, T, x1, x5, x9, x13, U)
-		I_("vmovdqa " X15 ", " R_U)             /* U = x15, x12 to the slot */
-		I_("vmovdqa " R_T ", " X15)
-		QR2(x2, x6, x10, x14, x3, x7, x11, U, T)
-		QR2(x0, x5, x10, U, x2, x7, x8, x13, T)
-		I_("vmovdqa " X15 ", " R_T)             /* T = x12, x15 to the slot */
-		I_("vmovdqa " R_U ", " X15)
-		QR2(x1, x6, x11, T, x3, x4, x9, x14, U)
-		I_("dec %[n]")
-		I_("jnz 1b")
-		I_("vmovdqa %%ymm0, 0*32(%[st])")
-		I_("vmovdqa %%ymm1, 1*32(%[st])")
-		I_("vmovdqa %%ymm2, 2*32(%[st])")
-		I_("vmovdqa %%ymm3, 3*32(%[st])")
-		I_("vmovdqa %%ymm4, 4*32(%[st])")
-		I_("vmovdqa %%ymm5, 5*32(%[st])")
-		I_("vmovdqa %%ymm6, 6*32(%[st])")
-		I_("vmovdqa %%ymm7, 7*32(%[st])")
-		I_("vmovdqa %%ymm8, 8*32(%[st])")
-		I_("vmovdqa %%ymm9, 9*32(%[st])")
-		I_("vmovdqa %%ymm10, 10*32(%[st])")
-		I_("vmovdqa %%ymm11, 11*32(%[st])")
-		I_("vmovdqa %%ymm14, 12*32(%[st])")
-		I_("vmovdqa %%ymm12, 13*32(%[st])")
-		I_("vmovdqa %%ymm13, 14*32(%[st])")
-		: [n] "+r"(dr), "+m"(*(__m256i(*)[16])x)
-		: [st] "r"(x), [r16] "m"(rot16_mask), [r8] "m"(rot8_mask)
-		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
-		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
-}
-#endif /* __AVX512VL__ */
-
-/*
- * 8x8 transpose of rows r[0..7] (word w of lanes 0..7): afterwards r[i]
- * holds those 8 words of lane i.
- */
-static inline void
-transpose8(__m256i r[8])
-{
-	__m256i a0 = _mm256_unpacklo_epi32(r[0], r[1]), a1 = _mm256_unpackhi_epi32(r[0], r[1]);
-	__m256i a2 = _mm256_unpacklo_epi32(r[2], r[3]), a3 = _mm256_unpackhi_epi32(r[2], r[3]);
-	__m256i a4 = _mm256_unpacklo_epi32(r[4], r[5]), a5 = _mm256_unpackhi_epi32(r[4], r[5]);
-	__m256i a6 = _mm256_unpacklo_epi32(r[6], r[7]), a7 = _mm256_unpackhi_epi32(r[6], r[7]);
-	/* in 128-bit half j: u[m] = words 0-3 of lane 4j + m, v[m] = words 4-7 */
-	__m256i u0 = _mm256_unpacklo_epi64(a0, a2), u1 = _mm256_unpackhi_epi64(a0, a2);
-	__m256i u2 = _mm256_unpacklo_epi64(a1, a3), u3 = _mm256_unpackhi_epi64(a1, a3);
-	__m256i v0 = _mm256_unpacklo_epi64(a4, a6), v1 = _mm256_unpackhi_epi64(a4, a6);
-	__m256i v2 = _mm256_unpacklo_epi64(a5, a7), v3 = _mm256_unpackhi_epi64(a5, a7);
-
-	r[0] = _mm256_permute2x128_si256(u0, v0, 0x20);
-	r[1] = _mm256_permute2x128_si256(u1, v1, 0x20);
-	r[2] = _mm256_permute2x128_si256(u2, v2, 0x20);
-	r[3] = _mm256_permute2x128_si256(u3, v3, 0x20);
-	r[4] = _mm256_permute2x128_si256(u0, v0, 0x31);
-	r[5] = _mm256_permute2x128_si256(u1, v1, 0x31);
-	r[6] = _mm256_permute2x128_si256(u2, v2, 0x31);
-	r[7] = _mm256_permute2x128_si256(u3, v3, 0x31);
-}
 
 void
 LANES_FN(vecsec_chacha_xor_lanes_x8)(struct chacha_lanes *l, uint32_t nblocks)
@@ -280,69 +83,6 @@ LANES_FN(vecsec_chacha_xor_lanes_x8)(struct chacha_lanes *l, uint32_t nblocks)
 	}
 }
 
-#ifdef __AVX512VL__
-/*
- * A lane's short last block: r (1..63) bytes of in XORed with its row
- * (lo, hi) into out (in == out allowed) by byte-masked loads and stores,
- * nothing touched past r bytes (a masked-off byte is neither read nor
- * written, so no fault either), no keystream on the stack.
- */
-static inline void
-xor_last(uint8_t *out, const uint8_t *in, __m256i lo, __m256i hi, uint32_t r)
-{
-	const __mmask32 m0 = _bzhi_u32(~0u, r);      /* all 32 from r = 32 on */
-
-	_mm256_mask_storeu_epi8(out, m0, vxor(_mm256_maskz_loadu_epi8(m0, in), lo));
-	if (r > 32) {
-		const __mmask32 m1 = _bzhi_u32(~0u, r - 32);
-
-		_mm256_mask_storeu_epi8(out + 32, m1,
-					vxor(_mm256_maskz_loadu_epi8(m1, in + 32), hi));
-	}
-}
-#else
-/* n < 64 bytes of in XORed with ks into out (in == out allowed): 8 at a time, then bytes */
-static inline void
-xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, uint32_t n)
-{
-	uint32_t k = 0;
-
-	for (; k + 8 <= n; k += 8) {
-		uint64_t a, b;
-
-		memcpy(&a, in + k, 8);
-		memcpy(&b, ks + k, 8);
-		a ^= b;
-		memcpy(out + k, &a, 8);
-	}
-	for (; k < n; k++)
-		out[k] = (uint8_t)(in[k] ^ ks[k]);
-}
-#endif
-
-/*
- * One step of 8 lanes (counter ctr on each): lane i's keystream row in
- * lo[i] (bytes 0..31) and hi[i] (32..63).
- */
-static inline __attribute__((always_inline)) void
-block_rows(const __m256i k[8], __m256i ctr, __m256i n0, __m256i n1, __m256i n2,
-	   unsigned int dr, __m256i lo[8], __m256i hi[8])
-{
-	const __m256i c0 = _mm256_set1_epi32((int)CHACHA_C0), c1 = _mm256_set1_epi32((int)CHACHA_C1);
-	const __m256i c2 = _mm256_set1_epi32((int)CHACHA_C2), c3 = _mm256_set1_epi32((int)CHACHA_C3);
-	alignas(32) __m256i x[16] = { c0, c1, c2, c3, k[0], k[1], k[2], k[3],
-				      k[4], k[5], k[6], k[7], ctr, n0, n1, n2 };
-
-	rounds(x, dr);
-	lo[0] = vadd(x[0], c0); lo[1] = vadd(x[1], c1); lo[2] = vadd(x[2], c2);
-	lo[3] = vadd(x[3], c3); lo[4] = vadd(x[4], k[0]); lo[5] = vadd(x[5], k[1]);
-	lo[6] = vadd(x[6], k[2]); lo[7] = vadd(x[7], k[3]);
-	hi[0] = vadd(x[8], k[4]); hi[1] = vadd(x[9], k[5]); hi[2] = vadd(x[10], k[6]);
-	hi[3] = vadd(x[11], k[7]); hi[4] = vadd(x[12], ctr); hi[5] = vadd(x[13], n0);
-	hi[6] = vadd(x[14], n1); hi[7] = vadd(x[15], n2);
-	transpose8(lo);
-	transpose8(hi);
-}
 
 /*
  * The byte-exact variant (the contract in chacha_internal.h): whole blocks
@@ -358,10 +98,8 @@ LANES_FN(vecsec_chacha_xor_lanes_bytes_x8)(const struct chacha_lanes *l, const u
 	const uint32_t act = l->active & 0xff;
 	const unsigned int dr = l->rounds / 2;
 	__m256i k[8], n0, n1, n2, ctr;
-#ifndef __AVX512VL__
 	alignas(32) uint8_t row[CHACHA_BLOCK_LEN];
 	bool tail = false;
-#endif
 	uint32_t left[8], most = 0;
 	size_t off = 0;
 
@@ -392,32 +130,10 @@ LANES_FN(vecsec_chacha_xor_lanes_bytes_x8)(const struct chacha_lanes *l, const u
 		__m256i lo[8], hi[8];
 
 		block_rows(k, ctr, n0, n1, n2, dr, lo, hi);
-		for (int i = 0; i < 8; i++) {
-			uint32_t r = left[i] > off ? left[i] - (uint32_t)off : 0;
-			const uint8_t *in = l->in[i] + off;
-			uint8_t *out = l->out[i] + off;
-
-			if (r >= CHACHA_BLOCK_LEN) {
-				__m256i a = _mm256_loadu_si256((const __m256i *)in);
-				__m256i b = _mm256_loadu_si256((const __m256i *)(in + 32));
-
-				_mm256_storeu_si256((__m256i *)out, vxor(a, lo[i]));
-				_mm256_storeu_si256((__m256i *)(out + 32), vxor(b, hi[i]));
-			} else if (r > 0) {
-#ifdef __AVX512VL__
-				xor_last(out, in, lo[i], hi[i], r);
-#else
-				_mm256_store_si256((__m256i *)row, lo[i]);
-				_mm256_store_si256((__m256i *)(row + 32), hi[i]);
-				xor_tail(out, in, row, r);
-				tail = true;
-#endif
-			}
-		}
+		for (int i = 0; i < 8; i++)
+			xor_row(l, i, left[i], off, lo[i], hi[i], row, &tail);
 		ctr = vadd(ctr, _mm256_set1_epi32(1));
 	}
-#ifndef __AVX512VL__
 	if (tail)
 		vecsec_memzero(row, sizeof(row));
-#endif
 }
