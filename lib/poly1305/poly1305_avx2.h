@@ -232,4 +232,19 @@ p26l_split(__m256i m[5], __m256i lo, __m256i hi, __m256i pad)
 	m[4] = p26l_or(p26l_shr(hi, 40), pad);
 }
 
+/* the 16 bytes at p[i] + off of each lane as (lo words, hi words) */
+P26V_INLINE void
+p26l_load(__m256i *lo, __m256i *hi, const uint8_t *const p[4], size_t off)
+{
+	__m256i a = _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p[0] + off))),
+		_mm_loadu_si128((const __m128i *)(p[2] + off)), 1);
+	__m256i b = _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p[1] + off))),
+		_mm_loadu_si128((const __m128i *)(p[3] + off)), 1);
+
+	*lo = _mm256_unpacklo_epi64(a, b);
+	*hi = _mm256_unpackhi_epi64(a, b);
+}
+
 #endif /* VECSEC_POLY1305_AVX2_H */

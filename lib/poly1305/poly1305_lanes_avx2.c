@@ -35,21 +35,6 @@ static inline __m256i vshl(__m256i a, int n) { return _mm256_slli_epi64(a, n); }
 /* the two blocks inactive lanes read instead of theirs (their h is not stored) */
 static const uint8_t zero_blocks[2 * POLY1305_BLOCK_LEN];
 
-/* the 16 bytes at p[i] + off of each lane as (lo words, hi words) */
-static inline void
-load_block(__m256i *lo, __m256i *hi, const uint8_t *const p[4], size_t off)
-{
-	__m256i a = _mm256_inserti128_si256(
-		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p[0] + off))),
-		_mm_loadu_si128((const __m128i *)(p[2] + off)), 1);
-	__m256i b = _mm256_inserti128_si256(
-		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p[1] + off))),
-		_mm_loadu_si128((const __m128i *)(p[3] + off)), 1);
-
-	*lo = _mm256_unpacklo_epi64(a, b);
-	*hi = _mm256_unpackhi_epi64(a, b);
-}
-
 void
 LANES_FN(vecsec_poly1305_blocks_lanes_x4)(struct poly1305_lanes *l, uint32_t nblocks)
 {
@@ -91,12 +76,12 @@ LANES_FN(vecsec_poly1305_blocks_lanes_x4)(struct poly1305_lanes *l, uint32_t nbl
 		for (int i = 0; i < 4; i++)
 			q[i] = p[i] + step[i] * off;
 		/* (h + m1) r^2 + m2 r */
-		load_block(&lo, &hi, q, 0);
+		p26l_load(&lo, &hi, q, 0);
 		p26l_split(m, lo, hi, pad);
 		for (int i = 0; i < 5; i++)
 			m[i] = vadd(m[i], h[i]);
 		p26l_mul(d, m, r2, s2);
-		load_block(&lo, &hi, q, POLY1305_BLOCK_LEN);
+		p26l_load(&lo, &hi, q, POLY1305_BLOCK_LEN);
 		p26l_split(m, lo, hi, pad);
 		p26l_mul(e, m, r, s);
 		for (int i = 0; i < 5; i++)
@@ -109,7 +94,7 @@ LANES_FN(vecsec_poly1305_blocks_lanes_x4)(struct poly1305_lanes *l, uint32_t nbl
 
 		for (int i = 0; i < 4; i++)
 			q[i] = p[i] + step[i] * off;
-		load_block(&lo, &hi, q, 0);
+		p26l_load(&lo, &hi, q, 0);
 		p26l_split(m, lo, hi, pad);
 		for (int i = 0; i < 5; i++)
 			m[i] = vadd(m[i], h[i]);
