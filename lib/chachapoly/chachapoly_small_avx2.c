@@ -209,6 +209,8 @@ load_upto16(const uint8_t *p, uint32_t n)
  * The public schedule: each step's block pointer for each lane (ptr), the
  * blocks staged (stage[0..2][i]: lane i's AAD, partial and lengths
  * blocks), each lane's first step (inactive lanes: never) and the steps.
+ * Lengths and pointers only: it lives in the caller's frame, which the
+ * stack wipe does not cover.
  */
 struct sched {
 	const uint8_t *ptr[STEPS][8];
@@ -217,6 +219,7 @@ struct sched {
 	uint32_t n;
 };
 
+/* The pointers, the first steps and the lengths blocks; nothing of the AAD or data read. */
 static inline __attribute__((always_inline)) void
 sched_init(struct sched *s, const struct small_mac *m, uint32_t act)
 {
@@ -233,29 +236,46 @@ sched_init(struct sched *s, const struct small_mac *m, uint32_t act)
 		s->n = nb[i] > s->n ? nb[i] : s->n;
 	}
 	for (int i = 0; i < 8; i++) {
-		uint32_t len = m->len[i], alen = m->aad_len[i], part = len % POLY1305_BLOCK_LEN;
+		uint32_t len = m->len[i], alen = m->aad_len[i];
 		uint32_t k = 0, st = s->n - nb[i];
-		__m128i lens = _mm_set_epi64x((long long)len, (long long)alen);
 
 		s->start[i] = (act >> i) & 1 ? st : STEPS;
 		for (; k < st; k++)
 			s->ptr[k][i] = zero16;
 		if (!((act >> i) & 1))
 			continue;
-		if (alen > 0) {
-			_mm_store_si128((__m128i *)s->stage[0][i], load_upto16(m->aad[i], alen));
+		if (alen > 0)
 			s->ptr[k++][i] = s->stage[0][i];
-		}
 		for (uint32_t j = 0; j < len / POLY1305_BLOCK_LEN; j++)
 			s->ptr[k++][i] = m->ct[i] + POLY1305_BLOCK_LEN * j;
-		if (part > 0) {
+		if (len % POLY1305_BLOCK_LEN > 0)
+			s->ptr[k++][i] = s->stage[1][i];
+		/* RFC 8439 2.8: the lengths, little-endian 64-bit words */
+		_mm_store_si128((__m128i *)s->stage[2][i],
+				_mm_set_epi64x((long long)len, (long long)alen));
+		s->ptr[k][i] = s->stage[2][i];
+	}
+}
+
+/*
+ * Each active lane's AAD and partial ciphertext block, zero padded, into
+ * the schedule's stage (after the ChaCha part: seal's ciphertext is its
+ * output)
+ */
+static inline __attribute__((always_inline)) void
+stage_blocks(struct sched *s, const struct small_mac *m, uint32_t act)
+{
+	for (int i = 0; i < 8; i++) {
+		uint32_t len = m->len[i], part = len % POLY1305_BLOCK_LEN;
+
+		if (!((act >> i) & 1))
+			continue;
+		if (m->aad_len[i] > 0)
+			_mm_store_si128((__m128i *)s->stage[0][i],
+					load_upto16(m->aad[i], m->aad_len[i]));
+		if (part > 0)
 			_mm_store_si128((__m128i *)s->stage[1][i],
 					load_upto16(m->ct[i] + len - part, part));
-			s->ptr[k++][i] = s->stage[1][i];
-		}
-		/* RFC 8439 2.8: the lengths, little-endian 64-bit words */
-		_mm_store_si128((__m128i *)s->stage[2][i], lens);
-		s->ptr[k][i] = s->stage[2][i];
 	}
 }
 
@@ -374,22 +394,22 @@ lane4_store(const struct lane4 *x, const struct small_mac *m, uint32_t act, int 
  * Returns its stack pointer.
  */
 static __attribute__((noinline)) uintptr_t
-small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct small_mac *m)
+small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct small_mac *m,
+	  struct sched *s)
 {
 	const uint32_t act = l->active & 0xff;
-	struct sched s;
 	struct lane4 x[2];
 	__m256i k0[8];
 	uint32_t k = 0;
 	uintptr_t sp;
 
 	chacha_part(l, bytes, k0);
-	sched_init(&s, m, act);
+	stage_blocks(s, m, act);
 	lanes_key(x, k0);
-	if (s.n % 2 == 1)
-		step1(x, &s, k++);
-	for (; k < s.n; k += 2)
-		step2(x, &s, k);
+	if (s->n % 2 == 1)
+		step1(x, s, k++);
+	for (; k < s->n; k += 2)
+		step2(x, s, k);
 	lane4_store(&x[0], m, act, 0);
 	if ((act >> 4) != 0)
 		lane4_store(&x[1], m, act, 1);
@@ -401,5 +421,8 @@ void
 SMALL_FN(vecsec_chachapoly_small_x8)(const struct chacha_lanes *l, const uint32_t *bytes,
 				     const struct small_mac *m)
 {
-	vecsec_chachapoly_small_burn(small_run(l, bytes, m));
+	struct sched s;
+
+	sched_init(&s, m, l->active & 0xff);
+	vecsec_chachapoly_small_burn(small_run(l, bytes, m, &s));
 }
