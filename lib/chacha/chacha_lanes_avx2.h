@@ -85,6 +85,79 @@ rounds(__m256i x[16], unsigned int dr)
 		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
 		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
 }
+
+/*
+ * Two blocks' states in the same double rounds: x[] in ymm0..15 as
+ * rounds() has it, y[] in ymm16..31 (EVEX only: VPXORD, VMOVDQA32), the
+ * passes of one state after the other's, which the out-of-order core
+ * overlaps: twice the independent work per step of the rounds.
+ */
+#define R_y0 "%%ymm16"
+#define R_y1 "%%ymm17"
+#define R_y2 "%%ymm18"
+#define R_y3 "%%ymm19"
+#define R_y4 "%%ymm20"
+#define R_y5 "%%ymm21"
+#define R_y6 "%%ymm22"
+#define R_y7 "%%ymm23"
+#define R_y8 "%%ymm24"
+#define R_y9 "%%ymm25"
+#define R_y10 "%%ymm26"
+#define R_y11 "%%ymm27"
+#define R_y12 "%%ymm28"
+#define R_y13 "%%ymm29"
+#define R_y14 "%%ymm30"
+#define R_y15 "%%ymm31"
+#define QR4E(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
+	OP4("vpxord", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(16, d0, d1, d2, d3) \
+	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
+	OP4("vpxord", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(12, b0, b1, b2, b3) \
+	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
+	OP4("vpxord", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(8, d0, d1, d2, d3) \
+	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
+	OP4("vpxord", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
+
+/* x[0..15] and y[0..15] through dr >= 1 double rounds, in place */
+static inline void
+rounds2(__m256i x[16], __m256i y[16], unsigned int dr)
+{
+	VECSEC_ASSERT(dr >= 1);
+	__asm__ volatile(
+		LD_(0) LD_(1) LD_(2) LD_(3) LD_(4) LD_(5) LD_(6) LD_(7)
+		LD_(8) LD_(9) LD_(10) LD_(11) LD_(12) LD_(13) LD_(14) LD_(15)
+		I_("vmovdqa32 0*32(%[sy]), %%ymm16") I_("vmovdqa32 1*32(%[sy]), %%ymm17")
+		I_("vmovdqa32 2*32(%[sy]), %%ymm18") I_("vmovdqa32 3*32(%[sy]), %%ymm19")
+		I_("vmovdqa32 4*32(%[sy]), %%ymm20") I_("vmovdqa32 5*32(%[sy]), %%ymm21")
+		I_("vmovdqa32 6*32(%[sy]), %%ymm22") I_("vmovdqa32 7*32(%[sy]), %%ymm23")
+		I_("vmovdqa32 8*32(%[sy]), %%ymm24") I_("vmovdqa32 9*32(%[sy]), %%ymm25")
+		I_("vmovdqa32 10*32(%[sy]), %%ymm26") I_("vmovdqa32 11*32(%[sy]), %%ymm27")
+		I_("vmovdqa32 12*32(%[sy]), %%ymm28") I_("vmovdqa32 13*32(%[sy]), %%ymm29")
+		I_("vmovdqa32 14*32(%[sy]), %%ymm30") I_("vmovdqa32 15*32(%[sy]), %%ymm31")
+		I_("1:")
+		QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15)
+		QR4E(y0, y4, y8, y12, y1, y5, y9, y13, y2, y6, y10, y14, y3, y7, y11, y15)
+		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14)
+		QR4E(y0, y5, y10, y15, y1, y6, y11, y12, y2, y7, y8, y13, y3, y4, y9, y14)
+		I_("dec %[n]")
+		I_("jnz 1b")
+		ST_(0) ST_(1) ST_(2) ST_(3) ST_(4) ST_(5) ST_(6) ST_(7)
+		ST_(8) ST_(9) ST_(10) ST_(11) ST_(12) ST_(13) ST_(14) ST_(15)
+		I_("vmovdqa32 %%ymm16, 0*32(%[sy])") I_("vmovdqa32 %%ymm17, 1*32(%[sy])")
+		I_("vmovdqa32 %%ymm18, 2*32(%[sy])") I_("vmovdqa32 %%ymm19, 3*32(%[sy])")
+		I_("vmovdqa32 %%ymm20, 4*32(%[sy])") I_("vmovdqa32 %%ymm21, 5*32(%[sy])")
+		I_("vmovdqa32 %%ymm22, 6*32(%[sy])") I_("vmovdqa32 %%ymm23, 7*32(%[sy])")
+		I_("vmovdqa32 %%ymm24, 8*32(%[sy])") I_("vmovdqa32 %%ymm25, 9*32(%[sy])")
+		I_("vmovdqa32 %%ymm26, 10*32(%[sy])") I_("vmovdqa32 %%ymm27, 11*32(%[sy])")
+		I_("vmovdqa32 %%ymm28, 12*32(%[sy])") I_("vmovdqa32 %%ymm29, 13*32(%[sy])")
+		I_("vmovdqa32 %%ymm30, 14*32(%[sy])") I_("vmovdqa32 %%ymm31, 15*32(%[sy])")
+		: [n] "+r"(dr), "+m"(*(__m256i(*)[16])x), "+m"(*(__m256i(*)[16])y)
+		: [st] "r"(x), [sy] "r"(y)
+		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+		  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17",
+		  "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26",
+		  "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "cc");
+}
 #else
 /*
  * The rounds (RFC 8439 2.1-2.3: four column, then four diagonal quarter
@@ -252,6 +325,28 @@ xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, uint32_t n)
 #endif
 
 /*
+ * A state after the rounds (x), with the input added (key k, counter
+ * ctr, nonce n0..n2), as lane i's keystream row in lo[i] (bytes 0..31)
+ * and hi[i] (32..63).
+ */
+static inline __attribute__((always_inline)) void
+state_rows(const __m256i x[16], const __m256i k[8], __m256i ctr, __m256i n0, __m256i n1,
+	   __m256i n2, __m256i lo[8], __m256i hi[8])
+{
+	const __m256i c0 = _mm256_set1_epi32((int)CHACHA_C0), c1 = _mm256_set1_epi32((int)CHACHA_C1);
+	const __m256i c2 = _mm256_set1_epi32((int)CHACHA_C2), c3 = _mm256_set1_epi32((int)CHACHA_C3);
+
+	lo[0] = vadd(x[0], c0); lo[1] = vadd(x[1], c1); lo[2] = vadd(x[2], c2);
+	lo[3] = vadd(x[3], c3); lo[4] = vadd(x[4], k[0]); lo[5] = vadd(x[5], k[1]);
+	lo[6] = vadd(x[6], k[2]); lo[7] = vadd(x[7], k[3]);
+	hi[0] = vadd(x[8], k[4]); hi[1] = vadd(x[9], k[5]); hi[2] = vadd(x[10], k[6]);
+	hi[3] = vadd(x[11], k[7]); hi[4] = vadd(x[12], ctr); hi[5] = vadd(x[13], n0);
+	hi[6] = vadd(x[14], n1); hi[7] = vadd(x[15], n2);
+	transpose8(lo);
+	transpose8(hi);
+}
+
+/*
  * One step of 8 lanes (counter ctr on each): lane i's keystream row in
  * lo[i] (bytes 0..31) and hi[i] (32..63).
  */
@@ -265,14 +360,7 @@ block_rows(const __m256i k[8], __m256i ctr, __m256i n0, __m256i n1, __m256i n2,
 				      k[4], k[5], k[6], k[7], ctr, n0, n1, n2 };
 
 	rounds(x, dr);
-	lo[0] = vadd(x[0], c0); lo[1] = vadd(x[1], c1); lo[2] = vadd(x[2], c2);
-	lo[3] = vadd(x[3], c3); lo[4] = vadd(x[4], k[0]); lo[5] = vadd(x[5], k[1]);
-	lo[6] = vadd(x[6], k[2]); lo[7] = vadd(x[7], k[3]);
-	hi[0] = vadd(x[8], k[4]); hi[1] = vadd(x[9], k[5]); hi[2] = vadd(x[10], k[6]);
-	hi[3] = vadd(x[11], k[7]); hi[4] = vadd(x[12], ctr); hi[5] = vadd(x[13], n0);
-	hi[6] = vadd(x[14], n1); hi[7] = vadd(x[15], n2);
-	transpose8(lo);
-	transpose8(hi);
+	state_rows(x, k, ctr, n0, n1, n2, lo, hi);
 }
 
 /*

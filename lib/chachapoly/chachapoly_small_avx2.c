@@ -63,6 +63,7 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, __m256i k0[8])
 	alignas(32) uint8_t row[CHACHA_BLOCK_LEN];
 	bool tail = false;
 	uint32_t left[8], most = 0;
+	size_t off = 0;
 
 	for (int w = 0; w < 8; w++)
 		k[w] = _mm256_loadu_si256((const __m256i *)l->key[w]);
@@ -81,8 +82,26 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, __m256i k0[8])
 		alignas(32) __m256i x[16] = { c0, c1, c2, c3, k[0], k[1], k[2], k[3],
 					      k[4], k[5], k[6], k[7], _mm256_setzero_si256(),
 					      n0, n1, n2 };
+#ifdef __AVX512VL__
+		/* blocks 0 and 1 in the same double rounds */
+		alignas(32) __m256i y[16] = { c0, c1, c2, c3, k[0], k[1], k[2], k[3],
+					      k[4], k[5], k[6], k[7], _mm256_set1_epi32(1),
+					      n0, n1, n2 };
 
+		if (most > 0) {
+			__m256i lo[8], hi[8];
+
+			rounds2(x, y, dr);
+			state_rows(y, k, _mm256_set1_epi32(1), n0, n1, n2, lo, hi);
+			for (int i = 0; i < 8; i++)
+				xor_row(l, i, left[i], 0, lo[i], hi[i], row, &tail);
+			off = CHACHA_BLOCK_LEN;
+		} else {
+			rounds(x, dr);
+		}
+#else
 		rounds(x, dr);
+#endif
 		k0[0] = vadd(x[0], c0);
 		k0[1] = vadd(x[1], c1);
 		k0[2] = vadd(x[2], c2);
@@ -90,8 +109,33 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, __m256i k0[8])
 		for (int w = 4; w < 8; w++)
 			k0[w] = vadd(x[w], k[w - 4]);
 	}
-	ctr = _mm256_set1_epi32(1);
-	for (size_t off = 0; off < most; off += CHACHA_BLOCK_LEN) {
+	ctr = _mm256_set1_epi32((int)(1 + off / CHACHA_BLOCK_LEN));
+#ifdef __AVX512VL__
+	/* two blocks a step while two are left */
+	for (; off + CHACHA_BLOCK_LEN < most; off += 2 * CHACHA_BLOCK_LEN) {
+		const __m256i ctr1 = vadd(ctr, _mm256_set1_epi32(1));
+		alignas(32) __m256i x[16] = { _mm256_set1_epi32((int)CHACHA_C0),
+					      _mm256_set1_epi32((int)CHACHA_C1),
+					      _mm256_set1_epi32((int)CHACHA_C2),
+					      _mm256_set1_epi32((int)CHACHA_C3),
+					      k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7],
+					      ctr, n0, n1, n2 };
+		alignas(32) __m256i y[16];
+		__m256i lo[8], hi[8];
+
+		memcpy(y, x, sizeof(x));
+		y[12] = ctr1;
+		rounds2(x, y, dr);
+		state_rows(x, k, ctr, n0, n1, n2, lo, hi);
+		for (int i = 0; i < 8; i++)
+			xor_row(l, i, left[i], off, lo[i], hi[i], row, &tail);
+		state_rows(y, k, ctr1, n0, n1, n2, lo, hi);
+		for (int i = 0; i < 8; i++)
+			xor_row(l, i, left[i], off + CHACHA_BLOCK_LEN, lo[i], hi[i], row, &tail);
+		ctr = vadd(ctr, _mm256_set1_epi32(2));
+	}
+#endif
+	for (; off < most; off += CHACHA_BLOCK_LEN) {
 		__m256i lo[8], hi[8];
 
 		block_rows(k, ctr, n0, n1, n2, dr, lo, hi);
