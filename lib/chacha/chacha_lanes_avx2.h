@@ -119,7 +119,7 @@ rounds(__m256i x[16], unsigned int dr)
 	OP4("vpxord", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
 
 /* x[0..15] and y[0..15] through dr >= 1 double rounds, in place */
-static inline void
+static inline __attribute__((always_inline)) void
 rounds2(__m256i x[16], __m256i y[16], unsigned int dr)
 {
 	VECSEC_ASSERT(dr >= 1);
