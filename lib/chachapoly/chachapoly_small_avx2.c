@@ -371,50 +371,55 @@ step2(struct lane4 x[2], const struct sched *s, uint32_t k)
 }
 
 /* limbs 0 .. 3 carried into the next, limb 4 left as it is */
-static inline __attribute__((always_inline)) void
-carry_up(__m256i h[5])
-{
-	const __m256i m26 = _mm256_set1_epi64x((long long)P26_M26);
-
-	for (int i = 0; i < 4; i++) {
-		h[i + 1] = p26l_add(h[i + 1], p26l_shr(h[i], 26));
-		h[i] = p26l_and(h[i], m26);
-	}
-}
+#define CARRY_UP(h0, h1, h2, h3, h4, m26) do { \
+	h1 = p26l_add(h1, p26l_shr(h0, 26)); h0 = p26l_and(h0, m26); \
+	h2 = p26l_add(h2, p26l_shr(h1, 26)); h1 = p26l_and(h1, m26); \
+	h3 = p26l_add(h3, p26l_shr(h2, 26)); h2 = p26l_and(h2, m26); \
+	h4 = p26l_add(h4, p26l_shr(h3, 26)); h3 = p26l_and(h3, m26); \
+} while (0)
 
 /*
  * Group g's tags: h fully reduced mod 2^130 - 5, plus s mod 2^128, stored
- * per active lane. Constant time (masks, no branch on h or s).
+ * per active lane. Constant time (masks, no branch on h or s). Named
+ * vectors, not arrays: GCC copied an array of them in 16-byte halves,
+ * and each 32-byte load after it waited on two stores it could not
+ * forward from.
  */
 static inline __attribute__((always_inline)) void
 lane4_store(const struct lane4 *x, const struct small_mac *m, uint32_t act, int g)
 {
 	const __m256i m26 = _mm256_set1_epi64x((long long)P26_M26);
 	const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
-	__m256i h[5], t[5], c, neg, lo, hi, tlo, thi, carry, t02, t13;
+	__m256i h0 = _mm256_load_si256(&x->h[0]), h1 = _mm256_load_si256(&x->h[1]);
+	__m256i h2 = _mm256_load_si256(&x->h[2]), h3 = _mm256_load_si256(&x->h[3]);
+	__m256i h4 = _mm256_load_si256(&x->h[4]);
+	__m256i g0, g1, g2, g3, g4, c, neg, lo, hi, tlo, thi, carry, t02, t13;
 
 	/*
 	 * Two carry passes (limb 4's top folded in as 5 times it between):
 	 * limbs 0..3 below 2^26, limb 4 at most 2^26, so h < 2^130 + 2^26.
 	 */
-	for (int i = 0; i < 5; i++)
-		h[i] = x->h[i];
-	carry_up(h);
-	c = p26l_shr(h[4], 26);
-	h[4] = p26l_and(h[4], m26);
-	h[0] = p26l_add(h[0], p26l_times5(c));
-	carry_up(h);
+	CARRY_UP(h0, h1, h2, h3, h4, m26);
+	c = p26l_shr(h4, 26);
+	h4 = p26l_and(h4, m26);
+	h0 = p26l_add(h0, p26l_times5(c));
+	CARRY_UP(h0, h1, h2, h3, h4, m26);
 	/* h - p = h + 5 - 2^130 (below p), kept where it is not negative */
-	t[0] = p26l_add(h[0], _mm256_set1_epi64x(5));
-	for (int i = 1; i < 5; i++)
-		t[i] = h[i];
-	carry_up(t);
-	t[4] = _mm256_sub_epi64(t[4], _mm256_set1_epi64x(INT64_C(1) << 26));
-	neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), t[4]);
-	for (int i = 0; i < 5; i++)
-		h[i] = _mm256_blendv_epi8(t[i], h[i], neg);
-	lo = p26l_or(p26l_or(h[0], p26l_shl(h[1], 26)), p26l_shl(h[2], 52));
-	hi = p26l_or(p26l_or(p26l_shr(h[2], 12), p26l_shl(h[3], 14)), p26l_shl(h[4], 40));
+	g0 = p26l_add(h0, _mm256_set1_epi64x(5));
+	g1 = h1;
+	g2 = h2;
+	g3 = h3;
+	g4 = h4;
+	CARRY_UP(g0, g1, g2, g3, g4, m26);
+	g4 = _mm256_sub_epi64(g4, _mm256_set1_epi64x(INT64_C(1) << 26));
+	neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), g4);
+	h0 = _mm256_blendv_epi8(g0, h0, neg);
+	h1 = _mm256_blendv_epi8(g1, h1, neg);
+	h2 = _mm256_blendv_epi8(g2, h2, neg);
+	h3 = _mm256_blendv_epi8(g3, h3, neg);
+	h4 = _mm256_blendv_epi8(g4, h4, neg);
+	lo = p26l_or(p26l_or(h0, p26l_shl(h1, 26)), p26l_shl(h2, 52));
+	hi = p26l_or(p26l_or(p26l_shr(h2, 12), p26l_shl(h3, 14)), p26l_shl(h4, 40));
 	tlo = p26l_add(lo, x->slo);
 	/* the carry out of the low word: tlo < lo, unsigned */
 	carry = _mm256_cmpgt_epi64(_mm256_xor_si256(lo, sign), _mm256_xor_si256(tlo, sign));
