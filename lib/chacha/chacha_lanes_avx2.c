@@ -83,7 +83,6 @@ LANES_FN(vecsec_chacha_xor_lanes_x8)(struct chacha_lanes *l, uint32_t nblocks)
 	}
 }
 
-
 /*
  * The byte-exact variant (the contract in chacha_internal.h): whole blocks
  * by 32-byte loads and stores, a lane's short last block by xor_last()
@@ -98,8 +97,10 @@ LANES_FN(vecsec_chacha_xor_lanes_bytes_x8)(const struct chacha_lanes *l, const u
 	const uint32_t act = l->active & 0xff;
 	const unsigned int dr = l->rounds / 2;
 	__m256i k[8], n0, n1, n2, ctr;
+#ifndef __AVX512VL__
 	alignas(32) uint8_t row[CHACHA_BLOCK_LEN];
 	bool tail = false;
+#endif
 	uint32_t left[8], most = 0;
 	size_t off = 0;
 
@@ -130,10 +131,32 @@ LANES_FN(vecsec_chacha_xor_lanes_bytes_x8)(const struct chacha_lanes *l, const u
 		__m256i lo[8], hi[8];
 
 		block_rows(k, ctr, n0, n1, n2, dr, lo, hi);
-		for (int i = 0; i < 8; i++)
-			xor_row(l, i, left[i], off, lo[i], hi[i], row, &tail);
+		for (int i = 0; i < 8; i++) {
+			uint32_t r = left[i] > off ? left[i] - (uint32_t)off : 0;
+			const uint8_t *in = l->in[i] + off;
+			uint8_t *out = l->out[i] + off;
+
+			if (r >= CHACHA_BLOCK_LEN) {
+				__m256i a = _mm256_loadu_si256((const __m256i *)in);
+				__m256i b = _mm256_loadu_si256((const __m256i *)(in + 32));
+
+				_mm256_storeu_si256((__m256i *)out, vxor(a, lo[i]));
+				_mm256_storeu_si256((__m256i *)(out + 32), vxor(b, hi[i]));
+			} else if (r > 0) {
+#ifdef __AVX512VL__
+				xor_last(out, in, lo[i], hi[i], r);
+#else
+				_mm256_store_si256((__m256i *)row, lo[i]);
+				_mm256_store_si256((__m256i *)(row + 32), hi[i]);
+				xor_tail(out, in, row, r);
+				tail = true;
+#endif
+			}
+		}
 		ctr = vadd(ctr, _mm256_set1_epi32(1));
 	}
+#ifndef __AVX512VL__
 	if (tail)
 		vecsec_memzero(row, sizeof(row));
+#endif
 }

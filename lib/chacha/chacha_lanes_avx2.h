@@ -3,10 +3,13 @@
  * ChaCha20 lanes, AVX2: the step code of the 8-lane kernels
  * (chacha_lanes_avx2.c) shared with the fused small-burst kernel
  * (lib/chachapoly chachapoly_small_avx2.c): the rounds (plain AVX2 or, in
- * files compiled with -mavx512vl, VPROLD), the 8x8 transpose, one step of
- * keystream rows and the byte-exact XOR of a lane's row. Word-major: ymm
- * w holds state word w of all 8 lanes (RFC 8439 2.3). Include only from
- * files built with the avx2 or avx2_vl flag set (lib/meson.build).
+ * files compiled with -mavx512vl, VPROLD; there also two states in the
+ * same double rounds), the 8x8 transpose, one step of keystream rows, and
+ * for the fused kernel the lanes' words and byte counts and the
+ * byte-exact XOR of a lane's row (the lane kernels keep their own inline
+ * copies of those: their code stays as it was). Word-major: ymm w holds
+ * state word w of all 8 lanes (RFC 8439 2.3). Include only from files
+ * built with the avx2 or avx2_vl flag set (lib/meson.build).
  */
 #ifndef VECSEC_CHACHA_LANES_AVX2_H
 #define VECSEC_CHACHA_LANES_AVX2_H
@@ -18,8 +21,18 @@
 
 #include "chacha_internal.h"
 
-static inline __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
-static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
+/*
+ * CL8_INLINE: plain inline in the lane kernels (their code as it was:
+ * always_inline changed GCC's schedule of them); the fused kernel
+ * defines it always_inline first, so that none of its secrets lands in a
+ * callee's frame, below the one its stack wipe covers.
+ */
+#ifndef CL8_INLINE
+#define CL8_INLINE static inline
+#endif
+
+CL8_INLINE __m256i vadd(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
+CL8_INLINE __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
 
 #define I_(s) s "\n\t"
 /* words 0..11 in ymm0..11 in both forms of the rounds */
@@ -54,19 +67,22 @@ static inline __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b)
 	I_("vprold $" #n ", " R_##g ", " R_##g)
 /* QR(a0, b0, c0, d0) .. QR(a3, b3, c3, d3) side by side */
 #define QR4(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
+	QR4X("vpxor", a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3)
+/* the same with the XOR named (VPXORD for registers past ymm15) */
+#define QR4X(xor, a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
 	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
-	OP4("vpxor", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(16, d0, d1, d2, d3) \
+	OP4(xor, d0, a0, d1, a1, d2, a2, d3, a3) ROL4(16, d0, d1, d2, d3) \
 	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
-	OP4("vpxor", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(12, b0, b1, b2, b3) \
+	OP4(xor, b0, c0, b1, c1, b2, c2, b3, c3) ROL4(12, b0, b1, b2, b3) \
 	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
-	OP4("vpxor", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(8, d0, d1, d2, d3) \
+	OP4(xor, d0, a0, d1, a1, d2, a2, d3, a3) ROL4(8, d0, d1, d2, d3) \
 	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
-	OP4("vpxor", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
+	OP4(xor, b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
 #define LD_(w) I_("vmovdqa " #w "*32(%[st]), %%ymm" #w)
 #define ST_(w) I_("vmovdqa %%ymm" #w ", " #w "*32(%[st])")
 
 /* x[0..15] (word w of every lane) through dr >= 1 double rounds, in place */
-static inline void
+CL8_INLINE void
 rounds(__m256i x[16], unsigned int dr)
 {
 	VECSEC_ASSERT(dr >= 1);
@@ -109,14 +125,11 @@ rounds(__m256i x[16], unsigned int dr)
 #define R_y14 "%%ymm30"
 #define R_y15 "%%ymm31"
 #define QR4E(a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3) \
-	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
-	OP4("vpxord", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(16, d0, d1, d2, d3) \
-	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
-	OP4("vpxord", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(12, b0, b1, b2, b3) \
-	OP4("vpaddd", a0, b0, a1, b1, a2, b2, a3, b3) \
-	OP4("vpxord", d0, a0, d1, a1, d2, a2, d3, a3) ROL4(8, d0, d1, d2, d3) \
-	OP4("vpaddd", c0, d0, c1, d1, c2, d2, c3, d3) \
-	OP4("vpxord", b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
+	QR4X("vpxord", a0, b0, c0, d0, a1, b1, c1, d1, a2, b2, c2, d2, a3, b3, c3, d3)
+
+/* word w of y[] to and from ymm r */
+#define LDY_(w, r) I_("vmovdqa32 " #w "*32(%[sy]), %%ymm" #r)
+#define STY_(w, r) I_("vmovdqa32 %%ymm" #r ", " #w "*32(%[sy])")
 
 /* x[0..15] and y[0..15] through dr >= 1 double rounds, in place */
 static inline __attribute__((always_inline)) void
@@ -126,14 +139,9 @@ rounds2(__m256i x[16], __m256i y[16], unsigned int dr)
 	__asm__ volatile(
 		LD_(0) LD_(1) LD_(2) LD_(3) LD_(4) LD_(5) LD_(6) LD_(7)
 		LD_(8) LD_(9) LD_(10) LD_(11) LD_(12) LD_(13) LD_(14) LD_(15)
-		I_("vmovdqa32 0*32(%[sy]), %%ymm16") I_("vmovdqa32 1*32(%[sy]), %%ymm17")
-		I_("vmovdqa32 2*32(%[sy]), %%ymm18") I_("vmovdqa32 3*32(%[sy]), %%ymm19")
-		I_("vmovdqa32 4*32(%[sy]), %%ymm20") I_("vmovdqa32 5*32(%[sy]), %%ymm21")
-		I_("vmovdqa32 6*32(%[sy]), %%ymm22") I_("vmovdqa32 7*32(%[sy]), %%ymm23")
-		I_("vmovdqa32 8*32(%[sy]), %%ymm24") I_("vmovdqa32 9*32(%[sy]), %%ymm25")
-		I_("vmovdqa32 10*32(%[sy]), %%ymm26") I_("vmovdqa32 11*32(%[sy]), %%ymm27")
-		I_("vmovdqa32 12*32(%[sy]), %%ymm28") I_("vmovdqa32 13*32(%[sy]), %%ymm29")
-		I_("vmovdqa32 14*32(%[sy]), %%ymm30") I_("vmovdqa32 15*32(%[sy]), %%ymm31")
+		LDY_(0, 16) LDY_(1, 17) LDY_(2, 18) LDY_(3, 19) LDY_(4, 20) LDY_(5, 21)
+		LDY_(6, 22) LDY_(7, 23) LDY_(8, 24) LDY_(9, 25) LDY_(10, 26) LDY_(11, 27)
+		LDY_(12, 28) LDY_(13, 29) LDY_(14, 30) LDY_(15, 31)
 		I_("1:")
 		QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15)
 		QR4E(y0, y4, y8, y12, y1, y5, y9, y13, y2, y6, y10, y14, y3, y7, y11, y15)
@@ -143,14 +151,9 @@ rounds2(__m256i x[16], __m256i y[16], unsigned int dr)
 		I_("jnz 1b")
 		ST_(0) ST_(1) ST_(2) ST_(3) ST_(4) ST_(5) ST_(6) ST_(7)
 		ST_(8) ST_(9) ST_(10) ST_(11) ST_(12) ST_(13) ST_(14) ST_(15)
-		I_("vmovdqa32 %%ymm16, 0*32(%[sy])") I_("vmovdqa32 %%ymm17, 1*32(%[sy])")
-		I_("vmovdqa32 %%ymm18, 2*32(%[sy])") I_("vmovdqa32 %%ymm19, 3*32(%[sy])")
-		I_("vmovdqa32 %%ymm20, 4*32(%[sy])") I_("vmovdqa32 %%ymm21, 5*32(%[sy])")
-		I_("vmovdqa32 %%ymm22, 6*32(%[sy])") I_("vmovdqa32 %%ymm23, 7*32(%[sy])")
-		I_("vmovdqa32 %%ymm24, 8*32(%[sy])") I_("vmovdqa32 %%ymm25, 9*32(%[sy])")
-		I_("vmovdqa32 %%ymm26, 10*32(%[sy])") I_("vmovdqa32 %%ymm27, 11*32(%[sy])")
-		I_("vmovdqa32 %%ymm28, 12*32(%[sy])") I_("vmovdqa32 %%ymm29, 13*32(%[sy])")
-		I_("vmovdqa32 %%ymm30, 14*32(%[sy])") I_("vmovdqa32 %%ymm31, 15*32(%[sy])")
+		STY_(0, 16) STY_(1, 17) STY_(2, 18) STY_(3, 19) STY_(4, 20) STY_(5, 21)
+		STY_(6, 22) STY_(7, 23) STY_(8, 24) STY_(9, 25) STY_(10, 26) STY_(11, 27)
+		STY_(12, 28) STY_(13, 29) STY_(14, 30) STY_(15, 31)
 		: [n] "+r"(dr), "+m"(*(__m256i(*)[16])x), "+m"(*(__m256i(*)[16])y)
 		: [st] "r"(x), [sy] "r"(y)
 		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
@@ -204,7 +207,7 @@ static const __m256i rot8_mask = { 0x0605040702010003LL, 0x0e0d0c0f0a09080bLL,
 				   0x0605040702010003LL, 0x0e0d0c0f0a09080bLL };
 
 /* x[0..15] (word w of every lane) through dr >= 1 double rounds, in place */
-static inline void
+CL8_INLINE void
 rounds(__m256i x[16], unsigned int dr)
 {
 	VECSEC_ASSERT(dr >= 1);
@@ -261,7 +264,7 @@ rounds(__m256i x[16], unsigned int dr)
  * 8x8 transpose of rows r[0..7] (word w of lanes 0..7): afterwards r[i]
  * holds those 8 words of lane i.
  */
-static inline void
+CL8_INLINE void
 transpose8(__m256i r[8])
 {
 	__m256i a0 = _mm256_unpacklo_epi32(r[0], r[1]), a1 = _mm256_unpackhi_epi32(r[0], r[1]);
@@ -291,7 +294,7 @@ transpose8(__m256i r[8])
  * nothing touched past r bytes (a masked-off byte is neither read nor
  * written, so no fault either), no keystream on the stack.
  */
-static inline void
+CL8_INLINE void
 xor_last(uint8_t *out, const uint8_t *in, __m256i lo, __m256i hi, uint32_t r)
 {
 	const __mmask32 m0 = _bzhi_u32(~0u, r);      /* all 32 from r = 32 on */
@@ -306,7 +309,7 @@ xor_last(uint8_t *out, const uint8_t *in, __m256i lo, __m256i hi, uint32_t r)
 }
 #else
 /* n < 64 bytes of in XORed with ks into out (in == out allowed): 8 at a time, then bytes */
-static inline void
+CL8_INLINE void
 xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, uint32_t n)
 {
 	uint32_t k = 0;
@@ -323,6 +326,31 @@ xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, uint32_t n)
 		out[k] = (uint8_t)(in[k] ^ ks[k]);
 }
 #endif
+
+/* the lanes' key words (k) and nonce words, word-major */
+static inline __attribute__((always_inline)) void
+lanes_words(const struct chacha_lanes *l, __m256i k[8], __m256i *n0, __m256i *n1,
+	    __m256i *n2)
+{
+	for (int w = 0; w < 8; w++)
+		k[w] = _mm256_loadu_si256((const __m256i *)l->key[w]);
+	*n0 = _mm256_loadu_si256((const __m256i *)l->nonce[0]);
+	*n1 = _mm256_loadu_si256((const __m256i *)l->nonce[1]);
+	*n2 = _mm256_loadu_si256((const __m256i *)l->nonce[2]);
+}
+
+/* each lane's bytes into left[] (an inactive lane's: 0); returns the most */
+static inline __attribute__((always_inline)) uint32_t
+lanes_left(uint32_t act, const uint32_t *bytes, uint32_t left[8])
+{
+	uint32_t most = 0;
+
+	for (int i = 0; i < 8; i++) {
+		left[i] = (act >> i) & 1 ? bytes[i] : 0;
+		most = left[i] > most ? left[i] : most;
+	}
+	return most;
+}
 
 /*
  * A state after the rounds (x), with the input added (key k, counter
@@ -369,7 +397,7 @@ block_rows(const __m256i k[8], __m256i ctr, __m256i n0, __m256i n1, __m256i n2,
  * xor_last() (VL) or through row, the keystream on the stack (AVX2 has no
  * byte-masked store; *tail set: the caller wipes row). Lengths are public.
  */
-static inline __attribute__((always_inline)) void
+CL8_INLINE void
 xor_row(const struct chacha_lanes *l, int i, uint32_t left, size_t off, __m256i lo, __m256i hi,
 	uint8_t *row, bool *tail)
 {

@@ -12,8 +12,9 @@
 /*
  * Stack that the wipe can reach below the caller's frame: more than a
  * kernel's frame and the 128-byte red zone (in the release build with
- * GCC 12: the AVX-512 kernel's 4.3 KiB in all, the AVX2 kernel's
- * 4.0 KiB, its VL form's 3.6 KiB). Sanitizer builds' frames are larger.
+ * GCC 12 -O3, each with its pushes, alignment and the red zone: the
+ * AVX-512 kernel's 4.3 KiB, the AVX2 kernel's 4.3 KiB, its VL form's
+ * 3.7 KiB). Sanitizer builds' frames are larger.
  * Only the part the kernel used is written.
  */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)

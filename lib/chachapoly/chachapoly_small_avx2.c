@@ -33,6 +33,9 @@
 
 #include "chachapoly_internal.h"
 #include "chachapoly_small.h"
+/* the lane steps inlined whatever GCC weighs: no secret in a callee's frame */
+#define CL8_INLINE static inline __attribute__((always_inline))
+#define P26L_INLINE static inline __attribute__((always_inline))
 #include "chacha/chacha_lanes_avx2.h"
 #include "poly1305/poly1305_avx2.h"
 
@@ -62,18 +65,11 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, __m256i k0[8])
 	__m256i k[8], n0, n1, n2, ctr;
 	alignas(32) uint8_t row[CHACHA_BLOCK_LEN];
 	bool tail = false;
-	uint32_t left[8], most = 0;
+	uint32_t left[8], most;
 	size_t off = 0;
 
-	for (int w = 0; w < 8; w++)
-		k[w] = _mm256_loadu_si256((const __m256i *)l->key[w]);
-	n0 = _mm256_loadu_si256((const __m256i *)l->nonce[0]);
-	n1 = _mm256_loadu_si256((const __m256i *)l->nonce[1]);
-	n2 = _mm256_loadu_si256((const __m256i *)l->nonce[2]);
-	for (int i = 0; i < 8; i++) {
-		left[i] = (act >> i) & 1 ? bytes[i] : 0;
-		most = left[i] > most ? left[i] : most;
-	}
+	lanes_words(l, k, &n0, &n1, &n2);
+	most = lanes_left(act, bytes, left);
 	{
 		const __m256i c0 = _mm256_set1_epi32((int)CHACHA_C0);
 		const __m256i c1 = _mm256_set1_epi32((int)CHACHA_C1);

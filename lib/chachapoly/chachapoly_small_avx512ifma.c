@@ -295,8 +295,8 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, struct lanes_in
 /*
  * The kernel's work, in a frame of its own (noinline): the compiler keeps
  * the lane kernels' input state (struct lanes_in) there and spills rows of
- * keystream and plaintext into it, which burn() wipes. Returns its stack
- * pointer (vecsec_chachapoly_small_burn(): chachapoly_small.h).
+ * keystream and plaintext into it, which vecsec_chachapoly_small_burn()
+ * (chachapoly_small.h) wipes. Returns its stack pointer.
  */
 static __attribute__((noinline)) uintptr_t
 small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct small_mac *m)

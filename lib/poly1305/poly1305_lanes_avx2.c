@@ -40,7 +40,6 @@ LANES_FN(vecsec_poly1305_blocks_lanes_x4)(struct poly1305_lanes *l, uint32_t nbl
 {
 	const uint32_t act = l->active;
 	const __m256i m44 = _mm256_set1_epi64x((long long)M44);
-	const __m256i pad = _mm256_set1_epi64x(1 << 24);        /* 2^128 in limb 4 */
 	__m256i h[5], r[5], s[5], r2[5], s2[5], d[5], e[5], m[5], lo, hi, x0, x1, x2, mask;
 	const uint8_t *p[4];
 	size_t step[4], off = 0;
@@ -77,12 +76,12 @@ LANES_FN(vecsec_poly1305_blocks_lanes_x4)(struct poly1305_lanes *l, uint32_t nbl
 			q[i] = p[i] + step[i] * off;
 		/* (h + m1) r^2 + m2 r */
 		p26l_load(&lo, &hi, q, 0);
-		p26l_split(m, lo, hi, pad);
+		p26l_split(m, lo, hi, _mm256_set1_epi64x(1 << 24));
 		for (int i = 0; i < 5; i++)
 			m[i] = vadd(m[i], h[i]);
 		p26l_mul(d, m, r2, s2);
 		p26l_load(&lo, &hi, q, POLY1305_BLOCK_LEN);
-		p26l_split(m, lo, hi, pad);
+		p26l_split(m, lo, hi, _mm256_set1_epi64x(1 << 24));
 		p26l_mul(e, m, r, s);
 		for (int i = 0; i < 5; i++)
 			d[i] = vadd(d[i], e[i]);
@@ -95,7 +94,7 @@ LANES_FN(vecsec_poly1305_blocks_lanes_x4)(struct poly1305_lanes *l, uint32_t nbl
 		for (int i = 0; i < 4; i++)
 			q[i] = p[i] + step[i] * off;
 		p26l_load(&lo, &hi, q, 0);
-		p26l_split(m, lo, hi, pad);
+		p26l_split(m, lo, hi, _mm256_set1_epi64x(1 << 24));
 		for (int i = 0; i < 5; i++)
 			m[i] = vadd(m[i], h[i]);
 		p26l_mul(d, m, r, s);
