@@ -246,18 +246,37 @@ load_upto16(const uint8_t *p, uint32_t n)
 #endif
 
 /*
- * The public schedule: each step's block pointer for each lane (ptr), the
+ * The public schedule: each lane's block pointer for each step (ptr; lane
+ * by lane, so that filling it is a run of stores in a row), the
  * blocks staged (stage[0..2][i]: lane i's AAD, partial and lengths
  * blocks), each lane's first step (inactive lanes: never) and the steps.
  * Lengths and pointers only: it lives in the caller's frame, which the
  * stack wipe does not cover.
  */
 struct sched {
-	const uint8_t *ptr[STEPS][8];
+	alignas(32) const uint8_t *ptr[8][STEPS + 3];      /* 3: fill_ptrs() may run over */
 	alignas(16) uint8_t stage[3][8][POLY1305_BLOCK_LEN];
 	alignas(32) uint64_t start[8];
 	uint32_t n;
 };
+
+/*
+ * n pointers from p on, step bytes apart, into d[0..n-1], four at a time:
+ * up to 3 entries past them are written too (the caller's next ones, or
+ * the rows' slack)
+ */
+static inline __attribute__((always_inline)) void
+fill_ptrs(const uint8_t **d, const uint8_t *p, uint32_t n, uint32_t step)
+{
+	__m256i v = _mm256_add_epi64(_mm256_set1_epi64x((long long)(uintptr_t)p),
+				     _mm256_setr_epi64x(0, step, 2 * (long long)step,
+							3 * (long long)step));
+
+	for (uint32_t j = 0; j < n; j += 4) {
+		_mm256_storeu_si256((__m256i *)(void *)(d + j), v);
+		v = _mm256_add_epi64(v, _mm256_set1_epi64x(4 * (long long)step));
+	}
+}
 
 /* The pointers, the first steps and the lengths blocks; nothing of the AAD or data read. */
 static inline __attribute__((always_inline)) void
@@ -277,23 +296,22 @@ sched_init(struct sched *s, const struct small_mac *m, uint32_t act)
 	}
 	for (int i = 0; i < 8; i++) {
 		uint32_t len = m->len[i], alen = m->aad_len[i];
-		uint32_t k = 0, st = s->n - nb[i];
+		uint32_t k = s->n - nb[i], whole = len / POLY1305_BLOCK_LEN;
 
-		s->start[i] = (act >> i) & 1 ? st : STEPS;
-		for (; k < st; k++)
-			s->ptr[k][i] = zero16;
+		s->start[i] = (act >> i) & 1 ? k : STEPS;
+		fill_ptrs(s->ptr[i], zero16, k, 0);
 		if (!((act >> i) & 1))
 			continue;
 		if (alen > 0)
-			s->ptr[k++][i] = s->stage[0][i];
-		for (uint32_t j = 0; j < len / POLY1305_BLOCK_LEN; j++)
-			s->ptr[k++][i] = m->ct[i] + POLY1305_BLOCK_LEN * j;
+			s->ptr[i][k++] = s->stage[0][i];
+		fill_ptrs(s->ptr[i] + k, m->ct[i], whole, POLY1305_BLOCK_LEN);
+		k += whole;
 		if (len % POLY1305_BLOCK_LEN > 0)
-			s->ptr[k++][i] = s->stage[1][i];
+			s->ptr[i][k++] = s->stage[1][i];
 		/* RFC 8439 2.8: the lengths, little-endian 64-bit words */
 		_mm_store_si128((__m128i *)s->stage[2][i],
 				_mm_set_epi64x((long long)len, (long long)alen));
-		s->ptr[k][i] = s->stage[2][i];
+		s->ptr[i][k] = s->stage[2][i];
 	}
 }
 
@@ -326,9 +344,11 @@ block_at(__m256i b[5], const struct sched *s, uint32_t k, int g)
 	const __m256i started = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)k + 1),
 						   _mm256_load_si256((const __m256i *)s->start +
 								     g));
+	const uint8_t *q[4] = { s->ptr[4 * g][k], s->ptr[4 * g + 1][k], s->ptr[4 * g + 2][k],
+				s->ptr[4 * g + 3][k] };
 	__m256i lo, hi;
 
-	p26l_load(&lo, &hi, &s->ptr[k][4 * g], 0);
+	p26l_load(&lo, &hi, q, 0);
 	p26l_split(b, lo, hi, _mm256_and_si256(started, _mm256_set1_epi64x(1 << 24)));
 }
 
