@@ -274,38 +274,27 @@ kernel_rounds(const struct kern *kk, struct lane_bufs *lb, uint64_t *st)
 	}
 }
 
+/* Each kernel of this build and CPU at its level, once (it does not depend on the level). */
 static void
 test_fused_kernel(void)
 {
-	struct lane_bufs *lb;
-	uint64_t st = vt_seed() ^ 0xf05ed;
+	struct kern ks[3];
+	unsigned int nk = 0;
 
-	/* each kernel once, at its level: it does not depend on the level */
 	if (strcmp(vt_isa(), "avx512") == 0) {
 		if (!require_cpu())
 			return;
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
-		{
-			const struct kern k16 = { "avx512ifma x16",
-						  vecsec_chachapoly_small_x16_avx512ifma, 16 };
-
-			lb = malloc(16 * sizeof(*lb));
-			kernel_rounds(&k16, lb, &st);
-			free(lb);
-		}
+		ks[nk++] = (struct kern){ "avx512ifma x16", vecsec_chachapoly_small_x16_avx512ifma,
+					  16 };
 #endif
 	} else if (strcmp(vt_isa(), "avx2") == 0) {
 #if defined(VECSEC_HAVE_AVX2)
-		const struct kern k8 = { "avx2 x8", vecsec_chachapoly_small_x8_avx2, 8 };
-
-		lb = malloc(16 * sizeof(*lb));
-		kernel_rounds(&k8, lb, &st);
+		ks[nk++] = (struct kern){ "avx2 x8", vecsec_chachapoly_small_x8_avx2, 8 };
+#endif
 #if defined(VECSEC_HAVE_AVX2_VL)
 		if (vecsec_chacha_avx2_vl_cpu()) {
-			const struct kern k8vl = { "avx2vl x8", vecsec_chachapoly_small_x8_avx2vl,
-						   8 };
-
-			kernel_rounds(&k8vl, lb, &st);
+			ks[nk++] = (struct kern){ "avx2vl x8", vecsec_chachapoly_small_x8_avx2vl, 8 };
 		} else {
 			bool was;
 
@@ -315,10 +304,17 @@ test_fused_kernel(void)
 		printf("\nSKIP fused: the AVX2 kernel's VL form not built\n");
 		fprintf(stderr, "SKIP fused: the AVX2 kernel's VL form not built\n");
 #endif
-		free(lb);
-#endif
-	} else {
+	}
+	if (nk == 0)
 		return;
+	{
+		struct lane_bufs *lb = malloc(16 * sizeof(*lb));
+		uint64_t st = vt_seed() ^ 0xf05ed;
+
+		VT_EXPECT(lb != NULL, "malloc");
+		for (unsigned int k = 0; k < nk && lb != NULL; k++)
+			kernel_rounds(&ks[k], lb, &st);
+		free(lb);
 	}
 	VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
 		  "the stack wipe fell short of the kernel's frame %llu times",
