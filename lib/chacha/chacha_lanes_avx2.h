@@ -80,6 +80,15 @@ CL8_INLINE __m256i vxor(__m256i a, __m256i b) { return _mm256_xor_si256(a, b); }
 	OP4(xor, b0, c0, b1, c1, b2, c2, b3, c3) ROL4(7, b0, b1, b2, b3)
 #define LD_(w) I_("vmovdqa " #w "*32(%[st]), %%ymm" #w)
 #define ST_(w) I_("vmovdqa %%ymm" #w ", " #w "*32(%[st])")
+#define LD_ALL LD_(0) LD_(1) LD_(2) LD_(3) LD_(4) LD_(5) LD_(6) LD_(7) \
+	LD_(8) LD_(9) LD_(10) LD_(11) LD_(12) LD_(13) LD_(14) LD_(15)
+#define ST_ALL ST_(0) ST_(1) ST_(2) ST_(3) ST_(4) ST_(5) ST_(6) ST_(7) \
+	ST_(8) ST_(9) ST_(10) ST_(11) ST_(12) ST_(13) ST_(14) ST_(15)
+/* the column and the diagonal quarter rounds of state v (words v0 .. v15) */
+#define COLS(qr, v) qr(v##0, v##4, v##8, v##12, v##1, v##5, v##9, v##13, \
+		       v##2, v##6, v##10, v##14, v##3, v##7, v##11, v##15)
+#define DIAGS(qr, v) qr(v##0, v##5, v##10, v##15, v##1, v##6, v##11, v##12, \
+			v##2, v##7, v##8, v##13, v##3, v##4, v##9, v##14)
 
 /* x[0..15] (word w of every lane) through dr >= 1 double rounds, in place */
 CL8_INLINE void
@@ -87,15 +96,7 @@ rounds(__m256i x[16], unsigned int dr)
 {
 	VECSEC_ASSERT(dr >= 1);
 	__asm__ volatile(
-		LD_(0) LD_(1) LD_(2) LD_(3) LD_(4) LD_(5) LD_(6) LD_(7)
-		LD_(8) LD_(9) LD_(10) LD_(11) LD_(12) LD_(13) LD_(14) LD_(15)
-		I_("1:")
-		QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15)
-		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14)
-		I_("dec %[n]")
-		I_("jnz 1b")
-		ST_(0) ST_(1) ST_(2) ST_(3) ST_(4) ST_(5) ST_(6) ST_(7)
-		ST_(8) ST_(9) ST_(10) ST_(11) ST_(12) ST_(13) ST_(14) ST_(15)
+		LD_ALL I_("1:") COLS(QR4, x) DIAGS(QR4, x) I_("dec %[n]") I_("jnz 1b") ST_ALL
 		: [n] "+r"(dr), "+m"(*(__m256i(*)[16])x)
 		: [st] "r"(x)
 		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
@@ -137,20 +138,13 @@ rounds2(__m256i x[16], __m256i y[16], unsigned int dr)
 {
 	VECSEC_ASSERT(dr >= 1);
 	__asm__ volatile(
-		LD_(0) LD_(1) LD_(2) LD_(3) LD_(4) LD_(5) LD_(6) LD_(7)
-		LD_(8) LD_(9) LD_(10) LD_(11) LD_(12) LD_(13) LD_(14) LD_(15)
+		LD_ALL
 		LDY_(0, 16) LDY_(1, 17) LDY_(2, 18) LDY_(3, 19) LDY_(4, 20) LDY_(5, 21)
 		LDY_(6, 22) LDY_(7, 23) LDY_(8, 24) LDY_(9, 25) LDY_(10, 26) LDY_(11, 27)
 		LDY_(12, 28) LDY_(13, 29) LDY_(14, 30) LDY_(15, 31)
-		I_("1:")
-		QR4(x0, x4, x8, x12, x1, x5, x9, x13, x2, x6, x10, x14, x3, x7, x11, x15)
-		QR4E(y0, y4, y8, y12, y1, y5, y9, y13, y2, y6, y10, y14, y3, y7, y11, y15)
-		QR4(x0, x5, x10, x15, x1, x6, x11, x12, x2, x7, x8, x13, x3, x4, x9, x14)
-		QR4E(y0, y5, y10, y15, y1, y6, y11, y12, y2, y7, y8, y13, y3, y4, y9, y14)
-		I_("dec %[n]")
-		I_("jnz 1b")
-		ST_(0) ST_(1) ST_(2) ST_(3) ST_(4) ST_(5) ST_(6) ST_(7)
-		ST_(8) ST_(9) ST_(10) ST_(11) ST_(12) ST_(13) ST_(14) ST_(15)
+		I_("1:") COLS(QR4, x) COLS(QR4E, y) DIAGS(QR4, x) DIAGS(QR4E, y)
+		I_("dec %[n]") I_("jnz 1b")
+		ST_ALL
 		STY_(0, 16) STY_(1, 17) STY_(2, 18) STY_(3, 19) STY_(4, 20) STY_(5, 21)
 		STY_(6, 22) STY_(7, 23) STY_(8, 24) STY_(9, 25) STY_(10, 26) STY_(11, 27)
 		STY_(12, 28) STY_(13, 29) STY_(14, 30) STY_(15, 31)
