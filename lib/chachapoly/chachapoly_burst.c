@@ -726,6 +726,20 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	unsigned int nl = 0, nlong = 0, width = ls->chacha_w[0];
 
 	/*
+	 * Too few jobs for lanes to pay (vecsec_burst_few()): every lane
+	 * steps as long as the longest, so a handful of jobs costs about a
+	 * full group's steps, while one by one each costs its own. Zen 4,
+	 * bursts of n equal seals in place, TSC cycles per message, one by
+	 * one / lanes (8 lanes, byte-exact): AVX-512 64 B n=2 474 / 490,
+	 * n=3 474 / 446; 256 B n=4 637 / 672, n=5 637 / 598; 576 B n=6 851 /
+	 * 929, n=7 851 / 814; AVX2 256 B n=3 689 / 838, n=4 689 / 648 (the
+	 * tuning entry in lib/cpu/cpu.c).
+	 */
+	if (n < vecsec_burst_few(level, jobs, n)) {
+		run_one_by_one(level, jobs, n);
+		return;
+	}
+	/*
 	 * Mixed bursts (where the CPU has a bound): jobs longer than it, too
 	 * few to fill the lanes by themselves, take the single-message path.
 	 * Beside shorter jobs a long one keeps its Poly1305 lane running

@@ -270,6 +270,8 @@ static const struct vecsec_tune tune_zen4 = {
 	.lanes_crossover_x16 = 5120,
 	.lanes_crossover_ssse3 = 0,
 	.lanes_mixed_max = 640,
+	.lanes_few_x16 = 128,
+	.lanes_few_x8 = 256,
 	.chacha_x16_pairs = true,
 };
 
