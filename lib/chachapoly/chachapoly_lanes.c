@@ -302,8 +302,8 @@ vecsec_burst_mixed_max(enum vecsec_isa level)
  * while lane widths are forced or the crossover is pinned (tests and the
  * bench's all-lanes runs mean the lanes then).
  */
-static unsigned int
-few_need(enum vecsec_isa level, size_t most)
+unsigned int
+vecsec_burst_few(enum vecsec_isa level, size_t longest)
 {
 	const struct lane_set *ls = vecsec_burst_lanes_at(level);
 	size_t step, need;
@@ -315,26 +315,14 @@ few_need(enum vecsec_isa level, size_t most)
 	       ls->chacha_w[0] >= 8 ? vecsec_tune()->lanes_few_x8 : 0;
 	if (step == 0)
 		return 0;
-	need = 3 + most / step;
+	need = 3 + longest / step;
 	return need < 8 ? (unsigned int)need : 8;
-}
-
-unsigned int
-vecsec_burst_few(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
-{
-	size_t most = 0;
-
-	if (n >= 8)
-		return 0;
-	for (unsigned int i = 0; i < n; i++)
-		most = jobs[i]->len > most ? jobs[i]->len : most;
-	return few_need(level, most);
 }
 
 unsigned int
 vecsec_lanes_few(size_t longest)
 {
-	return few_need(vecsec_isa_cap(), longest);
+	return vecsec_burst_few(vecsec_isa_cap(), longest);
 }
 
 size_t
