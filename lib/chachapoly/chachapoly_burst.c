@@ -642,7 +642,16 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	 * / 612 (AVX2); opens level (their last ones ride in direct groups);
 	 * three or four left over lost now and then at AVX2 (567 / 589).
 	 */
-	if (ci->xor_lanes_bytes != NULL && nf % ci->lanes != 0 && nf % ci->lanes <= 2) {
+	/*
+	 * Where the CPU's tuning has the small-burst rule (vecsec_burst_few()),
+	 * a last group too small for it goes one by one too: a group of 3
+	 * 64-byte seals after 16 cost 1566 TSC cycles on 16 lanes (fused),
+	 * against about 480 each one by one; 5 of 256 B 3536 against 640
+	 * each (Zen 4, AVX-512; the last group holds the shortest jobs).
+	 */
+	if (ci->xor_lanes_bytes != NULL && nf % ci->lanes != 0 &&
+	    (nf % ci->lanes <= 2 ||
+	     nf % ci->lanes < vecsec_burst_few(level, jobs[fast[nf - nf % ci->lanes]]->len))) {
 		for (unsigned int j = nf - nf % ci->lanes; j < nf; j++)
 			run_one_by_one(level, jobs + fast[j], 1);
 		nf -= nf % ci->lanes;
@@ -725,6 +734,26 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	const struct lane_set *ls = vecsec_burst_lanes_at(level);
 	unsigned int nl = 0, nlong = 0, width = ls->chacha_w[0];
 
+	/*
+	 * Too few jobs for lanes to pay (vecsec_burst_few()): every lane
+	 * steps as long as the longest, so a handful of jobs costs about a
+	 * full group's steps, while one by one each costs its own. Zen 4,
+	 * bursts of n equal seals in place, TSC cycles per message, one by
+	 * one / lanes (8 lanes, byte-exact): AVX-512 64 B n=2 474 / 490,
+	 * n=3 474 / 446; 256 B n=4 637 / 672, n=5 637 / 598; 576 B n=6 851 /
+	 * 929, n=7 851 / 814; AVX2 256 B n=3 689 / 838, n=4 689 / 648 (the
+	 * tuning entry in lib/cpu/cpu.c).
+	 */
+	if (n < 8) {
+		size_t most = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			most = jobs[i]->len > most ? jobs[i]->len : most;
+		if (n < vecsec_burst_few(level, most)) {
+			run_one_by_one(level, jobs, n);
+			return;
+		}
+	}
 	/*
 	 * Mixed bursts (where the CPU has a bound): jobs longer than it, too
 	 * few to fill the lanes by themselves, take the single-message path.

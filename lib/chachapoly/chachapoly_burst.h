@@ -344,6 +344,7 @@ const struct lane_set *vecsec_burst_lanes_at(enum vecsec_isa level);
  * Poly1305 kernel that goes with it.
  */
 const struct chacha_impl *vecsec_burst_pick_chacha(const struct lane_set *ls, unsigned int n);
+unsigned int vecsec_burst_few(enum vecsec_isa level, size_t longest);
 const struct poly1305_impl *vecsec_burst_pick_poly(const struct lane_set *ls, unsigned int n);
 /* The Poly1305 kernel of the general passes, given the staged path's pi. */
 const struct poly1305_impl *vecsec_burst_general_poly(const struct lane_set *ls,

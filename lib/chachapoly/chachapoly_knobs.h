@@ -129,6 +129,14 @@ void vecsec_lanes_set_mixed_max(size_t len);
 void vecsec_lanes_reset_mixed_max(void);
 
 /*
+ * Small bursts: the fewest jobs a burst whose longest job has this many
+ * bytes needs to run in lanes (fewer run one by one); 0: any number. From
+ * the CPU's tuning at the cap's lane width; 0 while lane widths are
+ * forced (vecsec_lanes_force()) or the crossover is pinned.
+ */
+unsigned int vecsec_lanes_few(size_t longest);
+
+/*
  * The kernel floor of a burst (vecsec-bench --floor): the ChaCha and
  * Poly1305 lane kernels a burst of n jobs picks at the current cap (those
  * vecsec_lanes_choose() names; call after the knobs are set), run on

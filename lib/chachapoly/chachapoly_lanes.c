@@ -171,12 +171,31 @@ const struct chacha_impl *
 vecsec_burst_pick_chacha(const struct lane_set *ls, unsigned int n)
 {
 	int f = atomic_load_explicit(&force_chacha, memory_order_relaxed);
+	const struct chacha_impl *ci, *bx = NULL;
 	int k;
 
 	if (f == 0 || (f < 0 && n <= 1))
 		return NULL;
 	k = vecsec_lanes_pick(ls->chacha_w, ls->nc, n, f);
-	return k < 0 ? NULL : ls->chacha[k];
+	if (k < 0)
+		return NULL;
+	ci = ls->chacha[k];
+	if (f > 0 || ci->xor_lanes_bytes != NULL)
+		return ci;
+	/*
+	 * Where the level has a byte-exact kernel, a narrower one without
+	 * (the 4-lane kernels at AVX2 and AVX-512) is passed over: small
+	 * bursts on it took the general passes.
+	 */
+	for (unsigned int i = 0; i < ls->nc; i++) {
+		const struct chacha_impl *c = ls->chacha[i];
+
+		if (c->xor_lanes_bytes != NULL &&
+		    (bx == NULL || (c->lanes >= n && (bx->lanes < n || c->lanes < bx->lanes)) ||
+		     (bx->lanes < n && c->lanes > bx->lanes)))
+			bx = c;
+	}
+	return bx != NULL ? bx : ci;
 }
 
 /* Likewise for Poly1305; the per-lane reference when nothing else is there (or forced: 1). */
@@ -275,6 +294,35 @@ vecsec_burst_mixed_max(enum vecsec_isa level)
 		return SIZE_MAX;
 	ls = vecsec_burst_lanes_at(level);
 	return ls->nc > 0 && ls->chacha_w[0] >= 8 ? vecsec_tune()->lanes_mixed_max : SIZE_MAX;
+}
+
+/*
+ * The fewest jobs a burst needs to run in lanes (0: any), from the CPU's
+ * tuning (lanes_few_x16, lanes_few_x8) and the burst's longest job; none
+ * while lane widths are forced or the crossover is pinned (tests and the
+ * bench's all-lanes runs mean the lanes then).
+ */
+unsigned int
+vecsec_burst_few(enum vecsec_isa level, size_t longest)
+{
+	const struct lane_set *ls = vecsec_burst_lanes_at(level);
+	size_t step, need;
+
+	if (ls->nc == 0 || atomic_load_explicit(&force_chacha, memory_order_relaxed) >= 0 ||
+	    atomic_load_explicit(&crossover_forced, memory_order_relaxed) != CROSSOVER_UNSET)
+		return 0;
+	step = ls->chacha_w[0] >= 16 ? vecsec_tune()->lanes_few_x16 :
+	       ls->chacha_w[0] >= 8 ? vecsec_tune()->lanes_few_x8 : 0;
+	if (step == 0)
+		return 0;
+	need = 3 + longest / step;
+	return need < 8 ? (unsigned int)need : 8;
+}
+
+unsigned int
+vecsec_lanes_few(size_t longest)
+{
+	return vecsec_burst_few(vecsec_isa_cap(), longest);
 }
 
 size_t

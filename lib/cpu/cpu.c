@@ -261,6 +261,14 @@ static const struct vecsec_tune tune_zen5 = {
  * 17758 / 17881; 1024 B: 19724 / 18200 / 18186 / 19346; 2048 B: 21842 /
  * 20145 / 20127 / 23849, so past the 564-byte jobs and below 768).
  */
+/*
+ * Small bursts (lanes_few_x16 / lanes_few_x8): bursts of n equal seals in
+ * place on model 11h, one by one against 8 byte-exact lanes, TSC cycles
+ * per message: AVX-512 n=2 64 B 474 / 490, n=4 256 B 637 / 672, n=6
+ * 512 B 825 / 811, n=6 576 B 851 / 929, n=7 576 B 851 / 814; AVX2 n=3
+ * 256 B 689 / 838, n=4 689 / 648, n=4 512 B 1059 / 1048
+ * (docs/bursts.md "Small bursts (Zen 4)" has the whole table).
+ */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
 	.chachapoly_short_max = SIZE_MAX,
@@ -270,6 +278,8 @@ static const struct vecsec_tune tune_zen4 = {
 	.lanes_crossover_x16 = 5120,
 	.lanes_crossover_ssse3 = 0,
 	.lanes_mixed_max = 640,
+	.lanes_few_x16 = 128,
+	.lanes_few_x8 = 256,
 	.chacha_x16_pairs = true,
 };
 

@@ -115,6 +115,15 @@ struct vecsec_tune {
 	 */
 	size_t lanes_mixed_max;
 	/*
+	 * Small bursts: at 16 ChaCha lanes (the AVX-512 level) and at 8 (AVX2),
+	 * a burst of fewer than 3 + L / this many jobs, L its longest job's
+	 * bytes (at most 8 jobs), runs one by one: all lanes step as long as
+	 * the longest, so a few jobs cost a full group (chachapoly_burst.c).
+	 * 0: no such rule.
+	 */
+	size_t lanes_few_x16;
+	size_t lanes_few_x8;
+	/*
 	 * The AVX-512 ChaCha lane kernels run two blocks of every lane per
 	 * step (chacha_lanes_avx512.c) rather than one.
 	 */

@@ -713,6 +713,8 @@ test_imix_fills(void)
 	free(ks);
 }
 
+static void test_few_rule(const struct lanes_choice *c);
+
 /*
  * Mixed bursts as a gateway sees them: IMIX frames (64, 576, 1460 bytes)
  * as ESP payloads (52, 564, 1448 bytes of ciphertext), in the order a
@@ -779,6 +781,43 @@ test_mixed_bursts(void)
 	vecsec_lanes_set_crossover(4096);
 	VT_EXPECT(vecsec_lanes_mixed_max() == SIZE_MAX, "no mixed bound beside a pinned crossover");
 	vecsec_lanes_reset_crossover();
+	test_few_rule(&c);
+	free(ks);
+}
+
+/*
+ * Small bursts (vecsec_lanes_few()): the CPU's rule at the cap's lane
+ * width (c: the choice for a burst of 32), off while widths are forced or
+ * the crossover is pinned; and bursts of 1..8 jobs of every size around
+ * the rule's steps come out right whichever path they take.
+ */
+static void
+test_few_rule(const struct lanes_choice *c)
+{
+	size_t step = c->chacha_lanes >= 16 ? vecsec_tune()->lanes_few_x16 :
+		      c->chacha_lanes >= 8 ? vecsec_tune()->lanes_few_x8 : 0;
+	static const size_t lens[] = { 0, 1, 64, 127, 128, 256, 511, 576, 1024, 1500 };
+	struct keys *ks = malloc(sizeof(*ks));
+	uint64_t seed = vt_seed() ^ 0xfe3;
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		size_t need = step == 0 ? 0 : 3 + lens[i] / step;
+
+		VT_EXPECT(vecsec_lanes_few(lens[i]) == (need < 8 ? need : 8),
+			  "few(%zu) = %u (step %zu)", lens[i], vecsec_lanes_few(lens[i]), step);
+	}
+	printf("\n    %s: small bursts run one by one below %u jobs of 64 B, %u of 576 B",
+	       vt_isa(), vecsec_lanes_few(64), vecsec_lanes_few(576));
+	vecsec_lanes_set_crossover(4096);
+	VT_EXPECT(vecsec_lanes_few(576) == 0, "no small-burst rule beside a pinned crossover");
+	vecsec_lanes_reset_crossover();
+	if (c->chacha_lanes > 0 && vecsec_lanes_force((int)c->chacha_lanes, -1) == 0) {
+		VT_EXPECT(vecsec_lanes_few(576) == 0, "no small-burst rule with forced widths");
+		VT_EXPECT(vecsec_lanes_force(-1, -1) == 0, "back to automatic");
+	}
+	keys_init(ks, seed);
+	for (unsigned int n = 1; n <= 8; n++)
+		one_burst(n, ks, seed + n, true, "small burst");
 	free(ks);
 }
 
@@ -833,6 +872,24 @@ test_width_choice(void)
 			break;
 		}
 	VT_EXPECT(vecsec_lanes_staged_max() > 0, "the staged path is on by default");
+	/*
+	 * Where the level has a byte-exact ChaCha kernel, small bursts take
+	 * it (the narrowest one) rather than a narrower kernel without.
+	 */
+	{
+		unsigned int bx = 0;
+
+		for (size_t k = 0; chacha_lane_impls[k] != NULL; k++)
+			if (usable(chacha_lane_impls[k]->isa, chacha_lane_impls[k]->needs) &&
+			    chacha_lane_impls[k]->xor_lanes_bytes != NULL &&
+			    (bx == 0 || chacha_lane_impls[k]->lanes < bx))
+				bx = chacha_lane_impls[k]->lanes;
+		for (unsigned int n = 2; bx > 0 && n <= bx; n++) {
+			vecsec_lanes_choose(n, &c);
+			VT_EXPECT(c.chacha_lanes == bx, "%u jobs: the %u-lane byte-exact kernel (got %s)",
+				  n, bx, c.chacha_name);
+		}
+	}
 	VT_EXPECT(vecsec_lanes_force(5, -1) == -ENOTSUP, "no 5-lane kernel");
 	VT_EXPECT(vecsec_lanes_force(-1, 3) == -ENOTSUP, "no 3-lane poly kernel");
 }
