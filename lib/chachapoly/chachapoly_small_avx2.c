@@ -159,10 +159,10 @@ widen(__m256i v, int g)
 /*
  * RFC 8439 2.5: r clamped, as radix 2^26 limbs (computed in the 32-bit
  * lanes of all 8, then widened per group), r^2, and s, from block 0's
- * words k0[0..7]; h = 0.
+ * words k0[0..7], for the first `groups` groups; h = 0.
  */
 static inline __attribute__((always_inline)) void
-lanes_key(struct lane4 x[2], const __m256i k0[8])
+lanes_key(struct lane4 x[2], const __m256i k0[8], int groups)
 {
 	const __m256i m26 = _mm256_set1_epi32((int)P26_M26);
 	const __m256i w0 = _mm256_and_si256(k0[0], _mm256_set1_epi32(0x0fffffff));
@@ -179,7 +179,7 @@ lanes_key(struct lane4 x[2], const __m256i k0[8])
 	r[3] = _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi32(w2, 14),
 						_mm256_slli_epi32(w3, 18)), m26);
 	r[4] = _mm256_srli_epi32(w3, 8);
-	for (int g = 0; g < 2; g++) {
+	for (int g = 0; g < groups; g++) {
 		__m256i d[5];
 
 		for (int i = 0; i < 5; i++) {
@@ -352,38 +352,61 @@ block_at(__m256i b[5], const struct sched *s, uint32_t k, int g)
 	p26l_split(b, lo, hi, _mm256_and_si256(started, _mm256_set1_epi64x(1 << 24)));
 }
 
-/* One step of both groups: h = (h + m) r, the block of step k */
+/* One step of group g: h = (h + m) r, the block of step k */
 static inline __attribute__((always_inline)) void
-step1(struct lane4 x[2], const struct sched *s, uint32_t k)
+step1(struct lane4 *x, const struct sched *s, uint32_t k, int g)
 {
-	for (int g = 0; g < 2; g++) {
-		__m256i b[5], d[5];
+	__m256i b[5], d[5];
 
-		block_at(b, s, k, g);
-		for (int i = 0; i < 5; i++)
-			b[i] = p26l_add(b[i], x[g].h[i]);
-		p26l_mul(d, b, x[g].r, x[g].s5);
-		p26l_carry(x[g].h, d);
-	}
+	block_at(b, s, k, g);
+	for (int i = 0; i < 5; i++)
+		b[i] = p26l_add(b[i], x->h[i]);
+	p26l_mul(d, b, x->r, x->s5);
+	p26l_carry(x->h, d);
 }
 
-/* Two steps of both groups: h = (h + m1) r^2 + m2 r, the blocks of steps k, k + 1 */
+/* Two steps of group g: h = (h + m1) r^2 + m2 r, the blocks of steps k, k + 1 */
 static inline __attribute__((always_inline)) void
-step2(struct lane4 x[2], const struct sched *s, uint32_t k)
+step2(struct lane4 *x, const struct sched *s, uint32_t k, int g)
 {
-	for (int g = 0; g < 2; g++) {
-		__m256i b[5], d[5], e[5];
+	__m256i b[5], d[5], e[5];
 
-		block_at(b, s, k, g);
-		for (int i = 0; i < 5; i++)
-			b[i] = p26l_add(b[i], x[g].h[i]);
-		p26l_mul(d, b, x[g].r2, x[g].s25);
-		block_at(b, s, k + 1, g);
-		p26l_mul(e, b, x[g].r, x[g].s5);
-		for (int i = 0; i < 5; i++)
-			d[i] = p26l_add(d[i], e[i]);
-		p26l_carry(x[g].h, d);
+	block_at(b, s, k, g);
+	for (int i = 0; i < 5; i++)
+		b[i] = p26l_add(b[i], x->h[i]);
+	p26l_mul(d, b, x->r2, x->s25);
+	block_at(b, s, k + 1, g);
+	p26l_mul(e, b, x->r, x->s5);
+	for (int i = 0; i < 5; i++)
+		d[i] = p26l_add(d[i], e[i]);
+	p26l_carry(x->h, d);
+}
+
+/*
+ * All steps: both groups side by side, or group 0 alone where lanes 4..7
+ * are all inactive (a group of 4 jobs or fewer: the MAC's work halved)
+ */
+static inline __attribute__((always_inline)) void
+mac_steps(struct lane4 x[2], const struct sched *s, bool both)
+{
+	uint32_t k = 0;
+
+	if (both) {
+		if (s->n % 2 == 1) {
+			step1(&x[0], s, k, 0);
+			step1(&x[1], s, k, 1);
+			k++;
+		}
+		for (; k < s->n; k += 2) {
+			step2(&x[0], s, k, 0);
+			step2(&x[1], s, k, 1);
+		}
+		return;
 	}
+	if (s->n % 2 == 1)
+		step1(&x[0], s, k++, 0);
+	for (; k < s->n; k += 2)
+		step2(&x[0], s, k, 0);
 }
 
 /* limbs 0 .. 3 carried into the next, limb 4 left as it is */
@@ -465,16 +488,12 @@ small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct smal
 	const uint32_t act = l->active & 0xff;
 	struct lane4 x[2];
 	__m256i k0[8];
-	uint32_t k = 0;
 	uintptr_t sp;
 
 	chacha_part(l, bytes, k0);
 	stage_blocks(s, m, act);
-	lanes_key(x, k0);
-	if (s->n % 2 == 1)
-		step1(x, s, k++);
-	for (; k < s->n; k += 2)
-		step2(x, s, k);
+	lanes_key(x, k0, (act >> 4) != 0 ? 2 : 1);
+	mac_steps(x, s, (act >> 4) != 0);
 	lane4_store(&x[0], m, act, 0);
 	if ((act >> 4) != 0)
 		lane4_store(&x[1], m, act, 1);
