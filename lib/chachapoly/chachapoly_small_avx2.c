@@ -352,61 +352,41 @@ block_at(__m256i b[5], const struct sched *s, uint32_t k, int g)
 	p26l_split(b, lo, hi, _mm256_and_si256(started, _mm256_set1_epi64x(1 << 24)));
 }
 
-/* One step of group g: h = (h + m) r, the block of step k */
+/* One step of the first `groups` groups: h = (h + m) r, the block of step k */
 static inline __attribute__((always_inline)) void
-step1(struct lane4 *x, const struct sched *s, uint32_t k, int g)
+step1(struct lane4 x[2], const struct sched *s, uint32_t k, int groups)
 {
-	__m256i b[5], d[5];
+	for (int g = 0; g < groups; g++) {
+		__m256i b[5], d[5];
 
-	block_at(b, s, k, g);
-	for (int i = 0; i < 5; i++)
-		b[i] = p26l_add(b[i], x->h[i]);
-	p26l_mul(d, b, x->r, x->s5);
-	p26l_carry(x->h, d);
-}
-
-/* Two steps of group g: h = (h + m1) r^2 + m2 r, the blocks of steps k, k + 1 */
-static inline __attribute__((always_inline)) void
-step2(struct lane4 *x, const struct sched *s, uint32_t k, int g)
-{
-	__m256i b[5], d[5], e[5];
-
-	block_at(b, s, k, g);
-	for (int i = 0; i < 5; i++)
-		b[i] = p26l_add(b[i], x->h[i]);
-	p26l_mul(d, b, x->r2, x->s25);
-	block_at(b, s, k + 1, g);
-	p26l_mul(e, b, x->r, x->s5);
-	for (int i = 0; i < 5; i++)
-		d[i] = p26l_add(d[i], e[i]);
-	p26l_carry(x->h, d);
+		block_at(b, s, k, g);
+		for (int i = 0; i < 5; i++)
+			b[i] = p26l_add(b[i], x[g].h[i]);
+		p26l_mul(d, b, x[g].r, x[g].s5);
+		p26l_carry(x[g].h, d);
+	}
 }
 
 /*
- * All steps: both groups side by side, or group 0 alone where lanes 4..7
- * are all inactive (a group of 4 jobs or fewer: the MAC's work halved)
+ * Two steps of the first `groups` groups: h = (h + m1) r^2 + m2 r, the
+ * blocks of steps k, k + 1
  */
 static inline __attribute__((always_inline)) void
-mac_steps(struct lane4 x[2], const struct sched *s, bool both)
+step2(struct lane4 x[2], const struct sched *s, uint32_t k, int groups)
 {
-	uint32_t k = 0;
+	for (int g = 0; g < groups; g++) {
+		__m256i b[5], d[5], e[5];
 
-	if (both) {
-		if (s->n % 2 == 1) {
-			step1(&x[0], s, k, 0);
-			step1(&x[1], s, k, 1);
-			k++;
-		}
-		for (; k < s->n; k += 2) {
-			step2(&x[0], s, k, 0);
-			step2(&x[1], s, k, 1);
-		}
-		return;
+		block_at(b, s, k, g);
+		for (int i = 0; i < 5; i++)
+			b[i] = p26l_add(b[i], x[g].h[i]);
+		p26l_mul(d, b, x[g].r2, x[g].s25);
+		block_at(b, s, k + 1, g);
+		p26l_mul(e, b, x[g].r, x[g].s5);
+		for (int i = 0; i < 5; i++)
+			d[i] = p26l_add(d[i], e[i]);
+		p26l_carry(x[g].h, d);
 	}
-	if (s->n % 2 == 1)
-		step1(&x[0], s, k++, 0);
-	for (; k < s->n; k += 2)
-		step2(&x[0], s, k, 0);
 }
 
 /* limbs 0 .. 3 carried into the next, limb 4 left as it is */
@@ -486,14 +466,20 @@ small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct smal
 	  struct sched *s)
 {
 	const uint32_t act = l->active & 0xff;
+	/* Poly1305 group 1 only where lanes 4..7 have a job (a group of 4 or fewer: half the MAC) */
+	const int groups = (act >> 4) != 0 ? 2 : 1;
 	struct lane4 x[2];
 	__m256i k0[8];
+	uint32_t k = 0;
 	uintptr_t sp;
 
 	chacha_part(l, bytes, k0);
 	stage_blocks(s, m, act);
-	lanes_key(x, k0, (act >> 4) != 0 ? 2 : 1);
-	mac_steps(x, s, (act >> 4) != 0);
+	lanes_key(x, k0, groups);
+	if (s->n % 2 == 1)
+		step1(x, s, k++, groups);
+	for (; k < s->n; k += 2)
+		step2(x, s, k, groups);
 	lane4_store(&x[0], m, act, 0);
 	if ((act >> 4) != 0)
 		lane4_store(&x[1], m, act, 1);
