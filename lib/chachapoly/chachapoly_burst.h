@@ -113,7 +113,7 @@ struct burst {
 	/* the lane scheduler's state: kernels, work left, lanes holding work */
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
-	bool fused;                        /* small groups may take the fused kernel */
+	small_kernel_fn fused;             /* small groups' fused kernel (NULL: none) */
 	bool old_staged;                   /* a small group took fast_group / fast_seal_direct */
 	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
 	uint32_t sbytes[VECSEC_MAX_LANES];
@@ -303,23 +303,36 @@ extern _Thread_local uint64_t vecsec_burst_fused_groups;
 bool vecsec_lanes_fused(void);
 
 /*
- * True if the burst's lane kernels are those the fused kernel
- * (chachapoly_small.h) stands for: the byte-exact x16 ChaCha (AVX-512) and
- * an IFMA Poly1305 lane kernel; and the knob allows it.
+ * The fused kernel (chachapoly_small.h) that stands for the burst's lane
+ * kernels, if the knob allows it, else NULL: the byte-exact x16 ChaCha
+ * (AVX-512) with an IFMA Poly1305 lane kernel, or the byte-exact x8
+ * ChaCha (AVX2) with the AVX2 x4 Poly1305 lane kernel, each in the form
+ * (plain or VL) the lane set has (chachapoly_lanes.c put_vl()).
  */
-static inline bool
+static inline small_kernel_fn
 fused_kernels(const struct chacha_impl *ci, const struct poly1305_impl *pi)
 {
+	if (!vecsec_lanes_fused())
+		return NULL;
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
-	return ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x16_avx512 &&
-	       (pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x16_avx512ifma ||
-		pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x8_avx512ifma) &&
-	       vecsec_lanes_fused();
-#else
+	if (ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x16_avx512 &&
+	    (pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x16_avx512ifma ||
+	     pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x8_avx512ifma))
+		return vecsec_chachapoly_small_x16_avx512ifma;
+#endif
+#ifdef VECSEC_HAVE_AVX2
+	if (ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2 &&
+	    pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x4_avx2)
+		return vecsec_chachapoly_small_x8_avx2;
+#endif
+#ifdef VECSEC_HAVE_AVX2_VL
+	if (ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2vl &&
+	    pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x4_avx2vl)
+		return vecsec_chachapoly_small_x8_avx2vl;
+#endif
 	(void)ci;
 	(void)pi;
-	return false;
-#endif
+	return NULL;
 }
 
 /* ---- chachapoly_lanes.c ---- */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fused kernel for small ChaCha20-Poly1305 bursts (AVX-512 F+VL+BW +
- * IFMA, chachapoly_small_avx512ifma.c): up to 16 linear jobs in one call,
- * ChaCha20 in 16 byte-exact lanes and Poly1305 in 16 IFMA lanes. The
+ * The fused kernels for small ChaCha20-Poly1305 bursts: up to 16 linear
+ * jobs in one call, ChaCha20 in 16 byte-exact lanes and Poly1305 in 16
+ * IFMA lanes (AVX-512 F+VL+BW + IFMA, chachapoly_small_avx512ifma.c), or
+ * up to 8, ChaCha20 in 8 and Poly1305 in two groups of 4 radix-2^26 lanes
+ * (AVX2, chachapoly_small_avx2.c, in a plain and an AVX-512VL form). The
  * one-time key (RFC 8439 2.6) goes from block 0 straight into the MAC's
  * registers; nothing of it, of the keystream or of the plaintext is left
  * in memory the kernel writes. Private to lib/chachapoly.
@@ -48,13 +50,33 @@ struct small_mac {
  */
 void vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint32_t *bytes,
 					    const struct small_mac *m);
+/*
+ * The same for lanes 0..7 (l->active's bits 0..7; m's entries 8..15 are
+ * not read): AVX2, and its AVX-512VL form (VPROLD, 32 ymm registers,
+ * byte-masked loads and stores; only on a CPU with AVX-512VL and BW).
+ */
+void vecsec_chachapoly_small_x8_avx2(const struct chacha_lanes *l, const uint32_t *bytes,
+				     const struct small_mac *m);
+void vecsec_chachapoly_small_x8_avx2vl(const struct chacha_lanes *l, const uint32_t *bytes,
+				       const struct small_mac *m);
+
+/* One of the kernels above (the burst's pick: chachapoly_burst.h fused_kernels()). */
+typedef void (*small_kernel_fn)(const struct chacha_lanes *l, const uint32_t *bytes,
+				const struct small_mac *m);
 
 /*
- * The kernel leaves nothing secret on the stack: its body runs in a frame
- * of its own, which a second call of the same depth then zeros. This
- * counts the calls whose frame went deeper than that wipe reached (a
- * compiler or flags this file was not measured with): tests require 0.
+ * The kernels leave nothing secret on the stack: each one's body runs in a
+ * frame of its own (noinline), whose stack pointer it returns, and then
+ * vecsec_chachapoly_small_burn(), called from the same frame, zeros the
+ * stack down to that pointer less the red zone (chachapoly_small.c).
+ * vecsec_chachapoly_small_burn_short() counts the calls whose frame went
+ * deeper than that wipe reached (a compiler or flags these files were not
+ * measured with): tests require 0.
  */
+void vecsec_chachapoly_small_burn(uintptr_t sp);
 uint64_t vecsec_chachapoly_small_burn_short(void);
+
+/* the calling function's stack pointer (the bottom of its frame, past the prologue) */
+#define SMALL_STACK_POINTER(sp) __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp))
 
 #endif /* CHACHAPOLY_SMALL_H */

@@ -23,7 +23,6 @@
  */
 #include <immintrin.h>
 #include <stdalign.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "chachapoly_internal.h"
@@ -293,14 +292,11 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, struct lanes_in
 	}
 }
 
-/* this function's stack pointer (the bottom of its frame, past the prologue) */
-#define STACK_POINTER(sp) __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp))
-
 /*
  * The kernel's work, in a frame of its own (noinline): the compiler keeps
  * the lane kernels' input state (struct lanes_in) there and spills rows of
- * keystream and plaintext into it, which burn() wipes. Returns its stack
- * pointer.
+ * keystream and plaintext into it, which vecsec_chachapoly_small_burn()
+ * (chachapoly_small.h) wipes. Returns its stack pointer.
  */
 static __attribute__((noinline)) uintptr_t
 small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct small_mac *m)
@@ -370,54 +366,13 @@ small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct smal
 		p44v_mul(&a.h, &a.r, NULL);
 		lane8_store(&a, m, act, 0);
 	}
-	STACK_POINTER(sp);
+	SMALL_STACK_POINTER(sp);
 	return sp;
-}
-
-/*
- * Stack that burn() can wipe below the caller's frame: more than
- * small_run()'s frame and the 128-byte red zone (4.3 KiB in all in the
- * release build with GCC 12). Sanitizer builds' frames are larger.
- */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
-#define BURN (64 * 1024)
-#else
-#define BURN (5 * 1024)
-#endif
-
-/* Frames that burn() did not reach (vecsec_chachapoly_small_burn_short()). */
-static _Atomic uint64_t burn_short;
-
-/*
- * Zeros over the stack small_run() used, down to sp less the red zone
- * (called from the same frame, burn()'s array lies over it); false if the
- * array does not reach that far.
- */
-static __attribute__((noinline)) bool
-burn(uintptr_t sp)
-{
-	alignas(64) uint8_t z[BURN];
-	uintptr_t from = sp - 128, base = (uintptr_t)z;
-
-	if (from < base) {
-		vecsec_wipe(z, sizeof(z));
-		return false;
-	}
-	from &= ~(uintptr_t)63;
-	vecsec_wipe(z + (from - base), sizeof(z) - (from - base));
-	return true;
 }
 
 void
 vecsec_chachapoly_small_x16_avx512ifma(const struct chacha_lanes *l, const uint32_t *bytes,
 				       const struct small_mac *m)
 {
-	if (!burn(small_run(l, bytes, m)))
-		atomic_fetch_add_explicit(&burn_short, 1, memory_order_relaxed);
-}
-
-uint64_t
-vecsec_chachapoly_small_burn_short(void)
-{
-	return atomic_load_explicit(&burn_short, memory_order_relaxed);
+	vecsec_chachapoly_small_burn(small_run(l, bytes, m));
 }

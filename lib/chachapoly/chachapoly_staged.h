@@ -14,9 +14,10 @@
  * the tag matched, copies it out and the rest straight from job->in to
  * job->out.
  * Where the Poly1305 lane kernel has tags_lanes, a group's tags are
- * finished in the lanes too. On AVX-512 with IFMA a group whose AAD is
- * at most 16 bytes takes the fused kernel instead (fused_group(),
- * chachapoly_small.h): one call, block 0 kept in registers. Open verifies before any plaintext reaches
+ * finished in the lanes too. On AVX-512 with IFMA (16 lanes) and at the
+ * AVX2 level (8 lanes) a group whose AAD is at most 16 bytes takes the
+ * fused kernel instead (fused_group(), chachapoly_small.h): one call,
+ * block 0 kept in registers. Open verifies before any plaintext reaches
  * the caller's buffer. Called once per group from lanes_run(); the
  * per-job helpers are chachapoly_burst.h's inline ones.
  *
@@ -124,7 +125,7 @@ mac_staged(struct burst *b, const struct poly1305_impl *pi, const uint16_t *list
 static inline bool
 fused_fits(const struct burst *b, const uint16_t *list, unsigned int k)
 {
-	if (!b->fused || k > 16)
+	if (b->fused == NULL || k > b->ci->lanes)
 		return false;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
@@ -145,7 +146,6 @@ fused_fits(const struct burst *b, const uint16_t *list, unsigned int k)
  * output zeroed) get that block copied out and the rest decrypted
  * straight from job->in to job->out (counter 2 on); first[] is wiped.
  */
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
 static void
 fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 	    unsigned int k, bool seal)
@@ -178,7 +178,7 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		}
 		b->cl.active |= UINT32_C(1) << i;
 	}
-	vecsec_chachapoly_small_x16_avx512ifma(&b->cl, bytes, m);
+	b->fused(&b->cl, bytes, m);
 	vecsec_burst_fused_groups++;
 	if (seal) {
 		for (unsigned int i = 0; i < k; i++)
@@ -211,18 +211,6 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 	vecsec_wipe(first, k * sizeof(first[0]));      /* plaintext of the first blocks */
 	vecsec_wipe(calc, k * sizeof(calc[0]));
 }
-#else
-static void
-fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
-	    unsigned int k, bool seal)
-{
-	(void)b;
-	(void)ci;
-	(void)list;
-	(void)k;
-	(void)seal;
-}
-#endif
 
 /*
  * The staged path: up to one ChaCha width of small linear jobs, each copied

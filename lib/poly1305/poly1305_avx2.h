@@ -146,4 +146,120 @@ p26v_one(struct p26v *r, __m256i s[5])
 		r->v[i] = s[i] = _mm256_setzero_si256();
 }
 
+/*
+ * The lane kernels' steps (poly1305_lanes_avx2.c, and the fused small-burst
+ * kernel in lib/chachapoly): each 64-bit lane its own message and r.
+ */
+/*
+ * P26L_INLINE: plain inline for the lane kernel (its code as it was); the
+ * fused kernel defines it always_inline first, so that none of its secrets
+ * lands in a callee's frame, below the one its stack wipe covers.
+ */
+#ifndef P26L_INLINE
+#define P26L_INLINE static inline
+#endif
+
+P26L_INLINE __m256i p26l_add(__m256i a, __m256i b) { return _mm256_add_epi64(a, b); }
+P26L_INLINE __m256i p26l_mul32(__m256i a, __m256i b) { return _mm256_mul_epu32(a, b); }
+P26L_INLINE __m256i p26l_and(__m256i a, __m256i b) { return _mm256_and_si256(a, b); }
+P26L_INLINE __m256i p26l_or(__m256i a, __m256i b) { return _mm256_or_si256(a, b); }
+P26L_INLINE __m256i p26l_shr(__m256i a, int n) { return _mm256_srli_epi64(a, n); }
+P26L_INLINE __m256i p26l_shl(__m256i a, int n) { return _mm256_slli_epi64(a, n); }
+
+/* x * 5 = x * 4 + x: 2^130 == 5 mod p */
+P26L_INLINE __m256i p26l_times5(__m256i x) { return p26l_add(p26l_shl(x, 2), x); }
+
+/* radix 2^44 (limbs at most a little above 2^44) -> radix 2^26 */
+P26L_INLINE void
+p26l_to26(__m256i a[5], __m256i x0, __m256i x1, __m256i x2)
+{
+	const __m256i m26 = _mm256_set1_epi64x((long long)P26_M26);
+	const __m256i m44 = _mm256_set1_epi64x((long long)P44_M44);
+
+	x1 = p26l_add(x1, p26l_shr(x0, 44));
+	x0 = p26l_and(x0, m44);
+	x2 = p26l_add(x2, p26l_shr(x1, 44));
+	x1 = p26l_and(x1, m44);
+	a[0] = p26l_and(x0, m26);
+	a[1] = p26l_and(p26l_or(p26l_shr(x0, 26), p26l_shl(x1, 18)), m26);
+	a[2] = p26l_and(p26l_shr(x1, 8), m26);
+	a[3] = p26l_and(p26l_or(p26l_shr(x1, 34), p26l_shl(x2, 10)), m26);
+	a[4] = p26l_shr(x2, 16);
+}
+
+/*
+ * d = a * r mod 2^130 - 5, unreduced 64-bit column sums (s = 5 r, limbs
+ * 1..4). Limbs of a below 2^28 and of s below 2^29: every product is below
+ * 2^57 and a sum of ten of them (two calls added) below 2^61.
+ */
+P26L_INLINE void
+p26l_mul(__m256i d[5], const __m256i a[5], const __m256i r[5], const __m256i s[5])
+{
+#define M_(i, j) p26l_mul32(a[i], j)
+	d[0] = p26l_add(p26l_add(p26l_add(p26l_add(M_(0, r[0]), M_(1, s[4])), M_(2, s[3])),
+				 M_(3, s[2])), M_(4, s[1]));
+	d[1] = p26l_add(p26l_add(p26l_add(p26l_add(M_(0, r[1]), M_(1, r[0])), M_(2, s[4])),
+				 M_(3, s[3])), M_(4, s[2]));
+	d[2] = p26l_add(p26l_add(p26l_add(p26l_add(M_(0, r[2]), M_(1, r[1])), M_(2, r[0])),
+				 M_(3, s[4])), M_(4, s[3]));
+	d[3] = p26l_add(p26l_add(p26l_add(p26l_add(M_(0, r[3]), M_(1, r[2])), M_(2, r[1])),
+				 M_(3, r[0])), M_(4, s[4]));
+	d[4] = p26l_add(p26l_add(p26l_add(p26l_add(M_(0, r[4]), M_(1, r[3])), M_(2, r[2])),
+				 M_(3, r[1])), M_(4, r[0]));
+#undef M_
+}
+
+/*
+ * Column sums (below 2^62) back to limbs below 2^26 (limbs 1 and 4 a
+ * little above): two carry chains side by side, 0 -> 1 -> 2 -> 3 and
+ * 3 -> 4 -> 0 (times 5) -> 1, as the usual vector Poly1305 code does.
+ */
+P26L_INLINE void
+p26l_carry(__m256i h[5], __m256i d[5])
+{
+	const __m256i m26 = _mm256_set1_epi64x((long long)P26_M26);
+	__m256i c0, c3;
+
+	c3 = p26l_shr(d[3], 26); d[3] = p26l_and(d[3], m26); d[4] = p26l_add(d[4], c3);
+	c0 = p26l_shr(d[0], 26); d[0] = p26l_and(d[0], m26); d[1] = p26l_add(d[1], c0);
+	c3 = p26l_shr(d[4], 26); d[4] = p26l_and(d[4], m26); d[0] = p26l_add(d[0], p26l_times5(c3));
+	c0 = p26l_shr(d[1], 26); d[1] = p26l_and(d[1], m26); d[2] = p26l_add(d[2], c0);
+	c3 = p26l_shr(d[0], 26); d[0] = p26l_and(d[0], m26); d[1] = p26l_add(d[1], c3);
+	c0 = p26l_shr(d[2], 26); d[2] = p26l_and(d[2], m26); d[3] = p26l_add(d[3], c0);
+	c3 = p26l_shr(d[3], 26); d[3] = p26l_and(d[3], m26); d[4] = p26l_add(d[4], c3);
+	for (int i = 0; i < 5; i++)
+		h[i] = d[i];
+}
+
+/*
+ * m = the block (lo, hi: its little-endian 64-bit words per lane) + pad
+ * (2^128 in limb 4: 1 << 24, in the lanes that have it)
+ */
+P26L_INLINE void
+p26l_split(__m256i m[5], __m256i lo, __m256i hi, __m256i pad)
+{
+	const __m256i m26 = _mm256_set1_epi64x((long long)P26_M26);
+
+	m[0] = p26l_and(lo, m26);
+	m[1] = p26l_and(p26l_shr(lo, 26), m26);
+	m[2] = p26l_and(p26l_or(p26l_shr(lo, 52), p26l_shl(hi, 12)), m26);
+	m[3] = p26l_and(p26l_shr(hi, 14), m26);
+	m[4] = p26l_or(p26l_shr(hi, 40), pad);
+}
+
+/* the 16 bytes at p[i] + off of each lane as (lo words, hi words) */
+P26L_INLINE void
+p26l_load(__m256i *lo, __m256i *hi, const uint8_t *const p[4], size_t off)
+{
+	__m256i a = _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p[0] + off))),
+		_mm_loadu_si128((const __m128i *)(p[2] + off)), 1);
+	__m256i b = _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p[1] + off))),
+		_mm_loadu_si128((const __m128i *)(p[3] + off)), 1);
+
+	*lo = _mm256_unpacklo_epi64(a, b);
+	*hi = _mm256_unpackhi_epi64(a, b);
+}
+
 #endif /* VECSEC_POLY1305_AVX2_H */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fused kernel for small ChaCha20-Poly1305 bursts (lib/chachapoly
+ * The fused kernels for small ChaCha20-Poly1305 bursts (lib/chachapoly
  * chachapoly_small.h: AVX-512 + IFMA, groups of up to 16 linear jobs of at
- * most SMALL_MAX bytes and AAD of at most SMALL_AAD):
+ * most SMALL_MAX bytes and AAD of at most SMALL_AAD; AVX2, groups of up to
+ * 8, in its plain and its AVX-512VL form), each of them:
  *   - the kernel itself, called directly: random active masks (one lane up
- *     to all 16, sparse), ragged and equal lengths 0..SMALL_MAX, AAD
+ *     to all of its lanes, sparse), ragged and equal lengths 0..SMALL_MAX, AAD
  *     0..SMALL_AAD; the ciphertext and tag == the one-shot API == OpenSSL
  *     / libsodium, open's tag and first block aside likewise; nothing
  *     written outside the outputs, inactive lanes never read or written
@@ -17,16 +18,21 @@
  *     one forged job a burst fails with its output zeroed; the same with
  *     the kernel switched off (the A/B knob);
  *   - where it runs: at the AVX-512 level on a CPU with IFMA the groups
- *     that qualify go through it (its per-thread counter grows), at every
- *     other level or with the knob off never; its stack wipe always
- *     reached its frame. A CPU without IFMA says so loudly, and fails the
- *     run under VECSEC_TEST_REQUIRE_ISA naming avx512.
+ *     that qualify go through the AVX-512 kernel, at the AVX2 level
+ *     through the AVX2 kernel's VL form on a CPU with AVX-512VL/BW and
+ *     through its plain form with the VL knob off (the lane kernels named
+ *     by vecsec_lanes_choose() say which; the per-thread counter grows),
+ *     at every other level or with the knob off never; the stack wipe
+ *     always reached the kernel's frame. A CPU without IFMA, or without
+ *     VL, says so loudly, and fails the run under VECSEC_TEST_REQUIRE_ISA
+ *     naming avx512.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vt.h"
 #include "vt_aead.h"
+#include "vt_avx2vl.h"
 #include "vecsec/vecsec_aead.h"
 #include "chacha/chacha_internal.h"
 #include "chachapoly/chachapoly_burst.h"
@@ -52,15 +58,35 @@ cpu_has_fused(void)
 #endif
 }
 
-/* True where bursts may take the fused kernel now (this ISA level, this CPU). */
+/*
+ * True where bursts may take a fused kernel now (this ISA level, this CPU,
+ * the VL knob): the AVX-512 one with 16 ChaCha lanes and IFMA Poly1305,
+ * the AVX2 one with 8 and AVX2 Poly1305 (form: "avx2vl" or "avx2", the
+ * lane kernels' names, set to the form bursts run).
+ */
 static bool
-fused_expected(void)
+fused_expected(const char **form)
 {
 	struct lanes_choice c;
 
 	vecsec_lanes_choose(32, &c);
-	return cpu_has_fused() && vecsec_isa_cap() >= VECSEC_ISA_AVX512 && c.chacha_lanes == 16 &&
-	       strstr(c.poly_name, "avx512ifma") != NULL;
+	*form = "none";
+	if (cpu_has_fused() && vecsec_isa_cap() >= VECSEC_ISA_AVX512 && c.chacha_lanes == 16 &&
+	    strstr(c.poly_name, "avx512ifma") != NULL) {
+		*form = "avx512ifma";
+		return true;
+	}
+#if defined(VECSEC_HAVE_AVX2)
+	if (vecsec_isa_cap() == VECSEC_ISA_AVX2 && c.chacha_lanes == 8 &&
+	    strstr(c.chacha_name, "avx2") != NULL && strstr(c.poly_name, "avx2") != NULL) {
+		*form = strstr(c.chacha_name, "avx2vl") != NULL ? "avx2vl" : "avx2";
+		VT_EXPECT(strcmp(*form, strstr(c.poly_name, "avx2vl") != NULL ? "avx2vl" :
+					"avx2") == 0, "ChaCha %s with Poly1305 %s", c.chacha_name,
+			  c.poly_name);
+		return true;
+	}
+#endif
+	return false;
 }
 
 /* a CPU without the kernel: loud, and a failure where the run requires AVX-512 */
@@ -105,8 +131,16 @@ all_are(const uint8_t *b, size_t n, uint8_t v)
 	return true;
 }
 
+/* a fused kernel and its lanes */
+struct kern {
+	const char *name;
+	small_kernel_fn fn;
+	unsigned int lanes;
+};
+
 static void
-kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st)
+kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
+	     const struct kern *kk)
 {
 	struct chacha_lanes l;
 	struct small_mac m;
@@ -154,7 +188,7 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st)
 		m.len[i] = (uint32_t)b->len;
 		m.aad_len[i] = (uint32_t)b->aad_len;
 	}
-	vecsec_chachapoly_small_x16_avx512ifma(&l, bytes, &m);
+	kk->fn(&l, bytes, &m);
 	for (int i = 0; i < 16; i++) {
 		struct lane_bufs *b = &lb[i];
 		uint8_t want[SMALL_MAX], wtag[16], otag[16], oct[SMALL_MAX];
@@ -162,7 +196,8 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st)
 		if (!((active >> i) & 1)) {
 			VT_EXPECT(all_are(b->ct, sizeof(b->ct), 0xc3) &&
 				  all_are(b->tag, sizeof(b->tag), 0xc3),
-				  "inactive lane %d (mask %04x) written", i, (unsigned)active);
+				  "%s: inactive lane %d (mask %04x) written", kk->name, i,
+				  (unsigned)active);
 			continue;
 		}
 		{
@@ -177,14 +212,14 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st)
 		}
 		vt_oracle_seal(VECSEC_AEAD_CHACHA20_POLY1305, oct, otag, b->pt + GUARD, b->len,
 			       b->key, b->nonce, b->aad + GUARD, b->aad_len);
-		VT_EXPECT_MEM(b->ct + GUARD, want, b->len, "kernel seal lane %d len %zu aad %zu",
+		VT_EXPECT_MEM(b->ct + GUARD, want, b->len, "%s seal lane %d len %zu aad %zu",
+			      kk->name, i, b->len, b->aad_len);
+		VT_EXPECT_MEM(b->tag + GUARD, wtag, 16, "%s tag lane %d len %zu aad %zu", kk->name,
 			      i, b->len, b->aad_len);
-		VT_EXPECT_MEM(b->tag + GUARD, wtag, 16, "kernel tag lane %d len %zu aad %zu", i,
-			      b->len, b->aad_len);
 		VT_EXPECT_MEM(want, oct, b->len, "one-shot vs oracle len %zu", b->len);
 		VT_EXPECT_MEM(wtag, otag, 16, "one-shot tag vs oracle len %zu", b->len);
 		VT_EXPECT(guards_are(b->ct, b->len, 0xc3) && guards_are(b->tag, 16, 0xc3),
-			  "kernel seal lane %d len %zu wrote outside", i, b->len);
+			  "%s seal lane %d len %zu wrote outside", kk->name, i, b->len);
 	}
 
 	/* open: the MAC over the ciphertext, the first block decrypted aside */
@@ -198,7 +233,7 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st)
 		l.out[i] = b->aside + GUARD;
 		bytes[i] = b->len < CHACHA_BLOCK_LEN ? (uint32_t)b->len : CHACHA_BLOCK_LEN;
 	}
-	vecsec_chachapoly_small_x16_avx512ifma(&l, bytes, &m);
+	kk->fn(&l, bytes, &m);
 	for (int i = 0; i < 16; i++) {
 		struct lane_bufs *b = &lb[i];
 		struct vecsec_aead_key k;
@@ -212,38 +247,75 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st)
 		VT_EXPECT(vecsec_aead_seal(&k, want, wtag, 16, b->pt + GUARD, b->len, b->nonce, 12,
 					   b->aad + GUARD, b->aad_len) == 0, "one-shot seal");
 		vecsec_aead_key_wipe(&k);
-		VT_EXPECT_MEM(b->tag + GUARD, wtag, 16, "kernel open tag lane %d len %zu", i,
+		VT_EXPECT_MEM(b->tag + GUARD, wtag, 16, "%s open tag lane %d len %zu", kk->name, i,
 			      b->len);
 		VT_EXPECT_MEM(b->aside + GUARD, b->pt + GUARD, first,
-			      "kernel open first block lane %d len %zu", i, b->len);
+			      "%s open first block lane %d len %zu", kk->name, i, b->len);
 		VT_EXPECT(guards_are(b->aside, first, 0xc3) &&
 			  all_are(b->aside + GUARD + first, CHACHA_BLOCK_LEN - first, 0xc3),
-			  "kernel open lane %d len %zu wrote past its first block", i, b->len);
+			  "%s open lane %d len %zu wrote past its first block", kk->name, i, b->len);
 	}
 }
 
+/* rounds of kernel kk: one lane each in turn, all lanes, then random (sparse) masks */
 static void
-test_fused_kernel(void)
+kernel_rounds(const struct kern *kk, struct lane_bufs *lb, uint64_t *st)
 {
-	struct lane_bufs *lb;
-	uint64_t st = vt_seed() ^ 0xf05ed;
-	int rounds = slow ? 3000 : 300;
+	const uint32_t all = (uint32_t)((UINT64_C(1) << kk->lanes) - 1);
+	unsigned int rounds = slow ? 3000 : 300;
 
-	if (strcmp(vt_isa(), "avx512") != 0)
-		return;         /* the kernel does not depend on the level: once is enough */
-	if (!require_cpu())
-		return;
-	lb = malloc(16 * sizeof(*lb));
-	for (int r = 0; r < rounds; r++) {
-		/* one lane each in turn, all 16, then random (sparse) masks */
-		uint32_t active = r < 16 ? UINT32_C(1) << r : r < 20 ? 0xffff :
-				  (uint32_t)vt_next(&st) & 0xffff;
+	for (unsigned int r = 0; r < rounds; r++) {
+		uint32_t active = r < kk->lanes ? UINT32_C(1) << r : r < kk->lanes + 4 ? all :
+				  (uint32_t)vt_next(st) & all;
 
 		if (active == 0)
 			active = 1;
-		kernel_round(lb, active, r % 3 == 0, &st);
+		kernel_round(lb, active, r % 3 == 0, st, kk);
 	}
-	free(lb);
+}
+
+/* Each kernel of this build and CPU at its level, once (it does not depend on the level). */
+static void
+test_fused_kernel(void)
+{
+	struct kern ks[3];
+	unsigned int nk = 0;
+
+	if (strcmp(vt_isa(), "avx512") == 0) {
+		if (!require_cpu())
+			return;
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+		ks[nk++] = (struct kern){ "avx512ifma x16", vecsec_chachapoly_small_x16_avx512ifma,
+					  16 };
+#endif
+	} else if (strcmp(vt_isa(), "avx2") == 0) {
+#if defined(VECSEC_HAVE_AVX2)
+		ks[nk++] = (struct kern){ "avx2 x8", vecsec_chachapoly_small_x8_avx2, 8 };
+#endif
+#if defined(VECSEC_HAVE_AVX2_VL)
+		if (vecsec_chacha_avx2_vl_cpu()) {
+			ks[nk++] = (struct kern){ "avx2vl x8", vecsec_chachapoly_small_x8_avx2vl, 8 };
+		} else {
+			bool was;
+
+			(void)vt_avx2_plain_begin("fused (the AVX2 kernel's VL form)", &was);
+		}
+#else
+		printf("\nSKIP fused: the AVX2 kernel's VL form not built\n");
+		fprintf(stderr, "SKIP fused: the AVX2 kernel's VL form not built\n");
+#endif
+	}
+	if (nk == 0)
+		return;
+	{
+		struct lane_bufs *lb = malloc(16 * sizeof(*lb));
+		uint64_t st = vt_seed() ^ 0xf05ed;
+
+		VT_EXPECT(lb != NULL, "malloc");
+		for (unsigned int k = 0; k < nk && lb != NULL; k++)
+			kernel_rounds(&ks[k], lb, &st);
+		free(lb);
+	}
 	VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
 		  "the stack wipe fell short of the kernel's frame %llu times",
 		  (unsigned long long)vecsec_chachapoly_small_burn_short());
@@ -363,7 +435,7 @@ static void
 bursts_of(struct bkeys *ks, unsigned int g, bool in_place, uint64_t seed, const char *cfg)
 {
 	size_t lens[16];
-	char c[96];
+	char c[160];
 
 	for (size_t first = 0; first <= MAXLEN; first += g) {
 		for (unsigned int i = 0; i < g; i++)
@@ -380,12 +452,51 @@ bursts_of(struct bkeys *ks, unsigned int g, bool in_place, uint64_t seed, const 
 	}
 }
 
+/*
+ * The bursts with the kernel on (every group size) and off (a few): it
+ * runs where expected (want_form: the form it must be, NULL: any), and
+ * only there.
+ */
+static void
+bursts_on_off(struct bkeys *ks, uint64_t seed, const char *want_form)
+{
+	const char *form;
+	bool expect = fused_expected(&form);
+
+	if (want_form != NULL)
+		VT_EXPECT(expect && strcmp(form, want_form) == 0,
+			  "bursts at %s take the fused kernel's %s form, not %s", vt_isa(),
+			  want_form, form);
+	for (int on = 1; on >= 0; on--) {
+		for (unsigned int g = 1; g <= 16; g++) {
+			uint64_t before = vecsec_lanes_fused_groups();
+			char cfg[96];
+
+			if (on == 0 && !slow && g % 5 != 0)
+				continue;       /* the A/B: a few group sizes without it */
+			vecsec_lanes_set_fused(on == 1);
+			snprintf(cfg, sizeof(cfg), "fused %s (%s) %s", on ? "on" : "off", form,
+				 g % 2 ? "in place" : "out of place");
+			bursts_of(ks, g, g % 2 == 1, seed + 1000003 * g, cfg);
+			if (on && expect)
+				VT_EXPECT(vecsec_lanes_fused_groups() > before,
+					  "groups of %u: the fused kernel (%s) never ran", g, form);
+			else
+				VT_EXPECT(vecsec_lanes_fused_groups() == before,
+					  "groups of %u: the fused kernel ran %llu times (%s, %s)", g,
+					  (unsigned long long)(vecsec_lanes_fused_groups() - before),
+					  on ? "on" : "off", vt_isa());
+		}
+	}
+	vecsec_lanes_set_fused(true);
+}
+
 static void
 test_fused_bursts(void)
 {
 	struct bkeys ks;
 	uint64_t seed = vt_seed();
-	bool expect = fused_expected(), was = vecsec_lanes_set_fused(true);
+	bool was = vecsec_lanes_set_fused(true), vl_was;
 
 	VT_EXPECT(was, "the fused kernel on by default");
 	if (vecsec_isa_cap() >= VECSEC_ISA_AVX512)
@@ -396,33 +507,17 @@ test_fused_bursts(void)
 					       VECSEC_AEAD_CHACHA20_POLY1305, ks.raw[a], 32) == 0,
 			  "key init");
 	}
-	for (int on = 1; on >= 0; on--) {
-		for (unsigned int g = 1; g <= 16; g++) {
-			uint64_t before = vecsec_lanes_fused_groups();
-			char cfg[64];
-
-			if (on == 0 && !slow && g % 5 != 0)
-				continue;       /* the A/B: a few group sizes without it */
-			vecsec_lanes_set_fused(on == 1);
-			snprintf(cfg, sizeof(cfg), "fused %s %s", on ? "on" : "off",
-				 g % 2 ? "in place" : "out of place");
-			bursts_of(&ks, g, g % 2 == 1, seed + 1000003 * g, cfg);
-			if (on && expect)
-				VT_EXPECT(vecsec_lanes_fused_groups() > before,
-					  "groups of %u: the fused kernel never ran", g);
-			else
-				VT_EXPECT(vecsec_lanes_fused_groups() == before,
-					  "groups of %u: the fused kernel ran %llu times (%s, %s)", g,
-					  (unsigned long long)(vecsec_lanes_fused_groups() - before),
-					  on ? "on" : "off", vt_isa());
-		}
+	/* at the AVX2 level: the VL form by default on a CPU with VL, then the plain form */
+	bursts_on_off(&ks, seed, vecsec_isa_cap() != VECSEC_ISA_AVX2 ? NULL :
+				  vecsec_chacha_avx2_vl_cpu() ? "avx2vl" : "avx2");
+	if (vt_avx2_plain_begin("fused", &vl_was)) {
+		bursts_on_off(&ks, seed ^ 0x5eed, "avx2");
+		vt_avx2_plain_end(vl_was);
 	}
-	vecsec_lanes_set_fused(true);
 	vecsec_aead_key_wipe(&ks.k[0]);
 	vecsec_aead_key_wipe(&ks.k[1]);
-	if (expect)
-		VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
-			  "the stack wipe fell short of the kernel's frame");
+	VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
+		  "the stack wipe fell short of the kernel's frame");
 }
 
 int
