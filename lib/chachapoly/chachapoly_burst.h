@@ -20,6 +20,7 @@
 #define CHACHAPOLY_BURST_H
 
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -298,9 +299,25 @@ lanes_take(const struct vecsec_aead_job *job, size_t crossover)
 	       (uint64_t)job->len <= ((UINT64_C(1) << 32) - 2) * CHACHA_BLOCK_LEN;
 }
 
-/* Groups the fused kernel ran, this thread (vecsec_lanes_fused_groups()); its knob. */
-extern _Thread_local uint64_t vecsec_burst_fused_groups;
+/*
+ * Groups the fused kernel ran, counted only while a test asked for it
+ * (vecsec_lanes_count_fused()): the data plane pays one load of a line
+ * every core only reads. Not thread-local: LeakSanitizer's thread scan
+ * crashes on the TLS of a library loaded with dlopen (the PMD), as the
+ * gateway's two-worker demo under ASan showed.
+ */
+extern _Atomic bool vecsec_burst_fused_counting;
+extern _Atomic uint64_t vecsec_burst_fused_groups;
 bool vecsec_lanes_fused(void);
+
+static inline void
+vecsec_burst_count_fused(void)
+{
+	if (__builtin_expect(atomic_load_explicit(&vecsec_burst_fused_counting,
+						  memory_order_relaxed), 0))
+		atomic_fetch_add_explicit(&vecsec_burst_fused_groups, 1,
+					  memory_order_relaxed);
+}
 
 /*
  * The fused kernel (chachapoly_small.h) that stands for the burst's lane

@@ -90,11 +90,14 @@ bool vecsec_lanes_set_direct(bool on);
  * at most 16): on by default wherever the burst runs those lane kernels;
  * set_fused(false) sends its groups through the staged path as before
  * (tests and benchmarks, for an A/B). Returns the previous setting.
- * fused_groups: how many groups this thread has run through it (tests
- * show with it that the kernel ran).
+ * fused_groups: how many groups have run through it, all threads, while
+ * counting was on (count_fused(true); off by default, so the data plane
+ * touches no shared counter; returns the previous setting). Tests show
+ * with it that the kernel ran.
  */
 bool vecsec_lanes_fused(void);
 bool vecsec_lanes_set_fused(bool on);
+bool vecsec_lanes_count_fused(bool on);
 uint64_t vecsec_lanes_fused_groups(void);
 
 /*

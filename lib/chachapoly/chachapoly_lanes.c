@@ -360,8 +360,9 @@ vecsec_lanes_set_staged_max(size_t len)
 }
 
 static _Atomic bool fused_on = true;
-/* per thread: a shared counter would put a locked add per group between cores */
-_Thread_local uint64_t vecsec_burst_fused_groups;
+/* counted only while asked: a shared counter would put a locked add per group between cores */
+_Atomic bool vecsec_burst_fused_counting;
+_Atomic uint64_t vecsec_burst_fused_groups;
 
 bool
 vecsec_lanes_fused(void)
@@ -375,10 +376,17 @@ vecsec_lanes_set_fused(bool on)
 	return atomic_exchange_explicit(&fused_on, on, memory_order_relaxed);
 }
 
+bool
+vecsec_lanes_count_fused(bool on)
+{
+	return atomic_exchange_explicit(&vecsec_burst_fused_counting, on,
+					memory_order_relaxed);
+}
+
 uint64_t
 vecsec_lanes_fused_groups(void)
 {
-	return vecsec_burst_fused_groups;
+	return atomic_load_explicit(&vecsec_burst_fused_groups, memory_order_relaxed);
 }
 
 static _Atomic bool direct_on = true;

@@ -463,6 +463,7 @@ bursts_on_off(struct bkeys *ks, uint64_t seed, const char *want_form)
 	const char *form;
 	bool expect = fused_expected(&form);
 
+	vecsec_lanes_count_fused(true);
 	if (want_form != NULL)
 		VT_EXPECT(expect && strcmp(form, want_form) == 0,
 			  "bursts at %s take the fused kernel's %s form, not %s", vt_isa(),
