@@ -325,6 +325,8 @@ test_fused_kernel(void)
 
 #define FILL 16
 #define NB (FILL + 16)
+/* jobs of SMALL_MAX bytes before a burst's group (FILL; 0: the group alone) */
+static unsigned int fill = FILL;
 
 struct bjob {
 	uint8_t *pt, *ct, *back;
@@ -349,14 +351,14 @@ one_burst(struct bkeys *ks, unsigned int g, const size_t *lens, size_t aad0, boo
 {
 	struct bjob b[NB];
 	struct vecsec_aead_job jobs[NB], *jp[NB];
-	unsigned int n = FILL + g, forged = (unsigned int)(seed % g) + FILL;
+	unsigned int n = fill + g, forged = (unsigned int)(seed % g) + fill;
 	uint64_t st = seed;
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct bjob *x = &b[i];
 		size_t nl;
 
-		x->len = i < FILL ? SMALL_MAX : lens[i - FILL];
+		x->len = i < fill ? SMALL_MAX : lens[i - fill];
 		x->off = 1 + (seed + 3 * i) % 15;                 /* never 16-aligned */
 		x->alg = (int)((seed + i) % 3 == 0);
 		nl = x->alg ? 24 : 12;
@@ -369,7 +371,7 @@ one_burst(struct bkeys *ks, unsigned int g, const size_t *lens, size_t aad0, boo
 		jobs[i] = (struct vecsec_aead_job){
 			.key = &ks->k[x->alg], .dir = VECSEC_AEAD_SEAL, .nonce = x->nonce,
 			.nonce_len = nl, .aad = x->aad,
-			.aad_len = i < FILL ? 8 : (aad0 + i) % (SMALL_AAD + 2),
+			.aad_len = i < fill ? 8 : (aad0 + i) % (SMALL_AAD + 2),
 			.len = x->len, .in = x->pt + x->off, .out = x->ct + x->off + 1,
 			.tag = x->tag, .tag_len = 16,
 		};
@@ -492,6 +494,71 @@ bursts_on_off(struct bkeys *ks, uint64_t seed, const char *want_form)
 	vecsec_lanes_set_fused(true);
 }
 
+/*
+ * AVX-512 bursts of 5-8 alone: their x8 ChaCha with the x8 IFMA Poly1305
+ * take the x8 VL fused kernel up to SMALL_MAX, the staged path above.
+ */
+static void
+test_fused_x8_at_avx512(void)
+{
+	struct lanes_choice c;
+	struct bkeys ks;
+	uint64_t seed = vt_seed();
+	const char *form;
+
+	if (vecsec_isa_cap() < VECSEC_ISA_AVX512) {
+		printf("fused x8 at AVX-512: not this run's level (%s)\n", vt_isa());
+		return;
+	}
+	if (!require_cpu())
+		return;
+	VT_EXPECT(fused_expected(&form) && strcmp(form, "avx512ifma") == 0,
+		  "bursts at %s take the AVX-512 fused kernel (form %s)", vt_isa(), form);
+	for (int a = 0; a < 2; a++) {
+		vt_rand(ks.raw[a], 32, seed + 13 * a);
+		VT_EXPECT(vecsec_aead_key_init(&ks.k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+					       VECSEC_AEAD_CHACHA20_POLY1305, ks.raw[a], 32) == 0,
+			  "key init");
+	}
+	vecsec_lanes_count_fused(true);
+	fill = 0;
+	for (unsigned int g = 5; g <= 8; g++) {
+		for (size_t first = 0; first + g <= SMALL_MAX + 40; first += 11) {
+			size_t lens[16];
+			bool fits = first + g - 1 <= SMALL_MAX;
+			uint64_t before = vecsec_lanes_fused_groups();
+			char cfg[96];
+
+			vecsec_lanes_choose(g, &c);
+			VT_EXPECT(c.chacha_lanes == 8 && strstr(c.chacha_name, "avx2vl") != NULL &&
+				  strstr(c.poly_name, "avx512ifma") != NULL,
+				  "a burst of %u at AVX-512 runs ChaCha %s with Poly1305 %s", g,
+				  c.chacha_name, c.poly_name);
+			for (unsigned int i = 0; i < g; i++) {
+				lens[i] = first + i;
+				/* one_burst's AAD lengths run to SMALL_AAD + 1: too long for it */
+				fits = fits && (first + i) % (SMALL_AAD + 2) <= SMALL_AAD;
+			}
+			snprintf(cfg, sizeof(cfg), "burst of %u alone, %zu..%zu B", g, first,
+				 first + g - 1);
+			one_burst(&ks, g, lens, first, g % 2 == 0, seed + first * 31 + g, cfg);
+			/*
+			 * a burst this small may run one by one (vecsec_lanes_few());
+			 * one straddling SMALL_MAX runs its short jobs through the kernel
+			 */
+			if (g < vecsec_lanes_few(first + g - 1) ||
+			    (first <= SMALL_MAX && first + g - 1 > SMALL_MAX))
+				continue;
+			VT_EXPECT(fits ? vecsec_lanes_fused_groups() > before :
+					 vecsec_lanes_fused_groups() == before,
+				  "%s: the fused kernel %s", cfg, fits ? "never ran" : "ran");
+		}
+	}
+	fill = FILL;
+	vecsec_aead_key_wipe(&ks.k[0]);
+	vecsec_aead_key_wipe(&ks.k[1]);
+}
+
 static void
 test_fused_bursts(void)
 {
@@ -527,6 +594,7 @@ main(void)
 	static const struct vt_test tests[] = {
 		VT_TEST(test_fused_kernel),
 		VT_TEST(test_fused_bursts),
+		VT_TEST(test_fused_x8_at_avx512),
 	};
 	const char *s = getenv("VT_SLOW");
 
