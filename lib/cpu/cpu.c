@@ -267,7 +267,10 @@ static const struct vecsec_tune tune_zen5 = {
  * per message: AVX-512 n=2 64 B 474 / 490, n=4 256 B 637 / 672, n=6
  * 512 B 825 / 811, n=6 576 B 851 / 929, n=7 576 B 851 / 814; AVX2 n=3
  * 256 B 689 / 838, n=4 689 / 648, n=4 512 B 1059 / 1048
- * (docs/bursts.md "Small bursts (Zen 4)" has the whole table).
+ * (docs/bursts.md "Small bursts (Zen 4)" has the whole table). With the
+ * fused kernel, the AVX2 step again, seal and open one by one / lanes:
+ * 192 B n=3 585 / 637, 601 / 721; 384 B n=4 737 / 755, 750 / 872;
+ * 448 B n=4 796 / 809, 809 / 992: 192 in place of 256.
  */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
@@ -279,7 +282,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.lanes_crossover_ssse3 = 0,
 	.lanes_mixed_max = 640,
 	.lanes_few_x16 = 128,
-	.lanes_few_x8 = 256,
+	.lanes_few_x8 = 192,
 	.chacha_x16_pairs = true,
 };
 
