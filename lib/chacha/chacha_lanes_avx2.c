@@ -51,14 +51,7 @@ LANES_FN(vecsec_chacha_xor_lanes_x8)(struct chacha_lanes *l, uint32_t nblocks)
 		__m256i lo[8], hi[8];
 
 		rounds(x, dr);
-		lo[0] = vadd(x[0], c0); lo[1] = vadd(x[1], c1); lo[2] = vadd(x[2], c2);
-		lo[3] = vadd(x[3], c3); lo[4] = vadd(x[4], k[0]); lo[5] = vadd(x[5], k[1]);
-		lo[6] = vadd(x[6], k[2]); lo[7] = vadd(x[7], k[3]);
-		hi[0] = vadd(x[8], k[4]); hi[1] = vadd(x[9], k[5]); hi[2] = vadd(x[10], k[6]);
-		hi[3] = vadd(x[11], k[7]); hi[4] = vadd(x[12], ctr); hi[5] = vadd(x[13], n0);
-		hi[6] = vadd(x[14], n1); hi[7] = vadd(x[15], n2);
-		transpose8(lo);
-		transpose8(hi);
+		state_rows(x, k, ctr, n0, n1, n2, lo, hi);
 		for (int i = 0; i < 8; i++) {
 			__m256i a, b;
 
