@@ -542,6 +542,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	smax = vecsec_lanes_staged_max();
 	direct = ci->xor_lanes_bytes != NULL && vecsec_lanes_direct();
 	b.fused = fused_kernels(ci, pi);
+	b.fused8 = fused_narrow(ls, b.fused);
 	b.old_staged = false;
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */

@@ -115,6 +115,7 @@ struct burst {
 	const struct chacha_impl *ci;
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
 	small_kernel_fn fused;             /* small groups' fused kernel (NULL: none) */
+	small_kernel_fn fused8;            /* the same for groups of 8 or fewer (NULL: fused) */
 	bool old_staged;                   /* a small group took fast_group / fast_seal_direct */
 	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
 	uint32_t sbytes[VECSEC_MAX_LANES];
@@ -307,16 +308,21 @@ lanes_take(const struct vecsec_aead_job *job, size_t crossover)
  * gateway's two-worker demo under ASan showed.
  */
 extern _Atomic bool vecsec_burst_fused_counting;
-extern _Atomic uint64_t vecsec_burst_fused_groups;
+extern _Atomic uint64_t vecsec_burst_fused_groups, vecsec_burst_fused_narrow;
 bool vecsec_lanes_fused(void);
 
+/* narrow: the group took fused_narrow()'s 8-lane kernel */
 static inline void
-vecsec_burst_count_fused(void)
+vecsec_burst_count_fused(bool narrow)
 {
 	if (__builtin_expect(atomic_load_explicit(&vecsec_burst_fused_counting,
-						  memory_order_relaxed), 0))
+						  memory_order_relaxed), 0)) {
 		atomic_fetch_add_explicit(&vecsec_burst_fused_groups, 1,
 					  memory_order_relaxed);
+		if (narrow)
+			atomic_fetch_add_explicit(&vecsec_burst_fused_narrow, 1,
+						  memory_order_relaxed);
+	}
 }
 
 /*
@@ -357,6 +363,33 @@ fused_kernels(const struct chacha_impl *ci, const struct poly1305_impl *pi)
 #endif
 	(void)ci;
 	(void)pi;
+	return NULL;
+}
+
+/*
+ * For a group of 8 jobs or fewer beside the x16 AVX-512 fused kernel,
+ * where the CPU's tuning asks for it (fused_narrow_groups: 512-bit
+ * operations in two halves, so 16 lanes cost twice 8 whatever is in
+ * them): the 8-lane fused kernel in the form of the lane set's x8
+ * ChaCha; else NULL.
+ */
+static inline small_kernel_fn
+fused_narrow(const struct lane_set *ls, small_kernel_fn wide)
+{
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512) && defined(VECSEC_HAVE_AVX2)
+	if (wide != vecsec_chachapoly_small_x16_avx512ifma || !vecsec_tune()->fused_narrow_groups)
+		return NULL;
+	for (unsigned int i = 0; i < ls->nc; i++) {
+#ifdef VECSEC_HAVE_AVX2_VL
+		if (ls->chacha[i]->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2vl)
+			return vecsec_chachapoly_small_x8_avx2vl;
+#endif
+		if (ls->chacha[i]->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2)
+			return vecsec_chachapoly_small_x8_avx2;
+	}
+#endif
+	(void)ls;
+	(void)wide;
 	return NULL;
 }
 

@@ -99,6 +99,8 @@ bool vecsec_lanes_fused(void);
 bool vecsec_lanes_set_fused(bool on);
 bool vecsec_lanes_count_fused(bool on);
 uint64_t vecsec_lanes_fused_groups(void);
+/* of those, the groups of 8 or fewer that took the 8-lane kernel beside the 16-lane one */
+uint64_t vecsec_lanes_fused_narrow_groups(void);
 
 /*
  * The AVX2 lane kernels' VL forms (8 ChaCha, 4 Poly1305 lanes compiled

@@ -362,7 +362,7 @@ vecsec_lanes_set_staged_max(size_t len)
 static _Atomic bool fused_on = true;
 /* counted only while asked: a shared counter would put a locked add per group between cores */
 _Atomic bool vecsec_burst_fused_counting;
-_Atomic uint64_t vecsec_burst_fused_groups;
+_Atomic uint64_t vecsec_burst_fused_groups, vecsec_burst_fused_narrow;
 
 bool
 vecsec_lanes_fused(void)
@@ -387,6 +387,12 @@ uint64_t
 vecsec_lanes_fused_groups(void)
 {
 	return atomic_load_explicit(&vecsec_burst_fused_groups, memory_order_relaxed);
+}
+
+uint64_t
+vecsec_lanes_fused_narrow_groups(void)
+{
+	return atomic_load_explicit(&vecsec_burst_fused_narrow, memory_order_relaxed);
 }
 
 static _Atomic bool direct_on = true;

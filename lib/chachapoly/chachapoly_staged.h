@@ -178,8 +178,11 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		}
 		b->cl.active |= UINT32_C(1) << i;
 	}
-	b->fused(&b->cl, bytes, m);
-	vecsec_burst_count_fused();
+	if (k <= 8 && b->fused8 != NULL)
+		b->fused8(&b->cl, bytes, m);
+	else
+		b->fused(&b->cl, bytes, m);
+	vecsec_burst_count_fused(k <= 8 && b->fused8 != NULL);
 	if (seal) {
 		for (unsigned int i = 0; i < k; i++)
 			b->jobs[list[i]]->status = VECSEC_JOB_OK;

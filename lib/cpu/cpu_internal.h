@@ -128,6 +128,14 @@ struct vecsec_tune {
 	 * step (chacha_lanes_avx512.c) rather than one.
 	 */
 	bool chacha_x16_pairs;
+	/*
+	 * ChaCha20-Poly1305 bursts at the AVX-512 level: a staged group of 8
+	 * jobs or fewer beside the 16-lane fused kernel takes the 8-lane one
+	 * (chachapoly_burst.h fused_narrow()): on a CPU that runs 512-bit
+	 * operations as two 256-bit halves, 16 lanes cost twice 8 whatever
+	 * they hold.
+	 */
+	bool fused_narrow_groups;
 };
 
 const struct vecsec_tune *vecsec_tune(void);

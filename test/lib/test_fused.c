@@ -35,6 +35,7 @@
 #include "vt_avx2vl.h"
 #include "vecsec/vecsec_aead.h"
 #include "chacha/chacha_internal.h"
+#include "cpu/cpu_internal.h"
 #include "chachapoly/chachapoly_burst.h"
 #include "chachapoly/chachapoly_knobs.h"
 #include "chachapoly/chachapoly_small.h"
@@ -581,6 +582,37 @@ test_fused_bursts(void)
 	if (vt_avx2_plain_begin("fused", &vl_was)) {
 		bursts_on_off(&ks, seed ^ 0x5eed, "avx2");
 		vt_avx2_plain_end(vl_was);
+	}
+	/*
+	 * At AVX-512 the groups of 8 or fewer beside 16-lane ones (FILL + g,
+	 * g <= 8) take the 8-lane kernel where the CPU's tuning says so
+	 * (fused_narrow_groups): run them the other way too, so that both
+	 * kernels ran for those groups whatever this CPU's entry holds.
+	 */
+	if (vecsec_isa_cap() >= VECSEC_ISA_AVX512 && cpu_has_fused()) {
+		struct vecsec_tune flip = *vecsec_tune();
+
+		flip.fused_narrow_groups = !flip.fused_narrow_groups;
+		printf("fused: the bursts again with fused_narrow_groups %s\n",
+		       flip.fused_narrow_groups ? "on" : "off");
+		for (int t = 0; t < 2; t++) {
+			uint64_t before = vecsec_lanes_fused_narrow_groups();
+			bool narrow;
+
+			if (t == 1)
+				vecsec_tune_force(&flip);
+			narrow = vecsec_tune()->fused_narrow_groups;
+			if (t == 0)     /* the bursts above, once more, counted */
+				bursts_of(&ks, 8, false, seed ^ 0x8a11, "fused, groups of 8 after 16");
+			else
+				bursts_on_off(&ks, seed ^ 0x7a11, "avx512ifma");
+			VT_EXPECT(narrow ? vecsec_lanes_fused_narrow_groups() > before :
+					   vecsec_lanes_fused_narrow_groups() == before,
+				  "fused_narrow_groups %s: the 8-lane kernel ran %llu times beside the "
+				  "16-lane one", narrow ? "on" : "off",
+				  (unsigned long long)(vecsec_lanes_fused_narrow_groups() - before));
+		}
+		vecsec_tune_force(NULL);
 	}
 	vecsec_aead_key_wipe(&ks.k[0]);
 	vecsec_aead_key_wipe(&ks.k[1]);
