@@ -335,6 +335,18 @@ vecsec_burst_count_fused(bool narrow)
  * x8 VL fused kernel too: on Zen 4 its seals 10-15 % faster than the
  * staged path at 64-512 B, opens level to 3 % faster (docs/bursts.md).
  */
+/* pi is the x8 IFMA Poly1305 lane kernel (false in a build without it) */
+static inline bool
+poly_is_x8_ifma(const struct poly1305_impl *pi)
+{
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+	return pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x8_avx512ifma;
+#else
+	(void)pi;
+	return false;
+#endif
+}
+
 static inline small_kernel_fn
 fused_kernels(const struct chacha_impl *ci, const struct poly1305_impl *pi)
 {
@@ -343,7 +355,7 @@ fused_kernels(const struct chacha_impl *ci, const struct poly1305_impl *pi)
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
 	if (ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x16_avx512 &&
 	    (pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x16_avx512ifma ||
-	     pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x8_avx512ifma))
+	     poly_is_x8_ifma(pi)))
 		return vecsec_chachapoly_small_x16_avx512ifma;
 #endif
 #ifdef VECSEC_HAVE_AVX2
@@ -353,13 +365,9 @@ fused_kernels(const struct chacha_impl *ci, const struct poly1305_impl *pi)
 #endif
 #ifdef VECSEC_HAVE_AVX2_VL
 	if (ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2vl &&
-	    pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x4_avx2vl)
+	    (pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x4_avx2vl ||
+	     poly_is_x8_ifma(pi)))
 		return vecsec_chachapoly_small_x8_avx2vl;
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
-	if (ci->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2vl &&
-	    pi->blocks_lanes == vecsec_poly1305_blocks_lanes_x8_avx512ifma)
-		return vecsec_chachapoly_small_x8_avx2vl;
-#endif
 #endif
 	(void)ci;
 	(void)pi;

@@ -155,6 +155,7 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 	uint32_t *bytes = b->sbytes;
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];
 	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
+	small_kernel_fn kern;
 
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
@@ -178,11 +179,9 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		}
 		b->cl.active |= UINT32_C(1) << i;
 	}
-	if (k <= 8 && b->fused8 != NULL)
-		b->fused8(&b->cl, bytes, m);
-	else
-		b->fused(&b->cl, bytes, m);
-	vecsec_burst_count_fused(k <= 8 && b->fused8 != NULL);
+	kern = k <= 8 && b->fused8 != NULL ? b->fused8 : b->fused;
+	kern(&b->cl, bytes, m);
+	vecsec_burst_count_fused(kern != b->fused);
 	if (seal) {
 		for (unsigned int i = 0; i < k; i++)
 			b->jobs[list[i]]->status = VECSEC_JOB_OK;
