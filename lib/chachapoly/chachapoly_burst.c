@@ -507,6 +507,89 @@ run_one_by_one(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsig
 
 /* ---- the burst ---- */
 
+/*
+ * Jobs past the staged path's limit (up to b->fused_max: the CPU's tuning)
+ * join the 16-lane fused kernel's groups only where they keep its lanes
+ * busy: a group steps every lane as long as its longest job (ChaCha20 and
+ * Poly1305 both), so a few long jobs beside many short ones waste most of
+ * it, while the direct path cuts long jobs into pieces over free lanes. A
+ * group is busy enough when its jobs' bytes are at least FUSED_BUSY of its
+ * longest job's length times the lanes (a partial group's idle lanes count
+ * as empty).
+ *
+ * Zen 4 (model 11h), bursts of 32 seals in place, TSC cycles a message,
+ * the long jobs on the direct path / in fused groups, median of 41 rounds
+ * alternating the two in one process: busy enough, 10 x 576 B beside
+ * 6 x 64 B in a group (exactly 2/3; the bench's IMIX, whose 1500-byte
+ * jobs take the single path) 522 / 497; 12 x 564 beside 4 x 52 (77 %, the
+ * gateway's IMIX as ESP payloads) 517 / 489; 11 x 576 beside 5 x 64 (72 %)
+ * 441 / 361; 32 x 576 605 / 566, 32 x 704 661 / 640, 32 x 768 703 / 684,
+ * 32 x 1024 level (956 / 949, past the tuning's 768). Not busy enough: 10
+ * x 576 alone (62.5 %) 794 / 815; 8 x 640 beside 8 x 128 (60 %) 342 / 354;
+ * 4 x 576 beside 12 x 64 (33 %) 276 / 289 (fused before this rule).
+ */
+#define FUSED_BUSY_NUM 2
+#define FUSED_BUSY_DEN 3
+
+/*
+ * Whether a direction's first group with long jobs could be busy enough
+ * at all, from counts alone: nl long jobs (each past smax bytes), ns
+ * small ones, the longest of them small_most bytes. A group of fewer
+ * than lanes long jobs holds at most lanes - nl small ones, and the
+ * longest job's length is past smax: an upper bound on its busy share.
+ * Most mixes with a few long jobs end here, without the group walk.
+ */
+static inline bool
+fused_long_may(unsigned int nl, unsigned int ns, size_t small_most, size_t smax,
+	       unsigned int lanes)
+{
+	uint64_t room, top;
+
+	if (nl >= lanes)
+		return true;
+	room = ns < lanes - nl ? ns : lanes - nl;
+	top = (uint64_t)nl * (smax + 1) + room * small_most;
+	return top * FUSED_BUSY_DEN >= (uint64_t)(smax + 1) * lanes * FUSED_BUSY_NUM;
+}
+
+/*
+ * For the jobs of one direction (open: VECSEC_AEAD_OPEN or SEAL), in the
+ * order their groups are cut (lng[0..nlg): the long jobs, longest first;
+ * then fast[0..nf): the small ones, longest first), how many of its long
+ * jobs may stay: those before the first group that starts with a long job
+ * and is not busy enough.
+ */
+static unsigned int
+fused_long_keep(struct vecsec_aead_job *const *jobs, const uint16_t *lng, unsigned int nlg,
+		const uint16_t *fast, unsigned int nf, uint32_t open, unsigned int lanes)
+{
+	unsigned int in = 0, nl0 = 0, nl = 0;
+	uint64_t sum = 0, most = 0;
+
+	for (unsigned int j = 0; j < nlg + nf; j++) {
+		const struct vecsec_aead_job *job = jobs[j < nlg ? lng[j] : fast[j - nlg]];
+
+		if (job->dir != open)
+			continue;
+		if (in == 0) {
+			/* the groups before were busy enough; none from here has a long job */
+			if (j >= nlg)
+				return nl;
+			most = job->len;
+			sum = 0;
+			nl0 = nl;
+		}
+		sum += job->len;
+		nl += j < nlg;
+		if (++in == lanes) {
+			if (sum * FUSED_BUSY_DEN < most * lanes * FUSED_BUSY_NUM)
+				return nl0;
+			in = 0;
+		}
+	}
+	return in != 0 && sum * FUSED_BUSY_DEN < most * lanes * FUSED_BUSY_NUM ? nl0 : nl;
+}
+
 /* Accepted jobs (lanes_take) in the lanes; sets every job's status. */
 static void
 lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
@@ -518,10 +601,11 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	struct xjob_words xw[VECSEC_MAX_BURST];
 	uint16_t seal[VECSEC_MAX_BURST], open[VECSEC_MAX_BURST], all[VECSEC_MAX_BURST];
 	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST], cand[VECSEC_MAX_BURST];
+	uint16_t lng[VECSEC_MAX_BURST];        /* past the staged limit, for the fused kernel */
 	uint32_t weight[VECSEC_MAX_BURST];
-	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0, nc = 0;
-	bool direct;
-	size_t smax;
+	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0, nc = 0, nlg = 0, nlo = 0, nfo = 0, wide_aad = 0;
+	bool direct, long_fused;
+	size_t smax, small_most = 0;
 	struct burst b;
 
 	if (n == 0)
@@ -543,6 +627,9 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	direct = ci->xor_lanes_bytes != NULL && vecsec_lanes_direct();
 	b.fused = fused_kernels(ci, pi);
 	b.fused8 = fused_narrow(ls, b.fused);
+	b.fused_max = fused_max(b.fused);
+	/* (not where a test has lowered the staged path's limit) */
+	long_fused = b.fused_max > smax && smax >= SMALL_MAX;
 	b.old_staged = false;
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */
@@ -552,9 +639,17 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 			vecsec_chachapoly_words(jobs[j], xw[j].key, xw[j].nonce);
 			xjobs[nx++] = (uint16_t)j;
 		}
-		if (fast_ok(jobs[j], smax))
+		if (fast_ok(jobs[j], smax)) {
 			fast[nf++] = (uint16_t)j;
-		else if (direct && direct_ok(jobs[j]))
+			wide_aad += jobs[j]->aad_len > SMALL_AAD;
+			nfo += jobs[j]->dir == VECSEC_AEAD_OPEN;
+			small_most = jobs[j]->len > small_most ? jobs[j]->len : small_most;
+		} else if (long_fused && fast_ok(jobs[j], b.fused_max) &&
+			   jobs[j]->aad_len <= SMALL_AAD) {
+			/* for the fused kernel, if its groups keep busy (below) */
+			lng[nlg++] = (uint16_t)j;
+			nlo += jobs[j]->dir == VECSEC_AEAD_OPEN;
+		} else if (direct && direct_ok(jobs[j]))
 			cand[nc++] = (uint16_t)j;
 		else
 			all[ng++] = (uint16_t)j;
@@ -564,6 +659,45 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 		xchacha_subkeys(&b, ci, xjobs, nx);
 
 	vecsec_lanes_order(fast, weight, nf);
+	/*
+	 * Jobs past the staged path's limit join the fused groups only where
+	 * those keep busy (fused_long_keep()), and only where every small job
+	 * has AAD the fused kernel takes, so that no group holding one falls
+	 * back to the staged buffers; the others take the direct path.
+	 */
+	if (nlg > 0) {
+		unsigned int keep[2] = { 0, 0 }, seen[2] = { 0, 0 }, k = 0;
+
+		for (int d = 0; d < 2; d++) {
+			unsigned int nl = d == 1 ? nlo : nlg - nlo;
+			unsigned int ns = d == 1 ? nfo : nf - nfo;
+
+			if (wide_aad > 0 || nl == 0 ||
+			    !fused_long_may(nl, ns, small_most, smax, ci->lanes))
+				continue;
+			if (k++ == 0)
+				vecsec_lanes_order(lng, weight, nlg);
+			keep[d] = fused_long_keep(jobs, lng, nlg, fast, nf,
+						  d == 0 ? VECSEC_AEAD_SEAL : VECSEC_AEAD_OPEN,
+						  ci->lanes);
+		}
+		/* the kept ones ahead of the small jobs (longest first) */
+		if (keep[0] + keep[1] > 0)
+			memmove(fast + keep[0] + keep[1], fast, nf * sizeof(fast[0]));
+		k = 0;
+		for (unsigned int j = 0; j < nlg; j++) {
+			const struct vecsec_aead_job *job = jobs[lng[j]];
+			unsigned int d = job->dir == VECSEC_AEAD_OPEN;
+
+			if (seen[d]++ < keep[d])
+				fast[k++] = lng[j];
+			else if (direct && direct_ok(job))
+				cand[nc++] = lng[j];
+			else
+				all[ng++] = lng[j];
+		}
+		nf += k;
+	}
 	/* longer linear jobs of similar lengths: in place, a ChaCha width at a time */
 	if (nc > 0) {
 		uint16_t fill[VECSEC_MAX_LANES], orig[VECSEC_MAX_LANES];

@@ -116,6 +116,7 @@ struct burst {
 	const struct poly1305_impl *pk;    /* the Poly1305 lane kernel of this pass */
 	small_kernel_fn fused;             /* small groups' fused kernel (NULL: none) */
 	small_kernel_fn fused8;            /* the same for groups of 8 or fewer (NULL: fused) */
+	size_t fused_max;                  /* the longest job fused takes (fused_max()) */
 	bool old_staged;                   /* a small group took fast_group / fast_seal_direct */
 	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
 	uint32_t sbytes[VECSEC_MAX_LANES];
@@ -309,11 +310,15 @@ lanes_take(const struct vecsec_aead_job *job, size_t crossover)
  */
 extern _Atomic bool vecsec_burst_fused_counting;
 extern _Atomic uint64_t vecsec_burst_fused_groups, vecsec_burst_fused_narrow;
+extern _Atomic uint64_t vecsec_burst_fused_long;
 bool vecsec_lanes_fused(void);
 
-/* narrow: the group took fused_narrow()'s 8-lane kernel */
+/*
+ * narrow: the group took fused_narrow()'s 8-lane kernel; long: it held a
+ * job past SMALL_MAX (fused_max())
+ */
 static inline void
-vecsec_burst_count_fused(bool narrow)
+vecsec_burst_count_fused(bool narrow, bool long_jobs)
 {
 	if (__builtin_expect(atomic_load_explicit(&vecsec_burst_fused_counting,
 						  memory_order_relaxed), 0)) {
@@ -321,6 +326,9 @@ vecsec_burst_count_fused(bool narrow)
 					  memory_order_relaxed);
 		if (narrow)
 			atomic_fetch_add_explicit(&vecsec_burst_fused_narrow, 1,
+						  memory_order_relaxed);
+		if (long_jobs)
+			atomic_fetch_add_explicit(&vecsec_burst_fused_long, 1,
 						  memory_order_relaxed);
 	}
 }
@@ -399,6 +407,24 @@ fused_narrow(const struct lane_set *ls, small_kernel_fn wide)
 	(void)ls;
 	(void)wide;
 	return NULL;
+}
+
+/*
+ * The longest job a group on the fused kernel may hold: the CPU's tuning
+ * (fused_x16_max, at most SMALL_X16_MAX) for the 16-lane AVX-512 kernel,
+ * SMALL_MAX otherwise (the AVX2 kernels' step count is sized by it).
+ */
+static inline size_t
+fused_max(small_kernel_fn wide)
+{
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+	size_t max = vecsec_tune()->fused_x16_max;
+
+	if (wide == vecsec_chachapoly_small_x16_avx512ifma && max > SMALL_MAX)
+		return max < SMALL_X16_MAX ? max : SMALL_X16_MAX;
+#endif
+	(void)wide;
+	return SMALL_MAX;
 }
 
 /* ---- chachapoly_lanes.c ---- */

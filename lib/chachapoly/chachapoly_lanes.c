@@ -363,6 +363,7 @@ static _Atomic bool fused_on = true;
 /* counted only while asked: a shared counter would put a locked add per group between cores */
 _Atomic bool vecsec_burst_fused_counting;
 _Atomic uint64_t vecsec_burst_fused_groups, vecsec_burst_fused_narrow;
+_Atomic uint64_t vecsec_burst_fused_long;
 
 bool
 vecsec_lanes_fused(void)
@@ -393,6 +394,12 @@ uint64_t
 vecsec_lanes_fused_narrow_groups(void)
 {
 	return atomic_load_explicit(&vecsec_burst_fused_narrow, memory_order_relaxed);
+}
+
+uint64_t
+vecsec_lanes_fused_long_groups(void)
+{
+	return atomic_load_explicit(&vecsec_burst_fused_long, memory_order_relaxed);
 }
 
 static _Atomic bool direct_on = true;

@@ -17,14 +17,20 @@
 
 #include "chacha/chacha_internal.h"
 
-/* The longest job and AAD the kernel takes (bytes). */
+/*
+ * The longest job and AAD the kernels take (bytes); the 16-lane AVX-512
+ * kernel takes jobs up to SMALL_X16_MAX (its loops have no bound of their
+ * own; the tests run every length to this one), where the CPU's tuning
+ * lets it (chachapoly_burst.h fused_max()).
+ */
 #define SMALL_MAX 512
+#define SMALL_X16_MAX 1024
 #define SMALL_AAD 16
 
 /*
  * What the MAC of each lane reads (RFC 8439 2.8): aad_len bytes of AAD at
  * aad[i] (at most SMALL_AAD), the len bytes of ciphertext at ct[i] (at
- * most SMALL_MAX) where they lie; the tag goes to tag[i]. Only lanes set
+ * most SMALL_MAX, or SMALL_X16_MAX for the 16-lane kernel) where they lie; the tag goes to tag[i]. Only lanes set
  * in the ChaCha struct's `active` are read or written.
  */
 struct small_mac {
@@ -41,7 +47,8 @@ struct small_mac {
  * are 0): block 0 gives r and s, blocks 1 on XOR bytes[i] bytes from
  * l->in[i] to l->out[i]
  * (byte-exact, masked at the ragged end), and then Poly1305 over m's AAD,
- * ciphertext and lengths gives each lane's tag into m->tag[i].
+ * ciphertext and lengths gives each lane's tag into m->tag[i]. Lengths
+ * up to SMALL_X16_MAX for the 16-lane kernel, SMALL_MAX for the 8-lane ones.
  * Seal: bytes[i] = len, l->out[i] = m->ct[i] (the MAC reads the
  * ciphertext just written). Open: m->ct[i] = the ciphertext, and bytes[i]
  * at most 64 with l->out[i] a buffer aside (the first block's plaintext,

@@ -130,7 +130,7 @@ fused_fits(const struct burst *b, const uint16_t *list, unsigned int k)
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
 
-		if (job->len > SMALL_MAX || job->aad_len > SMALL_AAD)
+		if (job->len > b->fused_max || job->aad_len > SMALL_AAD)
 			return false;
 	}
 	return true;
@@ -156,12 +156,14 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];
 	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
 	small_kernel_fn kern;
+	size_t most = 0;
 
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
 
 		lane_key(b, i, list[i], 0);
+		most = job->len > most ? job->len : most;
 		m->aad[i] = job->aad;
 		m->aad_len[i] = (uint32_t)job->aad_len;
 		m->len[i] = (uint32_t)job->len;
@@ -179,9 +181,9 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		}
 		b->cl.active |= UINT32_C(1) << i;
 	}
-	kern = k <= 8 && b->fused8 != NULL ? b->fused8 : b->fused;
+	kern = k <= 8 && b->fused8 != NULL && most <= SMALL_MAX ? b->fused8 : b->fused;
 	kern(&b->cl, bytes, m);
-	vecsec_burst_count_fused(kern != b->fused);
+	vecsec_burst_count_fused(kern != b->fused, most > SMALL_MAX);
 	if (seal) {
 		for (unsigned int i = 0; i < k; i++)
 			b->jobs[list[i]]->status = VECSEC_JOB_OK;
@@ -247,6 +249,8 @@ fast_group(struct burst *b, const struct chacha_impl *ci,
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
 		uint8_t *buf = b->buf[i];
 
+		/* jobs past it come only in fused groups (lanes_run()) */
+		VECSEC_ASSERT(job->len <= FAST_MAX);
 		lane_key(b, i, list[i], 0);
 		if (ci->xor_lanes_bytes == NULL)
 			zero_small(buf, CHACHA_BLOCK_LEN);
@@ -406,6 +410,7 @@ fast_seal_direct(struct burst *b, const struct chacha_impl *ci,
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
 
+		VECSEC_ASSERT(job->len <= FAST_MAX);
 		lane_key(b, i, list[i], 0);
 		b->cl.in[i] = job->in;
 		b->cl.out[i] = job->out;

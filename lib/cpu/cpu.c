@@ -289,6 +289,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.lanes_few_x8 = 192,
 	.chacha_x16_pairs = true,
 	.fused_narrow_groups = true,
+	.fused_x16_max = 768,
 };
 
 /*

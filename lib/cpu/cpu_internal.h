@@ -136,6 +136,13 @@ struct vecsec_tune {
 	 * they hold.
 	 */
 	bool fused_narrow_groups;
+	/*
+	 * ChaCha20-Poly1305 bursts at the AVX-512 level: the longest job the
+	 * 16-lane fused kernel takes (0: the staged path's 512 bytes). Jobs
+	 * past 512 bytes join its groups only where they keep the lanes busy
+	 * (chachapoly_burst.c fused_long_keep()).
+	 */
+	size_t fused_x16_max;
 };
 
 const struct vecsec_tune *vecsec_tune(void);

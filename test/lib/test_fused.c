@@ -44,6 +44,8 @@ static bool slow;
 
 #define GUARD 32
 #define MAXLEN (SMALL_MAX + 64)
+/* the longest job a burst here holds (test_fused_long()) */
+#define JOBMAX (SMALL_X16_MAX + 64)
 
 static bool
 cpu_has_fused(void)
@@ -109,7 +111,7 @@ require_cpu(void)
 
 struct lane_bufs {
 	uint8_t key[32], nonce[12], aad[SMALL_AAD + 2 * GUARD];
-	uint8_t pt[SMALL_MAX + 2 * GUARD], ct[SMALL_MAX + 2 * GUARD];
+	uint8_t pt[SMALL_X16_MAX + 2 * GUARD], ct[SMALL_X16_MAX + 2 * GUARD];
 	uint8_t aside[CHACHA_BLOCK_LEN + 2 * GUARD], tag[16 + 2 * GUARD];
 	size_t len, aad_len;
 };
@@ -132,11 +134,12 @@ all_are(const uint8_t *b, size_t n, uint8_t v)
 	return true;
 }
 
-/* a fused kernel and its lanes */
+/* a fused kernel, its lanes and the longest job it takes */
 struct kern {
 	const char *name;
 	small_kernel_fn fn;
 	unsigned int lanes;
+	size_t max;
 };
 
 static void
@@ -146,7 +149,7 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 	struct chacha_lanes l;
 	struct small_mac m;
 	uint32_t bytes[16];
-	size_t common = vt_below(st, SMALL_MAX + 1);
+	size_t common = vt_below(st, kk->max + 1);
 
 	memset(&l, 0x5a, sizeof(l));
 	memset(&m, 0, sizeof(m));
@@ -164,12 +167,12 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 			m.ct[i] = b->ct + GUARD;
 			m.aad[i] = b->aad + GUARD;
 			m.tag[i] = b->tag + GUARD;
-			m.len[i] = SMALL_MAX;
+			m.len[i] = (uint32_t)kk->max;
 			m.aad_len[i] = SMALL_AAD;
-			bytes[i] = SMALL_MAX;
+			bytes[i] = (uint32_t)kk->max;
 			continue;
 		}
-		b->len = equal ? common : vt_below(st, SMALL_MAX + 1);
+		b->len = equal ? common : vt_below(st, kk->max + 1);
 		b->aad_len = vt_below(st, SMALL_AAD + 1);
 		vt_rand(b->key, 32, vt_next(st));
 		vt_rand(b->nonce, 12, vt_next(st));
@@ -192,7 +195,7 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 	kk->fn(&l, bytes, &m);
 	for (int i = 0; i < 16; i++) {
 		struct lane_bufs *b = &lb[i];
-		uint8_t want[SMALL_MAX], wtag[16], otag[16], oct[SMALL_MAX];
+		uint8_t want[SMALL_X16_MAX], wtag[16], otag[16], oct[SMALL_X16_MAX];
 
 		if (!((active >> i) & 1)) {
 			VT_EXPECT(all_are(b->ct, sizeof(b->ct), 0xc3) &&
@@ -238,7 +241,7 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 	for (int i = 0; i < 16; i++) {
 		struct lane_bufs *b = &lb[i];
 		struct vecsec_aead_key k;
-		uint8_t wtag[16], want[SMALL_MAX];
+		uint8_t wtag[16], want[SMALL_X16_MAX];
 		size_t first = b->len < CHACHA_BLOCK_LEN ? b->len : CHACHA_BLOCK_LEN;
 
 		if (!((active >> i) & 1))
@@ -287,15 +290,16 @@ test_fused_kernel(void)
 			return;
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
 		ks[nk++] = (struct kern){ "avx512ifma x16", vecsec_chachapoly_small_x16_avx512ifma,
-					  16 };
+					  16, SMALL_X16_MAX };
 #endif
 	} else if (strcmp(vt_isa(), "avx2") == 0) {
 #if defined(VECSEC_HAVE_AVX2)
-		ks[nk++] = (struct kern){ "avx2 x8", vecsec_chachapoly_small_x8_avx2, 8 };
+		ks[nk++] = (struct kern){ "avx2 x8", vecsec_chachapoly_small_x8_avx2, 8, SMALL_MAX };
 #endif
 #if defined(VECSEC_HAVE_AVX2_VL)
 		if (vecsec_chacha_avx2_vl_cpu()) {
-			ks[nk++] = (struct kern){ "avx2vl x8", vecsec_chachapoly_small_x8_avx2vl, 8 };
+			ks[nk++] = (struct kern){ "avx2vl x8", vecsec_chachapoly_small_x8_avx2vl, 8,
+						  SMALL_MAX };
 		} else {
 			bool was;
 
@@ -385,7 +389,7 @@ one_burst(struct bkeys *ks, unsigned int g, const size_t *lens, size_t aad0, boo
 	VT_EXPECT(vecsec_aead_burst(jp, n) == n, "%s seal burst", cfg);
 	for (unsigned int i = 0; i < n; i++) {
 		struct bjob *x = &b[i];
-		uint8_t want[MAXLEN], wtag[16], oct[MAXLEN], otag[16];
+		uint8_t want[JOBMAX], wtag[16], oct[JOBMAX], otag[16];
 		size_t nl = jobs[i].nonce_len;
 
 		VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s seal status len %zu", cfg, x->len);
@@ -560,6 +564,88 @@ test_fused_x8_at_avx512(void)
 	vecsec_aead_key_wipe(&ks.k[1]);
 }
 
+/*
+ * AVX-512 with IFMA: jobs past SMALL_MAX, up to the tuning's fused_x16_max
+ * (forced here to SMALL_X16_MAX so that every CPU with IFMA runs them, and
+ * the mixed-burst bound off so that none leaves for the single path), join
+ * the 16-lane fused groups that keep at least 2/3 of their bytes busy, and
+ * only those. Bursts of 16: nl long jobs (ragged, past SMALL_MAX) beside
+ * 16 - nl short ones, every long length at a stride (each one with
+ * VT_SLOW); seal == the one-shot API == the oracle, open with one job
+ * forged (one_burst()); a fused group held long jobs where the rule says
+ * and never elsewhere, nor beside a short job with AAD past SMALL_AAD.
+ */
+static void
+test_fused_long(void)
+{
+	static const unsigned int nls[] = { 16, 12, 11, 10, 6, 4, 1 };
+	struct vecsec_tune t;
+	struct bkeys ks;
+	uint64_t seed = vt_seed() ^ 0x10e6;
+	unsigned int runs[2] = { 0, 0 };
+
+	if (vecsec_isa_cap() < VECSEC_ISA_AVX512) {
+		printf("fused long jobs: not this run's level (%s)\n", vt_isa());
+		return;
+	}
+	if (!require_cpu())
+		return;
+	t = *vecsec_tune();
+	printf("fused long jobs: this CPU's tuning (%s) takes them to %zu B; forced to %d\n",
+	       t.cpu, t.fused_x16_max, SMALL_X16_MAX);
+	t.fused_x16_max = SMALL_X16_MAX;
+	t.lanes_mixed_max = SIZE_MAX;
+	vecsec_tune_force(&t);
+	for (int a = 0; a < 2; a++) {
+		vt_rand(ks.raw[a], 32, seed + 17 * a);
+		VT_EXPECT(vecsec_aead_key_init(&ks.k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+					       VECSEC_AEAD_CHACHA20_POLY1305, ks.raw[a], 32) == 0,
+			  "key init");
+	}
+	vecsec_lanes_count_fused(true);
+	fill = 0;
+	for (size_t len = SMALL_MAX + 1; len <= SMALL_X16_MAX; len += slow ? 1 : 29) {
+		for (unsigned int x = 0; x < VT_ARRAY_SIZE(nls) * 2; x++) {
+			unsigned int nl = nls[x / 2];
+			/* x odd: AAD lengths 2..17, the last job's past SMALL_AAD */
+			bool wide = x % 2 == 1, kept;
+			size_t lens[16], aad0 = wide ? 2 : 0;
+			uint64_t sum = 0, most = 0, before = vecsec_lanes_fused_long_groups();
+			char cfg[128];
+
+			for (unsigned int i = 0; i < 16; i++) {
+				size_t l = len + i % 3, s = (nl + len) % 2 ? 64 - i : 448 - 7 * i;
+
+				lens[i] = i < nl ? (l < SMALL_X16_MAX ? l : SMALL_X16_MAX) : s;
+				/* a long job with AAD past SMALL_AAD takes the direct path */
+				if (i < nl && (aad0 + i) % (SMALL_AAD + 2) > SMALL_AAD)
+					continue;
+				sum += lens[i];
+				most = i < nl && lens[i] > most ? lens[i] : most;
+			}
+			kept = most > 0 && 3 * sum >= 2 * 16 * most &&
+			       (!wide || nl == 16);
+			snprintf(cfg, sizeof(cfg), "fused long: %u of %zu..%zu B beside %u short%s", nl,
+				 len, len + 2, 16 - nl, wide ? ", AAD to 17" : "");
+			one_burst(&ks, 16, lens, aad0, x % 4 < 2, seed + 131 * len + x, cfg);
+			VT_EXPECT(kept ? vecsec_lanes_fused_long_groups() > before :
+					 vecsec_lanes_fused_long_groups() == before,
+				  "%s: a fused group held the long jobs %llu times, expected %s", cfg,
+				  (unsigned long long)(vecsec_lanes_fused_long_groups() - before),
+				  kept ? "some" : "none");
+			runs[kept]++;
+		}
+	}
+	printf("fused long jobs: %u bursts with them fused, %u without\n", runs[1], runs[0]);
+	VT_EXPECT(runs[0] > 0 && runs[1] > 0, "both ways ran (%u, %u)", runs[0], runs[1]);
+	fill = FILL;
+	vecsec_tune_force(NULL);
+	vecsec_aead_key_wipe(&ks.k[0]);
+	vecsec_aead_key_wipe(&ks.k[1]);
+	VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
+		  "the stack wipe fell short of the kernel's frame");
+}
+
 static void
 test_fused_bursts(void)
 {
@@ -627,6 +713,7 @@ main(void)
 		VT_TEST(test_fused_kernel),
 		VT_TEST(test_fused_bursts),
 		VT_TEST(test_fused_x8_at_avx512),
+		VT_TEST(test_fused_long),
 	};
 	const char *s = getenv("VT_SLOW");
 
