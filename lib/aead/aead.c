@@ -216,7 +216,7 @@ burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n
 {
 	struct vecsec_aead_job *grp[NB_ALGS][VECSEC_MAX_BURST];
 	void (*fn[NB_ALGS])(enum vecsec_isa, struct vecsec_aead_job *const *, unsigned int);
-	unsigned int cnt[NB_ALGS], ng = 0;
+	unsigned int cnt[NB_ALGS], ng = 0, last = 0;
 
 	if (jobs == NULL || n > VECSEC_MAX_BURST)
 		return 0;
@@ -233,13 +233,17 @@ burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n
 			job->status = vecsec_job_status(rc == 0 ? ops->run(level, job) : rc);
 			continue;
 		}
-		while (g < ng && fn[g] != ops->burst)
-			g++;
-		if (g == ng) {
-			fn[ng] = ops->burst;
-			cnt[ng++] = 0;
+		/* the common case: the same function as the job before */
+		if (ng == 0 || fn[last] != ops->burst) {
+			while (g < ng && fn[g] != ops->burst)
+				g++;
+			if (g == ng) {
+				fn[ng] = ops->burst;
+				cnt[ng++] = 0;
+			}
+			last = g;
 		}
-		grp[g][cnt[g]++] = job;
+		grp[last][cnt[last]++] = job;
 	}
 	for (unsigned int g = 0; g < ng; g++)
 		fn[g](level, grp[g], cnt[g]);

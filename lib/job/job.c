@@ -9,8 +9,8 @@
 #include "job_internal.h"
 
 /* Segments must cover len bytes; a segment that gives bytes needs data. */
-static bool
-segs_ok(const struct vecsec_seg *segs, uint32_t nb, size_t len)
+bool
+vecsec_job_segs_ok(const struct vecsec_seg *segs, uint32_t nb, size_t len)
 {
 	size_t sum = 0;
 
@@ -24,34 +24,6 @@ segs_ok(const struct vecsec_seg *segs, uint32_t nb, size_t len)
 		sum += segs[i].len;
 	}
 	return sum >= len;
-}
-
-/* A source or destination: a linear buffer (nb 0) or a segment list covering len. */
-static bool
-side_ok(const uint8_t *lin, const struct vecsec_seg *segs, uint32_t nb, size_t len)
-{
-	if (nb == 0)
-		return lin != NULL || len == 0;
-	return segs_ok(segs, nb, len);
-}
-
-int
-vecsec_job_check(const struct vecsec_aead_job *job)
-{
-	if (job->key == NULL)
-		return -EINVAL;
-	if (job->dir != VECSEC_AEAD_SEAL && job->dir != VECSEC_AEAD_OPEN)
-		return -EINVAL;
-	if (job->nonce == NULL)
-		return -EINVAL;
-	if (job->aad_len > VECSEC_AEAD_MAX_AAD_LEN || (job->aad == NULL && job->aad_len > 0))
-		return -EINVAL;
-	if (job->tag == NULL && job->tag_len > 0)
-		return -EINVAL;
-	if (!side_ok(job->in, job->in_segs, job->nb_in_segs, job->len) ||
-	    !side_ok(job->out, job->out_segs, job->nb_out_segs, job->len))
-		return -EINVAL;
-	return 0;
 }
 
 static void

@@ -18,14 +18,45 @@
 #include "vecsec/vecsec_aead.h"
 #include "cpu_internal.h"
 
+/* A segment list covers len bytes, and each segment that gives bytes has data. */
+bool vecsec_job_segs_ok(const struct vecsec_seg *segs, uint32_t nb, size_t len);
+
+/* A source or destination: a linear buffer (nb 0) or a segment list covering len. */
+static inline bool
+vecsec_job_side_ok(const uint8_t *lin, const struct vecsec_seg *segs, uint32_t nb, size_t len)
+{
+	if (nb == 0)
+		return lin != NULL || len == 0;
+	return vecsec_job_segs_ok(segs, nb, len);
+}
+
 /*
  * The generic checks: a key, a direction, a nonce, AAD within
  * VECSEC_AEAD_MAX_AAD_LEN, a tag pointer when tag_len > 0, and sources and
  * destinations that cover len bytes (a segment that gives bytes has data).
  * What is algorithm-specific (nonce_len, tag_len, key->alg) is the
- * algorithm's to check. Returns 0 or -EINVAL.
+ * algorithm's to check. Returns 0 or -EINVAL. Inline: a burst checks every
+ * job, and a call per job was a tenth of a 64-byte burst's time outside
+ * its kernel.
  */
-int vecsec_job_check(const struct vecsec_aead_job *job);
+static inline int
+vecsec_job_check(const struct vecsec_aead_job *job)
+{
+	if (job->key == NULL)
+		return -EINVAL;
+	if (job->dir != VECSEC_AEAD_SEAL && job->dir != VECSEC_AEAD_OPEN)
+		return -EINVAL;
+	if (job->nonce == NULL)
+		return -EINVAL;
+	if (job->aad_len > VECSEC_AEAD_MAX_AAD_LEN || (job->aad == NULL && job->aad_len > 0))
+		return -EINVAL;
+	if (job->tag == NULL && job->tag_len > 0)
+		return -EINVAL;
+	if (!vecsec_job_side_ok(job->in, job->in_segs, job->nb_in_segs, job->len) ||
+	    !vecsec_job_side_ok(job->out, job->out_segs, job->nb_out_segs, job->len))
+		return -EINVAL;
+	return 0;
+}
 
 /* The status a job gets from a result: 0, -EBADMSG, anything else. */
 static inline uint32_t
