@@ -868,6 +868,11 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	size_t mixed = vecsec_burst_mixed_max(level);
 	const struct lane_set *ls = vecsec_burst_lanes_at(level);
 	unsigned int nl = 0, nlong = 0, width = ls->chacha_w[0];
+	size_t most = 0;
+
+	/* the longest job: most bursts need no count past it */
+	for (unsigned int i = 0; i < n; i++)
+		most = jobs[i]->len > most ? jobs[i]->len : most;
 
 	/*
 	 * Too few jobs for lanes to pay (vecsec_burst_few()): every lane
@@ -879,15 +884,9 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	 * 929, n=7 851 / 814; AVX2 256 B n=3 689 / 838, n=4 689 / 648 (the
 	 * tuning entry in lib/cpu/cpu.c).
 	 */
-	if (n < 8) {
-		size_t most = 0;
-
-		for (unsigned int i = 0; i < n; i++)
-			most = jobs[i]->len > most ? jobs[i]->len : most;
-		if (n < vecsec_burst_few(level, most)) {
-			run_one_by_one(level, jobs, n);
-			return;
-		}
+	if (n < 8 && n < vecsec_burst_few(level, most)) {
+		run_one_by_one(level, jobs, n);
+		return;
 	}
 	/*
 	 * Mixed bursts (where the CPU has a bound): jobs longer than it, too
@@ -897,7 +896,7 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	 * (or is left over, to run alone anyway); on its own it runs about as
 	 * fast as in lanes. The Zen 4's entry in lib/cpu/cpu.c has the figures.
 	 */
-	if (mixed < crossover) {
+	if (mixed < crossover && most > mixed) {
 		/* the width a burst of n runs at (8 lanes for 8 jobs on AVX-512) */
 		const struct chacha_impl *ci = vecsec_burst_pick_chacha(ls, n);
 
@@ -918,7 +917,7 @@ vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jo
 	 */
 	if (mixed < crossover) {
 		crossover = mixed;
-	} else if (crossover < SIZE_MAX / 2) {
+	} else if (crossover < SIZE_MAX / 2 && most > crossover) {
 		size_t near = crossover + crossover / 2;
 
 		for (unsigned int i = 0; i < n; i++)
