@@ -510,23 +510,14 @@ struct lanes_in {
 	__m512i p[16];
 };
 
+/* w from the key words x4..x11 and the nonce words x13..x15 of every lane */
 static inline __attribute__((always_inline)) void
-lanes_in_init(struct lanes_in *w, const struct chacha_lanes *l)
+lanes_in_set(struct lanes_in *w, __m512i x4, __m512i x5, __m512i x6, __m512i x7, __m512i x8,
+	     __m512i x9, __m512i x10, __m512i x11, __m512i x13, __m512i x14, __m512i x15)
 {
 	__m512i x0 = _mm512_set1_epi32((int)CHACHA_C0), x1 = _mm512_set1_epi32((int)CHACHA_C1);
 	__m512i x2 = _mm512_set1_epi32((int)CHACHA_C2), x3 = _mm512_set1_epi32((int)CHACHA_C3);
-	__m512i x4 = _mm512_load_si512((const void *)l->key[0]);
-	__m512i x5 = _mm512_load_si512((const void *)l->key[1]);
-	__m512i x6 = _mm512_load_si512((const void *)l->key[2]);
-	__m512i x7 = _mm512_load_si512((const void *)l->key[3]);
-	__m512i x8 = _mm512_load_si512((const void *)l->key[4]);
-	__m512i x9 = _mm512_load_si512((const void *)l->key[5]);
-	__m512i x10 = _mm512_load_si512((const void *)l->key[6]);
-	__m512i x11 = _mm512_load_si512((const void *)l->key[7]);
 	__m512i x12 = _mm512_setzero_si512();
-	__m512i x13 = _mm512_loadu_si512((const void *)l->nonce[0]);
-	__m512i x14 = _mm512_loadu_si512((const void *)l->nonce[1]);
-	__m512i x15 = _mm512_loadu_si512((const void *)l->nonce[2]);
 
 	w->s[0] = x0; w->s[1] = x1; w->s[2] = x2; w->s[3] = x3;
 	w->s[4] = x4; w->s[5] = x5; w->s[6] = x6; w->s[7] = x7;
@@ -539,6 +530,23 @@ lanes_in_init(struct lanes_in *w, const struct chacha_lanes *l)
 	w->p[4] = x4; w->p[5] = x5; w->p[6] = x6; w->p[7] = x7;
 	w->p[8] = x8; w->p[9] = x9; w->p[10] = x10; w->p[11] = x11;
 	w->p[12] = x12; w->p[13] = x13; w->p[14] = x14; w->p[15] = x15;
+}
+
+/* w from the key and nonce words of the lane struct (word-major) */
+static inline __attribute__((always_inline)) void
+lanes_in_init(struct lanes_in *w, const struct chacha_lanes *l)
+{
+	lanes_in_set(w, _mm512_load_si512((const void *)l->key[0]),
+		     _mm512_load_si512((const void *)l->key[1]),
+		     _mm512_load_si512((const void *)l->key[2]),
+		     _mm512_load_si512((const void *)l->key[3]),
+		     _mm512_load_si512((const void *)l->key[4]),
+		     _mm512_load_si512((const void *)l->key[5]),
+		     _mm512_load_si512((const void *)l->key[6]),
+		     _mm512_load_si512((const void *)l->key[7]),
+		     _mm512_loadu_si512((const void *)l->nonce[0]),
+		     _mm512_loadu_si512((const void *)l->nonce[1]),
+		     _mm512_loadu_si512((const void *)l->nonce[2]));
 }
 
 /*

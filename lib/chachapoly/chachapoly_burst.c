@@ -628,6 +628,11 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	b.fused = fused_kernels(ci, pi);
 	b.fused8 = fused_narrow(ls, b.fused);
 	b.fused_max = fused_max(b.fused);
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+	b.fused_rows = b.fused == vecsec_chachapoly_small_x16_avx512ifma;
+#else
+	b.fused_rows = false;
+#endif
 	/* (not where a test has lowered the staged path's limit) */
 	long_fused = b.fused_max > smax && smax >= SMALL_MAX;
 	b.old_staged = false;
@@ -698,6 +703,8 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 		}
 		nf += k;
 	}
+	/* the staged jobs all fit the fused kernel: no group need check again */
+	b.fused_all = b.fused != NULL && wide_aad == 0;
 	/* longer linear jobs of similar lengths: in place, a ChaCha width at a time */
 	if (nc > 0) {
 		uint16_t fill[VECSEC_MAX_LANES], orig[VECSEC_MAX_LANES];

@@ -117,6 +117,8 @@ struct burst {
 	small_kernel_fn fused;             /* small groups' fused kernel (NULL: none) */
 	small_kernel_fn fused8;            /* the same for groups of 8 or fewer (NULL: fused) */
 	size_t fused_max;                  /* the longest job fused takes (fused_max()) */
+	bool fused_rows;                   /* fused reads keys where they lie (small_mac.key) */
+	bool fused_all;                    /* every staged job fits fused (fused_fits()) */
 	bool old_staged;                   /* a small group took fast_group / fast_seal_direct */
 	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
 	uint32_t sbytes[VECSEC_MAX_LANES];
@@ -235,6 +237,26 @@ lane_key(struct burst *b, unsigned int lane, unsigned int j, uint32_t ctr)
 	}
 	b->cl.ctr[lane] = ctr;
 	b->job[lane] = (uint16_t)j;
+}
+
+/*
+ * Job j's key and nonce where they lie, for a kernel that reads them so
+ * (chachapoly_small.h's 16-lane kernel): the key object's words for
+ * ChaCha20 (little-endian, as lane_key() reads them), the subkey and nonce
+ * words lanes_run() left in b->xw for XChaCha20 (host order: x86 only).
+ */
+static inline void
+lane_key_at(const struct burst *b, unsigned int j, const uint8_t **key, const uint8_t **nonce)
+{
+	const struct vecsec_aead_job *job = b->jobs[j];
+
+	if (job->key->alg == VECSEC_AEAD_CHACHA20_POLY1305) {
+		*key = (const uint8_t *)job->key->small;
+		*nonce = job->nonce;
+	} else {
+		*key = (const uint8_t *)b->xw[j].key;
+		*nonce = (const uint8_t *)b->xw[j].nonce;
+	}
 }
 
 static inline uint32_t

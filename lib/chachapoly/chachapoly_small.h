@@ -34,6 +34,14 @@
  * in the ChaCha struct's `active` are read or written.
  */
 struct small_mac {
+	/*
+	 * The 16-lane kernel's ChaCha20 key (8 little-endian words) and nonce
+	 * (3) of each lane, where they lie (read in place of the lane struct's
+	 * key and nonce words; the 8-lane kernels read those). Only active
+	 * lanes' are read.
+	 */
+	const uint8_t *key[16];
+	const uint8_t *nonce[16];
 	const uint8_t *ct[16];
 	const uint8_t *aad[16];
 	uint8_t *tag[16];
@@ -42,9 +50,10 @@ struct small_mac {
 };
 
 /*
- * One call for the active lanes of l (each lane's key and nonce as
- * lane_key() leaves them; rounds 20; l->ctr is not read: the counters
- * are 0): block 0 gives r and s, blocks 1 on XOR bytes[i] bytes from
+ * One call for the active lanes of l (rounds 20; l->ctr is not read: the
+ * counters are 0; each lane's key and nonce as lane_key() leaves them in
+ * l, or for the 16-lane kernel at m->key[i] and m->nonce[i]): block 0
+ * gives r and s, blocks 1 on XOR bytes[i] bytes from
  * l->in[i] to l->out[i]
  * (byte-exact, masked at the ragged end), and then Poly1305 over m's AAD,
  * ciphertext and lengths gives each lane's tag into m->tag[i]. Lengths

@@ -253,6 +253,72 @@ lane8_store(const struct lane8 *x, const struct small_mac *m, __mmask16 act, int
 	TAG_OUT(m, act, g, t0, t1, 3);
 }
 
+/*
+ * The lanes' input from each active lane's key (8 words) and nonce (3)
+ * where they lie (m->key[i], m->nonce[i]): rows loaded masked (an
+ * inactive lane's pointer is never read) and transposed in registers to
+ * word-major, the lane struct's layout, with no scalar store between.
+ */
+static inline __attribute__((always_inline)) void
+lanes_in_rows(struct lanes_in *w, const struct small_mac *m, __mmask16 act)
+{
+	const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+	const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+	__m512i z[8], a[8], b[4], c[4], y[4], t[4], kw[8];
+
+	/* z[j]: lane j's key in the low half, lane j + 8's in the high */
+	for (int j = 0; j < 8; j++) {
+		__m256i r0 = _mm256_maskz_loadu_epi32((__mmask8)(((act >> j) & 1) ? 0xff : 0),
+						      m->key[j]);
+		__m256i r1 = _mm256_maskz_loadu_epi32((__mmask8)(((act >> (j + 8)) & 1) ? 0xff : 0),
+						      m->key[j + 8]);
+
+		z[j] = _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1);
+	}
+	/* 4 x 4 transposes within 128-bit lanes: rows 0-3 (8-11), 4-7 (12-15) */
+	for (int h = 0; h < 2; h++) {
+		__m512i *zz = z + 4 * h, *aa = a + 4 * h;
+
+		aa[0] = _mm512_unpacklo_epi32(zz[0], zz[1]);
+		aa[1] = _mm512_unpackhi_epi32(zz[0], zz[1]);
+		aa[2] = _mm512_unpacklo_epi32(zz[2], zz[3]);
+		aa[3] = _mm512_unpackhi_epi32(zz[2], zz[3]);
+	}
+	b[0] = _mm512_unpacklo_epi64(a[0], a[2]);       /* words 0 (128-bit lanes 0, 2), 4 (1, 3) */
+	b[1] = _mm512_unpackhi_epi64(a[0], a[2]);       /* words 1, 5 */
+	b[2] = _mm512_unpacklo_epi64(a[1], a[3]);       /* words 2, 6 */
+	b[3] = _mm512_unpackhi_epi64(a[1], a[3]);       /* words 3, 7 */
+	c[0] = _mm512_unpacklo_epi64(a[4], a[6]);
+	c[1] = _mm512_unpackhi_epi64(a[4], a[6]);
+	c[2] = _mm512_unpacklo_epi64(a[5], a[7]);
+	c[3] = _mm512_unpackhi_epi64(a[5], a[7]);
+	for (int q = 0; q < 4; q++) {
+		kw[q] = _mm512_permutex2var_epi64(b[q], lo, c[q]);
+		kw[q + 4] = _mm512_permutex2var_epi64(b[q], hi, c[q]);
+	}
+	/* the nonces: y[j] holds lanes j, j + 4, j + 8, j + 12 in its 128-bit lanes */
+	for (int j = 0; j < 4; j++) {
+		__m128i r[4];
+
+		for (int q = 0; q < 4; q++) {
+			unsigned int i = (unsigned int)(j + 4 * q);
+
+			r[q] = _mm_maskz_loadu_epi32((__mmask8)(((act >> i) & 1) ? 0x7 : 0),
+						     m->nonce[i]);
+		}
+		/* (immediates spelled out: a sanitizer build does not unroll) */
+		y[j] = _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(
+			_mm512_castsi128_si512(r[0]), r[1], 1), r[2], 2), r[3], 3);
+	}
+	t[0] = _mm512_unpacklo_epi32(y[0], y[1]);
+	t[1] = _mm512_unpackhi_epi32(y[0], y[1]);
+	t[2] = _mm512_unpacklo_epi32(y[2], y[3]);
+	t[3] = _mm512_unpackhi_epi32(y[2], y[3]);
+	lanes_in_set(w, kw[0], kw[1], kw[2], kw[3], kw[4], kw[5], kw[6], kw[7],
+		     _mm512_unpacklo_epi64(t[0], t[2]), _mm512_unpackhi_epi64(t[0], t[2]),
+		     _mm512_unpacklo_epi64(t[1], t[3]));
+}
+
 /* The ChaCha20 part: block 0 into k (registers), the data XORed from l->in to l->out */
 static inline __attribute__((always_inline)) void
 chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, struct lanes_in *w,
@@ -310,7 +376,7 @@ small_run(const struct chacha_lanes *l, const uint32_t *bytes, const struct smal
 	__m512i k[8], cta, ctb;
 	uintptr_t sp;
 
-	lanes_in_init(&w, l);
+	lanes_in_rows(&w, m, act);
 	chacha_part(l, bytes, &w, k);
 
 	sched_init(&s, m, act);

@@ -127,6 +127,8 @@ fused_fits(const struct burst *b, const uint16_t *list, unsigned int k)
 {
 	if (b->fused == NULL || k > b->ci->lanes)
 		return false;
+	if (b->fused_all)
+		return true;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
 
@@ -155,14 +157,28 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 	uint32_t *bytes = b->sbytes;
 	uint8_t calc[VECSEC_MAX_LANES][POLY1305_TAG_LEN];
 	alignas(64) uint8_t first[VECSEC_MAX_LANES][CHACHA_BLOCK_LEN];
-	small_kernel_fn kern;
+	small_kernel_fn kern = b->fused;
 	size_t most = 0;
+	bool rows;
 
+	/* 8 or fewer beside 16-lane groups: the 8-lane kernel, if it takes their lengths */
+	if (k <= 8 && b->fused8 != NULL) {
+		for (unsigned int i = 0; i < k; i++)
+			most = b->jobs[list[i]]->len > most ? b->jobs[list[i]]->len : most;
+		if (most <= SMALL_MAX)
+			kern = b->fused8;
+	}
+	/* the 16-lane kernel reads keys and nonces where they lie (chachapoly_small.h) */
+	rows = kern == b->fused && b->fused_rows;
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
 
-		lane_key(b, i, list[i], 0);
+		if (rows) {
+			lane_key_at(b, list[i], &m->key[i], &m->nonce[i]);
+		} else {
+			lane_key(b, i, list[i], 0);
+		}
 		most = job->len > most ? job->len : most;
 		m->aad[i] = job->aad;
 		m->aad_len[i] = (uint32_t)job->aad_len;
@@ -181,7 +197,6 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		}
 		b->cl.active |= UINT32_C(1) << i;
 	}
-	kern = k <= 8 && b->fused8 != NULL && most <= SMALL_MAX ? b->fused8 : b->fused;
 	kern(&b->cl, bytes, m);
 	vecsec_burst_count_fused(kern != b->fused, most > SMALL_MAX);
 	if (seal) {
@@ -202,7 +217,7 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		copy_small(job->out, first[i], job->len < CHACHA_BLOCK_LEN ? job->len :
 									   CHACHA_BLOCK_LEN);
 		if (job->len > CHACHA_BLOCK_LEN) {
-			b->cl.ctr[i] = 2;
+			lane_key(b, i, list[i], 2);
 			b->cl.in[i] = job->in + CHACHA_BLOCK_LEN;
 			b->cl.out[i] = job->out + CHACHA_BLOCK_LEN;
 			bytes[i] = (uint32_t)job->len - CHACHA_BLOCK_LEN;

@@ -170,6 +170,8 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 			m.len[i] = (uint32_t)kk->max;
 			m.aad_len[i] = SMALL_AAD;
 			bytes[i] = (uint32_t)kk->max;
+			m.key[i] = NULL;        /* never read (masked loads) */
+			m.nonce[i] = NULL;
 			continue;
 		}
 		b->len = equal ? common : vt_below(st, kk->max + 1);
@@ -178,9 +180,15 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 		vt_rand(b->nonce, 12, vt_next(st));
 		vt_rand(b->aad + GUARD, b->aad_len, vt_next(st));
 		vt_rand(b->pt + GUARD, b->len, vt_next(st));
-		for (int w = 0; w < 8; w++)
+		/*
+		 * the 16-lane kernel reads the key and nonce where they lie, the
+		 * 8-lane ones the lane struct's words (left at 0x5a for the other)
+		 */
+		m.key[i] = b->key;
+		m.nonce[i] = b->nonce;
+		for (int w = 0; w < 8 && kk->lanes == 8; w++)
 			l.key[w][i] = vecsec_load_le32(b->key + 4 * w);
-		for (int w = 0; w < 3; w++)
+		for (int w = 0; w < 3 && kk->lanes == 8; w++)
 			l.nonce[w][i] = vecsec_load_le32(b->nonce + 4 * w);
 		l.ctr[i] = 0;
 		l.in[i] = b->pt + GUARD;
