@@ -575,10 +575,12 @@ fused_long_keep(struct vecsec_aead_job *const *jobs, const uint16_t *lng, unsign
 			/* the groups before were busy enough; none from here has a long job */
 			if (j >= nlg)
 				return nl;
-			most = job->len;
+			most = 0;
 			sum = 0;
 			nl0 = nl;
 		}
+		/* (the order is by whole blocks: the first is not always the longest) */
+		most = job->len > most ? job->len : most;
 		sum += job->len;
 		nl += j < nlg;
 		if (++in == lanes) {
