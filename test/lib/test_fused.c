@@ -2,10 +2,12 @@
 /*
  * The fused kernels for small ChaCha20-Poly1305 bursts (lib/chachapoly
  * chachapoly_small.h: AVX-512 + IFMA, groups of up to 16 linear jobs of at
- * most SMALL_MAX bytes and AAD of at most SMALL_AAD; AVX2, groups of up to
+ * most SMALL_X16_MAX bytes and AAD of at most SMALL_AAD; AVX2, groups of up to
  * 8, in its plain and its AVX-512VL form), each of them:
  *   - the kernel itself, called directly: random active masks (one lane up
- *     to all of its lanes, sparse), ragged and equal lengths 0..SMALL_MAX, AAD
+ *     to all of its lanes, sparse), ragged and equal lengths 0..SMALL_MAX
+ *     (0..SMALL_X16_MAX for the 16-lane kernel, whose keys and nonces are
+ *     read where they lie, inactive lanes' pointers NULL), AAD
  *     0..SMALL_AAD; the ciphertext and tag == the one-shot API == OpenSSL
  *     / libsodium, open's tag and first block aside likewise; nothing
  *     written outside the outputs, inactive lanes never read or written
@@ -17,6 +19,10 @@
  *     one-shot API == OpenSSL / libsodium, open gives the plaintext back,
  *     one forged job a burst fails with its output zeroed; the same with
  *     the kernel switched off (the A/B knob);
+ *   - jobs past SMALL_MAX in the 16-lane kernel's groups (the limit forced
+ *     to SMALL_X16_MAX): bursts of 16 with 1..16 long jobs beside short
+ *     ones, every long length at a stride, the AAD of one job past
+ *     SMALL_AAD or not; they run fused exactly where the busy rule says;
  *   - where it runs: at the AVX-512 level on a CPU with IFMA the groups
  *     that qualify go through the AVX-512 kernel, at the AVX2 level
  *     through the AVX2 kernel's VL form on a CPU with AVX-512VL/BW and
