@@ -509,8 +509,8 @@ run_one_by_one(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsig
 
 /*
  * Jobs past the staged path's limit (up to b->fused_max: the CPU's tuning)
- * join the 16-lane fused kernel's groups only where they keep its lanes
- * busy: a group steps every lane as long as its longest job (ChaCha20 and
+ * join the fused kernel's groups (16 lanes at AVX-512, 8 at AVX2) only
+ * where they keep its lanes busy: a group steps every lane as long as its longest job (ChaCha20 and
  * Poly1305 both), so a few long jobs beside many short ones waste most of
  * it, while the direct path cuts long jobs into pieces over free lanes. A
  * group is busy enough when its jobs' bytes are at least FUSED_BUSY of its

@@ -432,21 +432,22 @@ fused_narrow(const struct lane_set *ls, small_kernel_fn wide)
 }
 
 /*
- * The longest job a group on the fused kernel may hold: the CPU's tuning
- * (fused_x16_max, at most SMALL_X16_MAX) for the 16-lane AVX-512 kernel,
- * SMALL_MAX otherwise (the AVX2 kernels' step count is sized by it).
+ * The longest job a group on the fused kernel wide may hold: the CPU's
+ * tuning, fused_x16_max for the 16-lane AVX-512 kernel, fused_x8_max for
+ * the 8-lane ones, at least SMALL_MAX, at most SMALL_LONG_MAX.
  */
 static inline size_t
 fused_max(small_kernel_fn wide)
 {
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
-	size_t max = vecsec_tune()->fused_x16_max;
+	size_t max = vecsec_tune()->fused_x8_max;
 
-	if (wide == vecsec_chachapoly_small_x16_avx512ifma && max > SMALL_MAX)
-		return max < SMALL_X16_MAX ? max : SMALL_X16_MAX;
+	if (wide == NULL)
+		return SMALL_MAX;
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+	if (wide == vecsec_chachapoly_small_x16_avx512ifma)
+		max = vecsec_tune()->fused_x16_max;
 #endif
-	(void)wide;
-	return SMALL_MAX;
+	return max <= SMALL_MAX ? SMALL_MAX : max < SMALL_LONG_MAX ? max : SMALL_LONG_MAX;
 }
 
 /* ---- chachapoly_lanes.c ---- */

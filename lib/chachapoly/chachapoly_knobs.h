@@ -87,8 +87,8 @@ bool vecsec_lanes_set_direct(bool on);
 /*
  * The fused kernel for small bursts (chachapoly_small.h: AVX-512 + IFMA,
  * 16 ChaCha lanes, groups of linear jobs of at most 512 bytes, or up to
- * the CPU tuning's fused_x16_max where they keep the lanes busy, and AAD
- * of at most 16): on by default wherever the burst runs those lane kernels;
+ * the CPU tuning's fused_x16_max / fused_x8_max where they keep the lanes
+ * busy, and AAD of at most 16): on by default wherever the burst runs those lane kernels;
  * set_fused(false) sends its groups through the staged path as before
  * (tests and benchmarks, for an A/B). Returns the previous setting.
  * fused_groups: how many groups have run through it, all threads, while

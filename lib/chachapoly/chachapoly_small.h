@@ -18,19 +18,20 @@
 #include "chacha/chacha_internal.h"
 
 /*
- * The longest job and AAD the kernels take (bytes); the 16-lane AVX-512
- * kernel takes jobs up to SMALL_X16_MAX (its loops have no bound of their
- * own; the tests run every length to this one), where the CPU's tuning
- * lets it (chachapoly_burst.h fused_max()).
+ * The longest job and AAD the kernels take (bytes): groups of jobs up to
+ * SMALL_MAX always; jobs up to SMALL_LONG_MAX where the CPU's tuning lets
+ * them in (chachapoly_burst.h fused_max(): the 16-lane kernel's loops have
+ * no bound of their own, the 8-lane ones size their schedule by it; the
+ * tests run every length to it).
  */
 #define SMALL_MAX 512
-#define SMALL_X16_MAX 1024
+#define SMALL_LONG_MAX 1024
 #define SMALL_AAD 16
 
 /*
  * What the MAC of each lane reads (RFC 8439 2.8): aad_len bytes of AAD at
  * aad[i] (at most SMALL_AAD), the len bytes of ciphertext at ct[i] (at
- * most SMALL_MAX, or SMALL_X16_MAX for the 16-lane kernel) where they lie; the tag goes to tag[i]. Only lanes set
+ * most SMALL_LONG_MAX) where they lie; the tag goes to tag[i]. Only lanes set
  * in the ChaCha struct's `active` are read or written.
  */
 struct small_mac {
@@ -57,7 +58,7 @@ struct small_mac {
  * l->in[i] to l->out[i]
  * (byte-exact, masked at the ragged end), and then Poly1305 over m's AAD,
  * ciphertext and lengths gives each lane's tag into m->tag[i]. Lengths
- * up to SMALL_X16_MAX for the 16-lane kernel, SMALL_MAX for the 8-lane ones.
+ * up to SMALL_LONG_MAX.
  * Seal: bytes[i] = len, l->out[i] = m->ct[i] (the MAC reads the
  * ciphertext just written). Open: m->ct[i] = the ciphertext, and bytes[i]
  * at most 64 with l->out[i] a buffer aside (the first block's plaintext,

@@ -46,7 +46,7 @@
 #endif
 
 /* The most Poly1305 steps a lane takes: AAD, whole blocks, partial block, lengths. */
-#define STEPS (1 + SMALL_MAX / POLY1305_BLOCK_LEN + 1 + 1)
+#define STEPS (1 + SMALL_LONG_MAX / POLY1305_BLOCK_LEN + 1 + 1)
 
 /* the block lanes read before they start (without the 2^128 bit: h stays 0) */
 static const uint8_t zero16[POLY1305_BLOCK_LEN];

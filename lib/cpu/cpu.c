@@ -280,7 +280,14 @@ static const struct vecsec_tune tune_zen5 = {
  * message, direct path / fused, medians of 41 rounds alternating in one
  * process: 32 x 576 B 605 / 566, 32 x 704 B 661 / 640, 32 x 768 B 703 /
  * 684, 32 x 1024 B 956 / 949 (level: 768 kept); IMIX's 10 x 576 beside
- * 6 x 64 in one group 522 / 497.
+ * 6 x 64 in one group 522 / 497. fused_x8_max: to 1024 B (the AVX2
+ * crossover), the same harness at the AVX2 level (VL forms), seal / open
+ * direct then fused: 32 x 576 B 1098 / 931, 1146 / 1047; 32 x 768 B 1474
+ * / 1299, 1522 / 1424; 32 x 1000 B 1345 / 1091, 1371 / 1323; 12 x 1024 B
+ * 1425 / 1291, 1435 / 1457; IMIX 912 / 882, 952 / 935; at AVX-512, a
+ * burst of 8 x 576 B (the x8 kernels) 800 / 683, 818 / 810, 8 x 1024 B
+ * 1246 / 1109, 1266 / 1316 (opens of 1 KiB a little slower fused: the
+ * data past the first block is decrypted in a second lane call).
  */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
@@ -296,6 +303,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.chacha_x16_pairs = true,
 	.fused_narrow_groups = true,
 	.fused_x16_max = 768,
+	.fused_x8_max = 1024,
 };
 
 /*

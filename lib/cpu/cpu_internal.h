@@ -137,12 +137,14 @@ struct vecsec_tune {
 	 */
 	bool fused_narrow_groups;
 	/*
-	 * ChaCha20-Poly1305 bursts at the AVX-512 level: the longest job the
-	 * 16-lane fused kernel takes (0: the staged path's 512 bytes). Jobs
-	 * past 512 bytes join its groups only where they keep the lanes busy
+	 * ChaCha20-Poly1305 bursts: the longest job the fused kernels take,
+	 * the 16-lane AVX-512 one and the 8-lane AVX2 ones (0: the staged
+	 * path's 512 bytes; at most SMALL_LONG_MAX, 1024). Jobs past 512 bytes
+	 * join their groups only where they keep the lanes busy
 	 * (chachapoly_burst.c fused_long_keep()).
 	 */
 	size_t fused_x16_max;
+	size_t fused_x8_max;
 };
 
 const struct vecsec_tune *vecsec_tune(void);

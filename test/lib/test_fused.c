@@ -2,12 +2,12 @@
 /*
  * The fused kernels for small ChaCha20-Poly1305 bursts (lib/chachapoly
  * chachapoly_small.h: AVX-512 + IFMA, groups of up to 16 linear jobs of at
- * most SMALL_X16_MAX bytes and AAD of at most SMALL_AAD; AVX2, groups of up to
+ * most SMALL_LONG_MAX bytes and AAD of at most SMALL_AAD; AVX2, groups of up to
  * 8, in its plain and its AVX-512VL form), each of them:
  *   - the kernel itself, called directly: random active masks (one lane up
- *     to all of its lanes, sparse), ragged and equal lengths 0..SMALL_MAX
- *     (0..SMALL_X16_MAX for the 16-lane kernel, whose keys and nonces are
- *     read where they lie, inactive lanes' pointers NULL), AAD
+ *     to all of its lanes, sparse), ragged and equal lengths
+ *     0..SMALL_LONG_MAX (the 16-lane kernel reads keys and nonces where
+ *     they lie, inactive lanes' pointers NULL), AAD
  *     0..SMALL_AAD; the ciphertext and tag == the one-shot API == OpenSSL
  *     / libsodium, open's tag and first block aside likewise; nothing
  *     written outside the outputs, inactive lanes never read or written
@@ -19,10 +19,11 @@
  *     one-shot API == OpenSSL / libsodium, open gives the plaintext back,
  *     one forged job a burst fails with its output zeroed; the same with
  *     the kernel switched off (the A/B knob);
- *   - jobs past SMALL_MAX in the 16-lane kernel's groups (the limit forced
- *     to SMALL_X16_MAX): bursts of 16 with 1..16 long jobs beside short
- *     ones, every long length at a stride, the AAD of one job past
- *     SMALL_AAD or not; they run fused exactly where the busy rule says;
+ *   - jobs past SMALL_MAX in the fused groups (the limits forced to
+ *     SMALL_LONG_MAX), at AVX-512 (16 lanes) and AVX2 (8, both forms):
+ *     bursts of 16 with 1..16 long jobs beside short ones, every long
+ *     length at a stride, the AAD of one job past SMALL_AAD or not; they
+ *     run fused exactly where a model of the busy rule says;
  *   - where it runs: at the AVX-512 level on a CPU with IFMA the groups
  *     that qualify go through the AVX-512 kernel, at the AVX2 level
  *     through the AVX2 kernel's VL form on a CPU with AVX-512VL/BW and
@@ -51,7 +52,7 @@ static bool slow;
 #define GUARD 32
 #define MAXLEN (SMALL_MAX + 64)
 /* the longest job a burst here holds (test_fused_long()) */
-#define JOBMAX (SMALL_X16_MAX + 64)
+#define JOBMAX (SMALL_LONG_MAX + 64)
 
 static bool
 cpu_has_fused(void)
@@ -117,7 +118,7 @@ require_cpu(void)
 
 struct lane_bufs {
 	uint8_t key[32], nonce[12], aad[SMALL_AAD + 2 * GUARD];
-	uint8_t pt[SMALL_X16_MAX + 2 * GUARD], ct[SMALL_X16_MAX + 2 * GUARD];
+	uint8_t pt[SMALL_LONG_MAX + 2 * GUARD], ct[SMALL_LONG_MAX + 2 * GUARD];
 	uint8_t aside[CHACHA_BLOCK_LEN + 2 * GUARD], tag[16 + 2 * GUARD];
 	size_t len, aad_len;
 };
@@ -209,7 +210,7 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 	kk->fn(&l, bytes, &m);
 	for (int i = 0; i < 16; i++) {
 		struct lane_bufs *b = &lb[i];
-		uint8_t want[SMALL_X16_MAX], wtag[16], otag[16], oct[SMALL_X16_MAX];
+		uint8_t want[SMALL_LONG_MAX], wtag[16], otag[16], oct[SMALL_LONG_MAX];
 
 		if (!((active >> i) & 1)) {
 			VT_EXPECT(all_are(b->ct, sizeof(b->ct), 0xc3) &&
@@ -255,7 +256,7 @@ kernel_round(struct lane_bufs *lb, uint32_t active, bool equal, uint64_t *st,
 	for (int i = 0; i < 16; i++) {
 		struct lane_bufs *b = &lb[i];
 		struct vecsec_aead_key k;
-		uint8_t wtag[16], want[SMALL_X16_MAX];
+		uint8_t wtag[16], want[SMALL_LONG_MAX];
 		size_t first = b->len < CHACHA_BLOCK_LEN ? b->len : CHACHA_BLOCK_LEN;
 
 		if (!((active >> i) & 1))
@@ -304,16 +305,17 @@ test_fused_kernel(void)
 			return;
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
 		ks[nk++] = (struct kern){ "avx512ifma x16", vecsec_chachapoly_small_x16_avx512ifma,
-					  16, SMALL_X16_MAX };
+					  16, SMALL_LONG_MAX };
 #endif
 	} else if (strcmp(vt_isa(), "avx2") == 0) {
 #if defined(VECSEC_HAVE_AVX2)
-		ks[nk++] = (struct kern){ "avx2 x8", vecsec_chachapoly_small_x8_avx2, 8, SMALL_MAX };
+		ks[nk++] = (struct kern){ "avx2 x8", vecsec_chachapoly_small_x8_avx2, 8,
+					  SMALL_LONG_MAX };
 #endif
 #if defined(VECSEC_HAVE_AVX2_VL)
 		if (vecsec_chacha_avx2_vl_cpu()) {
 			ks[nk++] = (struct kern){ "avx2vl x8", vecsec_chachapoly_small_x8_avx2vl, 8,
-						  SMALL_MAX };
+						  SMALL_LONG_MAX };
 		} else {
 			bool was;
 
@@ -524,6 +526,7 @@ test_fused_x8_at_avx512(void)
 	struct bkeys ks;
 	uint64_t seed = vt_seed();
 	const char *form;
+	struct vecsec_tune tune;
 
 	if (vecsec_isa_cap() < VECSEC_ISA_AVX512) {
 		printf("fused x8 at AVX-512: not this run's level (%s)\n", vt_isa());
@@ -541,6 +544,11 @@ test_fused_x8_at_avx512(void)
 	}
 	vecsec_lanes_count_fused(true);
 	fill = 0;
+	/* the 512-byte bound (test_fused_long() has the tuning's longer jobs) */
+	tune = *vecsec_tune();
+	tune.fused_x8_max = 0;
+	tune.fused_x16_max = 0;
+	vecsec_tune_force(&tune);
 	for (unsigned int g = 5; g <= 8; g++) {
 		for (size_t first = 0; first + g <= SMALL_MAX + 40; first += 11) {
 			size_t lens[16];
@@ -574,40 +582,130 @@ test_fused_x8_at_avx512(void)
 		}
 	}
 	fill = FILL;
+	vecsec_tune_force(NULL);
 	vecsec_aead_key_wipe(&ks.k[0]);
 	vecsec_aead_key_wipe(&ks.k[1]);
 }
 
 /*
- * AVX-512 with IFMA: jobs past SMALL_MAX, up to the tuning's fused_x16_max
- * (forced here to SMALL_X16_MAX so that every CPU with IFMA runs them, and
- * the mixed-burst bound off so that none leaves for the single path), join
- * the 16-lane fused groups that keep at least 2/3 of their bytes busy, and
- * only those. Bursts of 16: nl long jobs (ragged, past SMALL_MAX) beside
- * 16 - nl short ones, every long length at a stride (each one with
- * VT_SLOW); seal == the one-shot API == the oracle, open with one job
- * forged (one_burst()); a fused group held long jobs where the rule says
- * and never elsewhere, nor beside a short job with AAD past SMALL_AAD.
+ * A model of the rule for jobs past SMALL_MAX (chachapoly_burst.c
+ * fused_long_keep()) for a burst of n jobs of one direction, none with
+ * AAD past SMALL_AAD but possibly a long one (it takes the direct path):
+ * the long jobs by whole blocks, longest first, then the short ones
+ * likewise (each stable), cut in groups of lanes; the long jobs run fused
+ * when the first group holds at least 2/3 of its longest job's length
+ * times lanes, in bytes.
  */
+static bool
+model_long_fused(const size_t *lens, const size_t *aad, unsigned int n, unsigned int lanes)
+{
+	unsigned int order[16], m = 0;
+	uint64_t sum = 0, most = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned int first = m;
+
+		for (unsigned int i = 0; i < n; i++) {
+			bool lng = lens[i] > SMALL_MAX;
+
+			if (lng != (pass == 0) || (lng && aad[i] > SMALL_AAD))
+				continue;
+			/* insertion, stable: after every job of as many whole blocks or more */
+			unsigned int at = m;
+
+			while (at > first && lens[order[at - 1]] / CHACHA_BLOCK_LEN <
+						 lens[i] / CHACHA_BLOCK_LEN)
+				at--;
+			memmove(order + at + 1, order + at, (m - at) * sizeof(order[0]));
+			order[at] = i;
+			m++;
+		}
+	}
+	if (m == 0 || lens[order[0]] <= SMALL_MAX)
+		return false;
+	for (unsigned int k = 0; k < m && k < lanes; k++) {
+		sum += lens[order[k]];
+		most = lens[order[k]] > most ? lens[order[k]] : most;
+	}
+	return 3 * sum >= 2 * (uint64_t)lanes * most;
+}
+
+/*
+ * Jobs past SMALL_MAX, up to the tuning's fused_x16_max / fused_x8_max
+ * (forced here to SMALL_LONG_MAX so that every CPU with the kernel runs
+ * them, and the mixed-burst bound off so that none leaves for the single
+ * path), join the fused groups that keep at least 2/3 of their bytes busy,
+ * and only those: at the AVX-512 level (16 lanes) and at AVX2 (8 lanes,
+ * the VL form and the plain one). Bursts of 16: nl long jobs (ragged,
+ * past SMALL_MAX) beside 16 - nl short ones, every long length at a
+ * stride (each one with VT_SLOW); seal == the one-shot API == the oracle,
+ * open with one job forged (one_burst()); a fused group held long jobs
+ * where the model above says and never elsewhere, nor beside a short job
+ * with AAD past SMALL_AAD.
+ */
+static void
+long_bursts(struct bkeys *ks, uint64_t seed, const char *form)
+{
+	static const unsigned int nls[] = { 16, 12, 11, 10, 8, 6, 5, 4, 1 };
+	struct lanes_choice c;
+	unsigned int runs[2] = { 0, 0 };
+
+	vecsec_lanes_choose(16, &c);
+	printf("fused long jobs: %s, %u lanes\n", form, c.chacha_lanes);
+	for (size_t len = SMALL_MAX + 1; len <= SMALL_LONG_MAX; len += slow ? 1 : 29) {
+		for (unsigned int x = 0; x < VT_ARRAY_SIZE(nls) * 2; x++) {
+			unsigned int nl = nls[x / 2];
+			/* x odd: AAD lengths 2..17, the last job's past SMALL_AAD */
+			bool wide = x % 2 == 1, kept;
+			size_t lens[16], aad[16], aad0 = wide ? 2 : 0;
+			uint64_t before = vecsec_lanes_fused_long_groups();
+			char cfg[128];
+
+			for (unsigned int i = 0; i < 16; i++) {
+				size_t l = len + i % 3, sh = (nl + len) % 2 ? 64 - i : 448 - 7 * i;
+
+				lens[i] = i < nl ? (l < SMALL_LONG_MAX ? l : SMALL_LONG_MAX) : sh;
+				aad[i] = (aad0 + i) % (SMALL_AAD + 2);          /* one_burst()'s */
+			}
+			kept = model_long_fused(lens, aad, 16, c.chacha_lanes) &&
+			       (!wide || nl == 16);
+			snprintf(cfg, sizeof(cfg), "fused long (%s): %u of %zu..%zu B beside %u short%s",
+				 form, nl, len, len + 2, 16 - nl, wide ? ", AAD to 17" : "");
+			one_burst(ks, 16, lens, aad0, x % 4 < 2, seed + 131 * len + x, cfg);
+			VT_EXPECT(kept ? vecsec_lanes_fused_long_groups() > before :
+					 vecsec_lanes_fused_long_groups() == before,
+				  "%s: a fused group held the long jobs %llu times, expected %s", cfg,
+				  (unsigned long long)(vecsec_lanes_fused_long_groups() - before),
+				  kept ? "some" : "none");
+			runs[kept]++;
+		}
+	}
+	printf("fused long jobs (%s): %u bursts with them fused, %u without\n", form, runs[1],
+	       runs[0]);
+	VT_EXPECT(runs[0] > 0 && runs[1] > 0, "%s: both ways ran (%u, %u)", form, runs[0],
+		  runs[1]);
+}
+
 static void
 test_fused_long(void)
 {
-	static const unsigned int nls[] = { 16, 12, 11, 10, 6, 4, 1 };
 	struct vecsec_tune t;
 	struct bkeys ks;
 	uint64_t seed = vt_seed() ^ 0x10e6;
-	unsigned int runs[2] = { 0, 0 };
+	const char *form;
+	bool vl_was;
 
-	if (vecsec_isa_cap() < VECSEC_ISA_AVX512) {
-		printf("fused long jobs: not this run's level (%s)\n", vt_isa());
+	if (vecsec_isa_cap() >= VECSEC_ISA_AVX512 && !require_cpu())
+		return;
+	if (!fused_expected(&form)) {
+		printf("fused long jobs: no fused kernel at this run's level (%s)\n", vt_isa());
 		return;
 	}
-	if (!require_cpu())
-		return;
 	t = *vecsec_tune();
-	printf("fused long jobs: this CPU's tuning (%s) takes them to %zu B; forced to %d\n",
-	       t.cpu, t.fused_x16_max, SMALL_X16_MAX);
-	t.fused_x16_max = SMALL_X16_MAX;
+	printf("fused long jobs: this CPU's tuning (%s) takes them to %zu B (16 lanes), %zu B "
+	       "(8); forced to %d\n", t.cpu, t.fused_x16_max, t.fused_x8_max, SMALL_LONG_MAX);
+	t.fused_x16_max = SMALL_LONG_MAX;
+	t.fused_x8_max = SMALL_LONG_MAX;
 	t.lanes_mixed_max = SIZE_MAX;
 	vecsec_tune_force(&t);
 	for (int a = 0; a < 2; a++) {
@@ -618,40 +716,11 @@ test_fused_long(void)
 	}
 	vecsec_lanes_count_fused(true);
 	fill = 0;
-	for (size_t len = SMALL_MAX + 1; len <= SMALL_X16_MAX; len += slow ? 1 : 29) {
-		for (unsigned int x = 0; x < VT_ARRAY_SIZE(nls) * 2; x++) {
-			unsigned int nl = nls[x / 2];
-			/* x odd: AAD lengths 2..17, the last job's past SMALL_AAD */
-			bool wide = x % 2 == 1, kept;
-			size_t lens[16], aad0 = wide ? 2 : 0;
-			uint64_t sum = 0, most = 0, before = vecsec_lanes_fused_long_groups();
-			char cfg[128];
-
-			for (unsigned int i = 0; i < 16; i++) {
-				size_t l = len + i % 3, s = (nl + len) % 2 ? 64 - i : 448 - 7 * i;
-
-				lens[i] = i < nl ? (l < SMALL_X16_MAX ? l : SMALL_X16_MAX) : s;
-				/* a long job with AAD past SMALL_AAD takes the direct path */
-				if (i < nl && (aad0 + i) % (SMALL_AAD + 2) > SMALL_AAD)
-					continue;
-				sum += lens[i];
-				most = i < nl && lens[i] > most ? lens[i] : most;
-			}
-			kept = most > 0 && 3 * sum >= 2 * 16 * most &&
-			       (!wide || nl == 16);
-			snprintf(cfg, sizeof(cfg), "fused long: %u of %zu..%zu B beside %u short%s", nl,
-				 len, len + 2, 16 - nl, wide ? ", AAD to 17" : "");
-			one_burst(&ks, 16, lens, aad0, x % 4 < 2, seed + 131 * len + x, cfg);
-			VT_EXPECT(kept ? vecsec_lanes_fused_long_groups() > before :
-					 vecsec_lanes_fused_long_groups() == before,
-				  "%s: a fused group held the long jobs %llu times, expected %s", cfg,
-				  (unsigned long long)(vecsec_lanes_fused_long_groups() - before),
-				  kept ? "some" : "none");
-			runs[kept]++;
-		}
+	long_bursts(&ks, seed, form);
+	if (vt_avx2_plain_begin("fused (long jobs)", &vl_was)) {
+		long_bursts(&ks, seed ^ 0x5eed, "avx2");
+		vt_avx2_plain_end(vl_was);
 	}
-	printf("fused long jobs: %u bursts with them fused, %u without\n", runs[1], runs[0]);
-	VT_EXPECT(runs[0] > 0 && runs[1] > 0, "both ways ran (%u, %u)", runs[0], runs[1]);
 	fill = FILL;
 	vecsec_tune_force(NULL);
 	vecsec_aead_key_wipe(&ks.k[0]);
