@@ -50,7 +50,13 @@
  * a Zen 5, 5120 on a Zen 4)
  */
 #define CROSSOVER_X16 (vecsec_tune()->lanes_crossover_x16)
-#define CROSSOVER_X8 1024       /* 8 */
+/*
+ * 8 ChaCha lanes: 1024 B for the plain AVX2 kernels; their AVX-512VL forms
+ * (two blocks a step in the byte-exact kernel) per CPU, vecsec_tune()'s
+ * lanes_crossover_x8vl where it has one (3584 on a Zen 4; 0: 1024, the
+ * Xeon and the Zen 5, not measured with those forms)
+ */
+#define CROSSOVER_X8 1024
 #if defined(__aarch64__)
 #define CROSSOVER_X4 1536       /* 4 (NEON) */
 #else
@@ -138,8 +144,18 @@ lane_sets_init(void)
 static size_t
 crossover_of(const struct lane_set *ls)
 {
-	return ls->nc == 0 || ls->chacha_w[0] <= 4 ? CROSSOVER_X4 :
-	       ls->chacha_w[0] <= 8 ? CROSSOVER_X8 : CROSSOVER_X16;
+	size_t vl = vecsec_tune()->lanes_crossover_x8vl;
+
+	if (ls->nc == 0 || ls->chacha_w[0] <= 4)
+		return CROSSOVER_X4;
+	if (ls->chacha_w[0] > 8)
+		return CROSSOVER_X16;
+#ifdef VECSEC_HAVE_AVX2_VL
+	if (vl > 0 && ls->chacha[0]->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2vl)
+		return vl;
+#endif
+	(void)vl;
+	return CROSSOVER_X8;
 }
 
 const struct lane_set *

@@ -25,7 +25,7 @@
  * tests run every length to it).
  */
 #define SMALL_MAX 512
-#define SMALL_LONG_MAX 1024
+#define SMALL_LONG_MAX 1536
 #define SMALL_AAD 16
 
 /*

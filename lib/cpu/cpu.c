@@ -280,14 +280,19 @@ static const struct vecsec_tune tune_zen5 = {
  * message, direct path / fused, medians of 41 rounds alternating in one
  * process: 32 x 576 B 605 / 566, 32 x 704 B 661 / 640, 32 x 768 B 703 /
  * 684, 32 x 1024 B 956 / 949 (level: 768 kept); IMIX's 10 x 576 beside
- * 6 x 64 in one group 522 / 497. fused_x8_max: to 1024 B (the AVX2
- * crossover), the same harness at the AVX2 level (VL forms), seal / open
- * direct then fused: 32 x 576 B 1098 / 931, 1146 / 1047; 32 x 768 B 1474
- * / 1299, 1522 / 1424; 32 x 1000 B 1345 / 1091, 1371 / 1323; 12 x 1024 B
- * 1425 / 1291, 1435 / 1457; IMIX 912 / 882, 952 / 935; at AVX-512, a
- * burst of 8 x 576 B (the x8 kernels) 800 / 683, 818 / 810, 8 x 1024 B
- * 1246 / 1109, 1266 / 1316 (opens of 1 KiB a little slower fused: the
- * data past the first block is decrypted in a second lane call).
+ * 6 x 64 in one group 522 / 497.
+ * The AVX2 level, VL forms (8 lanes), once the byte-exact lane kernel ran
+ * two blocks a step: lanes_crossover_x8vl 3584, the same harness with the
+ * crossover pinned at 1024 / 4096 (single path / lanes), seal, open:
+ * 1280 B 1650 / 1319, 1730 / 1353; 1420 B 1836 / 1524, 1811 / 1575;
+ * 2048 B 2425 / 2099, 2323 / 2156; 2560 B 2745 / 2495, 2668 / 2519;
+ * 3072 B 3173 / 2970, 3055 / 2996; 3584 B 4283 / 3649, 3767 / 3567;
+ * 4096 B 3941 / 3857, 3797 / 3899 (a tie); 6144 B 5487 / 5623, 8192 B
+ * 7120 / 7524 (the single path ahead). fused_x8_max 1536: direct /
+ * fused, seal, open: 32 x 576 B 779 / 685, 802 / 724; 768 B 939 / 887,
+ * 961 / 927; 1024 B 1187 / 1152, 1308 / 1183; 1280 B 1303 / 1271, 1322
+ * / 1314; 1420 B 1456 / 1410, 1480 / 1454; 1536 B level; 8 x 576 B
+ * 813 / 720, 838 / 765; IMIX 594 / 577, 614 / 605.
  */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
@@ -297,13 +302,14 @@ static const struct vecsec_tune tune_zen4 = {
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 5120,
 	.lanes_crossover_ssse3 = 0,
+	.lanes_crossover_x8vl = 3584,
 	.lanes_mixed_max = 640,
 	.lanes_few_x16 = 128,
 	.lanes_few_x8 = 192,
 	.chacha_x16_pairs = true,
 	.fused_narrow_groups = true,
 	.fused_x16_max = 768,
-	.fused_x8_max = 1024,
+	.fused_x8_max = 1536,
 };
 
 /*

@@ -107,6 +107,8 @@ struct vecsec_tune {
 	/* ChaCha20-Poly1305 bursts: the crossovers of 16 (AVX-512) and SSSE3's 4 lanes */
 	size_t lanes_crossover_x16;
 	size_t lanes_crossover_ssse3;
+	/* ... and of 8 lanes in the AVX2 kernels' AVX-512VL forms (0: the plain forms' 1024) */
+	size_t lanes_crossover_x8vl;
 	/*
 	 * Mixed bursts on 8 and 16 ChaCha lanes: jobs longer than this (and
 	 * not past the crossover) take the single-message path when fewer

@@ -633,8 +633,8 @@ model_long_fused(const size_t *lens, const size_t *aad, unsigned int n, unsigned
 /*
  * Jobs past SMALL_MAX, up to the tuning's fused_x16_max / fused_x8_max
  * (forced here to SMALL_LONG_MAX so that every CPU with the kernel runs
- * them, and the mixed-burst bound off so that none leaves for the single
- * path), join the fused groups that keep at least 2/3 of their bytes busy,
+ * them, and the crossover pinned there so that none leaves for the
+ * single path), join the fused groups that keep at least 2/3 of their bytes busy,
  * and only those: at the AVX-512 level (16 lanes) and at AVX2 (8 lanes,
  * the VL form and the plain one). Bursts of 16: nl long jobs (ragged,
  * past SMALL_MAX) beside 16 - nl short ones, every long length at a
@@ -708,6 +708,8 @@ test_fused_long(void)
 	t.fused_x8_max = SMALL_LONG_MAX;
 	t.lanes_mixed_max = SIZE_MAX;
 	vecsec_tune_force(&t);
+	/* every length here in the lanes (a pinned crossover: no mixed-burst bound either) */
+	vecsec_lanes_set_crossover(SMALL_LONG_MAX);
 	for (int a = 0; a < 2; a++) {
 		vt_rand(ks.raw[a], 32, seed + 17 * a);
 		VT_EXPECT(vecsec_aead_key_init(&ks.k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
@@ -722,6 +724,7 @@ test_fused_long(void)
 		vt_avx2_plain_end(vl_was);
 	}
 	fill = FILL;
+	vecsec_lanes_reset_crossover();
 	vecsec_tune_force(NULL);
 	vecsec_aead_key_wipe(&ks.k[0]);
 	vecsec_aead_key_wipe(&ks.k[1]);
