@@ -167,25 +167,7 @@ LANES_FN(vecsec_chacha_xor_lanes_bytes_x8)(const struct chacha_lanes *l, const u
 	 * kernel's ChaCha20 runs them
 	 */
 	for (; off + CHACHA_BLOCK_LEN < most; off += 2 * CHACHA_BLOCK_LEN) {
-		const __m256i ctr1 = vadd(ctr, _mm256_set1_epi32(1));
-		alignas(32) __m256i x[16] = { _mm256_set1_epi32((int)CHACHA_C0),
-					      _mm256_set1_epi32((int)CHACHA_C1),
-					      _mm256_set1_epi32((int)CHACHA_C2),
-					      _mm256_set1_epi32((int)CHACHA_C3),
-					      k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7],
-					      ctr, n0, n1, n2 };
-		alignas(32) __m256i y[16];
-		__m256i lo[8], hi[8];
-
-		memcpy(y, x, sizeof(x));
-		y[12] = ctr1;
-		rounds2(x, y, dr);
-		state_rows(x, k, ctr, n0, n1, n2, lo, hi);
-		for (int i = 0; i < 8; i++)
-			xor_row(l, i, left[i], off, lo[i], hi[i], NULL, NULL);
-		state_rows(y, k, ctr1, n0, n1, n2, lo, hi);
-		for (int i = 0; i < 8; i++)
-			xor_row(l, i, left[i], off + CHACHA_BLOCK_LEN, lo[i], hi[i], NULL, NULL);
+		pair_xor(l, left, off, k, ctr, n0, n1, n2, dr);
 		ctr = vadd(ctr, _mm256_set1_epi32(2));
 	}
 #endif

@@ -419,4 +419,36 @@ xor_row(const struct chacha_lanes *l, int i, uint32_t left, size_t off, __m256i 
 	}
 }
 
+#ifdef __AVX512VL__
+/*
+ * Blocks ctr and ctr + 1 of every lane in the same double rounds
+ * (rounds2(): the second state in ymm16-31), XORed byte-exact at off and
+ * off + 64 (xor_row()); the VL forms' step of two blocks.
+ */
+static inline __attribute__((always_inline)) void
+pair_xor(const struct chacha_lanes *l, const uint32_t left[8], size_t off, const __m256i k[8],
+	 __m256i ctr, __m256i n0, __m256i n1, __m256i n2, unsigned int dr)
+{
+	const __m256i ctr1 = vadd(ctr, _mm256_set1_epi32(1));
+	alignas(32) __m256i x[16] = { _mm256_set1_epi32((int)CHACHA_C0),
+				      _mm256_set1_epi32((int)CHACHA_C1),
+				      _mm256_set1_epi32((int)CHACHA_C2),
+				      _mm256_set1_epi32((int)CHACHA_C3),
+				      k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7],
+				      ctr, n0, n1, n2 };
+	alignas(32) __m256i y[16];
+	__m256i lo[8], hi[8];
+
+	memcpy(y, x, sizeof(x));
+	y[12] = ctr1;
+	rounds2(x, y, dr);
+	state_rows(x, k, ctr, n0, n1, n2, lo, hi);
+	for (int i = 0; i < 8; i++)
+		xor_row(l, i, left[i], off, lo[i], hi[i], NULL, NULL);
+	state_rows(y, k, ctr1, n0, n1, n2, lo, hi);
+	for (int i = 0; i < 8; i++)
+		xor_row(l, i, left[i], off + CHACHA_BLOCK_LEN, lo[i], hi[i], NULL, NULL);
+}
+#endif
+
 #endif /* VECSEC_CHACHA_LANES_AVX2_H */

@@ -109,25 +109,7 @@ chacha_part(const struct chacha_lanes *l, const uint32_t *bytes, __m256i k0[8])
 #ifdef __AVX512VL__
 	/* two blocks a step while two are left */
 	for (; off + CHACHA_BLOCK_LEN < most; off += 2 * CHACHA_BLOCK_LEN) {
-		const __m256i ctr1 = vadd(ctr, _mm256_set1_epi32(1));
-		alignas(32) __m256i x[16] = { _mm256_set1_epi32((int)CHACHA_C0),
-					      _mm256_set1_epi32((int)CHACHA_C1),
-					      _mm256_set1_epi32((int)CHACHA_C2),
-					      _mm256_set1_epi32((int)CHACHA_C3),
-					      k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7],
-					      ctr, n0, n1, n2 };
-		alignas(32) __m256i y[16];
-		__m256i lo[8], hi[8];
-
-		memcpy(y, x, sizeof(x));
-		y[12] = ctr1;
-		rounds2(x, y, dr);
-		state_rows(x, k, ctr, n0, n1, n2, lo, hi);
-		for (int i = 0; i < 8; i++)
-			xor_row(l, i, left[i], off, lo[i], hi[i], row, &tail);
-		state_rows(y, k, ctr1, n0, n1, n2, lo, hi);
-		for (int i = 0; i < 8; i++)
-			xor_row(l, i, left[i], off + CHACHA_BLOCK_LEN, lo[i], hi[i], row, &tail);
+		pair_xor(l, left, off, k, ctr, n0, n1, n2, dr);
 		ctr = vadd(ctr, _mm256_set1_epi32(2));
 	}
 #endif

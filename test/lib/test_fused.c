@@ -361,6 +361,18 @@ struct bkeys {
 	struct vecsec_aead_key k[2];
 };
 
+/* a ChaCha20 and an XChaCha20 key from seed (step apart) */
+static void
+bkeys_init(struct bkeys *ks, uint64_t seed, uint64_t step)
+{
+	for (int a = 0; a < 2; a++) {
+		vt_rand(ks->raw[a], 32, seed + step * (uint64_t)a);
+		VT_EXPECT(vecsec_aead_key_init(&ks->k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+					       VECSEC_AEAD_CHACHA20_POLY1305, ks->raw[a], 32) == 0,
+			  "key init");
+	}
+}
+
 /*
  * One burst: FILL longer jobs (a group of their own: the longest go first)
  * and g test jobs of length len_of(i); seal, check, open with one job
@@ -536,12 +548,7 @@ test_fused_x8_at_avx512(void)
 		return;
 	VT_EXPECT(fused_expected(&form) && strcmp(form, "avx512ifma") == 0,
 		  "bursts at %s take the AVX-512 fused kernel (form %s)", vt_isa(), form);
-	for (int a = 0; a < 2; a++) {
-		vt_rand(ks.raw[a], 32, seed + 13 * a);
-		VT_EXPECT(vecsec_aead_key_init(&ks.k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
-					       VECSEC_AEAD_CHACHA20_POLY1305, ks.raw[a], 32) == 0,
-			  "key init");
-	}
+	bkeys_init(&ks, seed, 13);
 	vecsec_lanes_count_fused(true);
 	fill = 0;
 	/* the 512-byte bound (test_fused_long() has the tuning's longer jobs) */
@@ -710,12 +717,7 @@ test_fused_long(void)
 	vecsec_tune_force(&t);
 	/* every length here in the lanes (a pinned crossover: no mixed-burst bound either) */
 	vecsec_lanes_set_crossover(SMALL_LONG_MAX);
-	for (int a = 0; a < 2; a++) {
-		vt_rand(ks.raw[a], 32, seed + 17 * a);
-		VT_EXPECT(vecsec_aead_key_init(&ks.k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
-					       VECSEC_AEAD_CHACHA20_POLY1305, ks.raw[a], 32) == 0,
-			  "key init");
-	}
+	bkeys_init(&ks, seed, 17);
 	vecsec_lanes_count_fused(true);
 	fill = 0;
 	long_bursts(&ks, seed, form);
@@ -742,12 +744,7 @@ test_fused_bursts(void)
 	VT_EXPECT(was, "the fused kernel on by default");
 	if (vecsec_isa_cap() >= VECSEC_ISA_AVX512)
 		(void)require_cpu();
-	for (int a = 0; a < 2; a++) {
-		vt_rand(ks.raw[a], 32, seed + 11 * a);
-		VT_EXPECT(vecsec_aead_key_init(&ks.k[a], a ? VECSEC_AEAD_XCHACHA20_POLY1305 :
-					       VECSEC_AEAD_CHACHA20_POLY1305, ks.raw[a], 32) == 0,
-			  "key init");
-	}
+	bkeys_init(&ks, seed, 11);
 	/* at the AVX2 level: the VL form by default on a CPU with VL, then the plain form */
 	bursts_on_off(&ks, seed, vecsec_isa_cap() != VECSEC_ISA_AVX2 ? NULL :
 				  vecsec_chacha_avx2_vl_cpu() ? "avx2vl" : "avx2");
