@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ChaCha20/12/8 lanes, AVX2: 8 independent messages, one per 32-bit lane,
- * one block of each per step (two in the VL form, below). Word-major: ymm w holds state word w of all 8
- * lanes (RFC 8439 2.3); two 8x8 transposes give each lane its 64-byte row
+ * one block of each per step (two in the VL form, below). Word-major: ymm
+ * w holds state word w of all 8 lanes (RFC 8439 2.3); two 8x8 transposes
+ * give each lane its 64-byte row
  * of keystream. Contract: struct chacha_lanes in chacha_internal.h. A
  * byte-exact variant (xor_lanes_bytes) reads and writes packets in place
  * for the ChaCha20-Poly1305 burst's staged and direct paths.
@@ -18,8 +19,6 @@
  * single-message path later (chachapoly_lanes.c).
  */
 #include "chacha_lanes_avx2.h"
-
-#include <string.h>
 
 #ifdef __AVX512VL__
 #define LANES_FN(name) name##_avx2vl
@@ -53,36 +52,17 @@ LANES_FN(vecsec_chacha_xor_lanes_x8)(struct chacha_lanes *l, uint32_t nblocks)
 	uint32_t blk = 0;
 
 #ifdef __AVX512VL__
-	/* two blocks a step while two are left (rounds2(), as the byte-exact variant) */
-	for (; blk + 1 < nblocks; blk += 2) {
-		const __m256i ctr1 = vadd(ctr, _mm256_set1_epi32(1));
-		alignas(32) __m256i x[16] = { c0, c1, c2, c3, k[0], k[1], k[2], k[3],
-					      k[4], k[5], k[6], k[7], ctr, n0, n1, n2 };
-		alignas(32) __m256i y[16];
-		__m256i lo[8], hi[8], lo1[8], hi1[8];
+	/* two blocks a step while two are left: the byte-exact variant's step, whole blocks */
+	if (nblocks >= 2) {
+		uint32_t left[8];
 
-		memcpy(y, x, sizeof(x));
-		y[12] = ctr1;
-		rounds2(x, y, dr);
-		state_rows(x, k, ctr, n0, n1, n2, lo, hi);
-		state_rows(y, k, ctr1, n0, n1, n2, lo1, hi1);
-		for (int i = 0; i < 8; i++) {
-			const uint8_t *p = in[i] + off;
-			uint8_t *q = out[i] + off;
-
-			if (!(act & (1u << i)))
-				continue;
-			_mm256_storeu_si256((__m256i *)q,
-					    vxor(_mm256_loadu_si256((const __m256i *)p), lo[i]));
-			_mm256_storeu_si256((__m256i *)(q + 32),
-					    vxor(_mm256_loadu_si256((const __m256i *)(p + 32)), hi[i]));
-			_mm256_storeu_si256((__m256i *)(q + 64),
-					    vxor(_mm256_loadu_si256((const __m256i *)(p + 64)), lo1[i]));
-			_mm256_storeu_si256((__m256i *)(q + 96),
-					    vxor(_mm256_loadu_si256((const __m256i *)(p + 96)), hi1[i]));
+		for (int i = 0; i < 8; i++)
+			left[i] = act & (1u << i) ? nblocks * CHACHA_BLOCK_LEN : 0;
+		for (; blk + 1 < nblocks; blk += 2) {
+			pair_xor(l, left, off, k, ctr, n0, n1, n2, dr);
+			ctr = vadd(ctr, _mm256_set1_epi32(2));
+			off += 2 * CHACHA_BLOCK_LEN;
 		}
-		ctr = vadd(ctr, _mm256_set1_epi32(2));
-		off += 2 * CHACHA_BLOCK_LEN;
 	}
 #endif
 	for (; blk < nblocks; blk++) {

@@ -510,9 +510,9 @@ run_one_by_one(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsig
 /*
  * Jobs past the staged path's limit (up to b->fused_max: the CPU's tuning)
  * join the fused kernel's groups (16 lanes at AVX-512, 8 at AVX2) only
- * where they keep its lanes busy: a group steps every lane as long as its longest job (ChaCha20 and
- * Poly1305 both), so a few long jobs beside many short ones waste most of
- * it, while the direct path cuts long jobs into pieces over free lanes. A
+ * where they keep its lanes busy: a group steps every lane as long as its
+ * longest job (ChaCha20 and Poly1305 both), so a few long jobs beside many
+ * short ones waste most of it, while the direct path cuts long jobs into pieces over free lanes. A
  * group is busy enough when its jobs' bytes are at least FUSED_BUSY of its
  * longest job's length times the lanes (a partial group's idle lanes count
  * as empty).
@@ -605,7 +605,9 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	uint16_t fast[VECSEC_MAX_BURST], xjobs[VECSEC_MAX_BURST], cand[VECSEC_MAX_BURST];
 	uint16_t lng[VECSEC_MAX_BURST];        /* past the staged limit, for the fused kernel */
 	uint32_t weight[VECSEC_MAX_BURST];
-	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0, nc = 0, nlg = 0, nlo = 0, nfo = 0, wide_aad = 0;
+	unsigned int ns = 0, no = 0, nf = 0, ng = 0, nx = 0, nc = 0;
+	/* long jobs for the fused groups (of them opens), small opens, small wide AADs */
+	unsigned int nlg = 0, nlo = 0, nfo = 0, wide_aad = 0;
 	bool direct, long_fused;
 	size_t smax, small_most = 0;
 	struct burst b;

@@ -88,7 +88,8 @@ bool vecsec_lanes_set_direct(bool on);
  * The fused kernel for small bursts (chachapoly_small.h: AVX-512 + IFMA,
  * 16 ChaCha lanes, groups of linear jobs of at most 512 bytes, or up to
  * the CPU tuning's fused_x16_max / fused_x8_max where they keep the lanes
- * busy, and AAD of at most 16): on by default wherever the burst runs those lane kernels;
+ * busy, and AAD of at most 16): on by default wherever the burst runs
+ * those lane kernels;
  * set_fused(false) sends its groups through the staged path as before
  * (tests and benchmarks, for an A/B). Returns the previous setting.
  * fused_groups: how many groups have run through it, all threads, while
@@ -102,7 +103,7 @@ bool vecsec_lanes_count_fused(bool on);
 uint64_t vecsec_lanes_fused_groups(void);
 /* of those, the groups of 8 or fewer that took the 8-lane kernel beside the 16-lane one */
 uint64_t vecsec_lanes_fused_narrow_groups(void);
-/* and the groups that held a job past 512 bytes (the tuning's fused_x16_max) */
+/* and the groups that held a job past 512 bytes (the tuning's fused_x16_max / fused_x8_max) */
 uint64_t vecsec_lanes_fused_long_groups(void);
 
 /*

@@ -144,17 +144,15 @@ lane_sets_init(void)
 static size_t
 crossover_of(const struct lane_set *ls)
 {
-	size_t vl = vecsec_tune()->lanes_crossover_x8vl;
-
 	if (ls->nc == 0 || ls->chacha_w[0] <= 4)
 		return CROSSOVER_X4;
 	if (ls->chacha_w[0] > 8)
 		return CROSSOVER_X16;
 #ifdef VECSEC_HAVE_AVX2_VL
-	if (vl > 0 && ls->chacha[0]->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2vl)
-		return vl;
+	if (ls->chacha[0]->xor_lanes_bytes == vecsec_chacha_xor_lanes_bytes_x8_avx2vl &&
+	    vecsec_tune()->lanes_crossover_x8vl > 0)
+		return vecsec_tune()->lanes_crossover_x8vl;
 #endif
-	(void)vl;
 	return CROSSOVER_X8;
 }
 

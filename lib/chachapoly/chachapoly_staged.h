@@ -161,13 +161,11 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 	size_t most = 0;
 	bool rows;
 
+	for (unsigned int i = 0; i < k; i++)
+		most = b->jobs[list[i]]->len > most ? b->jobs[list[i]]->len : most;
 	/* 8 or fewer beside 16-lane groups: the 8-lane kernel, if it takes their lengths */
-	if (k <= 8 && b->fused8 != NULL) {
-		for (unsigned int i = 0; i < k; i++)
-			most = b->jobs[list[i]]->len > most ? b->jobs[list[i]]->len : most;
-		if (most <= SMALL_MAX)
-			kern = b->fused8;
-	}
+	if (k <= 8 && b->fused8 != NULL && most <= SMALL_MAX)
+		kern = b->fused8;
 	/* the 16-lane kernel reads keys and nonces where they lie (chachapoly_small.h) */
 	rows = kern == b->fused && b->fused_rows;
 	b->cl.active = 0;
@@ -179,7 +177,6 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		} else {
 			lane_key(b, i, list[i], 0);
 		}
-		most = job->len > most ? job->len : most;
 		m->aad[i] = job->aad;
 		m->aad_len[i] = (uint32_t)job->aad_len;
 		m->len[i] = (uint32_t)job->len;

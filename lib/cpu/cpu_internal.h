@@ -141,7 +141,7 @@ struct vecsec_tune {
 	/*
 	 * ChaCha20-Poly1305 bursts: the longest job the fused kernels take,
 	 * the 16-lane AVX-512 one and the 8-lane AVX2 ones (0: the staged
-	 * path's 512 bytes; at most SMALL_LONG_MAX, 1024). Jobs past 512 bytes
+	 * path's 512 bytes; at most SMALL_LONG_MAX, 1536). Jobs past 512 bytes
 	 * join their groups only where they keep the lanes busy
 	 * (chachapoly_burst.c fused_long_keep()).
 	 */
