@@ -333,6 +333,8 @@ lanes_take(const struct vecsec_aead_job *job, size_t crossover)
 extern _Atomic bool vecsec_burst_fused_counting;
 extern _Atomic uint64_t vecsec_burst_fused_groups, vecsec_burst_fused_narrow;
 extern _Atomic uint64_t vecsec_burst_fused_long;
+extern _Atomic uint64_t vecsec_burst_uniform;
+bool vecsec_lanes_uniform(void);
 bool vecsec_lanes_fused(void);
 
 /*

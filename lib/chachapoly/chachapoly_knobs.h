@@ -107,6 +107,19 @@ uint64_t vecsec_lanes_fused_narrow_groups(void);
 uint64_t vecsec_lanes_fused_long_groups(void);
 
 /*
+ * Bursts of small linear ChaCha20-Poly1305 jobs all one way and of one
+ * ChaCha20 block count, a whole number of ChaCha widths, go straight to
+ * the fused kernel a width at a time, in their order (chachapoly_burst.c
+ * small_uniform()): on by default; set_uniform(false) sends them through
+ * the general scheduler (tests and benchmarks, for an A/B), returning the
+ * previous setting. uniform_bursts: how many bursts went straight, all
+ * threads, while fused counting was on (count_fused()).
+ */
+bool vecsec_lanes_uniform(void);
+bool vecsec_lanes_set_uniform(bool on);
+uint64_t vecsec_lanes_uniform_bursts(void);
+
+/*
  * The AVX2 lane kernels' VL forms (8 ChaCha, 4 Poly1305 lanes compiled
  * with AVX-512VL/BW, ymm registers only): bursts run them in place of the
  * plain AVX2 ones wherever the CPU has AVX-512VL and BW (usable: whether

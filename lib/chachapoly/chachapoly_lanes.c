@@ -416,6 +416,27 @@ vecsec_lanes_fused_long_groups(void)
 	return atomic_load_explicit(&vecsec_burst_fused_long, memory_order_relaxed);
 }
 
+static _Atomic bool uniform_on = true;
+_Atomic uint64_t vecsec_burst_uniform;
+
+bool
+vecsec_lanes_uniform(void)
+{
+	return atomic_load_explicit(&uniform_on, memory_order_relaxed);
+}
+
+bool
+vecsec_lanes_set_uniform(bool on)
+{
+	return atomic_exchange_explicit(&uniform_on, on, memory_order_relaxed);
+}
+
+uint64_t
+vecsec_lanes_uniform_bursts(void)
+{
+	return atomic_load_explicit(&vecsec_burst_uniform, memory_order_relaxed);
+}
+
 static _Atomic bool direct_on = true;
 
 bool

@@ -789,6 +789,204 @@ test_fused_bursts(void)
 		  "the stack wipe fell short of the kernel's frame");
 }
 
+/* ---- uniform bursts (chachapoly_burst.c small_uniform()) ---- */
+
+#define UMAX 48
+
+struct ujob {
+	uint8_t raw[32], nonce[24], aad[SMALL_AAD + 1], tag[16];
+	struct vecsec_aead_key k;
+	uint8_t *pt, *ct, *back;
+	size_t off, len;
+	int alg;        /* 0 ChaCha20, 1 XChaCha20 */
+};
+
+/*
+ * One burst of n ChaCha20 jobs of `blocks` ChaCha20 blocks each (lengths
+ * at random within them, AAD 0..SMALL_AAD, each its own key, in place or
+ * not at odd offsets); variant 1: job n/2 is XChaCha20, 2: the last job's
+ * AAD is SMALL_AAD + 1, 3: job 0 has one block more. Seal, then open with
+ * one job forged: the ciphertext and tags == the one-shot API == the
+ * oracle, the plaintext back, the forged job's output zeroed. The burst
+ * went straight to the fused kernel (the counter grew) exactly where
+ * want says, where want is 0 or 1 (-1: not checked).
+ */
+static void
+uniform_burst(unsigned int n, size_t blocks, int variant, bool in_place, uint64_t seed,
+	      int want, const char *cfg)
+{
+	static struct ujob u[UMAX];
+	struct vecsec_aead_job jobs[UMAX], *jp[UMAX];
+	unsigned int forged = (unsigned int)(seed % n);
+	uint64_t st = seed;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct ujob *x = &u[i];
+		size_t b = blocks + (variant == 3 && i == 0 && blocks < SMALL_MAX / 64);
+		size_t nl;
+
+		x->len = b == 0 ? 0 : 64 * (b - 1) + 1 + vt_below(&st, 64);
+		x->off = 1 + (seed + 5 * i) % 15;
+		x->alg = variant == 1 && i == n / 2;
+		nl = x->alg ? 24 : 12;
+		vt_rand(x->raw, 32, vt_next(&st));
+		VT_EXPECT(vecsec_aead_key_init(&x->k, x->alg ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+					       VECSEC_AEAD_CHACHA20_POLY1305, x->raw, 32) == 0,
+			  "key init");
+		x->pt = malloc(x->off + x->len + 1);
+		x->ct = malloc(x->off + x->len + 1);
+		x->back = malloc(x->off + x->len + 2);
+		vt_rand(x->pt + x->off, x->len, vt_next(&st));
+		vt_rand(x->nonce, sizeof(x->nonce), vt_next(&st));
+		vt_rand(x->aad, sizeof(x->aad), vt_next(&st));
+		jobs[i] = (struct vecsec_aead_job){
+			.key = &x->k, .dir = VECSEC_AEAD_SEAL, .nonce = x->nonce, .nonce_len = nl,
+			.aad = x->aad, .aad_len = variant == 2 && i == n - 1 ? SMALL_AAD + 1 :
+						  vt_below(&st, SMALL_AAD + 1),
+			.len = x->len, .in = x->pt + x->off, .out = x->ct + x->off + 1,
+			.tag = x->tag, .tag_len = 16,
+		};
+		if (in_place) {
+			memcpy(x->ct + x->off + 1, x->pt + x->off, x->len);
+			jobs[i].in = jobs[i].out;
+		}
+		jp[i] = &jobs[i];
+	}
+	for (int dir = 0; dir < 2; dir++) {
+		uint64_t before = vecsec_lanes_uniform_bursts();
+
+		VT_EXPECT(vecsec_aead_burst(jp, n) == n, "%s burst", cfg);
+		if (want >= 0)
+			VT_EXPECT((vecsec_lanes_uniform_bursts() > before) == (want == 1),
+				  "%s %s: went straight to the fused kernel %llu times, expected %s",
+				  cfg, dir ? "open" : "seal",
+				  (unsigned long long)(vecsec_lanes_uniform_bursts() - before),
+				  want ? "once" : "never");
+		for (unsigned int i = 0; i < n && dir == 0; i++) {
+			struct ujob *x = &u[i];
+			uint8_t want_ct[SMALL_MAX + 64], wtag[16], oct[SMALL_MAX + 64], otag[16];
+			enum vecsec_aead_alg alg = x->alg ? VECSEC_AEAD_XCHACHA20_POLY1305 :
+							    VECSEC_AEAD_CHACHA20_POLY1305;
+
+			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s seal status job %u", cfg, i);
+			VT_EXPECT(vecsec_aead_seal(&x->k, want_ct, wtag, 16, x->pt + x->off, x->len,
+						   x->nonce, jobs[i].nonce_len, x->aad,
+						   jobs[i].aad_len) == 0, "one-shot");
+			vt_oracle_seal(alg, oct, otag, x->pt + x->off, x->len, x->raw, x->nonce,
+				       x->aad, jobs[i].aad_len);
+			VT_EXPECT_MEM(x->ct + x->off + 1, want_ct, x->len, "%s ciphertext job %u "
+				      "len %zu aad %zu", cfg, i, x->len, jobs[i].aad_len);
+			VT_EXPECT_MEM(x->tag, wtag, 16, "%s tag job %u len %zu", cfg, i, x->len);
+			VT_EXPECT_MEM(want_ct, oct, x->len, "%s one-shot vs oracle", cfg);
+			VT_EXPECT_MEM(wtag, otag, 16, "%s one-shot tag vs oracle", cfg);
+			jobs[i].dir = VECSEC_AEAD_OPEN;
+			jobs[i].in = x->ct + x->off + 1;
+			jobs[i].out = x->back + x->off + 2;
+			memset(x->back, 0xa5, x->off + x->len + 2);
+			if (in_place) {
+				memcpy(x->back + x->off + 2, x->ct + x->off + 1, x->len);
+				jobs[i].in = jobs[i].out;
+			}
+		}
+		if (dir == 0)
+			u[forged].tag[seed % 16] ^= (uint8_t)(1u << (seed % 8));
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct ujob *x = &u[i];
+
+		VT_EXPECT(all_are(x->back, x->off + 2, 0xa5), "%s open job %u wrote before", cfg, i);
+		if (i == forged) {
+			VT_EXPECT(jobs[i].status == VECSEC_JOB_AUTH_FAILED, "%s forged job %u status %d",
+				  cfg, i, (int)jobs[i].status);
+			VT_EXPECT_ZERO(x->back + x->off + 2, x->len, "%s forged job %u not zeroed",
+				       cfg, i);
+		} else {
+			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s open job %u status %d", cfg, i,
+				  (int)jobs[i].status);
+			VT_EXPECT_MEM(x->back + x->off + 2, x->pt + x->off, x->len,
+				      "%s plaintext job %u len %zu", cfg, i, x->len);
+		}
+		vecsec_aead_key_wipe(&x->k);
+		free(x->pt);
+		free(x->ct);
+		free(x->back);
+	}
+}
+
+/*
+ * Bursts of 8 to 48 jobs of one ChaCha20 block count, 0 to 8 blocks (0 to
+ * SMALL_MAX bytes): at a level with a fused kernel, the whole numbers of
+ * its ChaCha width go straight to it, and nothing else: not a burst
+ * with one XChaCha20 job, one AAD past SMALL_AAD, one job a block longer,
+ * nor with the knob off, nor with the staged path's limit below the
+ * jobs; every one of them gives the right bytes.
+ */
+static void
+test_fused_uniform(void)
+{
+	static const unsigned int ns[] = { 8, 16, 17, 24, 32, 48 };
+	const char *form;
+	bool expect, vl_was, was = vecsec_lanes_set_uniform(true);
+	uint64_t seed = vt_seed() ^ 0x0f1f;
+	unsigned int straight = 0;
+
+	VT_EXPECT(was, "uniform bursts straight to the fused kernel by default");
+	if (vecsec_isa_cap() >= VECSEC_ISA_AVX512 && !require_cpu())
+		return;
+	expect = fused_expected(&form);
+	vecsec_lanes_count_fused(true);
+	for (int knob = 1; knob >= 0; knob--) {
+		vecsec_lanes_set_uniform(knob == 1);
+		for (unsigned int x = 0; x < VT_ARRAY_SIZE(ns); x++) {
+			struct lanes_choice c;
+			unsigned int n = ns[x];
+
+			vecsec_lanes_choose(n, &c);
+			for (size_t blocks = 0; blocks <= SMALL_MAX / 64; blocks++) {
+				for (int v = 0; v < 4; v++) {
+					/* n = 8 at AVX-512: the 8-lane kernel where the tuning has one */
+					int want = !expect || knob == 0 || v != 0 ? 0 :
+						   n % c.chacha_lanes != 0 ? 0 : n < 16 &&
+						   c.chacha_lanes == 8 && vecsec_isa_cap() >=
+						   VECSEC_ISA_AVX512 ? -1 : 1;
+					char cfg[128];
+
+					if (v == 3 && blocks == SMALL_MAX / 64)
+						continue;
+					snprintf(cfg, sizeof(cfg), "uniform (%s, knob %s): %u jobs of %zu "
+						 "blocks, variant %d", form, knob ? "on" : "off", n, blocks,
+						 v);
+					uniform_burst(n, blocks, v, (blocks + v) % 2 == 0,
+						      seed + 7919 * blocks + 131 * n + (uint64_t)v, want,
+						      cfg);
+					straight += want == 1;
+				}
+			}
+		}
+	}
+	vecsec_lanes_set_uniform(true);
+	/* the plain AVX2 kernel (the VL knob off) likewise */
+	if (vt_avx2_plain_begin("fused (uniform bursts)", &vl_was)) {
+		for (size_t blocks = 0; blocks <= SMALL_MAX / 64; blocks++) {
+			char cfg[96];
+
+			snprintf(cfg, sizeof(cfg), "uniform (avx2): 16 jobs of %zu blocks", blocks);
+			uniform_burst(16, blocks, 0, blocks % 2 == 0, seed ^ (0xa2 + blocks), 1, cfg);
+		}
+		vt_avx2_plain_end(vl_was);
+	}
+	/* the staged path's limit below the jobs: the general scheduler takes them */
+	vecsec_lanes_set_staged_max(100);
+	uniform_burst(16, 2, 0, true, seed ^ 0x5a, 0, "uniform, staged limit 100 B, 128 B jobs");
+	uniform_burst(16, 1, 0, false, seed ^ 0x5b, expect ? 1 : 0,
+		      "uniform, staged limit 100 B, 64 B jobs");
+	vecsec_lanes_set_staged_max(FAST_MAX);
+	printf("uniform bursts (%s): %u went straight to the fused kernel\n", form, straight);
+	VT_EXPECT(!expect || straight > 0, "no uniform burst went straight (%s)", form);
+	VT_EXPECT(vecsec_chachapoly_small_burn_short() == 0,
+		  "the stack wipe fell short of the kernel's frame");
+}
+
 int
 main(void)
 {
@@ -797,6 +995,7 @@ main(void)
 		VT_TEST(test_fused_bursts),
 		VT_TEST(test_fused_x8_at_avx512),
 		VT_TEST(test_fused_long),
+		VT_TEST(test_fused_uniform),
 	};
 	const char *s = getenv("VT_SLOW");
 
