@@ -900,15 +900,16 @@ small_uniform_ok(struct vecsec_aead_job *const *jobs, unsigned int n)
 }
 
 /*
- * A burst small_uniform_ok() took, a whole number of ChaCha widths of it:
- * a width of its jobs at a time, in their order, through the fused kernel
- * (fused_group()). lanes_run() would send every job of such a burst to
- * the same kernel in groups as full, each group stepping as many ChaCha
- * blocks (its order may differ: it sorts by whole blocks), after its
- * passes over the jobs: on Zen 4 those cost about a tenth of a 64-byte
- * seal (docs/bursts.md "Uniform bursts"). False, having run nothing,
- * where the burst's kernels have no fused kernel or the burst is not a
- * whole number of widths.
+ * A burst small_uniform_ok() took, through the fused kernel
+ * (fused_group()): a ChaCha width of its jobs at a time, in their order,
+ * and a last partial group as lanes_run() runs one (one by one where it
+ * is too small for the lanes, else a group, on the 8-lane kernel beside
+ * the 16-lane one where the tuning says so). lanes_run() would send every
+ * job of such a burst to the same kernels in groups as full, each group
+ * stepping as many ChaCha blocks (its order may differ: it sorts by whole
+ * blocks), after its passes over the jobs: on Zen 4 those cost about a
+ * tenth of a 64-byte seal (docs/bursts.md "Uniform bursts"). False,
+ * having run nothing, where the burst's kernels have no fused kernel.
  */
 static bool
 small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
@@ -917,17 +918,20 @@ small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsign
 	const struct chacha_impl *ci = vecsec_burst_pick_chacha(ls, n);
 	const bool seal = jobs[0]->dir == VECSEC_AEAD_SEAL;
 	uint16_t list[VECSEC_MAX_LANES];
+	unsigned int whole, rest;
 	struct burst b;
 
-	if (ci == NULL || ci->xor_lanes_bytes == NULL || n % ci->lanes != 0)
+	if (ci == NULL || ci->xor_lanes_bytes == NULL)
 		return false;
 	b.fused = fused_kernels(ci, vecsec_burst_pick_poly(ls, n));
 	if (b.fused == NULL)
 		return false;
+	rest = n % ci->lanes;
+	whole = n - rest;
 	b.jobs = jobs;
 	b.ci = ci;
 	b.cl.rounds = 20;
-	b.fused8 = NULL;        /* (whole widths only) */
+	b.fused8 = fused_narrow(ls, b.fused);
 	b.fused_max = fused_max(b.fused);
 #if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
 	b.fused_rows = b.fused == vecsec_chachapoly_small_x16_avx512ifma;
@@ -939,13 +943,20 @@ small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsign
 	if (__builtin_expect(atomic_load_explicit(&vecsec_burst_fused_counting,
 						  memory_order_relaxed), 0))
 		atomic_fetch_add_explicit(&vecsec_burst_uniform, 1, memory_order_relaxed);
-	for (unsigned int g = 0; g < n; g += ci->lanes) {
-		for (unsigned int i = 0; i < ci->lanes; i++)
+	/* lanes_run()'s rule for a last group too small for the lanes */
+	if (rest != 0 && (rest <= 2 || rest < vecsec_burst_few(level, jobs[whole]->len))) {
+		run_one_by_one(level, jobs + whole, rest);
+		rest = 0;
+	}
+	for (unsigned int g = 0; g < whole + rest; g += ci->lanes) {
+		unsigned int k = whole + rest - g < ci->lanes ? whole + rest - g : ci->lanes;
+
+		for (unsigned int i = 0; i < k; i++)
 			list[i] = (uint16_t)(g + i);
-		fused_group(&b, ci, list, ci->lanes, seal);
+		fused_group(&b, ci, list, k, seal);
 	}
 	/* key words: the 8-lane kernels read them from cl, opens decrypt past block 1 with it */
-	if (!(seal && b.fused_rows))
+	if (!(seal && b.fused_rows && b.fused8 == NULL))
 		vecsec_wipe(b.cl.key, sizeof(b.cl.key));
 	return true;
 }

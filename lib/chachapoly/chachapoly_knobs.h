@@ -107,10 +107,10 @@ uint64_t vecsec_lanes_fused_narrow_groups(void);
 uint64_t vecsec_lanes_fused_long_groups(void);
 
 /*
- * Bursts of small linear ChaCha20-Poly1305 jobs all one way and of one
- * ChaCha20 block count, a whole number of ChaCha widths, go straight to
- * the fused kernel a width at a time, in their order (chachapoly_burst.c
- * small_uniform()): on by default; set_uniform(false) sends them through
+ * Bursts of 8 or more small linear ChaCha20-Poly1305 jobs all one way
+ * and of one ChaCha20 block count go straight to the fused kernel a
+ * width at a time, in their order (chachapoly_burst.c small_uniform()):
+ * on by default; set_uniform(false) sends them through
  * the general scheduler (tests and benchmarks, for an A/B), returning the
  * previous setting. uniform_bursts: how many bursts went straight, all
  * threads, while fused counting was on (count_fused()).
