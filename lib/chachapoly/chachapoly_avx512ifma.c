@@ -287,8 +287,8 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
 
 /*
  * Data blocks from which the IFMA kernel takes the ciphertext: per CPU
- * (vecsec_tune(): 24 on a Sapphire Rapids class Xeon, 32 on a Zen 5, 44 on
- * a Zen 4; the figures are in lib/cpu/cpu.c).
+ * (vecsec_tune(): 24 on a Sapphire Rapids class Xeon, 32 on a Zen 5 and
+ * on a Zen 4; the figures are in lib/cpu/cpu.c and docs/bursts.md).
  */
 #define SHORT_IFMA_BLOCKS (vecsec_tune()->chachapoly_short_ifma_blocks)
 /*
