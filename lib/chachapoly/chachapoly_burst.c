@@ -742,7 +742,8 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 		direct_run(&b, ci, pi, cand, nc, all, &ng, fill, nfl);
 		/*
 		 * What no direct group took (a few longer jobs the groups
-		 * could not keep busy): each through the single-message path,
+		 * could not keep busy, or a group too small for its Poly1305
+		 * lanes, DIRECT_FEW): each through the single-message path,
 		 * which runs one about as fast as a full group of lanes runs
 		 * each of its jobs, where the general passes would run a
 		 * ChaCha and a Poly1305 kernel call for them with most lanes
