@@ -592,6 +592,20 @@ fused_long_keep(struct vecsec_aead_job *const *jobs, const uint16_t *lng, unsign
 	return in != 0 && sum * FUSED_BUSY_DEN < most * lanes * FUSED_BUSY_NUM ? nl0 : nl;
 }
 
+/* b's fused kernels: fused (fused_kernels()'s pick for ls, or NULL) and what goes with it */
+static inline void
+fused_set(struct burst *b, const struct lane_set *ls, small_kernel_fn fused)
+{
+	b->fused = fused;
+	b->fused8 = fused_narrow(ls, fused);
+	b->fused_max = fused_max(fused);
+#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
+	b->fused_rows = fused == vecsec_chachapoly_small_x16_avx512ifma;
+#else
+	b->fused_rows = false;
+#endif
+}
+
 /* Accepted jobs (lanes_take) in the lanes; sets every job's status. */
 static void
 lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
@@ -629,14 +643,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	b.cl.rounds = 20;
 	smax = vecsec_lanes_staged_max();
 	direct = ci->xor_lanes_bytes != NULL && vecsec_lanes_direct();
-	b.fused = fused_kernels(ci, pi);
-	b.fused8 = fused_narrow(ls, b.fused);
-	b.fused_max = fused_max(b.fused);
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
-	b.fused_rows = b.fused == vecsec_chachapoly_small_x16_avx512ifma;
-#else
-	b.fused_rows = false;
-#endif
+	fused_set(&b, ls, fused_kernels(ci, pi));
 	/* (not where a test has lowered the staged path's limit) */
 	long_fused = b.fused_max > smax && smax >= SMALL_MAX;
 	b.old_staged = false;
@@ -924,7 +931,7 @@ small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsign
 
 	if (ci == NULL || ci->xor_lanes_bytes == NULL)
 		return false;
-	b.fused = fused_kernels(ci, vecsec_burst_pick_poly(ls, n));
+	fused_set(&b, ls, fused_kernels(ci, vecsec_burst_pick_poly(ls, n)));
 	if (b.fused == NULL)
 		return false;
 	rest = n % ci->lanes;
@@ -932,13 +939,6 @@ small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsign
 	b.jobs = jobs;
 	b.ci = ci;
 	b.cl.rounds = 20;
-	b.fused8 = fused_narrow(ls, b.fused);
-	b.fused_max = fused_max(b.fused);
-#if defined(VECSEC_HAVE_AVX512_IFMA) && defined(VECSEC_HAVE_AVX512)
-	b.fused_rows = b.fused == vecsec_chachapoly_small_x16_avx512ifma;
-#else
-	b.fused_rows = false;
-#endif
 	b.fused_all = true;
 	b.old_staged = false;
 	if (__builtin_expect(atomic_load_explicit(&vecsec_burst_fused_counting,

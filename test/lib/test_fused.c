@@ -373,6 +373,88 @@ bkeys_init(struct bkeys *ks, uint64_t seed, uint64_t step)
 	}
 }
 
+/* A seal of len bytes from pt into ct (in place: ct first holds a copy of pt). */
+static void
+seal_job(struct vecsec_aead_job *job, const struct vecsec_aead_key *k, const uint8_t *nonce,
+	 size_t nl, const uint8_t *aad, size_t aad_len, const uint8_t *pt, uint8_t *ct,
+	 size_t len, uint8_t *tag, bool in_place)
+{
+	*job = (struct vecsec_aead_job){
+		.key = k, .dir = VECSEC_AEAD_SEAL, .nonce = nonce, .nonce_len = nl, .aad = aad,
+		.aad_len = aad_len, .len = len, .in = pt, .out = ct, .tag = tag, .tag_len = 16,
+	};
+	if (in_place) {
+		memcpy(ct, pt, len);
+		job->in = ct;
+	}
+}
+
+/*
+ * The sealed job turned into its open: from ct into back + before (back
+ * set to 0xa5 first, before + len bytes; in place: the ciphertext copied
+ * there).
+ */
+static void
+open_job(struct vecsec_aead_job *job, const uint8_t *ct, uint8_t *back, size_t before,
+	 bool in_place)
+{
+	job->dir = VECSEC_AEAD_OPEN;
+	job->in = ct;
+	job->out = back + before;
+	memset(back, 0xa5, before + job->len);
+	if (in_place) {
+		memcpy(back + before, ct, job->len);
+		job->in = job->out;
+	}
+}
+
+/*
+ * A sealed burst job (key k from raw, alg: 1 XChaCha20) against the
+ * one-shot API and the oracle: its status, ciphertext at ct and tag.
+ */
+static void
+check_sealed(const struct vecsec_aead_key *k, const uint8_t raw[32], int alg,
+	     const struct vecsec_aead_job *job, const uint8_t *pt, const uint8_t *ct,
+	     const uint8_t *tag, const char *cfg)
+{
+	uint8_t want[JOBMAX], wtag[16], oct[JOBMAX], otag[16];
+
+	VT_EXPECT(job->status == VECSEC_JOB_OK, "%s seal status len %zu", cfg, job->len);
+	VT_EXPECT(vecsec_aead_seal(k, want, wtag, 16, pt, job->len, job->nonce, job->nonce_len,
+				   job->aad, job->aad_len) == 0, "one-shot");
+	vt_oracle_seal(alg ? VECSEC_AEAD_XCHACHA20_POLY1305 : VECSEC_AEAD_CHACHA20_POLY1305, oct,
+		       otag, pt, job->len, raw, job->nonce, job->aad, job->aad_len);
+	VT_EXPECT_MEM(ct, want, job->len, "%s ciphertext len %zu aad %zu alg %d", cfg, job->len,
+		      job->aad_len, alg);
+	VT_EXPECT_MEM(tag, wtag, 16, "%s tag len %zu aad %zu alg %d", cfg, job->len,
+		      job->aad_len, alg);
+	VT_EXPECT_MEM(want, oct, job->len, "%s one-shot vs oracle len %zu", cfg, job->len);
+	VT_EXPECT_MEM(wtag, otag, 16, "%s one-shot tag vs oracle len %zu", cfg, job->len);
+}
+
+/*
+ * An opened burst job whose output buffer is back (before bytes of 0xa5
+ * ahead of the output): nothing written ahead; forged: status
+ * AUTH_FAILED and the output zeroed, else the plaintext pt back.
+ */
+static void
+check_opened(const struct vecsec_aead_job *job, const uint8_t *back, size_t before,
+	     const uint8_t *pt, bool forged, const char *cfg)
+{
+	VT_EXPECT(all_are(back, before, 0xa5), "%s open len %zu wrote before", cfg, job->len);
+	if (forged) {
+		VT_EXPECT(job->status == VECSEC_JOB_AUTH_FAILED, "%s forged len %zu status %d",
+			  cfg, job->len, (int)job->status);
+		VT_EXPECT_ZERO(back + before, job->len, "%s forged len %zu not zeroed", cfg,
+			       job->len);
+	} else {
+		VT_EXPECT(job->status == VECSEC_JOB_OK, "%s open len %zu aad %zu status %d", cfg,
+			  job->len, job->aad_len, (int)job->status);
+		VT_EXPECT_MEM(back + before, pt, job->len, "%s plaintext len %zu aad %zu", cfg,
+			      job->len, job->aad_len);
+	}
+}
+
 /*
  * One burst: FILL longer jobs (a group of their own: the longest go first)
  * and g test jobs of length len_of(i); seal, check, open with one job
@@ -401,64 +483,25 @@ one_burst(struct bkeys *ks, unsigned int g, const size_t *lens, size_t aad0, boo
 		vt_rand(x->pt + x->off, x->len, vt_next(&st));
 		vt_rand(x->nonce, sizeof(x->nonce), vt_next(&st));
 		vt_rand(x->aad, sizeof(x->aad), vt_next(&st));
-		jobs[i] = (struct vecsec_aead_job){
-			.key = &ks->k[x->alg], .dir = VECSEC_AEAD_SEAL, .nonce = x->nonce,
-			.nonce_len = nl, .aad = x->aad,
-			.aad_len = i < fill ? 8 : (aad0 + i) % (SMALL_AAD + 2),
-			.len = x->len, .in = x->pt + x->off, .out = x->ct + x->off + 1,
-			.tag = x->tag, .tag_len = 16,
-		};
-		if (in_place) {
-			memcpy(x->ct + x->off + 1, x->pt + x->off, x->len);
-			jobs[i].in = jobs[i].out;
-		}
+		seal_job(&jobs[i], &ks->k[x->alg], x->nonce, nl, x->aad,
+			 i < fill ? 8 : (aad0 + i) % (SMALL_AAD + 2), x->pt + x->off,
+			 x->ct + x->off + 1, x->len, x->tag, in_place);
 		jp[i] = &jobs[i];
 	}
 	VT_EXPECT(vecsec_aead_burst(jp, n) == n, "%s seal burst", cfg);
 	for (unsigned int i = 0; i < n; i++) {
 		struct bjob *x = &b[i];
-		uint8_t want[JOBMAX], wtag[16], oct[JOBMAX], otag[16];
-		size_t nl = jobs[i].nonce_len;
 
-		VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s seal status len %zu", cfg, x->len);
-		VT_EXPECT(vecsec_aead_seal(&ks->k[x->alg], want, wtag, 16, x->pt + x->off, x->len,
-					   x->nonce, nl, x->aad, jobs[i].aad_len) == 0, "one-shot");
-		vt_oracle_seal(x->alg ? VECSEC_AEAD_XCHACHA20_POLY1305 :
-					VECSEC_AEAD_CHACHA20_POLY1305, oct, otag, x->pt + x->off,
-			       x->len, ks->raw[x->alg], x->nonce, x->aad, jobs[i].aad_len);
-		VT_EXPECT_MEM(x->ct + x->off + 1, want, x->len, "%s ciphertext len %zu aad %zu alg %d",
-			      cfg, x->len, jobs[i].aad_len, x->alg);
-		VT_EXPECT_MEM(x->tag, wtag, 16, "%s tag len %zu aad %zu alg %d", cfg, x->len,
-			      jobs[i].aad_len, x->alg);
-		VT_EXPECT_MEM(want, oct, x->len, "%s one-shot vs oracle len %zu", cfg, x->len);
-		VT_EXPECT_MEM(wtag, otag, 16, "%s one-shot tag vs oracle len %zu", cfg, x->len);
-		jobs[i].dir = VECSEC_AEAD_OPEN;
-		jobs[i].in = x->ct + x->off + 1;
-		jobs[i].out = x->back + x->off + 2;
-		memset(x->back, 0xa5, x->off + x->len + 2);
-		if (in_place) {
-			memcpy(x->back + x->off + 2, x->ct + x->off + 1, x->len);
-			jobs[i].in = jobs[i].out;
-		}
+		check_sealed(&ks->k[x->alg], ks->raw[x->alg], x->alg, &jobs[i], x->pt + x->off,
+			     x->ct + x->off + 1, x->tag, cfg);
+		open_job(&jobs[i], x->ct + x->off + 1, x->back, x->off + 2, in_place);
 	}
 	b[forged].tag[seed % 16] ^= (uint8_t)(1u << (seed % 8));
 	VT_EXPECT(vecsec_aead_burst(jp, n) == n, "%s open burst", cfg);
 	for (unsigned int i = 0; i < n; i++) {
 		struct bjob *x = &b[i];
 
-		VT_EXPECT(all_are(x->back, x->off + 2, 0xa5), "%s open len %zu wrote before", cfg,
-			  x->len);
-		if (i == forged) {
-			VT_EXPECT(jobs[i].status == VECSEC_JOB_AUTH_FAILED, "%s forged len %zu status %d",
-				  cfg, x->len, (int)jobs[i].status);
-			VT_EXPECT_ZERO(x->back + x->off + 2, x->len, "%s forged len %zu not zeroed",
-				       cfg, x->len);
-		} else {
-			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s open len %zu aad %zu status %d",
-				  cfg, x->len, jobs[i].aad_len, (int)jobs[i].status);
-			VT_EXPECT_MEM(x->back + x->off + 2, x->pt + x->off, x->len,
-				      "%s plaintext len %zu aad %zu", cfg, x->len, jobs[i].aad_len);
-		}
+		check_opened(&jobs[i], x->back, x->off + 2, x->pt + x->off, i == forged, cfg);
 		free(x->pt);
 		free(x->ct);
 		free(x->back);
@@ -839,17 +882,9 @@ uniform_burst(unsigned int n, size_t blocks, int variant, bool in_place, uint64_
 		vt_rand(x->pt + x->off, x->len, vt_next(&st));
 		vt_rand(x->nonce, sizeof(x->nonce), vt_next(&st));
 		vt_rand(x->aad, sizeof(x->aad), vt_next(&st));
-		jobs[i] = (struct vecsec_aead_job){
-			.key = &x->k, .dir = VECSEC_AEAD_SEAL, .nonce = x->nonce, .nonce_len = nl,
-			.aad = x->aad, .aad_len = variant == 2 && i == n - 1 ? SMALL_AAD + 1 :
-						  vt_below(&st, SMALL_AAD + 1),
-			.len = x->len, .in = x->pt + x->off, .out = x->ct + x->off + 1,
-			.tag = x->tag, .tag_len = 16,
-		};
-		if (in_place) {
-			memcpy(x->ct + x->off + 1, x->pt + x->off, x->len);
-			jobs[i].in = jobs[i].out;
-		}
+		seal_job(&jobs[i], &x->k, x->nonce, nl, x->aad,
+			 variant == 2 && i == n - 1 ? SMALL_AAD + 1 : vt_below(&st, SMALL_AAD + 1),
+			 x->pt + x->off, x->ct + x->off + 1, x->len, x->tag, in_place);
 		jp[i] = &jobs[i];
 	}
 	for (int dir = 0; dir < 2; dir++) {
@@ -864,29 +899,10 @@ uniform_burst(unsigned int n, size_t blocks, int variant, bool in_place, uint64_
 				  want ? "once" : "never");
 		for (unsigned int i = 0; i < n && dir == 0; i++) {
 			struct ujob *x = &u[i];
-			uint8_t want_ct[SMALL_MAX + 64], wtag[16], oct[SMALL_MAX + 64], otag[16];
-			enum vecsec_aead_alg alg = x->alg ? VECSEC_AEAD_XCHACHA20_POLY1305 :
-							    VECSEC_AEAD_CHACHA20_POLY1305;
 
-			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s seal status job %u", cfg, i);
-			VT_EXPECT(vecsec_aead_seal(&x->k, want_ct, wtag, 16, x->pt + x->off, x->len,
-						   x->nonce, jobs[i].nonce_len, x->aad,
-						   jobs[i].aad_len) == 0, "one-shot");
-			vt_oracle_seal(alg, oct, otag, x->pt + x->off, x->len, x->raw, x->nonce,
-				       x->aad, jobs[i].aad_len);
-			VT_EXPECT_MEM(x->ct + x->off + 1, want_ct, x->len, "%s ciphertext job %u "
-				      "len %zu aad %zu", cfg, i, x->len, jobs[i].aad_len);
-			VT_EXPECT_MEM(x->tag, wtag, 16, "%s tag job %u len %zu", cfg, i, x->len);
-			VT_EXPECT_MEM(want_ct, oct, x->len, "%s one-shot vs oracle", cfg);
-			VT_EXPECT_MEM(wtag, otag, 16, "%s one-shot tag vs oracle", cfg);
-			jobs[i].dir = VECSEC_AEAD_OPEN;
-			jobs[i].in = x->ct + x->off + 1;
-			jobs[i].out = x->back + x->off + 2;
-			memset(x->back, 0xa5, x->off + x->len + 2);
-			if (in_place) {
-				memcpy(x->back + x->off + 2, x->ct + x->off + 1, x->len);
-				jobs[i].in = jobs[i].out;
-			}
+			check_sealed(&x->k, x->raw, x->alg, &jobs[i], x->pt + x->off,
+				     x->ct + x->off + 1, x->tag, cfg);
+			open_job(&jobs[i], x->ct + x->off + 1, x->back, x->off + 2, in_place);
 		}
 		if (dir == 0)
 			u[forged].tag[seed % 16] ^= (uint8_t)(1u << (seed % 8));
@@ -894,18 +910,7 @@ uniform_burst(unsigned int n, size_t blocks, int variant, bool in_place, uint64_
 	for (unsigned int i = 0; i < n; i++) {
 		struct ujob *x = &u[i];
 
-		VT_EXPECT(all_are(x->back, x->off + 2, 0xa5), "%s open job %u wrote before", cfg, i);
-		if (i == forged) {
-			VT_EXPECT(jobs[i].status == VECSEC_JOB_AUTH_FAILED, "%s forged job %u status %d",
-				  cfg, i, (int)jobs[i].status);
-			VT_EXPECT_ZERO(x->back + x->off + 2, x->len, "%s forged job %u not zeroed",
-				       cfg, i);
-		} else {
-			VT_EXPECT(jobs[i].status == VECSEC_JOB_OK, "%s open job %u status %d", cfg, i,
-				  (int)jobs[i].status);
-			VT_EXPECT_MEM(x->back + x->off + 2, x->pt + x->off, x->len,
-				      "%s plaintext job %u len %zu", cfg, i, x->len);
-		}
+		check_opened(&jobs[i], x->back, x->off + 2, x->pt + x->off, i == forged, cfg);
 		vecsec_aead_key_wipe(&x->k);
 		free(x->pt);
 		free(x->ct);
