@@ -956,8 +956,12 @@ small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsign
 			list[i] = (uint16_t)(g + i);
 		fused_group(&b, ci, list, k, seal);
 	}
-	/* key words: the 8-lane kernels read them from cl, opens decrypt past block 1 with it */
-	if (!(seal && b.fused_rows && b.fused8 == NULL))
+	/*
+	 * Key words in cl: the 8-lane kernels read them there (lane_key(),
+	 * also for a last group on fused8), opens decrypt past block 1 with
+	 * them; the 16-lane kernel's seals read keys where they lie.
+	 */
+	if (!seal || !b.fused_rows || (rest != 0 && rest <= 8 && b.fused8 != NULL))
 		vecsec_wipe(b.cl.key, sizeof(b.cl.key));
 	return true;
 }
