@@ -592,6 +592,18 @@ fused_long_keep(struct vecsec_aead_job *const *jobs, const uint16_t *lng, unsign
 	return in != 0 && sum * FUSED_BUSY_DEN < most * lanes * FUSED_BUSY_NUM ? nl0 : nl;
 }
 
+/*
+ * Whether a last group of rest jobs (0 < rest < the lanes) whose first is
+ * len bytes runs one by one rather than as a group of the byte-exact
+ * kernels (lanes_run(), small_uniform(); the figures at its use in
+ * lanes_run()).
+ */
+static inline bool
+last_group_alone(enum vecsec_isa level, unsigned int rest, size_t len)
+{
+	return rest <= 2 || rest < vecsec_burst_few(level, len);
+}
+
 /* b's fused kernels: fused (fused_kernels()'s pick for ls, or NULL) and what goes with it */
 static inline void
 fused_set(struct burst *b, const struct lane_set *ls, small_kernel_fn fused)
@@ -647,6 +659,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	/* (not where a test has lowered the staged path's limit) */
 	long_fused = b.fused_max > smax && smax >= SMALL_MAX;
 	b.old_staged = false;
+	b.keyed = false;
 	for (unsigned int j = 0; j < n; j++) {
 		/* the order lanes start jobs in: longest first (lengths are public) */
 		weight[j] = (uint32_t)(jobs[j]->len / CHACHA_BLOCK_LEN);
@@ -804,8 +817,7 @@ lanes_run(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned i
 	 * each (Zen 4, AVX-512; the last group holds the shortest jobs).
 	 */
 	if (ci->xor_lanes_bytes != NULL && nf % ci->lanes != 0 &&
-	    (nf % ci->lanes <= 2 ||
-	     nf % ci->lanes < vecsec_burst_few(level, jobs[fast[nf - nf % ci->lanes]]->len))) {
+	    last_group_alone(level, nf % ci->lanes, jobs[fast[nf - nf % ci->lanes]]->len)) {
 		for (unsigned int j = nf - nf % ci->lanes; j < nf; j++)
 			run_one_by_one(level, jobs + fast[j], 1);
 		nf -= nf % ci->lanes;
@@ -879,32 +891,38 @@ out:
 }
 
 /*
- * Whether every job of the burst is a small linear ChaCha20-Poly1305 job
- * that the fused kernel takes (AAD at most SMALL_AAD, at most SMALL_MAX
- * and the staged path's limit), all seals or all opens, all with the
- * ChaCha20 blocks of the first job: the burst small_uniform() runs. Stops
- * at the first job that is not (an IMIX burst: its second or third).
+ * Whether every job of the burst is a ChaCha20-Poly1305 job the lanes take
+ * (lanes_take()), linear, with AAD the fused kernel takes (at most
+ * SMALL_AAD), all seals or all opens, all with the ChaCha20 blocks of the
+ * first job; and no longer than SMALL_MAX, the staged path's limit, the
+ * crossover and the mixed-burst bound (the knobs and the tuning: so that
+ * burst_general() would send every job to the fused groups too): the
+ * burst small_uniform() runs. Stops at the first job that is not (an IMIX
+ * burst: its second or third).
  */
 static bool
-small_uniform_ok(struct vecsec_aead_job *const *jobs, unsigned int n)
+small_uniform_ok(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsigned int n)
 {
 	const struct vecsec_aead_job *j0 = jobs[0];
 	const size_t blocks = (j0->len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
-	const size_t max = vecsec_lanes_staged_max();
+	size_t most = 0, max;
 
-	if (j0->len > SMALL_MAX || j0->len > max)
+	if (j0->len > SMALL_MAX)
 		return false;
 	for (unsigned int i = 0; i < n; i++) {
 		const struct vecsec_aead_job *job = jobs[i];
 
-		if (job->key->alg != VECSEC_AEAD_CHACHA20_POLY1305 ||
-		    job->nonce_len != VECSEC_CHACHAPOLY_NONCE_LEN ||
-		    job->tag_len != VECSEC_AEAD_TAG_LEN || job->dir != j0->dir ||
-		    job->nb_in_segs != 0 || job->nb_out_segs != 0 || job->aad_len > SMALL_AAD ||
+		if (job->key->alg != VECSEC_AEAD_CHACHA20_POLY1305 || !lanes_take(job, SIZE_MAX) ||
+		    job->dir != j0->dir || job->nb_in_segs != 0 || job->nb_out_segs != 0 ||
+		    job->aad_len > SMALL_AAD ||
 		    (job->len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN != blocks)
 			return false;
+		most = job->len > most ? job->len : most;
 	}
-	return true;
+	max = vecsec_lanes_staged_max();
+	max = vecsec_burst_crossover(level) < max ? vecsec_burst_crossover(level) : max;
+	max = vecsec_burst_mixed_max(level) < max ? vecsec_burst_mixed_max(level) : max;
+	return most <= SMALL_MAX && most <= max;
 }
 
 /*
@@ -941,11 +959,11 @@ small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsign
 	b.cl.rounds = 20;
 	b.fused_all = true;
 	b.old_staged = false;
+	b.keyed = false;
 	if (__builtin_expect(atomic_load_explicit(&vecsec_burst_fused_counting,
 						  memory_order_relaxed), 0))
 		atomic_fetch_add_explicit(&vecsec_burst_uniform, 1, memory_order_relaxed);
-	/* lanes_run()'s rule for a last group too small for the lanes */
-	if (rest != 0 && (rest <= 2 || rest < vecsec_burst_few(level, jobs[whole]->len))) {
+	if (rest != 0 && last_group_alone(level, rest, jobs[whole]->len)) {
 		run_one_by_one(level, jobs + whole, rest);
 		rest = 0;
 	}
@@ -956,12 +974,8 @@ small_uniform(enum vecsec_isa level, struct vecsec_aead_job *const *jobs, unsign
 			list[i] = (uint16_t)(g + i);
 		fused_group(&b, ci, list, k, seal);
 	}
-	/*
-	 * Key words in cl: the 8-lane kernels read them there (lane_key(),
-	 * also for a last group on fused8), opens decrypt past block 1 with
-	 * them; the 16-lane kernel's seals read keys where they lie.
-	 */
-	if (!seal || !b.fused_rows || (rest != 0 && rest <= 8 && b.fused8 != NULL))
+	/* key words in cl, where a group put them (the 16-lane kernel's seals do not) */
+	if (b.keyed)
 		vecsec_wipe(b.cl.key, sizeof(b.cl.key));
 	return true;
 }
@@ -1045,7 +1059,7 @@ void
 vecsec_chachapoly_burst(enum vecsec_isa level, struct vecsec_aead_job *const *jobs,
 			unsigned int n)
 {
-	if (n >= 8 && small_uniform_ok(jobs, n) && vecsec_lanes_uniform() &&
+	if (n >= 8 && small_uniform_ok(level, jobs, n) && vecsec_lanes_uniform() &&
 	    small_uniform(level, jobs, n))
 		return;
 	burst_general(level, jobs, n);

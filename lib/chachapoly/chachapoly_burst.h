@@ -120,6 +120,7 @@ struct burst {
 	bool fused_rows;                   /* fused reads keys where they lie (small_mac.key) */
 	bool fused_all;                    /* every staged job fits fused (fused_fits()) */
 	bool old_staged;                   /* a small group took fast_group / fast_seal_direct */
+	bool keyed;                        /* a fused group put key words in cl (lane_key()) */
 	struct small_mac sm;               /* its MAC inputs (public: lengths, pointers) */
 	uint32_t sbytes[VECSEC_MAX_LANES];
 	const uint16_t *list;              /* pass 3: the jobs to MAC */

@@ -168,6 +168,8 @@ fused_group(struct burst *b, const struct chacha_impl *ci, const uint16_t *list,
 		kern = b->fused8;
 	/* the 16-lane kernel reads keys and nonces where they lie (chachapoly_small.h) */
 	rows = kern == b->fused && b->fused_rows;
+	/* (and opens below, past their first block) */
+	b->keyed |= !rows || !seal;
 	b->cl.active = 0;
 	for (unsigned int i = 0; i < k; i++) {
 		const struct vecsec_aead_job *job = b->jobs[list[i]];
