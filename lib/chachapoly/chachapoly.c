@@ -15,6 +15,7 @@
  * A step-form kernel's short path (short_run) takes whole short jobs.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -232,6 +233,24 @@ size_t
 vecsec_chachapoly_set_short_max(size_t len)
 {
 	return atomic_exchange(&short_cap, len);
+}
+
+static _Atomic unsigned int int_cap = UINT_MAX; /* a knob: tests, bench */
+
+unsigned int
+vecsec_chachapoly_int_blocks(void)
+{
+	unsigned int q = atomic_load_explicit(&int_cap, memory_order_relaxed);
+
+	if (q == UINT_MAX)
+		q = vecsec_tune()->chachapoly_int_blocks;
+	return q < 64 ? q : 64;
+}
+
+unsigned int
+vecsec_chachapoly_set_int_blocks(unsigned int q)
+{
+	return atomic_exchange(&int_cap, q);
 }
 
 enum chachapoly_mode

@@ -7,11 +7,13 @@
  * two-accumulator IFMA code (poly1305_avx512ifma.h): its latency-bound
  * multiply chains fill the ports the rounds leave idle, and the data is
  * read once while in L1 (both share ports 0 and 5, so the gain over two
- * passes is ~5-10%, measured). Seal MACs the previous step's ciphertext (the
- * last one during the tail's rounds, row form for a short tail, or after
- * the loop) and encrypts the tail too; open MACs the step's own input
- * before it is overwritten (in place allowed: every load of a step precedes
- * its stores) and leaves the tail to the caller.
+ * passes is ~5-10%, measured). Seal MACs the previous step's ciphertext
+ * (the last one during the tail's rounds, row form for a short tail, or
+ * after the loop) and encrypts the tail too; open MACs the step's own
+ * input before it is overwritten (in place allowed: every load of a step
+ * precedes its stores) and leaves the tail to the caller. Where the CPU's
+ * tuning says so (a Zen 4), most of the Poly1305 runs on the integer units
+ * beside the rounds instead (seal_int(), open_int(); "long jobs" below).
  */
 #include <immintrin.h>
 
@@ -19,6 +21,7 @@
 #include "chacha/chacha_avx512.h"
 #include "poly1305/poly1305_avx512ifma.h"
 #include "poly1305/poly1305_64.h"
+#include "poly1305/poly1305_pow.h"
 
 #define STEP 1024
 #define PAIR 256                /* bytes per two-accumulator Poly1305 step */
@@ -143,6 +146,287 @@ seal_tail(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t 
 	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
 }
 
+/* ---- long jobs: Poly1305 on the integer units beside the ChaCha20 rounds ---- */
+
+/*
+ * The 16-block ChaCha20 step keeps the vector pipes busy on its own, and
+ * the IFMA Poly1305 pairs share them: on a Zen 4 the stitched step costs
+ * the sum of the two (TSC cycles a byte at 16 KiB: ChaCha20 0.53, IFMA
+ * Poly1305 0.15, stitched 0.68). The integer units sit idle meanwhile.
+ * Radix 2^64 Poly1305 there runs one block in about 11 TSC cycles (a
+ * latency-bound chain), so a step's double rounds can carry about 40 of
+ * its 64 blocks for nothing; the IFMA kernel takes the rest outside the
+ * steps. Poly1305 is a polynomial in r, so the message may be cut in two
+ * runs: the first's h, times r to the number of blocks after it, plus the
+ * second's.
+ *
+ * Seal: the integer chain follows the ciphertext, up to q blocks of what
+ * earlier steps wrote in each step, and the IFMA kernel finishes from its
+ * h. Open (in place too, where a step overwrites its own ciphertext): the
+ * IFMA kernel first MACs the first m KiB, the integer chain the other n -
+ * m from the first step on, q blocks a step and each KiB before the step
+ * that decrypts it, so m = ceil(n (64 - q) / 64); then h = h_ifma r^(64
+ * (n - m)) + h_int.
+ */
+
+/* radix 2^64 state as P64_BLOCK_C keeps it (poly1305_x86_64_asm.h): h + c */
+struct p64c {
+	uint64_t h0, h1, h2, c;
+	uint64_t r0, r1, s1;
+};
+
+/*
+ * n >= 1 blocks at *in (*in advanced), each h = (h + c + m + 2^128) r
+ * partly reduced, c = 5 (d2 >> 2) carried to the next block: the loop of
+ * poly1305_x86_64.S (P64_BLOCK_C, MULQ), in general registers only. A
+ * memory clobber keeps it between the stores before it and after it (an
+ * open in place overwrites what it reads; a seal reads what the step
+ * before wrote): naming the bytes it reads instead measured 2 % slower
+ * (16 KiB seal 9675 against 9474 TSC cycles), the compiler placing the
+ * step's loads and stores differently.
+ */
+static inline __attribute__((always_inline)) void
+p64c_blocks(struct p64c *s, const uint8_t **in, unsigned long n)
+{
+	uint64_t t0, t1, t2, t3;
+
+	__asm__ volatile(
+		"1:\n\t"
+		"addq 0(%[in]), %[h0]\n\t"
+		"adcq 8(%[in]), %[h1]\n\t"
+		"adcq $1, %[h2]\n\t"
+		"addq %[c], %[h0]\n\t"
+		"adcq $0, %[h1]\n\t"
+		"adcq $0, %[h2]\n\t"
+		/* d0 = h0 r0 + h1 s1 -> t0 t1 */
+		"movq %[r0], %%rax\n\t"
+		"mulq %[h0]\n\t"
+		"movq %%rax, %[t0]\n\t"
+		"movq %%rdx, %[t1]\n\t"
+		"movq %[s1], %%rax\n\t"
+		"mulq %[h1]\n\t"
+		"addq %%rax, %[t0]\n\t"
+		"adcq %%rdx, %[t1]\n\t"
+		/* d1 = h0 r1 + h1 r0 + h2 s1 + t1 -> t2 t3, t3 += h2 r0 (d2) */
+		"movq %[r1], %%rax\n\t"
+		"mulq %[h0]\n\t"
+		"movq %%rax, %[t2]\n\t"
+		"movq %%rdx, %[t3]\n\t"
+		"movq %[r0], %%rax\n\t"
+		"mulq %[h1]\n\t"
+		"addq %%rax, %[t2]\n\t"
+		"adcq %%rdx, %[t3]\n\t"
+		"movq %[s1], %%rax\n\t"
+		"imulq %[h2], %%rax\n\t"
+		"imulq %[r0], %[h2]\n\t"
+		"addq %%rax, %[t2]\n\t"
+		"adcq %[h2], %[t3]\n\t"
+		"addq %[t1], %[t2]\n\t"
+		"adcq $0, %[t3]\n\t"
+		/* h2 = d2 & 3, c = 5 (d2 >> 2) = (d2 & ~3) + (d2 >> 2) */
+		"movq %[t3], %[h2]\n\t"
+		"andq $3, %[h2]\n\t"
+		"movq %[t3], %[c]\n\t"
+		"shrq $2, %[t3]\n\t"
+		"andq $-4, %[c]\n\t"
+		"addq %[t3], %[c]\n\t"
+		"movq %[t0], %[h0]\n\t"
+		"movq %[t2], %[h1]\n\t"
+		"addq $16, %[in]\n\t"
+		"decq %[n]\n\t"
+		"jnz 1b\n\t"
+		: [h0] "+&r"(s->h0), [h1] "+&r"(s->h1), [h2] "+&r"(s->h2), [c] "+&r"(s->c),
+		  [in] "+&r"(*in), [n] "+&r"(n), [t0] "=&r"(t0), [t1] "=&r"(t1),
+		  [t2] "=&r"(t2), [t3] "=&r"(t3)
+		: [r0] "m"(s->r0), [r1] "m"(s->r1), [s1] "m"(s->s1)
+		: "rax", "rdx", "cc", "memory");
+}
+
+/* s from the radix 2^44 state: r, and h (or 0) */
+static inline void
+p64c_from44(struct p64c *s, const struct poly1305_state *ps, bool with_h)
+{
+	struct poly1305_64 p;
+
+	p64_from44(&p, ps);
+	s->h0 = with_h ? p.h[0] : 0;
+	s->h1 = with_h ? p.h[1] : 0;
+	s->h2 = with_h ? p.h[2] : 0;
+	s->c = 0;
+	s->r0 = p.r[0];
+	s->r1 = p.r[1];
+	s->s1 = p.s1;
+	vecsec_wipe(&p, sizeof(p));
+}
+
+/* h = s's h + c as radix 2^44 limbs (carried) */
+static inline void
+p64c_to44(uint64_t h[3], const struct p64c *s)
+{
+	struct poly1305_64 p;
+	struct poly1305_state t;
+	p64_u128 u = (p64_u128)s->h0 + s->c;
+
+	p.h[0] = (uint64_t)u;
+	u = (p64_u128)s->h1 + (uint64_t)(u >> 64);
+	p.h[1] = (uint64_t)u;
+	p.h[2] = s->h2 + (uint64_t)(u >> 64);
+	p64_to44(&t, &p);
+	h[0] = t.h[0];
+	h[1] = t.h[1];
+	h[2] = t.h[2];
+	vecsec_wipe(&p, sizeof(p));
+	vecsec_wipe(t.h, sizeof(t.h));
+}
+
+/* o = b^e mod p (radix 2^44, carried), e >= 1; e is public (a length) */
+static void
+p44_pow(uint64_t o[3], const uint64_t b_in[3], size_t e)
+{
+	uint64_t b[3] = { b_in[0], b_in[1], b_in[2] };
+	bool first = true;
+
+	for (;;) {
+		if (e & 1) {
+			if (first) {
+				o[0] = b[0];
+				o[1] = b[1];
+				o[2] = b[2];
+				first = false;
+			} else {
+				p44_mul(o, o, b);
+			}
+		}
+		e >>= 1;
+		if (e == 0)
+			break;
+		p44_mul(b, b, b);
+	}
+	vecsec_wipe(b, sizeof(b));
+}
+
+/*
+ * One ChaCha20 step on cs (len <= 1024 bytes, counter += its blocks) from
+ * in to out, with q integer Poly1305 blocks from *src spread over its
+ * double rounds (the first q % 10 take one more).
+ */
+static inline __attribute__((always_inline)) void
+step_int(struct chacha_state *cs, uint8_t *out, const uint8_t *in, size_t len,
+	 struct p64c *s, const uint8_t **src, unsigned int q)
+{
+	const unsigned int each = q / 10, more = q % 10;
+	/* a copy in locals: the chain stays in registers through the step */
+	struct p64c l = *s;
+	const uint8_t *p = *src;
+	__m512i v[16];
+
+	chacha_x16_init(v, cs->x);
+	{
+		CHACHA_X16_REGS(v);
+
+		for (unsigned int dr = 0; dr < 10; dr++) {
+			const unsigned int nb = each + (dr < more);
+
+			CHACHA_X16_REGS_DROUND();
+			if (nb != 0)
+				p64c_blocks(&l, &p, nb);
+		}
+		CHACHA_X16_REGS_STORE(v);
+	}
+	chacha_x16_finish(out, in, len, v, cs->x);
+	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
+	s->h0 = l.h0;
+	s->h1 = l.h1;
+	s->h2 = l.h2;
+	s->c = l.c;
+	*src = p;
+}
+
+/* Seal, len bytes: all encrypted, the whole KiB MACed (n of them, n >= 1). */
+static __attribute__((noinline)) size_t
+seal_int(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const uint8_t *in,
+	 size_t len, unsigned int q)
+{
+	const size_t n = len / STEP;
+	const uint8_t *src = out;
+	struct p64c s;
+	size_t done = 0;
+
+	p64c_from44(&s, ps, true);
+	/* (whole steps and the tail in two calls: a constant length keeps the full step's stores lean) */
+	for (size_t k = 0; k < n; k++) {
+		const size_t ready = 64 * k - done;     /* blocks earlier steps wrote */
+		const unsigned int nb = ready < q ? (unsigned int)ready : q;
+
+		step_int(cs, out + STEP * k, in + STEP * k, STEP, &s, &src, nb);
+		done += nb;
+	}
+	if (len % STEP != 0) {
+		const size_t ready = 64 * n - done;
+		const unsigned int nb = ready < q ? (unsigned int)ready : q;
+
+		step_int(cs, out + STEP * n, in + STEP * n, len % STEP, &s, &src, nb);
+		done += nb;
+	}
+	p64c_to44(ps->h, &s);
+	vecsec_wipe(&s, sizeof(s));
+	if (64 * n > done)
+		vecsec_poly1305_blocks_avx512ifma(ps, out + 16 * done, 64 * n - done, 1);
+	return n * STEP;
+}
+
+/* Open, n >= 1 whole KiB: all MACed and decrypted (the tail left to the caller). */
+static __attribute__((noinline)) size_t
+open_int(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const uint8_t *in,
+	 size_t n, unsigned int q)
+{
+	size_t m = (n * (64 - q) + 63) / 64, done = 0;
+	const uint8_t *src;
+	struct {
+		struct p64c s;
+		uint64_t h[3], rp[3], r16[3];
+	} w;
+
+	m = m < 1 ? 1 : m > n ? n : m;
+	src = in + STEP * m;
+	p64c_from44(&w.s, ps, false);
+	vecsec_poly1305_blocks_avx512ifma(ps, in, 64 * m, 1);
+	if (n > m) {
+		/*
+		 * r^(64 (n - m)) from the kernel's r^16 (ext[16 i + 15], filled
+		 * for 16 blocks and up), its multiplies beside the first step's
+		 */
+		if (ps->ext_impl == &vecsec_poly1305_impl_avx512ifma) {
+			w.r16[0] = ps->ext[15];
+			w.r16[1] = ps->ext[31];
+			w.r16[2] = ps->ext[47];
+			p44_pow(w.rp, w.r16, 4 * (n - m));
+		} else {
+			p44_pow(w.rp, ps->r, 64 * (n - m));
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		const size_t left = 64 * (n - m) - done;
+		size_t nb = left < q ? left : q;
+
+		/* KiB k (k >= m) MACed before step k overwrites it */
+		if (k >= m && 64 * (k + 1 - m) > done + nb)
+			nb = 64 * (k + 1 - m) - done;
+		step_int(cs, out + STEP * k, in + STEP * k, STEP, &w.s, &src, (unsigned int)nb);
+		done += nb;
+	}
+	if (n > m) {
+		p44_mul(ps->h, ps->h, w.rp);
+		p64c_to44(w.h, &w.s);
+		ps->h[0] += w.h[0];
+		ps->h[1] += w.h[1];
+		ps->h[2] += w.h[2];
+		p44_carry(ps->h);
+	}
+	vecsec_wipe(&w, sizeof(w));
+	return n * STEP;
+}
+
 static inline __attribute__((always_inline)) size_t
 stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const uint8_t *in,
        size_t len, bool open)
@@ -159,9 +443,13 @@ stitch(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const u
 		struct p44v_mulr rl;
 		uint64_t h[3];
 	} w;
+	unsigned int q;
 
 	if (n == 0)
 		return 0;
+	q = vecsec_chachapoly_int_blocks();
+	if (q != 0)
+		return open ? open_int(cs, ps, out, in, n, q) : seal_int(cs, ps, out, in, len, q);
 	/*
 	 * Seal's first step has nothing to MAC yet: the powers of r are
 	 * computed inside its rounds, where their latency (and that of the

@@ -50,6 +50,17 @@ const struct chachapoly_impl *vecsec_chachapoly_impl_for(size_t len);
 size_t vecsec_chachapoly_short_max(void);
 size_t vecsec_chachapoly_set_short_max(size_t len);
 
+/*
+ * Single messages past the short path on AVX-512 IFMA: radix 2^64
+ * Poly1305 blocks the integer units take in each 1 KiB ChaCha20 step of
+ * the stitched kernel (chachapoly_avx512ifma.c; 0: none, the IFMA pairs
+ * in the steps). The value in use: the knob's when set, else the CPU's
+ * tuning (vecsec_tune()), at most 64. set returns the previous knob
+ * (UINT_MAX: none, the tuning); tests run every length both ways.
+ */
+unsigned int vecsec_chachapoly_int_blocks(void);
+unsigned int vecsec_chachapoly_set_int_blocks(unsigned int q);
+
 /* What a burst of n ChaCha20-Poly1305 jobs runs on now. */
 struct lanes_choice {
 	unsigned int chacha_lanes;   /* 0: one job at a time (no lanes here) */

@@ -251,9 +251,17 @@ static const struct vecsec_tune tune_zen5 = {
  * crossover 4096 / 5120, three runs: seal 4608 B 3816-3943 / 3592-3799,
  * 5120 B 4062-4214 / 3998-4202; open 4608 B 4017-4594 / 3706-4478;
  * lanes / single at 6144 B: seal 5087-5132 / 4989-5072, open 5078-5156 /
- * 5136-5215). In mixed bursts the few jobs past 640 B take the single
- * path, at 16 and 8 lanes (a library harness: bursts of 32 in place in
- * mbuf-sized slots, a gateway's IMIX as ESP payloads of 52, 564 and 1448
+ * 5136-5215).
+ * Single messages past the short path: chachapoly_int_blocks 40 (40
+ * of each 1 KiB step's 64 Poly1305 blocks on the integer units beside the
+ * ChaCha20 rounds, the IFMA kernel the rest; chachapoly_avx512ifma.c;
+ * TSC cycles, medians of 31 rounds in one process), against 32 and 48
+ * blocks a step (8 KiB seal, open: 5287 / 5283 / 5437, 5369 / 5382 /
+ * 5532; 16 KiB 9934 / 9904 / 10376, 9960 / 9919 / 10337; 0, the IFMA
+ * pairs alone: 5734, 5722 and 10800, 10760).
+ * In mixed bursts the few jobs past 640 B take the single path, at 16
+ * and 8 lanes (a library harness: bursts of 32 in place in mbuf-sized
+ * slots, a gateway's IMIX as ESP payloads of 52, 564 and 1448
  * bytes in link order, 19 compositions, 10th percentile of 21 rounds
  * alternating the settings; seal + open per message summed over the 19,
  * AVX-512 / AVX2: bound off 20429 / 24130, 640 18420 / 22231; with the
@@ -299,6 +307,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.chachapoly_short_max = SIZE_MAX,
 	.chachapoly_short_ifma_blocks = 32,
 	.chachapoly_short_rows_blocks = 11,
+	.chachapoly_int_blocks = 40,
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 5120,
 	.lanes_crossover_ssse3 = 0,

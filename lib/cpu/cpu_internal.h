@@ -99,6 +99,12 @@ struct vecsec_tune {
 	 */
 	unsigned int chachapoly_short_rows_blocks;
 	/*
+	 * and past the short path: Poly1305 blocks of each 1 KiB stitched
+	 * step that run on the integer units beside the ChaCha20 rounds
+	 * (0: none, all IFMA; at most 64)
+	 */
+	unsigned int chachapoly_int_blocks;
+	/*
 	 * Poly1305 one-shot MACs and updates: the length from which the
 	 * AVX-512 IFMA entries take them (their min_len is the least of these;
 	 * poly1305.c), radix 2^64 below.

@@ -19,6 +19,7 @@
  * matches the oracle both ways at every length up to it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -951,6 +952,102 @@ test_single_short(void)
 }
 
 /*
+ * The stitched kernel's integer Poly1305 chain (AVX-512 IFMA,
+ * chachapoly_avx512ifma.c: up to q blocks of each 1 KiB step beside the
+ * ChaCha20 rounds, the IFMA kernel the rest; open cuts the message in two
+ * and joins the halves by a power of r): with the short path off, == the
+ * oracle for whole KiB and the tails around the one-time-key-tail bound
+ * (704 B) from 1 to 8 KiB and at 16 KiB, both directions, out of place and
+ * in place, both nonce sizes, for q = 0 (IFMA pairs only), 1, 9, the
+ * tuning's, 63 and 64 (open's first part from all of it to one KiB);
+ * forgeries give -EBADMSG and a zeroed output. Elsewhere the same lengths
+ * check whatever stitched kernel the level has.
+ */
+static void
+test_single_int(void)
+{
+	static const size_t tails[] = { 0, 1, 15, 16, 17, 63, 64, 703, 704, 705, 1023 };
+	static const size_t forged[] = { 1024, 3072 + 5, 5120, 8192 + 705, 16384 };
+	const struct chachapoly_impl *sk = vecsec_chachapoly_impl_for(0);
+	const unsigned int tuned = vecsec_chachapoly_int_blocks();
+	const unsigned int qs[] = { 0, 1, 9, tuned, 63, 64 };
+	uint64_t seed = vt_seed();
+	const size_t cap = 16384 + 1024;
+	uint8_t *src = malloc(cap), *want = malloc(cap), *ct = malloc(cap), *out = malloc(cap);
+	uint8_t key[32], nonce[12], aad[20], tag[16];
+	struct vecsec_aead_key k;
+	bool ifma = false;
+	struct vt_buf g;
+
+#ifdef VECSEC_HAVE_AVX512_IFMA
+	ifma = sk == &vecsec_chachapoly_impl_avx512ifma;
+#endif
+	printf("\n    integer Poly1305 chain: %u blocks a step (%s), %s", tuned,
+	       vecsec_tune()->cpu,
+	       ifma ? "the AVX-512 IFMA kernel here" :
+		      "NOT reached: this level's stitched kernel is not AVX-512 IFMA");
+	VT_EXPECT(vecsec_chachapoly_set_int_blocks(5) == UINT_MAX, "knob unset");
+	VT_EXPECT(vecsec_chachapoly_int_blocks() == 5, "knob 5");
+	VT_EXPECT(vecsec_chachapoly_set_int_blocks(1000) == 5, "knob back");
+	VT_EXPECT(vecsec_chachapoly_int_blocks() == 64, "knob capped");
+	VT_EXPECT(vecsec_chachapoly_set_int_blocks(UINT_MAX) == 1000, "knob to the tuning");
+	VT_EXPECT(vecsec_chachapoly_int_blocks() == tuned, "tuning again");
+	vt_buf_init(&g, cap + 64);
+	vt_rand(src, cap, seed);
+	vecsec_chachapoly_set_short_max(0);
+	for (size_t qi = 0; qi < VT_ARRAY_SIZE(qs); qi++) {
+		vecsec_chachapoly_set_int_blocks(qs[qi]);
+		for (size_t a = 0; a < VT_ARRAY_SIZE(algs); a++) {
+			for (size_t kib = 1; kib <= 16; kib += kib < 8 ? 1 : 8) {
+				for (size_t t = 0; t < VT_ARRAY_SIZE(tails); t++) {
+					size_t len = 1024 * kib + tails[t];
+
+					if (kib == 16 && t > 3)
+						break;
+					single_case(algs[a], &g, want, src + len % 7, len,
+						    (len + qi) % 65, (len * 7 + qi) % 64,
+						    seed + len * 11 + qi);
+				}
+			}
+		}
+	}
+	vt_buf_free(&g);
+
+	vt_rand(key, sizeof(key), seed ^ 77);
+	vt_rand(nonce, sizeof(nonce), 78);
+	vt_rand(aad, sizeof(aad), 79);
+	VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
+	for (size_t qi = 0; qi < VT_ARRAY_SIZE(qs); qi++) {
+		vecsec_chachapoly_set_int_blocks(qs[qi]);
+		for (size_t l = 0; l < VT_ARRAY_SIZE(forged); l++) {
+			const size_t len = forged[l];
+			/* bits in the first KiB (the IFMA part), the middle and the last block */
+			const size_t at[] = { 5, len * 4 + 3, len * 8 - 1 };
+
+			VT_EXPECT(vecsec_aead_seal(&k, ct, tag, 16, src, len, nonce, 12, aad,
+						   sizeof(aad)) == 0, "seal");
+			for (size_t i = 0; i < VT_ARRAY_SIZE(at); i++) {
+				forge_case(&k, ct, out, len, tag, nonce, aad, 2, at[i], false);
+				forge_case(&k, ct, out, len, tag, nonce, aad, 2, at[i], true);
+			}
+			forge_case(&k, ct, out, len, tag, nonce, aad, 0, 77, true);
+			forge_case(&k, ct, out, len, tag, nonce, aad, 1, 9, false);
+			VT_EXPECT(vecsec_aead_open(&k, out, ct, len, tag, 16, nonce, 12, aad,
+						   sizeof(aad)) == 0, "genuine open len=%zu q=%u",
+				  len, qs[qi]);
+			VT_EXPECT_MEM(out, src, len, "genuine open len=%zu q=%u", len, qs[qi]);
+		}
+	}
+	vecsec_chachapoly_set_int_blocks(UINT_MAX);
+	vecsec_chachapoly_set_short_max(SIZE_MAX);
+	vecsec_aead_key_wipe(&k);
+	free(src);
+	free(want);
+	free(ct);
+	free(out);
+}
+
+/*
  * VECSEC_CHACHAPOLY=twopass (read when the selectors run) and the modes.
  * x86-64 has a stitched kernel from SSSE3 up; aarch64 has none (two
  * passes at every level).
@@ -1023,6 +1120,7 @@ main(void)
 		VT_TEST(test_stitch_forgery),
 		VT_TEST(test_stitch_selection),
 		VT_TEST(test_single_short),
+		VT_TEST(test_single_int),
 		VT_TEST(test_avx2_plain_forms),
 	};
 	const char *s = getenv("VT_SLOW");
