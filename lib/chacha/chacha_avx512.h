@@ -161,15 +161,13 @@ chacha_x16_xor_block(uint8_t *out, const uint8_t *in, __m512i ks, size_t n)
  * blocks of 64 bytes and XOR min(len, 1024) bytes of in into out (masked
  * for a partial last block, nothing beyond len touched). With first not
  * NULL, block 0 goes whole to first (a one-time-key block) and blocks
- * 1..15 take the len <= 960 bytes of in/out.
+ * 1..15 take the len <= 960 bytes of in/out. o[]: the input state, as
+ * the rounds started from it.
  */
 CHACHA_X16_INLINE void
-chacha_x16_finish_first(uint8_t *first, uint8_t *out, const uint8_t *in, size_t len,
-			__m512i v[16], const uint32_t x[16])
+chacha_x16_finish_first_o(uint8_t *first, uint8_t *out, const uint8_t *in, size_t len,
+			  __m512i v[16], const __m512i o[16])
 {
-	__m512i o[16];
-
-	chacha_x16_init(o, x);
 	for (int i = 0; i < 16; i++)
 		v[i] = _mm512_add_epi32(v[i], o[i]);
 	/* v[4g + k], 128-bit lane L: words 4g..4g+3 of block 4L + k */
@@ -199,6 +197,17 @@ chacha_x16_finish_first(uint8_t *first, uint8_t *out, const uint8_t *in, size_t 
 				chacha_x16_xor_block(out + off, in + off, blk[l], len - off);
 		}
 	}
+}
+
+/* the same, the input state o[] from the words x (chacha_x16_init()) */
+CHACHA_X16_INLINE void
+chacha_x16_finish_first(uint8_t *first, uint8_t *out, const uint8_t *in, size_t len,
+			__m512i v[16], const uint32_t x[16])
+{
+	__m512i o[16];
+
+	chacha_x16_init(o, x);
+	chacha_x16_finish_first_o(first, out, in, len, v, o);
 }
 
 CHACHA_X16_INLINE void

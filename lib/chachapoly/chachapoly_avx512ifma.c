@@ -521,7 +521,34 @@ state_rows(__m128i r[4], const struct vecsec_aead_job *job, const uint32_t x[16]
 		_cvtu64_mask64(0xfff), (const void *)job->nonce)), 4);
 }
 
-/* 1 + ceil(tail / 64) <= 12 blocks: one to three sets of the row form */
+/*
+ * 13 to 16 blocks: the 16-block form, block 0 (lane 0) at the state's
+ * counter whole into otk, lanes 1..15 at ctr, ctr + 1, ... over the tail
+ * (704 < tail <= 960 bytes). Before it such tails cost a separate
+ * one-block ChaCha20 call for the key, a row set's latency.
+ */
+static __attribute__((noinline)) void
+otk_tail_x16(const uint32_t x[16], uint32_t ctr, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
+	     const uint8_t *in, size_t tail)
+{
+	__m512i v[16], o[16];
+
+	chacha_x16_init(o, x);
+	o[12] = _mm512_mask_mov_epi32(
+		_mm512_add_epi32(_mm512_set1_epi32((int)(ctr - 1)),
+				 _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,
+						  1, 0)),
+		1, _mm512_set1_epi32((int)x[12]));
+	for (int i = 0; i < 16; i++)
+		v[i] = o[i];
+	chacha_x16_rounds(v, 20);
+	chacha_x16_finish_first_o(otk, out, in, tail, v, o);
+}
+
+/*
+ * 1 + ceil(tail / 64) <= 16 blocks: one to three sets of the row form, or
+ * past 12 the 16-block form
+ */
 static void
 otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
 		    uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out, const uint8_t *in, size_t tail,
@@ -531,6 +558,11 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
 	const size_t nblk = 1 + (tail + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN;
 	__m128i r[4];
 
+	if (nblk > 12) {
+		otk_tail_x16(cs->x, ctr, otk, out, in, tail);
+		cs->x[12]++;
+		return;
+	}
 	state_rows(r, job, cs->x);
 	if (nblk > 8)
 		chacha_rows_core_v(out, in, tail, r[0], r[1], r[2], r[3], 20, 3, NULL, NULL, otk,
@@ -927,7 +959,7 @@ const struct chachapoly_impl vecsec_chachapoly_impl_avx512ifma = {
 	.step = STEP,
 	.seal = seal_avx512ifma,
 	.open = open_avx512ifma,
-	.max_tail = 11 * CHACHA_BLOCK_LEN,
+	.max_tail = 15 * CHACHA_BLOCK_LEN,
 	.otk_tail = otk_tail_avx512ifma,
 	.short_max = SHORT_MAX,
 	.short_run = short_avx512ifma,

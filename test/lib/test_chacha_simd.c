@@ -852,7 +852,7 @@ single_case(enum vecsec_aead_alg alg, struct vt_buf *g, uint8_t *want, const uin
  * with a tail (open too): reached at AVX-512 IFMA (the kernel takes up to
  * 4800 bytes, dispatch 960, 3520 or 4800 by CPU; 0 where the level has no
  * short path), == the oracle for every length 0..4800 + 80 with the short path
- * at the kernel's bound on every CPU, and for tails 1..704 after 1 KiB
+ * at the kernel's bound on every CPU, and for tails 1..1023 after 1 KiB
  * (odd offsets, AAD 0..64), both directions, out of place and in place,
  * also with the short path switched off, and to 16 blocks with every CPU
  * tuning entry pinned (the rows / 16-block bound); forgeries at the thresholds give
@@ -901,7 +901,7 @@ test_single_short(void)
 			for (size_t len = 0; len <= top; len += off_path || a ? 1 + len % 13 : 1)
 				single_case(algs[a], &g, want, src + len % 7, len, len % 65,
 					    (len * 7 + 1) % 64, seed + len);
-			for (size_t t = 1; t <= 704; t += off_path || a ? 1 + t % 29 : 1)
+			for (size_t t = 1; t <= 1023; t += off_path || a ? 1 + t % 29 : 1)
 				single_case(algs[a], &g, want, src, 1024 + t, t % 65,
 					    (t * 5 + 3) % 64, seed + 5000 + t);
 		}
@@ -966,7 +966,8 @@ test_single_short(void)
 static void
 test_single_int(void)
 {
-	static const size_t tails[] = { 0, 1, 15, 16, 17, 63, 64, 703, 704, 705, 1023 };
+	static const size_t tails[] = { 0, 1, 15, 16, 17, 63, 64, 703, 704, 705, 959, 960,
+					961, 1023 };
 	static const size_t forged[] = { 1024, 3072 + 5, 5120, 8192 + 705, 16384 };
 	const struct chachapoly_impl *sk = vecsec_chachapoly_impl_for(0);
 	const unsigned int tuned = vecsec_chachapoly_int_blocks();
