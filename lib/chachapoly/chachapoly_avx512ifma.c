@@ -598,11 +598,12 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * Xeon (measured before the multi-form passes existed), 3520 on a Zen 5,
  * where every length 961..3520 is 12 to 44 % faster this way than with
  * the 1 KiB stitched steps (and three sets beside three forms lost), and
- * all 4800 on a Zen 4 (2 to 15 % to 3520 B, cpu.c has the figures; 3584
- * to 4800 B 5 to 9 %, TSC cycles per seal, stitched / short, medians of
- * 21 rounds alternating in one process: 3584 B 2915 / 2755, 3776 B
- * 2971 / 2801, 4096 B 3185 / 2965, 4160 B 3311 / 3067, 4608 B 3603 /
- * 3400, 4800 B 3603 / 3421; opens alike).
+ * 4032 on a Zen 4 (2 to 15 % to 3520 B, cpu.c has the figures; 3584
+ * to 4800 B were 5 to 9 % ahead of the IFMA-paired stitched steps, TSC
+ * cycles per seal, stitched / short, medians of 21 rounds alternating in
+ * one process: 3584 B 2915 / 2755, 3776 B 2971 / 2801, 4096 B 3185 /
+ * 2965, 4160 B 3311 / 3067, 4608 B 3603 / 3400, 4800 B 3603 / 3421; opens
+ * alike; the steps with integer Poly1305 win from 4096 B, cpu.c).
  */
 
 /*

@@ -47,7 +47,7 @@
  */
 /*
  * 16 ChaCha lanes: per CPU, vecsec_tune() (4096 on the Xeon above, 8192 on
- * a Zen 5, 5120 on a Zen 4)
+ * a Zen 5, 4800 on a Zen 4)
  */
 #define CROSSOVER_X16 (vecsec_tune()->lanes_crossover_x16)
 /*

@@ -251,11 +251,19 @@ static const struct vecsec_tune tune_zen5 = {
  * crossover 4096 / 5120, three runs: seal 4608 B 3816-3943 / 3592-3799,
  * 5120 B 4062-4214 / 3998-4202; open 4608 B 4017-4594 / 3706-4478;
  * lanes / single at 6144 B: seal 5087-5132 / 4989-5072, open 5078-5156 /
- * 5136-5215).
- * Single messages past the short path: chachapoly_int_blocks 40 (40
- * of each 1 KiB step's 64 Poly1305 blocks on the integer units beside the
- * ChaCha20 rounds, the IFMA kernel the rest; chachapoly_avx512ifma.c;
- * TSC cycles, medians of 31 rounds in one process), against 32 and 48
+ * 5136-5215), then to 4800 B once the stitched steps ran Poly1305 on the
+ * integer units (chachapoly_int_blocks below; vecsec-bench --burst-only
+ * --crossover, lanes / single, medians of three runs: seal 4608 B 3225 /
+ * 3263, 4800 B 3343 / 3308, 4864 B 3393 / 3302, 5120 B 3564 / 3468; open
+ * 4608 B 3236 / 3351, 4864 B 3406 / 3413, 4992 B 3496 / 3450).
+ * Single messages: with chachapoly_int_blocks 40 (40 of each 1 KiB
+ * step's 64 Poly1305 blocks on the integer units beside the ChaCha20
+ * rounds, the IFMA kernel the rest; chachapoly_avx512ifma.c) the stitched
+ * steps beat the short path from 4096 B (TSC cycles, short / stitched,
+ * medians of 41 rounds alternating in one process, seal, open: 3840 B
+ * 2804 / 2941, 2879 / 3052; 4096 B 2980 / 2891, 3057 / 2961; 4352 B
+ * 3196 / 3068, 3212 / 3152; 4608 B 3391 / 3236, 3377 / 3331; 4800 B 3896
+ * / 3289, 3887 / 3386), so the short path stops at 4032; 32, 40 and 48
  * blocks a step (8 KiB seal, open: 5287 / 5283 / 5437, 5369 / 5382 /
  * 5532; 16 KiB 9934 / 9904 / 10376, 9960 / 9919 / 10337; 0, the IFMA
  * pairs alone: 5734, 5722 and 10800, 10760).
@@ -304,12 +312,12 @@ static const struct vecsec_tune tune_zen5 = {
  */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
-	.chachapoly_short_max = SIZE_MAX,
+	.chachapoly_short_max = 4032,
 	.chachapoly_short_ifma_blocks = 32,
 	.chachapoly_short_rows_blocks = 11,
 	.chachapoly_int_blocks = 40,
 	.poly1305_ifma_min_len = 768,
-	.lanes_crossover_x16 = 5120,
+	.lanes_crossover_x16 = 4800,
 	.lanes_crossover_ssse3 = 0,
 	.lanes_crossover_x8vl = 3584,
 	.lanes_mixed_max = 640,

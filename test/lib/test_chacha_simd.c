@@ -850,7 +850,7 @@ single_case(enum vecsec_aead_alg alg, struct vt_buf *g, uint8_t *want, const uin
  * The single-message short path (a whole job up to short_max bytes in one
  * ChaCha20 pass, chachapoly_avx512ifma.c) and the one-time key computed
  * with a tail (open too): reached at AVX-512 IFMA (the kernel takes up to
- * 4800 bytes, dispatch 960, 3520 or 4800 by CPU; 0 where the level has no
+ * 4800 bytes, dispatch 960, 3520 or 4032 by CPU; 0 where the level has no
  * short path), == the oracle for every length 0..4800 + 80 with the short path
  * at the kernel's bound on every CPU, and for tails 1..1023 after 1 KiB
  * (odd offsets, AAD 0..64), both directions, out of place and in place,
