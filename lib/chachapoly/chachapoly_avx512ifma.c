@@ -152,7 +152,7 @@ seal_tail(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t 
  * The 16-block ChaCha20 step keeps the vector pipes busy on its own, and
  * the IFMA Poly1305 pairs share them: on a Zen 4 the stitched step costs
  * the sum of the two (TSC cycles a byte at 16 KiB: ChaCha20 0.53, IFMA
- * Poly1305 0.15, stitched 0.68). The integer units sit idle meanwhile.
+ * Poly1305 0.15, stitched 0.66-0.68). The integer units sit idle meanwhile.
  * Radix 2^64 Poly1305 there runs one block in about 11 TSC cycles (a
  * latency-bound chain), so a step's double rounds can carry about 40 of
  * its 64 blocks for nothing; the IFMA kernel takes the rest outside the
@@ -177,7 +177,8 @@ struct p64c {
 
 /*
  * n >= 1 blocks at *in (*in advanced), each h = (h + c + m + 2^128) r
- * partly reduced, c = 5 (d2 >> 2) carried to the next block: the loop of
+ * partly reduced, c = 5 (d2 >> 2) carried to the next block, r from k
+ * (h0..c: the caller's scalars, never in memory): the loop of
  * poly1305_x86_64.S (P64_BLOCK_C, MULQ), in general registers only. A
  * memory clobber keeps it between the stores before it and after it (an
  * open in place overwrites what it reads; a seal reads what the step
@@ -186,7 +187,8 @@ struct p64c {
  * step's loads and stores differently.
  */
 static inline __attribute__((always_inline)) void
-p64c_blocks(struct p64c *s, const uint8_t **in, unsigned long n)
+p64c_blocks(uint64_t *h0, uint64_t *h1, uint64_t *h2, uint64_t *c, const uint8_t **in,
+	    unsigned long n, const struct p64c *k)
 {
 	uint64_t t0, t1, t2, t3;
 
@@ -235,10 +237,10 @@ p64c_blocks(struct p64c *s, const uint8_t **in, unsigned long n)
 		"addq $16, %[in]\n\t"
 		"decq %[n]\n\t"
 		"jnz 1b\n\t"
-		: [h0] "+&r"(s->h0), [h1] "+&r"(s->h1), [h2] "+&r"(s->h2), [c] "+&r"(s->c),
+		: [h0] "+&r"(*h0), [h1] "+&r"(*h1), [h2] "+&r"(*h2), [c] "+&r"(*c),
 		  [in] "+&r"(*in), [n] "+&r"(n), [t0] "=&r"(t0), [t1] "=&r"(t1),
 		  [t2] "=&r"(t2), [t3] "=&r"(t3)
-		: [r0] "m"(s->r0), [r1] "m"(s->r1), [s1] "m"(s->s1)
+		: [r0] "m"(k->r0), [r1] "m"(k->r1), [s1] "m"(k->s1)
 		: "rax", "rdx", "cc", "memory");
 }
 
@@ -315,8 +317,12 @@ step_int(struct chacha_state *cs, uint8_t *out, const uint8_t *in, size_t len,
 	 struct p64c *s, const uint8_t **src, unsigned int q)
 {
 	const unsigned int each = q / 10, more = q % 10;
-	/* a copy in locals: the chain stays in registers through the step */
-	struct p64c l = *s;
+	/*
+	 * h and c in scalars whose address never leaves the step: they stay in
+	 * registers through it (a struct copy lived in memory, spilled around
+	 * every block run by the memory clobber, r and h left unwiped)
+	 */
+	uint64_t h0 = s->h0, h1 = s->h1, h2 = s->h2, c = s->c;
 	const uint8_t *p = *src;
 	__m512i v[16];
 
@@ -329,16 +335,16 @@ step_int(struct chacha_state *cs, uint8_t *out, const uint8_t *in, size_t len,
 
 			CHACHA_X16_REGS_DROUND();
 			if (nb != 0)
-				p64c_blocks(&l, &p, nb);
+				p64c_blocks(&h0, &h1, &h2, &c, &p, nb, s);
 		}
 		CHACHA_X16_REGS_STORE(v);
 	}
 	chacha_x16_finish(out, in, len, v, cs->x);
 	cs->x[12] += (uint32_t)((len + CHACHA_BLOCK_LEN - 1) / CHACHA_BLOCK_LEN);
-	s->h0 = l.h0;
-	s->h1 = l.h1;
-	s->h2 = l.h2;
-	s->c = l.c;
+	s->h0 = h0;
+	s->h1 = h1;
+	s->h2 = h2;
+	s->c = c;
 	*src = p;
 }
 
@@ -353,7 +359,7 @@ seal_int(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const
 	size_t done = 0;
 
 	p64c_from44(&s, ps, true);
-	/* (whole steps and the tail in two calls: a constant length keeps the full step's stores lean) */
+	/* whole steps and the tail in two calls: a constant length keeps the steps' stores lean */
 	for (size_t k = 0; k < n; k++) {
 		const size_t ready = 64 * k - done;     /* blocks earlier steps wrote */
 		const unsigned int nb = ready < q ? (unsigned int)ready : q;
@@ -394,7 +400,8 @@ open_int(struct chacha_state *cs, struct poly1305_state *ps, uint8_t *out, const
 	if (n > m) {
 		/*
 		 * r^(64 (n - m)) from the kernel's r^16 (ext[16 i + 15], filled
-		 * for 16 blocks and up), its multiplies beside the first step's
+		 * for 16 blocks and up: always here, 64 m of them), computed
+		 * before the steps (the out-of-order core may overlap the first)
 		 */
 		if (ps->ext_impl == &vecsec_poly1305_impl_avx512ifma) {
 			w.r16[0] = ps->ext[15];
@@ -531,17 +538,19 @@ static __attribute__((noinline)) void
 otk_tail_x16(const uint32_t x[16], uint32_t ctr, uint8_t otk[CHACHA_BLOCK_LEN], uint8_t *out,
 	     const uint8_t *in, size_t tail)
 {
-	__m512i v[16], o[16];
-
-	chacha_x16_init(o, x);
-	o[12] = _mm512_mask_mov_epi32(
+	const __m512i ctrv = _mm512_mask_mov_epi32(
 		_mm512_add_epi32(_mm512_set1_epi32((int)(ctr - 1)),
 				 _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,
 						  1, 0)),
 		1, _mm512_set1_epi32((int)x[12]));
-	for (int i = 0; i < 16; i++)
-		v[i] = o[i];
+	__m512i v[16], o[16];
+
+	/* the input state rebuilt after the rounds, not kept beside them (spills) */
+	chacha_x16_init(v, x);
+	v[12] = ctrv;
 	chacha_x16_rounds(v, 20);
+	chacha_x16_init(o, x);
+	o[12] = ctrv;
 	chacha_x16_finish_first_o(otk, out, in, tail, v, o);
 }
 
@@ -598,7 +607,7 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  * Xeon (measured before the multi-form passes existed), 3520 on a Zen 5,
  * where every length 961..3520 is 12 to 44 % faster this way than with
  * the 1 KiB stitched steps (and three sets beside three forms lost), and
- * 4032 on a Zen 4 (2 to 15 % to 3520 B, cpu.c has the figures; 3584
+ * 4095 on a Zen 4 (2 to 15 % to 3520 B, cpu.c has the figures; 3584
  * to 4800 B were 5 to 9 % ahead of the IFMA-paired stitched steps, TSC
  * cycles per seal, stitched / short, medians of 21 rounds alternating in
  * one process: 3584 B 2915 / 2755, 3776 B 2971 / 2801, 4096 B 3185 /

@@ -56,7 +56,7 @@ size_t vecsec_chachapoly_set_short_max(size_t len);
  * the stitched kernel (chachapoly_avx512ifma.c; 0: none, the IFMA pairs
  * in the steps). The value in use: the knob's when set, else the CPU's
  * tuning (vecsec_tune()), at most 64. set returns the previous knob
- * (UINT_MAX: none, the tuning); tests run every length both ways.
+ * (UINT_MAX: none, the tuning); the tests run 1 to 65 KiB at several q.
  */
 unsigned int vecsec_chachapoly_int_blocks(void);
 unsigned int vecsec_chachapoly_set_int_blocks(unsigned int q);

@@ -255,15 +255,18 @@ static const struct vecsec_tune tune_zen5 = {
  * integer units (chachapoly_int_blocks below; vecsec-bench --burst-only
  * --crossover, lanes / single, medians of three runs: seal 4608 B 3225 /
  * 3263, 4800 B 3343 / 3308, 4864 B 3393 / 3302, 5120 B 3564 / 3468; open
- * 4608 B 3236 / 3351, 4864 B 3406 / 3413, 4992 B 3496 / 3450).
+ * 4608 B 3236 / 3351, 4864 B 3406 / 3413, 4992 B 3496 / 3450: a
+ * compromise, seals single from 4800, opens from 4992).
  * Single messages: with chachapoly_int_blocks 40 (40 of each 1 KiB
  * step's 64 Poly1305 blocks on the integer units beside the ChaCha20
  * rounds, the IFMA kernel the rest; chachapoly_avx512ifma.c) the stitched
- * steps beat the short path from 4096 B (TSC cycles, short / stitched,
- * medians of 41 rounds alternating in one process, seal, open: 3840 B
- * 2804 / 2941, 2879 / 3052; 4096 B 2980 / 2891, 3057 / 2961; 4352 B
- * 3196 / 3068, 3212 / 3152; 4608 B 3391 / 3236, 3377 / 3331; 4800 B 3896
- * / 3289, 3887 / 3386), so the short path stops at 4032; 32, 40 and 48
+ * steps beat the short path from 4096 B, whole KiB with no tail (TSC
+ * cycles, short / stitched, medians of 41 rounds alternating in one
+ * process, seal, open: 4096 B 3105 / 3001, 3087 / 3060; 4608 B 3500 /
+ * 3347, 3497 / 3408; 4800 B 3550 / 3400, 3555 / 3499); below, a tail of
+ * 961-1023 B takes the lone key block and the opens lose (4064 B 3143 /
+ * 3146, 3152 / 3268; 4095 B 3159 / 3153, 3166 / 3282; 3840 B 2957 /
+ * 2870, 2961 / 2991), so the short path stops at 4095; 32, 40 and 48
  * blocks a step (8 KiB seal, open: 5287 / 5283 / 5437, 5369 / 5382 /
  * 5532; 16 KiB 9934 / 9904 / 10376, 9960 / 9919 / 10337; 0, the IFMA
  * pairs alone: 5734, 5722 and 10800, 10760).
@@ -312,7 +315,7 @@ static const struct vecsec_tune tune_zen5 = {
  */
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
-	.chachapoly_short_max = 4032,
+	.chachapoly_short_max = 4095,
 	.chachapoly_short_ifma_blocks = 32,
 	.chachapoly_short_rows_blocks = 11,
 	.chachapoly_int_blocks = 40,

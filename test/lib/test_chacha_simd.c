@@ -850,7 +850,7 @@ single_case(enum vecsec_aead_alg alg, struct vt_buf *g, uint8_t *want, const uin
  * The single-message short path (a whole job up to short_max bytes in one
  * ChaCha20 pass, chachapoly_avx512ifma.c) and the one-time key computed
  * with a tail (open too): reached at AVX-512 IFMA (the kernel takes up to
- * 4800 bytes, dispatch 960, 3520 or 4032 by CPU; 0 where the level has no
+ * 4800 bytes, dispatch 960, 3520 or 4095 by CPU; 0 where the level has no
  * short path), == the oracle for every length 0..4800 + 80 with the short path
  * at the kernel's bound on every CPU, and for tails 1..1023 after 1 KiB
  * (odd offsets, AAD 0..64), both directions, out of place and in place,
@@ -956,12 +956,16 @@ test_single_short(void)
  * chachapoly_avx512ifma.c: up to q blocks of each 1 KiB step beside the
  * ChaCha20 rounds, the IFMA kernel the rest; open cuts the message in two
  * and joins the halves by a power of r): with the short path off, == the
- * oracle for whole KiB and the tails around the one-time-key-tail bound
- * (704 B) from 1 to 8 KiB and at 16 KiB, both directions, out of place and
- * in place, both nonce sizes, for q = 0 (IFMA pairs only), 1, 9, the
- * tuning's, 63 and 64 (open's first part from all of it to one KiB);
- * forgeries give -EBADMSG and a zeroed output. Elsewhere the same lengths
- * check whatever stitched kernel the level has.
+ * oracle for whole KiB and tails around the one-time key's forms (row
+ * form to 704 bytes, 16-block form to 960, the lone key block past it)
+ * from 1 to 8 KiB and at 16 KiB, both directions, out of place and in
+ * place, both nonce sizes, for q = 0 (IFMA pairs only), 1, 9, the
+ * tuning's, 63 and 64 (open's first part from all of it to one KiB); 65
+ * KiB at q = 1 (open's chain one KiB) and with 300 bytes of AAD (the
+ * chain starting from an IFMA-built h); forgeries give -EBADMSG and a
+ * zeroed output. Elsewhere the same lengths check whatever stitched
+ * kernel the level has; a CPU without AVX-512 IFMA says so at its top
+ * level (a failure under VECSEC_TEST_REQUIRE_ISA=avx512 or all).
  */
 static void
 test_single_int(void)
@@ -972,21 +976,35 @@ test_single_int(void)
 	const struct chachapoly_impl *sk = vecsec_chachapoly_impl_for(0);
 	const unsigned int tuned = vecsec_chachapoly_int_blocks();
 	const unsigned int qs[] = { 0, 1, 9, tuned, 63, 64 };
+	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
 	uint64_t seed = vt_seed();
-	const size_t cap = 16384 + 1024;
+	const size_t cap = 65 * 1024 + 1024;
 	uint8_t *src = malloc(cap), *want = malloc(cap), *ct = malloc(cap), *out = malloc(cap);
-	uint8_t key[32], nonce[12], aad[20], tag[16];
+	uint8_t key[32], nonce[12], aad[300], tag[16], wtag[16];
 	struct vecsec_aead_key k;
-	bool ifma = false;
+	bool ifma = false, cpu = false;
 	struct vt_buf g;
 
 #ifdef VECSEC_HAVE_AVX512_IFMA
+	const uint64_t need = VECSEC_CPU_AVX512F | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW |
+			      VECSEC_CPU_AVX512IFMA;
+
 	ifma = sk == &vecsec_chachapoly_impl_avx512ifma;
+	cpu = (vecsec_cpu_features() & need) == need;
 #endif
 	printf("\n    integer Poly1305 chain: %u blocks a step (%s), %s", tuned,
 	       vecsec_tune()->cpu,
-	       ifma ? "the AVX-512 IFMA kernel here" :
-		      "NOT reached: this level's stitched kernel is not AVX-512 IFMA");
+	       ifma ? "the AVX-512 IFMA kernel here" : "not at this level (its own kernel)");
+	if (!cpu && vecsec_isa_cap() == vecsec_cpu_max_isa()) {
+		printf("\nSKIP chacha_simd: the integer Poly1305 chain not run "
+		       "(CPU lacks AVX-512 IFMA)\n");
+		fprintf(stderr, "SKIP chacha_simd: the integer Poly1305 chain not run "
+			"(CPU lacks AVX-512 IFMA)\n");
+		VT_EXPECT(req == NULL || (strstr(req, "avx512") == NULL && strcmp(req, "all") != 0),
+			  "VECSEC_TEST_REQUIRE_ISA=%s and no AVX-512 IFMA", req);
+	}
+	VT_EXPECT(!cpu || vecsec_isa_cap() < VECSEC_ISA_AVX512 || ifma,
+		  "AVX-512 IFMA CPU at the AVX-512 level: the IFMA stitched kernel");
 	VT_EXPECT(vecsec_chachapoly_set_int_blocks(5) == UINT_MAX, "knob unset");
 	VT_EXPECT(vecsec_chachapoly_int_blocks() == 5, "knob 5");
 	VT_EXPECT(vecsec_chachapoly_set_int_blocks(1000) == 5, "knob back");
@@ -1014,6 +1032,34 @@ test_single_int(void)
 	}
 	vt_buf_free(&g);
 
+	/* 65 KiB + 5 (q = 1: open's chain takes the last KiB), 300 bytes of AAD */
+	vt_rand(key, sizeof(key), seed ^ 76);
+	vt_rand(nonce, sizeof(nonce), 75);
+	vt_rand(aad, sizeof(aad), 74);
+	VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
+	for (size_t qi = 0; qi < VT_ARRAY_SIZE(qs); qi++) {
+		const size_t len = 65 * 1024 + 5;
+
+		if (qs[qi] != 1 && qs[qi] != tuned)
+			continue;
+		vecsec_chachapoly_set_int_blocks(qs[qi]);
+		vt_oracle_seal(VECSEC_AEAD_CHACHA20_POLY1305, want, wtag, src, len, key, nonce, aad,
+			       sizeof(aad));
+		VT_EXPECT(vecsec_aead_seal(&k, ct, tag, 16, src, len, nonce, 12, aad,
+					   sizeof(aad)) == 0, "65 KiB seal q=%u", qs[qi]);
+		VT_EXPECT_MEM(ct, want, len, "65 KiB seal q=%u", qs[qi]);
+		VT_EXPECT_MEM(tag, wtag, 16, "65 KiB tag q=%u", qs[qi]);
+		VT_EXPECT(vecsec_aead_open(&k, ct, ct, len, tag, 16, nonce, 12, aad,
+					   sizeof(aad)) == 0, "65 KiB open in place q=%u", qs[qi]);
+		VT_EXPECT_MEM(ct, src, len, "65 KiB open q=%u", qs[qi]);
+		tag[0] ^= 1;
+		memcpy(ct, want, len);
+		VT_EXPECT(vecsec_aead_open(&k, out, ct, len, tag, 16, nonce, 12, aad,
+					   sizeof(aad)) == -EBADMSG, "65 KiB forgery q=%u", qs[qi]);
+		VT_EXPECT_ZERO(out, len, "65 KiB forgery wiped q=%u", qs[qi]);
+	}
+	vecsec_aead_key_wipe(&k);
+
 	vt_rand(key, sizeof(key), seed ^ 77);
 	vt_rand(nonce, sizeof(nonce), 78);
 	vt_rand(aad, sizeof(aad), 79);
@@ -1025,8 +1071,9 @@ test_single_int(void)
 			/* bits in the first KiB (the IFMA part), the middle and the last block */
 			const size_t at[] = { 5, len * 4 + 3, len * 8 - 1 };
 
+			/* 20 bytes of AAD: forge_case() opens with 20 */
 			VT_EXPECT(vecsec_aead_seal(&k, ct, tag, 16, src, len, nonce, 12, aad,
-						   sizeof(aad)) == 0, "seal");
+						   20) == 0, "seal");
 			for (size_t i = 0; i < VT_ARRAY_SIZE(at); i++) {
 				forge_case(&k, ct, out, len, tag, nonce, aad, 2, at[i], false);
 				forge_case(&k, ct, out, len, tag, nonce, aad, 2, at[i], true);
@@ -1034,7 +1081,7 @@ test_single_int(void)
 			forge_case(&k, ct, out, len, tag, nonce, aad, 0, 77, true);
 			forge_case(&k, ct, out, len, tag, nonce, aad, 1, 9, false);
 			VT_EXPECT(vecsec_aead_open(&k, out, ct, len, tag, 16, nonce, 12, aad,
-						   sizeof(aad)) == 0, "genuine open len=%zu q=%u",
+						   20) == 0, "genuine open len=%zu q=%u",
 				  len, qs[qi]);
 			VT_EXPECT_MEM(out, src, len, "genuine open len=%zu q=%u", len, qs[qi]);
 		}
