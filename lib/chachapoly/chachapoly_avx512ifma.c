@@ -176,8 +176,10 @@ struct p64c {
 };
 
 /*
- * n >= 1 blocks at *in (*in advanced), each h = (h + c + m + 2^128) r
- * partly reduced, c = 5 (d2 >> 2) carried to the next block, r from k
+ * n blocks at *in (*in advanced; none for n = 0, tested inside so the
+ * step's loop has no branch around it: with one, GCC moved the ChaCha20
+ * words between registers every double round), each h = (h + c + m +
+ * 2^128) r partly reduced, c = 5 (d2 >> 2) carried to the next block, r from k
  * (h0..c: the caller's scalars, never in memory): the loop of
  * poly1305_x86_64.S (P64_BLOCK_C, MULQ), in general registers only. A
  * memory clobber keeps it between the stores before it and after it (an
@@ -193,6 +195,8 @@ p64c_blocks(uint64_t *h0, uint64_t *h1, uint64_t *h2, uint64_t *c, const uint8_t
 	uint64_t t0, t1, t2, t3;
 
 	__asm__ volatile(
+		"testq %[n], %[n]\n\t"
+		"jz 2f\n\t"
 		"1:\n\t"
 		"addq 0(%[in]), %[h0]\n\t"
 		"adcq 8(%[in]), %[h1]\n\t"
@@ -237,6 +241,7 @@ p64c_blocks(uint64_t *h0, uint64_t *h1, uint64_t *h2, uint64_t *c, const uint8_t
 		"addq $16, %[in]\n\t"
 		"decq %[n]\n\t"
 		"jnz 1b\n\t"
+		"2:\n\t"
 		: [h0] "+&r"(*h0), [h1] "+&r"(*h1), [h2] "+&r"(*h2), [c] "+&r"(*c),
 		  [in] "+&r"(*in), [n] "+&r"(n), [t0] "=&r"(t0), [t1] "=&r"(t1),
 		  [t2] "=&r"(t2), [t3] "=&r"(t3)
@@ -334,8 +339,7 @@ step_int(struct chacha_state *cs, uint8_t *out, const uint8_t *in, size_t len,
 			const unsigned int nb = each + (dr < more);
 
 			CHACHA_X16_REGS_DROUND();
-			if (nb != 0)
-				p64c_blocks(&h0, &h1, &h2, &c, &p, nb, s);
+			p64c_blocks(&h0, &h1, &h2, &c, &p, nb, s);
 		}
 		CHACHA_X16_REGS_STORE(v);
 	}

@@ -992,9 +992,10 @@ test_single_int(void)
 	ifma = sk == &vecsec_chachapoly_impl_avx512ifma;
 	cpu = (vecsec_cpu_features() & need) == need;
 #endif
-	printf("\n    integer Poly1305 chain: %u blocks a step (%s), %s", tuned,
+	printf("\n    integer Poly1305 chain: %u blocks a step (%s), %s (stitched: %s)", tuned,
 	       vecsec_tune()->cpu,
-	       ifma ? "the AVX-512 IFMA kernel here" : "not at this level (its own kernel)");
+	       ifma ? "the AVX-512 IFMA kernel here" : "not at this level",
+	       sk != NULL ? sk->name : "none");
 	if (!cpu && vecsec_isa_cap() == vecsec_cpu_max_isa()) {
 		printf("\nSKIP chacha_simd: the integer Poly1305 chain not run "
 		       "(CPU lacks AVX-512 IFMA)\n");
