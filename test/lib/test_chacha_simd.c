@@ -951,6 +951,17 @@ test_single_short(void)
 	free(out);
 }
 
+/* test_single_int()'s ChaCha20-Poly1305 key (k initialised), nonce and 300 bytes of AAD */
+static void
+int_key(struct vecsec_aead_key *k, uint8_t key[32], uint8_t nonce[12], uint8_t aad[300],
+	uint64_t seed)
+{
+	vt_rand(key, 32, seed);
+	vt_rand(nonce, 12, seed + 1);
+	vt_rand(aad, 300, seed + 2);
+	VT_EXPECT(vecsec_aead_key_init(k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
+}
+
 /*
  * The stitched kernel's integer Poly1305 chain (AVX-512 IFMA,
  * chachapoly_avx512ifma.c: up to q blocks of each 1 KiB step beside the
@@ -1034,10 +1045,7 @@ test_single_int(void)
 	vt_buf_free(&g);
 
 	/* 65 KiB + 5 (q = 1: open's chain takes the last KiB), 300 bytes of AAD */
-	vt_rand(key, sizeof(key), seed ^ 76);
-	vt_rand(nonce, sizeof(nonce), 75);
-	vt_rand(aad, sizeof(aad), 74);
-	VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
+	int_key(&k, key, nonce, aad, seed ^ 76);
 	for (size_t qi = 0; qi < VT_ARRAY_SIZE(qs); qi++) {
 		const size_t len = 65 * 1024 + 5;
 
@@ -1061,10 +1069,7 @@ test_single_int(void)
 	}
 	vecsec_aead_key_wipe(&k);
 
-	vt_rand(key, sizeof(key), seed ^ 77);
-	vt_rand(nonce, sizeof(nonce), 78);
-	vt_rand(aad, sizeof(aad), 79);
-	VT_EXPECT(vecsec_aead_key_init(&k, VECSEC_AEAD_CHACHA20_POLY1305, key, 32) == 0, "key");
+	int_key(&k, key, nonce, aad, seed ^ 77);
 	for (size_t qi = 0; qi < VT_ARRAY_SIZE(qs); qi++) {
 		vecsec_chachapoly_set_int_blocks(qs[qi]);
 		for (size_t l = 0; l < VT_ARRAY_SIZE(forged); l++) {
