@@ -287,6 +287,11 @@ def lifetime(gwbin, ctl, tmp, pkts, fail):
         if not g.wait(lambda: (telemetry_sa(g.prefix, 5) or {}).get("expired") == "hard",
                       "SA out 5's hard packet limit"):
             fail("SA out 5 did not reach its hard limit")
+        # the hard limit flips when sequence number 1000 is taken; the packets
+        # still in the crypto and tx bursts count a little later: wait for them
+        g.wait(lambda: (telemetry_sa(g.prefix, 5) or {}).get("pkts") == 1000 and
+               (telemetry_sa(g.prefix, 5) or {}).get("drops", {}).get("expired", 0) > 0,
+               "SA out 5's 1000 packets and an expired drop in its telemetry")
         tel = telemetry(g.prefix, ["/vecsec_gw/sa,out,5"])
         if tel:
             one = tel[0]["/vecsec_gw/sa"]
