@@ -195,6 +195,17 @@ vt_hex_or_text(uint8_t *out, size_t cap, const char *hex, const char *text)
 	return n;
 }
 
+void
+vt_skip_lacking(const char *suite, const char *what, const char *lacks)
+{
+	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
+
+	printf("\nSKIP %s: %s not run (CPU lacks %s)\n", suite, what, lacks);
+	fprintf(stderr, "SKIP %s: %s not run (CPU lacks %s)\n", suite, what, lacks);
+	VT_EXPECT(req == NULL || (strstr(req, "avx512") == NULL && strcmp(req, "all") != 0),
+		  "VECSEC_TEST_REQUIRE_ISA=%s and %s not run", req, what);
+}
+
 static bool
 isa_required(const char *name)
 {

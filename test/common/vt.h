@@ -103,6 +103,13 @@ size_t vt_hex(uint8_t *out, size_t cap, const char *hex);
 /* A vector given as hex, or (hex NULL) as text: its bytes, no NUL. Returns bytes. */
 size_t vt_hex_or_text(uint8_t *out, size_t cap, const char *hex, const char *text);
 
+/*
+ * A path the CPU lacks, inside a test: "SKIP <suite>: <what> not run (CPU
+ * lacks <lacks>)" on stdout and stderr, and a failed check where
+ * VECSEC_TEST_REQUIRE_ISA asks for avx512 (or all).
+ */
+void vt_skip_lacking(const char *suite, const char *what, const char *lacks);
+
 /* ---- the ISA loop ---- */
 struct vt_test {
 	const char *name;

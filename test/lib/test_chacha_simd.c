@@ -987,7 +987,6 @@ test_single_int(void)
 	const struct chachapoly_impl *sk = vecsec_chachapoly_impl_for(0);
 	const unsigned int tuned = vecsec_chachapoly_int_blocks();
 	const unsigned int qs[] = { 0, 1, 9, tuned, 63, 64 };
-	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
 	uint64_t seed = vt_seed();
 	const size_t cap = 65 * 1024 + 1024;
 	uint8_t *src = malloc(cap), *want = malloc(cap), *ct = malloc(cap), *out = malloc(cap);
@@ -1007,14 +1006,8 @@ test_single_int(void)
 	       vecsec_tune()->cpu,
 	       ifma ? "the AVX-512 IFMA kernel here" : "not at this level",
 	       sk != NULL ? sk->name : "none");
-	if (!cpu && vecsec_isa_cap() == vecsec_cpu_max_isa()) {
-		printf("\nSKIP chacha_simd: the integer Poly1305 chain not run "
-		       "(CPU lacks AVX-512 IFMA)\n");
-		fprintf(stderr, "SKIP chacha_simd: the integer Poly1305 chain not run "
-			"(CPU lacks AVX-512 IFMA)\n");
-		VT_EXPECT(req == NULL || (strstr(req, "avx512") == NULL && strcmp(req, "all") != 0),
-			  "VECSEC_TEST_REQUIRE_ISA=%s and no AVX-512 IFMA", req);
-	}
+	if (!cpu && vecsec_isa_cap() == vecsec_cpu_max_isa())
+		vt_skip_lacking("chacha_simd", "the integer Poly1305 chain", "AVX-512 IFMA");
 	VT_EXPECT(!cpu || vecsec_isa_cap() < VECSEC_ISA_AVX512 || ifma,
 		  "AVX-512 IFMA CPU at the AVX-512 level: the IFMA stitched kernel");
 	VT_EXPECT(vecsec_chachapoly_set_int_blocks(5) == UINT_MAX, "knob unset");

@@ -103,14 +103,9 @@ fused_expected(const char **form)
 static bool
 require_cpu(void)
 {
-	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
-
 	if (cpu_has_fused())
 		return true;
-	printf("\nSKIP fused: the fused small-burst kernel not run (CPU lacks AVX-512 IFMA)\n");
-	fprintf(stderr, "SKIP fused: the fused small-burst kernel not run (CPU lacks AVX-512 IFMA)\n");
-	VT_EXPECT(req == NULL || (strstr(req, "avx512") == NULL && strcmp(req, "all") != 0),
-		  "VECSEC_TEST_REQUIRE_ISA=%s and no AVX-512 IFMA", req);
+	vt_skip_lacking("fused", "the fused small-burst kernel", "AVX-512 IFMA");
 	return false;
 }
 

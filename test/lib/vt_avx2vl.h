@@ -27,17 +27,10 @@
 static inline bool
 vt_avx2_plain_begin(const char *suite, bool *was)
 {
-	const char *req = getenv("VECSEC_TEST_REQUIRE_ISA");
-
 	if (vecsec_isa_cap() != VECSEC_ISA_AVX2)
 		return false;   /* the AVX2 entries run at their own level only */
 	if (!vecsec_chacha_avx2_vl_cpu()) {
-		printf("\nSKIP %s: the AVX2 assembly's VL form not run (CPU lacks AVX-512VL/BW)\n",
-		       suite);
-		fprintf(stderr, "SKIP %s: the AVX2 assembly's VL form not run (CPU lacks "
-			"AVX-512VL/BW)\n", suite);
-		VT_EXPECT(req == NULL || (strcmp(req, "all") != 0 && strstr(req, "avx512") == NULL),
-			  "VECSEC_TEST_REQUIRE_ISA=%s and no VL form", req);
+		vt_skip_lacking(suite, "the AVX2 assembly's VL form", "AVX-512VL/BW");
 		return false;
 	}
 	VT_EXPECT(vecsec_chacha_avx2_vl(), "the VL form on by default");
