@@ -269,7 +269,19 @@ static const struct vecsec_tune tune_zen5 = {
  * 2870, 2961 / 2991), so the short path stops at 4095; 32, 40 and 48
  * blocks a step (8 KiB seal, open: 5287 / 5283 / 5437, 5369 / 5382 /
  * 5532; 16 KiB 9934 / 9904 / 10376, 9960 / 9919 / 10337; 0, the IFMA
- * pairs alone: 5734, 5722 and 10800, 10760).
+ * pairs alone: 5734, 5722 and 10800, 10760). Then 24, not 40: the
+ * chain shares the core's integer units with whatever runs on its SMT
+ * sibling, and with a busy one (seen here on one vCPU or the other for
+ * minutes at a time) the chain became the bound and 40 lost to the IFMA
+ * pairs alone. Medians of 31 rounds alternating q in one process, seal,
+ * q = 0 / 16 / 20 / 24 / 32 / 40, busy sibling: 8 KiB 6188 / 5746 / 5694
+ * / 5876 / 6162 / 6682, 16 KiB 11934 / 10894 / 11050 / 11206 / 11856 /
+ * 12922 (another run: 16 KiB 12376 / 11440 / - / 12038 / 13104 /
+ * 14144); quiet: 8 KiB 5668 / 5252 / 5200 / 5122 / 5044 / 5044, 16 KiB
+ * 10660 / 9802 / 9724 / 9542 / 9386 / 9360. 24 keeps within 2 % of the
+ * best when quiet and ahead of 0 when busy; the steps still tie with the
+ * short path at 4096-4800 B (quiet, seal / open, short / q 24: 4096 B
+ * 3042 / 3016, 3042 / 3094; 4800 B 3432 / 3328, 3432 / 3458).
  * In mixed bursts the few jobs past 640 B take the single path, at 16
  * and 8 lanes (a library harness: bursts of 32 in place in mbuf-sized
  * slots, a gateway's IMIX as ESP payloads of 52, 564 and 1448
@@ -318,7 +330,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.chachapoly_short_max = 4095,
 	.chachapoly_short_ifma_blocks = 32,
 	.chachapoly_short_rows_blocks = 11,
-	.chachapoly_int_blocks = 40,
+	.chachapoly_int_blocks = 24,
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 4800,
 	.lanes_crossover_ssse3 = 0,
