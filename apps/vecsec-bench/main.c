@@ -38,6 +38,8 @@
 #define MAX_IMPLS 24
 #define MAX_SIZES 32
 #define MAX_REPS 1001
+/* works timed together at one point: every impl, a burst with its floor's two kernels */
+#define MAX_WORKS (3 * MAX_IMPLS)
 #define MAX_LEN (1u << 20)
 #define BURST_N 32
 #define ESP_BURSTS 3   /* imix-esp: bursts of BURST_N per timed iteration */
@@ -121,7 +123,7 @@ const char *bench_gcrypt_deny;
 static unsigned int nimpls;
 static struct result *results;
 static size_t nresults, capresults;
-static double samples[3][MAX_REPS];
+static double samples[MAX_WORKS][MAX_REPS];
 static unsigned int points_done, points_total;
 static bool progress_tty;
 
@@ -231,9 +233,12 @@ cmp_double(const void *a, const void *b)
 /*
  * Warm up for warm_s, find an iteration count whose run lasts sample_s,
  * then take reps samples of that many iterations: the median of the
- * per-iteration tick counts. With several works (a burst and its floor's
- * kernels), each has its own count and the samples alternate (work 0, 1,
- * ..., then 0 again), so that all see the same machine.
+ * per-iteration tick counts. With several works (every implementation of
+ * a point, each burst with its floor's kernels), each has its own count
+ * and the samples alternate (work 0, 1, ..., then 0 again), each after
+ * its implementation's select(), so that all see the same machine: on a
+ * shared host a busy minute slows every implementation's samples alike
+ * rather than one implementation's whole run.
  */
 static unsigned long
 find_iters(const struct work *w)
@@ -261,18 +266,32 @@ find_iters(const struct work *w)
 	}
 }
 
+/* im's settings (vecsec: its ISA level and knobs) before its samples */
+static void
+work_select(const struct work *w)
+{
+	if (w->im->select != NULL)
+		w->im->select(w->im);
+}
+
 static void
 measure_n(const struct work *const *w, unsigned int nw, unsigned int reps, double *med,
 	  double *iqr)
 {
-	unsigned long iters[3];
+	unsigned long iters[MAX_WORKS];
 
-	for (unsigned int k = 0; k < nw; k++)
+	if (nw > MAX_WORKS)
+		die("%u works at one point, at most %u", nw, MAX_WORKS);
+	for (unsigned int k = 0; k < nw; k++) {
+		work_select(w[k]);
 		iters[k] = find_iters(w[k]);
+	}
 	for (unsigned int r = 0; r < reps; r++) {
 		for (unsigned int k = 0; k < nw; k++) {
-			uint64_t t0 = bench_ticks(), t1;
+			uint64_t t0, t1;
 
+			work_select(w[k]);
+			t0 = bench_ticks();
 			for (unsigned long i = 0; i < iters[k]; i++)
 				work_once(w[k]);
 			t1 = bench_ticks();
@@ -287,15 +306,6 @@ measure_n(const struct work *const *w, unsigned int nw, unsigned int reps, doubl
 		/* (3 * reps) / 4 < reps for every reps >= 1 */
 		iqr[k] = (sm[(3 * reps) / 4] - sm[reps / 4]) / med[k];
 	}
-}
-
-static double
-measure(const struct work *w, unsigned int reps, double *iqr)
-{
-	double med;
-
-	measure_n(&w, 1, reps, &med, iqr);
-	return med;
 }
 
 static void
@@ -391,6 +401,11 @@ run_single(const struct bench_case *c, size_t size, uint8_t *key, uint8_t *in, u
 		nonce[12] = nonce[13] = nonce[14] = 0;
 		nonce[15] = 1;
 	}
+	struct work ws[MAX_IMPLS];
+	size_t rix[MAX_IMPLS][2];       /* each timed impl's results, by op */
+	unsigned int nw = 0;
+
+	/* every impl checked and keyed first, then all timed together (measure_n()) */
 	for (unsigned int i = 0; i < nimpls; i++) {
 		const struct bench_impl *im = impls[i];
 		const char *why = impl_lacks(im, c, size, false);
@@ -447,20 +462,41 @@ run_single(const struct bench_case *c, size_t size, uint8_t *key, uint8_t *in, u
 		for (unsigned int op = 0; op < nops; op++) {
 			struct result *r = add_result();
 
-			w.op = op;
-			if (op == BENCH_DEC) {
-				w.in = out;      /* ciphertext and tag of this impl */
-				w.out = pt;
-			}
-			progress(im, c, op_name(c, op), size);
 			*r = (struct result){ .cid = c->id, .op = op, .size = size,
 				.bytes = (double)size, .impl = (int)i, .status = RES_OK,
 				.reps = reps };
-			set_detail(r, im, c);
-			r->ticks = measure(&w, reps, &r->iqr);
+			set_detail(r, im, c);   /* under im's select() */
+			rix[nw][op] = (size_t)(r - results);
 		}
-		im->ctx_free(w.ctx);
+		ws[nw++] = w;
 	}
+	/*
+	 * Every impl's output is the same bytes (check_same()), so all share
+	 * out, tag and pt: open reads the ciphertext and tag any of them wrote.
+	 */
+	for (unsigned int op = 0; op < nops; op++) {
+		const struct work *wp[MAX_IMPLS];
+		double med[MAX_IMPLS], iqr[MAX_IMPLS];
+
+		for (unsigned int k = 0; k < nw; k++) {
+			ws[k].op = op;
+			if (op == BENCH_DEC) {
+				ws[k].in = out;
+				ws[k].out = pt;
+			}
+			wp[k] = &ws[k];
+			progress(ws[k].im, c, op_name(c, op), size);
+		}
+		if (nw == 0)
+			continue;
+		measure_n(wp, nw, reps, med, iqr);
+		for (unsigned int k = 0; k < nw; k++) {
+			results[rix[k][op]].ticks = med[k];
+			results[rix[k][op]].iqr = iqr[k];
+		}
+	}
+	for (unsigned int k = 0; k < nw; k++)
+		ws[k].im->ctx_free(ws[k].ctx);
 }
 
 /*
@@ -477,27 +513,21 @@ struct burst_bufs {
 };
 
 /*
- * A timed iteration's ticks per message (its bursts' jobs: r->jobs) into r;
- * with a floor (fl), its two lane kernels are timed between the burst's
- * samples, into r's floor fields.
+ * A timed iteration's ticks per message (its bursts' jobs: r->jobs) into
+ * r from the median (and spread) of its samples; with a floor, its two
+ * lane kernels' medians (timed between the burst's samples) into r's
+ * floor fields.
  */
 static void
-time_burst(struct result *r, const struct work *w, struct bench_floor *fl)
+burst_result(struct result *r, const double *med, const double *iqr,
+	     const struct bench_floor *fl)
 {
-	struct work fc = { .im = w->im, .c = w->c, .op = w->op, .len = w->len, .arg = fl };
-	struct work fp = fc;
-	const struct work *ws[3] = { w, &fc, &fp };
-	double med[3], iqr[3], jobs = r->jobs;
+	double jobs = r->jobs;
 
-	if (fl == NULL) {
-		r->ticks = measure(w, r->reps, &r->iqr) / jobs;
-		return;
-	}
-	fc.fn = fl->chacha;
-	fp.fn = fl->poly;
-	measure_n(ws, 3, r->reps, med, iqr);
 	r->ticks = med[0] / jobs;
 	r->iqr = iqr[0];
+	if (fl == NULL)
+		return;
 	r->has_floor = true;
 	r->floor_chacha = med[1] / jobs;
 	r->floor_poly = med[2] / jobs;
@@ -541,11 +571,25 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		bench_fill(b->in[j], b->len[j], 0x504c41 + j);
 		refs[j].impl = NULL;
 	}
+	/* each timed impl: its jobs' contexts and messages, its floor, its results */
+	struct burst_impl {
+		const struct bench_impl *im;
+		unsigned int i;
+		void *ctx[BURST_MAX];
+		struct bench_msg msgs[BURST_MAX];
+		struct bench_floor fls, *fl;
+		struct work w, fc, fp;
+		size_t rix[2];
+	} *bi = calloc(nimpls, sizeof(*bi));
+	unsigned int nt = 0;
+
+	if (bi == NULL)
+		die("out of memory");
+	/* every impl checked and keyed first, then all timed together (measure_n()) */
 	for (unsigned int i = 0; i < nimpls; i++) {
 		const struct bench_impl *im = impls[i];
 		const char *why = impl_lacks(im, c, size, true);
-		struct work w = { .im = im, .c = c, .msgs = b->msgs, .n = BURST_N, .bursts = nb };
-		struct bench_floor fls, *fl;
+		struct burst_impl *t = &bi[nt];
 		const char *fwhy;
 
 		if (why != NULL) {
@@ -559,59 +603,93 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 			}
 			continue;
 		}
+		t->im = im;
+		t->i = i;
+		t->w = (struct work){ .im = im, .c = c, .msgs = t->msgs, .n = BURST_N,
+				      .bursts = nb };
 		if (im->select != NULL)
 			im->select(im);
-		fl = floor_for(im, c, b->len, nj, &fls, &fwhy);
+		t->fl = floor_for(im, c, b->len, nj, &t->fls, &fwhy);
 		for (unsigned int j = 0; j < nj; j++) {
-			b->ctx[j] = im->ctx_new(im, c, b->key[j]);
-			if (b->ctx[j] == NULL)
+			t->ctx[j] = im->ctx_new(im, c, b->key[j]);
+			if (t->ctx[j] == NULL)
 				die("%s: cannot set up %s", im->name, c->name);
-			b->msgs[j] = (struct bench_msg){ .ctx = b->ctx[j], .in = b->in[j],
+			t->msgs[j] = (struct bench_msg){ .ctx = t->ctx[j], .in = b->in[j],
 				.out = b->ct[j], .tag = b->tag[j], .len = b->len[j],
 				.nonce = b->nonce[j], .aad = b->aad[j] };
 			memset(b->ct[j], 0, b->len[j]);
 		}
-		w.op = BENCH_ENC;
-		if (run_burst(&w) != 0)
+		t->w.op = BENCH_ENC;
+		if (run_burst(&t->w) != 0)
 			die("%s %s burst seal failed", im->name, c->name);
 		if (opt.fault != NULL && strcmp(opt.fault, im->name) == 0)
 			b->ct[nj - 1][0] ^= 0x01;
 		for (unsigned int j = 0; j < nj; j++)
 			check_same(&refs[j], im, c, size, j, b->ct[j], b->tag[j], b->len[j]);
-		progress(im, c, "seal", size);
-		struct result *r = add_result();
-
-		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_ENC, .size = size,
-			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps,
-			.floor_why = fwhy, .jobs = nj };
-		set_detail(r, im, c);
-		time_burst(r, &w, fl);
-
 		/* open the burst just sealed */
 		for (unsigned int j = 0; j < nj; j++) {
-			b->msgs[j].in = b->ct[j];
-			b->msgs[j].out = b->pt[j];
+			t->msgs[j].in = b->ct[j];
+			t->msgs[j].out = b->pt[j];
 			memset(b->pt[j], 0, b->len[j]);
 		}
-		w.op = BENCH_DEC;
-		if (run_burst(&w) != 0)
+		t->w.op = BENCH_DEC;
+		if (run_burst(&t->w) != 0)
 			die("%s %s burst open failed", im->name, c->name);
 		for (unsigned int j = 0; j < nj; j++)
 			if (memcmp(b->pt[j], b->in[j], b->len[j]) != 0)
 				die("%s %s burst open: message %u differs from the plaintext",
 				    im->name, c->name, j);
-		progress(im, c, "open", size);
-		r = add_result();
-		*r = (struct result){ .burst = true, .cid = c->id, .op = BENCH_DEC, .size = size,
-			.bytes = mean, .impl = (int)i, .status = RES_OK, .reps = reps,
-			.floor_why = fwhy, .jobs = nj };
-		set_detail(r, im, c);
-		time_burst(r, &w, fl);
-		for (unsigned int j = 0; j < nj; j++)
-			im->ctx_free(b->ctx[j]);
-		if (fl != NULL)
-			bench_floor_release(fl);
+		for (unsigned int op = 0; op < 2; op++) {
+			struct result *r = add_result();
+
+			*r = (struct result){ .burst = true, .cid = c->id, .op = op,
+				.size = size, .bytes = mean, .impl = (int)i, .status = RES_OK,
+				.reps = reps, .floor_why = fwhy, .jobs = nj };
+			set_detail(r, im, c);   /* under im's select() */
+			t->rix[op] = (size_t)(r - results);
+		}
+		nt++;
 	}
+	/*
+	 * Every impl's ciphertext and tags are the same bytes (check_same()),
+	 * so all share b's buffers: open reads what any of them sealed.
+	 */
+	for (unsigned int op = 0; op < 2 && nt > 0; op++) {
+		const struct work *wp[MAX_WORKS];
+		double med[MAX_WORKS], iqr[MAX_WORKS];
+		unsigned int nw = 0, at[MAX_IMPLS];
+
+		for (unsigned int k = 0; k < nt; k++) {
+			struct burst_impl *t = &bi[k];
+
+			for (unsigned int j = 0; j < nj; j++) {
+				t->msgs[j].in = op == BENCH_ENC ? b->in[j] : b->ct[j];
+				t->msgs[j].out = op == BENCH_ENC ? b->ct[j] : b->pt[j];
+			}
+			t->w.op = op;
+			at[k] = nw;
+			wp[nw++] = &t->w;
+			if (t->fl != NULL) {
+				t->fc = (struct work){ .im = t->im, .c = c, .op = op,
+						       .fn = t->fl->chacha, .arg = t->fl };
+				t->fp = t->fc;
+				t->fp.fn = t->fl->poly;
+				wp[nw++] = &t->fc;
+				wp[nw++] = &t->fp;
+			}
+			progress(t->im, c, op_name(c, op), size);
+		}
+		measure_n(wp, nw, reps, med, iqr);
+		for (unsigned int k = 0; k < nt; k++)
+			burst_result(&results[bi[k].rix[op]], med + at[k], iqr + at[k], bi[k].fl);
+	}
+	for (unsigned int k = 0; k < nt; k++) {
+		for (unsigned int j = 0; j < nj; j++)
+			bi[k].im->ctx_free(bi[k].ctx[j]);
+		if (bi[k].fl != NULL)
+			bench_floor_release(bi[k].fl);
+	}
+	free(bi);
 }
 
 /* ---- report ---- */
@@ -1125,7 +1203,9 @@ usage(FILE *f)
 			bench_cases[k].burst ? " [burst]" : "");
 	fprintf(f, "\nTimes are %s ticks (median of the samples); the table shows cycles/byte\n"
 		"per implementation, the best vecsec's ns/B, MiB/s and ops/s, and the best\n"
-		"peer's time over the best vecsec's time.\n", bench_tick_name());
+		"peer's time over the best vecsec's time. At each point every implementation\n"
+		"takes one sample in turn, so a busy moment of a shared machine slows all\n"
+		"of them alike.\n", bench_tick_name());
 }
 
 static void
@@ -1633,8 +1713,9 @@ print_measured(void)
 			continue;       /* one libvecsec */
 		printf("%s %s", n++ ? ";" : "", impls[i]->version);
 	}
-	printf("\ntiming:   median of %u samples of >= %.2f ms after %.0f ms warm-up per point;"
-	       " out-of-place; outputs cross-checked before timing\n", opt.reps,
+	printf("\ntiming:   median of %u samples of >= %.2f ms after %.0f ms warm-up per point,"
+	       " the implementations' samples taken in turn;\n"
+	       "          out-of-place; outputs cross-checked before timing\n", opt.reps,
 	       opt.sample_s * 1e3, opt.warm_s * 1e3);
 	if (nimpls == 0)
 		die("nothing to measure");
