@@ -508,8 +508,6 @@ struct burst_bufs {
 	uint8_t *key[BURST_MAX], *in[BURST_MAX], *ct[BURST_MAX], *pt[BURST_MAX];
 	uint8_t tag[BURST_MAX][16], nonce[BURST_MAX][32], aad[BURST_MAX][8];
 	size_t len[BURST_MAX];
-	struct bench_msg msgs[BURST_MAX];
-	void *ctx[BURST_MAX];
 };
 
 /*
@@ -571,11 +569,9 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 		bench_fill(b->in[j], b->len[j], 0x504c41 + j);
 		refs[j].impl = NULL;
 	}
-	/* each timed impl: its jobs' contexts and messages, its floor, its results */
+	/* each timed impl: its jobs' messages (each with its context), its floor, its results */
 	struct burst_impl {
 		const struct bench_impl *im;
-		unsigned int i;
-		void *ctx[BURST_MAX];
 		struct bench_msg msgs[BURST_MAX];
 		struct bench_floor fls, *fl;
 		struct work w, fc, fp;
@@ -604,17 +600,17 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 			continue;
 		}
 		t->im = im;
-		t->i = i;
 		t->w = (struct work){ .im = im, .c = c, .msgs = t->msgs, .n = BURST_N,
 				      .bursts = nb };
 		if (im->select != NULL)
 			im->select(im);
 		t->fl = floor_for(im, c, b->len, nj, &t->fls, &fwhy);
 		for (unsigned int j = 0; j < nj; j++) {
-			t->ctx[j] = im->ctx_new(im, c, b->key[j]);
-			if (t->ctx[j] == NULL)
+			void *ctx = im->ctx_new(im, c, b->key[j]);
+
+			if (ctx == NULL)
 				die("%s: cannot set up %s", im->name, c->name);
-			t->msgs[j] = (struct bench_msg){ .ctx = t->ctx[j], .in = b->in[j],
+			t->msgs[j] = (struct bench_msg){ .ctx = ctx, .in = b->in[j],
 				.out = b->ct[j], .tag = b->tag[j], .len = b->len[j],
 				.nonce = b->nonce[j], .aad = b->aad[j] };
 			memset(b->ct[j], 0, b->len[j]);
@@ -685,7 +681,7 @@ run_burst_case(const struct bench_case *c, size_t size, struct burst_bufs *b,
 	}
 	for (unsigned int k = 0; k < nt; k++) {
 		for (unsigned int j = 0; j < nj; j++)
-			bi[k].im->ctx_free(bi[k].ctx[j]);
+			bi[k].im->ctx_free(bi[k].msgs[j].ctx);
 		if (bi[k].fl != NULL)
 			bench_floor_release(bi[k].fl);
 	}

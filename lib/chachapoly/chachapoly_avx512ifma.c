@@ -155,8 +155,9 @@ seal_tail(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t 
  * Poly1305 0.15, stitched 0.66-0.68). The integer units sit idle meanwhile.
  * Radix 2^64 Poly1305 there runs one block in about 11 TSC cycles (a
  * latency-bound chain), so a step's double rounds can carry about 40 of
- * its 64 blocks for nothing; the IFMA kernel takes the rest outside the
- * steps. Poly1305 is a polynomial in r, so the message may be cut in two
+ * its 64 blocks for nothing on a quiet core (the tuning takes fewer: an
+ * SMT sibling busy on those units makes the chain the bound, cpu.c); the
+ * IFMA kernel takes the rest outside the steps. Poly1305 is a polynomial in r, so the message may be cut in two
  * runs: the first's h, times r to the number of blocks after it, plus the
  * second's.
  *
