@@ -666,21 +666,44 @@ short_aad(struct poly1305_64 *p, const uint8_t *aad, size_t aad_len)
 	}
 }
 
-/* The whole 16-byte blocks of the data (ciphertext), scalar or IFMA. */
+/* The whole 16-byte blocks of the data (ciphertext), IFMA (nb from SHORT_IFMA_BLOCKS) */
 static inline __attribute__((always_inline)) void
 short_data(struct poly1305_64 *p, const uint8_t *c, size_t nb, const uint8_t otk[16])
 {
 	struct poly1305_state ps;
 
-	if (nb < SHORT_IFMA_BLOCKS) {
-		p64_blocks(p, c, nb, 1);
-		return;
-	}
 	vecsec_poly1305_core_init(&ps, otk);
 	p64_to44(&ps, p);
 	vecsec_poly1305_blocks_avx512ifma(&ps, c, nb, 1);
 	p64_from44(p, &ps);
 	vecsec_wipe(&ps, sizeof(ps));
+}
+
+/*
+ * The whole MAC below the IFMA bound: one assembly call from the key to
+ * the tag, h in registers throughout.
+ */
+static inline __attribute__((always_inline)) void
+short_mac(uint8_t tag[16], const uint8_t *aad, size_t aad_len, const uint8_t *c, size_t len,
+	  const uint8_t otk[32])
+{
+	struct p64_aead m;
+	const size_t na = aad_len % 16, nc = len % 16;
+
+	m.aad = aad;
+	m.naad = aad_len / 16;
+	m.c = c;
+	m.nc = len / 16;
+	m.npre = na != 0;
+	m.npost = nc != 0 ? 2 : 1;
+	if (na != 0)
+		_mm_store_si128((__m128i *)m.pre, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+			_cvtu64_mask64((UINT64_C(1) << na) - 1), (const void *)(aad + aad_len - na))));
+	if (nc != 0)
+		_mm_store_si128((__m128i *)m.post, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+			_cvtu64_mask64((UINT64_C(1) << nc) - 1), (const void *)(c + len - nc))));
+	vecsec_chachapoly_lengths(m.post + 16 * (m.npost - 1), aad_len, len);
+	vecsec_poly1305_aead64_x86_64(tag, &m, otk);
 }
 
 /*
@@ -940,14 +963,18 @@ short_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *st)
 			   otk);
 		mac = job->in;
 	}
-	p64_init(&p, otk);
-	if (job->aad_len > 0)
-		short_aad(&p, job->aad, job->aad_len);
-	if (len >= 16)
+	if (len / 16 < SHORT_IFMA_BLOCKS) {
+		short_mac(tag, job->aad, job->aad_len, mac, len, otk);
+	} else {
+		p64_init(&p, otk);
+		if (job->aad_len > 0)
+			short_aad(&p, job->aad, job->aad_len);
 		short_data(&p, mac, len / 16, otk);
-	short_final(&p, len % 16 != 0 ? mac + (len & ~(size_t)15) : NULL, len % 16,
-		    job->aad_len, len);
-	p64_tag(tag, &p, otk + 16);
+		short_final(&p, len % 16 != 0 ? mac + (len & ~(size_t)15) : NULL, len % 16,
+			    job->aad_len, len);
+		p64_tag(tag, &p, otk + 16);
+		vecsec_wipe(&p, sizeof(p));
+	}
 	if (job->dir == VECSEC_AEAD_SEAL) {
 		memcpy(job->tag, tag, VECSEC_AEAD_TAG_LEN);
 		vecsec_wipe(tag, sizeof(tag));
@@ -960,7 +987,6 @@ short_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *st)
 		}
 	}
 	vecsec_wipe(otk, sizeof(otk));
-	vecsec_wipe(&p, sizeof(p));
 	return rc;
 }
 

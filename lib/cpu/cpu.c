@@ -227,10 +227,16 @@ static const struct vecsec_tune tune_zen5 = {
  * alternating builds with 44 and 32, medians, seal 44 / 32: 384 B 800 /
  * 793, 448 B 838 / 832, 512 B 981 / 908, 576 B 1020 / 927, 640 B 1086 /
  * 956, 704 B 989 / 1015; open 512 B 1009 / 943, 640 B 1109 / 978, 704 B
- * 1058 / 991; 24 blocks lost 2 % at 384 B in a pinned A/B), and the
- * one-shot MAC from 768 B (radix 2^64 / IFMA, three runs: 448 B 339-342 /
- * 499-505, 640 B 481-493 / 518-520, 704 B 520-574 / 537-698, 768 B
- * 563-608 / 534-646, 1024 B 755-761 / 573-584). The SSSE3 lanes lose at
+ * 1058 / 991; 24 blocks lost 2 % at 384 B in a pinned A/B), and from
+ * 28 since the short path's radix 2^64 MAC is one assembly call (TSC
+ * cycles per seal, 41 rounds alternating the bound in one process, radix
+ * 2^64 / IFMA, quiet vCPU: 384 B 562 / 560, 416 B 575 / 572, 448 B 591 /
+ * 570, 480 B 609 / 570; opens 448 B 606 / 579; beside a busy SMT
+ * sibling: 384 B 589 / 628, 416 B 607 / 627, 448 B 626 / 629, 464 B 631 /
+ * 622; so 28, not 24), and the one-shot MAC from 768 B (radix 2^64 /
+ * IFMA, three runs: 448 B 339-342 / 499-505, 640 B 481-493 / 518-520,
+ * 704 B 520-574 / 537-698, 768 B 563-608 / 534-646, 1024 B 755-761 /
+ * 573-584). The SSSE3 lanes lose at
  * every length (bursts of 32, lanes / single messages: seal 64 B 599-632
  * / 498-524, 128 B 870-894 / 688-706, 256 B 1382-1411 / 1094-1126; open
  * 64 B 609-783 / 508-597; IMIX seal 1163-1183 / 1085-1093, open 1081-1112
@@ -328,7 +334,7 @@ static const struct vecsec_tune tune_zen5 = {
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
 	.chachapoly_short_max = 4095,
-	.chachapoly_short_ifma_blocks = 32,
+	.chachapoly_short_ifma_blocks = 28,
 	.chachapoly_short_rows_blocks = 11,
 	.chachapoly_int_blocks = 24,
 	.poly1305_ifma_min_len = 768,

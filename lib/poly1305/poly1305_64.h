@@ -18,6 +18,7 @@
 #ifndef VECSEC_POLY1305_64_H
 #define VECSEC_POLY1305_64_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,31 @@ void vecsec_poly1305_blocks64_x86_64(struct poly1305_64 *p, const uint8_t *in, s
 /* The whole one-shot MAC (RFC 8439 2.5) in one function: key, blocks, tail, tag; 0. */
 int vecsec_poly1305_mac64_x86_64(uint8_t tag[16], const uint8_t *in, size_t len,
 				  const uint8_t key[32]);
+
+/*
+ * An RFC 8439 2.8 AEAD's MAC input, block by block in this order (every
+ * block with the 2^128 bit): the AAD's naad whole blocks, pre (npre: 0
+ * or 1, the AAD's remainder zero-padded), the ciphertext's nc whole
+ * blocks, post (npost: 1 or 2, the ciphertext's remainder zero-padded if
+ * any, then the lengths block). The offsets are the assembly's.
+ */
+struct p64_aead {
+	const uint8_t *aad;
+	size_t naad;
+	const uint8_t *c;
+	size_t nc;
+	size_t npre;
+	size_t npost;
+	alignas(16) uint8_t pre[16];
+	alignas(16) uint8_t post[32];
+};
+
+_Static_assert(offsetof(struct p64_aead, npost) == 40 && offsetof(struct p64_aead, pre) == 48 &&
+	       offsetof(struct p64_aead, post) == 64, "p64_aead: the assembly's offsets");
+
+/* tag = Poly1305 of m's blocks under key (r, then s): the whole MAC in one call */
+void vecsec_poly1305_aead64_x86_64(uint8_t tag[16], const struct p64_aead *m,
+				   const uint8_t key[32]);
 #endif
 
 /* nblocks 16-byte blocks, each plus pad 2^128 (pad 1: message blocks). */

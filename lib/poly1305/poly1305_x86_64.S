@@ -89,6 +89,7 @@ VS_ENDFUNC(vecsec_poly1305_blocks64_x86_64)
 #define R0M -24(%rsp)
 #define R1M -16(%rsp)
 #define S1M -8(%rsp)
+#define KEYM -32(%rsp)
 
 VS_FUNC(vecsec_poly1305_mac64_x86_64)
 	pushq	%rbx
@@ -215,5 +216,130 @@ VS_FUNC(vecsec_poly1305_mac64_x86_64)
 	xorl	%eax, %eax
 	ret
 VS_ENDFUNC(vecsec_poly1305_mac64_x86_64)
+
+/*
+ * The whole MAC of an RFC 8439 2.8 AEAD in one call, for the short
+ * single-message paths: the blocks of struct p64_aead (poly1305_64.h) in
+ * its order (the AAD's whole blocks, pre: its padded remainder, the
+ * ciphertext's whole blocks, post: its padded remainder and the lengths
+ * block), all with the 2^128 bit, then the tag with s. h and its pending
+ * carry stay in registers from the first block to the tag (the C form of
+ * the padded blocks kept its 128-bit sums on the stack, and each call
+ * loaded and stored h).
+ * void vecsec_poly1305_aead64_x86_64(uint8_t tag[16],
+ *         const struct p64_aead *m, const uint8_t key[32]);
+ * SysV: rdi tag, rsi m, rdx key (r, then s). r0, r1 and s1 live in the
+ * red zone below the pushes (a leaf function) and are wiped before return.
+ */
+#define PA_AAD 0
+#define PA_NAAD 8
+#define PA_C 16
+#define PA_NC 24
+#define PA_NPRE 32
+#define PA_NPOST 40
+#define PA_PRE 48
+#define PA_POST 64
+
+/* n (a register, counted down to 0) blocks from rsi on, pad 1 */
+#define P64_RUN(n) \
+	testq	n, n; \
+	jz	2f; \
+1:	P64_BLOCK_C(%rsi, $1, R0M, R1M, S1M, %r8, %r9, %r10, %r15, %rbx, %r12, %r13, %r14); \
+	addq	$16, %rsi; \
+	decq	n; \
+	jnz	1b; \
+2:
+
+VS_FUNC(vecsec_poly1305_aead64_x86_64)
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -16
+	pushq	%r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r12, -24
+	pushq	%r13
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r13, -32
+	pushq	%r14
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r14, -40
+	pushq	%r15
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r15, -48
+	movq	%rsi, %rcx
+	movq	%rdx, %r11
+	movabsq	$0x0ffffffc0fffffff, %rax
+	andq	0(%r11), %rax
+	movq	%rax, R0M
+	movabsq	$0x0ffffffc0ffffffc, %rax
+	andq	8(%r11), %rax
+	movq	%rax, R1M
+	movq	%rax, %rdx
+	shrq	$2, %rdx
+	addq	%rdx, %rax
+	movq	%rax, S1M
+	movq	%r11, KEYM
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	xorl	%r15d, %r15d
+	movq	PA_AAD(%rcx), %rsi
+	movq	PA_NAAD(%rcx), %r11
+	P64_RUN(%r11)
+	leaq	PA_PRE(%rcx), %rsi
+	movq	PA_NPRE(%rcx), %r11
+	P64_RUN(%r11)
+	movq	PA_C(%rcx), %rsi
+	movq	PA_NC(%rcx), %r11
+	P64_RUN(%r11)
+	leaq	PA_POST(%rcx), %rsi
+	movq	PA_NPOST(%rcx), %r11
+	P64_RUN(%r11)
+	P64_SETTLE(%r8, %r9, %r10, %r15)
+	movq	KEYM, %rcx
+	/* h < 2p: as vecsec_poly1305_mac64_x86_64's end */
+	movq	%r8, %rax
+	movq	%r9, %rdx
+	addq	$5, %rax
+	adcq	$0, %rdx
+	adcq	$0, %r10
+	shrq	$2, %r10
+	negq	%r10
+	xorq	%r8, %rax
+	xorq	%r9, %rdx
+	andq	%r10, %rax
+	andq	%r10, %rdx
+	xorq	%rax, %r8
+	xorq	%rdx, %r9
+	addq	16(%rcx), %r8
+	adcq	24(%rcx), %r9
+	movq	%r8, 0(%rdi)
+	movq	%r9, 8(%rdi)
+	xorl	%eax, %eax
+	movq	%rax, R0M
+	movq	%rax, R1M
+	movq	%rax, S1M
+	xorl	%edx, %edx
+	xorl	%r8d, %r8d
+	xorl	%r9d, %r9d
+	xorl	%r10d, %r10d
+	xorl	%r15d, %r15d
+	popq	%r15
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r15
+	popq	%r14
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r14
+	popq	%r13
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r13
+	popq	%r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r12
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+VS_ENDFUNC(vecsec_poly1305_aead64_x86_64)
 
 	.section .note.GNU-stack, "", @progbits

@@ -30,6 +30,7 @@ struct abi_case {
 	uint8_t out[2][BUF], in[2][BUF];
 	uint32_t x[2][16];
 	struct poly1305_64 p[2];
+	struct p64_aead m[2];
 	uint64_t ret[2];
 };
 
@@ -98,6 +99,24 @@ args_poly_mac(struct abi_case *c, int k, uint64_t a[8])
 	memcpy(a, v, sizeof(v));
 }
 
+static void
+args_poly_aead(struct abi_case *c, int k, uint64_t a[8])
+{
+	struct p64_aead *m = &c->m[k];
+	const uint64_t v[8] = { U(c->out[k]), U(m), U(c->in[k]), 0, 0, 0, 0, 0 };
+
+	/* every run: 2 AAD blocks, its remainder, 21 blocks, a remainder and the lengths */
+	m->aad = c->in[k] + 32;
+	m->naad = 2;
+	m->c = c->in[k] + 100;
+	m->nc = 21;
+	m->npre = 1;
+	m->npost = 2;
+	memcpy(m->pre, c->in[k] + 500, sizeof(m->pre));
+	memcpy(m->post, c->in[k] + 600, sizeof(m->post));
+	memcpy(a, v, sizeof(v));
+}
+
 /* what vecsec_chacha_avx2_vl_cpu() asks for the VL forms */
 #define VL_NEEDS (VECSEC_CPU_AVX2 | VECSEC_CPU_BMI2 | VECSEC_CPU_AVX512VL | VECSEC_CPU_AVX512BW)
 
@@ -106,6 +125,8 @@ static const struct abi_entry entries[] = {
 	  (const void *)vecsec_poly1305_blocks64_x86_64, args_poly_blocks, false },
 	{ "poly1305_mac64_x86_64", VECSEC_ISA_SCALAR, 0,
 	  (const void *)vecsec_poly1305_mac64_x86_64, args_poly_mac, true },
+	{ "poly1305_aead64_x86_64", VECSEC_ISA_SCALAR, 0,
+	  (const void *)vecsec_poly1305_aead64_x86_64, args_poly_aead, false },
 #ifdef VECSEC_HAVE_SSSE3
 	{ "chacha_x4_ssse3", VECSEC_ISA_SSSE3, VECSEC_CPU_SSSE3,
 	  (const void *)vecsec_chacha_x4_ssse3, args_chacha_step, false },

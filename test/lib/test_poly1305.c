@@ -5,7 +5,7 @@
  * the selected kernel == the reference, vecsec == OpenSSL (EVP_MAC
  * "POLY1305") == libsodium (crypto_onetimeauth_poly1305) on every length
  * 0..1024 and random lengths to 64 KiB, the core API Adiantum uses (emit
- * without s, add s), wiping, arguments.
+ * without s, add s), the x86-64 AEAD MAC in one call, wiping, arguments.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "vt.h"
 #include "vecsec/vecsec_poly1305.h"
 #include "poly1305/poly1305_internal.h"
+#include "poly1305/poly1305_64.h"
 #include "rfc8439.h"
 
 #define MAXLEN (64 * 1024)
@@ -204,6 +205,62 @@ test_core(void)
 	free(src);
 }
 
+/*
+ * The AEAD MAC in one assembly call (the AVX-512 short path's): every
+ * count of each of its four runs against libsodium over the same blocks
+ * laid end to end, random and all-ones (every carry, the largest r).
+ */
+static void
+test_aead64(void)
+{
+#if defined(__x86_64__)
+	uint64_t seed = vt_seed();
+	uint8_t *src = malloc(16 * 48), *cat = malloc(16 * 48);
+
+	for (int ones = 0; ones < 2; ones++) {
+		if (ones)
+			memset(src, 0xff, 16 * 48);
+		else
+			vt_rand(src, 16 * 48, seed);
+		for (size_t naad = 0; naad <= 2; naad++)
+		for (size_t npre = 0; npre <= 1; npre++)
+		for (size_t nc = 0; nc <= 40; nc++)
+		for (size_t npost = 1; npost <= 2; npost++) {
+			struct p64_aead m;
+			uint8_t key[32], tag[16], want[16];
+			size_t n = 0;
+
+			if (ones)
+				memset(key, 0xff, sizeof(key));
+			else
+				vt_rand(key, sizeof(key), seed + nc + 100 * naad);
+			m.aad = src;
+			m.naad = naad;
+			m.c = src + 16 * 3;
+			m.nc = nc;
+			m.npre = npre;
+			m.npost = npost;
+			memcpy(m.pre, src + 16 * 44, 16);
+			memcpy(m.post, src + 16 * 45, 32);
+			memcpy(cat, m.aad, 16 * naad);
+			n += 16 * naad;
+			memcpy(cat + n, m.pre, 16 * npre);
+			n += 16 * npre;
+			memcpy(cat + n, m.c, 16 * nc);
+			n += 16 * nc;
+			memcpy(cat + n, m.post, 16 * npost);
+			n += 16 * npost;
+			vecsec_poly1305_aead64_x86_64(tag, &m, key);
+			crypto_onetimeauth_poly1305(want, cat, n, key);
+			VT_EXPECT_MEM(tag, want, 16, "aead64 aad %zu pre %zu c %zu post %zu ones %d",
+				      naad, npre, nc, npost, ones);
+		}
+	}
+	free(src);
+	free(cat);
+#endif
+}
+
 static void
 test_page_end(void)
 {
@@ -257,6 +314,7 @@ main(void)
 		VT_TEST(test_vs_oracles),
 		VT_TEST(test_incremental),
 		VT_TEST(test_core),
+		VT_TEST(test_aead64),
 		VT_TEST(test_page_end),
 		VT_TEST(test_args),
 	};
