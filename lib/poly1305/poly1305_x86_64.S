@@ -15,25 +15,64 @@
  */
 #include "poly1305_x86_64_asm.h"
 
+/* a push and a pop with their CFI notes (off: the register's CFA offset) */
+#define PUSH_CFI(reg, off) \
+	pushq	reg; \
+	.cfi_adjust_cfa_offset 8; \
+	.cfi_offset reg, off
+#define POP_CFI(reg) \
+	popq	reg; \
+	.cfi_adjust_cfa_offset -8; \
+	.cfi_restore reg
+
+/* the loop functions' saved registers (rbx, r12-r15), and their end: h's registers wiped */
+#define P64_PUSH5() \
+	PUSH_CFI(%rbx, -16); \
+	PUSH_CFI(%r12, -24); \
+	PUSH_CFI(%r13, -32); \
+	PUSH_CFI(%r14, -40); \
+	PUSH_CFI(%r15, -48)
+#define P64_WIPE_POP5() \
+	xorl	%r8d, %r8d; \
+	xorl	%r9d, %r9d; \
+	xorl	%r10d, %r10d; \
+	xorl	%r15d, %r15d; \
+	POP_CFI(%r15); \
+	POP_CFI(%r14); \
+	POP_CFI(%r13); \
+	POP_CFI(%r12); \
+	POP_CFI(%rbx)
+
+/*
+ * The tag from h (r8 r9 r10, h < 2p) and s (16 bytes at key + 16): g = h +
+ * 5; bit 130 of g set means h >= p and the result is g mod 2^128, else h
+ * (selected by mask, no branch); then + s, stored at tag. Clobbers rax,
+ * rdx, r8-r10.
+ */
+#define P64_TAG(key, tag) \
+	movq	%r8, %rax; \
+	movq	%r9, %rdx; \
+	addq	$5, %rax; \
+	adcq	$0, %rdx; \
+	adcq	$0, %r10; \
+	shrq	$2, %r10; \
+	negq	%r10; \
+	xorq	%r8, %rax; \
+	xorq	%r9, %rdx; \
+	andq	%r10, %rax; \
+	andq	%r10, %rdx; \
+	xorq	%rax, %r8; \
+	xorq	%rdx, %r9; \
+	addq	16(key), %r8; \
+	adcq	24(key), %r9; \
+	movq	%r8, 0(tag); \
+	movq	%r9, 8(tag)
+
 	.text
 VS_FUNC(vecsec_poly1305_blocks64_x86_64)
 	testq	%rdx, %rdx
 	jz	.Lp64_none
-	pushq	%rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbx, -16
-	pushq	%r12
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r12, -24
-	pushq	%r13
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r13, -32
-	pushq	%r14
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r14, -40
-	pushq	%r15
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r15, -48
+	P64_PUSH5()
 	movq	%rdx, %r11
 	movq	P64_H0(%rdi), %r8
 	movq	P64_H1(%rdi), %r9
@@ -53,25 +92,7 @@ VS_FUNC(vecsec_poly1305_blocks64_x86_64)
 	/* h and its products are secret: none stays in a scratch register */
 	xorl	%eax, %eax
 	xorl	%edx, %edx
-	xorl	%r8d, %r8d
-	xorl	%r9d, %r9d
-	xorl	%r10d, %r10d
-	xorl	%r15d, %r15d
-	popq	%r15
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r15
-	popq	%r14
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r14
-	popq	%r13
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r13
-	popq	%r12
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r12
-	popq	%rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbx
+	P64_WIPE_POP5()
 .Lp64_none:
 	ret
 VS_ENDFUNC(vecsec_poly1305_blocks64_x86_64)
@@ -91,31 +112,29 @@ VS_ENDFUNC(vecsec_poly1305_blocks64_x86_64)
 #define S1M -8(%rsp)
 #define KEYM -32(%rsp)
 
-VS_FUNC(vecsec_poly1305_mac64_x86_64)
-	pushq	%rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbx, -16
-	pushq	%r12
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r12, -24
-	pushq	%r13
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r13, -32
-	pushq	%r14
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r14, -40
-	movq	%rdx, %r11
-	/* RFC 8439 2.5: r &= 0x0ffffffc0ffffffc0ffffffc0fffffff; s1 = r1 + r1 / 4 */
-	movabsq	$0x0ffffffc0fffffff, %rax
-	andq	0(%rcx), %rax
-	movq	%rax, R0M
-	movabsq	$0x0ffffffc0ffffffc, %rax
-	andq	8(%rcx), %rax
-	movq	%rax, R1M
-	movq	%rax, %rdx
-	shrq	$2, %rdx
-	addq	%rdx, %rax
+/*
+ * RFC 8439 2.5: r = key[0..15] & 0x0ffffffc0ffffffc0ffffffc0fffffff into R0M,
+ * R1M, and s1 = r1 + r1 / 4 into S1M (the red zone). Clobbers rax, rdx.
+ */
+#define P64_CLAMP(key) \
+	movabsq	$0x0ffffffc0fffffff, %rax; \
+	andq	0(key), %rax; \
+	movq	%rax, R0M; \
+	movabsq	$0x0ffffffc0ffffffc, %rax; \
+	andq	8(key), %rax; \
+	movq	%rax, R1M; \
+	movq	%rax, %rdx; \
+	shrq	$2, %rdx; \
+	addq	%rdx, %rax; \
 	movq	%rax, S1M
+
+VS_FUNC(vecsec_poly1305_mac64_x86_64)
+	PUSH_CFI(%rbx, -16)
+	PUSH_CFI(%r12, -24)
+	PUSH_CFI(%r13, -32)
+	PUSH_CFI(%r14, -40)
+	movq	%rdx, %r11
+	P64_CLAMP(%rcx)
 	xorl	%r8d, %r8d
 	xorl	%r9d, %r9d
 	xorl	%r10d, %r10d
@@ -172,27 +191,7 @@ VS_FUNC(vecsec_poly1305_mac64_x86_64)
 	movq	$0, -40(%rsp)
 	movq	$0, -32(%rsp)
 .Lm64_final:
-	/*
-	 * h < 2p: g = h + 5; bit 130 of g set means h >= p and the result
-	 * is g mod 2^128, else h (selected by mask, no branch); then + s.
-	 */
-	movq	%r8, %rax
-	movq	%r9, %rdx
-	addq	$5, %rax
-	adcq	$0, %rdx
-	adcq	$0, %r10
-	shrq	$2, %r10
-	negq	%r10                            /* all ones when h >= p */
-	xorq	%r8, %rax
-	xorq	%r9, %rdx
-	andq	%r10, %rax
-	andq	%r10, %rdx
-	xorq	%rax, %r8
-	xorq	%rdx, %r9
-	addq	16(%rcx), %r8
-	adcq	24(%rcx), %r9
-	movq	%r8, 0(%rdi)
-	movq	%r9, 8(%rdi)
+	P64_TAG(%rcx, %rdi)
 	xorl	%eax, %eax
 	movq	%rax, R0M
 	movq	%rax, R1M
@@ -201,18 +200,10 @@ VS_FUNC(vecsec_poly1305_mac64_x86_64)
 	xorl	%r8d, %r8d
 	xorl	%r9d, %r9d
 	xorl	%r10d, %r10d
-	popq	%r14
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r14
-	popq	%r13
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r13
-	popq	%r12
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r12
-	popq	%rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbx
+	POP_CFI(%r14)
+	POP_CFI(%r13)
+	POP_CFI(%r12)
+	POP_CFI(%rbx)
 	xorl	%eax, %eax
 	ret
 VS_ENDFUNC(vecsec_poly1305_mac64_x86_64)
@@ -251,33 +242,10 @@ VS_ENDFUNC(vecsec_poly1305_mac64_x86_64)
 2:
 
 VS_FUNC(vecsec_poly1305_aead64_x86_64)
-	pushq	%rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbx, -16
-	pushq	%r12
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r12, -24
-	pushq	%r13
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r13, -32
-	pushq	%r14
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r14, -40
-	pushq	%r15
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %r15, -48
+	P64_PUSH5()
 	movq	%rsi, %rcx
 	movq	%rdx, %r11
-	movabsq	$0x0ffffffc0fffffff, %rax
-	andq	0(%r11), %rax
-	movq	%rax, R0M
-	movabsq	$0x0ffffffc0ffffffc, %rax
-	andq	8(%r11), %rax
-	movq	%rax, R1M
-	movq	%rax, %rdx
-	shrq	$2, %rdx
-	addq	%rdx, %rax
-	movq	%rax, S1M
+	P64_CLAMP(%r11)
 	movq	%r11, KEYM
 	xorl	%r8d, %r8d
 	xorl	%r9d, %r9d
@@ -297,48 +265,13 @@ VS_FUNC(vecsec_poly1305_aead64_x86_64)
 	P64_RUN(%r11)
 	P64_SETTLE(%r8, %r9, %r10, %r15)
 	movq	KEYM, %rcx
-	/* h < 2p: as vecsec_poly1305_mac64_x86_64's end */
-	movq	%r8, %rax
-	movq	%r9, %rdx
-	addq	$5, %rax
-	adcq	$0, %rdx
-	adcq	$0, %r10
-	shrq	$2, %r10
-	negq	%r10
-	xorq	%r8, %rax
-	xorq	%r9, %rdx
-	andq	%r10, %rax
-	andq	%r10, %rdx
-	xorq	%rax, %r8
-	xorq	%rdx, %r9
-	addq	16(%rcx), %r8
-	adcq	24(%rcx), %r9
-	movq	%r8, 0(%rdi)
-	movq	%r9, 8(%rdi)
+	P64_TAG(%rcx, %rdi)
 	xorl	%eax, %eax
 	movq	%rax, R0M
 	movq	%rax, R1M
 	movq	%rax, S1M
 	xorl	%edx, %edx
-	xorl	%r8d, %r8d
-	xorl	%r9d, %r9d
-	xorl	%r10d, %r10d
-	xorl	%r15d, %r15d
-	popq	%r15
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r15
-	popq	%r14
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r14
-	popq	%r13
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r13
-	popq	%r12
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r12
-	popq	%rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbx
+	P64_WIPE_POP5()
 	ret
 VS_ENDFUNC(vecsec_poly1305_aead64_x86_64)
 
