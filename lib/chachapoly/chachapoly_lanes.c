@@ -290,9 +290,10 @@ vecsec_lanes_reset_crossover(void)
 
 /*
  * The mixed-burst bound at a level (vecsec_tune()->lanes_mixed_max, for 8
- * and 16 ChaCha lanes): the forced one, else none while the crossover is
- * pinned (a pinned crossover alone decides, as tests and the bench's
- * all-lanes runs expect), else the CPU's.
+ * and 16 ChaCha lanes; lanes_mixed_max_x8 for 8 where the entry has one):
+ * the forced one, else none while the crossover is pinned (a pinned
+ * crossover alone decides, as tests and the bench's all-lanes runs
+ * expect), else the CPU's.
  */
 static _Atomic size_t mixed_forced = CROSSOVER_UNSET;
 
@@ -307,7 +308,11 @@ vecsec_burst_mixed_max(enum vecsec_isa level)
 	if (atomic_load_explicit(&crossover_forced, memory_order_relaxed) != CROSSOVER_UNSET)
 		return SIZE_MAX;
 	ls = vecsec_burst_lanes_at(level);
-	return ls->nc > 0 && ls->chacha_w[0] >= 8 ? vecsec_tune()->lanes_mixed_max : SIZE_MAX;
+	if (ls->nc == 0 || ls->chacha_w[0] < 8)
+		return SIZE_MAX;
+	if (ls->chacha_w[0] < 16 && vecsec_tune()->lanes_mixed_max_x8 != 0)
+		return vecsec_tune()->lanes_mixed_max_x8;
+	return vecsec_tune()->lanes_mixed_max;
 }
 
 /*

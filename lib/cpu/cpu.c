@@ -193,18 +193,51 @@ static const struct vecsec_tune tune_default = {
  * 0.61-0.70 / 0.94-0.98, 640 B 0.61-0.71 / 0.62-0.79, 704 B 0.63-0.71 /
  * 0.62-0.67, 768 B 0.61-0.67 / 0.55-0.60), and in the short path from 32
  * data blocks (TSC cycles per seal, scalar / IFMA: 384 B 646-661 /
- * 708-720, 512 B 745-753 / 745-762, 640 B 812-841 / 761-782).
+ * 708-720, 512 B 745-753 / 745-762, 640 B 812-841 / 761-782), from 28
+ * since the radix 2^64 MAC below it is one assembly call (41 rounds
+ * alternating the bound in one process, scalar / IFMA, quiet vCPU: 384 B
+ * 562 / 560, 416 B 575 / 572, 448 B 591 / 570, 480 B 609 / 570; opens
+ * 448 B 606 / 579; beside a busy SMT sibling: 384 B 589 / 628, 416 B
+ * 607 / 627, 448 B 626 / 629, 464 B 631 / 622: so 28, not 24 or 26).
+ * Sets of rows to 7 data blocks, the 16-block form past them, as on the
+ * Xeon (in one process, seal, bound 11 / 7: 512 B 567 / 554, 576 B 583 /
+ * 569, 640 B 583 / 567, 704 B 592 / 577; vecsec-bench alternating
+ * builds: level).
+ *
+ * Bursts (vecsec-bench --burst-only, 32 jobs under 32 keys, TSC cycles
+ * per job, medians of six runs over both vCPUs, the entry before / this
+ * one). At the AVX2 level the VL forms' lanes win to 8 KiB
+ * (lanes_crossover_x8vl; --crossover, per-job / all-lanes, seal: 2048 B
+ * 1955-1960 / 1538-1545, 4096 B 3198-3377 / 2854-2865, 6144 B 4478-4581
+ * / 4203-4353, 8192 B 5627-6260 / 5428-5898, 12288 B 7991-9099 /
+ * 8319-9115), and the 8-lane fused kernel takes jobs to 1 KiB
+ * (fused_x8_max; 1536 ran 1420 B in 1101-1105 against 1202-1247 but put
+ * IMIX's 1500-byte jobs in the fused groups: IMIX 492-493 against
+ * 460-473, imix-esp 538-543 against 473-514). Seal: 576 B 596-625 / 503-529,
+ * 1420 B 1388-1443 / 1171-1210, 2048 B 1976-2054 / 1551-1618, IMIX
+ * 490-511 / 463-473. At the AVX-512 level the Zen 4's pair of rules:
+ * jobs to 640 B in the 16-lane fused groups (fused_x16_max) and the few
+ * longer jobs of a mixed burst on the single path (lanes_mixed_max):
+ * seal 576 B 355-356 / 319-337, 640 B 379-395 / 361-373, IMIX 337-344 /
+ * 305-306, imix-esp 357-390 / 323-328; 64-512 B and 1420-4096 B level.
+ * At the AVX2 level the mixed bound lost IMIX (seal 481-493 against
+ * 460-473, open 509-519 against 476-478), so there it is none
+ * (lanes_mixed_max_x8).
  */
 static const struct vecsec_tune tune_zen5 = {
 	.cpu = "AMD EPYC Zen 5 (family 1Ah)",
 	.chachapoly_short_max = 3520,
-	.chachapoly_short_ifma_blocks = 32,
-	.chachapoly_short_rows_blocks = 7,      /* not measured: the Xeon's */
+	.chachapoly_short_ifma_blocks = 28,
+	.chachapoly_short_rows_blocks = 7,
 	.poly1305_ifma_min_len = 768,
 	.lanes_crossover_x16 = 8192,
 	.lanes_crossover_ssse3 = 64,
-	.lanes_mixed_max = SIZE_MAX,
+	.lanes_crossover_x8vl = 8192,
+	.lanes_mixed_max = 640,
+	.lanes_mixed_max_x8 = SIZE_MAX,
 	.chacha_x16_pairs = true,
+	.fused_x16_max = 640,
+	.fused_x8_max = 1024,
 };
 
 /*
@@ -227,16 +260,10 @@ static const struct vecsec_tune tune_zen5 = {
  * alternating builds with 44 and 32, medians, seal 44 / 32: 384 B 800 /
  * 793, 448 B 838 / 832, 512 B 981 / 908, 576 B 1020 / 927, 640 B 1086 /
  * 956, 704 B 989 / 1015; open 512 B 1009 / 943, 640 B 1109 / 978, 704 B
- * 1058 / 991; 24 blocks lost 2 % at 384 B in a pinned A/B), and from
- * 28 since the short path's radix 2^64 MAC is one assembly call (TSC
- * cycles per seal, 41 rounds alternating the bound in one process, radix
- * 2^64 / IFMA, quiet vCPU: 384 B 562 / 560, 416 B 575 / 572, 448 B 591 /
- * 570, 480 B 609 / 570; opens 448 B 606 / 579; beside a busy SMT
- * sibling: 384 B 589 / 628, 416 B 607 / 627, 448 B 626 / 629, 464 B 631 /
- * 622; so 28, not 24), and the one-shot MAC from 768 B (radix 2^64 /
- * IFMA, three runs: 448 B 339-342 / 499-505, 640 B 481-493 / 518-520,
- * 704 B 520-574 / 537-698, 768 B 563-608 / 534-646, 1024 B 755-761 /
- * 573-584). The SSSE3 lanes lose at
+ * 1058 / 991; 24 blocks lost 2 % at 384 B in a pinned A/B), and the
+ * one-shot MAC from 768 B (radix 2^64 / IFMA, three runs: 448 B 339-342 /
+ * 499-505, 640 B 481-493 / 518-520, 704 B 520-574 / 537-698, 768 B
+ * 563-608 / 534-646, 1024 B 755-761 / 573-584). The SSSE3 lanes lose at
  * every length (bursts of 32, lanes / single messages: seal 64 B 599-632
  * / 498-524, 128 B 870-894 / 688-706, 256 B 1382-1411 / 1094-1126; open
  * 64 B 609-783 / 508-597; IMIX seal 1163-1183 / 1085-1093, open 1081-1112
@@ -334,7 +361,7 @@ static const struct vecsec_tune tune_zen5 = {
 static const struct vecsec_tune tune_zen4 = {
 	.cpu = "AMD EPYC Zen 4 (family 19h)",
 	.chachapoly_short_max = 4095,
-	.chachapoly_short_ifma_blocks = 28,
+	.chachapoly_short_ifma_blocks = 32,
 	.chachapoly_short_rows_blocks = 11,
 	.chachapoly_int_blocks = 24,
 	.poly1305_ifma_min_len = 768,
@@ -347,7 +374,7 @@ static const struct vecsec_tune tune_zen4 = {
 	.chacha_x16_pairs = true,
 	.fused_narrow_groups = true,
 	.fused_x16_max = 768,
-	.fused_x8_max = 1536,
+	.fused_x8_max = 1024,
 };
 
 /*

@@ -122,6 +122,8 @@ struct vecsec_tune {
 	 * jobs they leave lanes idle (chachapoly_burst.c); SIZE_MAX: never.
 	 */
 	size_t lanes_mixed_max;
+	/* ... the same bound for 8 lanes where it differs (0: lanes_mixed_max) */
+	size_t lanes_mixed_max_x8;
 	/*
 	 * Small bursts: at 16 ChaCha lanes (the AVX-512 level) and at 8 (AVX2),
 	 * a burst of fewer than 3 + L / this many jobs, L its longest job's

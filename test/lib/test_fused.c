@@ -752,6 +752,7 @@ test_fused_long(void)
 	t.fused_x16_max = SMALL_LONG_MAX;
 	t.fused_x8_max = SMALL_LONG_MAX;
 	t.lanes_mixed_max = SIZE_MAX;
+	t.lanes_mixed_max_x8 = 0;
 	vecsec_tune_force(&t);
 	/* every length here in the lanes (a pinned crossover: no mixed-burst bound either) */
 	vecsec_lanes_set_crossover(SMALL_LONG_MAX);

@@ -772,9 +772,12 @@ test_mixed_bursts(void)
 		  vecsec_lanes_mixed_max());
 	vecsec_lanes_reset_mixed_max();
 	vecsec_lanes_choose(32, &c);
-	if (c.chacha_lanes >= 8)
+	if (c.chacha_lanes >= 16 || (c.chacha_lanes >= 8 && vecsec_tune()->lanes_mixed_max_x8 == 0))
 		VT_EXPECT(vecsec_lanes_mixed_max() == vecsec_tune()->lanes_mixed_max,
 			  "default mixed bound %zu", vecsec_lanes_mixed_max());
+	else if (c.chacha_lanes >= 8)
+		VT_EXPECT(vecsec_lanes_mixed_max() == vecsec_tune()->lanes_mixed_max_x8,
+			  "default mixed bound at 8 lanes %zu", vecsec_lanes_mixed_max());
 	else
 		VT_EXPECT(vecsec_lanes_mixed_max() == SIZE_MAX, "no mixed bound on %u lanes",
 			  c.chacha_lanes);
