@@ -157,9 +157,9 @@ seal_tail(struct chacha_state *cs, struct mac16 *m, uint8_t *out, const uint8_t 
  * latency-bound chain), so a step's double rounds can carry about 40 of
  * its 64 blocks for nothing on a quiet core (the tuning takes fewer: an
  * SMT sibling busy on those units makes the chain the bound, cpu.c); the
- * IFMA kernel takes the rest outside the steps. Poly1305 is a polynomial in r, so the message may be cut in two
- * runs: the first's h, times r to the number of blocks after it, plus the
- * second's.
+ * IFMA kernel takes the rest outside the steps. Poly1305 is a polynomial
+ * in r, so the message may be cut in two runs: the first's h, times r to
+ * the number of blocks after it, plus the second's.
  *
  * Seal: the integer chain follows the ciphertext, up to q blocks of what
  * earlier steps wrote in each step, and the IFMA kernel finishes from its
@@ -634,6 +634,14 @@ otk_tail_avx512ifma(const struct vecsec_aead_job *job, struct chacha_state *cs,
  */
 #define SHORT_ROWS_BLOCKS (vecsec_tune()->chachapoly_short_rows_blocks)
 
+/* dst (16 bytes, aligned) = the n (1..15) bytes at src, zero-padded (RFC 8439 2.8) */
+static inline __attribute__((always_inline)) void
+pad16(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	_mm_store_si128((__m128i *)dst, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
+		_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)src)));
+}
+
 /* The data's last n (0..15) bytes, padded (RFC 8439 2.8), and the lengths block. */
 static inline __attribute__((always_inline)) void
 short_final(struct poly1305_64 *p, const uint8_t *in, size_t n, size_t aad_len, size_t len)
@@ -642,8 +650,7 @@ short_final(struct poly1305_64 *p, const uint8_t *in, size_t n, size_t aad_len, 
 	size_t nb = 1;
 
 	if (n != 0) {
-		_mm_store_si128((__m128i *)b, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
-			_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)in)));
+		pad16(b, in, n);
 		nb = 2;
 	}
 	vecsec_chachapoly_lengths(b + 16 * (nb - 1), aad_len, len);
@@ -660,8 +667,7 @@ short_aad(struct poly1305_64 *p, const uint8_t *aad, size_t aad_len)
 	if (aad_len >= 16)
 		p64_blocks(p, aad, aad_len / 16, 1);
 	if (n != 0) {
-		_mm_store_si128((__m128i *)b, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
-			_cvtu64_mask64((UINT64_C(1) << n) - 1), (const void *)(aad + aad_len - n))));
+		pad16(b, aad + aad_len - n, n);
 		p64_blocks_c(p, b, 1, 1);
 	}
 }
@@ -697,11 +703,9 @@ short_mac(uint8_t tag[16], const uint8_t *aad, size_t aad_len, const uint8_t *c,
 	m.npre = na != 0;
 	m.npost = nc != 0 ? 2 : 1;
 	if (na != 0)
-		_mm_store_si128((__m128i *)m.pre, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
-			_cvtu64_mask64((UINT64_C(1) << na) - 1), (const void *)(aad + aad_len - na))));
+		pad16(m.pre, aad + aad_len - na, na);
 	if (nc != 0)
-		_mm_store_si128((__m128i *)m.post, _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
-			_cvtu64_mask64((UINT64_C(1) << nc) - 1), (const void *)(c + len - nc))));
+		pad16(m.post, c + len - nc, nc);
 	vecsec_chachapoly_lengths(m.post + 16 * (m.npost - 1), aad_len, len);
 	vecsec_poly1305_aead64_x86_64(tag, &m, otk);
 }
