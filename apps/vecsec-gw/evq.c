@@ -50,14 +50,18 @@ unix_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* The Unix time of TSC value tsc (earlier than now). */
+/*
+ * The Unix time of TSC value tsc (earlier than now_tsc, read with now_ms):
+ * a drain takes one such pair for all its events, so their times follow
+ * their TSC order (a pair per event, each age cut to whole milliseconds
+ * apart, could put a later event a millisecond before the one ahead).
+ */
 static uint64_t
-tsc_unix_ms(uint64_t tsc)
+tsc_unix_ms(uint64_t tsc, uint64_t now_tsc, uint64_t now_ms)
 {
-	uint64_t now = rte_get_tsc_cycles(), ms = unix_ms();
-	uint64_t ago = now > tsc ? (now - tsc) * 1000 / rte_get_tsc_hz() : 0;
+	uint64_t ago = now_tsc > tsc ? (now_tsc - tsc) * 1000 / rte_get_tsc_hz() : 0;
 
-	return ago < ms ? ms - ago : ms;
+	return ago < now_ms ? now_ms - ago : now_ms;
 }
 
 void
@@ -147,6 +151,7 @@ lost_report(void (*send)(void *arg, const char *line, size_t len, bool all_only)
 void
 gw_evq_drain(void (*send)(void *arg, const char *line, size_t len, bool all_only), void *arg)
 {
+	const uint64_t now_tsc = rte_get_tsc_cycles(), now_ms = unix_ms();
 	char note[NOTE_LEN];
 
 	for (;;) {
@@ -165,7 +170,7 @@ gw_evq_drain(void (*send)(void *arg, const char *line, size_t len, bool all_only
 		rte_spinlock_unlock(&evq_lock);
 		if (!have)
 			break;
-		ms = tsc_unix_ms(e.tsc);
+		ms = tsc_unix_ms(e.tsc, now_tsc, now_ms);
 		len = snprintf(line, sizeof(line), "expire %s %s %u %s %" PRIu64 " time %" PRIu64
 			".%03u\n", e.hard ? "hard" : "soft", e.dir == GW_DIR_IN ? "in" : "out",
 			e.spi, e.by_pkts ? "packets" : "bytes", e.limit, ms / 1000,
